@@ -10,3 +10,89 @@ export interface ObjectRef {
   /** API version, when the inventory records it (Flux `v`, Argo `version`). */
   version?: string;
 }
+
+/** Where a phase's inventory comes from. */
+export type PhaseSource = 'cli-utils' | 'resourcegroup' | 'flux' | 'argocd' | 'selector' | 'config';
+
+/** Why part (or all) of an inventory could not be read. Matched on `code`, never on `message`. */
+export type InventoryErrorCode =
+  | 'MALFORMED_ID'
+  | 'MALFORMED_ENTRY'
+  | 'MALFORMED_STATUS_VALUE'
+  | 'MALFORMED_INVENTORY'
+  | 'MALFORMED_SELECTOR'
+  | 'UNSUPPORTED_OBJECT';
+
+/** One problem found while parsing an inventory; `entry` names the offending entry when there is one. */
+export interface InventoryError {
+  code: InventoryErrorCode;
+  message: string;
+  /** The raw entry as written in the inventory (an ObjMetadata string, or `resources[3]`). */
+  entry?: string;
+}
+
+/** What the applying tool recorded about one entry, beyond its identity. All fields optional. */
+export interface EntryDetail {
+  /** cli-utils / kpt actuation data (`strategy`, `actuation`, `reconcile`). */
+  strategy?: string;
+  actuation?: string;
+  reconcile?: string;
+  /** Argo CD sync status of the resource (`Synced`, `OutOfSync`, ...). */
+  syncStatus?: string;
+  /** Argo CD marks hook resources; they are not part of the steady-state set. */
+  hook?: boolean;
+}
+
+/** A Kubernetes label selector (`matchLabels` + `matchExpressions`). */
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+/** One `matchExpressions` requirement. */
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+/** A group + kind pair, the unit a selector phase lists. */
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+/** For selector phases: which objects belong to the phase, resolved against the cluster. */
+export interface PhaseSelector {
+  selector: LabelSelector;
+  kinds: GroupKind[];
+  /** Namespaces to look in; empty means all namespaces. */
+  namespaces: string[];
+}
+
+/**
+ * A phase: a set of resources applied together, normalised from whichever inventory recorded it.
+ * `entries` are de-duplicated and sorted by {@link refKey} order so two reads of the same
+ * inventory compare equal.
+ */
+export interface Phase {
+  source: PhaseSource;
+  /** Stable identity of the phase within its cluster and source (see each parser for how). */
+  id: string;
+  /** Human name of the phase. */
+  name: string;
+  /** Namespace of the inventory object ('' for config phases without one). */
+  namespace: string;
+  labels: Record<string, string>;
+  entries: ObjectRef[];
+  /** Per-entry data the tool recorded, keyed by {@link refKey}. */
+  details: Record<string, EntryDetail>;
+  errors: InventoryError[];
+  /** The inventory object itself, when the phase was read from one. */
+  inventoryRef?: ObjectRef;
+  /** Set for selector phases only; their entries come from the cluster. */
+  selector?: PhaseSelector;
+}
+
+/** The result of parsing an inventory object: a phase, or one clear error for the object as a whole. */
+export type PhaseParseResult = { ok: true; phase: Phase } | { ok: false; error: InventoryError };

@@ -1,0 +1,48 @@
+import { normalizeRefs, refKey } from './ref-key.ts';
+import type { EntryDetail, InventoryError, ObjectRef, Phase, PhaseParseResult } from './types.ts';
+import type { ObjectIdentity } from './object-fields.ts';
+
+/** Fields a parser decides; the rest of the phase is derived. */
+export interface PhaseDraft {
+  source: Phase['source'];
+  id: string;
+  name: string;
+  namespace: string;
+  labels: Record<string, string>;
+  entries: ObjectRef[];
+  details?: Map<string, EntryDetail>;
+  errors: InventoryError[];
+  inventory?: ObjectIdentity;
+  selector?: Phase['selector'];
+}
+
+/** Normalises entries (dedupe + sort) and keeps details only for entries that survived. */
+export function buildPhase(draft: PhaseDraft): Phase {
+  const entries = normalizeRefs(draft.entries);
+  const details: Record<string, EntryDetail> = {};
+  for (const entry of entries) {
+    const detail = draft.details?.get(refKey(entry));
+    if (detail !== undefined && Object.keys(detail).length > 0) details[refKey(entry)] = detail;
+  }
+  const phase: Phase = {
+    source: draft.source,
+    id: draft.id,
+    name: draft.name,
+    namespace: draft.namespace,
+    labels: draft.labels,
+    entries,
+    details,
+    errors: draft.errors,
+  };
+  if (draft.inventory !== undefined) {
+    const inv = draft.inventory;
+    phase.inventoryRef = { group: inv.group, kind: inv.kind, namespace: inv.namespace, name: inv.name };
+  }
+  if (draft.selector !== undefined) phase.selector = draft.selector;
+  return phase;
+}
+
+/** A whole-object failure as a parse result. */
+export function failParse(code: InventoryError['code'], message: string): PhaseParseResult {
+  return { ok: false, error: { code, message } };
+}
