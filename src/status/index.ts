@@ -1,0 +1,33 @@
+/**
+ * phaselog's status engine: a faithful port of kstatus (cli-utils `pkg/kstatus`), its aggregate
+ * rule, and phase summaries. Pure: no I/O, no clock, never throws on object input.
+ */
+export { computeStatus } from './compute.ts';
+export type { ComputeStatusOptions, CustomHealthHook } from './compute.ts';
+export { applyPodRule, selectPods } from './pods.ts';
+export { aggregateStatus } from './aggregate.ts';
+export { describeRef, STATUS_PRIORITY, summarizePhase } from './phase-summary.ts';
+export type {
+  ImportantMember,
+  MemberRef,
+  PhaseCondition,
+  PhaseMember,
+  PhaseSummary,
+  SummarizePhaseOptions,
+} from './phase-summary.ts';
+export { augmentConditions } from './augment.ts';
+export type { AugmentOutcome } from './augment.ts';
+export { failed, inProgress, malformedStatus, notFoundStatus, presenceOf, unknownStatus } from './result.ts';
+export { readIntField, readStringField } from './read.ts';
+export { matchesSelector, parseLabelSelector } from './selector.ts';
+export type { LabelRequirement, LabelSelector, SelectorParse } from './selector.ts';
+export { SCHEDULE_WINDOW_MS } from './rules/pod.ts';
+export { isResourceStatus, RESOURCE_STATUSES } from './types.ts';
+export type {
+  CustomHealthDetail,
+  Presence,
+  ResourceStatus,
+  StatusCondition,
+  StatusResult,
+  UnknownReason,
+} from './types.ts';

@@ -1,0 +1,99 @@
+/**
+ * kstatus' built-in rule table (cli-utils `core.go`, `legacyTypes`), keyed by API group and kind,
+ * never by version. `extensions` aliases exist for Deployment, DaemonSet and ReplicaSet only; a
+ * custom resource that happens to be called `Deployment` in another group gets the generic path.
+ */
+import type { JsonRecord } from '../read.ts';
+import { computeAlwaysReadyStatus } from './always-ready.ts';
+import { computeCustomResourceDefinitionStatus } from './crd.ts';
+import { computeDaemonSetStatus } from './daemonset.ts';
+import { computeDeploymentStatus } from './deployment.ts';
+import { computeJobStatus } from './job.ts';
+import { computePodDisruptionBudgetStatus } from './pdb.ts';
+import { computePodStatus } from './pod.ts';
+import { computePersistentVolumeClaimStatus } from './pvc.ts';
+import { computeReplicaSetStatus } from './replicaset.ts';
+import type { StatusRule } from './rule.ts';
+import { computeServiceStatus } from './service.ts';
+import { computeStatefulSetStatus } from './statefulset.ts';
+
+export type { RuleContext, StatusRule } from './rule.ts';
+
+/** kind -> group -> rule; two-level so a lookup allocates no key string. */
+const RULES = new Map<string, Map<string, StatusRule>>();
+
+function register(group: string, kind: string, rule: StatusRule): void {
+  let byGroup = RULES.get(kind);
+  if (byGroup === undefined) {
+    byGroup = new Map();
+    RULES.set(kind, byGroup);
+  }
+  byGroup.set(group, rule);
+}
+
+register('', 'Service', computeServiceStatus);
+register('', 'Pod', computePodStatus);
+register('', 'Secret', computeAlwaysReadyStatus);
+register('', 'PersistentVolumeClaim', computePersistentVolumeClaimStatus);
+register('apps', 'StatefulSet', computeStatefulSetStatus);
+register('apps', 'DaemonSet', computeDaemonSetStatus);
+register('extensions', 'DaemonSet', computeDaemonSetStatus);
+register('apps', 'Deployment', computeDeploymentStatus);
+register('extensions', 'Deployment', computeDeploymentStatus);
+register('apps', 'ReplicaSet', computeReplicaSetStatus);
+register('extensions', 'ReplicaSet', computeReplicaSetStatus);
+register('policy', 'PodDisruptionBudget', computePodDisruptionBudgetStatus);
+register('batch', 'CronJob', computeAlwaysReadyStatus);
+register('', 'ConfigMap', computeAlwaysReadyStatus);
+register('batch', 'Job', computeJobStatus);
+register('apiextensions.k8s.io', 'CustomResourceDefinition', computeCustomResourceDefinitionStatus);
+
+/** Group and kind as apimachinery's `GroupVersionKind()` reads them. */
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+/**
+ * The group of an `apiVersion` by apimachinery's `ParseGroupVersion`: `''` for `v1`, the part
+ * before the slash for `apps/v1`, and `undefined` for text with more than one slash (which makes
+ * apimachinery drop the whole GroupVersionKind, kind included).
+ */
+export function parseGroup(apiVersion: string): string | undefined {
+  if (apiVersion === '' || apiVersion === '/') return '';
+  const slash = apiVersion.indexOf('/');
+  if (slash === -1) return '';
+  if (apiVersion.indexOf('/', slash + 1) !== -1) return undefined;
+  return apiVersion.slice(0, slash);
+}
+
+/** The object's group and kind as kstatus keys its rules; a malformed apiVersion yields empty ones. */
+export function readGroupKind(obj: JsonRecord): GroupKind {
+  const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : '';
+  const group = parseGroup(apiVersion);
+  if (group === undefined) return { group: '', kind: '' };
+  return { group, kind: typeof obj['kind'] === 'string' ? obj['kind'] : '' };
+}
+
+/** The built-in rule for an object, or `undefined` when kstatus has none for its group and kind. */
+export function findRule(obj: JsonRecord): StatusRule | undefined {
+  const kind = obj['kind'];
+  if (typeof kind !== 'string') return undefined;
+  const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : '';
+  const group = parseGroup(apiVersion);
+  if (group === undefined) return undefined;
+  const byGroup = RULES.get(kind);
+  if (byGroup !== undefined) return byGroup.get(group);
+  return group === '' ? findRuleBySlashedKind(kind) : undefined;
+}
+
+/**
+ * kstatus joins group and kind as `group/kind`, or just `kind` for the core group, so a core-group
+ * object whose kind text is itself `apps/Deployment` hits the Deployment rule. Kept for fidelity.
+ */
+function findRuleBySlashedKind(kind: string): StatusRule | undefined {
+  const slash = kind.indexOf('/');
+  if (slash <= 0 || kind.indexOf('/', slash + 1) !== -1) return undefined;
+  const group = kind.slice(0, slash);
+  return RULES.get(kind.slice(slash + 1))?.get(group);
+}
