@@ -50,3 +50,48 @@ export function loadCases(): KstatusCase[] {
 export function loadAggregatorCases(): AggregatorCase[] {
   return JSON.parse(readFileSync(`${dir}aggregator-cases.json`, 'utf8')) as AggregatorCase[];
 }
+
+/** Realistic objects as an API server returns them, all Current, keyed by short name. */
+export type ObjectName =
+  | 'deployment'
+  | 'statefulset'
+  | 'daemonset'
+  | 'replicaset'
+  | 'pod'
+  | 'pvc'
+  | 'service'
+  | 'job'
+  | 'cronjob'
+  | 'pdb'
+  | 'crd'
+  | 'configmap'
+  | 'secret'
+  | 'kustomization'
+  | 'namespace';
+
+const objects = JSON.parse(readFileSync(`${dir}objects.json`, 'utf8')) as Record<ObjectName, Record<string, unknown>>;
+
+/** A fresh copy of a fixture object. */
+export function fixture(name: ObjectName): Record<string, unknown> {
+  return structuredClone(objects[name]);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** RFC 7386 JSON merge patch (`null` deletes a key), applied to a copy. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isPlainObject(patch)) return structuredClone(patch);
+  const out: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = mergePatch(out[key], value);
+  }
+  return out;
+}
+
+/** A fixture object with a merge patch applied. */
+export function patched(name: ObjectName, patch: Record<string, unknown>): Record<string, unknown> {
+  return mergePatch(fixture(name), patch) as Record<string, unknown>;
+}
