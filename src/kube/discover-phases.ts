@@ -1,0 +1,135 @@
+/**
+ * Finds every phase in a cluster: cli-utils inventory ConfigMaps (by the inventory-id label),
+ * kpt ResourceGroups, Flux Kustomizations and HelmReleases, and Argo CD Applications. Kinds the
+ * cluster does not serve (no Flux, no Argo CD) are skipped silently; other failures are data.
+ */
+import { INVENTORY_ID_LABEL } from '../inventory/cli-utils.ts';
+import { mergePhases, parseInventory } from '../inventory/parse-inventory.ts';
+import type { InventoryError, Phase, PhaseSource } from '../inventory/types.ts';
+import type { ClusterClient } from './cluster-client.ts';
+import { collectionPath, isKubeError } from './discovery.ts';
+import { listCollection } from './list-collection.ts';
+import type { KindReadError } from './read-objects.ts';
+import { slimObject, type KubeObject } from './slim.ts';
+
+/** A phase found in a cluster, with the inventory object it came from. */
+export interface DiscoveredPhase {
+  phase: Phase;
+  /** The raw inventory object, slimmed (no managedFields, no last-applied, never Secret data). */
+  manifest: KubeObject;
+}
+
+/** An inventory object that is not a valid phase. */
+export interface InvalidInventory {
+  source: PhaseSource;
+  namespace: string;
+  name: string;
+  error: InventoryError;
+}
+
+/** What {@link discoverPhases} found. */
+export interface DiscoverPhasesResult {
+  phases: DiscoveredPhase[];
+  invalid: InvalidInventory[];
+  errors: KindReadError[];
+}
+
+/** Which sources to look for; all on by default. */
+export interface PhaseSourceToggles {
+  cliUtils?: boolean;
+  resourceGroup?: boolean;
+  flux?: boolean;
+  argocd?: boolean;
+}
+
+/** Options of {@link discoverPhases}. */
+export interface DiscoverPhasesOptions {
+  /** Namespaces to look in; all namespaces (one cluster-wide LIST per kind) when omitted or empty. */
+  namespaces?: string[];
+  sources?: PhaseSourceToggles;
+  pageSize?: number;
+}
+
+interface SourceKind {
+  toggle: keyof PhaseSourceToggles;
+  group: string;
+  kind: string;
+  labelSelector?: string;
+}
+
+const SOURCE_KINDS: SourceKind[] = [
+  { toggle: 'cliUtils', group: '', kind: 'ConfigMap', labelSelector: INVENTORY_ID_LABEL },
+  { toggle: 'resourceGroup', group: 'kpt.dev', kind: 'ResourceGroup' },
+  { toggle: 'flux', group: 'kustomize.toolkit.fluxcd.io', kind: 'Kustomization' },
+  { toggle: 'flux', group: 'helm.toolkit.fluxcd.io', kind: 'HelmRelease' },
+  { toggle: 'argocd', group: 'argoproj.io', kind: 'Application' },
+];
+
+/** Lists every inventory object of the enabled sources and parses it. Never throws. */
+export async function discoverPhases(cluster: ClusterClient, options: DiscoverPhasesOptions = {}): Promise<DiscoverPhasesResult> {
+  const result: DiscoverPhasesResult = { phases: [], invalid: [], errors: [] };
+  const kinds = SOURCE_KINDS.filter((k) => options.sources?.[k.toggle] !== false);
+  const namespaces = options.namespaces !== undefined && options.namespaces.length > 0 ? options.namespaces : [undefined];
+  const found: DiscoveredPhase[] = [];
+  await Promise.all(kinds.map(async (source) => {
+    const resolved = await cluster.discovery.resolve(source.group, source.kind);
+    if (isKubeError(resolved)) {
+      if (resolved.kind !== 'KIND_NOT_FOUND') result.errors.push({ group: source.group, kind: source.kind, error: resolved, refs: [] });
+      return;
+    }
+    const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
+    for (const namespace of namespaces) {
+      const batch: KubeObject[] = [];
+      const outcome = await listCollection(
+        cluster.transport,
+        collectionPath(resolved, namespace),
+        { apiVersion, kind: resolved.kind, ...(source.labelSelector !== undefined ? { labelSelector: source.labelSelector } : {}), ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) },
+        (item) => batch.push(slimObject(item)),
+        () => batch.splice(0),
+      );
+      if (!outcome.ok) {
+        const failure: KindReadError = { group: source.group, kind: source.kind, error: outcome.error, refs: [] };
+        if (namespace !== undefined) failure.namespace = namespace;
+        result.errors.push(failure);
+        continue;
+      }
+      for (const manifest of batch) collect(manifest, found, result.invalid);
+    }
+  }));
+  result.phases = mergeDiscovered(found);
+  return result;
+}
+
+function collect(manifest: KubeObject, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
+  const parsed = parseInventory(manifest);
+  if (parsed.ok) {
+    found.push({ phase: parsed.phase, manifest });
+    return;
+  }
+  const meta = (manifest.metadata ?? {}) as { namespace?: unknown; name?: unknown };
+  invalid.push({
+    source: sourceOf(manifest),
+    namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
+    name: typeof meta.name === 'string' ? meta.name : '',
+    error: parsed.error,
+  });
+}
+
+function sourceOf(manifest: KubeObject): PhaseSource {
+  const apiVersion = typeof manifest.apiVersion === 'string' ? manifest.apiVersion : '';
+  if (apiVersion.startsWith('kpt.dev/')) return 'resourcegroup';
+  if (apiVersion.includes('fluxcd.io/')) return 'flux';
+  if (apiVersion.startsWith('argoproj.io/')) return 'argocd';
+  return 'cli-utils';
+}
+
+/** cli-utils ConfigMaps sharing an inventory-id are one phase; keep the first manifest. */
+function mergeDiscovered(found: DiscoveredPhase[]): DiscoveredPhase[] {
+  const sorted = [...found].sort((a, b) => phaseKey(a.phase).localeCompare(phaseKey(b.phase)));
+  const merged = mergePhases(sorted.map((d) => d.phase));
+  return merged.map((phase) => ({ phase, manifest: sorted.find((d) => phaseKey(d.phase) === phaseKey(phase))?.manifest ?? {} }));
+}
+
+function phaseKey(phase: Phase): string {
+  return `${phase.source}\u0000${phase.id}`;
+}

@@ -1,0 +1,253 @@
+/**
+ * GET-only HTTP to one cluster. Authentication (bearer token, token file, client certificate,
+ * exec plugins, CA data) comes from client-node's `KubeConfig.applyToHTTPSOptions`, called per
+ * request so rotating credentials are picked up; the socket work is Node's own http/https so we
+ * control timeouts, keep-alive and status handling. Read-only by construction: there is no way
+ * to send anything but GET.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeRequestError, parseRetryAfter } from './errors.ts';
+
+/** Query parameters; `undefined` values are left out. */
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** Per-request options. */
+export interface RequestOptions {
+  /** Overrides the transport's timeout for this request. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** A read-only HTTP client for one cluster. */
+export interface KubeTransport {
+  /** The API server URL (no trailing slash). */
+  readonly server: string;
+  /** GETs `path` and parses the JSON answer; throws {@link KubeRequestError} on any failure. */
+  getJson(path: string, query?: Query, options?: RequestOptions): Promise<unknown>;
+  /**
+   * Opens a streaming GET (a watch) and hands each line to `onLine`. `onClose` is called exactly
+   * once: with no argument when the server ended the stream, or with the error. Returns a function
+   * that aborts the stream (then `onClose` is not called).
+   */
+  openStream(path: string, query: Query, handlers: StreamHandlers, options?: StreamOptions): () => void;
+  /** How many requests this transport has sent. */
+  readonly requestCount: number;
+  /** Closes idle keep-alive sockets. */
+  close(): void;
+}
+
+/** Callbacks of {@link KubeTransport.openStream}. */
+export interface StreamHandlers {
+  onLine(line: string): void;
+  onClose(error?: unknown): void;
+}
+
+/** Timeouts of a stream. */
+export interface StreamOptions {
+  /** Until the response headers arrive. @default the transport timeout */
+  connectTimeoutMs?: number;
+  /** Longest silence (no bytes) before the stream is treated as dead. @default 0 (never) */
+  idleTimeoutMs?: number;
+}
+
+/** Options of {@link createKubeTransport}. */
+export interface TransportOptions {
+  /** Whole-request deadline (connect, headers and body). @default 15000 */
+  timeoutMs?: number;
+  /** Largest response body accepted, to bound memory on huge lists. @default 256 MiB */
+  maxBodyBytes?: number;
+}
+
+/** Builds a transport for the current context of `kubeConfig`. */
+export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOptions = {}): KubeTransport {
+  const cluster = kubeConfig.getCurrentCluster();
+  const server = (cluster?.server ?? '').replace(/\/+$/, '');
+  const defaultTimeout = options.timeoutMs ?? 15_000;
+  const maxBody = options.maxBodyBytes ?? 256 * 1024 * 1024;
+  let agent: http.Agent | undefined;
+  let count = 0;
+
+  /** Builds URL, agent and auth headers for one GET; credentials are re-applied every time. */
+  async function prepare(path: string, query: Query): Promise<{ url: URL; client: typeof http | typeof https; init: http.RequestOptions }> {
+    if (server === '') throw new KubeRequestError('the kubeconfig context has no cluster server URL', { code: 'ENOTFOUND' });
+    const url = new URL(server + path);
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
+    const tls: https.RequestOptions = {};
+    await kubeConfig.applyToHTTPSOptions(tls);
+    const isHttps = url.protocol === 'https:';
+    agent ??= isHttps
+      ? new https.Agent({ keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: tls.rejectUnauthorized, servername: tls.servername })
+      : new http.Agent({ keepAlive: true });
+    const headers: http.OutgoingHttpHeaders = { Accept: 'application/json', ...flattenHeaders(tls.headers) };
+    if (typeof tls.auth === 'string') headers.Authorization = `Basic ${Buffer.from(tls.auth).toString('base64')}`;
+    count += 1;
+    return { url, client: isHttps ? https : http, init: { method: 'GET', agent, headers } };
+  }
+
+  async function getJson(path: string, query: Query = {}, requestOptions: RequestOptions = {}): Promise<unknown> {
+    const { url, client, init } = await prepare(path, query);
+    return send(client, url, init, requestOptions.timeoutMs ?? defaultTimeout, maxBody, requestOptions.signal);
+  }
+
+  function openStream(path: string, query: Query, handlers: StreamHandlers, options: StreamOptions = {}): () => void {
+    let request: http.ClientRequest | undefined;
+    let finished = false;
+    let aborted = false;
+    const finish = (error?: unknown): void => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      request?.destroy();
+      if (!aborted) handlers.onClose(error);
+    };
+    let timer: NodeJS.Timeout = setTimeout(() => {
+      finish(new KubeRequestError(`watch ${path} got no answer within the connect timeout`, { timedOut: true }));
+    }, options.connectTimeoutMs ?? defaultTimeout);
+    const armIdle = (): void => {
+      clearTimeout(timer);
+      const idle = options.idleTimeoutMs ?? 0;
+      if (idle > 0) timer = setTimeout(() => finish(new KubeRequestError(`watch ${path} was silent for ${idle} ms`, { timedOut: true })), idle);
+    };
+    prepare(path, query).then(({ url, client, init }) => {
+      if (finished) return;
+      // Watches get their own socket: a long-lived stream must not hold a pooled keep-alive socket.
+      request = client.request(url, { ...init, agent: client === https ? new https.Agent(agentTlsOptions(init.agent)) : false }, (response) => {
+        const status = response.statusCode ?? 0;
+        if (status < 200 || status >= 300) {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => finish(statusError(status, Buffer.concat(chunks).toString('utf8'), response.headers['retry-after'], url)));
+          return;
+        }
+        armIdle();
+        let buffered = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          armIdle();
+          buffered += chunk;
+          let newline = buffered.indexOf('\n');
+          while (newline !== -1) {
+            const line = buffered.slice(0, newline).trim();
+            buffered = buffered.slice(newline + 1);
+            if (line !== '' && !finished) handlers.onLine(line);
+            newline = buffered.indexOf('\n');
+          }
+        });
+        response.on('end', () => finish());
+        response.on('error', (err) => finish(err));
+      });
+      request.on('error', (err) => finish(err instanceof KubeRequestError ? err : new KubeRequestError(err.message, readSocketCode(err))));
+      request.end();
+    }, finish);
+    return () => {
+      aborted = true;
+      finish();
+    };
+  }
+
+  return {
+    server,
+    getJson,
+    openStream,
+    get requestCount() {
+      return count;
+    },
+    close() {
+      agent?.destroy();
+      agent = undefined;
+    },
+  };
+}
+
+/** TLS settings of the pooled agent, reused for a watch's own agent. */
+function agentTlsOptions(agent: http.RequestOptions['agent']): https.AgentOptions {
+  if (!(agent instanceof https.Agent)) return {};
+  const o = agent.options;
+  return { ca: o.ca, cert: o.cert, key: o.key, rejectUnauthorized: o.rejectUnauthorized, servername: o.servername };
+}
+
+/** Copies auth headers, trimming string values: token files usually end in a newline. */
+function flattenHeaders(headers: http.OutgoingHttpHeaders | readonly string[] | undefined): http.OutgoingHttpHeaders {
+  if (headers === undefined || Array.isArray(headers)) return {};
+  const out: http.OutgoingHttpHeaders = {};
+  for (const [key, value] of Object.entries(headers as http.OutgoingHttpHeaders)) {
+    out[key] = typeof value === 'string' ? value.trim() : value;
+  }
+  return out;
+}
+
+function send(
+  client: typeof http | typeof https,
+  url: URL,
+  init: http.RequestOptions,
+  timeoutMs: number,
+  maxBody: number,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const request = client.request(url, init, (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBody) request.destroy(new KubeRequestError(`response larger than ${maxBody} bytes`, { statusCode: 507 }));
+        else chunks.push(chunk);
+      });
+      response.on('error', fail);
+      response.on('end', () => {
+        clearTimeout(timer);
+        const status = response.statusCode ?? 0;
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (status >= 200 && status < 300) {
+          try {
+            resolve(JSON.parse(text));
+          } catch {
+            reject(new KubeRequestError(`invalid JSON from ${url.pathname}`, { statusCode: 502 }));
+          }
+          return;
+        }
+        reject(statusError(status, text, response.headers['retry-after'], url));
+      });
+    });
+    const timer = setTimeout(() => {
+      request.destroy(new KubeRequestError(`no answer from ${url.host} within ${timeoutMs} ms`, { timedOut: true }));
+    }, timeoutMs);
+    function fail(err: Error): void {
+      clearTimeout(timer);
+      reject(err instanceof KubeRequestError ? err : new KubeRequestError(err.message, readSocketCode(err)));
+    }
+    request.on('error', fail);
+    if (signal !== undefined) {
+      if (signal.aborted) request.destroy(new KubeRequestError('request aborted', { timedOut: true }));
+      else signal.addEventListener('abort', () => request.destroy(new KubeRequestError('request aborted', { timedOut: true })), { once: true });
+    }
+    request.end();
+  });
+}
+
+function readSocketCode(err: Error): { code?: string } {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === undefined ? { code: 'ECONNRESET' } : { code };
+}
+
+/** Builds an error from a non-2xx answer, reading the Kubernetes `Status` body when there is one. */
+function statusError(status: number, text: string, retryAfterHeader: string | undefined, url: URL): KubeRequestError {
+  let message = `${status} from GET ${url.pathname}`;
+  let reason: string | undefined;
+  let retryAfterMs = parseRetryAfter(retryAfterHeader);
+  try {
+    const body = JSON.parse(text) as { message?: unknown; reason?: unknown; details?: { retryAfterSeconds?: unknown } };
+    if (typeof body.message === 'string' && body.message !== '') message = body.message;
+    if (typeof body.reason === 'string') reason = body.reason;
+    const seconds = body.details?.retryAfterSeconds;
+    if (retryAfterMs === undefined && typeof seconds === 'number') retryAfterMs = seconds * 1000;
+  } catch {
+    // Not a Status body (a proxy or load balancer answered); the status code is enough.
+  }
+  const details: ConstructorParameters<typeof KubeRequestError>[1] = { statusCode: status };
+  if (reason !== undefined) details.reason = reason;
+  if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs;
+  return new KubeRequestError(message, details);
+}

@@ -1,0 +1,281 @@
+/**
+ * An informer-style cache of one kind (in one namespace or cluster-wide): LIST, then WATCH from
+ * the list's resourceVersion with bookmarks, tracking the resourceVersion of every event; relist
+ * when the server answers 410 Gone; reconnect with exponential backoff after failures. Every
+ * change is emitted at once so a snapshot pipeline can act within a second. While synced, the
+ * batched reader answers this kind from the cache instead of sending a LIST.
+ */
+import { cacheKey, type CacheView, type ClusterClient } from './cluster-client.ts';
+import { collectionPath, isKubeError, type ResolvedKind } from './discovery.ts';
+import { classifyKubeError, KubeRequestError, type KubeError } from './errors.ts';
+import { listCollection } from './list-collection.ts';
+import { slimObject, type KubeObject } from './slim.ts';
+import type { ObjectRef } from '../inventory/types.ts';
+
+/** A change seen by the cache. */
+export interface WatchChange {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  ref: ObjectRef;
+  /** The new object, or the last state before deletion. Slimmed. */
+  object: KubeObject;
+}
+
+/** Events of a {@link WatchCache}. */
+export interface WatchCacheEvents {
+  change: (change: WatchChange) => void;
+  /** The cache holds a complete, current copy (after the first list and after every relist). */
+  synced: () => void;
+  /** A list or watch failed; the cache keeps retrying. */
+  failure: (error: KubeError) => void;
+}
+
+/** Counters for tests, logs and benchmarks. */
+export interface WatchCacheStats {
+  lists: number;
+  relists: number;
+  watches: number;
+  bookmarks: number;
+  events: number;
+}
+
+/** A running list+watch cache. */
+export interface WatchCache extends CacheView {
+  /** Lists, registers the cache with its cluster, and starts watching. Resolves when first synced or with the first error (retries continue). */
+  start(): Promise<KubeError | undefined>;
+  /** Stops watching and unregisters from the cluster. */
+  stop(): void;
+  get(namespace: string, name: string): KubeObject | undefined;
+  readonly resourceVersion: string;
+  readonly stats: WatchCacheStats;
+  on<E extends keyof WatchCacheEvents>(event: E, listener: WatchCacheEvents[E]): () => void;
+}
+
+/** Options of {@link createWatchCache}. */
+export interface WatchCacheOptions {
+  /** Ask for BOOKMARK events, so a reconnect resumes from a recent resourceVersion. @default true */
+  bookmarks?: boolean;
+  /** Server-side watch timeout; the cache reconnects when it ends. @default 300 */
+  timeoutSeconds?: number;
+  /** First reconnect delay, doubled per failure up to `maxBackoffMs`. @default 250 */
+  initialBackoffMs?: number;
+  /** @default 30000 */
+  maxBackoffMs?: number;
+  /** Silence after which a watch is treated as dead. @default timeoutSeconds + 30 s */
+  idleTimeoutMs?: number;
+  pageSize?: number;
+}
+
+/** Creates (but does not start) a watch cache for `group/kind`, in `namespace` or cluster-wide. */
+export function createWatchCache(
+  cluster: ClusterClient,
+  kind: { group: string; kind: string },
+  namespace?: string,
+  options: WatchCacheOptions = {},
+): WatchCache {
+  const objects = new Map<string, KubeObject>();
+  const listeners: { [E in keyof WatchCacheEvents]: Set<WatchCacheEvents[E]> } = { change: new Set(), synced: new Set(), failure: new Set() };
+  const stats: WatchCacheStats = { lists: 0, relists: 0, watches: 0, bookmarks: 0, events: 0 };
+  const key = cacheKey(kind.group, kind.kind, namespace);
+  const timeoutSeconds = options.timeoutSeconds ?? 300;
+  let resolved: ResolvedKind | undefined;
+  let resourceVersion = '';
+  let synced = false;
+  let stopped = true;
+  let failures = 0;
+  let abortWatch: (() => void) | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let firstSync: ((error?: KubeError) => void) | undefined;
+
+  const emit = <E extends keyof WatchCacheEvents>(event: E, ...args: Parameters<WatchCacheEvents[E]>): void => {
+    for (const listener of listeners[event]) (listener as (...a: Parameters<WatchCacheEvents[E]>) => void)(...args);
+  };
+
+  function fail(error: KubeError): void {
+    synced = error.kind === 'TIMEOUT' || error.kind === 'UNREACHABLE' ? false : synced;
+    emit('failure', error);
+    firstSync?.(error);
+    firstSync = undefined;
+    failures += 1;
+    const base = options.initialBackoffMs ?? 250;
+    const wait = Math.min(options.maxBackoffMs ?? 30_000, base * 2 ** Math.min(failures - 1, 16));
+    // Jitter spreads the reconnects of many caches after a shared outage.
+    const delay = Math.max(wait * (0.8 + Math.random() * 0.4), error.retryAfterMs ?? 0);
+    retryTimer = setTimeout(() => void (resourceVersion === '' || !synced ? relist() : watch()), delay);
+  }
+
+  async function relist(): Promise<void> {
+    if (stopped) return;
+    if (resolved === undefined) {
+      const found = await cluster.discovery.resolve(kind.group, kind.kind);
+      if (stopped) return;
+      if (isKubeError(found)) return fail(found);
+      resolved = found;
+    }
+    const fresh = new Map<string, KubeObject>();
+    const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
+    const listOptions = { apiVersion, kind: resolved.kind, ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) };
+    const outcome = await listCollection(cluster.transport, collectionPath(resolved, namespace), listOptions, (item) => {
+      const slim = slimObject(item);
+      fresh.set(objectKey(slim), slim);
+    }, () => fresh.clear());
+    if (stopped) return;
+    if (!outcome.ok) return fail(outcome.error);
+    if (stats.lists > 0) stats.relists += 1;
+    stats.lists += 1;
+    const previous = new Map(objects);
+    objects.clear();
+    for (const [k, obj] of fresh) objects.set(k, obj);
+    resourceVersion = outcome.resourceVersion;
+    synced = true;
+    failures = 0;
+    if (stats.lists > 1) diffAndEmit(previous, fresh);
+    else for (const obj of fresh.values()) emitChange('ADDED', obj);
+    emit('synced');
+    firstSync?.();
+    firstSync = undefined;
+    watch();
+  }
+
+  function diffAndEmit(previous: Map<string, KubeObject>, fresh: Map<string, KubeObject>): void {
+    for (const [k, obj] of fresh) {
+      const old = previous.get(k);
+      if (old === undefined) emitChange('ADDED', obj);
+      else if (readRv(old) !== readRv(obj)) emitChange('MODIFIED', obj);
+    }
+    for (const [k, old] of previous) if (!fresh.has(k)) emitChange('DELETED', old);
+  }
+
+  function emitChange(type: WatchChange['type'], object: KubeObject): void {
+    stats.events += 1;
+    emit('change', { type, ref: toRef(object, resolved), object });
+  }
+
+  function watch(): void {
+    if (stopped || resolved === undefined) return;
+    stats.watches += 1;
+    let gone = false;
+    const query = {
+      watch: true,
+      resourceVersion,
+      allowWatchBookmarks: options.bookmarks ?? true,
+      timeoutSeconds,
+    };
+    abortWatch = cluster.transport.openStream(collectionPath(resolved, namespace), query, {
+      onLine(line) {
+        const event = parseEvent(line);
+        if (event === undefined) return;
+        if (event.type === 'ERROR') {
+          gone = (event.object as { code?: unknown }).code === 410;
+          if (!gone) fail(classifyKubeError(new KubeRequestError(readMessage(event.object), { statusCode: Number((event.object as { code?: unknown }).code) || 500 })));
+          abortWatch?.();
+          if (gone) void relist();
+          return;
+        }
+        const rv = readRv(event.object);
+        if (rv !== '') resourceVersion = rv;
+        if (event.type === 'BOOKMARK') {
+          stats.bookmarks += 1;
+          return;
+        }
+        failures = 0;
+        const object = slimObject(withKind(event.object, resolved));
+        const k = objectKey(object);
+        if (event.type === 'DELETED') objects.delete(k);
+        else objects.set(k, object);
+        if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED') emitChange(event.type, object);
+      },
+      onClose(error) {
+        abortWatch = undefined;
+        if (stopped) return;
+        if (error === undefined) return watch();
+        const classified = classifyKubeError(error);
+        if (classified.statusCode === 410) return void relist();
+        fail(classified);
+      },
+    }, { idleTimeoutMs: options.idleTimeoutMs ?? (timeoutSeconds + 30) * 1000 });
+  }
+
+  return {
+    get synced() {
+      return synced && !stopped;
+    },
+    get resourceVersion() {
+      return resourceVersion;
+    },
+    stats,
+    list: () => [...objects.values()],
+    get: (ns, name) => objects.get(`${ns}/${name}`),
+    on(event, listener) {
+      (listeners[event] as Set<typeof listener>).add(listener);
+      return () => (listeners[event] as Set<typeof listener>).delete(listener);
+    },
+    start() {
+      if (!stopped) return Promise.resolve(undefined);
+      stopped = false;
+      cluster.caches.set(key, cacheViewOf(this));
+      return new Promise((resolve) => {
+        firstSync = resolve;
+        void relist();
+      });
+    },
+    stop() {
+      stopped = true;
+      synced = false;
+      clearTimeout(retryTimer);
+      abortWatch?.();
+      abortWatch = undefined;
+      if (cluster.caches.get(key) !== undefined) cluster.caches.delete(key);
+      firstSync?.();
+      firstSync = undefined;
+    },
+  };
+}
+
+function cacheViewOf(cache: WatchCache): CacheView {
+  return { get synced() { return cache.synced; }, list: () => cache.list() };
+}
+
+interface WatchEvent {
+  type: string;
+  object: KubeObject;
+}
+
+function parseEvent(line: string): WatchEvent | undefined {
+  try {
+    const parsed = JSON.parse(line) as { type?: unknown; object?: unknown };
+    if (typeof parsed.type !== 'string' || typeof parsed.object !== 'object' || parsed.object === null) return undefined;
+    return { type: parsed.type, object: parsed.object as KubeObject };
+  } catch {
+    return undefined;
+  }
+}
+
+function readRv(obj: KubeObject): string {
+  const rv = (obj.metadata as { resourceVersion?: unknown } | undefined)?.resourceVersion;
+  return typeof rv === 'string' ? rv : '';
+}
+
+function readMessage(obj: KubeObject): string {
+  return typeof obj.message === 'string' ? obj.message : 'watch error';
+}
+
+function objectKey(obj: KubeObject): string {
+  const meta = (obj.metadata ?? {}) as { namespace?: unknown; name?: unknown };
+  return `${typeof meta.namespace === 'string' ? meta.namespace : ''}/${typeof meta.name === 'string' ? meta.name : ''}`;
+}
+
+function withKind(obj: KubeObject, resolved: ResolvedKind | undefined): KubeObject {
+  if (resolved === undefined || (obj.apiVersion !== undefined && obj.kind !== undefined)) return obj;
+  const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
+  return { ...obj, apiVersion: obj.apiVersion ?? apiVersion, kind: obj.kind ?? resolved.kind };
+}
+
+function toRef(obj: KubeObject, resolved: ResolvedKind | undefined): ObjectRef {
+  const meta = (obj.metadata ?? {}) as { namespace?: unknown; name?: unknown };
+  return {
+    group: resolved?.group ?? '',
+    kind: resolved?.kind ?? String(obj.kind ?? ''),
+    namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
+    name: typeof meta.name === 'string' ? meta.name : '',
+  };
+}
