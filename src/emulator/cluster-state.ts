@@ -1,0 +1,368 @@
+/**
+ * The apiserver's write semantics over the object store: create, update (main resource or
+ * `/status`), delete with finalizers and propagation policies, generation bumping, optimistic
+ * concurrency (409 on stale resourceVersion), namespace termination and a small garbage collector
+ * for ownerReferences. Every outcome is data: an object with its HTTP code, or an ApiFailure.
+ */
+import { randomUUID, randomBytes } from 'node:crypto';
+import { formatApiVersion, parseApiVersion, readCrdType, type ResourceType } from './catalog.ts';
+import { makeAlreadyExists, makeConflict, makeFailure, makeInvalid, makeNotFound, type ApiFailure } from './api-status.ts';
+import { ObjectStore, readMeta } from './object-store.ts';
+import { TypeRegistry } from './registry.ts';
+import type { KubeObject } from './types.ts';
+
+/** Result of a write: the object to return and the HTTP code, or a failure. */
+export type WriteResult = { ok: true; code: number; object: KubeObject } | { ok: false; failure: ApiFailure };
+
+/** How a write treats `.status` and other fields. */
+export interface UpdateMode {
+  /** Write through `/status`: only `.status` changes. */
+  subresource?: 'status';
+  /** In-process writes (tests, scenarios) keep every field the caller gave, status included. */
+  inProcess?: boolean;
+}
+
+/** Delete options from the request body or query. */
+export interface DeleteOptions {
+  propagationPolicy?: string;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+const FOREGROUND = 'foregroundDeletion';
+const ORPHAN = 'orphan';
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function finalizersOf(obj: KubeObject): string[] {
+  const f = readMeta(obj)['finalizers'];
+  return Array.isArray(f) ? f.filter((x): x is string => typeof x === 'string') : [];
+}
+
+function specPart(obj: KubeObject): string {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
+  return JSON.stringify(rest);
+}
+
+function withoutVolatile(obj: KubeObject): string {
+  const meta = { ...readMeta(obj) };
+  delete meta['resourceVersion'];
+  delete meta['managedFields'];
+  return JSON.stringify({ ...obj, metadata: meta });
+}
+
+function ownerUids(obj: KubeObject): string[] {
+  const refs = readMeta(obj)['ownerReferences'];
+  if (!Array.isArray(refs)) return [];
+  return refs.map((r) => (typeof r === 'object' && r !== null ? (r as Record<string, unknown>)['uid'] : undefined)).filter((u): u is string => typeof u === 'string');
+}
+
+interface Locator {
+  type: ResourceType;
+  namespace: string;
+  name: string;
+}
+
+/** Registry + store + write semantics. */
+export class ClusterState {
+  readonly registry = new TypeRegistry();
+  readonly store: ObjectStore;
+  /** owner uid -> dependents. */
+  private readonly dependents = new Map<string, Map<string, Locator>>();
+  /** Objects waiting for the garbage collector (foreground owners, terminating namespaces). */
+  private readonly pendingGc = new Map<string, Locator>();
+  private settling = false;
+
+  constructor(historySize: number) {
+    this.store = new ObjectStore(historySize);
+  }
+
+  private locKey(l: Locator): string {
+    return `${l.type.group}/${l.type.plural}/${l.namespace}/${l.name}`;
+  }
+
+  /** Looks up a type for an object's apiVersion and kind. */
+  resolveType(obj: KubeObject): ResourceType | undefined {
+    if (typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string') return undefined;
+    const { group, version } = parseApiVersion(obj.apiVersion);
+    return this.registry.findByKind(group, obj.kind, version);
+  }
+
+  /** The stored object. */
+  get(type: ResourceType, namespace: string, name: string): KubeObject | undefined {
+    return this.store.get(type, type.namespaced ? namespace : '', name);
+  }
+
+  private stamp(obj: KubeObject, rv: number): KubeObject {
+    return { ...obj, metadata: { ...readMeta(obj), resourceVersion: String(rv) } };
+  }
+
+  private indexOwners(loc: Locator, before: KubeObject | undefined, after: KubeObject | undefined): void {
+    const key = this.locKey(loc);
+    for (const uid of before ? ownerUids(before) : []) this.dependents.get(uid)?.delete(key);
+    for (const uid of after ? ownerUids(after) : []) {
+      let m = this.dependents.get(uid);
+      if (!m) this.dependents.set(uid, (m = new Map()));
+      m.set(key, loc);
+    }
+  }
+
+  private storeObject(type: ResourceType, obj: KubeObject, before: KubeObject | undefined): KubeObject {
+    const stamped = this.stamp(obj, this.store.nextRevision());
+    const meta = readMeta(stamped);
+    const loc = { type, namespace: String(meta['namespace'] ?? ''), name: String(meta['name']) };
+    this.indexOwners(loc, before, stamped);
+    this.store.put(type, stamped, Number(meta['resourceVersion']));
+    if (type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition') this.serveCrd(stamped);
+    return stamped;
+  }
+
+  private serveCrd(crd: KubeObject): void {
+    const t = readCrdType(crd);
+    if (!('error' in t)) this.registry.add(t);
+  }
+
+  private removeObject(type: ResourceType, current: KubeObject): KubeObject {
+    const rv = this.store.nextRevision();
+    const final = this.stamp(current, rv);
+    const meta = readMeta(final);
+    const loc = { type, namespace: String(meta['namespace'] ?? ''), name: String(meta['name']) };
+    this.indexOwners(loc, current, undefined);
+    this.pendingGc.delete(this.locKey(loc));
+    this.store.remove(type, final, rv);
+    if (type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition') {
+      const t = readCrdType(final);
+      if (!('error' in t)) this.registry.removeCustom(t.group, t.plural);
+    }
+    const uid = meta['uid'];
+    if (typeof uid === 'string') this.cascade(uid);
+    return final;
+  }
+
+  // Background cascading deletion of dependents, as the garbage collector does.
+  private cascade(ownerUid: string): void {
+    const deps = this.dependents.get(ownerUid);
+    if (!deps) return;
+    this.dependents.delete(ownerUid);
+    for (const d of [...deps.values()]) this.delete(d.type, d.namespace, d.name, {});
+  }
+
+  private namespaceFailure(type: ResourceType, namespace: string): ApiFailure | undefined {
+    if (!type.namespaced) return undefined;
+    const nsType = this.registry.findByKind('', 'Namespace');
+    const ns = nsType ? this.store.get(nsType, '', namespace) : undefined;
+    if (ns && readMeta(ns)['deletionTimestamp'] !== undefined) {
+      return makeFailure(403, `${type.plural} "${namespace}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, { group: type.group, kind: type.plural }, 'Forbidden');
+    }
+    return undefined;
+  }
+
+  /** POST semantics (and the create half of in-process apply). */
+  create(type: ResourceType, namespace: string, body: KubeObject, mode: UpdateMode = {}): WriteResult {
+    const meta = { ...readMeta(body) };
+    let name = typeof meta['name'] === 'string' ? meta['name'] : '';
+    if (name === '' && typeof meta['generateName'] === 'string' && meta['generateName'] !== '') {
+      name = meta['generateName'] + randomBytes(4).toString('hex').slice(0, 5);
+    }
+    if (name === '') return { ok: false, failure: makeInvalid(type.group, type.kind, '', 'metadata.name', 'Required value: name or generateName is required') };
+    const bodyNs = typeof meta['namespace'] === 'string' ? meta['namespace'] : '';
+    if (type.namespaced) {
+      if (bodyNs !== '' && namespace !== '' && bodyNs !== namespace) {
+        return { ok: false, failure: makeFailure(400, 'the namespace of the provided object does not match the namespace sent on the request') };
+      }
+      const ns = namespace !== '' ? namespace : bodyNs !== '' ? bodyNs : 'default';
+      meta['namespace'] = ns;
+      const nsFailure = this.namespaceFailure(type, ns);
+      if (nsFailure) return { ok: false, failure: nsFailure };
+    } else {
+      delete meta['namespace'];
+    }
+    meta['name'] = name;
+    if (this.store.get(type, String(meta['namespace'] ?? ''), name)) return { ok: false, failure: makeAlreadyExists(type.group, type.plural, name) };
+    if (type.kind === 'CustomResourceDefinition') {
+      const t = readCrdType(body);
+      if ('error' in t) return { ok: false, failure: makeInvalid(type.group, type.kind, name, 'spec', t.error) };
+    }
+    meta['uid'] = randomUUID();
+    meta['creationTimestamp'] = now();
+    delete meta['deletionTimestamp'];
+    delete meta['resourceVersion'];
+    if (type.hasGeneration) meta['generation'] = 1;
+    else delete meta['generation'];
+    const obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
+    if (type.hasStatus && !mode.inProcess) delete obj['status'];
+    if (type.kind === 'Namespace' && type.group === '') obj['status'] = { phase: 'Active' };
+    return { ok: true, code: 201, object: this.storeObject(type, obj, undefined) };
+  }
+
+  private apiVersionFor(type: ResourceType, body: KubeObject): string {
+    const requested = typeof body.apiVersion === 'string' ? parseApiVersion(body.apiVersion).version : '';
+    return formatApiVersion(type.group, type.versions.includes(requested) ? requested : (type.versions[0] ?? 'v1'));
+  }
+
+  /** PUT semantics; `body` is the whole new object. */
+  update(type: ResourceType, namespace: string, name: string, body: KubeObject, mode: UpdateMode = {}): WriteResult {
+    const ns = type.namespaced ? namespace : '';
+    const current = this.store.get(type, ns, name);
+    if (!current) return { ok: false, failure: makeNotFound(type.group, type.plural, name) };
+    const curMeta = readMeta(current);
+    const bodyMeta = readMeta(body);
+    if (bodyMeta['name'] !== undefined && bodyMeta['name'] !== name) {
+      return { ok: false, failure: makeFailure(400, `the name of the object (${String(bodyMeta['name'])}) does not match the name on the URL (${name})`) };
+    }
+    const rv = bodyMeta['resourceVersion'];
+    if (rv !== undefined && rv !== '' && String(rv) !== curMeta['resourceVersion']) {
+      return { ok: false, failure: makeConflict(type.group, type.plural, name) };
+    }
+    const next = this.composeUpdate(type, current, body, mode);
+    if ('failure' in next) return { ok: false, failure: next.failure };
+    const obj = next.object;
+    const terminating = curMeta['deletionTimestamp'] !== undefined;
+    if (terminating && finalizersOf(obj).length === 0) {
+      return { ok: true, code: 200, object: this.finishRemoval(type, obj) };
+    }
+    if (withoutVolatile(obj) === withoutVolatile(current)) return { ok: true, code: 200, object: current };
+    const stored = this.storeObject(type, obj, current);
+    this.settle();
+    return { ok: true, code: 200, object: stored };
+  }
+
+  private finishRemoval(type: ResourceType, obj: KubeObject): KubeObject {
+    const final = this.removeObject(type, obj);
+    this.settle();
+    return final;
+  }
+
+  private composeUpdate(type: ResourceType, current: KubeObject, body: KubeObject, mode: UpdateMode): { object: KubeObject } | { failure: ApiFailure } {
+    const curMeta = readMeta(current);
+    if (mode.subresource === 'status') {
+      const obj: KubeObject = { ...current };
+      if (body['status'] === undefined) delete obj['status'];
+      else obj['status'] = body['status'];
+      return { object: obj };
+    }
+    const meta: Record<string, unknown> = { ...readMeta(body) };
+    for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'namespace', 'name', 'generation']) {
+      if (curMeta[k] === undefined) delete meta[k];
+      else meta[k] = curMeta[k];
+    }
+    const obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
+    if (type.hasStatus && !mode.inProcess) {
+      if (current['status'] === undefined) delete obj['status'];
+      else obj['status'] = current['status'];
+    }
+    if (curMeta['deletionTimestamp'] !== undefined) {
+      const before = new Set(finalizersOf(current));
+      const added = finalizersOf(obj).filter((f) => !before.has(f));
+      if (added.length > 0) {
+        return { failure: makeFailure(422, `${type.kind} "${String(curMeta['name'])}" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"${added.join('", "')}"}`, undefined, 'Invalid') };
+      }
+    }
+    if (type.hasGeneration && specPart(obj) !== specPart(current)) {
+      meta['generation'] = (typeof curMeta['generation'] === 'number' ? curMeta['generation'] : 0) + 1;
+    }
+    return { object: obj };
+  }
+
+  /** DELETE semantics: immediate removal, or Terminating while finalizers remain. */
+  delete(type: ResourceType, namespace: string, name: string, opts: DeleteOptions): WriteResult {
+    const ns = type.namespaced ? namespace : '';
+    const current = this.store.get(type, ns, name);
+    if (!current) return { ok: false, failure: makeNotFound(type.group, type.plural, name) };
+    const meta = readMeta(current);
+    const pre = opts.preconditions;
+    if (pre?.uid !== undefined && pre.uid !== meta['uid']) {
+      return { ok: false, failure: makeFailure(409, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta['uid'])}`, { name, group: type.group, kind: type.plural }, 'Conflict') };
+    }
+    if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta['resourceVersion']) {
+      return { ok: false, failure: makeFailure(409, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta['resourceVersion'])}`, { name, group: type.group, kind: type.plural }, 'Conflict') };
+    }
+    const finalizers = finalizersOf(current);
+    const foreground = opts.propagationPolicy === 'Foreground';
+    const isNamespace = type.group === '' && type.kind === 'Namespace';
+    if (foreground && !finalizers.includes(FOREGROUND)) finalizers.push(FOREGROUND);
+    if (opts.propagationPolicy === 'Orphan') this.orphanDependents(meta);
+    if (finalizers.length === 0 && !isNamespace) {
+      return { ok: true, code: 200, object: this.finishRemoval(type, current) };
+    }
+    if (meta['deletionTimestamp'] !== undefined && !foreground) return { ok: true, code: 202, object: current };
+    const nextMeta: Record<string, unknown> = { ...meta, deletionTimestamp: meta['deletionTimestamp'] ?? now(), deletionGracePeriodSeconds: 0 };
+    if (finalizers.length > 0) nextMeta['finalizers'] = finalizers;
+    const next: KubeObject = { ...current, metadata: nextMeta };
+    if (isNamespace) next['status'] = { ...(typeof current['status'] === 'object' ? current['status'] : {}), phase: 'Terminating' };
+    const stored = this.storeObject(type, next, current);
+    const loc = { type, namespace: ns, name };
+    if (foreground || isNamespace) this.pendingGc.set(this.locKey(loc), loc);
+    if (foreground && typeof meta['uid'] === 'string') this.deleteDependentsForeground(meta['uid']);
+    if (isNamespace) this.deleteNamespaceContents(name);
+    this.settle();
+    return { ok: true, code: 202, object: this.store.get(type, ns, name) ?? stored };
+  }
+
+  private orphanDependents(meta: Record<string, unknown>): void {
+    const uid = meta['uid'];
+    if (typeof uid === 'string') this.dependents.delete(uid);
+  }
+
+  private deleteDependentsForeground(uid: string): void {
+    for (const d of [...(this.dependents.get(uid)?.values() ?? [])]) {
+      this.delete(d.type, d.namespace, d.name, { propagationPolicy: 'Foreground' });
+    }
+  }
+
+  private deleteNamespaceContents(namespace: string): void {
+    for (const t of this.registry.list()) {
+      if (!t.namespaced) continue;
+      for (const obj of this.store.listSorted(t, namespace)) this.delete(t, namespace, String(readMeta(obj)['name']), {});
+    }
+  }
+
+  // Releases foreground owners whose dependents are gone and namespaces left empty, repeatedly,
+  // because each release can free another owner.
+  private settle(): void {
+    if (this.settling) return;
+    this.settling = true;
+    try {
+      let progress = true;
+      while (progress) {
+        progress = false;
+        for (const [key, loc] of [...this.pendingGc]) {
+          const obj = this.store.get(loc.type, loc.namespace, loc.name);
+          if (!obj) {
+            this.pendingGc.delete(key);
+            continue;
+          }
+          if (this.releaseIfReady(loc, obj)) {
+            this.pendingGc.delete(key);
+            progress = true;
+          }
+        }
+      }
+    } finally {
+      this.settling = false;
+    }
+  }
+
+  private releaseIfReady(loc: Locator, obj: KubeObject): boolean {
+    const meta = readMeta(obj);
+    const isNamespace = loc.type.group === '' && loc.type.kind === 'Namespace';
+    if (isNamespace) {
+      if (this.store.countInNamespace(loc.name, this.registry.list()) > 0) return false;
+      if (finalizersOf(obj).length === 0) {
+        this.removeObject(loc.type, obj);
+        return true;
+      }
+    }
+    const uid = meta['uid'];
+    const deps = typeof uid === 'string' ? this.dependents.get(uid) : undefined;
+    if (deps && deps.size > 0) return false;
+    const finalizers = finalizersOf(obj);
+    if (!finalizers.includes(FOREGROUND) && !finalizers.includes(ORPHAN)) return !isNamespace;
+    const rest = finalizers.filter((f) => f !== FOREGROUND && f !== ORPHAN);
+    const next: KubeObject = { ...obj, metadata: { ...meta, finalizers: rest } };
+    if (rest.length === 0 && !isNamespace) this.removeObject(loc.type, next);
+    else this.storeObject(loc.type, next, obj);
+    return !isNamespace || rest.length === 0;
+  }
+}

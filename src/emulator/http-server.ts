@@ -1,0 +1,209 @@
+/**
+ * The request pipeline: classify, log, authenticate, apply faults, dispatch. Kept free of server
+ * set-up so the same handler serves HTTP and HTTPS.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { makeFailure, makeFaultFailure } from './api-status.ts';
+import type { ClusterState } from './cluster-state.ts';
+import { AGGREGATED_CONTENT_TYPE, buildAggregated, buildCoreVersions, buildGroup, buildGroupList, buildResourceList, buildVersion, wantsAggregated } from './discovery.ts';
+import type { FaultSet } from './faults.ts';
+import { readBody, sendFailure, sendJson } from './http-io.ts';
+import { buildOpenApiV2, buildOpenApiV3Index, buildOpenApiV3GroupVersion } from './openapi.ts';
+import { handleGet, handleList } from './read-handlers.ts';
+import { parseRequestInfo, type RequestInfo, type ResourceRequest } from './request-info.ts';
+import type { RequestLog } from './request-log.ts';
+import type { RequestRecord } from './types.ts';
+import type { WatchHub } from './watch-stream.ts';
+import { handleCreate, handleDelete, handleDeleteCollection, handlePatch, handleUpdate, type WriteInput } from './write-handlers.ts';
+
+/** Everything the pipeline reads. */
+export interface PipelineContext {
+  state: ClusterState;
+  faults: FaultSet;
+  log: RequestLog;
+  watches: WatchHub;
+  token: string | undefined;
+  /** host:port as clients reach it. */
+  serverAddress(): string;
+  /** Responses held open by `hang` faults or pending latency, ended on close. */
+  held: Set<ServerResponse>;
+  timers: Set<NodeJS.Timeout>;
+}
+
+function hasToken(req: IncomingMessage, token: string): boolean {
+  const h = req.headers['authorization'];
+  return typeof h === 'string' && h === `Bearer ${token}`;
+}
+
+/** Creates the request listener. */
+export function createPipeline(ctx: PipelineContext): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const info = parseRequestInfo(req.method ?? 'GET', url);
+    const resource = info.kind === 'resource' ? info : undefined;
+    const record = ctx.log.add({
+      verb: info.verb,
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      group: resource?.group ?? '',
+      resource: resource?.plural ?? '',
+      ...(resource?.namespace !== undefined ? { namespace: resource.namespace } : {}),
+      status: 0,
+    });
+    res.on('finish', () => {
+      if (record.status === 0) record.status = res.statusCode;
+    });
+    if (ctx.token !== undefined && !hasToken(req, ctx.token)) {
+      record.status = 401;
+      sendFailure(res, makeFailure(401, 'Unauthorized'));
+      return;
+    }
+    const kind = resource ? (ctx.state.registry.findByResource(resource.group, resource.version, resource.plural)?.kind ?? '') : '';
+    const decision = ctx.faults.decide({ verb: info.verb, group: resource?.group ?? '', resource: resource?.plural ?? '', kind, namespace: resource?.namespace });
+    const proceed = (): void => {
+      const rule = decision.terminal;
+      if (rule === undefined) {
+        void dispatch(ctx, info, url, req, res, record);
+        return;
+      }
+      if (rule.effect === 'reset') {
+        record.status = 0;
+        const socket = req.socket as typeof req.socket & { resetAndDestroy?: () => void };
+        if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+        else socket.destroy();
+        return;
+      }
+      if (rule.effect === 'hang') {
+        ctx.held.add(res);
+        res.on('close', () => ctx.held.delete(res));
+        return;
+      }
+      const failure = makeFaultFailure(rule.statusCode ?? 500, resource?.group ?? '', resource?.plural ?? '', rule.retryAfterSeconds);
+      record.status = failure.code;
+      sendFailure(res, failure);
+    };
+    if (decision.latencyMs > 0) {
+      ctx.held.add(res);
+      const timer = setTimeout(() => {
+        ctx.timers.delete(timer);
+        ctx.held.delete(res);
+        if (!res.destroyed) proceed();
+      }, decision.latencyMs);
+      ctx.timers.add(timer);
+    } else {
+      proceed();
+    }
+  };
+}
+
+async function dispatch(ctx: PipelineContext, info: RequestInfo, url: URL, req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void> {
+  try {
+    if (info.kind === 'resource') {
+      record.status = await dispatchResource(ctx, info, url, req, res);
+      return;
+    }
+    if (info.kind === 'other') {
+      const p = info.path.join('/');
+      if (p === 'healthz' || p === 'livez' || p === 'readyz') {
+        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end('ok');
+        return;
+      }
+      sendFailure(res, makeFailure(404, 'the server could not find the requested resource'));
+      return;
+    }
+    serveDiscovery(ctx, info.path, req, res);
+  } catch (e) {
+    sendFailure(res, makeFailure(500, `Internal error occurred: ${(e as Error).message}`));
+  }
+}
+
+function serveDiscovery(ctx: PipelineContext, path: string[], req: IncomingMessage, res: ServerResponse): void {
+  const registry = ctx.state.registry;
+  const notFound = (): void => sendFailure(res, makeFailure(404, 'the server could not find the requested resource'));
+  const [head, a, b] = path;
+  if (head === 'version') return sendJson(res, 200, buildVersion());
+  if (head === 'openapi') {
+    if (a === 'v2') {
+      const accept = req.headers['accept'] ?? '';
+      if (accept !== '' && !accept.includes('application/json') && !accept.includes('*/*')) {
+        return sendFailure(res, makeFailure(406, 'only application/json is served for /openapi/v2', undefined, 'NotAcceptable'));
+      }
+      return sendJson(res, 200, buildOpenApiV2(registry));
+    }
+    if (a === 'v3' && path.length === 2) return sendJson(res, 200, buildOpenApiV3Index(registry));
+    if (a === 'v3') {
+      const doc = buildOpenApiV3GroupVersion(registry, path.slice(2));
+      return doc ? sendJson(res, 200, doc) : notFound();
+    }
+    return notFound();
+  }
+  const aggregated = wantsAggregated(req.headers['accept']);
+  if (head === 'api') {
+    if (a === undefined) {
+      return aggregated ? sendJson(res, 200, buildAggregated(registry, true), AGGREGATED_CONTENT_TYPE) : sendJson(res, 200, buildCoreVersions(ctx.serverAddress()));
+    }
+    const list = buildResourceList(registry, '', a);
+    return list ? sendJson(res, 200, list) : notFound();
+  }
+  if (head === 'apis') {
+    if (a === undefined) return aggregated ? sendJson(res, 200, buildAggregated(registry, false), AGGREGATED_CONTENT_TYPE) : sendJson(res, 200, buildGroupList(registry));
+    if (b === undefined) {
+      const group = buildGroup(registry, a);
+      return group ? sendJson(res, 200, group) : notFound();
+    }
+    const list = buildResourceList(registry, a, b);
+    return list ? sendJson(res, 200, list) : notFound();
+  }
+  notFound();
+}
+
+async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url: URL, req: IncomingMessage, res: ServerResponse): Promise<number> {
+  const type = ctx.state.registry.findByResource(info.group, info.version, info.plural);
+  if (!type) {
+    const failure = makeFailure(404, 'the server could not find the requested resource');
+    sendFailure(res, failure);
+    return failure.code;
+  }
+  if (!type.namespaced && info.namespace !== undefined && info.plural !== 'namespaces') {
+    const failure = makeFailure(404, 'the server could not find the requested resource');
+    sendFailure(res, failure);
+    return failure.code;
+  }
+  const params = url.searchParams;
+  switch (info.verb) {
+    case 'get':
+      handleGet(ctx.state, type, info, res);
+      return res.statusCode;
+    case 'list':
+      handleList(ctx.state, type, info, params, res);
+      return res.statusCode;
+    case 'watch':
+      return ctx.watches.serve(type, info, params, req, res);
+    default:
+      break;
+  }
+  const body = await readBody(req);
+  if (typeof body !== 'string') {
+    sendFailure(res, body);
+    return body.code;
+  }
+  const input: WriteInput = { type, info, params, body, contentType: req.headers['content-type'] ?? 'application/json' };
+  switch (info.verb) {
+    case 'create':
+      return handleCreate(ctx.state, input, res);
+    case 'update':
+      return handleUpdate(ctx.state, input, res);
+    case 'patch':
+      return handlePatch(ctx.state, input, res);
+    case 'delete':
+      return handleDelete(ctx.state, input, res);
+    case 'deletecollection':
+      return handleDeleteCollection(ctx.state, input, res);
+    default: {
+      const failure = makeFailure(405, 'the server does not allow this method on the requested resource');
+      sendFailure(res, failure);
+      return failure.code;
+    }
+  }
+}

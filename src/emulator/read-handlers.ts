@@ -1,0 +1,101 @@
+/**
+ * GET of one object and LIST (with selectors, limit/continue and resourceVersion semantics).
+ */
+import type { ServerResponse } from 'node:http';
+import { makeFailure, makeNotFound, type ApiFailure } from './api-status.ts';
+import { formatApiVersion, type ResourceType } from './catalog.ts';
+import type { ClusterState } from './cluster-state.ts';
+import { sendFailure, sendJson } from './http-io.ts';
+import { decodeContinue, encodeContinue, isSelected, parseCount, parseResourceVersion, parseSelection, sortKey } from './list-query.ts';
+import { presentListItem, presentObject } from './present.ts';
+import type { ResourceRequest } from './request-info.ts';
+import type { KubeObject } from './types.ts';
+
+function isFailure(v: unknown): v is ApiFailure {
+  return typeof v === 'object' && v !== null && 'body' in v && 'code' in v;
+}
+
+/** GET /.../<plural>/<name>[/status]. */
+export function handleGet(state: ClusterState, type: ResourceType, info: ResourceRequest, res: ServerResponse): void {
+  if (info.subresource !== undefined && !(info.subresource === 'status' && type.hasStatus)) {
+    sendFailure(res, makeFailure(404, 'the server could not find the requested resource'));
+    return;
+  }
+  const obj = state.get(type, info.namespace ?? '', info.name ?? '');
+  if (!obj) {
+    sendFailure(res, makeNotFound(type.group, type.plural, info.name ?? ''));
+    return;
+  }
+  sendJson(res, 200, presentObject(type, obj, info.version));
+}
+
+/** Computes one page of a list; shared by LIST and deletecollection. */
+export function selectPage(state: ClusterState, type: ResourceType, info: ResourceRequest, params: URLSearchParams): { items: KubeObject[]; metadata: Record<string, unknown> } | ApiFailure {
+  const selection = parseSelection(params, type);
+  if (isFailure(selection)) return selection;
+  const limit = parseCount(params, 'limit');
+  if (isFailure(limit)) return limit;
+  const rv = parseResourceVersion(params);
+  if (isFailure(rv)) return rv;
+  const compacted = state.store.compactedRevision(type);
+  const current = state.store.revision();
+  const match = params.get('resourceVersionMatch');
+  if (match !== null && match !== '' && match !== 'NotOlderThan' && match !== 'Exact') {
+    return makeFailure(400, `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+  }
+  if (rv !== undefined && rv > current) {
+    return makeFailure(504, `Too large resource version: ${rv}, current: ${current}`, { retryAfterSeconds: 1 }, 'Timeout');
+  }
+  if (match === 'Exact' && rv !== undefined && rv < compacted) {
+    return makeFailure(410, `too old resource version: ${rv} (${compacted})`, undefined, 'Expired');
+  }
+  let startAfter: string | undefined;
+  let listRv = current;
+  const cont = params.get('continue');
+  if (cont !== null && cont !== '') {
+    const token = decodeContinue(cont, compacted);
+    if (isFailure(token)) return token;
+    startAfter = token.start;
+    listRv = token.rv;
+  }
+  const all = state.store.listSorted(type, type.namespaced ? info.namespace : undefined);
+  let from = 0;
+  if (startAfter !== undefined) {
+    let lo = 0;
+    let hi = all.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sortKey(all[mid] as KubeObject) <= startAfter) lo = mid + 1;
+      else hi = mid;
+    }
+    from = lo;
+  }
+  const filtered = selection.labels.length > 0 || selection.fields.length > 0;
+  const items: KubeObject[] = [];
+  let i = from;
+  for (; i < all.length; i++) {
+    const obj = all[i] as KubeObject;
+    if (filtered && !isSelected(selection, obj)) continue;
+    if (limit !== undefined && limit > 0 && items.length === limit) break;
+    items.push(obj);
+  }
+  const metadata: Record<string, unknown> = { resourceVersion: String(listRv) };
+  const last = items[items.length - 1];
+  if (i < all.length && last !== undefined) {
+    // More may match: without selectors the apiserver also reports how many items remain.
+    metadata['continue'] = encodeContinue({ rv: listRv, start: sortKey(last) });
+    if (!filtered) metadata['remainingItemCount'] = all.length - i;
+  }
+  return { items, metadata };
+}
+
+/** GET on a collection. */
+export function handleList(state: ClusterState, type: ResourceType, info: ResourceRequest, params: URLSearchParams, res: ServerResponse): void {
+  const page = selectPage(state, type, info, params);
+  if (isFailure(page)) {
+    sendFailure(res, page);
+    return;
+  }
+  const items = page.items.map((o) => presentListItem(type, o, info.version));
+  sendJson(res, 200, { kind: `${type.kind}List`, apiVersion: formatApiVersion(type.group, info.version), metadata: page.metadata, items });
+}

@@ -1,0 +1,129 @@
+/**
+ * Watch streams: newline-delimited JSON events over a chunked 200 response, as kube-apiserver
+ * sends them. Initial state (synthetic ADDED events) or history replay from a resourceVersion,
+ * then live events; BOOKMARKs when asked; an ERROR event with a 410 Status when the requested
+ * resourceVersion has been compacted; the stream ends at `timeoutSeconds`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { makeFailure, type ApiFailure } from './api-status.ts';
+import { formatApiVersion, type ResourceType } from './catalog.ts';
+import type { ClusterState } from './cluster-state.ts';
+import { sendFailure } from './http-io.ts';
+import { isSelected, parseCount, parseResourceVersion, parseSelection } from './list-query.ts';
+import type { ChangeEvent } from './object-store.ts';
+import { presentObject } from './present.ts';
+import type { ResourceRequest } from './request-info.ts';
+import type { KubeObject } from './types.ts';
+
+/** Default server-side watch duration when the client sets no timeoutSeconds (the apiserver picks 30-60 min). */
+const DEFAULT_TIMEOUT_S = 1800;
+
+function isFailure(v: unknown): v is ApiFailure {
+  return typeof v === 'object' && v !== null && 'body' in v && 'code' in v;
+}
+
+/** One open watch. */
+interface OpenWatch {
+  end(): void;
+}
+
+/** Tracks open watches so they can be ended together. */
+export class WatchHub {
+  private readonly open = new Set<OpenWatch>();
+
+  constructor(
+    private readonly state: ClusterState,
+    private readonly bookmarkIntervalMs: number,
+  ) {}
+
+  /** Number of open watch streams. */
+  size(): number {
+    return this.open.size;
+  }
+
+  /** Ends every open stream; returns how many. */
+  endAll(): number {
+    const all = [...this.open];
+    for (const w of all) w.end();
+    return all.length;
+  }
+
+  /** Serves a watch request; returns the HTTP status it answered with. */
+  serve(type: ResourceType, info: ResourceRequest, params: URLSearchParams, req: IncomingMessage, res: ServerResponse): number {
+    const selection = parseSelection(params, type, info.name);
+    const rv = parseResourceVersion(params);
+    const timeout = parseCount(params, 'timeoutSeconds');
+    for (const v of [selection, rv, timeout]) {
+      if (isFailure(v)) {
+        sendFailure(res, v);
+        return v.code;
+      }
+    }
+    if (isFailure(selection) || isFailure(rv) || isFailure(timeout)) return 400;
+    const namespace = type.namespaced ? info.namespace : undefined;
+    const bookmarks = params.get('allowWatchBookmarks') === 'true';
+    const sendInitial = params.get('sendInitialEvents') === 'true';
+    if (sendInitial && !bookmarks) {
+      const failure = makeFailure(422, 'Invalid value: sendInitialEvents: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true', undefined, 'Invalid');
+      sendFailure(res, failure);
+      return failure.code;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    const apiVersion = formatApiVersion(type.group, info.version);
+    const write = (line: Record<string, unknown>): void => {
+      if (!res.writableEnded && !res.destroyed) res.write(JSON.stringify(line) + '\n');
+    };
+    const writeEvent = (e: { type: string; object: KubeObject }): void => write({ type: e.type, object: presentObject(type, e.object, info.version) });
+    const bookmark = (annotations?: Record<string, string>): void => {
+      const metadata: Record<string, unknown> = { resourceVersion: String(this.state.store.revision()) };
+      if (annotations) metadata['annotations'] = annotations;
+      write({ type: 'BOOKMARK', object: { kind: type.kind, apiVersion, metadata } });
+    };
+
+    const compacted = this.state.store.compactedRevision(type);
+    if (rv !== undefined && rv !== 0 && rv < compacted && !sendInitial) {
+      write({ type: 'ERROR', object: makeFailure(410, `too old resource version: ${rv} (${compacted})`, undefined, 'Expired').body });
+      res.end();
+      return 200;
+    }
+
+    const timers: { timeout?: NodeJS.Timeout; ticker?: NodeJS.Timeout } = {};
+    const watch: OpenWatch = {
+      end: () => {
+        if (!this.open.delete(watch)) return;
+        removeWatcher();
+        clearTimeout(timers.timeout);
+        clearInterval(timers.ticker);
+        if (!res.writableEnded) res.end();
+      },
+    };
+    const removeWatcher = this.state.store.addWatcher(type, {
+      ...(namespace !== undefined ? { namespace } : {}),
+      accepts: (obj) => isSelected(selection, obj),
+      deliver: (e: ChangeEvent) => writeEvent(e),
+    });
+    this.open.add(watch);
+
+    // Registration and replay happen in one synchronous turn, so no change can slip between them.
+    if (rv === undefined || rv === 0 || sendInitial) {
+      for (const obj of this.state.store.listSorted(type, namespace)) if (isSelected(selection, obj)) writeEvent({ type: 'ADDED', object: obj });
+      if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
+    } else {
+      for (const e of this.state.store.eventsSince(type, rv)) {
+        if (namespace !== undefined && e.object.metadata?.['namespace'] !== namespace) continue;
+        if (isSelected(selection, e.object)) writeEvent(e);
+      }
+    }
+
+    const seconds = timeout !== undefined && timeout > 0 ? timeout : DEFAULT_TIMEOUT_S;
+    timers.timeout = setTimeout(() => {
+      if (bookmarks) bookmark();
+      watch.end();
+    }, seconds * 1000);
+    if (bookmarks) timers.ticker = setInterval(() => bookmark(), this.bookmarkIntervalMs);
+    req.on('close', () => watch.end());
+    res.on('close', () => watch.end());
+    return 200;
+  }
+}
