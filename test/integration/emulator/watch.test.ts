@@ -18,7 +18,7 @@ interface Seen {
   code?: number;
 }
 
-async function openWatch(path: string, params: Record<string, unknown>): Promise<{ events: Seen[]; done: () => boolean; stop: () => void; error: () => unknown }> {
+async function openWatch(path: string, params: Record<string, string | number | boolean | undefined>): Promise<{ events: Seen[]; done: () => boolean; stop: () => void; error: () => unknown }> {
   const events: Seen[] = [];
   let finished = false;
   let failure: unknown;
