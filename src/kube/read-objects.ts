@@ -100,6 +100,9 @@ export async function readObjects(cluster: ClusterClient, refs: readonly ObjectR
   for (const g of groups) {
     for (const ref of g.refs) if (!settled.has(refKey(ref)) && !result.objects.has(refKey(ref))) result.missing.push(ref);
   }
+  // Discovery may be cached while every LIST fails: that is still a cluster that cannot be read.
+  const listFailure = result.objects.size === 0 && result.missing.length === 0 ? findClusterError(result.errors, result.errors.length) : undefined;
+  if (listFailure !== undefined) result.clusterError = listFailure;
   return result;
 }
 
