@@ -7,6 +7,8 @@
  * Why each piece exists:
  * - gopher-lua prints integral numbers without ".0": `tostring`, `%s` in `string.format` and
  *   `table.concat` render integral floats as integers (the `..` operator cannot be changed).
+ * - Library functions that return floats (math.pow, sqrt, log, exp) return integers when the
+ *   result is integral, so `"x" .. math.pow(2, 3)` reads "x8" as in gopher-lua.
  * - gopher-lua's `%d` truncates non-integers; Lua 5.4 raises "number has no integer representation".
  * - Lua 5.1 names scripts still use: `table.getn`, `table.maxn`, `unpack`, `math.pow`, `math.mod`,
  *   `math.log10`, `string.gfind`.
@@ -133,11 +135,18 @@ local libs = {
     isyieldable = coroutine.isyieldable,
   },
 }
+local function integral(v)
+  if math_type(v) == 'float' then return tointeger(v) or v end
+  return v
+end
 for k, v in next, math do libs.math[k] = v end
-libs.math.pow = function(x, y) return x ^ y end
+libs.math.pow = function(x, y) return integral(x ^ y) end
+libs.math.sqrt = function(x) return integral(math.sqrt(x)) end
+libs.math.exp = function(x) return integral(math.exp(x)) end
+libs.math.log = function(x, base) return integral(math.log(x, base)) end
+libs.math.log10 = function(x) return integral(math.log(x, 10)) end
+libs.math.ldexp = function(m, e) return integral(m * 2.0 ^ e) end
 libs.math.mod = math.fmod
-libs.math.log10 = function(x) return math.log(x, 10) end
-libs.math.ldexp = function(m, e) return m * 2.0 ^ e end
 
 local metas = {}
 for name, lib in next, libs do

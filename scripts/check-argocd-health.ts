@@ -1,0 +1,75 @@
+/**
+ * Runs every `health_test.yaml` case found under an Argo CD `resource_customizations` checkout
+ * through phaselog's Lua health checker and prints pass/fail counts.
+ *
+ *   node --import tsx scripts/check-argocd-health.ts <resource_customizations dir> [--verbose]
+ *
+ * A case passes when phaselog reports the same health status and message as the test expects
+ * from Argo CD. Exit code 1 when any case fails.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { createHealthChecker, healthConfigSchema } from '../src/status/custom/index.ts';
+
+interface HealthTestFile {
+  tests?: { healthStatus?: { status?: string; message?: string }; inputPath?: string }[];
+}
+
+async function findTestFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await findTestFiles(path)));
+    else if (entry.name === 'health_test.yaml') out.push(path);
+  }
+  return out.sort();
+}
+
+async function main(): Promise<number> {
+  const [root, ...flags] = process.argv.slice(2);
+  if (!root) {
+    console.error('usage: check-argocd-health.ts <resource_customizations dir> [--verbose]');
+    return 2;
+  }
+  const verbose = flags.includes('--verbose');
+  const config = healthConfigSchema.parse({ luaDirectories: [root] });
+  const { checker, errors } = await createHealthChecker(config, { baseDir: process.cwd() });
+  for (const e of errors) console.log(`load error ${e.kind} ${e.source}${e.line ? `:${e.line}` : ''}: ${e.message}`);
+
+  let passed = 0;
+  let failed = 0;
+  const kinds = new Set<string>();
+  for (const file of await findTestFiles(root)) {
+    const folder = dirname(file);
+    const tests = (parseYaml(await readFile(file, 'utf8')) as HealthTestFile).tests ?? [];
+    for (const test of tests) {
+      const label = `${relative(root, folder)} ${test.inputPath ?? '?'}`;
+      const expected = { status: test.healthStatus?.status ?? '', message: test.healthStatus?.message ?? '' };
+      let actual = { status: '(no check matched)', message: '' };
+      try {
+        const object = parseYaml(await readFile(join(folder, test.inputPath ?? ''), 'utf8')) as Record<string, unknown>;
+        const result = checker.evaluate(object);
+        if (result?.customHealth) {
+          const isError = result.reason === 'HEALTH_CHECK_ERROR' && result.customHealth.health === 'Error';
+          actual = { status: isError ? 'Unknown' : result.customHealth.health, message: result.customHealth.message };
+        }
+      } catch (error) {
+        actual = { status: '(input unreadable)', message: (error as Error).message };
+      }
+      kinds.add(relative(root, folder));
+      if (actual.status === expected.status && actual.message === expected.message) {
+        passed++;
+        if (verbose) console.log(`PASS ${label}`);
+      } else {
+        failed++;
+        console.log(`FAIL ${label}\n  expected ${JSON.stringify(expected)}\n  actual   ${JSON.stringify(actual)}`);
+      }
+    }
+  }
+  checker.close();
+  console.log(`\n${kinds.size} kinds, ${passed + failed} cases: ${passed} passed, ${failed} failed`);
+  return failed === 0 ? 0 : 1;
+}
+
+process.exitCode = await main();
