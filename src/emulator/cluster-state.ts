@@ -7,6 +7,7 @@
 import { randomUUID, randomBytes } from 'node:crypto';
 import { formatApiVersion, parseApiVersion, readCrdType, type ResourceType } from './catalog.ts';
 import { makeAlreadyExists, makeConflict, makeFailure, makeInvalid, makeNotFound, type ApiFailure } from './api-status.ts';
+import { isJsonEqual } from './json-equal.ts';
 import { ObjectStore, readMeta } from './object-store.ts';
 import { TypeRegistry } from './registry.ts';
 import type { KubeObject } from './types.ts';
@@ -40,16 +41,16 @@ function finalizersOf(obj: KubeObject): string[] {
   return Array.isArray(f) ? f.filter((x): x is string => typeof x === 'string') : [];
 }
 
-function specPart(obj: KubeObject): string {
+function specPart(obj: KubeObject): KubeObject {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
-  return JSON.stringify(rest);
+  return rest;
 }
 
-function withoutVolatile(obj: KubeObject): string {
+function withoutVolatile(obj: KubeObject): KubeObject {
   const meta = { ...readMeta(obj) };
   delete meta['resourceVersion'];
   delete meta['managedFields'];
-  return JSON.stringify({ ...obj, metadata: meta });
+  return { ...obj, metadata: meta };
 }
 
 function ownerUids(obj: KubeObject): string[] {
@@ -222,7 +223,7 @@ export class ClusterState {
     if (terminating && finalizersOf(obj).length === 0) {
       return { ok: true, code: 200, object: this.finishRemoval(type, obj) };
     }
-    if (withoutVolatile(obj) === withoutVolatile(current)) return { ok: true, code: 200, object: current };
+    if (isJsonEqual(withoutVolatile(obj), withoutVolatile(current))) return { ok: true, code: 200, object: current };
     const stored = this.storeObject(type, obj, current);
     this.settle();
     return { ok: true, code: 200, object: stored };
@@ -259,7 +260,7 @@ export class ClusterState {
         return { failure: makeFailure(422, `${type.kind} "${String(curMeta['name'])}" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"${added.join('", "')}"}`, undefined, 'Invalid') };
       }
     }
-    if (type.hasGeneration && specPart(obj) !== specPart(current)) {
+    if (type.hasGeneration && !isJsonEqual(specPart(obj), specPart(current))) {
       meta['generation'] = (typeof curMeta['generation'] === 'number' ? curMeta['generation'] : 0) + 1;
     }
     return { object: obj };

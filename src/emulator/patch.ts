@@ -7,6 +7,8 @@
  * never mutated.
  */
 
+import { isJsonEqual } from './json-equal.ts';
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
@@ -34,9 +36,7 @@ function decodePointer(pointer: string): string[] | undefined {
   return pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-function deepEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
+const deepEqual = isJsonEqual;
 
 interface Located {
   parent: JsonObject | Json[];
