@@ -121,7 +121,9 @@ function loadServerCluster(entry: ClusterEntry & { name: string; server: string 
   const user: Record<string, unknown> = { name: 'user' };
   if (entry.token !== undefined) user.token = entry.token;
   if (entry.tokenFile !== undefined) user.authProvider = { name: 'tokenFile', config: { tokenFile: entry.tokenFile } };
-  const cluster: Record<string, unknown> = { name: 'cluster', server: entry.server, skipTLSVerify: entry.insecureSkipTLSVerify === true };
+  // client-node 1.4 refuses plain-http servers unless skipTLSVerify is set; for http it means nothing else.
+  const plainHttp = entry.server.startsWith('http:');
+  const cluster: Record<string, unknown> = { name: 'cluster', server: entry.server, skipTLSVerify: entry.insecureSkipTLSVerify === true || plainHttp };
   if (entry.caFile !== undefined) cluster.caFile = entry.caFile;
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromOptions({
