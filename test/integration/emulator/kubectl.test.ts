@@ -1,0 +1,143 @@
+/**
+ * kubectl (v1.32 on this machine and in CI) against the emulator through a kubeconfig file.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../../src/emulator/index.ts';
+import { waitFor } from './helpers.ts';
+
+const run = promisify(execFile);
+
+let em: Emulator;
+let dir: string;
+let kubeconfig: string;
+
+async function kubectl(...args: string[]): Promise<string> {
+  const { stdout } = await run('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 20_000 });
+  return stdout;
+}
+
+async function kubectlFails(...args: string[]): Promise<string> {
+  try {
+    await kubectl(...args);
+  } catch (e) {
+    return String((e as { stderr?: string }).stderr);
+  }
+  throw new Error(`kubectl ${args.join(' ')} succeeded but was expected to fail`);
+}
+
+beforeAll(async () => {
+  try {
+    await run('kubectl', ['version', '--client'], { timeout: 10_000 });
+  } catch (e) {
+    throw new Error(`kubectl is required for this test but could not be run (${(e as Error).message}); install kubectl >= 1.30 and put it on PATH`);
+  }
+  em = await startEmulator();
+  dir = await mkdtemp(join(tmpdir(), 'phaselog-kubectl-'));
+  kubeconfig = join(dir, 'kubeconfig');
+  await em.writeKubeconfig(kubeconfig);
+});
+
+afterAll(async () => {
+  await em?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const MANIFEST = `apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: frontend
+  namespace: shop
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: frontend}
+  template:
+    metadata:
+      labels: {app: frontend}
+    spec:
+      containers:
+      - name: web
+        image: nginx:IMAGE_TAG
+      - name: sidecar
+        image: busybox:1.36
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: shop
+  namespace: shop
+spec:
+  interval: 5m
+  path: ./shop
+  prune: true
+  sourceRef: {kind: GitRepository, name: infra}
+`;
+
+describe('kubectl against the emulator', () => {
+  it('applies, re-applies and reads back objects (built-in and custom kinds)', async () => {
+    const file = join(dir, 'shop.yaml');
+    await writeFile(file, MANIFEST.replace('IMAGE_TAG', '1.25'));
+    const created = await kubectl('apply', '-f', file);
+    expect(created).toContain('deployment.apps/frontend created');
+    expect(created).toContain('kustomization.kustomize.toolkit.fluxcd.io/shop created');
+
+    await writeFile(file, MANIFEST.replace('IMAGE_TAG', '1.27'));
+    const configured = await kubectl('apply', '-f', file);
+    expect(configured).toContain('deployment.apps/frontend configured');
+    expect(configured).toContain('kustomization.kustomize.toolkit.fluxcd.io/shop unchanged');
+
+    const dep = JSON.parse(await kubectl('get', 'deployment', 'frontend', '-n', 'shop', '-o', 'json')) as { metadata: { generation: number }; spec: { template: { spec: { containers: { name: string; image: string }[] } } } };
+    expect(dep.metadata.generation).toBe(2);
+    expect(dep.spec.template.spec.containers.map((c) => `${c.name}=${c.image}`)).toEqual(['web=nginx:1.27', 'sidecar=busybox:1.36']);
+    expect(await kubectl('get', 'ks', '-n', 'shop', '-o', 'name')).toBe('kustomization.kustomize.toolkit.fluxcd.io/shop\n');
+  });
+
+  it('patches status through --subresource=status without touching generation', async () => {
+    await kubectl('patch', 'deployment', 'frontend', '-n', 'shop', '--subresource=status', '--type=merge', '-p', '{"status":{"observedGeneration":2,"readyReplicas":2}}');
+    const out = await kubectl('get', 'deployment', 'frontend', '-n', 'shop', '-o', 'jsonpath={.status.readyReplicas}/{.metadata.generation}');
+    expect(out).toBe('2/2');
+  });
+
+  it('lists with a label selector and reports NotFound like a cluster', async () => {
+    expect(await kubectl('get', 'deployments', '-A', '-l', 'app!=other', '-o', 'name')).toBe('deployment.apps/frontend\n');
+    expect(await kubectlFails('get', 'deployment', 'nope', '-n', 'shop')).toContain('deployments.apps "nope" not found');
+  });
+
+  it('shows a finalized object as Terminating until the finalizer goes, and get --watch sees every step', async () => {
+    await kubectl('patch', 'deployment', 'frontend', '-n', 'shop', '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}');
+    const watcher: ChildProcess = spawn('kubectl', ['--kubeconfig', kubeconfig, 'get', 'deployments', '-n', 'shop', '--watch', '--output-watch-events', '-o', 'custom-columns=EVENT:.type,NAME:.object.metadata.name,DELETING:.object.metadata.deletionTimestamp']);
+    let output = '';
+    watcher.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+    try {
+      await waitFor('the initial ADDED line', () => (output.includes('ADDED') ? true : undefined), 15_000);
+      expect(await kubectl('delete', 'deployment', 'frontend', '-n', 'shop', '--wait=false')).toContain('deleted');
+      const stamp = await kubectl('get', 'deployment', 'frontend', '-n', 'shop', '-o', 'jsonpath={.metadata.deletionTimestamp}');
+      expect(stamp).toMatch(/^\d{4}-\d\d-\d\dT/);
+      await kubectl('patch', 'deployment', 'frontend', '-n', 'shop', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]');
+      await waitFor('the DELETED line', () => (output.includes('DELETED') ? true : undefined), 15_000);
+    } finally {
+      watcher.kill();
+    }
+    const rows = output.trim().split('\n').slice(1).map((l) => l.split(/\s+/));
+    // Removing the last finalizer deletes at once: one DELETED event, no MODIFIED before it.
+    expect(rows.map((r) => r[0])).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+    expect(rows[0]?.[2]).toBe('<none>');
+    expect(rows[1]?.[2]).toMatch(/^\d{4}-/);
+    expect(await kubectlFails('get', 'deployment', 'frontend', '-n', 'shop')).toContain('not found');
+  });
+
+  it('deletes a namespace with its contents', async () => {
+    expect(await kubectl('delete', 'namespace', 'shop')).toContain('namespace "shop" deleted');
+    expect(await kubectl('get', 'kustomizations', '-A', '-o', 'name')).toBe('');
+  });
+});
