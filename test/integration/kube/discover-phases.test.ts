@@ -1,0 +1,93 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { discoverPhases } from '../../../src/kube/discover-phases.ts';
+import { loadAirshipctlInventory, loadInventoryFixture } from '../../unit/inventory/load-fixture.ts';
+import { connect, startTestCluster, type TestCluster } from './helpers.ts';
+
+const FIXTURES = ['cli-utils-configmap.json', 'kpt-resourcegroup.json', 'flux-kustomization.json', 'flux-helmrelease.json', 'argocd-application.json'];
+
+describe('finding phases in a cluster', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+    const objects = [...FIXTURES.map(loadInventoryFixture), loadAirshipctlInventory()];
+    const cm = objects[0]?.metadata as Record<string, unknown>;
+    cm.managedFields = [{ manager: 'kapply', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: {} }];
+    // An ordinary ConfigMap must not be mistaken for an inventory.
+    objects.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop' }, data: { a: 'b' } });
+    cluster.emulator.apply(objects);
+  });
+  afterEach(() => cluster.emulator.clearFaults());
+  afterAll(async () => cluster.close());
+
+  it('finds every inventory format with its entries, and keeps a slimmed manifest', async () => {
+    const result = await discoverPhases(cluster.client);
+    expect(result.errors).toEqual([]);
+    expect(result.invalid).toEqual([]);
+    const summary = result.phases.map(({ phase }) => [phase.source, phase.namespace, phase.name, phase.entries.length]).sort();
+    expect(summary).toEqual([
+      ['argocd', 'argocd', 'shop', 6],
+      ['cli-utils', 'airshipit-initinfra-target', 'initinfra-target', 6],
+      ['cli-utils', 'shop', '3f0b6c1e-6a3c-4f2e-9f7e-2a6d1c9b8e41', 9],
+      ['flux', 'flux-system', 'shop', 7],
+      ['flux', 'shop', 'podinfo', 3],
+      ['resourcegroup', 'shop', 'inventory-shop', 4],
+    ]);
+    const cliUtils = result.phases.find((d) => d.phase.namespace === 'shop' && d.phase.source === 'cli-utils');
+    expect(cliUtils?.manifest).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'inventory-04873621' } });
+    expect((cliUtils?.manifest.metadata as Record<string, unknown>).managedFields).toBeUndefined();
+    const flux = result.phases.find((d) => d.phase.source === 'flux' && d.phase.name === 'shop');
+    expect(flux?.manifest.status).toMatchObject({ lastAppliedRevision: expect.stringContaining('main@sha1') });
+  });
+
+  it('looks only in the configured namespaces', async () => {
+    const result = await discoverPhases(cluster.client, { namespaces: ['shop'] });
+    expect(result.phases.map((d) => `${d.phase.source}/${d.phase.name}`).sort()).toEqual([
+      'cli-utils/3f0b6c1e-6a3c-4f2e-9f7e-2a6d1c9b8e41', 'flux/podinfo', 'resourcegroup/inventory-shop',
+    ]);
+  });
+
+  it('skips disabled sources without asking the cluster about them', async () => {
+    cluster.emulator.resetRequests();
+    const result = await discoverPhases(cluster.client, { sources: { flux: false, argocd: false } });
+    expect(result.phases.map((d) => d.phase.source).sort()).toEqual(['cli-utils', 'cli-utils', 'resourcegroup']);
+    expect(cluster.emulator.requestCount({ resource: 'kustomizations' })).toBe(0);
+    expect(cluster.emulator.requestCount({ resource: 'applications' })).toBe(0);
+  });
+
+  it('reports a forbidden source as data and still finds the others', async () => {
+    cluster.emulator.injectFault({ match: { verb: 'list', resource: 'kustomizations' }, effect: 'status', statusCode: 403 });
+    const result = await discoverPhases(cluster.client);
+    expect(result.errors).toEqual([expect.objectContaining({ kind: 'Kustomization', error: expect.objectContaining({ kind: 'FORBIDDEN' }) })]);
+    expect(result.phases).toHaveLength(5);
+  });
+
+  it('reports an inventory object that cannot be parsed, and keeps the rest', async () => {
+    cluster.emulator.apply({ apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization', metadata: { name: 'broken', namespace: 'flux-system' }, spec: {}, status: { inventory: { entries: 'oops' } } });
+    try {
+      const result = await discoverPhases(cluster.client);
+      expect(result.invalid).toEqual([expect.objectContaining({ source: 'flux', namespace: 'flux-system', name: 'broken', error: expect.objectContaining({ code: 'MALFORMED_INVENTORY' }) })]);
+      expect(result.phases).toHaveLength(6);
+    } finally {
+      cluster.emulator.remove({ apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization', namespace: 'flux-system', name: 'broken' });
+    }
+  });
+});
+
+describe('clusters without some inventory kinds', () => {
+  it('skips kinds the cluster does not serve without reporting an error', async () => {
+    const cluster = await startTestCluster();
+    try {
+      cluster.emulator.apply(loadInventoryFixture('cli-utils-configmap.json'));
+      for (const crd of ['applications.argoproj.io', 'kustomizations.kustomize.toolkit.fluxcd.io', 'helmreleases.helm.toolkit.fluxcd.io', 'resourcegroups.kpt.dev']) {
+        cluster.emulator.remove({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd });
+      }
+      const client = connect(cluster.emulator);
+      const result = await discoverPhases(client);
+      client.close();
+      expect(result.errors).toEqual([]);
+      expect(result.phases.map((d) => d.phase.source)).toEqual(['cli-utils']);
+    } finally {
+      await cluster.close();
+    }
+  });
+});
