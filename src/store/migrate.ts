@@ -1,0 +1,94 @@
+/**
+ * Applies phaselog's Prisma migrations (prisma/migrations) with Prisma's own schema engine, in
+ * process and offline. Used at start-up, by the test setup and by `phaselog migrate`.
+ */
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { NO_FILTERS, openSchemaEngine, parseDatabaseUrl, readMigrationsList } from './schema-engine.ts';
+import type { DbConnectionFields } from './schema-engine.ts';
+
+/** Where the migrations and schema live, relative to this file (works from src/ and dist/src/). */
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations', import.meta.url)).replace(
+  /dist\/prisma\/migrations$/,
+  'prisma/migrations',
+);
+export const SCHEMA_PATH = MIGRATIONS_DIR.replace(/migrations$/, 'schema.prisma');
+
+/** Create the database named in the URL if it does not exist yet (connects to `postgres`). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const fields = parseDatabaseUrl(url);
+  const admin = new pg.Client({ ...fields, database: 'postgres' });
+  await admin.connect();
+  try {
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [fields.database]);
+    if (found.rowCount === 0) {
+      await admin.query(`CREATE DATABASE "${fields.database.replaceAll('"', '""')}"`);
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+export interface MigrateResult {
+  applied: string[];
+}
+
+/** Apply every migration not yet applied. Idempotent; safe to call from several processes in turn. */
+export async function migrateDatabase(url: string, migrationsDir = MIGRATIONS_DIR): Promise<MigrateResult> {
+  const { engine, close } = await openSchemaEngine(parseDatabaseUrl(url), undefined);
+  try {
+    const out = await engine.applyMigrations({
+      migrationsList: await readMigrationsList(migrationsDir),
+      filters: NO_FILTERS,
+    });
+    return { applied: out.appliedMigrationNames };
+  } finally {
+    await close();
+  }
+}
+
+/** Migrations not yet applied to the database (empty when it is up to date). */
+export async function listPendingMigrations(url: string, migrationsDir = MIGRATIONS_DIR): Promise<string[]> {
+  const { engine, close } = await openSchemaEngine(parseDatabaseUrl(url), undefined);
+  try {
+    const out = await engine.diagnoseMigrationHistory({
+      migrationsList: await readMigrationsList(migrationsDir),
+      optInToShadowDatabase: false,
+      filters: NO_FILTERS,
+    });
+    const history = out.history;
+    if (history && history.diagnostic === 'databaseIsBehind') return history.unappliedMigrationNames;
+    if (history && history.diagnostic === 'historiesDiverge') return history.unappliedMigrationNames;
+    return [];
+  } finally {
+    await close();
+  }
+}
+
+/**
+ * The SQL that would take a database built from the migrations to what schema.prisma describes.
+ * Empty when they agree. Uses a temporary shadow database on the given server.
+ */
+export async function diffMigrationsAgainstSchema(
+  url: string,
+  options: { migrationsDir?: string; schemaPath?: string } = {},
+): Promise<string> {
+  const fields: DbConnectionFields = parseDatabaseUrl(url);
+  const schemaPath = options.schemaPath ?? SCHEMA_PATH;
+  const schema = await readFile(schemaPath, 'utf8');
+  const { engine, close } = await openSchemaEngine(fields, [[schemaPath, schema]]);
+  try {
+    const result = await engine.diff({
+      from: { tag: 'migrations', ...(await readMigrationsList(options.migrationsDir ?? MIGRATIONS_DIR)) },
+      to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: schema }] },
+      script: true,
+      exitCode: null,
+      filters: NO_FILTERS,
+    });
+    const sql = (result.stdout ?? '').trim();
+    return sql === '-- This is an empty migration.' ? '' : sql;
+  } finally {
+    await close();
+  }
+}
