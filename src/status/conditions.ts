@@ -28,6 +28,20 @@ const FIELDS: readonly (readonly [keyof BasicCondition, string])[] = [
   ['message', 'string'],
 ];
 
+function isStringOrAbsent(value: unknown): boolean {
+  return value === undefined || value === null || typeof value === 'string';
+}
+
+function describeFieldError(element: JsonRecord, index: number): FieldError {
+  for (const [field, goType] of FIELDS) {
+    const value = element[field];
+    if (!isStringOrAbsent(value)) {
+      return new FieldError(`cannot convert ${goTypeName(value)} to ${goType} (at .status.conditions[${index}].${field})`);
+    }
+  }
+  return new FieldError(`undecodable condition (at .status.conditions[${index}])`);
+}
+
 /**
  * Decodes `status.conditions`. Missing or `null` status/conditions give an empty list; a non-object
  * `status`, a non-list `conditions`, a non-object element or a non-string field give the converter's
@@ -48,14 +62,16 @@ export function decodeConditions(obj: JsonRecord): ConditionList | FieldError {
     if (!isRecord(element)) {
       return new FieldError(`cannot restore struct from: ${goKindName(element)} (at .status.conditions[${i}])`);
     }
-    for (const [field, goType] of FIELDS) {
-      const value = element[field];
-      if (value !== undefined && value !== null && typeof value !== 'string') {
-        return new FieldError(
-          `cannot convert ${goTypeName(value)} to ${goType} (at .status.conditions[${i}].${field})`,
-        );
-      }
+    // Checked field by field without a loop: this runs for every condition of every object.
+    if (
+      isStringOrAbsent(element['type']) &&
+      isStringOrAbsent(element['status']) &&
+      isStringOrAbsent(element['reason']) &&
+      isStringOrAbsent(element['message'])
+    ) {
+      continue;
     }
+    return describeFieldError(element, i);
   }
   return list as ConditionList;
 }

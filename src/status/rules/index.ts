@@ -19,16 +19,26 @@ import { computeStatefulSetStatus } from './statefulset.ts';
 
 export type { RuleContext, StatusRule } from './rule.ts';
 
-/** kind -> group -> rule; two-level so a lookup allocates no key string. */
-const RULES = new Map<string, Map<string, StatusRule>>();
+/** A rule with the apiVersion prefix (`apps/`) its group is recognised by. */
+interface RuleEntry {
+  group: string;
+  prefix: string;
+  rule: StatusRule;
+}
+
+/** kind -> rules by group. Matching compares prefixes, so a lookup allocates nothing. */
+const RULES = new Map<string, RuleEntry[]>();
 
 function register(group: string, kind: string, rule: StatusRule): void {
-  let byGroup = RULES.get(kind);
-  if (byGroup === undefined) {
-    byGroup = new Map();
-    RULES.set(kind, byGroup);
-  }
-  byGroup.set(group, rule);
+  const entries = RULES.get(kind) ?? [];
+  entries.push({ group, prefix: `${group}/`, rule });
+  RULES.set(kind, entries);
+}
+
+/** True when `apiVersion` parses (as apimachinery's ParseGroupVersion) to the entry's group. */
+function hasGroup(apiVersion: string, entry: RuleEntry): boolean {
+  if (entry.group === '') return apiVersion === '/' || apiVersion.indexOf('/') === -1;
+  return apiVersion.startsWith(entry.prefix) && apiVersion.indexOf('/', entry.prefix.length) === -1;
 }
 
 register('', 'Service', computeServiceStatus);
@@ -80,11 +90,12 @@ export function findRule(obj: JsonRecord): StatusRule | undefined {
   const kind = obj['kind'];
   if (typeof kind !== 'string') return undefined;
   const apiVersion = typeof obj['apiVersion'] === 'string' ? obj['apiVersion'] : '';
-  const group = parseGroup(apiVersion);
-  if (group === undefined) return undefined;
-  const byGroup = RULES.get(kind);
-  if (byGroup !== undefined) return byGroup.get(group);
-  return group === '' ? findRuleBySlashedKind(kind) : undefined;
+  const entries = RULES.get(kind);
+  if (entries !== undefined) {
+    for (const entry of entries) if (hasGroup(apiVersion, entry)) return entry.rule;
+    return undefined;
+  }
+  return parseGroup(apiVersion) === '' ? findRuleBySlashedKind(kind) : undefined;
 }
 
 /**
@@ -95,5 +106,5 @@ function findRuleBySlashedKind(kind: string): StatusRule | undefined {
   const slash = kind.indexOf('/');
   if (slash <= 0 || kind.indexOf('/', slash + 1) !== -1) return undefined;
   const group = kind.slice(0, slash);
-  return RULES.get(kind.slice(slash + 1))?.get(group);
+  return RULES.get(kind.slice(slash + 1))?.find((entry) => entry.group === group)?.rule;
 }
