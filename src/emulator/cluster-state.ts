@@ -185,12 +185,16 @@ export class ClusterState {
       const t = readCrdType(body);
       if ('error' in t) return { ok: false, failure: makeInvalid(type.group, type.kind, name, 'spec', t.error) };
     }
-    meta['uid'] = randomUUID();
-    meta['creationTimestamp'] = now();
+    // In-process objects (fixtures) may carry their own uid, timestamp and generation; API clients may not.
+    const keep = (key: string, valid: (v: unknown) => boolean): boolean => mode.inProcess === true && valid(meta[key]);
+    if (!keep('uid', (v) => typeof v === 'string' && v !== '')) meta['uid'] = randomUUID();
+    if (!keep('creationTimestamp', (v) => typeof v === 'string' && v !== '')) meta['creationTimestamp'] = now();
     delete meta['deletionTimestamp'];
     delete meta['resourceVersion'];
-    if (type.hasGeneration) meta['generation'] = 1;
-    else delete meta['generation'];
+    if (!keep('generation', (v) => typeof v === 'number' && v > 0)) {
+      if (type.hasGeneration) meta['generation'] = 1;
+      else delete meta['generation'];
+    }
     const obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
     if (type.hasStatus && !mode.inProcess) delete obj['status'];
     if (type.kind === 'Namespace' && type.group === '') obj['status'] = { phase: 'Active' };
@@ -260,7 +264,10 @@ export class ClusterState {
         return { failure: makeFailure(422, `${type.kind} "${String(curMeta['name'])}" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"${added.join('", "')}"}`, undefined, 'Invalid') };
       }
     }
-    if (type.hasGeneration && !isJsonEqual(specPart(obj), specPart(current))) {
+    const givenGeneration = readMeta(body)['generation'];
+    if (mode.inProcess && typeof givenGeneration === 'number' && givenGeneration > 0) {
+      meta['generation'] = givenGeneration;
+    } else if (type.hasGeneration && !isJsonEqual(specPart(obj), specPart(current))) {
       meta['generation'] = (typeof curMeta['generation'] === 'number' ? curMeta['generation'] : 0) + 1;
     }
     return { object: obj };

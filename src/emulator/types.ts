@@ -113,7 +113,9 @@ export interface Emulator {
   writeKubeconfig(path: string, opts?: { contextName?: string }): Promise<void>;
   /**
    * Creates or replaces objects in-process: status included, resourceVersion bumped, generation
-   * bumped when the spec changed, watch events emitted. Throws on objects of unknown kinds.
+   * bumped when the spec changed, watch events emitted. Unlike API writes, a `metadata.generation`,
+   * `uid` or `creationTimestamp` given in the object is kept, so fixtures with
+   * `status.observedGeneration` stay consistent. Throws EmulatorInputError on unknown kinds.
    */
   apply(obj: object | object[]): void;
   /** JSON-merge-patches `.status` of an existing object (throws if it does not exist). */
