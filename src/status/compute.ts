@@ -33,13 +33,21 @@ export interface ComputeStatusOptions {
   customHealth?: CustomHealthHook;
 }
 
+/** The text of anything thrown, without ever throwing itself. */
+function describeThrown(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return 'an unprintable error';
+  }
+}
+
 function runCustomHealth(hook: CustomHealthHook, object: Record<string, unknown>): StatusResult | undefined {
   let outcome: unknown;
   try {
     outcome = hook(object);
   } catch (error) {
-    const text = error instanceof Error ? error.message : String(error);
-    return unknownStatus('HEALTH_CHECK_ERROR', `custom health check failed: ${text}`);
+    return unknownStatus('HEALTH_CHECK_ERROR', `custom health check failed: ${describeThrown(error)}`);
   }
   if (outcome === undefined) return undefined;
   if (!isRecord(outcome) || !isResourceStatus(outcome['status'])) {
@@ -92,7 +100,6 @@ export function computeStatus(object: unknown, options: ComputeStatusOptions): S
     return computeUnguarded(object, options ?? { now: Number.NaN });
   } catch (error) {
     // Only reachable through exotic input (throwing getters, proxies): plain JSON never throws.
-    const text = error instanceof Error ? error.message : String(error);
-    return malformedStatus(`could not read the object: ${text}`);
+    return malformedStatus(`could not read the object: ${describeThrown(error)}`);
   }
 }

@@ -110,6 +110,12 @@ describe('custom health hook', () => {
     expect(result).toEqual({ status: 'Unknown', reason: 'HEALTH_CHECK_ERROR', message: 'custom health check failed: no such field: status.phase', conditions: [] });
   });
 
+  it('survives a hook that throws something unprintable', () => {
+    const unprintable = { toString(): string { throw new Error('no'); } };
+    const result = computeStatus(fixture('deployment'), { now: NOW, customHealth: () => { throw unprintable; } });
+    expect(result).toMatchObject({ status: 'Unknown', reason: 'HEALTH_CHECK_ERROR', message: 'custom health check failed: an unprintable error' });
+  });
+
   it('turns a hook answer without a valid status into Unknown HEALTH_CHECK_ERROR', () => {
     const bogus = (): StatusResult => ({ status: 'Healthy', message: '', conditions: [] }) as unknown as StatusResult;
     expect(computeStatus(fixture('deployment'), { now: NOW, customHealth: bogus })).toMatchObject({ status: 'Unknown', reason: 'HEALTH_CHECK_ERROR' });
