@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultRule } from '../../../src/emulator/index.ts';
 import { refKey } from '../../../src/inventory/ref-key.ts';
 import type { KubeErrorKind } from '../../../src/kube/errors.ts';
+import { readClusters } from '../../../src/kube/read-clusters.ts';
 import { readObjects } from '../../../src/kube/read-objects.ts';
 import { connect, makeObject, refOf, startTestCluster, type TestCluster } from './helpers.ts';
 
@@ -114,7 +115,8 @@ describe('one failing cluster leaves the others alone', () => {
       for (const c of [healthy, broken, down]) c.emulator.apply([makeObject('Deployment', 'shop', 'web'), makeObject('ConfigMap', 'shop', 'web'), makeObject('Service', 'shop', 'web')]);
       broken.emulator.injectFault({ effect: 'reset' });
       await down.emulator.close();
-      const [ok, bad, gone] = await Promise.all([healthy, broken, down].map((c) => readObjects(c.client, refs)));
+      const results = await readClusters([healthy, broken, down].map((c) => ({ cluster: c.client, refs })));
+      const [ok, bad, gone] = ['healthy', 'broken', 'down'].map((name) => results.get(name));
       expect(ok?.objects.size).toBe(3);
       expect(ok?.errors).toEqual([]);
       expect(bad?.clusterError?.kind).toBe('UNREACHABLE');
