@@ -59,7 +59,8 @@ export class KubeRequestError extends Error {
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN',
   'ECONNABORTED', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID', 'ERR_STREAM_PREMATURE_CLOSE',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_STREAM_PREMATURE_CLOSE', 'ERR_SSL_WRONG_VERSION_NUMBER', 'EPROTO', 'ETIMEDOUT',
 ]);
 
 /**
@@ -85,7 +86,6 @@ export function classifyKubeError(err: unknown): KubeError {
   if (details.code !== undefined && UNREACHABLE_CODES.has(details.code)) {
     return { kind: 'UNREACHABLE', message: `${details.code}: ${message}` };
   }
-  if (/socket hang up|network|connect|certificate|self.signed/i.test(message)) return { kind: 'UNREACHABLE', message };
   return { kind: 'SERVER_ERROR', message };
 }
 
