@@ -5,6 +5,7 @@
 export { computeStatus } from './compute.ts';
 export type { ComputeStatusOptions, CustomHealthHook } from './compute.ts';
 export { applyPodRule, selectPods } from './pods.ts';
+export { findRecheckTime } from './recheck.ts';
 export { aggregateStatus } from './aggregate.ts';
 export { describeRef, STATUS_PRIORITY, summarizePhase } from './phase-summary.ts';
 export type {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyPodRule, computeStatus, parseLabelSelector, selectPods } from '../../../src/status/index.ts';
+import { applyPodRule, computeStatus, findRecheckTime, parseLabelSelector, selectPods } from '../../../src/status/index.ts';
 import { fixture, patched } from './fixtures.ts';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
@@ -82,5 +82,28 @@ describe('selectPods', () => {
     ['an invalid label key', { matchLabels: { 'bad key!': 'x' } }, 'invalid label key "bad key!"'],
   ])('rejects %s', (_name, selector, error) => {
     expect(parseLabelSelector(selector)).toEqual({ ok: false, error });
+  });
+});
+
+describe('findRecheckTime', () => {
+  const created = '2026-03-01T11:59:55Z';
+  const waiting = patched('pod', { metadata: { labels: web, creationTimestamp: created }, status: unschedulable });
+
+  it('tells when a pod inside its grace period turns Failed', () => {
+    expect(findRecheckTime(waiting, { now: NOW })).toBe(Date.parse(created) + 15_000);
+    expect(computeStatus(waiting, { now: new Date(Date.parse(created) + 15_000) }).status).toBe('Failed');
+  });
+
+  it('tells a ReplicaSet when its unschedulable pod will escalate it', () => {
+    expect(findRecheckTime(notReadyRs, { now: NOW, pods: [pod('a', web, ready), waiting] })).toBe(Date.parse(created) + 15_000);
+  });
+
+  it.each([
+    ['a ready pod', fixture('pod'), undefined],
+    ['a pod already past its grace period', patched('pod', { status: unschedulable }), undefined],
+    ['a Deployment, which never escalates', patched('deployment', {}), [waiting]],
+    ['a ReplicaSet without pods given', notReadyRs, undefined],
+  ] as const)('has nothing to schedule for %s', (_name, object, pods) => {
+    expect(findRecheckTime(object, { now: NOW, pods })).toBeUndefined();
   });
 });
