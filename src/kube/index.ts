@@ -15,6 +15,8 @@ export { readClusters } from './read-clusters.ts';
 export type { ClusterReadRequest } from './read-clusters.ts';
 export { createWatchCache } from './watch-cache.ts';
 export type { WatchCache, WatchCacheEvents, WatchCacheOptions, WatchCacheStats, WatchChange } from './watch-cache.ts';
+export { createWatchSet } from './watch-set.ts';
+export type { WatchSet } from './watch-set.ts';
 export { discoverPhases } from './discover-phases.ts';
 export type { DiscoveredPhase, DiscoverPhasesOptions, DiscoverPhasesResult, InvalidInventory, PhaseSourceToggles } from './discover-phases.ts';
 export { slimObject } from './slim.ts';

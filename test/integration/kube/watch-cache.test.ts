@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { refKey } from '../../../src/inventory/ref-key.ts';
 import { readObjects } from '../../../src/kube/read-objects.ts';
 import { createWatchCache, type WatchCache, type WatchChange } from '../../../src/kube/watch-cache.ts';
+import { createWatchSet } from '../../../src/kube/watch-set.ts';
 import type { KubeError } from '../../../src/kube/errors.ts';
 import { connect, makeObject, refOf, startTestCluster, waitFor, type TestCluster } from './helpers.ts';
 
@@ -112,5 +113,28 @@ describe('watch caches over real HTTP', () => {
     const polled = await readObjects(client, refs);
     expect(polled.stats.listRequests).toBe(1);
     client.close();
+  });
+
+  it('a watch set covers every kind of a phase: the next tick sends no LIST and changes arrive as events', async () => {
+    const refs = [refOf('Deployment', 'set', 'web'), refOf('Service', 'set', 'web'), refOf('ConfigMap', 'set', 'web')];
+    cluster.emulator.apply([makeObject('Deployment', 'set', 'web'), makeObject('Service', 'set', 'web'), makeObject('ConfigMap', 'set', 'web')]);
+    const client = connect(cluster.emulator, {}, 'set-cluster');
+    const set = createWatchSet(client, refs.map((r) => ({ group: r.group, kind: r.kind })));
+    const seen: string[] = [];
+    set.onChange((change, name) => seen.push(`${name} ${change.type} ${change.ref.kind}/${change.ref.name}`));
+    try {
+      const outcomes = await set.start();
+      expect([...outcomes.values()]).toEqual([undefined, undefined, undefined]);
+      cluster.emulator.resetRequests();
+      const result = await readObjects(client, refs);
+      expect(result.objects.size).toBe(3);
+      expect(result.stats.listRequests).toBe(0);
+      expect(cluster.emulator.requestCount({ verb: 'list' })).toBe(0);
+      cluster.emulator.patchStatus({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'set', name: 'web' }, { replicas: 2 });
+      await waitFor(() => seen.includes('set-cluster MODIFIED Deployment/web'), 'the change from the set');
+    } finally {
+      set.stop();
+      client.close();
+    }
   });
 });

@@ -1,0 +1,42 @@
+/**
+ * Watch mode for a whole cluster: one watch cache per kind the phases use, with one change
+ * stream. Starting registers the caches with the cluster so `readObjects` answers those kinds
+ * from memory; stopping returns the cluster to polling.
+ */
+import type { GroupKind } from '../inventory/types.ts';
+import type { ClusterClient } from './cluster-client.ts';
+import type { KubeError } from './errors.ts';
+import { createWatchCache, type WatchCache, type WatchCacheOptions, type WatchChange } from './watch-cache.ts';
+
+/** The caches of one cluster. */
+export interface WatchSet {
+  /** Starts every cache; resolves when each is synced or has failed once (failed ones keep retrying). */
+  start(): Promise<Map<string, KubeError | undefined>>;
+  stop(): void;
+  /** Called for every change in any of the kinds, with the cluster's name. */
+  onChange(listener: (change: WatchChange, cluster: string) => void): () => void;
+  readonly caches: ReadonlyMap<string, WatchCache>;
+}
+
+/** Creates one cluster-wide (or single-namespace) cache per distinct group/kind. */
+export function createWatchSet(cluster: ClusterClient, kinds: readonly GroupKind[], options: WatchCacheOptions & { namespace?: string } = {}): WatchSet {
+  const caches = new Map<string, WatchCache>();
+  for (const gk of kinds) {
+    const key = `${gk.group}/${gk.kind}`;
+    if (!caches.has(key)) caches.set(key, createWatchCache(cluster, gk, options.namespace, options));
+  }
+  return {
+    caches,
+    async start() {
+      const outcomes = await Promise.all([...caches].map(async ([key, cache]) => [key, await cache.start()] as const));
+      return new Map(outcomes);
+    },
+    stop() {
+      for (const cache of caches.values()) cache.stop();
+    },
+    onChange(listener) {
+      const offs = [...caches.values()].map((cache) => cache.on('change', (change) => listener(change, cluster.name)));
+      return () => offs.forEach((off) => off());
+    },
+  };
+}
