@@ -63,6 +63,20 @@ describe('malformed objects are Unknown with MALFORMED_OBJECT, never thrown', ()
     expect(result).toEqual({ status: 'Unknown', message, conditions: [], reason: 'MALFORMED_OBJECT' });
   });
 
+  it('reports a 10,000-deep list where status belongs', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    expect(computeStatus({ ...fixture('kustomization'), status: deep }, { now: NOW })).toMatchObject({ status: 'Unknown', reason: 'MALFORMED_OBJECT', message: 'cannot restore struct from: slice (at .status)' });
+  });
+
+  it('ignores deep nesting in fields kstatus does not read', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    const object = patched('deployment', {});
+    (object['spec'] as Record<string, unknown>)['template'] = deep;
+    expect(computeStatus(object, { now: NOW }).status).toBe('Current');
+  });
+
   it('reads a null metadata as absent, like apimachinery', () => {
     expect(computeStatus({ apiVersion: 'v1', kind: 'ConfigMap', metadata: null }, { now: NOW }).status).toBe('Current');
   });
