@@ -66,7 +66,7 @@ describe('malformed objects are Unknown with MALFORMED_OBJECT, never thrown', ()
   it('reports a 10,000-deep list where status belongs', () => {
     let deep: unknown = 'x';
     for (let i = 0; i < 10_000; i++) deep = [deep];
-    expect(computeStatus({ ...fixture('kustomization'), status: deep }, { now: NOW })).toMatchObject({ status: 'Unknown', reason: 'MALFORMED_OBJECT', message: 'cannot restore struct from: slice (at .status)' });
+    expect(computeStatus({ ...fixture('kustomization'), status: deep }, { now: NOW })).toMatchObject({ status: 'Unknown', reason: 'MALFORMED_OBJECT', message: 'looking up status.observedGeneration from resource: .status.observedGeneration accessor error: [1 items] is of the type []interface {}, expected map[string]interface{}' });
   });
 
   it('ignores deep nesting in fields kstatus does not read', () => {
