@@ -64,12 +64,6 @@ export function decodeContinue(text: string, compactedRv: number): ContinueToken
   return { rv: p['rv'], start: p['start'] };
 }
 
-/** The sort key of an object (etcd key order: namespace, then name). */
-export function sortKey(obj: KubeObject): string {
-  const m = readMeta(obj);
-  return `${String(m['namespace'] ?? '')}\u0000${String(m['name'] ?? '')}`;
-}
-
 /** Parses a non-negative integer parameter; undefined when absent. */
 export function parseCount(params: URLSearchParams, key: string): number | undefined | ApiFailure {
   const raw = params.get(key);

@@ -28,7 +28,10 @@ export interface Watcher {
 interface Bucket {
   byNamespace: Map<string, Map<string, KubeObject>>;
   count: number;
+  /** Cluster-wide sorted keys (`namespace\0name`), rebuilt after creations and removals. */
   sortedKeys: string[] | undefined;
+  /** Per-namespace sorted keys, dropped for a namespace when it gains or loses an object. */
+  sortedByNamespace: Map<string, string[]>;
   history: ChangeEvent[];
   /** Events with rv <= this are forgotten. */
   compactedRv: number;
@@ -82,7 +85,7 @@ export class ObjectStore {
     const key = typeKey(type.group, type.plural);
     let b = this.buckets.get(key);
     if (!b) {
-      b = { byNamespace: new Map(), count: 0, sortedKeys: undefined, history: [], compactedRv: this.globalCompactedRv, watchers: new Set() };
+      b = { byNamespace: new Map(), count: 0, sortedKeys: undefined, sortedByNamespace: new Map(), history: [], compactedRv: this.globalCompactedRv, watchers: new Set() };
       this.buckets.set(key, b);
     }
     return b;
@@ -109,6 +112,7 @@ export class ObjectStore {
       b.count++;
       this.total++;
       b.sortedKeys = undefined;
+      b.sortedByNamespace.delete(ns);
     }
     this.record(b, { type: existed ? 'MODIFIED' : 'ADDED', rv, object: obj });
   }
@@ -123,6 +127,7 @@ export class ObjectStore {
     b.count--;
     this.total--;
     b.sortedKeys = undefined;
+    b.sortedByNamespace.delete(ns);
     this.record(b, { type: 'DELETED', rv, object: finalObj });
   }
 
@@ -141,23 +146,40 @@ export class ObjectStore {
     }
   }
 
-  /** Objects in a namespace (or all namespaces when undefined), sorted by namespace then name as etcd keys are. */
-  listSorted(type: ResourceType, namespace: string | undefined): KubeObject[] {
+  /**
+   * Keys (`namespace\0name`) of a namespace's objects, or of all when `namespace` is undefined,
+   * in etcd key order. Cached until an object is created or removed, so paging is O(page).
+   */
+  sortedKeys(type: ResourceType, namespace: string | undefined): readonly string[] {
     const b = this.bucket(type);
     if (namespace !== undefined) {
-      const names = b.byNamespace.get(namespace);
-      if (!names) return [];
-      return [...names.keys()].sort().map((n) => names.get(n) as KubeObject);
+      let keys = b.sortedByNamespace.get(namespace);
+      if (!keys) {
+        const names = b.byNamespace.get(namespace);
+        keys = names ? [...names.keys()].sort().map((n) => namespace + KEY_SEP + n) : [];
+        b.sortedByNamespace.set(namespace, keys);
+      }
+      return keys;
     }
     if (!b.sortedKeys) {
       const keys: string[] = [];
       for (const [ns, names] of b.byNamespace) for (const n of names.keys()) keys.push(ns + KEY_SEP + n);
       b.sortedKeys = keys.sort();
     }
+    return b.sortedKeys;
+  }
+
+  /** The object stored under a key from {@link sortedKeys}. */
+  getByKey(type: ResourceType, key: string): KubeObject | undefined {
+    const i = key.indexOf(KEY_SEP);
+    return this.bucket(type).byNamespace.get(key.slice(0, i))?.get(key.slice(i + 1));
+  }
+
+  /** Objects in a namespace (or all namespaces when undefined), sorted by namespace then name as etcd keys are. */
+  listSorted(type: ResourceType, namespace: string | undefined): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const k of b.sortedKeys) {
-      const i = k.indexOf(KEY_SEP);
-      const obj = b.byNamespace.get(k.slice(0, i))?.get(k.slice(i + 1));
+    for (const k of this.sortedKeys(type, namespace)) {
+      const obj = this.getByKey(type, k);
       if (obj) out.push(obj);
     }
     return out;

@@ -6,7 +6,7 @@ import { makeFailure, makeNotFound, type ApiFailure } from './api-status.ts';
 import { formatApiVersion, type ResourceType } from './catalog.ts';
 import type { ClusterState } from './cluster-state.ts';
 import { sendFailure, sendJson } from './http-io.ts';
-import { decodeContinue, encodeContinue, isSelected, parseCount, parseResourceVersion, parseSelection, sortKey } from './list-query.ts';
+import { decodeContinue, encodeContinue, isSelected, parseCount, parseResourceVersion, parseSelection } from './list-query.ts';
 import { presentListItem, presentObject } from './present.ts';
 import type { ResourceRequest } from './request-info.ts';
 import type { KubeObject } from './types.ts';
@@ -58,33 +58,35 @@ export function selectPage(state: ClusterState, type: ResourceType, info: Resour
     startAfter = token.start;
     listRv = token.rv;
   }
-  const all = state.store.listSorted(type, type.namespaced ? info.namespace : undefined);
+  const keys = state.store.sortedKeys(type, type.namespaced ? info.namespace : undefined);
   let from = 0;
   if (startAfter !== undefined) {
     let lo = 0;
-    let hi = all.length;
+    let hi = keys.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (sortKey(all[mid] as KubeObject) <= startAfter) lo = mid + 1;
+      if ((keys[mid] as string) <= startAfter) lo = mid + 1;
       else hi = mid;
     }
     from = lo;
   }
   const filtered = selection.labels.length > 0 || selection.fields.length > 0;
   const items: KubeObject[] = [];
+  let lastKey: string | undefined;
   let i = from;
-  for (; i < all.length; i++) {
-    const obj = all[i] as KubeObject;
-    if (filtered && !isSelected(selection, obj)) continue;
+  for (; i < keys.length; i++) {
     if (limit !== undefined && limit > 0 && items.length === limit) break;
+    const key = keys[i] as string;
+    const obj = state.store.getByKey(type, key);
+    if (!obj || (filtered && !isSelected(selection, obj))) continue;
     items.push(obj);
+    lastKey = key;
   }
   const metadata: Record<string, unknown> = { resourceVersion: String(listRv) };
-  const last = items[items.length - 1];
-  if (i < all.length && last !== undefined) {
+  if (i < keys.length && lastKey !== undefined) {
     // More may match: without selectors the apiserver also reports how many items remain.
-    metadata['continue'] = encodeContinue({ rv: listRv, start: sortKey(last) });
-    if (!filtered) metadata['remainingItemCount'] = all.length - i;
+    metadata['continue'] = encodeContinue({ rv: listRv, start: lastKey });
+    if (!filtered) metadata['remainingItemCount'] = keys.length - i;
   }
   return { items, metadata };
 }
