@@ -62,6 +62,8 @@ export interface WatchCacheOptions {
   maxBackoffMs?: number;
   /** Silence after which a watch is treated as dead. @default timeoutSeconds + 30 s */
   idleTimeoutMs?: number;
+  /** How long to wait for a watch's response headers. @default the transport timeout */
+  connectTimeoutMs?: number;
   pageSize?: number;
 }
 
@@ -192,7 +194,10 @@ export function createWatchCache(
         if (classified.statusCode === 410) return void relist();
         fail(classified);
       },
-    }, { idleTimeoutMs: options.idleTimeoutMs ?? (timeoutSeconds + 30) * 1000 });
+    }, {
+      idleTimeoutMs: options.idleTimeoutMs ?? (timeoutSeconds + 30) * 1000,
+      ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+    });
   }
 
   return {

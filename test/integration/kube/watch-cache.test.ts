@@ -92,6 +92,21 @@ describe('watch caches over real HTTP', () => {
     expect(failures.map((f) => f.kind)).toEqual(['UNREACHABLE', 'UNREACHABLE']);
   });
 
+  it('gives up on a watch that never answers and reconnects', async () => {
+    cache = createWatchCache(cluster.client, { group: '', kind: 'ConfigMap' }, 'hung', { connectTimeoutMs: 200, initialBackoffMs: 10 });
+    const failures: KubeError[] = [];
+    const names: string[] = [];
+    cache.on('failure', (e) => failures.push(e));
+    cache.on('change', (c) => names.push(c.ref.name));
+    cluster.emulator.injectFault({ match: { verb: 'watch', namespace: 'hung' }, effect: 'hang', times: 1 });
+    await cache.start();
+    await waitFor(() => failures.length === 1, 'the hung watch to time out');
+    expect(failures[0]?.kind).toBe('TIMEOUT');
+    await waitFor(() => (cache?.stats.watches ?? 0) >= 2, 'a second watch');
+    cluster.emulator.apply(makeObject('ConfigMap', 'hung', 'after-hang'));
+    await waitFor(() => names.includes('after-hang'), 'an event on the new watch');
+  });
+
   it('an unserved kind fails with KIND_NOT_FOUND', async () => {
     cache = createWatchCache(cluster.client, { group: 'example.com', kind: 'Widget' }, undefined, { initialBackoffMs: 60_000 });
     expect((await cache.start())?.kind).toBe('KIND_NOT_FOUND');
