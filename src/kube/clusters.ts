@@ -16,6 +16,21 @@ export interface ClusterHandle {
   kubeConfig: KubeConfig;
   /** API server URL, safe to show. */
   server: string;
+  /** Serialises without credentials, so logging a cluster never leaks a token. */
+  toJSON?(): { name: string; labels: Record<string, string>; server: string };
+}
+
+/** Builds a handle whose JSON form (logs, API answers) leaves the KubeConfig out. */
+export function createClusterHandle(name: string, labels: Record<string, string>, kubeConfig: KubeConfig, server: string): ClusterHandle {
+  return {
+    name,
+    labels,
+    kubeConfig,
+    server,
+    toJSON() {
+      return { name: this.name, labels: this.labels, server: this.server };
+    },
+  };
 }
 
 /** A cluster entry that could not be loaded. */
@@ -69,7 +84,7 @@ export function loadKubeconfigClusters(source: KubeconfigSource): ClusterLoadRes
       continue;
     }
     const name = wanted.length === 1 && source.name !== undefined ? source.name : context;
-    result.clusters.push({ name, labels: { ...source.labels }, kubeConfig, server });
+    result.clusters.push(createClusterHandle(name, { ...source.labels }, kubeConfig, server));
   }
   return result;
 }
@@ -81,7 +96,7 @@ export function loadInClusterCluster(name = 'in-cluster', labels: Record<string,
   }
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromCluster();
-  return { clusters: [{ name, labels, kubeConfig, server: kubeConfig.getCurrentCluster()?.server ?? '' }], errors: [] };
+  return { clusters: [createClusterHandle(name, labels, kubeConfig, kubeConfig.getCurrentCluster()?.server ?? '')], errors: [] };
 }
 
 /** Loads every `clusters:` entry; failures are collected, never thrown. */
@@ -132,7 +147,7 @@ function loadServerCluster(entry: ClusterEntry & { name: string; server: string 
     contexts: [{ name: 'context', cluster: 'cluster', user: 'user' }],
     currentContext: 'context',
   });
-  return { clusters: [{ name: entry.name, labels: entry.labels, kubeConfig, server: entry.server }], errors: [] };
+  return { clusters: [createClusterHandle(entry.name, entry.labels, kubeConfig, entry.server)], errors: [] };
 }
 
 function readKubeconfig(source: KubeconfigSource): KubeConfig {

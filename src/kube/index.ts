@@ -1,7 +1,7 @@
 /** Cluster access: loading clusters, discovery, batched reads, watch caches and phase discovery. */
 export { clusterEntrySchema, clustersConfigSchema } from './config.ts';
 export type { ClusterEntry, ClustersConfig } from './config.ts';
-export { loadClusters, loadInClusterCluster, loadKubeconfigClusters } from './clusters.ts';
+export { createClusterHandle, loadClusters, loadInClusterCluster, loadKubeconfigClusters } from './clusters.ts';
 export type { ClusterHandle, ClusterLoadError, ClusterLoadResult, KubeconfigSource } from './clusters.ts';
 export { cacheKey, createClusterClient } from './cluster-client.ts';
 export type { CacheView, ClusterClient, ClusterClientOptions } from './cluster-client.ts';

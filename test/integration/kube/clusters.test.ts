@@ -89,6 +89,8 @@ describe('loading clusters', () => {
     expect(clusters.map((c) => c.name)).toEqual(['prod-eu', 'beta-token', 'beta-token-file', 'beta-wrong']);
     expect(clusters[0]?.labels).toEqual({ region: 'eu' });
     expect(errors).toEqual([{ cluster: 'beta-no-file', message: expect.stringContaining('does not exist') }]);
+    expect(JSON.stringify(clusters)).not.toContain(TOKEN);
+    expect(JSON.parse(JSON.stringify(clusters[1]))).toEqual({ name: 'beta-token', labels: {}, server: beta.url });
     const [prod, byToken, byFile, wrong] = clusters;
     if (prod === undefined || byToken === undefined || byFile === undefined || wrong === undefined) throw new Error('clusters missing');
     expect(await readsDeployment(prod)).toBe(true);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatObjMetadata } from '../../../src/inventory/obj-metadata.ts';
 import { refKey } from '../../../src/inventory/ref-key.ts';
+import { discoverPhases } from '../../../src/kube/discover-phases.ts';
 import type { ObjectRef } from '../../../src/inventory/types.ts';
 import { readObjects } from '../../../src/kube/read-objects.ts';
 import type { KubeTransport } from '../../../src/kube/transport.ts';
@@ -36,8 +38,19 @@ describe('batched reads over real HTTP', () => {
   afterAll(async () => cluster.close());
 
   it('reads 5 phases of 40 resources over 6 kinds in one namespace with at most 6 LISTs, then only cached discovery', async () => {
+    // The phases are real cli-utils inventories in the cluster, found the way the service finds them.
+    cluster.emulator.apply(phases.map((refs, p) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `inventory-0000000${p}`, namespace: 'shop', labels: { 'cli-utils.sigs.k8s.io/inventory-id': `phase-${p}` } },
+      data: Object.fromEntries(refs.map((ref) => [formatObjMetadata(ref), ''])),
+    })));
+    const found = await discoverPhases(cluster.client, { sources: { cliUtils: true, resourceGroup: false, flux: false, argocd: false } });
+    expect(found.phases.map((d) => [d.phase.name, d.phase.entries.length])).toEqual([0, 1, 2, 3, 4].map((p) => [`phase-${p}`, 40]));
+    const tickRefs = found.phases.flatMap((d) => d.phase.entries);
+
     cluster.emulator.resetRequests();
-    const first = await readObjects(cluster.client, allRefs);
+    const first = await readObjects(cluster.client, tickRefs);
     expect(first.objects.size).toBe(200);
     expect(first.missing).toEqual([]);
     expect(first.errors).toEqual([]);
@@ -45,7 +58,7 @@ describe('batched reads over real HTTP', () => {
     expect(cluster.emulator.requestCount({ verb: 'get' })).toBe(0);
 
     cluster.emulator.resetRequests();
-    const second = await readObjects(cluster.client, allRefs);
+    const second = await readObjects(cluster.client, tickRefs);
     expect(second.objects.size).toBe(200);
     expect(cluster.emulator.requestCount({ verb: 'list' })).toBeLessThanOrEqual(6);
     expect(cluster.emulator.requestCount({ verb: 'discovery' })).toBe(0);
