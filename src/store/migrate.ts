@@ -3,17 +3,15 @@
  * process and offline. Used at start-up, by the test setup and by `phaselog migrate`.
  */
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../runtime/paths.ts';
 import pg from 'pg';
 import { NO_FILTERS, openSchemaEngine, parseDatabaseUrl, readMigrationsList } from './schema-engine.ts';
 import type { DbConnectionFields } from './schema-engine.ts';
 
-/** Where the migrations and schema live, relative to this file (works from src/ and dist/src/). */
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations', import.meta.url)).replace(
-  /dist\/prisma\/migrations$/,
-  'prisma/migrations',
-);
-export const SCHEMA_PATH = MIGRATIONS_DIR.replace(/migrations$/, 'schema.prisma');
+/** Where the migrations and the Prisma schema live. */
+export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'prisma', 'migrations');
+export const SCHEMA_PATH = path.join(PROJECT_ROOT, 'prisma', 'schema.prisma');
 
 /** Create the database named in the URL if it does not exist yet (connects to `postgres`). */
 export async function ensureDatabase(url: string): Promise<void> {

@@ -1,0 +1,149 @@
+/**
+ * The composition root: starts what the configured role needs, in dependency order, and returns a
+ * `close()` that stops it all in reverse (HTTP and WebSocket first, then workers, then the database
+ * and Redis, then any embedded servers).
+ */
+import type { Logger } from 'pino';
+import pg from 'pg';
+import type { Config } from './config.ts';
+import { createSchema } from './graphql/schema.ts';
+import { createGraphqlServer } from './graphql/server.ts';
+import { createHttpServer } from './http/server.ts';
+import { startEmbeddedPostgres } from './runtime/embedded-postgres.ts';
+import { StartupError } from './runtime/errors.ts';
+import { VERSION } from './runtime/paths.ts';
+import { pingRedis, resolveRedis } from './runtime/redis.ts';
+import { createClusterStore } from './store/cluster-store.ts';
+import { ensureDatabase, migrateDatabase, MIGRATIONS_DIR } from './store/migrate.ts';
+import { createDb } from './store/prisma.ts';
+import { parseDatabaseUrl, readMigrationsList } from './store/schema-engine.ts';
+
+export interface RunningPhaselog {
+  /** The API's base URL, when this process serves the API. */
+  url?: string;
+  databaseUrl: string;
+  redisUrl: string;
+  close(): Promise<void>;
+}
+
+type Closer = { name: string; close: () => Promise<void> };
+
+function describeDb(url: string): string {
+  try {
+    const f = parseDatabaseUrl(url);
+    return `${f.host}:${f.port}/${f.database}`;
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}
+
+/** Connect once, so a wrong URL or a down server fails with one clear line. */
+async function checkDatabase(url: string): Promise<void> {
+  let fields;
+  try {
+    fields = parseDatabaseUrl(url);
+  } catch (error) {
+    throw new StartupError(`DATABASE_URL is not a usable PostgreSQL URL: ${(error as Error).message}`);
+  }
+  try {
+    await ensureDatabase(url);
+  } catch (error) {
+    const err = error as Error & { code?: string };
+    // No right to create databases is fine as long as the database itself exists.
+    if (err.code !== '42501') {
+      throw new StartupError(`cannot connect to PostgreSQL at ${describeDb(url)}: ${err.message || err.code || 'connection failed'}`);
+    }
+  }
+  const client = new pg.Client({ ...fields, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new StartupError(`cannot connect to PostgreSQL at ${describeDb(url)}: ${(error as Error).message}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Start phaselog with the given configuration. */
+export async function startPhaselog(config: Config, log: Logger): Promise<RunningPhaselog> {
+  const closers: Closer[] = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) {
+      try {
+        await closer.close();
+        log.debug({ part: closer.name }, 'closed');
+      } catch (error) {
+        log.error({ err: error, part: closer.name }, 'error while closing');
+      }
+    }
+  };
+  try {
+    let databaseUrl = config.database.url;
+    if (!databaseUrl) {
+      const embedded = await startEmbeddedPostgres({ stateDir: config.stateDir, log: log.child({ part: 'embedded-postgres' }) });
+      closers.push({ name: 'embedded-postgres', close: () => embedded.stop() });
+      databaseUrl = embedded.url;
+    }
+    await checkDatabase(databaseUrl);
+    const migrated = await migrateDatabase(databaseUrl).catch((error: unknown) => {
+      throw new StartupError(`applying database migrations failed on ${describeDb(databaseUrl as string)}: ${(error as Error).message}`);
+    });
+    if (migrated.applied.length) log.info({ applied: migrated.applied }, 'database migrations applied');
+    const expectedMigrations = (await readMigrationsList(MIGRATIONS_DIR)).migrationDirectories.map((d) => d.path);
+
+    const redis = await resolveRedis({ url: config.redis.url, stateDir: config.stateDir, log: log.child({ part: 'redis' }) });
+    closers.push({ name: 'redis-server', close: () => redis.stop() });
+
+    const db = createDb(databaseUrl);
+    closers.push({ name: 'database', close: () => db.$disconnect() });
+
+    const running: RunningPhaselog = { databaseUrl, redisUrl: redis.url, close };
+    const startedAt = new Date();
+
+    if (config.role === 'all' || config.role === 'api') {
+      const http = createHttpServer({
+        host: config.server.host,
+        port: config.server.port,
+        log: log.child({ part: 'http' }),
+        readiness: {
+          database: async () => void (await db.$queryRaw`SELECT 1`),
+          redis: async () => {
+            const ping = await pingRedis(redis.url, 1500);
+            if (!ping.ok) throw new Error(ping.reason);
+          },
+          migrations: async () => {
+            const rows = await db.$queryRaw<{ migration_name: string }[]>`
+              SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+            const applied = new Set(rows.map((r) => r.migration_name));
+            const missing = expectedMigrations.filter((name) => !applied.has(name));
+            if (missing.length) throw new Error(`not applied: ${missing.join(', ')}`);
+          },
+        },
+      });
+      const clusters = createClusterStore(db);
+      const graphql = await createGraphqlServer({
+        schema: createSchema(),
+        httpServer: http.server,
+        path: '/graphql',
+        log: log.child({ part: 'graphql' }),
+        context: () => ({ about: { version: VERSION, role: config.role, startedAt }, clusters }),
+      });
+      http.mount('/graphql', graphql.handle);
+      try {
+        await http.listen();
+      } catch (error) {
+        throw new StartupError(`cannot listen on ${config.server.host}:${config.server.port}: ${(error as Error).message}`);
+      }
+      // Closed in reverse: WebSockets, then in-flight HTTP requests drain, then Apollo stops.
+      closers.push({ name: 'graphql', close: () => graphql.stop() });
+      closers.push({ name: 'http', close: () => http.close(3000) });
+      closers.push({ name: 'websockets', close: () => graphql.closeWebSockets() });
+      running.url = http.url;
+      log.info({ url: `${http.url}/graphql` }, 'phaselog API listening');
+    }
+    return running;
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

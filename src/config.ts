@@ -1,0 +1,191 @@
+/**
+ * phaselog's configuration: the only reader of `process.env`. Values come from, in increasing
+ * precedence, built-in defaults, an optional `phaselog.yaml`, and environment variables. The result
+ * is validated once; every problem is reported by key, and the process exits with code 2.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { clustersConfigSchema } from './kube/config.ts';
+import { healthConfigSchema } from './status/custom/config.ts';
+import { parseDuration } from './duration.ts';
+
+/** Which parts of phaselog a process runs. */
+export type Role = 'all' | 'api' | 'worker';
+
+/**
+ * Environment variables phaselog reads, and the config key each one sets. This table is the
+ * contract with deployment files (docker-compose.yml, Helm values): a test checks them against it.
+ */
+export const ENV_KEYS = {
+  DATABASE_URL: 'database.url',
+  REDIS_URL: 'redis.url',
+  PHASELOG_CONFIG: '(path of phaselog.yaml)',
+  PHASELOG_ROLE: 'role',
+  PHASELOG_HOST: 'server.host',
+  PHASELOG_PORT: 'server.port',
+  PHASELOG_STATE_DIR: 'stateDir',
+  PHASELOG_LOG_LEVEL: 'log.level',
+  PHASELOG_SNAPSHOT_INTERVAL: 'snapshot.interval',
+  PHASELOG_DEMO: 'demo.enabled',
+  KUBECONFIG: 'kube.kubeconfig',
+} as const;
+
+const durationSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
+  const ms = typeof value === 'number' ? value : parseDuration(value);
+  if (ms === undefined || ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration (use e.g. 500ms, 30s, 5m, 1h)` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const portSchema = z.coerce.number().int().min(0).max(65535);
+const postgresUrl = z.string().refine((v) => /^postgres(ql)?:\/\/[^\s]+$/.test(v) && URL.canParse(v), {
+  message: 'must be a postgres:// or postgresql:// URL',
+});
+const redisUrl = z.string().refine((v) => /^rediss?:\/\/[^\s]*$/.test(v) && URL.canParse(v), {
+  message: 'must be a redis:// or rediss:// URL',
+});
+const booleanString = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
+
+/** The whole configuration, as `phaselog.yaml` spells it. */
+export const configSchema = z.strictObject({
+  role: z.enum(['all', 'api', 'worker']).default('all'),
+  stateDir: z.string().min(1).default('.phaselog'),
+  server: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: portSchema.default(4000),
+    })
+    .default({ host: '127.0.0.1', port: 4000 }),
+  database: z.strictObject({ url: postgresUrl.optional() }).default({}),
+  redis: z.strictObject({ url: redisUrl.optional() }).default({}),
+  log: z
+    .strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
+    .default({ level: 'info' }),
+  snapshot: z
+    .strictObject({
+      interval: durationSchema.default(30_000),
+      jitter: durationSchema.optional(),
+    })
+    .default({ interval: 30_000 }),
+  kube: z.strictObject({ kubeconfig: z.string().min(1).optional() }).default({}),
+  demo: z.strictObject({ enabled: booleanString.optional() }).default({}),
+  clusters: clustersConfigSchema.default([]),
+  health: healthConfigSchema.optional(),
+});
+
+export type Config = z.infer<typeof configSchema> & {
+  /** Directory of phaselog.yaml (relative paths in it resolve from here), or the working directory. */
+  baseDir: string;
+  /** Path of the phaselog.yaml that was read, if any. */
+  configFile?: string;
+};
+
+/** One problem with the configuration: the key and what is wrong with it. */
+export interface ConfigIssue {
+  key: string;
+  message: string;
+}
+
+/** Invalid configuration. `issues` names each bad key. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly issues: ConfigIssue[]) {
+    super(issues.map((i) => `${i.key}: ${i.message}`).join('; '));
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function setPath(target: Record<string, unknown>, dotted: string, value: unknown): void {
+  const parts = dotted.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    node = (typeof next === 'object' && next !== null && !Array.isArray(next) ? next : (node[part] = {})) as Record<string, unknown>;
+  }
+  node[parts.at(-1) as string] = value;
+}
+
+function readConfigFile(file: string): { data: Record<string, unknown>; issues: ConfigIssue[] } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return { data: {}, issues: [{ key: 'PHASELOG_CONFIG', message: `cannot read ${file}: ${(error as Error).message}` }] };
+  }
+  try {
+    const data: unknown = parseYaml(text) ?? {};
+    if (typeof data !== 'object' || Array.isArray(data)) {
+      return { data: {}, issues: [{ key: file, message: 'must be a YAML mapping of config keys' }] };
+    }
+    return { data: data as Record<string, unknown>, issues: [] };
+  } catch (error) {
+    return { data: {}, issues: [{ key: file, message: `not valid YAML: ${(error as Error).message.split('\n')[0]}` }] };
+  }
+}
+
+/**
+ * Load and validate the configuration.
+ * @param env environment variables (defaults to `process.env`)
+ * @param cwd directory in which `phaselog.yaml` is looked for
+ * @param overrides values set by the command line (win over everything else)
+ * @throws ConfigError naming every bad key
+ */
+export function loadConfig(
+  env: Env = process.env,
+  cwd: string = process.cwd(),
+  overrides: Record<string, unknown> = {},
+): Config {
+  const issues: ConfigIssue[] = [];
+  const explicitFile = env.PHASELOG_CONFIG;
+  const configFile = explicitFile ? path.resolve(cwd, explicitFile) : path.join(cwd, 'phaselog.yaml');
+  let raw: Record<string, unknown> = {};
+  let usedFile: string | undefined;
+  if (explicitFile || existsSync(configFile)) {
+    const read = readConfigFile(configFile);
+    raw = read.data;
+    issues.push(...read.issues);
+    usedFile = configFile;
+  }
+
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const value = env[name];
+    if (value === undefined || value === '' || name === 'PHASELOG_CONFIG') continue;
+    setPath(raw, key, value);
+  }
+  for (const name of Object.keys(env)) {
+    if (name.startsWith('PHASELOG_') && !(name in ENV_KEYS)) {
+      issues.push({ key: name, message: `unknown setting (known: ${Object.keys(ENV_KEYS).filter((k) => k.startsWith('PHASELOG_')).join(', ')})` });
+    }
+  }
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value !== undefined) setPath(raw, key, value);
+  }
+
+  const envNameOf = (key: string): string | undefined =>
+    Object.entries(ENV_KEYS).find(([name, k]) => k === key && env[name] !== undefined && env[name] !== '')?.[0];
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = issue.path.map(String).join('.') || '(root)';
+      const fromEnv = envNameOf(key);
+      const message =
+        issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
+      issues.push({ key: fromEnv ? `${fromEnv} (${key})` : key, message });
+    }
+  }
+  if (issues.length > 0 || !parsed.success) throw new ConfigError(issues);
+
+  const config = parsed.data;
+  const baseDir = usedFile ? path.dirname(usedFile) : cwd;
+  return {
+    ...config,
+    stateDir: path.resolve(cwd, config.stateDir),
+    baseDir,
+    ...(usedFile ? { configFile: usedFile } : {}),
+  };
+}

@@ -1,0 +1,47 @@
+import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import type { ValueNode } from 'graphql';
+
+function parseDate(value: unknown): Date {
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)) {
+    const date = new Date(value);
+    if (!Number.isNaN(date.getTime())) return date;
+  }
+  throw new GraphQLError(`DateTime must be an RFC 3339 timestamp such as 2026-11-22T03:04:05Z, got ${JSON.stringify(value)}`, {
+    extensions: { code: 'BAD_USER_INPUT' },
+  });
+}
+
+/** RFC 3339 timestamps in UTC with milliseconds. */
+export const DateTimeScalar = new GraphQLScalarType<Date, string>({
+  name: 'DateTime',
+  serialize: (value) => (value instanceof Date ? value : parseDate(value)).toISOString(),
+  parseValue: parseDate,
+  parseLiteral: (ast) => parseDate(ast.kind === Kind.STRING ? ast.value : undefined),
+});
+
+function literalToJson(ast: ValueNode): unknown {
+  switch (ast.kind) {
+    case Kind.STRING:
+    case Kind.BOOLEAN:
+      return ast.value;
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(ast.value);
+    case Kind.NULL:
+      return null;
+    case Kind.LIST:
+      return ast.values.map(literalToJson);
+    case Kind.OBJECT:
+      return Object.fromEntries(ast.fields.map((f) => [f.name.value, literalToJson(f.value)]));
+    default:
+      throw new GraphQLError('variables are not allowed inside a JSON literal', { extensions: { code: 'BAD_USER_INPUT' } });
+  }
+}
+
+/** Any JSON value. */
+export const JsonScalar = new GraphQLScalarType({
+  name: 'JSON',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: literalToJson,
+});

@@ -1,0 +1,139 @@
+/**
+ * The GraphQL endpoint: Apollo Server for HTTP and graphql-ws for WebSocket, on one port and one
+ * path. Apollo runs without a web framework: its HTTP integration layer costs more than half of a
+ * request's time here (stack notes), so we hand it the parsed request ourselves.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { ApolloServer, HeaderMap } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { unwrapResolverError } from '@apollo/server/errors';
+import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { WebSocketServer } from 'ws';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
+import type { GraphqlContext } from './context.ts';
+
+export interface GraphqlServerOptions {
+  schema: GraphQLSchema;
+  httpServer: Server;
+  path: string;
+  log: Logger;
+  /** Builds the per-request context (everything but the request id and logger). */
+  context: () => Omit<GraphqlContext, 'requestId' | 'log'>;
+  /** Show internal error messages to clients (development only). @default false */
+  exposeInternalErrors?: boolean;
+  /** Largest request body accepted, in bytes. @default 1 MiB */
+  maxBodyBytes?: number;
+}
+
+export interface GraphqlServer {
+  /** Serve one HTTP request for the GraphQL path. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Close every WebSocket (subscribers get close code 1001 and reconnect elsewhere). */
+  closeWebSockets(): Promise<void>;
+  /** Stop Apollo; call after the HTTP server has drained. */
+  stop(): Promise<void>;
+}
+
+const EXPECTED_CODES = new Set(['BAD_USER_INPUT', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', 'UNAUTHENTICATED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'OPERATION_RESOLUTION_FAILURE', 'QUERY_TOO_COMPLEX']);
+
+class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new BodyTooLargeError(`request body exceeds ${limit} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export async function createGraphqlServer(options: GraphqlServerOptions): Promise<GraphqlServer> {
+  const { log } = options;
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+
+  const formatError = (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const code = formatted.extensions?.code;
+    if (typeof code === 'string' && EXPECTED_CODES.has(code)) return formatted;
+    const original = unwrapResolverError(error);
+    const requestId = randomUUID();
+    log.error({ err: original, requestId, path: formatted.path }, 'internal error in a GraphQL operation');
+    if (options.exposeInternalErrors) return formatted;
+    return { message: `Internal server error (request id ${requestId})`, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } };
+  };
+
+  const wsServer = new WebSocketServer({ server: options.httpServer, path: options.path });
+  const wsCleanup = useServer(
+    {
+      schema: options.schema,
+      context: () => ({ ...options.context(), requestId: randomUUID(), log }),
+    },
+    wsServer,
+  );
+
+  const apollo = new ApolloServer<GraphqlContext>({
+    schema: options.schema,
+    formatError,
+    includeStacktraceInErrorResponses: options.exposeInternalErrors ?? false,
+    plugins: [ApolloServerPluginLandingPageDisabled()],
+    logger: {
+      debug: (m) => log.debug(m),
+      info: (m) => log.info(m),
+      warn: (m) => log.warn(m),
+      error: (m) => log.error(m),
+    },
+  });
+  await apollo.start();
+
+  return {
+    async handle(req, res) {
+      const headers = new HeaderMap();
+      for (const [key, value] of Object.entries(req.headers)) {
+        if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
+      }
+      let body: unknown;
+      try {
+        const text = req.method === 'POST' ? await readBody(req, maxBodyBytes) : '';
+        body = text && headers.get('content-type')?.includes('application/json') ? JSON.parse(text) : text;
+      } catch (error) {
+        const status = error instanceof BodyTooLargeError ? 413 : 400;
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ errors: [{ message: status === 413 ? (error as Error).message : 'request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] }));
+        return;
+      }
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const requestId = randomUUID();
+      const response = await apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
+        context: async () => ({ ...options.context(), requestId, log: log.child({ requestId }) }),
+      });
+      const outHeaders: Record<string, string> = {};
+      for (const [key, value] of response.headers) outHeaders[key] = value;
+      res.writeHead(response.status ?? 200, outHeaders);
+      if (response.body.kind === 'complete') {
+        res.end(response.body.string);
+        return;
+      }
+      for await (const chunk of response.body.asyncIterator) res.write(chunk);
+      res.end();
+    },
+    async closeWebSockets() {
+      for (const socket of wsServer.clients) socket.close(1001, 'Going away');
+      await wsCleanup.dispose();
+      await new Promise<void>((resolve) => wsServer.close(() => resolve()));
+    },
+    stop: () => apollo.stop(),
+  };
+}

