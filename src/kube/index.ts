@@ -11,6 +11,8 @@ export { collectionPath, createDiscovery, isKubeError } from './discovery.ts';
 export type { Discovery, DiscoveryOptions, ResolvedKind } from './discovery.ts';
 export { readObjects } from './read-objects.ts';
 export type { KindReadError, ReadObjectsOptions, ReadObjectsResult } from './read-objects.ts';
+export { indexOutcomes } from './ref-outcome.ts';
+export type { RefOutcome } from './ref-outcome.ts';
 export { readClusters } from './read-clusters.ts';
 export type { ClusterReadRequest } from './read-clusters.ts';
 export { createWatchCache } from './watch-cache.ts';

@@ -4,6 +4,7 @@ import { refKey } from '../../../src/inventory/ref-key.ts';
 import type { KubeErrorKind } from '../../../src/kube/errors.ts';
 import { readClusters } from '../../../src/kube/read-clusters.ts';
 import { readObjects } from '../../../src/kube/read-objects.ts';
+import { indexOutcomes } from '../../../src/kube/ref-outcome.ts';
 import { connect, makeObject, refOf, startTestCluster, type TestCluster } from './helpers.ts';
 
 const refs = [refOf('Deployment', 'shop', 'web'), refOf('ConfigMap', 'shop', 'web'), refOf('Service', 'shop', 'web')];
@@ -31,6 +32,8 @@ describe('faults arrive as data', () => {
       expect(result.missing).toEqual([]);
       expect(result.objects.size).toBe(0);
       expect(result.errors.flatMap((e) => e.refs).map(refKey).sort()).toEqual(refs.map(refKey).sort());
+      const outcomeOf = indexOutcomes(result);
+      expect(refs.map((ref) => outcomeOf(ref))).toEqual(refs.map(() => expect.objectContaining({ kind: 'unknown', reason: kind })));
     } finally {
       client.close();
     }
@@ -67,6 +70,9 @@ describe('faults arrive as data', () => {
       expect(result.objects.has(deploymentKey)).toBe(false);
       expect(result.objects.size).toBe(2);
       expect(result.missing).toEqual([]);
+      const outcomeOf = indexOutcomes(result);
+      expect(outcomeOf(refOf('Deployment', 'shop', 'web'))).toMatchObject({ kind: 'unknown', reason: kind });
+      expect(outcomeOf(refOf('ConfigMap', 'shop', 'web')).kind).toBe('found');
     } finally {
       client.close();
     }

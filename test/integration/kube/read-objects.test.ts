@@ -4,6 +4,7 @@ import { refKey } from '../../../src/inventory/ref-key.ts';
 import { discoverPhases } from '../../../src/kube/discover-phases.ts';
 import type { ObjectRef } from '../../../src/inventory/types.ts';
 import { readObjects } from '../../../src/kube/read-objects.ts';
+import { indexOutcomes } from '../../../src/kube/ref-outcome.ts';
 import type { KubeTransport } from '../../../src/kube/transport.ts';
 import { makeObject, refOf, startTestCluster, type TestCluster } from './helpers.ts';
 
@@ -85,6 +86,9 @@ describe('batched reads over real HTTP', () => {
     const result = await readObjects(cluster.client, [...phases[0] ?? [], ...ghosts]);
     expect(result.objects.size).toBe(40);
     expect(result.missing.map(refKey).sort()).toEqual(ghosts.map(refKey).sort());
+    const outcomeOf = indexOutcomes(result);
+    expect(outcomeOf(refOf('Deployment', 'shop', 'ghost'))).toEqual({ kind: 'missing' });
+    expect(outcomeOf(refOf('Job', 'shop', 'never-asked')).kind).toBe('unknown');
   });
 
   it('restarts a list whose continue token expired (410 Gone) and still returns every object', async () => {

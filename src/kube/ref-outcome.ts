@@ -1,0 +1,39 @@
+/**
+ * What a read says about one ref, in the vocabulary the status layer needs: the object, NotFound,
+ * or Unknown with a reason. Lets a service combine reads and statuses without re-deriving which
+ * error covers which ref.
+ */
+import { refKey } from '../inventory/ref-key.ts';
+import type { ObjectRef } from '../inventory/types.ts';
+import type { UnknownReason } from '../status/types.ts';
+import type { ReadObjectsResult } from './read-objects.ts';
+import type { KubeObject } from './slim.ts';
+
+/** The fate of one ref in one read. */
+export type RefOutcome =
+  | { kind: 'found'; object: KubeObject }
+  | { kind: 'missing' }
+  | { kind: 'unknown'; reason: UnknownReason; message: string; retryAfterMs?: number };
+
+/** Indexes a read so each ref's outcome is one map lookup. */
+export function indexOutcomes(result: ReadObjectsResult): (ref: ObjectRef) => RefOutcome {
+  const failures = new Map<string, RefOutcome>();
+  for (const failure of result.errors) {
+    const outcome: RefOutcome = { kind: 'unknown', reason: failure.error.kind, message: failure.error.message };
+    if (failure.error.retryAfterMs !== undefined) outcome.retryAfterMs = failure.error.retryAfterMs;
+    for (const ref of failure.refs) if (!failures.has(refKey(ref))) failures.set(refKey(ref), outcome);
+  }
+  const missing = new Set(result.missing.map(refKey));
+  const clusterError = result.clusterError;
+  return (ref) => {
+    const key = refKey(ref);
+    const object = result.objects.get(key);
+    if (object !== undefined) return { kind: 'found', object };
+    const failure = failures.get(key);
+    if (failure !== undefined) return failure;
+    if (clusterError !== undefined) return { kind: 'unknown', reason: clusterError.kind, message: clusterError.message };
+    if (missing.has(key)) return { kind: 'missing' };
+    // A ref that was not part of this read: nothing is known about it.
+    return { kind: 'unknown', reason: 'NOT_OBSERVED', message: 'not read in this tick' };
+  };
+}
