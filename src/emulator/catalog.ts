@@ -18,6 +18,8 @@ export interface ResourceType {
   categories: string[];
   /** Whether `/status` is a subresource (then the main endpoint ignores status, and vice versa). */
   hasStatus: boolean;
+  /** The `/scale` subresource: where the replica counts live (dotted paths), if it has one. */
+  scale?: { specReplicasPath: string; statusReplicasPath: string };
   /** Whether the apiserver maintains `metadata.generation` for it. */
   hasGeneration: boolean;
   /** Selectable fields beyond metadata.name and metadata.namespace. */
@@ -58,6 +60,7 @@ interface BuiltinSpec {
   short?: string[];
   categories?: string[];
   fields?: string[];
+  scale?: boolean;
 }
 
 const POD_FIELDS = ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'];
@@ -76,10 +79,10 @@ const BUILTINS: BuiltinSpec[] = [
   { gv: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, short: ['sa'] },
   { gv: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', namespaced: true, status: true, short: ['pvc'] },
   { gv: 'v1', kind: 'Event', plural: 'events', namespaced: true, short: ['ev'], fields: EVENT_FIELDS },
-  { gv: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true, status: true, short: ['deploy'], categories: ['all'] },
-  { gv: 'apps/v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true, status: true, short: ['sts'], categories: ['all'] },
+  { gv: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true, status: true, scale: true, short: ['deploy'], categories: ['all'] },
+  { gv: 'apps/v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true, status: true, scale: true, short: ['sts'], categories: ['all'] },
   { gv: 'apps/v1', kind: 'DaemonSet', plural: 'daemonsets', namespaced: true, status: true, short: ['ds'], categories: ['all'] },
-  { gv: 'apps/v1', kind: 'ReplicaSet', plural: 'replicasets', namespaced: true, status: true, short: ['rs'], categories: ['all'] },
+  { gv: 'apps/v1', kind: 'ReplicaSet', plural: 'replicasets', namespaced: true, status: true, scale: true, short: ['rs'], categories: ['all'] },
   { gv: 'batch/v1', kind: 'Job', plural: 'jobs', namespaced: true, status: true, categories: ['all'] },
   { gv: 'batch/v1', kind: 'CronJob', plural: 'cronjobs', namespaced: true, status: true, short: ['cj'], categories: ['all'] },
   { gv: 'policy/v1', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets', namespaced: true, status: true, short: ['pdb'] },
@@ -111,6 +114,7 @@ export function listBuiltinTypes(): ResourceType[] {
       hasGeneration: b.status === true && !NO_GENERATION.has(b.kind),
       fieldPaths: b.fields ?? [],
       custom: false,
+      ...(b.scale === true ? { scale: { specReplicasPath: 'spec.replicas', statusReplicasPath: 'status.replicas' } } : {}),
     };
   });
 }
@@ -142,6 +146,7 @@ export function readCrdType(crd: KubeObject): ResourceType | { error: string } {
   // Discovery lists the storage version first, as kube-apiserver sorts by version priority.
   served.sort((a, b) => Number(b['storage'] === true) - Number(a['storage'] === true));
   const hasStatus = served.some((v) => 'status' in asRecord(v['subresources']));
+  const scaleDef = served.map((v) => asRecord(asRecord(v['subresources'])['scale'])).find((x) => typeof x['specReplicasPath'] === 'string');
   const selectable = served.flatMap((v) => (Array.isArray(v['selectableFields']) ? v['selectableFields'].map(asRecord) : []));
   return {
     group,
@@ -156,10 +161,25 @@ export function readCrdType(crd: KubeObject): ResourceType | { error: string } {
     hasGeneration: true,
     fieldPaths: selectable.map((f) => String(f['jsonPath'] ?? '').replace(/^\./, '')).filter((p) => p !== ''),
     custom: true,
+    ...(scaleDef
+      ? { scale: { specReplicasPath: String(scaleDef['specReplicasPath']).replace(/^\./, ''), statusReplicasPath: String(scaleDef['statusReplicasPath'] ?? '.status.replicas').replace(/^\./, '') } }
+      : {}),
   };
 }
 
-function makeInventoryCrd(group: string, version: string, kind: string, plural: string, short: string[]): KubeObject {
+const READY_COLUMNS = [
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+  { name: 'Status', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].message' },
+];
+
+const ARGO_COLUMNS = [
+  { name: 'Sync Status', type: 'string', jsonPath: '.status.sync.status' },
+  { name: 'Health Status', type: 'string', jsonPath: '.status.health.status' },
+  { name: 'Revision', type: 'string', jsonPath: '.status.sync.revision', priority: 10 },
+];
+
+function makeInventoryCrd(group: string, version: string, kind: string, plural: string, short: string[], columns: object[] = []): KubeObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -174,6 +194,7 @@ function makeInventoryCrd(group: string, version: string, kind: string, plural: 
           served: true,
           storage: true,
           subresources: { status: {} },
+          ...(columns.length > 0 ? { additionalPrinterColumns: columns } : {}),
           schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
         },
       ],
@@ -185,8 +206,8 @@ function makeInventoryCrd(group: string, version: string, kind: string, plural: 
 export function listInventoryCrds(): KubeObject[] {
   return [
     makeInventoryCrd('kpt.dev', 'v1alpha1', 'ResourceGroup', 'resourcegroups', []),
-    makeInventoryCrd('kustomize.toolkit.fluxcd.io', 'v1', 'Kustomization', 'kustomizations', ['ks']),
-    makeInventoryCrd('helm.toolkit.fluxcd.io', 'v2', 'HelmRelease', 'helmreleases', ['hr']),
-    makeInventoryCrd('argoproj.io', 'v1alpha1', 'Application', 'applications', ['app', 'apps']),
+    makeInventoryCrd('kustomize.toolkit.fluxcd.io', 'v1', 'Kustomization', 'kustomizations', ['ks'], READY_COLUMNS),
+    makeInventoryCrd('helm.toolkit.fluxcd.io', 'v2', 'HelmRelease', 'helmreleases', ['hr'], READY_COLUMNS),
+    makeInventoryCrd('argoproj.io', 'v1alpha1', 'Application', 'applications', ['app', 'apps'], ARGO_COLUMNS),
   ];
 }

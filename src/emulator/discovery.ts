@@ -73,6 +73,7 @@ export function buildResourceList(registry: TypeRegistry, group: string, version
     if (t.categories.length > 0) entry['categories'] = t.categories;
     resources.push(entry);
     if (t.hasStatus) resources.push({ name: `${t.plural}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: SUBRESOURCE_VERBS });
+    if (t.scale) resources.push({ name: `${t.plural}/scale`, singularName: '', namespaced: t.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: SUBRESOURCE_VERBS });
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: formatApiVersion(group, version), resources };
 }
@@ -88,7 +89,10 @@ function aggregatedResource(t: ResourceType, version: string): Record<string, un
   };
   if (t.shortNames.length > 0) r['shortNames'] = t.shortNames;
   if (t.categories.length > 0) r['categories'] = t.categories;
-  if (t.hasStatus) r['subresources'] = [{ subresource: 'status', responseKind, verbs: SUBRESOURCE_VERBS }];
+  const subresources: Record<string, unknown>[] = [];
+  if (t.hasStatus) subresources.push({ subresource: 'status', responseKind, verbs: SUBRESOURCE_VERBS });
+  if (t.scale) subresources.push({ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: SUBRESOURCE_VERBS });
+  if (subresources.length > 0) r['subresources'] = subresources;
   return r;
 }
 

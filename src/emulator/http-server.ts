@@ -13,6 +13,8 @@ import { handleGet, handleList } from './read-handlers.ts';
 import { parseRequestInfo, type RequestInfo, type ResourceRequest } from './request-info.ts';
 import type { RequestLog } from './request-log.ts';
 import type { RequestRecord } from './types.ts';
+import { handleScale } from './scale.ts';
+import { wantsTable } from './table.ts';
 import type { WatchHub } from './watch-stream.ts';
 import { handleCreate, handleDelete, handleDeleteCollection, handlePatch, handleUpdate, type WriteInput } from './write-handlers.ts';
 
@@ -171,15 +173,24 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
     return failure.code;
   }
   const params = url.searchParams;
+  if (info.subresource === 'scale' && info.name !== undefined) {
+    const body = info.verb === 'get' ? '' : await readBody(req);
+    if (typeof body !== 'string') {
+      sendFailure(res, body);
+      return body.code;
+    }
+    return handleScale(ctx.state, type, info, body, req.headers['content-type'] ?? 'application/json', res);
+  }
+  const format = { table: wantsTable(req.headers['accept']), includeObject: params.get('includeObject') };
   switch (info.verb) {
     case 'get':
-      handleGet(ctx.state, type, info, res);
+      handleGet(ctx.state, type, info, format, res);
       return res.statusCode;
     case 'list':
-      handleList(ctx.state, type, info, params, res);
+      handleList(ctx.state, type, info, params, format, res);
       return res.statusCode;
     case 'watch':
-      return ctx.watches.serve(type, info, params, req, res);
+      return ctx.watches.serve(type, info, params, format, req, res);
     default:
       break;
   }

@@ -9,14 +9,35 @@ import { sendFailure, sendJson } from './http-io.ts';
 import { decodeContinue, encodeContinue, isSelected, parseCount, parseResourceVersion, parseSelection } from './list-query.ts';
 import { presentListItem, presentObject } from './present.ts';
 import type { ResourceRequest } from './request-info.ts';
+import { readMeta } from './object-store.ts';
+import { buildTable, selectColumns, TABLE_CONTENT_TYPE } from './table.ts';
 import type { KubeObject } from './types.ts';
 
 function isFailure(v: unknown): v is ApiFailure {
   return typeof v === 'object' && v !== null && 'body' in v && 'code' in v;
 }
 
+/** How the client wants objects printed: as themselves, or as rows of a Table. */
+export interface OutputFormat {
+  table: boolean;
+  includeObject: string | null;
+}
+
+/** The CRD object behind a custom type (for its printer columns). */
+export function findCrd(state: ClusterState, type: ResourceType): KubeObject | undefined {
+  if (!type.custom) return undefined;
+  const crdType = state.registry.findByKind('apiextensions.k8s.io', 'CustomResourceDefinition');
+  return crdType ? state.get(crdType, '', `${type.plural}.${type.group}`) : undefined;
+}
+
+function sendTable(state: ClusterState, type: ResourceType, info: ResourceRequest, objects: KubeObject[], metadata: Record<string, unknown>, format: OutputFormat, res: ServerResponse): void {
+  const columns = selectColumns(type, info.version, findCrd(state, type));
+  const shown = objects.map((o) => presentObject(type, o, info.version));
+  sendJson(res, 200, buildTable(columns, shown, metadata, format.includeObject), TABLE_CONTENT_TYPE);
+}
+
 /** GET /.../<plural>/<name>[/status]. */
-export function handleGet(state: ClusterState, type: ResourceType, info: ResourceRequest, res: ServerResponse): void {
+export function handleGet(state: ClusterState, type: ResourceType, info: ResourceRequest, format: OutputFormat, res: ServerResponse): void {
   if (info.subresource !== undefined && !(info.subresource === 'status' && type.hasStatus)) {
     sendFailure(res, makeFailure(404, 'the server could not find the requested resource'));
     return;
@@ -24,6 +45,10 @@ export function handleGet(state: ClusterState, type: ResourceType, info: Resourc
   const obj = state.get(type, info.namespace ?? '', info.name ?? '');
   if (!obj) {
     sendFailure(res, makeNotFound(type.group, type.plural, info.name ?? ''));
+    return;
+  }
+  if (format.table) {
+    sendTable(state, type, info, [obj], { resourceVersion: String(readMeta(obj)['resourceVersion'] ?? '') }, format, res);
     return;
   }
   sendJson(res, 200, presentObject(type, obj, info.version));
@@ -92,10 +117,14 @@ export function selectPage(state: ClusterState, type: ResourceType, info: Resour
 }
 
 /** GET on a collection. */
-export function handleList(state: ClusterState, type: ResourceType, info: ResourceRequest, params: URLSearchParams, res: ServerResponse): void {
+export function handleList(state: ClusterState, type: ResourceType, info: ResourceRequest, params: URLSearchParams, format: OutputFormat, res: ServerResponse): void {
   const page = selectPage(state, type, info, params);
   if (isFailure(page)) {
     sendFailure(res, page);
+    return;
+  }
+  if (format.table) {
+    sendTable(state, type, info, page.items, page.metadata, format, res);
     return;
   }
   const items = page.items.map((o) => presentListItem(type, o, info.version));

@@ -13,6 +13,8 @@ import { isSelected, parseCount, parseResourceVersion, parseSelection } from './
 import type { ChangeEvent } from './object-store.ts';
 import { presentObject } from './present.ts';
 import type { ResourceRequest } from './request-info.ts';
+import { findCrd, type OutputFormat } from './read-handlers.ts';
+import { buildTable, selectColumns, TABLE_CONTENT_TYPE } from './table.ts';
 import type { KubeObject } from './types.ts';
 
 /** Default server-side watch duration when the client sets no timeoutSeconds (the apiserver picks 30-60 min). */
@@ -49,7 +51,7 @@ export class WatchHub {
   }
 
   /** Serves a watch request; returns the HTTP status it answered with. */
-  serve(type: ResourceType, info: ResourceRequest, params: URLSearchParams, req: IncomingMessage, res: ServerResponse): number {
+  serve(type: ResourceType, info: ResourceRequest, params: URLSearchParams, format: OutputFormat, req: IncomingMessage, res: ServerResponse): number {
     const selection = parseSelection(params, type, info.name);
     const rv = parseResourceVersion(params);
     const timeout = parseCount(params, 'timeoutSeconds');
@@ -68,13 +70,22 @@ export class WatchHub {
       sendFailure(res, failure);
       return failure.code;
     }
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.writeHead(200, { 'Content-Type': format.table ? TABLE_CONTENT_TYPE : 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
     const apiVersion = formatApiVersion(type.group, info.version);
     const write = (line: Record<string, unknown>): void => {
       if (!res.writableEnded && !res.destroyed) res.write(JSON.stringify(line) + '\n');
     };
-    const writeEvent = (e: { type: string; object: KubeObject }): void => write({ type: e.type, object: presentObject(type, e.object, info.version) });
+    // Table watches carry one-row Tables; only the first event repeats the column definitions.
+    const columns = format.table ? selectColumns(type, info.version, findCrd(this.state, type)) : undefined;
+    let sentDefinitions = false;
+    const writeEvent = (e: { type: string; object: KubeObject }): void => {
+      const shown = presentObject(type, e.object, info.version);
+      if (!columns) return write({ type: e.type, object: shown });
+      const meta = { resourceVersion: String(shown.metadata?.['resourceVersion'] ?? '') };
+      write({ type: e.type, object: buildTable(columns, [shown], meta, format.includeObject, !sentDefinitions) });
+      sentDefinitions = true;
+    };
     const bookmark = (annotations?: Record<string, string>): void => {
       const metadata: Record<string, unknown> = { resourceVersion: String(this.state.store.revision()) };
       if (annotations) metadata['annotations'] = annotations;

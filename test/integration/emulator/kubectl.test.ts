@@ -108,6 +108,18 @@ describe('kubectl against the emulator', () => {
     expect(out).toBe('2/2');
   });
 
+  it('prints server-side columns and scales through the /scale subresource', async () => {
+    expect(await kubectl('scale', 'deployment', 'frontend', '-n', 'shop', '--replicas=4')).toContain('deployment.apps/frontend scaled');
+    const table = await kubectl('get', 'deployment', 'frontend', '-n', 'shop');
+    const [header, row] = table.trim().split('\n').map((l) => l.split(/\s+/));
+    expect(header).toEqual(['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']);
+    expect(row?.slice(0, 2)).toEqual(['frontend', '2/4']);
+    await kubectl('patch', 'kustomization', 'shop', '-n', 'shop', '--subresource=status', '--type=merge', '-p', '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"ReconciliationSucceeded","message":"Applied"}]}}');
+    const ks = (await kubectl('get', 'ks', '-n', 'shop')).trim().split('\n').map((l) => l.split(/\s+/));
+    expect(ks[0]).toEqual(['NAME', 'AGE', 'READY', 'STATUS']);
+    expect([ks[1]?.[0], ks[1]?.[2], ks[1]?.[3]]).toEqual(['shop', 'True', 'Applied']);
+  });
+
   it('lists with a label selector and reports NotFound like a cluster', async () => {
     expect(await kubectl('get', 'deployments', '-A', '-l', 'app!=other', '-o', 'name')).toBe('deployment.apps/frontend\n');
     expect(await kubectlFails('get', 'deployment', 'nope', '-n', 'shop')).toContain('deployments.apps "nope" not found');
