@@ -114,16 +114,24 @@ function describeCelError(error: unknown, expression: CompiledExpression): strin
   return summary;
 }
 
-/** Integers become BigInt (CEL `int`); everything else keeps its JSON shape. */
-function toCelValue(value: unknown): unknown {
+/**
+ * Integers become BigInt (CEL `int`); everything else keeps its JSON shape. A cycle (impossible in
+ * JSON, possible in hand-built input) becomes null instead of recursing forever.
+ */
+function toCelValue(value: unknown, ancestors: Set<object> = new Set()): unknown {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : value;
-  if (Array.isArray(value)) return value.map(toCelValue);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = toCelValue(item);
-    return out;
+  if (value === null || typeof value !== 'object') return value;
+  if (ancestors.has(value)) return null;
+  ancestors.add(value);
+  let out: unknown;
+  if (Array.isArray(value)) out = value.map((item) => toCelValue(item, ancestors));
+  else {
+    const record: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) record[key] = toCelValue(item, ancestors);
+    out = record;
   }
-  return value;
+  ancestors.delete(value);
+  return out;
 }
 
 function readInteger(object: Record<string, unknown>, parent: string, field: string): number | undefined {
@@ -160,7 +168,15 @@ export function compileCelCheck(
     }
   }
   if (errors.length > 0) return { errors };
-  return { check: { source, evaluate: (object) => evaluateCel(compiled, source, object) }, errors };
+  const evaluate = (object: Record<string, unknown>): StatusResult => {
+    try {
+      return evaluateCel(compiled, source, object);
+    } catch (error) {
+      // Only exotic input (throwing getters, proxies) gets here; the checker never throws.
+      return buildErrorResult('cel', source, `could not evaluate the CEL health check: ${(error as Error).message}`);
+    }
+  };
+  return { check: { source, evaluate }, errors };
 }
 
 /**

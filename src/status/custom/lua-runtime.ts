@@ -70,6 +70,7 @@ export class LuaRuntime {
   private scratch = 0;
   private scratchSize = 0;
   private scratchView: Uint8Array | undefined;
+  private readonly ancestors = new Set<object>();
   private readonly raw: RawLuaExports;
 
   private constructor(
@@ -140,6 +141,7 @@ export class LuaRuntime {
     lua.lua_settop(L, 0);
     global.setMemoryMax(undefined);
     lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.makeEnvRef));
+    this.ancestors.clear();
     this.pushValue(object, 0);
     lua.lua_pushboolean(L, useOpenLibs ? 1 : 0);
     if (lua.lua_pcallk(L, 2, 1, 0, 0, null) !== LuaReturn.Ok) {
@@ -234,8 +236,10 @@ export class LuaRuntime {
       if (Number.isSafeInteger(value)) raw._lua_pushinteger(L, BigInt(value));
       else raw._lua_pushnumber(L, value);
     } else if (typeof value === 'boolean') raw._lua_pushboolean(L, value ? 1 : 0);
-    else if (value === null || value === undefined || typeof value !== 'object' || depth > MAX_DEPTH) raw._lua_pushnil(L);
+    else if (value === null || typeof value !== 'object' || depth > MAX_DEPTH || this.ancestors.has(value)) raw._lua_pushnil(L);
     else {
+      // A cycle (impossible in JSON, possible in hand-built input) becomes nil instead of recursing forever.
+      this.ancestors.add(value);
       raw._lua_checkstack(L, 4);
       if (Array.isArray(value)) {
         raw._lua_createtable(L, value.length, 0);
@@ -256,6 +260,7 @@ export class LuaRuntime {
           raw._lua_rawset(L, -3);
         }
       }
+      this.ancestors.delete(value);
     }
   }
 
