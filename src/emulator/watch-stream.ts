@@ -20,6 +20,9 @@ import type { KubeObject } from './types.ts';
 /** Default server-side watch duration when the client sets no timeoutSeconds (the apiserver picks 30-60 min). */
 const DEFAULT_TIMEOUT_S = 1800;
 
+/** Unread bytes a watch may queue before it is closed. */
+const MAX_BACKLOG_BYTES = 64 * 1024 * 1024;
+
 function isFailure(v: unknown): v is ApiFailure {
   return typeof v === 'object' && v !== null && 'body' in v && 'code' in v;
 }
@@ -73,8 +76,13 @@ export class WatchHub {
     res.writeHead(200, { 'Content-Type': format.table ? TABLE_CONTENT_TYPE : 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
     const apiVersion = formatApiVersion(type.group, info.version);
+    let endSlowWatch: () => void = () => undefined;
     const write = (line: Record<string, unknown>): void => {
-      if (!res.writableEnded && !res.destroyed) res.write(JSON.stringify(line) + '\n');
+      if (res.writableEnded || res.destroyed) return;
+      res.write(JSON.stringify(line) + '\n');
+      // A client that stops reading is cut off (as the apiserver drops slow watchers) instead of
+      // letting its backlog grow without bound; it will relist or re-watch.
+      if (res.writableLength > MAX_BACKLOG_BYTES) endSlowWatch();
     };
     // Table watches carry one-row Tables; only the first event repeats the column definitions.
     const columns = format.table ? selectColumns(type, info.version, findCrd(this.state, type)) : undefined;
@@ -115,6 +123,7 @@ export class WatchHub {
       deliver: (e: ChangeEvent) => writeEvent(e),
     });
     this.open.add(watch);
+    endSlowWatch = () => queueMicrotask(() => watch.end());
 
     // Registration and replay happen in one synchronous turn, so no change can slip between them.
     if (rv === undefined || rv === 0 || sendInitial) {

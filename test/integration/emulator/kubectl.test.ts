@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../src/emulator/index.ts';
+import { deploymentRollout, runScenario } from '../../../src/emulator/scenario.ts';
 import { waitFor } from './helpers.ts';
 
 const run = promisify(execFile);
@@ -146,6 +147,15 @@ describe('kubectl against the emulator', () => {
     expect(rows[0]?.[2]).toBe('<none>');
     expect(rows[1]?.[2]).toMatch(/^\d{4}-/);
     expect(await kubectlFails('get', 'deployment', 'frontend', '-n', 'shop')).toContain('not found');
+  });
+
+  it('follows a scripted Deployment rollout with kubectl rollout status', async () => {
+    let created = false;
+    const scenario = runScenario(em, deploymentRollout({ name: 'api', namespace: 'rollout', replicas: 3, stepMs: 300 }), { onStep: () => (created = true) });
+    await waitFor('the Deployment to exist', () => (created ? true : undefined));
+    const status = await kubectl('rollout', 'status', 'deployment/api', '-n', 'rollout', '--timeout=20s');
+    expect(await scenario).toEqual({ status: 'completed', stepsRun: 4 });
+    expect(status).toContain('deployment "api" successfully rolled out');
   });
 
   it('deletes a namespace with its contents', async () => {

@@ -89,6 +89,36 @@ describe('watch', () => {
     expect(w.error()).toBeNull();
   });
 
+  it('streams initial events then a bookmark marking their end with sendInitialEvents=true', async () => {
+    h.em.apply([configMap('ie-1', 'w7'), configMap('ie-2', 'w7')]);
+    const annotations: Record<string, string>[] = [];
+    const controller = await new Watch(h.kc).watch(
+      '/api/v1/namespaces/w7/configmaps',
+      { sendInitialEvents: true, allowWatchBookmarks: true, resourceVersionMatch: 'NotOlderThan' },
+      (type, obj: { metadata?: { name?: string; annotations?: Record<string, string> } }) => {
+        annotations.push({ type, name: obj.metadata?.name ?? '', end: obj.metadata?.annotations?.['k8s.io/initial-events-end'] ?? '' });
+      },
+      () => undefined,
+    );
+    await waitFor('the end-of-initial-events bookmark', () => (annotations.some((a) => a['end'] === 'true') ? true : undefined));
+    controller.abort();
+    expect(annotations.slice(0, 3)).toEqual([
+      { type: 'ADDED', name: 'ie-1', end: '' },
+      { type: 'ADDED', name: 'ie-2', end: '' },
+      { type: 'BOOKMARK', name: '', end: 'true' },
+    ]);
+  });
+
+  it('watches one object through the legacy /watch/ path', async () => {
+    h.em.apply([configMap('one', 'w8'), configMap('two', 'w8')]);
+    const w = await openWatch('/api/v1/watch/namespaces/w8/configmaps/two', {});
+    h.em.apply(configMap('one', 'w8', { changed: 'yes' }));
+    h.em.apply(configMap('two', 'w8', { changed: 'yes' }));
+    await waitFor('two events', () => (w.events.length >= 2 ? true : undefined));
+    w.stop();
+    expect(w.events.map((e) => `${e.type} ${e.name}`)).toEqual(['ADDED two', 'MODIFIED two']);
+  });
+
   it('answers a watch from before compact() with an ERROR event carrying a 410 Status', async () => {
     const from = h.em.resourceVersion();
     h.em.apply(configMap('gone', 'w6'));

@@ -30,6 +30,24 @@ describe('create and update', () => {
     expect(created.status).toBeUndefined();
   });
 
+  it('names an object from generateName with a random suffix', async () => {
+    const core = h.kc.makeApiClient(CoreV1Api);
+    const created = await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { generateName: 'job-' }, data: {} } });
+    expect(created.metadata?.name).toMatch(/^job-[0-9a-f]{5}$/);
+  });
+
+  it('rejects a create without a name with 422 Invalid', async () => {
+    const res = await send('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} });
+    expect(res.status).toBe(422);
+    expect(res.json).toMatchObject({ kind: 'Status', reason: 'Invalid' });
+  });
+
+  it('rejects a body that is not JSON with 400', async () => {
+    const res = await send('POST', '/api/v1/namespaces/default/configmaps', '{not json');
+    expect(res.status).toBe(400);
+    expect(res.json['kind']).toBe('Status');
+  });
+
   it('answers 409 AlreadyExists when creating twice', async () => {
     const core = h.kc.makeApiClient(CoreV1Api);
     await core.createNamespacedConfigMap({ namespace: 'default', body: configMap('dup') });
