@@ -16,7 +16,9 @@
  *   survives it; no `load`, `dofile`, `io`, `debug`, `package`; `os` has only `time` and `date`;
  *   `require` knows only "os" (Argo CD preloads a safe os module); finalizers (`__gc`) are refused
  *   because they could run outside the budget; `pcall`, `xpcall` and `coroutine.resume` cannot
- *   swallow ABORT.
+ *   swallow ABORT; pattern calls whose backtracking could run for minutes inside one C call
+ *   (n^k steps for k quantifiers over n bytes) are refused, since the hook cannot interrupt them;
+ *   without `useOpenLibs` strings have no methods, as in Argo CD.
  */
 export const LUA_PRELUDE = String.raw`
 local string, table, math, os, coroutine = string, table, math, os, coroutine
@@ -115,10 +117,33 @@ local function safe_setmetatable(t, mt)
   return native_setmetatable(t, mt)
 end
 
+-- Lua patterns backtrack: k quantifiers over an n-byte subject cost up to n^k steps (one more
+-- factor n when the pattern is not anchored with ^) inside one C call, which no instruction hook
+-- can interrupt. Refuse the call when that bound passes ~1e8 steps (about a second) instead.
+local log = math.log
+local PATTERN_COST_LIMIT = log(1e8)
+local native_find, native_match, native_gmatch, native_gsub = string.find, string.match, string.gmatch, string.gsub
+local function check_pattern(s, pattern, plain)
+  if plain or type(s) ~= 'string' or type(pattern) ~= 'string' or #s < 64 then return end
+  local quantifiers = select(2, native_gsub(native_gsub(pattern, '%%.', ''), '[%*%+%-%?]', ''))
+  local exponent = quantifiers
+  if native_find(pattern, '^', 1, true) ~= 1 then exponent = exponent + 1 end
+  if exponent > 1 and exponent * log(#s) > PATTERN_COST_LIMIT then
+    error(native_format('pattern too complex for a %d-byte subject (%d quantifiers)', #s, quantifiers), 3)
+  end
+end
+string.find = function(s, pattern, init, plain) check_pattern(s, pattern, plain) return native_find(s, pattern, init, plain) end
+string.match = function(s, pattern, init) check_pattern(s, pattern) return native_match(s, pattern, init) end
+string.gmatch = function(s, pattern) check_pattern(s, pattern) return native_gmatch(s, pattern) end
+string.gsub = function(s, pattern, repl, n) check_pattern(s, pattern) return native_gsub(s, pattern, repl, n) end
 string.format = gopher_format
 string.gfind = string.gmatch
 string.dump = nil
-getmetatable('').__metatable = false
+
+-- Without useOpenLibs Argo CD has no string library at all, so s:upper() must fail there too.
+local string_meta = getmetatable('')
+string_meta.__metatable = false
+local no_string_methods = {}
 
 local libs = {
   string = string,
@@ -178,6 +203,7 @@ local function make_env(obj, open_libs)
     if name == 'os' then return os_proxy end
     error("module '" .. native_tostring(name) .. "' not found", 2)
   end
+  string_meta.__index = open_libs and string or no_string_methods
   if open_libs then
     env.string = native_setmetatable({}, metas.string)
     env.math = native_setmetatable({}, metas.math)

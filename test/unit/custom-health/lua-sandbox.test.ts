@@ -31,6 +31,10 @@ const hostile: Record<string, { script: string; message: RegExp }> = {
   LoadsCode: { script: 'return load("return 1")()', message: /attempt to call a nil value \(global 'load'\)/ },
   ReadsFile: { script: 'return io.open("/etc/passwd"):read("*a")', message: /attempt to index a nil value \(global 'io'\)/ },
   RunsProcess: { script: 'return os.execute("id")', message: /attempt to call a nil value \(field 'execute'\)/ },
+  CatastrophicPattern: {
+    script: 'local s = string.rep("a", 30000) return { status = "Healthy", message = tostring(s:find(".-.-.-b")) }',
+    message: /pattern too complex for a 30000-byte subject \(3 quantifiers\)/,
+  },
   RequiresModule: { script: 'local s = require("socket") return s', message: /module 'socket' not found/ },
   UsesDebug: { script: 'debug.sethook() return {}', message: /attempt to index a nil value \(global 'debug'\)/ },
 };

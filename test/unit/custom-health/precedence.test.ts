@@ -210,11 +210,13 @@ describe('argocd-cm parsing', () => {
   });
 
   it.each([
-    ['without useOpenLibs, string is absent as in Argo CD', 'false', { status: 'Unknown', reason: 'HEALTH_CHECK_ERROR' }],
-    ['with useOpenLibs, string.format works', 'true', { status: 'Current', message: 'Bucket assets' }],
-  ])('%s', async (_name, openLibs, expected) => {
+    ['without useOpenLibs, the string library is absent as in Argo CD', 'string.format("%s %s", obj.kind, obj.metadata.name)', 'false', { status: 'Unknown', reason: 'HEALTH_CHECK_ERROR' }],
+    ['without useOpenLibs, strings have no methods either', 'obj.kind:lower()', 'false', { status: 'Unknown', message: expect.stringContaining("method 'lower'") }],
+    ['with useOpenLibs, string.format works', 'string.format("%s %s", obj.kind, obj.metadata.name)', 'true', { status: 'Current', message: 'Bucket assets' }],
+    ['with useOpenLibs, string methods work', 'obj.kind:lower()', 'true', { status: 'Current', message: 'bucket' }],
+  ])('%s', async (_name, expression, openLibs, expected) => {
     const fromCluster = loadArgoCdConfigMap({
-      'resource.customizations.health.s3.services.k8s.aws_Bucket': 'return { status = "Healthy", message = string.format("%s %s", obj.kind, obj.metadata.name) }',
+      'resource.customizations.health.s3.services.k8s.aws_Bucket': `return { status = "Healthy", message = ${expression} }`,
       'resource.customizations.useOpenLibs.s3.services.k8s.aws_Bucket': openLibs,
     });
     const { checker } = await createHealthChecker(healthConfigSchema.parse({}), { baseDir: '.', argocdConfigMaps: [fromCluster] });
