@@ -40,62 +40,71 @@ function hasToken(req: IncomingMessage, token: string): boolean {
 /** Creates the request listener. */
 export function createPipeline(ctx: PipelineContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://emulator');
-    const info = parseRequestInfo(req.method ?? 'GET', url);
-    const resource = info.kind === 'resource' ? info : undefined;
-    const record = ctx.log.add({
-      verb: info.verb,
-      method: req.method ?? 'GET',
-      path: url.pathname,
-      group: resource?.group ?? '',
-      resource: resource?.plural ?? '',
-      ...(resource?.namespace !== undefined ? { namespace: resource.namespace } : {}),
-      status: 0,
-    });
-    res.on('finish', () => {
-      if (record.status === 0) record.status = res.statusCode;
-    });
-    if (ctx.token !== undefined && !hasToken(req, ctx.token)) {
-      record.status = 401;
-      sendFailure(res, makeFailure(401, 'Unauthorized'));
-      return;
-    }
-    const kind = resource ? (ctx.state.registry.findByResource(resource.group, resource.version, resource.plural)?.kind ?? '') : '';
-    const decision = ctx.faults.decide({ verb: info.verb, group: resource?.group ?? '', resource: resource?.plural ?? '', kind, namespace: resource?.namespace });
-    const proceed = (): void => {
-      const rule = decision.terminal;
-      if (rule === undefined) {
-        void dispatch(ctx, info, url, req, res, record);
-        return;
-      }
-      if (rule.effect === 'reset') {
-        record.status = 0;
-        const socket = req.socket as typeof req.socket & { resetAndDestroy?: () => void };
-        if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
-        else socket.destroy();
-        return;
-      }
-      if (rule.effect === 'hang') {
-        ctx.held.add(res);
-        res.on('close', () => ctx.held.delete(res));
-        return;
-      }
-      const failure = makeFaultFailure(rule.statusCode ?? 500, resource?.group ?? '', resource?.plural ?? '', rule.retryAfterSeconds);
-      record.status = failure.code;
-      sendFailure(res, failure);
-    };
-    if (decision.latencyMs > 0) {
-      ctx.held.add(res);
-      const timer = setTimeout(() => {
-        ctx.timers.delete(timer);
-        ctx.held.delete(res);
-        if (!res.destroyed) proceed();
-      }, decision.latencyMs);
-      ctx.timers.add(timer);
-    } else {
-      proceed();
+    try {
+      handleRequest(ctx, req, res);
+    } catch (e) {
+      // Malformed input must never take the server down; answer like the apiserver would.
+      sendFailure(res, makeFailure(400, `malformed request: ${(e as Error).message}`));
     }
   };
+}
+
+function handleRequest(ctx: PipelineContext, req: IncomingMessage, res: ServerResponse): void {
+  const url = new URL(req.url ?? '/', 'http://emulator');
+  const info = parseRequestInfo(req.method ?? 'GET', url);
+  const resource = info.kind === 'resource' ? info : undefined;
+  const record = ctx.log.add({
+    verb: info.verb,
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    group: resource?.group ?? '',
+    resource: resource?.plural ?? '',
+    ...(resource?.namespace !== undefined ? { namespace: resource.namespace } : {}),
+    status: 0,
+  });
+  res.on('finish', () => {
+    if (record.status === 0) record.status = res.statusCode;
+  });
+  if (ctx.token !== undefined && !hasToken(req, ctx.token)) {
+    record.status = 401;
+    sendFailure(res, makeFailure(401, 'Unauthorized'));
+    return;
+  }
+  const kind = resource ? (ctx.state.registry.findByResource(resource.group, resource.version, resource.plural)?.kind ?? '') : '';
+  const decision = ctx.faults.decide({ verb: info.verb, group: resource?.group ?? '', resource: resource?.plural ?? '', kind, namespace: resource?.namespace });
+  const proceed = (): void => {
+    const rule = decision.terminal;
+    if (rule === undefined) {
+      void dispatch(ctx, info, url, req, res, record);
+      return;
+    }
+    if (rule.effect === 'reset') {
+      record.status = 0;
+      const socket = req.socket as typeof req.socket & { resetAndDestroy?: () => void };
+      if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+      else socket.destroy();
+      return;
+    }
+    if (rule.effect === 'hang') {
+      ctx.held.add(res);
+      res.on('close', () => ctx.held.delete(res));
+      return;
+    }
+    const failure = makeFaultFailure(rule.statusCode ?? 500, resource?.group ?? '', resource?.plural ?? '', rule.retryAfterSeconds);
+    record.status = failure.code;
+    sendFailure(res, failure);
+  };
+  if (decision.latencyMs > 0) {
+    ctx.held.add(res);
+    const timer = setTimeout(() => {
+      ctx.timers.delete(timer);
+      ctx.held.delete(res);
+      if (!res.destroyed) proceed();
+    }, decision.latencyMs);
+    ctx.timers.add(timer);
+  } else {
+    proceed();
+  }
 }
 
 async function dispatch(ctx: PipelineContext, info: RequestInfo, url: URL, req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void> {

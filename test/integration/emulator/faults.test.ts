@@ -102,6 +102,21 @@ describe('transport faults', () => {
   });
 });
 
+describe('malformed requests', () => {
+  it('answers a badly encoded path with 400 and keeps serving', async () => {
+    const res = await rawRequest(h.em, '/api/v1/namespaces/%E0%A4%A/configmaps');
+    expect(res.status).toBe(400);
+    expect(res.json['kind']).toBe('Status');
+    expect((await rawRequest(h.em, '/api/v1/namespaces/default/configmaps/cm')).status).toBe(200);
+  });
+
+  it('answers an unknown resource with 404 and an unsupported patch type with 415', async () => {
+    expect((await rawRequest(h.em, '/api/v1/namespaces/default/widgets')).status).toBe(404);
+    const res = await rawRequest(h.em, '/api/v1/namespaces/default/configmaps/cm', { method: 'PATCH', headers: { 'Content-Type': 'text/plain' }, body: '{}' });
+    expect(res.status).toBe(415);
+  });
+});
+
 describe('authentication', () => {
   it('requires the bearer token when one is configured', async () => {
     const secured = await startHarness({ token: 's3cret' });
