@@ -1,0 +1,63 @@
+/**
+ * Starts a server in a child Node process so that a load generator in this process does not share
+ * its event loop with the server it measures (on 2 cores, sharing one thread halves both).
+ */
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+
+/** A server running in a child process. */
+export interface ChildServer {
+  /** Where it listens, e.g. http://127.0.0.1:41234 */
+  url: string;
+  /** The child's process id. */
+  pid: number;
+  /** Asks the child to close and waits for it to exit (kills it after `graceMs`). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** The message a server child sends once it listens. */
+export interface ServerReadyMessage {
+  ready: true;
+  url: string;
+}
+
+function isReady(message: unknown): message is ServerReadyMessage {
+  return typeof message === 'object' && message !== null && (message as { ready?: unknown }).ready === true;
+}
+
+async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * Forks `file` (a TypeScript module run through tsx) with `args`, waits until it sends a
+ * {@link ServerReadyMessage}, and returns its URL. Rejects if it exits or stays silent for `startMs`.
+ */
+export async function startChildServer(file: string, args: string[], startMs = 20_000): Promise<ChildServer> {
+  const child = fork(file, args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${file} did not report ready within ${startMs} ms`)), startMs);
+      child.on('message', (message: unknown) => {
+        if (isReady(message)) {
+          clearTimeout(timer);
+          resolve(message.url);
+        }
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`${file} exited before it was ready (code ${code}, signal ${signal})`));
+      });
+    });
+    return { url, pid: child.pid ?? 0, stop: (graceMs = 5_000) => stopChild(child, graceMs) };
+  } catch (error) {
+    await stopChild(child, 1_000);
+    throw error;
+  }
+}
