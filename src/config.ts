@@ -171,11 +171,15 @@ export function loadConfig(
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
+      if (issue.code === 'unrecognized_keys') {
+        for (const unknown of issue.keys) {
+          issues.push({ key: [...issue.path.map(String), unknown].join('.'), message: 'unknown key' });
+        }
+        continue;
+      }
       const key = issue.path.map(String).join('.') || '(root)';
       const fromEnv = envNameOf(key);
-      const message =
-        issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}` : issue.message;
-      issues.push({ key: fromEnv ? `${fromEnv} (${key})` : key, message });
+      issues.push({ key: fromEnv ? `${fromEnv} (${key})` : key, message: issue.message });
     }
   }
   if (issues.length > 0 || !parsed.success) throw new ConfigError(issues);

@@ -10,7 +10,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -91,6 +91,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const passwordFile = path.join(stateDir, 'postgres.password');
   const identity = serverIdentity();
   mkdirSync(stateDir, { recursive: true });
+  if (identity) {
+    // The postgres user must be able to pass through the state directory (search permission only).
+    const mode = statSync(stateDir).mode & 0o7777;
+    if ((mode & 0o001) === 0) chmodSync(stateDir, mode | 0o001);
+  }
 
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     log.info({ dataDir }, 'initialising the embedded PostgreSQL data directory');

@@ -1,0 +1,68 @@
+/**
+ * Command 1 as a new user runs it: no configuration at all, so phaselog starts its embedded
+ * PostgreSQL in the state directory, serves /healthz, /readyz and /graphql, shuts down cleanly on
+ * Ctrl-C, and finds its data again on the next start.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testRedisUrl } from '../helpers/services.ts';
+import { cleanEnv, exitCodeWithin, runPhaselog } from '../helpers/process.ts';
+import type { PhaselogProcess } from '../helpers/process.ts';
+
+const stateDir = mkdtempSync(path.join(tmpdir(), 'phaselog-e2e-'));
+const running: PhaselogProcess[] = [];
+afterAll(() => {
+  for (const proc of running) proc.child.kill('SIGKILL');
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+async function start(): Promise<{ proc: PhaselogProcess; url: string }> {
+  const proc = runPhaselog(['start'], cleanEnv({ PHASELOG_STATE_DIR: stateDir, PHASELOG_PORT: '0', REDIS_URL: testRedisUrl() }));
+  running.push(proc);
+  const line = await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000);
+  return { proc, url: String(line.url) };
+}
+
+async function graphql(url: string, query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  return (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
+}
+
+/** Connect to the embedded server the way an operator would: password file + port from postmaster.pid. */
+function embeddedUrl(): string {
+  const password = readFileSync(path.join(stateDir, 'postgres.password'), 'utf8').trim();
+  const port = readFileSync(path.join(stateDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3];
+  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/phaselog`;
+}
+
+describe('phaselog start with nothing configured', () => {
+  it('answers /healthz, /readyz and { __typename }, exits cleanly on SIGINT, and keeps its data across restarts', async () => {
+    const first = await start();
+    const base = first.url.replace(/\/graphql$/, '');
+
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(200);
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: true } } });
+    expect(await graphql(first.url, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
+
+    const client = new pg.Client({ connectionString: embeddedUrl() });
+    await client.connect();
+    await client.query(`INSERT INTO "Cluster" (name, labels) VALUES ('kept-across-restarts', '{"env":"test"}')`);
+    await client.end();
+
+    first.proc.child.kill('SIGINT');
+    expect(await exitCodeWithin(first.proc, 10_000)).toBe(0);
+    expect(first.proc.stderr()).toBe('');
+
+    const second = await start();
+    const answer = await graphql(second.url, '{ clusters { name labels reachable } }');
+    expect(answer).toEqual({ data: { clusters: [{ name: 'kept-across-restarts', labels: { env: 'test' }, reachable: null }] } });
+    second.proc.child.kill('SIGTERM');
+    expect(await exitCodeWithin(second.proc, 10_000)).toBe(0);
+  }, 120_000);
+});
