@@ -17,7 +17,8 @@
  *   `require` knows only "os" (Argo CD preloads a safe os module); finalizers (`__gc`) are refused
  *   because they could run outside the budget; `pcall`, `xpcall` and `coroutine.resume` cannot
  *   swallow ABORT; pattern calls whose backtracking could run for minutes inside one C call
- *   (n^k steps for k quantifiers over n bytes) are refused, since the hook cannot interrupt them;
+ *   (n^k steps for k repeated wildcards over n bytes) are refused, since the hook cannot
+ *   interrupt them;
  *   without `useOpenLibs` strings have no methods, as in Argo CD.
  */
 export const LUA_PRELUDE = String.raw`
@@ -117,19 +118,21 @@ local function safe_setmetatable(t, mt)
   return native_setmetatable(t, mt)
 end
 
--- Lua patterns backtrack: k quantifiers over an n-byte subject cost up to n^k steps (one more
--- factor n when the pattern is not anchored with ^) inside one C call, which no instruction hook
--- can interrupt. Refuse the call when that bound passes ~1e8 steps (about a second) instead.
+-- Lua patterns backtrack: k repeated wildcards ('.' or a '[set]' followed by *, + or -) over an
+-- n-byte subject cost up to n^k steps (one more factor n when the pattern is not anchored with ^)
+-- inside one C call, which no instruction hook can interrupt. Refuse the call when that bound
+-- passes ~1e8 steps (about a second). Quantified classes such as %d+ stop at the next literal and
+-- are not counted, so ordinary patterns on long messages still run.
 local log = math.log
 local PATTERN_COST_LIMIT = log(1e8)
 local native_find, native_match, native_gmatch, native_gsub = string.find, string.match, string.gmatch, string.gsub
 local function check_pattern(s, pattern, plain)
   if plain or type(s) ~= 'string' or type(pattern) ~= 'string' or #s < 64 then return end
-  local quantifiers = select(2, native_gsub(native_gsub(pattern, '%%.', ''), '[%*%+%-%?]', ''))
-  local exponent = quantifiers
+  local wildcards = select(2, native_gsub(native_gsub(pattern, '%%.', 'e'), '[%.%]][%*%+%-]', ''))
+  local exponent = wildcards
   if native_find(pattern, '^', 1, true) ~= 1 then exponent = exponent + 1 end
   if exponent > 1 and exponent * log(#s) > PATTERN_COST_LIMIT then
-    error(native_format('pattern too complex for a %d-byte subject (%d quantifiers)', #s, quantifiers), 3)
+    error(native_format('pattern too complex for a %d-byte subject (%d repeated wildcards)', #s, wildcards), 3)
   end
 end
 string.find = function(s, pattern, init, plain) check_pattern(s, pattern, plain) return native_find(s, pattern, init, plain) end
