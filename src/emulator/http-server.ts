@@ -208,6 +208,12 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
     sendFailure(res, body);
     return body.code;
   }
+  if (params.getAll('dryRun').some((v) => v !== '')) {
+    // Better to refuse than to write for real what the client meant as a rehearsal.
+    const failure = makeFailure(400, 'dryRun is not supported by the phaselog Kubernetes emulator');
+    sendFailure(res, failure);
+    return failure.code;
+  }
   const input: WriteInput = { type, info, params, body, contentType: req.headers['content-type'] ?? 'application/json' };
   switch (info.verb) {
     case 'create':

@@ -48,6 +48,12 @@ describe('create and update', () => {
     expect(res.json['kind']).toBe('Status');
   });
 
+  it('refuses dry-run writes instead of performing them', async () => {
+    const res = await send('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', configMap('rehearsal'));
+    expect(res.status).toBe(400);
+    expect(h.em.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'rehearsal' })).toBeUndefined();
+  });
+
   it('answers 409 AlreadyExists when creating twice', async () => {
     const core = h.kc.makeApiClient(CoreV1Api);
     await core.createNamespacedConfigMap({ namespace: 'default', body: configMap('dup') });
