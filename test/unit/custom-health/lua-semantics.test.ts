@@ -80,6 +80,16 @@ return { status = "Healthy", message = word .. "|" .. primary .. "|" .. n .. "|"
     message: 'healthy|orders-db|1|4|Cluster-in-healthy-state|12',
   },
   {
+    name: 'ordinary patterns on a long message still run (only runaway backtracking is refused)',
+    object: 'cluster',
+    folder: 'postgresql.cnpg.io/Cluster',
+    script: `local long = string.rep("waiting for replicas; ", 500) .. obj.status.readyInstances .. "/" .. obj.spec.instances .. " ready"
+local ready, total = long:match("(%d+)/(%d+) ready")
+return { status = "Progressing", message = ready .. " of " .. total .. " (" .. #long .. " bytes)" }`,
+    health: 'Progressing',
+    message: '2 of 3 (11009 bytes)',
+  },
+  {
     name: 'ready instances below desired is Progressing with integer counts',
     object: 'cluster',
     folder: 'postgresql.cnpg.io/Cluster',
