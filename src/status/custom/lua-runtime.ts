@@ -129,9 +129,10 @@ export class LuaRuntime {
     try {
       return this.runProtected(script, object, useOpenLibs);
     } catch (error) {
-      // Only a fault of the WebAssembly instance lands here; Lua errors are return codes.
+      // Lua errors are return codes; only a throwing input object or a fault of the WebAssembly
+      // instance lands here. Either may leave the state half-written, so start from a fresh one.
       this.rebuildAfterFault();
-      return { ok: false, error: `Lua runtime fault: ${error instanceof Error ? error.message : String(error)}` };
+      return { ok: false, error: `could not run the Lua health check: ${error instanceof Error ? error.message : String(error)}` };
     }
   }
 
