@@ -21,11 +21,14 @@ export interface UpdateMode {
   subresource?: 'status';
   /** In-process writes (tests, scenarios) keep every field the caller gave, status included. */
   inProcess?: boolean;
+  /** `dryRun=All`: compute and validate the result, store nothing, emit nothing. */
+  dryRun?: boolean;
 }
 
 /** Delete options from the request body or query. */
 export interface DeleteOptions {
   propagationPolicy?: string;
+  dryRun?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
@@ -198,6 +201,7 @@ export class ClusterState {
     const obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
     if (type.hasStatus && !mode.inProcess) delete obj['status'];
     if (type.kind === 'Namespace' && type.group === '') obj['status'] = { phase: 'Active' };
+    if (mode.dryRun) return { ok: true, code: 201, object: obj };
     return { ok: true, code: 201, object: this.storeObject(type, obj, undefined) };
   }
 
@@ -223,6 +227,7 @@ export class ClusterState {
     const next = this.composeUpdate(type, current, body, mode);
     if ('failure' in next) return { ok: false, failure: next.failure };
     const obj = next.object;
+    if (mode.dryRun) return { ok: true, code: 200, object: { ...obj, metadata: { ...readMeta(obj), resourceVersion: curMeta['resourceVersion'] } } };
     const terminating = curMeta['deletionTimestamp'] !== undefined;
     if (terminating && finalizersOf(obj).length === 0) {
       return { ok: true, code: 200, object: this.finishRemoval(type, obj) };
@@ -286,6 +291,7 @@ export class ClusterState {
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta['resourceVersion']) {
       return { ok: false, failure: makeFailure(409, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta['resourceVersion'])}`, { name, group: type.group, kind: type.plural }, 'Conflict') };
     }
+    if (opts.dryRun) return { ok: true, code: 200, object: current };
     const finalizers = finalizersOf(current);
     const foreground = opts.propagationPolicy === 'Foreground';
     const isNamespace = type.group === '' && type.kind === 'Namespace';

@@ -183,6 +183,11 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
   }
   const params = url.searchParams;
   if (info.subresource === 'scale' && info.name !== undefined) {
+    if (info.verb !== 'get' && params.has('dryRun')) {
+      const failure = makeFailure(400, 'dryRun is not supported on the scale subresource by this emulator');
+      sendFailure(res, failure);
+      return failure.code;
+    }
     const body = info.verb === 'get' ? '' : await readBody(req);
     if (typeof body !== 'string') {
       sendFailure(res, body);
@@ -208,13 +213,13 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
     sendFailure(res, body);
     return body.code;
   }
-  if (params.getAll('dryRun').some((v) => v !== '')) {
-    // Better to refuse than to write for real what the client meant as a rehearsal.
-    const failure = makeFailure(400, 'dryRun is not supported by the phaselog Kubernetes emulator');
+  const dryRun = params.getAll('dryRun').filter((v) => v !== '');
+  if (dryRun.some((v) => v !== 'All')) {
+    const failure = makeFailure(400, `dryRun: Unsupported value: "${dryRun.join(',')}": supported values: "All"`);
     sendFailure(res, failure);
     return failure.code;
   }
-  const input: WriteInput = { type, info, params, body, contentType: req.headers['content-type'] ?? 'application/json' };
+  const input: WriteInput = { type, info, params, body, contentType: req.headers['content-type'] ?? 'application/json', dryRun: dryRun.length > 0 };
   switch (info.verb) {
     case 'create':
       return handleCreate(ctx.state, input, res);

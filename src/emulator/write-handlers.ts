@@ -20,6 +20,8 @@ export interface WriteInput {
   params: URLSearchParams;
   body: string;
   contentType: string;
+  /** `dryRun=All`: answer as if written, change nothing. */
+  dryRun: boolean;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -82,7 +84,7 @@ export function handleCreate(state: ClusterState, input: WriteInput, res: Server
   const obj = readObjectBody(input);
   if (isFailure(obj)) return fail(res, obj);
   if (input.info.subresource !== undefined || input.info.name !== undefined) return fail(res, makeFailure(405, 'the server does not allow this method on the requested resource'));
-  return answer(res, input.type, input.info.version, state.create(input.type, namespaceOf(input), obj));
+  return answer(res, input.type, input.info.version, state.create(input.type, namespaceOf(input), obj, { dryRun: input.dryRun }));
 }
 
 function fail(res: ServerResponse, failure: ApiFailure): number {
@@ -103,7 +105,7 @@ export function handleUpdate(state: ClusterState, input: WriteInput, res: Server
   if (isFailure(sub)) return fail(res, sub);
   const obj = readObjectBody(input);
   if (isFailure(obj)) return fail(res, obj);
-  const mode = sub === 'status' ? { subresource: sub } : {};
+  const mode = { ...(sub === 'status' ? { subresource: sub } : {}), dryRun: input.dryRun };
   return answer(res, input.type, input.info.version, state.update(input.type, namespaceOf(input), input.info.name ?? '', obj, mode));
 }
 
@@ -128,7 +130,7 @@ export function handlePatch(state: ClusterState, input: WriteInput, res: ServerR
     if (isFailure(checked)) return fail(res, checked);
     if (!current) {
       if (sub === 'status') return fail(res, makeNotFound(type.group, type.plural, name));
-      return answer(res, type, info.version, state.create(type, namespaceOf(input), { ...checked, metadata: { ...(checked.metadata ?? {}), name } }));
+      return answer(res, type, info.version, state.create(type, namespaceOf(input), { ...checked, metadata: { ...(checked.metadata ?? {}), name } }, { dryRun: input.dryRun }));
     }
   } else {
     patch = parseJsonBody(input.body);
@@ -161,7 +163,7 @@ export function handlePatch(state: ClusterState, input: WriteInput, res: ServerR
   // A resourceVersion in the patch is a precondition; otherwise the patch applies to the latest object.
   const patchRv = isObject(patch) && isObject(patch['metadata']) ? patch['metadata']['resourceVersion'] : undefined;
   if (patchRv === undefined) patchedMeta['resourceVersion'] = current.metadata?.['resourceVersion'];
-  const mode = sub === 'status' ? { subresource: sub } : {};
+  const mode = { ...(sub === 'status' ? { subresource: sub } : {}), dryRun: input.dryRun };
   return answer(res, type, info.version, state.update(type, namespaceOf(input), name, { ...next, metadata: patchedMeta } as KubeObject, mode));
 }
 
@@ -194,6 +196,7 @@ export function handleDelete(state: ClusterState, input: WriteInput, res: Server
   if (input.info.subresource !== undefined) return fail(res, makeFailure(405, 'the server does not allow this method on the requested resource'));
   const opts = readDeleteOptions(input);
   if (isFailure(opts)) return fail(res, opts);
+  if (input.dryRun) opts.dryRun = true;
   return answer(res, input.type, input.info.version, state.delete(input.type, namespaceOf(input), input.info.name ?? '', opts));
 }
 
@@ -201,6 +204,7 @@ export function handleDelete(state: ClusterState, input: WriteInput, res: Server
 export function handleDeleteCollection(state: ClusterState, input: WriteInput, res: ServerResponse): number {
   const opts = readDeleteOptions(input);
   if (isFailure(opts)) return fail(res, opts);
+  if (input.dryRun) opts.dryRun = true;
   const page = selectPage(state, input.type, input.info, new URLSearchParams([...input.params].filter(([k]) => k !== 'limit' && k !== 'continue')));
   if (isFailure(page)) return fail(res, page);
   const deleted: KubeObject[] = [];

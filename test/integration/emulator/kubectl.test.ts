@@ -103,6 +103,21 @@ describe('kubectl against the emulator', () => {
     expect(await kubectl('get', 'ks', '-n', 'shop', '-o', 'name')).toBe('kustomization.kustomize.toolkit.fluxcd.io/shop\n');
   });
 
+  it('diffs a changed manifest against the live object with a server-side dry run', async () => {
+    const file = join(dir, 'shop-diff.yaml');
+    await writeFile(file, MANIFEST.replace('IMAGE_TAG', '1.27'));
+    expect(await kubectl('diff', '-f', file)).toBe('');
+    await writeFile(file, MANIFEST.replace('IMAGE_TAG', '1.28'));
+    const diff = await run('kubectl', ['--kubeconfig', kubeconfig, 'diff', '-f', file]).then(
+      () => ({ code: 0, stdout: '' }),
+      (e: { code?: number; stdout?: string }) => ({ code: e.code, stdout: e.stdout ?? '' }),
+    );
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toMatch(/^\+\s+- image: nginx:1\.28$/m);
+    const live = await kubectl('get', 'deployment', 'frontend', '-n', 'shop', '-o', 'jsonpath={.spec.template.spec.containers[0].image}');
+    expect(live).toBe('nginx:1.27');
+  });
+
   it('patches status through --subresource=status without touching generation', async () => {
     await kubectl('patch', 'deployment', 'frontend', '-n', 'shop', '--subresource=status', '--type=merge', '-p', '{"status":{"observedGeneration":2,"readyReplicas":2}}');
     const out = await kubectl('get', 'deployment', 'frontend', '-n', 'shop', '-o', 'jsonpath={.status.readyReplicas}/{.metadata.generation}');

@@ -48,10 +48,20 @@ describe('create and update', () => {
     expect(res.json['kind']).toBe('Status');
   });
 
-  it('refuses dry-run writes instead of performing them', async () => {
-    const res = await send('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', configMap('rehearsal'));
-    expect(res.status).toBe(400);
-    expect(h.em.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'rehearsal' })).toBeUndefined();
+  it('answers dry-run writes as if done while changing nothing', async () => {
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'rehearsal' };
+    const rv = h.em.resourceVersion();
+    const created = await send('POST', '/api/v1/namespaces/default/configmaps?dryRun=All', configMap('rehearsal'));
+    expect(created.status).toBe(201);
+    expect(h.em.get(ref)).toBeUndefined();
+    h.em.apply(configMap('rehearsal', 'default', {}, { a: '1' }));
+    const patched = await send('PATCH', '/api/v1/namespaces/default/configmaps/rehearsal?dryRun=All', { data: { a: '2' } }, 'application/merge-patch+json');
+    expect(patched.json['data']).toEqual({ a: '2' });
+    const deleted = await send('DELETE', '/api/v1/namespaces/default/configmaps/rehearsal?dryRun=All', '');
+    expect(deleted.status).toBe(200);
+    expect(h.em.get(ref)?.['data']).toEqual({ a: '1' });
+    expect(h.em.resourceVersion()).toBe(rv + 1);
+    expect((await send('POST', '/api/v1/namespaces/default/configmaps?dryRun=Some', configMap('x'))).status).toBe(400);
   });
 
   it('answers 409 AlreadyExists when creating twice', async () => {
