@@ -1,0 +1,128 @@
+/**
+ * The demo's starting state: for each cluster, workloads in a namespace and the inventories that
+ * make them phases (one phase per inventory kind: cli-utils ConfigMap, kpt ResourceGroup, Flux
+ * Kustomization, Argo CD Application).
+ */
+import type { KubeObject } from '../emulator/index.ts';
+
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** A Deployment whose status says it is fully rolled out (kstatus: Current). */
+export function readyDeployment(namespace: string, name: string, replicas = 2, image = 'nginx:1.27'): KubeObject {
+  const t = now();
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace, labels: { app: name }, generation: 1 },
+    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image }] } } },
+    status: {
+      observedGeneration: 1,
+      replicas,
+      updatedReplicas: replicas,
+      readyReplicas: replicas,
+      availableReplicas: replicas,
+      conditions: [
+        { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.', lastUpdateTime: t, lastTransitionTime: t },
+        { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${name}-5d9c7b" has successfully progressed.`, lastUpdateTime: t, lastTransitionTime: t },
+      ],
+    },
+  };
+}
+
+export function service(namespace: string, name: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace },
+    spec: { selector: { app: name }, ports: [{ port: 80, targetPort: 8080 }], clusterIP: '10.96.12.34', type: 'ClusterIP' },
+    status: { loadBalancer: {} },
+  };
+}
+
+export function configMap(namespace: string, name: string, data: Record<string, string> = { LOG_LEVEL: 'info' }): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data };
+}
+
+export function namespaceObject(name: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, status: { phase: 'Active' } };
+}
+
+interface Ref {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  version: string;
+}
+
+/** cli-utils' ObjMetadata string: `<namespace>_<name>_<group>_<kind>`. */
+function objMetadata(ref: Ref): string {
+  return `${ref.namespace}_${ref.name}_${ref.group}_${ref.kind}`;
+}
+
+/** A cli-utils inventory ConfigMap, as kpt and airshipctl write it. */
+export function cliUtilsInventory(namespace: string, inventoryId: string, refs: Ref[]): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `inventory-${inventoryId}`, namespace, labels: { 'cli-utils.sigs.k8s.io/inventory-id': inventoryId } },
+    data: Object.fromEntries(refs.map((r) => [objMetadata(r), '{"strategy":"Apply","actuation":"Succeeded","reconcile":"Succeeded"}'])),
+  };
+}
+
+/** A kpt ResourceGroup inventory. */
+export function resourceGroup(namespace: string, name: string, refs: Ref[]): KubeObject {
+  return {
+    apiVersion: 'kpt.dev/v1alpha1',
+    kind: 'ResourceGroup',
+    metadata: { name, namespace, generation: 1, labels: { 'cli-utils.sigs.k8s.io/inventory-id': `${namespace}-${name}` } },
+    spec: { resources: refs.map(({ group, kind, namespace: ns, name: n }) => ({ group, kind, namespace: ns, name: n })) },
+  };
+}
+
+/** A Flux Kustomization with its `.status.inventory`. */
+export function fluxKustomization(name: string, refs: Ref[], revision: string): KubeObject {
+  const t = now();
+  return {
+    apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+    kind: 'Kustomization',
+    metadata: { name, namespace: 'flux-system', generation: 1 },
+    spec: { interval: '10m', path: `./apps/${name}`, prune: true, sourceRef: { kind: 'GitRepository', name: 'flux-system' } },
+    status: {
+      observedGeneration: 1,
+      lastAppliedRevision: revision,
+      conditions: [{ type: 'Ready', status: 'True', reason: 'ReconciliationSucceeded', message: `Applied revision: ${revision}`, observedGeneration: 1, lastTransitionTime: t }],
+      inventory: { entries: refs.map((r) => ({ id: objMetadata(r), v: r.version })) },
+    },
+  };
+}
+
+/** An Argo CD Application with its `.status.resources`. */
+export function argoApplication(name: string, destinationNamespace: string, refs: Ref[]): KubeObject {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: { name, namespace: 'argocd', generation: 1 },
+    spec: {
+      project: 'default',
+      source: { repoURL: 'https://git.example.com/platform/demo.git', path: name, targetRevision: 'main' },
+      destination: { server: 'https://kubernetes.default.svc', namespace: destinationNamespace },
+    },
+    status: {
+      resources: refs.map((r) => ({ ...(r.group ? { group: r.group } : {}), version: r.version, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}), name: r.name, status: 'Synced' })),
+      sync: { status: 'Synced', revision: 'a1b2c3d' },
+    },
+  };
+}
+
+export function ref(kind: string, namespace: string, name: string): Ref {
+  const table: Record<string, [string, string]> = {
+    Deployment: ['apps', 'v1'],
+    Service: ['', 'v1'],
+    ConfigMap: ['', 'v1'],
+    Namespace: ['', 'v1'],
+    Pod: ['', 'v1'],
+  };
+  const [group, version] = table[kind] ?? ['', 'v1'];
+  return { group, kind, namespace, name, version };
+}
