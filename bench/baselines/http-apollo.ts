@@ -4,7 +4,7 @@
  * the server runs in a child process. A phaselog GraphQL figure divided by the Apollo one says what
  * phaselog's schema, resolvers and data cost on top of the framework.
  *
- *   node --import tsx bench/baselines/http-apollo.ts [--requests 20000] [--concurrency 32]
+ *   node --import tsx bench/baselines/http-apollo.ts [--requests 20000] [--concurrency 16]
  */
 import { fileURLToPath } from 'node:url';
 import { startChildServer } from '../lib/child-server.ts';
@@ -17,7 +17,7 @@ import type { Figures } from '../lib/types.ts';
 export interface HttpApolloBaselineOptions {
   /** Timed requests per server. @default 20000 */
   requests?: number;
-  /** Concurrent keep-alive clients. @default 32 */
+  /** Concurrent keep-alive clients. @default 16 */
   concurrency?: number;
   /** Time limit per server in milliseconds. @default 60000 */
   maxMs?: number;
@@ -33,7 +33,7 @@ async function measure(kind: 'node-http' | 'apollo', options: HttpApolloBaseline
       url: server.url,
       method: 'POST',
       body: QUERY,
-      concurrency: options.concurrency ?? 32,
+      concurrency: options.concurrency ?? 16,
       requests: options.requests ?? 20_000,
       maxMs: options.maxMs ?? 60_000,
     });
@@ -47,7 +47,7 @@ export async function run(options: HttpApolloBaselineOptions = {}): Promise<Figu
   const http = await measure('node-http', options);
   const apollo = await measure('apollo', options);
   return {
-    'concurrent clients': options.concurrency ?? 32,
+    'concurrent clients': options.concurrency ?? 16,
     'node:http requests/s': http.requestsPerSecond,
     'node:http p50 ms': http.p50Ms,
     'node:http p95 ms': http.p95Ms,

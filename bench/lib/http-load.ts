@@ -14,7 +14,7 @@ export interface HttpLoadOptions {
   method?: 'GET' | 'POST';
   /** Request body (sent with content-type application/json). */
   body?: string;
-  /** Concurrent clients, each with its own keep-alive connection. @default 32 */
+  /** Concurrent clients, each with its own keep-alive connection. @default 16 */
   concurrency?: number;
   /** Requests to send in total (warm-up not included). @default 20000 */
   requests?: number;
@@ -68,7 +68,7 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
   assertLocal(url);
   const method = options.method ?? 'POST';
   const body = options.body === undefined ? undefined : Buffer.from(options.body);
-  const concurrency = options.concurrency ?? 32;
+  const concurrency = options.concurrency ?? 16;
   const total = options.requests ?? 20_000;
   const maxMs = options.maxMs ?? 60_000;
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });

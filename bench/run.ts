@@ -1,0 +1,193 @@
+/**
+ * `npm run bench`: runs every benchmark in the registry below, baselines first, each in its own
+ * child process; prints one table per benchmark with each figure, its ratio to a baseline measured
+ * in the same run and what it means for a fleet; writes bench/results/latest.json.
+ *
+ *   npm run bench
+ *   npm run bench -- --size small
+ *   npm run bench -- --only status,read-path --read-path.clusters 4
+ *   npm run bench -- --list
+ *
+ * A module that does not exist yet is reported as "not built yet"; one that throws or hangs is
+ * reported with its error and the others still run. Nothing here asserts on time.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseHarnessArgs, UsageError } from './lib/args.ts';
+import { describeMachine } from './lib/machine.ts';
+import { renderMarkdown, renderText } from './lib/report.ts';
+import type { RunReport } from './lib/report.ts';
+import { entryPath, runEntries } from './lib/runner.ts';
+import { nowMs, round } from './lib/stats.ts';
+import type { BenchEntry, Figures } from './lib/types.ts';
+
+/** The fleet the "what it means" figures are computed for. */
+const FLEET = 20_000;
+/** Snapshot ticks per minute at phaselog's default 30 s interval. */
+const TICKS_PER_MINUTE = 2;
+
+/** `figure` as a number, or undefined. */
+function num(figures: Figures, figure: string): number | undefined {
+  const v = figures[figure];
+  return typeof v === 'number' && v > 0 ? v : undefined;
+}
+
+/** Milliseconds to handle `count` items `times` times at `figure` items per second. */
+function msFor(count: number, figure: string, times = 1): (f: Figures) => number | undefined {
+  return (f) => {
+    const rate = num(f, figure);
+    return rate === undefined ? undefined : ((count * times) / rate) * 1000;
+  };
+}
+
+/**
+ * Every benchmark the harness knows about, in run order (baselines first). Add a scenario here; a
+ * missing module is fine until it lands.
+ */
+export const REGISTRY: BenchEntry[] = [
+  {
+    id: 'json-parse', kind: 'baseline', file: 'baselines/json-parse.ts',
+    title: 'JSON.parse of typical ~4 KB Kubernetes objects',
+    options: { small: { count: 5_000, rounds: 3 }, default: { count: 20_000, rounds: 5 } },
+  },
+  {
+    id: 'postgres-write', kind: 'baseline', file: 'baselines/postgres-write.ts',
+    title: 'Postgres writes of a 6-column row with 2 indexes (scratch database)',
+    options: { small: { rows: 20_000 }, default: { rows: 200_000 } },
+  },
+  {
+    id: 'http-apollo', kind: 'baseline', file: 'baselines/http-apollo.ts',
+    title: 'bare node:http and bare Apollo Server 5 `{ __typename }`, closed loop, 16 keep-alive clients',
+    options: { small: { requests: 3_000 }, default: { requests: 20_000 } },
+  },
+  {
+    id: 'redis-pubsub', kind: 'baseline', file: 'baselines/redis-pubsub.ts',
+    title: 'raw Redis pub/sub (ioredis): round trip and pipelined throughput',
+    options: { small: { roundTrips: 1_000, messages: 20_000 }, default: { roundTrips: 5_000, messages: 200_000 } },
+  },
+  {
+    id: 'status', kind: 'scenario', file: 'status.ts',
+    title: 'status engine (kstatus rules) over a realistic object mix',
+    options: { small: { count: 10_000, rounds: 3 }, default: { count: 100_000, rounds: 5 } },
+    compare: [{ figure: 'computeStatus evaluations/s', baseline: 'json-parse', baselineFigure: 'objects/s', label: '× JSON.parse objects/s' }],
+    derive: [
+      { name: `worker ms per pass over ${FLEET.toLocaleString('en-US')} resources`, compute: msFor(FLEET, 'computeStatus evaluations/s') },
+      { name: `worker ms per minute, ${FLEET.toLocaleString('en-US')} resources at ${TICKS_PER_MINUTE} ticks/min`, compute: msFor(FLEET, 'computeStatus evaluations/s', TICKS_PER_MINUTE) },
+    ],
+  },
+  {
+    id: 'custom-health', kind: 'scenario', file: 'custom-health.ts',
+    title: 'custom health checks: Flux CEL and Argo CD Lua on a Kafka resource',
+    options: { small: { seconds: 0.5 }, default: { seconds: 2 } },
+    compare: [
+      { figure: 'celEvaluationsPerSecond', baseline: 'json-parse', baselineFigure: 'objects/s', label: '× JSON.parse objects/s' },
+      { figure: 'luaEvaluationsPerSecond', baseline: 'json-parse', baselineFigure: 'objects/s', label: '× JSON.parse objects/s' },
+    ],
+    derive: [
+      { name: 'CEL worker ms per pass over 1,000 custom-checked resources', compute: msFor(1_000, 'celEvaluationsPerSecond') },
+      { name: 'Lua worker ms per pass over 1,000 custom-checked resources', compute: msFor(1_000, 'luaEvaluationsPerSecond') },
+    ],
+  },
+  {
+    id: 'read-path', kind: 'scenario', file: 'read-path.ts',
+    title: 'read path against the emulator over HTTP: batched LIST vs one GET per object',
+    options: { small: { clusters: 2, resources: 500, ticks: 2 }, default: { clusters: 10, resources: 2_000, ticks: 3 } },
+    compare: [
+      { figure: 'resources/s (batched LIST)', baseline: 'json-parse', baselineFigure: 'objects/s', label: '× JSON.parse objects/s' },
+      { figure: 'one cluster, per-object GETs: resources/s', baseline: 'http-apollo', baselineFigure: 'node:http requests/s', label: '× bare node:http requests/s' },
+    ],
+    derive: [
+      { name: `ms to read ${FLEET.toLocaleString('en-US')} resources, batched LIST`, compute: msFor(FLEET, 'resources/s (batched LIST)') },
+      { name: `ms to read ${FLEET.toLocaleString('en-US')} resources, one GET each`, compute: msFor(FLEET, 'one cluster, per-object GETs: resources/s') },
+    ],
+  },
+  {
+    id: 'emulator', kind: 'scenario', file: 'emulator.ts',
+    title: 'the Kubernetes API emulator itself (a test instrument, not phaselog): fill, LIST, paging, GETs, watch fan-out',
+    options: { small: { objects: 10_000, list: 500, repeats: 3 }, default: { objects: 100_000, list: 2_000, repeats: 7 } },
+  },
+  {
+    id: 'snapshot', kind: 'scenario', file: 'snapshot.ts',
+    title: 'snapshot tick: cost, rows written per tick, bytes per change',
+    options: { small: {}, default: {} },
+    timeoutMs: 360_000,
+  },
+  {
+    id: 'graphql-api', kind: 'scenario', file: 'graphql-api.ts',
+    title: 'GraphQL API queries over 1M recorded changes',
+    options: { small: {}, default: {} },
+    compare: [{ figure: 'requests/s', baseline: 'http-apollo', baselineFigure: 'Apollo requests/s', label: '× bare Apollo requests/s' }],
+  },
+  {
+    id: 'subscriptions', kind: 'scenario', file: 'subscriptions.ts',
+    title: 'graphql-ws subscription fan-out to 1,000 clients; watch change -> subscriber latency',
+    options: { small: {}, default: {} },
+  },
+  {
+    id: 'worker-rss', kind: 'scenario', file: 'worker-rss.ts',
+    title: 'worker RSS per 10,000 watched resources',
+    options: { small: {}, default: {} },
+  },
+  {
+    id: 'scale-out', kind: 'scenario', file: 'scale-out.ts',
+    title: 'N snapshot worker processes sharing M emulated clusters',
+    options: { small: {}, default: {} },
+  },
+];
+
+/** The entries to run: all, or the `--only` ones plus the baselines they compare with. */
+function selectEntries(only: string[] | undefined, withBaselines: boolean): BenchEntry[] {
+  if (only === undefined) return REGISTRY;
+  const unknown = only.filter((id) => !REGISTRY.some((e) => e.id === id));
+  if (unknown.length > 0) throw new UsageError(`unknown benchmark ${unknown.join(', ')}; known: ${REGISTRY.map((e) => e.id).join(', ')}`);
+  const wanted = new Set(only);
+  if (withBaselines) for (const e of REGISTRY) if (wanted.has(e.id)) for (const c of e.compare ?? []) wanted.add(c.baseline);
+  return REGISTRY.filter((e) => wanted.has(e.id));
+}
+
+async function main(): Promise<void> {
+  const args = parseHarnessArgs(process.argv.slice(2));
+  if (args.list) {
+    for (const e of REGISTRY) console.log(`${e.id.padEnd(15)} ${e.kind.padEnd(9)} ${existsSync(entryPath(e)) ? 'present      ' : 'not built yet'} bench/${e.file}`);
+    return;
+  }
+  const entries = selectEntries(args.only, args.baselines);
+  const date = new Date().toISOString();
+  const machine = describeMachine();
+  const started = nowMs();
+  const results = await runEntries(entries, {
+    size: args.size,
+    overrides: args.overrides,
+    onProgress: (entry, result) => {
+      if (result === undefined) process.stderr.write(`▸ ${entry.id} … `);
+      else process.stderr.write(`${result.status}${result.status === 'ok' ? ` (${result.seconds} s)` : ''}\n`);
+    },
+  });
+  const report: RunReport = {
+    date,
+    command: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
+    size: args.size,
+    machine,
+    totalSeconds: round((nowMs() - started) / 1000),
+    entries: results,
+  };
+  const out = args.out ?? fileURLToPath(new URL('./results/latest.json', import.meta.url));
+  mkdirSync(dirname(out), { recursive: true });
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  writeFileSync(out, json);
+  // A dated copy beside it keeps earlier runs for comparison (bench/results/*.json is git-ignored).
+  if (args.out === undefined) writeFileSync(out.replace(/latest\.json$/, `run-${date.replace(/[:.]/g, '-')}.json`), json);
+  console.log(args.markdown ? renderMarkdown(report) : renderText(report));
+  console.log(`results written to ${relative(process.cwd(), out) || out}`);
+  if (results.some((r) => r.status === 'error' || r.status === 'timed out')) process.exitCode = 1;
+}
+
+try {
+  await main();
+} catch (error) {
+  if (error instanceof UsageError) {
+    console.error(`bench: ${error.message}`);
+    process.exitCode = 2;
+  } else throw error;
+}
