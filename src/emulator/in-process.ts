@@ -5,7 +5,8 @@
 import type { ResourceType } from './catalog.ts';
 import { parseApiVersion } from './catalog.ts';
 import type { ClusterState } from './cluster-state.ts';
-import type { EmulatorObjectRef, KubeObject } from './types.ts';
+import { applyMergePatch } from './patch.ts';
+import type { EmulatorObjectRef, KubeObject, RemoveOptions } from './types.ts';
 
 /** Error for in-process calls with bad input (unknown kinds, missing names, absent objects). */
 export class EmulatorInputError extends Error {
@@ -44,4 +45,27 @@ export function applyInProcess(state: ClusterState, obj: KubeObject): KubeObject
   const result = existing ? state.update(type, namespace, name, body, { inProcess: true }) : state.create(type, namespace, body, { inProcess: true });
   if (!result.ok) throw new EmulatorInputError(String(result.failure.body['message']));
   return result.object;
+}
+
+/** Merge-patches `.status` of an existing object; throws EmulatorInputError when it does not exist. */
+export function patchStatusInProcess(state: ClusterState, ref: EmulatorObjectRef, status: Record<string, unknown>): void {
+  const { type, namespace } = resolveRef(state, ref);
+  const current = state.get(type, namespace, ref.name);
+  if (!current) throw new EmulatorInputError(`${ref.kind} ${namespace === '' ? '' : namespace + '/'}${ref.name} does not exist`);
+  const next = applyMergePatch(current['status'] ?? {}, status);
+  const result = state.update(type, namespace, ref.name, { ...current, status: next } as KubeObject, { inProcess: true });
+  if (!result.ok) throw new EmulatorInputError(String(result.failure.body['message']));
+}
+
+/** Deletes with API semantics; returns whether the object existed. */
+export function removeInProcess(state: ClusterState, ref: EmulatorObjectRef, opts?: RemoveOptions): boolean {
+  const { type, namespace } = resolveRef(state, ref);
+  return state.delete(type, namespace, ref.name, opts?.propagationPolicy !== undefined ? { propagationPolicy: opts.propagationPolicy } : {}).ok;
+}
+
+/** A deep copy of the stored object, so callers cannot change stored state by accident. */
+export function getInProcess(state: ClusterState, ref: EmulatorObjectRef): KubeObject | undefined {
+  const { type, namespace } = resolveRef(state, ref);
+  const obj = state.get(type, namespace, ref.name);
+  return obj ? structuredClone(obj) : undefined;
 }

@@ -10,21 +10,22 @@
  *   em.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } });
  *   const kc = new KubeConfig(); kc.loadFromString(em.kubeconfig());
  */
-import { createServer as createHttpServer, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { listInventoryCrds, parseApiVersion, readCrdType } from './catalog.ts';
+import { listInventoryCrds, readCrdType } from './catalog.ts';
 import { ClusterState } from './cluster-state.ts';
 import { FaultSet } from './faults.ts';
 import { createPipeline } from './http-server.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { readManifestFile } from './load.ts';
-import { applyMergePatch } from './patch.ts';
 import { RequestLog } from './request-log.ts';
 import { createSelfSignedCert } from './tls.ts';
-import type { Emulator, EmulatorObjectRef, EmulatorOptions, KubeObject, RemoveOptions } from './types.ts';
+import type { Emulator, EmulatorOptions, KubeObject } from './types.ts';
 import { WatchHub } from './watch-stream.ts';
+
+import { applyInProcess, EmulatorInputError, getInProcess, patchStatusInProcess, removeInProcess } from './in-process.ts';
 
 export type { Emulator, EmulatorObjectRef, EmulatorOptions, EmulatorVerb, FaultEffect, FaultRule, KubeObject, RemoveOptions, RequestRecord } from './types.ts';
 export { EmulatorInputError } from './in-process.ts';
@@ -32,9 +33,27 @@ export { ManifestError, parseManifests } from './load.ts';
 export { FaultRuleError } from './faults.ts';
 export { CertificateError } from './tls.ts';
 
-import { applyInProcess, resolveRef, EmulatorInputError } from './in-process.ts';
-
 const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+// The inventory CRDs, the caller's CRDs and the namespaces every cluster has.
+function seedState(state: ClusterState, crds: KubeObject[]): void {
+  for (const crd of [...listInventoryCrds(), ...crds]) {
+    const t = readCrdType(crd);
+    if ('error' in t) throw new EmulatorInputError(`invalid CRD ${String(crd.metadata?.['name'] ?? '')}: ${t.error}`);
+    applyInProcess(state, crd);
+  }
+  for (const name of DEFAULT_NAMESPACES) applyInProcess(state, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
 
 /** Starts an emulator; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
@@ -47,12 +66,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const held = new Set<ServerResponse>();
   const timers = new Set<NodeJS.Timeout>();
 
-  for (const crd of [...listInventoryCrds(), ...((options.crds ?? []) as KubeObject[])]) {
-    const t = readCrdType(crd);
-    if ('error' in t) throw new EmulatorInputError(`invalid CRD ${String(crd.metadata?.['name'] ?? '')}: ${t.error}`);
-    applyInProcess(state, crd);
-  }
-  for (const name of DEFAULT_NAMESPACES) applyInProcess(state, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  seedState(state, (options.crds ?? []) as KubeObject[]);
 
   let address = '';
   const pipeline = createPipeline({ state, faults, log, watches, token: options.token, serverAddress: () => address, held, timers });
@@ -63,14 +77,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 30_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listen(server, options.port ?? 0, host);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   address = `${urlHost}:${port}`;
   const url = `${cert ? 'https' : 'http'}://${address}`;
@@ -94,23 +101,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     apply(obj) {
       for (const o of Array.isArray(obj) ? obj : [obj]) applyInProcess(state, o as KubeObject);
     },
-    patchStatus(ref, status) {
-      const { type, namespace } = resolveRef(state, ref);
-      const current = state.get(type, namespace, ref.name);
-      if (!current) throw new EmulatorInputError(`${ref.kind} ${namespace === '' ? '' : namespace + '/'}${ref.name} does not exist`);
-      const next = applyMergePatch(current['status'] ?? {}, status);
-      const result = state.update(type, namespace, ref.name, { ...current, status: next } as KubeObject, { inProcess: true });
-      if (!result.ok) throw new EmulatorInputError(String(result.failure.body['message']));
-    },
-    remove(ref: EmulatorObjectRef, opts?: RemoveOptions) {
-      const { type, namespace } = resolveRef(state, ref);
-      return state.delete(type, namespace, ref.name, opts?.propagationPolicy !== undefined ? { propagationPolicy: opts.propagationPolicy } : {}).ok;
-    },
-    get(ref) {
-      const { type, namespace } = resolveRef(state, ref);
-      const obj = state.get(type, namespace, ref.name);
-      return obj ? structuredClone(obj) : undefined;
-    },
+    patchStatus: (ref, status) => patchStatusInProcess(state, ref, status),
+    remove: (ref, opts) => removeInProcess(state, ref, opts),
+    get: (ref) => getInProcess(state, ref),
     async loadFile(path) {
       const objects = await readManifestFile(path);
       for (const o of objects) applyInProcess(state, o);
@@ -139,9 +132,4 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     },
   };
   return emulator;
-}
-
-/** Group of an apiVersion (re-exported for scenario builders and callers building refs). */
-export function groupOf(apiVersion: string): string {
-  return parseApiVersion(apiVersion).group;
 }
