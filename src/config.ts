@@ -30,6 +30,8 @@ export const ENV_KEYS = {
   PHASELOG_SNAPSHOT_INTERVAL: 'snapshot.interval',
   PHASELOG_DEMO: 'demo.enabled',
   KUBECONFIG: 'kube.kubeconfig',
+  PHASELOG_URL: 'client.url',
+  PHASELOG_TOKEN: 'client.token',
 } as const;
 
 const durationSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
@@ -73,6 +75,13 @@ export const configSchema = z.strictObject({
     .default({ interval: 30_000 }),
   kube: z.strictObject({ kubeconfig: z.string().min(1).optional() }).default({}),
   demo: z.strictObject({ enabled: booleanString.optional() }).default({}),
+  /** Where the `phaselog` CLI's client commands (status, history, gate, ...) send their queries. */
+  client: z
+    .strictObject({
+      url: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL of the GraphQL endpoint' }).default('http://127.0.0.1:4000/graphql'),
+      token: z.string().min(1).optional(),
+    })
+    .default({ url: 'http://127.0.0.1:4000/graphql' }),
   clusters: clustersConfigSchema.default([]),
   health: healthConfigSchema.optional(),
 });
