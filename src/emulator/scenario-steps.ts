@@ -5,6 +5,7 @@
  */
 import type { ScenarioStep } from './scenario.ts';
 import type { Emulator, EmulatorObjectRef, KubeObject } from './types.ts';
+import { buildPod, buildPodStatus, buildReplicaSet, formatNow, podName, templateHash, type TemplateInfo } from './workload-objects.ts';
 
 /** Options of {@link deploymentRollout}. */
 export interface DeploymentRolloutOptions {
@@ -19,14 +20,16 @@ export interface DeploymentRolloutOptions {
   startAt?: number;
   /** Time between status updates (one more replica ready each). @default 200 */
   stepMs?: number;
-}
-
-function now(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  /**
+   * Also write what the controllers would: a ReplicaSet owned by the Deployment, one Pod per ready
+   * replica owned by it, and the previous image's ReplicaSet scaled down with its Pods removed.
+   * @default true
+   */
+  pods?: boolean;
 }
 
 function condition(type: string, status: 'True' | 'False', reason: string, message: string): Record<string, string> {
-  const t = now();
+  const t = formatNow();
   return { type, status, reason, message, lastUpdateTime: t, lastTransitionTime: t };
 }
 
@@ -35,20 +38,56 @@ function generationOf(em: Emulator, ref: EmulatorObjectRef): number {
   return typeof g === 'number' ? g : 1;
 }
 
+// Applies a controller-owned object and marks its status as observing its (possibly bumped) generation.
+function applyObserved(em: Emulator, obj: KubeObject): void {
+  em.apply(obj);
+  const ref = { apiVersion: String(obj.apiVersion), kind: String(obj.kind), namespace: String(obj.metadata?.['namespace'] ?? ''), name: String(obj.metadata?.['name'] ?? '') };
+  em.patchStatus(ref, { observedGeneration: generationOf(em, ref) });
+}
+
+function readImage(obj: KubeObject | undefined): string | undefined {
+  const containers = (obj?.['spec'] as { template?: { spec?: { containers?: { image?: unknown }[] } } } | undefined)?.template?.spec?.containers;
+  const image = containers?.[0]?.image;
+  return typeof image === 'string' ? image : undefined;
+}
+
+function rolloutStatus(em: Emulator, ref: EmulatorObjectRef, replicas: number, ready: number, rsName: string): Record<string, unknown> {
+  const done = ready === replicas;
+  return {
+    observedGeneration: generationOf(em, ref),
+    replicas: ready,
+    updatedReplicas: ready,
+    readyReplicas: ready,
+    availableReplicas: ready,
+    unavailableReplicas: replicas - ready === 0 ? null : replicas - ready,
+    conditions: done
+      ? [
+          condition('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.'),
+          condition('Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${rsName}" has successfully progressed.`),
+        ]
+      : [
+          condition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'),
+          condition('Progressing', 'True', 'ReplicaSetUpdated', `ReplicaSet "${rsName}" is progressing.`),
+        ],
+  };
+}
+
 /**
  * A Deployment rolled out one replica at a time: created (or updated) with Progressing=True
- * ReplicaSetUpdated and Available=False, then updated/ready/available replicas step up, and the
- * last step sets Available=True MinimumReplicasAvailable and Progressing=True
- * NewReplicaSetAvailable (kstatus: Current).
+ * ReplicaSetUpdated and Available=False, then updated/ready/available replicas step up (with a
+ * ReplicaSet and Pods unless `pods: false`), and the last step sets Available=True
+ * MinimumReplicasAvailable and Progressing=True NewReplicaSetAvailable (kstatus: Current).
  */
 export function deploymentRollout(opts: DeploymentRolloutOptions): ScenarioStep[] {
   const namespace = opts.namespace ?? 'default';
   const replicas = opts.replicas ?? 3;
-  const image = opts.image ?? 'nginx:1.27';
   const start = opts.startAt ?? 0;
   const stepMs = opts.stepMs ?? 200;
+  const withPods = opts.pods ?? true;
+  const tmpl: TemplateInfo = { deployment: opts.name, namespace, image: opts.image ?? 'nginx:1.27', container: 'main' };
   const ref: EmulatorObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: opts.name };
-  const rsName = `${opts.name}-${Buffer.from(image).toString('hex').slice(-10)}`;
+  const rsName = `${opts.name}-${templateHash(tmpl)}`;
+  let previous: { tmpl: TemplateInfo; replicas: number } | undefined;
   const manifest: KubeObject = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -58,8 +97,17 @@ export function deploymentRollout(opts: DeploymentRolloutOptions): ScenarioStep[
       progressDeadlineSeconds: 600,
       selector: { matchLabels: { app: opts.name } },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
-      template: { metadata: { labels: { app: opts.name } }, spec: { containers: [{ name: 'main', image }] } },
+      template: { metadata: { labels: { app: opts.name } }, spec: { containers: [{ name: tmpl.container, image: tmpl.image }] } },
     },
+  };
+  const scaleDownPrevious = (em: Emulator, ready: number): void => {
+    if (!previous) return;
+    const owner = em.get(ref) as KubeObject;
+    const left = Math.max(0, previous.replicas - ready);
+    for (let i = left + 1; i <= previous.replicas; i++) em.remove({ apiVersion: 'v1', kind: 'Pod', namespace, name: podName(previous.tmpl, i) });
+    if (em.get({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace, name: `${opts.name}-${templateHash(previous.tmpl)}` })) {
+      applyObserved(em, buildReplicaSet(previous.tmpl, owner, left, left));
+    }
   };
   const steps: ScenarioStep[] = [
     {
@@ -67,45 +115,26 @@ export function deploymentRollout(opts: DeploymentRolloutOptions): ScenarioStep[
       label: `rollout ${namespace}/${opts.name} starts`,
       do: (em) => {
         const current = em.get(ref);
+        const oldImage = readImage(current);
+        const oldReplicas = (current?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
+        previous = oldImage !== undefined && oldImage !== tmpl.image ? { tmpl: { ...tmpl, image: oldImage }, replicas: typeof oldReplicas === 'number' ? oldReplicas : 1 } : undefined;
         em.apply({ ...manifest, ...(current?.['status'] !== undefined ? { status: current['status'] } : {}) });
-        em.patchStatus(ref, {
-          observedGeneration: generationOf(em, ref),
-          replicas: 0,
-          updatedReplicas: 0,
-          readyReplicas: 0,
-          availableReplicas: 0,
-          unavailableReplicas: replicas,
-          conditions: [
-            condition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'),
-            condition('Progressing', 'True', 'ReplicaSetUpdated', `ReplicaSet "${rsName}" is progressing.`),
-          ],
-        });
+        if (withPods) applyObserved(em, buildReplicaSet(tmpl, em.get(ref) as KubeObject, replicas, 0));
+        em.patchStatus(ref, rolloutStatus(em, ref, replicas, 0, rsName));
       },
     },
   ];
   for (let ready = 1; ready <= replicas; ready++) {
-    const done = ready === replicas;
     steps.push({
       at: start + ready * stepMs,
       label: `${ready}/${replicas} replicas ready`,
       do: (em) => {
-        em.patchStatus(ref, {
-          observedGeneration: generationOf(em, ref),
-          replicas: ready,
-          updatedReplicas: ready,
-          readyReplicas: ready,
-          availableReplicas: ready,
-          unavailableReplicas: replicas - ready === 0 ? null : replicas - ready,
-          conditions: done
-            ? [
-                condition('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.'),
-                condition('Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${rsName}" has successfully progressed.`),
-              ]
-            : [
-                condition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'),
-                condition('Progressing', 'True', 'ReplicaSetUpdated', `ReplicaSet "${rsName}" is progressing.`),
-              ],
-        });
+        if (withPods) {
+          applyObserved(em, buildReplicaSet(tmpl, em.get(ref) as KubeObject, replicas, ready));
+          em.apply(buildPod(tmpl, em.get({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace, name: rsName }) as KubeObject, ready));
+          scaleDownPrevious(em, ready === replicas ? Number.MAX_SAFE_INTEGER : ready);
+        }
+        em.patchStatus(ref, rolloutStatus(em, ref, replicas, ready, rsName));
       },
     });
   }
@@ -129,35 +158,6 @@ export interface PodCrashLoopOptions {
   stepMs?: number;
 }
 
-function podStatus(container: string, image: string, state: 'running' | 'crashing', restartCount: number): Record<string, unknown> {
-  const ready = state === 'running';
-  const t = now();
-  return {
-    phase: 'Running',
-    startTime: t,
-    conditions: [
-      { type: 'Initialized', status: 'True', lastTransitionTime: t },
-      { type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: t, ...(ready ? {} : { reason: 'ContainersNotReady', message: `containers with unready status: [${container}]` }) },
-      { type: 'ContainersReady', status: ready ? 'True' : 'False', lastTransitionTime: t },
-      { type: 'PodScheduled', status: 'True', lastTransitionTime: t },
-    ],
-    containerStatuses: [
-      {
-        name: container,
-        image,
-        imageID: '',
-        ready,
-        started: ready,
-        restartCount,
-        state: ready
-          ? { running: { startedAt: t } }
-          : { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${10 * 2 ** Math.min(restartCount, 5)}s restarting failed container=${container}` } },
-        ...(restartCount > 0 ? { lastState: { terminated: { exitCode: 1, reason: 'Error', finishedAt: t } } } : {}),
-      },
-    ],
-  };
-}
-
 /** A Pod that starts Running, crashes `crashes` times (CrashLoopBackOff, restartCount rising) and, unless `recover: false`, runs again. */
 export function podCrashLoop(opts: PodCrashLoopOptions): ScenarioStep[] {
   const namespace = opts.namespace ?? 'default';
@@ -176,15 +176,15 @@ export function podCrashLoop(opts: PodCrashLoopOptions): ScenarioStep[] {
         kind: 'Pod',
         metadata: { name: opts.name, namespace, labels: { app: opts.name } },
         spec: { containers: [{ name: container, image }], restartPolicy: 'Always' },
-        status: podStatus(container, image, 'running', 0),
+        status: buildPodStatus(container, image, 'running', 0),
       },
     },
   ];
   for (let n = 1; n <= crashes; n++) {
-    steps.push({ at: start + n * stepMs, label: `crash ${n}`, patchStatus: { ref, status: podStatus(container, image, 'crashing', n) } });
+    steps.push({ at: start + n * stepMs, label: `crash ${n}`, patchStatus: { ref, status: buildPodStatus(container, image, 'crashing', n) } });
   }
   if (opts.recover ?? true) {
-    steps.push({ at: start + (crashes + 1) * stepMs, label: 'recovered', patchStatus: { ref, status: podStatus(container, image, 'running', crashes) } });
+    steps.push({ at: start + (crashes + 1) * stepMs, label: 'recovered', patchStatus: { ref, status: buildPodStatus(container, image, 'running', crashes) } });
   }
   return steps;
 }

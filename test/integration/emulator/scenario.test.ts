@@ -75,6 +75,28 @@ describe('deploymentRollout', () => {
   });
 });
 
+describe('deploymentRollout with controller-owned objects', () => {
+  it('replaces the old ReplicaSet and Pods with new ones, and the Deployment owns them all', async () => {
+    const core = h.kc.makeApiClient(CoreV1Api);
+    const apps = h.kc.makeApiClient(AppsV1Api);
+    await runScenario(h.em, deploymentRollout({ name: 'shop', namespace: 'owned', replicas: 2, image: 'shop:1', stepMs: 5 }));
+    const firstPods = (await core.listNamespacedPod({ namespace: 'owned', labelSelector: 'app=shop' })).items;
+    expect(firstPods.map((p) => p.status?.containerStatuses?.[0]?.image)).toEqual(['shop:1', 'shop:1']);
+
+    await runScenario(h.em, deploymentRollout({ name: 'shop', namespace: 'owned', replicas: 3, image: 'shop:2', stepMs: 5 }));
+    const pods = (await core.listNamespacedPod({ namespace: 'owned', labelSelector: 'app=shop' })).items;
+    expect(pods.map((p) => p.spec?.containers[0]?.image)).toEqual(['shop:2', 'shop:2', 'shop:2']);
+    const sets = (await apps.listNamespacedReplicaSet({ namespace: 'owned' })).items;
+    const byImage = Object.fromEntries(sets.map((rs) => [rs.spec?.template?.spec?.containers[0]?.image, `${rs.spec?.replicas}/${rs.status?.readyReplicas}`]));
+    expect(byImage).toEqual({ 'shop:1': '0/0', 'shop:2': '3/3' });
+    expect(sets.every((rs) => rs.status?.observedGeneration === rs.metadata?.generation)).toBe(true);
+
+    await apps.deleteNamespacedDeployment({ name: 'shop', namespace: 'owned' });
+    expect((await core.listNamespacedPod({ namespace: 'owned' })).items).toEqual([]);
+    expect((await apps.listNamespacedReplicaSet({ namespace: 'owned' })).items).toEqual([]);
+  });
+});
+
 describe('podCrashLoop', () => {
   it('shows CrashLoopBackOff with a rising restartCount, then recovers', async () => {
     const states: string[] = [];
