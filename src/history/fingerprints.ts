@@ -1,0 +1,31 @@
+/**
+ * When two observations of the same thing count as "unchanged". An equal fingerprint extends the
+ * open interval (no write); a different one closes it and opens a new one.
+ */
+import { canonicalJson } from './canonical-hash.ts';
+import type { ObservedPhaseStatus, ObservedResource, OpenPhaseInterval, OpenResourceInterval } from './types.ts';
+
+/** Fingerprint of an observed resource: status, reason, message, generations, revision, custom health. */
+export function fingerprintObservedResource(r: ObservedResource): string {
+  return canonicalJson([r.status, r.reason ?? null, r.message, r.presence, r.generation ?? null, r.observedGeneration ?? null, r.revision?.hash ?? null, r.customHealth?.health ?? null]);
+}
+
+/** Fingerprint of a stored open resource interval, comparable with {@link fingerprintObservedResource}. */
+export function fingerprintStoredResource(r: OpenResourceInterval): string {
+  return canonicalJson([r.status, r.reason, r.message, r.presence, r.generation, r.observedGeneration, r.revisionHash, r.customHealth]);
+}
+
+/** Fingerprint of a phase status; condition transition times are left out on purpose. */
+export function fingerprintObservedPhase(p: ObservedPhaseStatus, stale: boolean): string {
+  return canonicalJson([p.status, p.message, p.summary, p.worstResource ?? null, stale]);
+}
+
+/** Fingerprint of a stored open phase interval, comparable with {@link fingerprintObservedPhase}. */
+export function fingerprintStoredPhase(p: OpenPhaseInterval): string {
+  return canonicalJson([p.status, p.message, p.summary, p.worstResource, p.stale]);
+}
+
+/** True when a user would read the two as a different status (status, reason or message). */
+export function isVisibleChange(from: { status: string; reason?: string | null; message: string }, to: { status: string; reason?: string | null; message: string }): boolean {
+  return from.status !== to.status || (from.reason ?? null) !== (to.reason ?? null) || from.message !== to.message;
+}

@@ -1,0 +1,8 @@
+/** phaselog's history core: observations diffed into intervals and status changes, redaction, hashing. Pure. */
+export * from './types.ts';
+export { canonicalJson, hashDocument, hashStrings } from './canonical-hash.ts';
+export { hashRedacted, LAST_APPLIED_ANNOTATION, redactObject } from './redact.ts';
+export type { RedactionOptions } from './redact.ts';
+export { isVisibleChange } from './fingerprints.ts';
+export { phaseKey, planSnapshot } from './plan-snapshot.ts';
+export type { PhaseIntervalInput, PhaseWrite, PlannedChange, SnapshotPlan } from './plan-snapshot.ts';

@@ -1,0 +1,223 @@
+/**
+ * The write path's brain: compares one observation of a cluster with the intervals still open in
+ * the store and says exactly what to write. Equal fingerprints write nothing; a difference closes
+ * one interval and opens one; a visible difference (status, reason, message) also appends one
+ * status change. An unreachable cluster changes its reachability only: its phases keep their last
+ * statuses, marked stale since the last good read, and no resource interval is touched.
+ */
+import { canonicalJson, hashStrings } from './canonical-hash.ts';
+import {
+  fingerprintObservedPhase,
+  fingerprintObservedResource,
+  fingerprintStoredPhase,
+  fingerprintStoredResource,
+  isVisibleChange,
+} from './fingerprints.ts';
+import type {
+  ChangeScope,
+  ClusterObservation,
+  ObservedManifest,
+  ObservedPhase,
+  ObservedPhaseStatus,
+  ObservedResource,
+  OpenPhaseInterval,
+  PhaseIdentity,
+  ReachabilityStatus,
+  StoredClusterState,
+  StoredPhase,
+} from './types.ts';
+import type { PhaseCondition } from '../status/phase-summary.ts';
+
+/** A status change to append to the change log. */
+export interface PlannedChange {
+  scope: ChangeScope;
+  phase?: PhaseIdentity;
+  resourceKey?: string;
+  fromStatus: string | null;
+  toStatus: string | null;
+  message: string;
+}
+
+/** A phase status interval to open. */
+export interface PhaseIntervalInput extends ObservedPhaseStatus {
+  stale: boolean;
+  staleSince?: Date;
+}
+
+/** Everything to write about one phase. Phases with nothing to write are not in the plan. */
+export interface PhaseWrite {
+  identity: PhaseIdentity;
+  /** Absent when the phase is new and must be created. */
+  phaseId?: number;
+  /** Create the phase, or set its inventory id and labels, clear `deletedAt`, move `lastSeenAt`. */
+  upsert?: { inventoryId: string; labels: Record<string, string> };
+  markDeleted?: boolean;
+  closeManifestIntervalId?: number;
+  openManifest?: ObservedManifest;
+  closeStatusId?: bigint;
+  openStatus?: PhaseIntervalInput;
+  closeResourceIds: bigint[];
+  openResources: ObservedResource[];
+}
+
+/** What a snapshot writes, in one transaction. */
+export interface SnapshotPlan {
+  at: Date;
+  outcome: 'ok' | 'unreachable';
+  /** Hash of everything observed; an equal hash extends the last observation tick. */
+  stateHash: string;
+  tick: { extendId: bigint } | { insert: true };
+  reachability?: { closeId?: number; open: { reachable: boolean; errorKind?: string; message: string } };
+  cluster: { reachable: boolean; lastGoodReadAt?: Date };
+  phases: PhaseWrite[];
+  changes: PlannedChange[];
+}
+
+/** Key of a phase identity, unique within a cluster. */
+export function phaseKey(identity: PhaseIdentity): string {
+  return `${identity.sourceKind}\u0000${identity.namespace}\u0000${identity.name}`;
+}
+
+/** Plans the writes that record `observation` on top of `stored`. Pure. */
+export function planSnapshot(stored: StoredClusterState, observation: ClusterObservation): SnapshotPlan {
+  return observation.outcome === 'ok' ? planReadable(stored, observation) : planUnreachable(stored, observation);
+}
+
+function planUnreachable(stored: StoredClusterState, observation: Extract<ClusterObservation, { outcome: 'unreachable' }>): SnapshotPlan {
+  const stateHash = hashStrings(['unreachable', observation.error.kind]);
+  const plan = basePlan(stored, observation.at, 'unreachable', stateHash);
+  plan.cluster = { reachable: false };
+  if (stored.reachability === null || stored.reachability.reachable) {
+    plan.reachability = { open: { reachable: false, errorKind: observation.error.kind, message: observation.error.message } };
+    if (stored.reachability !== null) plan.reachability.closeId = stored.reachability.id;
+    plan.changes.push(reachabilityChange(stored.reachability === null ? null : 'Reachable', 'Unreachable', observation.error.message));
+  }
+  for (const phase of stored.phases) {
+    if (phase.deleted || phase.status === null || phase.status.stale) continue;
+    const openStatus: PhaseIntervalInput = { ...statusOf(phase.status), stale: true };
+    if (stored.lastGoodReadAt !== null) openStatus.staleSince = stored.lastGoodReadAt;
+    plan.phases.push({ ...emptyWrite(phase.identity, phase.id), closeStatusId: phase.status.id, openStatus });
+  }
+  return plan;
+}
+
+function planReadable(stored: StoredClusterState, observation: Extract<ClusterObservation, { outcome: 'ok' }>): SnapshotPlan {
+  const hashParts: string[] = [`unobserved:${[...observation.unobservedSources].sort().join(',')}`];
+  for (const phase of observation.phases) {
+    hashParts.push(`${phaseKey(phase.identity)}|${phase.manifest.hash}|${phase.inventoryId}|${canonicalJson(phase.labels)}|${fingerprintObservedPhase(phase.status, false)}`);
+    for (const resource of phase.resources) hashParts.push(`${resource.key}|${fingerprintObservedResource(resource)}`);
+  }
+  hashParts.sort();
+  const plan = basePlan(stored, observation.at, 'ok', hashStrings(hashParts));
+  plan.cluster = { reachable: true, lastGoodReadAt: observation.at };
+  if (stored.reachability === null || !stored.reachability.reachable) {
+    plan.reachability = { open: { reachable: true, message: '' } };
+    if (stored.reachability !== null) plan.reachability.closeId = stored.reachability.id;
+    plan.changes.push(reachabilityChange(stored.reachability === null ? null : 'Unreachable', 'Reachable', ''));
+  }
+  const storedByKey = new Map(stored.phases.map((p) => [phaseKey(p.identity), p]));
+  const seen = new Set<string>();
+  for (const phase of observation.phases) {
+    const key = phaseKey(phase.identity);
+    seen.add(key);
+    const write = planObservedPhase(storedByKey.get(key), phase, plan.changes);
+    if (write !== undefined) plan.phases.push(write);
+  }
+  const unobserved = new Set(observation.unobservedSources);
+  for (const phase of stored.phases) {
+    if (phase.deleted || seen.has(phaseKey(phase.identity)) || unobserved.has(phase.identity.sourceKind)) continue;
+    plan.phases.push(planDeletedPhase(phase, plan.changes));
+  }
+  return plan;
+}
+
+function basePlan(stored: StoredClusterState, at: Date, outcome: 'ok' | 'unreachable', stateHash: string): SnapshotPlan {
+  const last = stored.lastTick;
+  const tick = last !== null && last.outcome === outcome && last.stateHash === stateHash ? { extendId: last.id } : { insert: true as const };
+  return { at, outcome, stateHash, tick, cluster: { reachable: outcome === 'ok' }, phases: [], changes: [] };
+}
+
+function emptyWrite(identity: PhaseIdentity, phaseId: number | undefined): PhaseWrite {
+  const write: PhaseWrite = { identity, closeResourceIds: [], openResources: [] };
+  if (phaseId !== undefined) write.phaseId = phaseId;
+  return write;
+}
+
+function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase, changes: PlannedChange[]): PhaseWrite | undefined {
+  const live = stored !== undefined && !stored.deleted ? stored : undefined;
+  const write = emptyWrite(phase.identity, stored?.id);
+  const ident = { inventoryId: phase.inventoryId, labels: phase.labels };
+  if (live === undefined) write.upsert = ident;
+
+  if (live?.manifest?.hash !== phase.manifest.hash) {
+    if (live?.manifest) write.closeManifestIntervalId = live.manifest.intervalId;
+    write.openManifest = phase.manifest;
+  }
+
+  const storedStatus = live?.status ?? null;
+  if (storedStatus === null || fingerprintStoredPhase(storedStatus) !== fingerprintObservedPhase(phase.status, false)) {
+    if (storedStatus !== null) write.closeStatusId = storedStatus.id;
+    write.openStatus = { ...phase.status, conditions: carryTransitionTimes(storedStatus?.conditions ?? [], phase.status.conditions), stale: false };
+    if (storedStatus === null || isVisibleChange(storedStatus, phase.status)) {
+      changes.push({ scope: 'phase', phase: phase.identity, fromStatus: storedStatus?.status ?? null, toStatus: phase.status.status, message: phase.status.message });
+    }
+  }
+
+  const openByKey = new Map((live?.resources ?? []).map((r) => [r.resourceKey, r]));
+  for (const resource of phase.resources) {
+    const open = openByKey.get(resource.key);
+    openByKey.delete(resource.key);
+    if (open !== undefined && fingerprintStoredResource(open) === fingerprintObservedResource(resource)) continue;
+    if (open !== undefined) write.closeResourceIds.push(open.id);
+    write.openResources.push(resource);
+    if (open === undefined || isVisibleChange(open, resource)) {
+      changes.push({ scope: 'resource', phase: phase.identity, resourceKey: resource.key, fromStatus: open?.status ?? null, toStatus: resource.status, message: resource.message });
+    }
+  }
+  for (const gone of openByKey.values()) {
+    write.closeResourceIds.push(gone.id);
+    changes.push({ scope: 'resource', phase: phase.identity, resourceKey: gone.resourceKey, fromStatus: gone.status, toStatus: null, message: 'removed from the inventory' });
+  }
+
+  const changed = write.openManifest !== undefined || write.openStatus !== undefined || write.closeResourceIds.length > 0 || write.openResources.length > 0;
+  if (live !== undefined && changed) write.upsert = ident;
+  if (live !== undefined && !changed && !sameIdentityDetails(live, phase)) write.upsert = ident;
+  return write.upsert !== undefined || changed ? write : undefined;
+}
+
+function sameIdentityDetails(stored: StoredPhase, phase: ObservedPhase): boolean {
+  return stored.inventoryId === phase.inventoryId && canonicalJson(stored.labels) === canonicalJson(phase.labels);
+}
+
+function planDeletedPhase(phase: StoredPhase, changes: PlannedChange[]): PhaseWrite {
+  const write = emptyWrite(phase.identity, phase.id);
+  write.markDeleted = true;
+  if (phase.manifest !== null) write.closeManifestIntervalId = phase.manifest.intervalId;
+  if (phase.status !== null) write.closeStatusId = phase.status.id;
+  write.closeResourceIds = phase.resources.map((r) => r.id);
+  changes.push({ scope: 'phase', phase: phase.identity, fromStatus: phase.status?.status ?? null, toStatus: null, message: 'inventory deleted' });
+  return write;
+}
+
+function statusOf(open: OpenPhaseInterval): ObservedPhaseStatus {
+  const status: ObservedPhaseStatus = {
+    status: open.status as ObservedPhaseStatus['status'],
+    message: open.message,
+    summary: open.summary as ObservedPhaseStatus['summary'],
+    conditions: open.conditions,
+  };
+  if (open.worstResource !== null) status.worstResource = open.worstResource;
+  return status;
+}
+
+function reachabilityChange(from: ReachabilityStatus | null, to: ReachabilityStatus, message: string): PlannedChange {
+  return { scope: 'cluster', fromStatus: from, toStatus: to, message };
+}
+
+/** A condition whose status did not change keeps the time it last changed. */
+function carryTransitionTimes(previous: readonly PhaseCondition[], next: readonly PhaseCondition[]): PhaseCondition[] {
+  return next.map((condition) => {
+    const before = previous.find((p) => p.type === condition.type);
+    return before !== undefined && before.status === condition.status ? { ...condition, lastTransitionTime: before.lastTransitionTime } : condition;
+  });
+}

@@ -1,0 +1,151 @@
+/**
+ * The history core's vocabulary: what one observation of a cluster saw, the intervals still open in
+ * the store, and the plan that turns the one into writes against the other. Pure data.
+ */
+import type { PhaseCondition } from '../status/phase-summary.ts';
+import type { CustomHealthDetail, Presence, ResourceStatus, StatusCondition } from '../status/types.ts';
+
+/** Who a status change is about. */
+export type ChangeScope = 'cluster' | 'phase' | 'resource';
+
+/** Reachability written as a cluster-scope status change. */
+export type ReachabilityStatus = 'Reachable' | 'Unreachable';
+
+/** A phase's identity within its cluster (unique in the store). */
+export interface PhaseIdentity {
+  /** cli-utils | resourcegroup | flux | argocd | selector | config */
+  sourceKind: string;
+  namespace: string;
+  name: string;
+}
+
+/** A redacted, content-addressed JSON document (a manifest or an object revision). */
+export interface HashedDocument {
+  hash: string;
+  body: Record<string, unknown>;
+}
+
+/** A phase's inventory as observed, redacted and hashed. */
+export interface ObservedManifest {
+  hash: string;
+  source: Record<string, unknown>;
+  /** Normalised, sorted entries. */
+  entries: { group: string; kind: string; namespace: string; name: string; version?: string }[];
+}
+
+/** One resource's status as observed. */
+export interface ObservedResource {
+  /** group/kind/namespace/name */
+  key: string;
+  status: ResourceStatus;
+  reason?: string;
+  message: string;
+  conditions: StatusCondition[];
+  presence: Presence;
+  generation?: number;
+  observedGeneration?: number;
+  customHealth?: CustomHealthDetail;
+  /** The object's redacted metadata and spec, when it was read. */
+  revision?: HashedDocument;
+}
+
+/** A phase's aggregate status as observed. */
+export interface ObservedPhaseStatus {
+  status: ResourceStatus;
+  message: string;
+  /** Members per status. */
+  summary: Record<ResourceStatus, number>;
+  conditions: PhaseCondition[];
+  /** Key of the member most worth a look, if any is not Current. */
+  worstResource?: string;
+}
+
+/** One phase as observed. */
+export interface ObservedPhase {
+  identity: PhaseIdentity;
+  inventoryId: string;
+  labels: Record<string, string>;
+  manifest: ObservedManifest;
+  status: ObservedPhaseStatus;
+  resources: ObservedResource[];
+}
+
+/** Why a cluster could not be read. */
+export interface ClusterReadFailure {
+  /** A KubeErrorKind: UNREACHABLE, TIMEOUT, UNAUTHORIZED, ... */
+  kind: string;
+  message: string;
+}
+
+/** What one read of a cluster saw. */
+export type ClusterObservation =
+  | {
+      outcome: 'ok';
+      cluster: string;
+      at: Date;
+      phases: ObservedPhase[];
+      /** Phase sources whose inventories could not be listed: their phases keep their state (never "deleted"). */
+      unobservedSources: string[];
+    }
+  | { outcome: 'unreachable'; cluster: string; at: Date; error: ClusterReadFailure };
+
+/** A resource interval still open in the store. */
+export interface OpenResourceInterval {
+  id: bigint;
+  resourceKey: string;
+  status: string;
+  reason: string | null;
+  message: string;
+  presence: string;
+  generation: number | null;
+  observedGeneration: number | null;
+  revisionHash: string | null;
+  customHealth: string | null;
+}
+
+/** A phase status interval still open in the store. */
+export interface OpenPhaseInterval {
+  id: bigint;
+  status: string;
+  message: string;
+  summary: Record<string, number>;
+  conditions: PhaseCondition[];
+  worstResource: string | null;
+  stale: boolean;
+}
+
+/** What the store holds about one phase of the cluster. */
+export interface StoredPhase {
+  id: number;
+  identity: PhaseIdentity;
+  inventoryId: string;
+  labels: Record<string, string>;
+  deleted: boolean;
+  manifest: { intervalId: number; hash: string } | null;
+  status: OpenPhaseInterval | null;
+  resources: OpenResourceInterval[];
+}
+
+/** What the store holds about one cluster before a snapshot. */
+export interface StoredClusterState {
+  clusterId: number;
+  lastGoodReadAt: Date | null;
+  reachability: { id: number; reachable: boolean; errorKind: string | null } | null;
+  lastTick: { id: bigint; outcome: string; stateHash: string } | null;
+  phases: StoredPhase[];
+}
+
+/** A status change as written to the change log; `seq` is its place in the log. */
+export interface StatusChangeRecord {
+  seq: bigint;
+  at: Date;
+  cluster: string;
+  clusterId: number;
+  phaseId: number | null;
+  phase: PhaseIdentity | null;
+  scope: ChangeScope;
+  resourceKey: string | null;
+  fromStatus: string | null;
+  toStatus: string | null;
+  message: string;
+}

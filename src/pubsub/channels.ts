@@ -1,0 +1,20 @@
+/**
+ * Redis pub/sub channels for live status changes. Every change goes to the fleet channel and to its
+ * cluster's channel, so a subscriber to one cluster does not filter the whole fleet's traffic.
+ */
+
+/** Options shared by publishers and subscribers. */
+export interface ChannelOptions {
+  /** Prefix of every channel (tests use a unique one). @default 'phaselog' */
+  prefix?: string;
+}
+
+/** Channel carrying every status change of every cluster. */
+export function changesChannel(options: ChannelOptions = {}): string {
+  return `${options.prefix ?? 'phaselog'}:status-changes`;
+}
+
+/** Channel carrying the status changes of one cluster. */
+export function clusterChangesChannel(cluster: string, options: ChannelOptions = {}): string {
+  return `${changesChannel(options)}:${encodeURIComponent(cluster)}`;
+}

@@ -1,0 +1,122 @@
+/**
+ * Observes one cluster: finds its phases, reads every resource of every phase in one batched read,
+ * and computes each resource's kstatus status and each phase's summary. Never throws: a cluster
+ * that cannot be read is an `unreachable` observation, never a list of NotFound or Unknown.
+ */
+import { hashDocument } from '../history/canonical-hash.ts';
+import { hashRedacted, redactObject, type RedactionOptions } from '../history/redact.ts';
+import type { ClusterObservation, ObservedPhase, ObservedResource } from '../history/types.ts';
+import type { ObjectRef, Phase } from '../inventory/types.ts';
+import { refKey } from '../inventory/ref-key.ts';
+import type { ClusterClient } from '../kube/cluster-client.ts';
+import { discoverPhases, type DiscoverPhasesOptions, type DiscoverPhasesResult } from '../kube/discover-phases.ts';
+import { CLUSTER_LEVEL_KINDS, type KubeError } from '../kube/errors.ts';
+import { readObjects, type ReadObjectsOptions } from '../kube/read-objects.ts';
+import { indexOutcomes } from '../kube/ref-outcome.ts';
+import type { KubeObject } from '../kube/slim.ts';
+import { computeStatus, type CustomHealthHook } from '../status/compute.ts';
+import { summarizePhase } from '../status/phase-summary.ts';
+import { notFoundStatus, presenceOf, unknownStatus } from '../status/result.ts';
+import type { StatusResult } from '../status/types.ts';
+
+/** Options of {@link observeCluster}. */
+export interface ObserveClusterOptions {
+  /** The clock. @default () => new Date() */
+  now?: () => Date;
+  discover?: DiscoverPhasesOptions;
+  read?: ReadObjectsOptions;
+  /** A custom health check (Flux CEL / Argo CD Lua), e.g. `checker.evaluate`. */
+  customHealth?: CustomHealthHook;
+  redaction?: RedactionOptions;
+}
+
+const SOURCE_BY_KIND: Record<string, string> = {
+  ConfigMap: 'cli-utils',
+  ResourceGroup: 'resourcegroup',
+  Kustomization: 'flux',
+  HelmRelease: 'flux',
+  Application: 'argocd',
+};
+
+/** Reads and evaluates every phase of `cluster`. */
+export async function observeCluster(cluster: ClusterClient, options: ObserveClusterOptions = {}): Promise<ClusterObservation> {
+  const now = options.now ?? (() => new Date());
+  const discovered = await discoverPhases(cluster, options.discover);
+  const discoveryFailure = findDiscoveryFailure(discovered);
+  if (discoveryFailure !== undefined) return unreachable(cluster.name, now(), discoveryFailure);
+  const refs = discovered.phases.flatMap((d) => d.phase.entries);
+  const read = await readObjects(cluster, refs, { includePods: true, ...options.read });
+  if (read.clusterError !== undefined) return unreachable(cluster.name, now(), read.clusterError);
+  const at = now();
+  const outcomeOf = indexOutcomes(read);
+  const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
+  const phases = discovered.phases.map(({ phase, manifest }) => {
+    const resources = phase.entries.map((ref) => observeResource(ref, outcomeOf(ref), statusOptions, options.redaction));
+    return observePhase(phase, manifest, resources, at, options.redaction);
+  });
+  const unobservedSources = [...new Set(discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind))];
+  return { outcome: 'ok', cluster: cluster.name, at, phases, unobservedSources };
+}
+
+/** Every inventory kind failed for a cluster-level reason and nothing was found: the cluster is down. */
+function findDiscoveryFailure(discovered: DiscoverPhasesResult): KubeError | undefined {
+  if (discovered.phases.length > 0 || discovered.errors.length === 0) return undefined;
+  const clusterLevel = discovered.errors.every((e) => CLUSTER_LEVEL_KINDS.includes(e.error.kind));
+  return clusterLevel ? discovered.errors[0]?.error : undefined;
+}
+
+function unreachable(cluster: string, at: Date, error: KubeError): ClusterObservation {
+  return { outcome: 'unreachable', cluster, at, error: { kind: error.kind, message: error.message } };
+}
+
+type Outcome = ReturnType<ReturnType<typeof indexOutcomes>>;
+
+function observeResource(ref: ObjectRef, outcome: Outcome, statusOptions: Parameters<typeof computeStatus>[1], redaction: RedactionOptions | undefined): ObservedResource {
+  let result: StatusResult;
+  let object: KubeObject | undefined;
+  if (outcome.kind === 'found') {
+    object = outcome.object;
+    result = computeStatus(object, statusOptions);
+  } else if (outcome.kind === 'missing') {
+    result = notFoundStatus();
+  } else {
+    result = unknownStatus(outcome.reason, outcome.message);
+  }
+  const observed: ObservedResource = { key: refKey(ref), status: result.status, message: result.message, conditions: result.conditions, presence: presenceOf(result) };
+  if (result.reason !== undefined) observed.reason = result.reason;
+  if (result.customHealth !== undefined) observed.customHealth = result.customHealth;
+  if (object !== undefined) {
+    const generation = readInt((object.metadata as Record<string, unknown> | undefined)?.generation);
+    const observedGeneration = readInt((object.status as Record<string, unknown> | undefined)?.observedGeneration);
+    if (generation !== undefined) observed.generation = generation;
+    if (observedGeneration !== undefined) observed.observedGeneration = observedGeneration;
+    observed.revision = hashRedacted(object, redaction);
+  }
+  return observed;
+}
+
+function observePhase(phase: Phase, manifest: KubeObject, resources: ObservedResource[], at: Date, redaction: RedactionOptions | undefined): ObservedPhase {
+  const summary = summarizePhase(
+    phase.entries.map((ref, index) => {
+      const r = resources[index] as ObservedResource;
+      return { ref, status: r.status, message: r.message, ...(r.reason !== undefined ? { reason: r.reason } : {}) };
+    }),
+    { now: at },
+  );
+  const entries = phase.entries.map((e) => ({ group: e.group, kind: e.kind, namespace: e.namespace, name: e.name, ...(e.version !== undefined ? { version: e.version } : {}) }));
+  const source = redactObject(manifest, redaction);
+  const observed: ObservedPhase = {
+    identity: { sourceKind: phase.source, namespace: phase.namespace, name: phase.name },
+    inventoryId: phase.id,
+    labels: phase.labels,
+    manifest: { hash: hashDocument({ source, entries }), source, entries },
+    status: { status: summary.status, message: summary.message, summary: summary.counts, conditions: summary.conditions },
+    resources,
+  };
+  if (summary.mostImportant !== undefined) observed.status.worstResource = refKey(summary.mostImportant.ref);
+  return observed;
+}
+
+function readInt(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+}

@@ -1,0 +1,102 @@
+/**
+ * Reads what the history store holds about one cluster (its open intervals, its last observation
+ * tick, its reachability) as the history core's domain types. Runs inside the snapshot transaction.
+ */
+import type { PhaseCondition } from '../status/phase-summary.ts';
+import type { StoredClusterState, StoredPhase } from '../history/types.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+
+type Tx = Prisma.TransactionClient;
+
+/** The cluster row a snapshot locks. */
+export interface LockedCluster {
+  id: number;
+  lastTickAt: Date | null;
+  lastGoodReadAt: Date | null;
+}
+
+/**
+ * Creates the cluster row if needed and locks it until the transaction ends, so two snapshots of
+ * the same cluster never write at once (whatever process they run in).
+ */
+export async function lockCluster(tx: Tx, name: string): Promise<LockedCluster> {
+  await tx.$executeRaw`INSERT INTO "Cluster" ("name") VALUES (${name}) ON CONFLICT ("name") DO NOTHING`;
+  const rows = await tx.$queryRaw<LockedCluster[]>`
+    SELECT "id", "lastTickAt", "lastGoodReadAt" FROM "Cluster" WHERE "name" = ${name} FOR UPDATE`;
+  const row = rows[0];
+  if (row === undefined) throw new Error(`cluster row for ${name} vanished inside its transaction`);
+  return row;
+}
+
+/** Loads the open state of a locked cluster. */
+export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<StoredClusterState> {
+  const clusterId = cluster.id;
+  const [phases, resources, reachability, lastTick] = await Promise.all([
+    tx.phase.findMany({
+      where: { clusterId },
+      include: {
+        statusIntervals: { where: { to: null } },
+        manifests: { where: { to: null }, include: { manifest: { select: { hash: true } } } },
+      },
+    }),
+    tx.resourceStatusInterval.findMany({
+      where: { to: null, phase: { clusterId } },
+      include: { revision: { select: { hash: true } } },
+    }),
+    tx.clusterReachability.findFirst({ where: { clusterId, to: null }, orderBy: { from: 'desc' } }),
+    tx.observationTick.findFirst({ where: { clusterId }, orderBy: { id: 'desc' } }),
+  ]);
+  const byPhase = new Map<number, StoredPhase>();
+  for (const phase of phases) {
+    const status = phase.statusIntervals[0];
+    const manifest = phase.manifests[0];
+    byPhase.set(phase.id, {
+      id: phase.id,
+      identity: { sourceKind: phase.sourceKind, namespace: phase.namespace, name: phase.name },
+      inventoryId: phase.inventoryId,
+      labels: phase.labels as Record<string, string>,
+      deleted: phase.deletedAt !== null,
+      manifest: manifest === undefined ? null : { intervalId: manifest.id, hash: manifest.manifest.hash },
+      status:
+        status === undefined
+          ? null
+          : {
+              id: status.id,
+              status: status.status,
+              message: status.message,
+              summary: status.summary as Record<string, number>,
+              conditions: status.conditions as unknown as PhaseCondition[],
+              worstResource: status.worstResource,
+              stale: status.stale,
+            },
+      resources: [],
+    });
+  }
+  for (const r of resources) {
+    byPhase.get(r.phaseId)?.resources.push({
+      id: r.id,
+      resourceKey: r.resourceKey,
+      status: r.status,
+      reason: r.reason,
+      message: r.message,
+      presence: r.presence,
+      generation: r.generation === null ? null : Number(r.generation),
+      observedGeneration: r.observedGeneration === null ? null : Number(r.observedGeneration),
+      revisionHash: r.revision?.hash ?? null,
+      customHealth: readCustomHealth(r.customHealth),
+    });
+  }
+  return {
+    clusterId,
+    lastGoodReadAt: cluster.lastGoodReadAt,
+    reachability: reachability === null ? null : { id: reachability.id, reachable: reachability.reachable, errorKind: reachability.errorKind },
+    lastTick: lastTick === null ? null : { id: lastTick.id, outcome: lastTick.outcome, stateHash: lastTick.stateHash },
+    phases: [...byPhase.values()],
+  };
+}
+
+function readCustomHealth(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const health = (value as Record<string, unknown>).health;
+  return typeof health === 'string' ? health : null;
+}

@@ -1,0 +1,56 @@
+/**
+ * The history store's write side: records one observation of a cluster in one transaction. The
+ * cluster's row is locked for the whole transaction (two snapshots of one cluster never write at
+ * once, in any process), a snapshot for a tick not newer than the last one written writes nothing
+ * (duplicate jobs, late retries), and a process killed half-way leaves nothing behind because
+ * Postgres rolls the transaction back.
+ */
+import { planSnapshot } from '../history/plan-snapshot.ts';
+import type { ClusterObservation, StatusChangeRecord } from '../history/types.ts';
+import { applyPlan } from './history-write.ts';
+import { loadClusterState, lockCluster } from './history-state.ts';
+import type { Db } from './prisma.ts';
+
+/** What {@link HistoryStore.recordSnapshot} did. */
+export type RecordSnapshotResult =
+  | { written: true; outcome: 'ok' | 'unreachable'; changes: StatusChangeRecord[]; rows: number; extendedTick: boolean }
+  | { written: false; reason: 'STALE_TICK'; lastTickAt: Date };
+
+/** Options of {@link HistoryStore.recordSnapshot}. */
+export interface RecordSnapshotOptions {
+  /** The tick the observation belongs to; ticks at or before the cluster's last written tick are skipped. */
+  tickAt: Date;
+}
+
+/** The write port of the history store. */
+export interface HistoryStore {
+  /** Diffs `observation` against the open intervals and writes the difference atomically. */
+  recordSnapshot(observation: ClusterObservation, options: RecordSnapshotOptions): Promise<RecordSnapshotResult>;
+}
+
+/** Options of {@link createHistoryStore}. */
+export interface HistoryStoreOptions {
+  /** Longest a snapshot transaction may run. @default 120000 */
+  transactionTimeoutMs?: number;
+}
+
+/** Creates the history store over a Prisma client. */
+export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): HistoryStore {
+  return {
+    async recordSnapshot(observation, { tickAt }) {
+      return db.$transaction(
+        async (tx) => {
+          const cluster = await lockCluster(tx, observation.cluster);
+          if (cluster.lastTickAt !== null && cluster.lastTickAt.getTime() >= tickAt.getTime()) {
+            return { written: false, reason: 'STALE_TICK', lastTickAt: cluster.lastTickAt } as const;
+          }
+          const state = await loadClusterState(tx, cluster);
+          const plan = planSnapshot(state, observation);
+          const applied = await applyPlan(tx, { id: cluster.id, name: observation.cluster }, plan, tickAt);
+          return { written: true, outcome: plan.outcome, changes: applied.changes, rows: applied.rows, extendedTick: 'extendId' in plan.tick } as const;
+        },
+        { timeout: options.transactionTimeoutMs ?? 120_000, maxWait: 30_000 },
+      );
+    },
+  };
+}

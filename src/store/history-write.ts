@@ -1,0 +1,213 @@
+/**
+ * Applies a snapshot plan inside the snapshot transaction: bulk closes and opens, content-addressed
+ * manifests and revisions (stored once per hash), then the change log under one advisory lock so
+ * `seq` grows in commit order. Returns the changes written and how many rows were touched.
+ */
+import type { PhaseWrite, SnapshotPlan } from '../history/plan-snapshot.ts';
+import { phaseKey } from '../history/plan-snapshot.ts';
+import type { HashedDocument, ObservedManifest, PhaseIdentity, ObservedResource, StatusChangeRecord } from '../history/types.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+
+type Tx = Prisma.TransactionClient;
+type Json = Prisma.InputJsonValue;
+
+/** Any 64-bit constant: the key of the advisory lock serialising change-log appends. */
+const CHANGE_LOG_LOCK = 7_012_345_678_901n;
+const BATCH = 2000;
+
+/** What applying a plan wrote. */
+export interface AppliedPlan {
+  changes: StatusChangeRecord[];
+  /** Rows inserted or updated (closes count one each). */
+  rows: number;
+}
+
+/** Writes `plan` for the locked cluster `clusterId` named `cluster`. */
+export async function applyPlan(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, tickAt: Date): Promise<AppliedPlan> {
+  let rows = 0;
+  const at = plan.at;
+  const clusterId = cluster.id;
+  if (plan.reachability !== undefined) {
+    if (plan.reachability.closeId !== undefined) {
+      await tx.clusterReachability.update({ where: { id: plan.reachability.closeId }, data: { to: at } });
+      rows += 1;
+    }
+    const open = plan.reachability.open;
+    await tx.clusterReachability.create({ data: { clusterId, reachable: open.reachable, errorKind: open.errorKind ?? null, message: open.message, from: at } });
+    rows += 1;
+  }
+  await tx.cluster.update({
+    where: { id: clusterId },
+    data: { reachable: plan.cluster.reachable, lastTickAt: tickAt, ...(plan.cluster.lastGoodReadAt ? { lastGoodReadAt: plan.cluster.lastGoodReadAt } : {}) },
+  });
+  rows += 1;
+  if ('extendId' in plan.tick) {
+    await tx.observationTick.update({ where: { id: plan.tick.extendId }, data: { lastSeenAt: at, count: { increment: 1 } } });
+  } else {
+    await tx.observationTick.create({ data: { clusterId, outcome: plan.outcome, stateHash: plan.stateHash, firstSeenAt: at, lastSeenAt: at } });
+  }
+  rows += 1;
+  if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at);
+  if (plan.changes.length === 0) return { changes: [], rows };
+  const changes = await appendChanges(tx, cluster, plan);
+  return { changes, rows: rows + changes.length };
+}
+
+async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date): Promise<number> {
+  let rows = 0;
+  const ids = await resolvePhaseIds(tx, clusterId, writes, at);
+  rows += writes.filter((w) => w.upsert !== undefined || w.markDeleted === true).length;
+  const idOf = (w: PhaseWrite): number => {
+    const id = ids.get(phaseKey(w.identity));
+    if (id === undefined) throw new Error('phase id missing after upsert');
+    return id;
+  };
+
+  const closeManifests = writes.flatMap((w) => (w.closeManifestIntervalId === undefined ? [] : [w.closeManifestIntervalId]));
+  rows += await closeByIds((batch) => tx.phaseManifest.updateMany({ where: { id: { in: batch } }, data: { to: at } }), closeManifests);
+  const manifestWrites = writes.filter((w) => w.openManifest !== undefined);
+  if (manifestWrites.length > 0) {
+    const manifestIds = await storeManifests(tx, manifestWrites.map((w) => w.openManifest as ObservedManifest));
+    await tx.phaseManifest.createMany({ data: manifestWrites.map((w) => ({ phaseId: idOf(w), manifestId: manifestIds.get((w.openManifest as ObservedManifest).hash) as number, from: at })) });
+    rows += manifestWrites.length;
+  }
+
+  const closeStatuses = writes.flatMap((w) => (w.closeStatusId === undefined ? [] : [w.closeStatusId]));
+  rows += await closeByIds((batch) => tx.phaseStatusInterval.updateMany({ where: { id: { in: batch } }, data: { to: at } }), closeStatuses);
+  const statusWrites = writes.filter((w) => w.openStatus !== undefined);
+  if (statusWrites.length > 0) {
+    await tx.phaseStatusInterval.createMany({
+      data: statusWrites.map((w) => {
+        const s = w.openStatus as NonNullable<PhaseWrite['openStatus']>;
+        return {
+          phaseId: idOf(w), status: s.status, message: s.message, summary: s.summary as Json, conditions: s.conditions as unknown as Json,
+          worstResource: s.worstResource ?? null, stale: s.stale, staleSince: s.staleSince ?? null, from: at,
+        };
+      }),
+    });
+    rows += statusWrites.length;
+  }
+
+  const closeResources = writes.flatMap((w) => w.closeResourceIds);
+  rows += await closeByIds((batch) => tx.resourceStatusInterval.updateMany({ where: { id: { in: batch } }, data: { to: at } }), closeResources);
+  const opened = writes.flatMap((w) => w.openResources.map((resource) => ({ phaseId: idOf(w), resource })));
+  if (opened.length > 0) {
+    const revisionIds = await storeRevisions(tx, opened.map((o) => o.resource.revision).filter((r): r is HashedDocument => r !== undefined));
+    for (let i = 0; i < opened.length; i += BATCH) {
+      await tx.resourceStatusInterval.createMany({ data: opened.slice(i, i + BATCH).map((o) => resourceRow(o.phaseId, o.resource, revisionIds, at)) });
+    }
+    rows += opened.length;
+  }
+  return rows;
+}
+
+async function resolvePhaseIds(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  const fresh = writes.filter((w) => w.phaseId === undefined);
+  if (fresh.length > 0) {
+    const created = await tx.phase.createManyAndReturn({
+      data: fresh.map((w) => ({
+        clusterId, ...w.identity, inventoryId: w.upsert?.inventoryId ?? '', labels: (w.upsert?.labels ?? {}) as Json, firstSeenAt: at, lastSeenAt: at,
+      })),
+      select: { id: true, sourceKind: true, namespace: true, name: true },
+    });
+    for (const row of created) ids.set(phaseKey(row), row.id);
+  }
+  for (const w of writes) {
+    if (w.phaseId === undefined) continue;
+    ids.set(phaseKey(w.identity), w.phaseId);
+    if (w.markDeleted === true) {
+      await tx.phase.update({ where: { id: w.phaseId }, data: { deletedAt: at } });
+    } else if (w.upsert !== undefined) {
+      await tx.phase.update({ where: { id: w.phaseId }, data: { inventoryId: w.upsert.inventoryId, labels: w.upsert.labels as Json, lastSeenAt: at, deletedAt: null } });
+    }
+  }
+  return ids;
+}
+
+async function closeByIds<T extends number | bigint>(close: (batch: T[]) => Promise<{ count: number }>, ids: T[]): Promise<number> {
+  let count = 0;
+  for (let i = 0; i < ids.length; i += BATCH) count += (await close(ids.slice(i, i + BATCH))).count;
+  return count;
+}
+
+async function storeManifests(tx: Tx, manifests: ObservedManifest[]): Promise<Map<string, number>> {
+  const unique = new Map(manifests.map((m) => [m.hash, m]));
+  await tx.manifest.createMany({
+    data: [...unique.values()].map((m) => ({ hash: m.hash, source: m.source as Json, entries: m.entries as unknown as Json, entryCount: m.entries.length })),
+    skipDuplicates: true,
+  });
+  const rows = await tx.manifest.findMany({ where: { hash: { in: [...unique.keys()] } }, select: { id: true, hash: true } });
+  return new Map(rows.map((r) => [r.hash, r.id]));
+}
+
+async function storeRevisions(tx: Tx, revisions: HashedDocument[]): Promise<Map<string, number>> {
+  const unique = new Map(revisions.map((r) => [r.hash, r]));
+  const ids = new Map<string, number>();
+  const all = [...unique.values()];
+  for (let i = 0; i < all.length; i += BATCH) {
+    const batch = all.slice(i, i + BATCH);
+    await tx.objectRevision.createMany({ data: batch.map((r) => ({ hash: r.hash, object: r.body as Json })), skipDuplicates: true });
+    const rows = await tx.objectRevision.findMany({ where: { hash: { in: batch.map((r) => r.hash) } }, select: { id: true, hash: true } });
+    for (const row of rows) ids.set(row.hash, row.id);
+  }
+  return ids;
+}
+
+function resourceRow(phaseId: number, r: ObservedResource, revisionIds: Map<string, number>, at: Date): Prisma.ResourceStatusIntervalCreateManyInput {
+  return {
+    phaseId,
+    resourceKey: r.key,
+    status: r.status,
+    reason: r.reason ?? null,
+    message: r.message,
+    conditions: r.conditions as unknown as Json,
+    presence: r.presence,
+    generation: r.generation === undefined ? null : BigInt(r.generation),
+    observedGeneration: r.observedGeneration === undefined ? null : BigInt(r.observedGeneration),
+    ...(r.customHealth !== undefined ? { customHealth: r.customHealth as unknown as Json } : {}),
+    revisionId: r.revision === undefined ? null : (revisionIds.get(r.revision.hash) ?? null),
+    from: at,
+  };
+}
+
+async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan): Promise<StatusChangeRecord[]> {
+  const phaseIds = new Map<string, number>();
+  const identities = new Map<number, PhaseIdentity>();
+  if (plan.changes.some((c) => c.phase !== undefined)) {
+    const rows = await tx.phase.findMany({ where: { clusterId: cluster.id }, select: { id: true, sourceKind: true, namespace: true, name: true } });
+    for (const { id, ...identity } of rows) {
+      phaseIds.set(phaseKey(identity), id);
+      identities.set(id, identity);
+    }
+  }
+  // Taken last and held to commit: appends of different clusters commit in seq order.
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})`;
+  const written = await tx.statusChange.createManyAndReturn({
+    data: plan.changes.map((c) => ({
+      at: plan.at,
+      clusterId: cluster.id,
+      phaseId: c.phase === undefined ? null : (phaseIds.get(phaseKey(c.phase)) ?? null),
+      scope: c.scope,
+      resourceKey: c.resourceKey ?? null,
+      fromStatus: c.fromStatus,
+      toStatus: c.toStatus,
+      message: c.message,
+    })),
+  });
+  return written
+    .sort((a, b) => (a.seq < b.seq ? -1 : 1))
+    .map((row) => ({
+      seq: row.seq,
+      at: row.at,
+      cluster: cluster.name,
+      clusterId: cluster.id,
+      phaseId: row.phaseId,
+      phase: row.phaseId === null ? null : (identities.get(row.phaseId) ?? null),
+      scope: row.scope as StatusChangeRecord['scope'],
+      resourceKey: row.resourceKey,
+      fromStatus: row.fromStatus,
+      toStatus: row.toStatus,
+      message: row.message,
+    }));
+}

@@ -1,0 +1,133 @@
+/**
+ * The worker role's composition root: one BullMQ worker on the snapshot queue, one job scheduler
+ * per cluster, and the per-cluster lock. Several processes may run it against the same Redis and
+ * Postgres; each tick of each cluster is one job, processed by exactly one of them.
+ *
+ * Guarantees, and where each comes from:
+ * - one job per cluster and tick: the scheduler's job id (`repeat:<scheduler>:<slot>`), or
+ *   {@link snapshotJobId} for refreshes; BullMQ refuses a second job with a live id;
+ * - one read of a cluster at a time: a per-cluster Redis lock; a job that finds it taken is
+ *   delayed and tried again, never run beside the other;
+ * - no partial or double write: the snapshot transaction locks the cluster row and skips ticks
+ *   already written, and a killed process's transaction is rolled back by Postgres;
+ * - a killed worker's job is recovered by another worker once its BullMQ lock expires (stalled
+ *   jobs); store failures are retried with exponential backoff; a job whose payload is invalid or
+ *   whose cluster is not configured fails at once with `UnrecoverableError`.
+ */
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../src/config.ts';
+import { createClusterClient, type ClusterClient } from '../src/kube/cluster-client.ts';
+import type { ClusterHandle } from '../src/kube/clusters.ts';
+import { createChangePublisher } from '../src/pubsub/change-publisher.ts';
+import { createClusterLocks } from '../src/queue/cluster-lock.ts';
+import { enqueueSnapshot, scheduleSnapshots, SNAPSHOT_QUEUE, snapshotJobSchema } from '../src/queue/snapshot-jobs.ts';
+import type { ObserveClusterOptions } from '../src/services/observe-cluster.ts';
+import { snapshotCluster, type SnapshotOutcome } from '../src/services/snapshot-cluster.ts';
+import { createHealthChecker } from '../src/status/custom/health-checker.ts';
+import { createHistoryStore } from '../src/store/history-store.ts';
+import type { Db } from '../src/store/prisma.ts';
+
+/** Options of {@link startWorkers}. */
+export interface StartWorkersOptions {
+  config: Pick<Config, 'snapshot' | 'health' | 'baseDir'>;
+  db: Db;
+  redisUrl: string;
+  log: Logger;
+  /** The clusters this process can read (every worker process should get the same list). */
+  clusters: readonly ClusterHandle[];
+  /** Queue name and BullMQ key prefix (tests use unique ones). @default SNAPSHOT_QUEUE, 'bull' */
+  queueName?: string;
+  prefix?: string;
+  /** Prefix of the pub/sub channels. @default 'phaselog' */
+  channelPrefix?: string;
+  /** Snapshots running at once in this process (different clusters). @default 4 */
+  concurrency?: number;
+  /** Upsert the job schedulers. @default true */
+  schedule?: boolean;
+  /** BullMQ job lock; a killed worker's job is picked up after about this long. @default 30000 */
+  lockDurationMs?: number;
+  /** How often BullMQ looks for stalled jobs. @default 30000 */
+  stalledIntervalMs?: number;
+  /** Per-cluster read lock lifetime. @default 60000 */
+  clusterLockTtlMs?: number;
+  /** Delay before a job that found its cluster locked tries again. @default 250 */
+  lockedRetryDelayMs?: number;
+  /** Extra observation options (redaction, read tuning). */
+  observe?: ObserveClusterOptions;
+}
+
+/** Running snapshot workers. */
+export interface RunningWorkers {
+  readonly queue: Queue;
+  readonly worker: Worker;
+  /** Queues an immediate snapshot of one cluster ("refresh now", watch events). */
+  snapshotNow(cluster: string, tickAt?: number): Promise<string>;
+  /** Stops taking jobs, waits for running ones, closes connections and cluster clients. */
+  close(): Promise<void>;
+}
+
+/** Starts the snapshot worker (and schedulers) for `clusters`. */
+export async function startWorkers(options: StartWorkersOptions): Promise<RunningWorkers> {
+  const { config, db, log } = options;
+  const queueName = options.queueName ?? SNAPSHOT_QUEUE;
+  const prefix = options.prefix ?? 'bull';
+  const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
+  const lockRedis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
+  const clients = new Map<string, ClusterClient>(options.clusters.map((handle) => [handle.name, createClusterClient(handle)]));
+  const health = config.health !== undefined ? await createHealthChecker(config.health, { baseDir: config.baseDir }) : undefined;
+  for (const error of health?.errors ?? []) log.warn({ error }, 'custom health check not loaded');
+  const observe: ObserveClusterOptions = { ...options.observe, ...(health ? { customHealth: (object) => health.checker.evaluate(object) } : {}) };
+  const publisher = createChangePublisher(options.redisUrl, options.channelPrefix !== undefined ? { prefix: options.channelPrefix } : {});
+  const deps = { history: createHistoryStore(db), publisher, log: log.child({ part: 'snapshot' }), observe };
+  const locks = createClusterLocks(lockRedis, { prefix: `${prefix}:${queueName}:cluster-lock`, ttlMs: options.clusterLockTtlMs ?? 60_000 });
+  const queue = new Queue(queueName, { connection, prefix });
+
+  const processSnapshot = async (job: Job, token?: string): Promise<SnapshotOutcome> => {
+    const payload = snapshotJobSchema.safeParse(job.data);
+    if (!payload.success) throw new UnrecoverableError(`invalid snapshot job payload: ${payload.error.issues.map((i) => i.message).join('; ')}`);
+    const client = clients.get(payload.data.cluster);
+    if (client === undefined) throw new UnrecoverableError(`cluster "${payload.data.cluster}" is not configured in this worker`);
+    const tickAt = payload.data.tickAt ?? job.opts.prevMillis ?? job.timestamp;
+    const lock = await locks.tryAcquire(client.name);
+    if (lock === undefined) {
+      await job.moveToDelayed(Date.now() + (options.lockedRetryDelayMs ?? 250), token);
+      throw new DelayedError();
+    }
+    try {
+      return await snapshotCluster(deps, client, new Date(tickAt));
+    } finally {
+      await lock.release().catch(() => {});
+    }
+  };
+
+  const worker = new Worker(queueName, processSnapshot, {
+    connection,
+    prefix,
+    concurrency: options.concurrency ?? 4,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    maxStalledCount: 2,
+  });
+  worker.on('failed', (job, error) => log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'));
+  worker.on('error', (error) => log.error({ err: error }, 'snapshot worker error'));
+  if (options.schedule !== false) {
+    await scheduleSnapshots(queue, [...clients.keys()], { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) });
+  }
+  log.info({ clusters: clients.size, queue: queueName, intervalMs: config.snapshot.interval }, 'snapshot workers started');
+
+  return {
+    queue,
+    worker,
+    snapshotNow: (cluster, tickAt) => enqueueSnapshot(queue, cluster, tickAt),
+    async close() {
+      await worker.close();
+      await queue.close();
+      await publisher.close();
+      health?.checker.close();
+      for (const client of clients.values()) client.close();
+      await Promise.all([connection.quit().catch(() => connection.disconnect()), lockRedis.quit().catch(() => lockRedis.disconnect())]);
+    },
+  };
+}
