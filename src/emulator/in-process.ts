@@ -6,6 +6,7 @@ import type { ResourceType } from './catalog.ts';
 import { parseApiVersion } from './catalog.ts';
 import type { ClusterState } from './cluster-state.ts';
 import { applyMergePatch } from './patch.ts';
+import { matchesLabels, parseLabelSelector } from './selectors.ts';
 import type { EmulatorObjectRef, KubeObject, RemoveOptions } from './types.ts';
 
 /** Error for in-process calls with bad input (unknown kinds, missing names, absent objects). */
@@ -68,4 +69,16 @@ export function getInProcess(state: ClusterState, ref: EmulatorObjectRef): KubeO
   const { type, namespace } = resolveRef(state, ref);
   const obj = state.get(type, namespace, ref.name);
   return obj ? structuredClone(obj) : undefined;
+}
+
+/** Copies of a kind's objects in namespace/name order, optionally filtered by a label selector. */
+export function listInProcess(state: ClusterState, query: { apiVersion: string; kind: string; namespace?: string; labelSelector?: string }): KubeObject[] {
+  const { type } = resolveRef(state, { apiVersion: query.apiVersion, kind: query.kind, name: '*' });
+  const selector = parseLabelSelector(query.labelSelector ?? '');
+  if (!selector.ok) throw new EmulatorInputError(`invalid label selector "${query.labelSelector ?? ''}": ${selector.message}`);
+  const namespace = type.namespaced && query.namespace !== undefined && query.namespace !== '' ? query.namespace : undefined;
+  return state.store
+    .listSorted(type, namespace)
+    .filter((o) => matchesLabels(selector.value, o.metadata?.['labels'] as Record<string, string> | undefined))
+    .map((o) => structuredClone(o));
 }

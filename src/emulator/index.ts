@@ -25,7 +25,7 @@ import { createSelfSignedCert } from './tls.ts';
 import type { Emulator, EmulatorOptions, KubeObject } from './types.ts';
 import { WatchHub } from './watch-stream.ts';
 
-import { applyInProcess, EmulatorInputError, getInProcess, patchStatusInProcess, removeInProcess } from './in-process.ts';
+import { applyInProcess, EmulatorInputError, getInProcess, listInProcess, patchStatusInProcess, removeInProcess } from './in-process.ts';
 
 export type { Emulator, EmulatorObjectRef, EmulatorOptions, EmulatorVerb, FaultEffect, FaultRule, KubeObject, RemoveOptions, RequestRecord } from './types.ts';
 export { EmulatorInputError } from './in-process.ts';
@@ -104,6 +104,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     patchStatus: (ref, status) => patchStatusInProcess(state, ref, status),
     remove: (ref, opts) => removeInProcess(state, ref, opts),
     get: (ref) => getInProcess(state, ref),
+    list: (query) => listInProcess(state, query),
     async loadFile(path) {
       const objects = await readManifestFile(path);
       for (const o of objects) applyInProcess(state, o);

@@ -124,6 +124,8 @@ export interface Emulator {
   remove(ref: EmulatorObjectRef, opts?: RemoveOptions): boolean;
   /** A copy of the stored object, or undefined. */
   get(ref: EmulatorObjectRef): KubeObject | undefined;
+  /** Copies of the stored objects of a kind (in one namespace, or all), in namespace/name order, optionally filtered by a label selector. Throws EmulatorInputError on an unknown kind or bad selector. */
+  list(query: { apiVersion: string; kind: string; namespace?: string; labelSelector?: string }): KubeObject[];
   /** Applies every object in a YAML (multi-document) or JSON (object, array or List) file; returns how many. */
   loadFile(path: string): Promise<number>;
   /** Adds a fault rule; returns a function that removes it. */
