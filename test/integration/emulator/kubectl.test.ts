@@ -173,6 +173,19 @@ describe('kubectl against the emulator', () => {
     expect(status).toContain('deployment "api" successfully rolled out');
   });
 
+  it('talks to a TLS emulator that requires a token, trusting the certificate from the kubeconfig', async () => {
+    const secure = await startEmulator({ tls: true, token: 'kubectl-token' });
+    const secureConfig = join(dir, 'secure.kubeconfig');
+    try {
+      await secure.writeKubeconfig(secureConfig);
+      const { stdout } = await run('kubectl', ['--kubeconfig', secureConfig, 'get', 'namespaces', '-o', 'name'], { timeout: 20_000 });
+      expect(stdout).toContain('namespace/default');
+      expect(secure.requestCount({ status: 401 })).toBe(0);
+    } finally {
+      await secure.close();
+    }
+  });
+
   it('deletes a namespace with its contents', async () => {
     expect(await kubectl('delete', 'namespace', 'shop')).toContain('namespace "shop" deleted');
     expect(await kubectl('get', 'kustomizations', '-A', '-o', 'name')).toBe('');
