@@ -16,12 +16,13 @@ export interface ChangeEvent {
   type: ChangeType;
   rv: number;
   object: KubeObject;
+  /** The object before a MODIFIED change (watchers with selectors need it to see objects leave). */
+  previous?: KubeObject;
 }
 
 /** A subscriber to one type's changes. */
 export interface Watcher {
   namespace?: string;
-  accepts(obj: KubeObject): boolean;
   deliver(event: ChangeEvent): void;
 }
 
@@ -106,7 +107,8 @@ export class ObjectStore {
       names = new Map();
       b.byNamespace.set(ns, names);
     }
-    const existed = names.has(name);
+    const previous = names.get(name);
+    const existed = previous !== undefined;
     names.set(name, obj);
     if (!existed) {
       b.count++;
@@ -114,7 +116,7 @@ export class ObjectStore {
       b.sortedKeys = undefined;
       b.sortedByNamespace.delete(ns);
     }
-    this.record(b, { type: existed ? 'MODIFIED' : 'ADDED', rv, object: obj });
+    this.record(b, existed ? { type: 'MODIFIED', rv, object: obj, previous } : { type: 'ADDED', rv, object: obj });
   }
 
   /** Removes an object; `finalObj` (with its deletion revision) is what watchers receive. */
@@ -142,7 +144,7 @@ export class ObjectStore {
     }
     for (const w of b.watchers) {
       if (w.namespace !== undefined && w.namespace !== namespaceOf(event.object)) continue;
-      if (w.accepts(event.object)) w.deliver(event);
+      w.deliver(event);
     }
   }
 

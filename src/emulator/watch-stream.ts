@@ -9,8 +9,8 @@ import { makeFailure, type ApiFailure } from './api-status.ts';
 import { formatApiVersion, type ResourceType } from './catalog.ts';
 import type { ClusterState } from './cluster-state.ts';
 import { sendFailure } from './http-io.ts';
-import { isSelected, parseCount, parseResourceVersion, parseSelection } from './list-query.ts';
-import type { ChangeEvent } from './object-store.ts';
+import { isSelected, parseCount, parseResourceVersion, parseSelection, type Selection } from './list-query.ts';
+import type { ChangeEvent, ChangeType } from './object-store.ts';
 import { presentObject } from './present.ts';
 import type { ResourceRequest } from './request-info.ts';
 import { findCrd, type OutputFormat } from './read-handlers.ts';
@@ -25,6 +25,20 @@ const MAX_BACKLOG_BYTES = 64 * 1024 * 1024;
 
 function isFailure(v: unknown): v is ApiFailure {
   return typeof v === 'object' && v !== null && 'body' in v && 'code' in v;
+}
+
+/**
+ * What a watcher with selectors sees of a change: like the apiserver's watch cache, an object that
+ * starts matching arrives as ADDED and one that stops matching as DELETED (with its new state).
+ */
+export function projectEvent(e: ChangeEvent, selection: Selection): { type: ChangeType; object: KubeObject } | undefined {
+  const now = isSelected(selection, e.object);
+  if (e.type !== 'MODIFIED' || e.previous === undefined) return now ? e : undefined;
+  const before = isSelected(selection, e.previous);
+  if (now && before) return e;
+  if (now) return { type: 'ADDED', object: e.object };
+  if (before) return { type: 'DELETED', object: e.object };
+  return undefined;
 }
 
 /** One open watch. */
@@ -119,8 +133,10 @@ export class WatchHub {
     };
     const removeWatcher = this.state.store.addWatcher(type, {
       ...(namespace !== undefined ? { namespace } : {}),
-      accepts: (obj) => isSelected(selection, obj),
-      deliver: (e: ChangeEvent) => writeEvent(e),
+      deliver: (e: ChangeEvent) => {
+        const seen = projectEvent(e, selection);
+        if (seen) writeEvent(seen);
+      },
     });
     this.open.add(watch);
     endSlowWatch = () => queueMicrotask(() => watch.end());
@@ -132,7 +148,8 @@ export class WatchHub {
     } else {
       for (const e of this.state.store.eventsSince(type, rv)) {
         if (namespace !== undefined && e.object.metadata?.['namespace'] !== namespace) continue;
-        if (isSelected(selection, e.object)) writeEvent(e);
+        const seen = projectEvent(e, selection);
+        if (seen) writeEvent(seen);
       }
     }
 

@@ -70,6 +70,17 @@ describe('watch', () => {
     expect(w.events.map((e) => `${e.type} ${e.name}`)).toEqual(['ADDED s2']);
   });
 
+  it('reports objects entering and leaving a label selector as ADDED and DELETED', async () => {
+    const w = await openWatch('/api/v1/namespaces/w9/configmaps', { resourceVersion: String(h.em.resourceVersion()), labelSelector: 'phase=blue' });
+    h.em.apply(configMap('mover', 'w9', { phase: 'green' }));
+    h.em.apply(configMap('mover', 'w9', { phase: 'blue' }));
+    h.em.apply(configMap('mover', 'w9', { phase: 'blue' }, { changed: 'yes' }));
+    h.em.apply(configMap('mover', 'w9', { phase: 'green' }));
+    await waitFor('three events', () => (w.events.length >= 3 ? true : undefined));
+    w.stop();
+    expect(w.events.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
+  });
+
   it('sends BOOKMARK events when allowWatchBookmarks=true', async () => {
     const w = await openWatch('/api/v1/namespaces/w5/configmaps', { resourceVersion: String(h.em.resourceVersion()), allowWatchBookmarks: true });
     const bookmark = await waitFor('a bookmark', () => w.events.find((e) => e.type === 'BOOKMARK'));
