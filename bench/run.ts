@@ -49,6 +49,7 @@ export const REGISTRY: BenchEntry[] = [
   {
     id: 'json-parse', kind: 'baseline', file: 'baselines/json-parse.ts',
     title: 'JSON.parse of typical ~4 KB Kubernetes objects',
+    refresh: true,
     options: { small: { count: 5_000, rounds: 3 }, default: { count: 20_000, rounds: 5 } },
   },
   {
@@ -159,8 +160,8 @@ async function main(): Promise<void> {
   const results = await runEntries(entries, {
     size: args.size,
     overrides: args.overrides,
-    onProgress: (entry, result) => {
-      if (result === undefined) process.stderr.write(`▸ ${entry.id} … `);
+    onProgress: (entry, result, note) => {
+      if (result === undefined) process.stderr.write(`▸ ${entry.id}${note ? ` (${note})` : ''} … `);
       else process.stderr.write(`${result.status}${result.status === 'ok' ? ` (${result.seconds} s)` : ''}\n`);
     },
   });

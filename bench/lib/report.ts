@@ -25,7 +25,8 @@ export function formatRatio(ratio: RatioResult): string {
   }
   const r = ratio.ratio;
   const digits = r >= 100 ? 0 : r >= 10 ? 1 : r >= 0.1 ? 2 : 4;
-  return `${r.toFixed(digits)} ${ratio.label}`;
+  const base = ratio.baselineValue === undefined ? '' : ` (${formatValue(ratio.baselineValue)}${ratio.baselineWhen === 'just before' ? ', measured just before' : ''})`;
+  return `${r.toFixed(digits)} ${ratio.label}${base}`;
 }
 
 function rowsOf(entry: EntryResult): string[][] {

@@ -19,8 +19,8 @@ export interface RunnerOptions {
   size: BenchSize;
   /** Per-entry option overrides from the command line, keyed by entry id. */
   overrides: Record<string, Record<string, unknown>>;
-  /** Called when an entry starts and when it ends (for progress output). */
-  onProgress?: (entry: BenchEntry, result?: EntryResult) => void;
+  /** Called when an entry starts (with an optional note) and when it ends (for progress output). */
+  onProgress?: (entry: BenchEntry, result?: EntryResult, note?: string) => void;
 }
 
 /** The absolute path of an entry's module. */
@@ -65,13 +65,20 @@ function asNumber(value: number | string | undefined): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-function computeRatios(entry: BenchEntry, figures: Figures, done: ReadonlyMap<string, EntryResult>): RatioResult[] {
+function computeRatios(entry: BenchEntry, figures: Figures, baselines: ReadonlyMap<string, MeasuredBaseline>): RatioResult[] {
   return (entry.compare ?? []).map((spec) => {
     const value = asNumber(figures[spec.figure]);
-    const baselineValue = asNumber(done.get(spec.baseline)?.figures?.[spec.baselineFigure]);
+    const measured = baselines.get(spec.baseline);
+    const baselineValue = asNumber(measured?.figures[spec.baselineFigure]);
     const ratio = value !== undefined && baselineValue !== undefined && baselineValue !== 0 ? value / baselineValue : undefined;
-    return { figure: spec.figure, value, baseline: spec.baseline, baselineFigure: spec.baselineFigure, baselineValue, ratio, label: spec.label };
+    return { figure: spec.figure, value, baseline: spec.baseline, baselineFigure: spec.baselineFigure, baselineValue, baselineWhen: measured?.when, ratio, label: spec.label };
   });
+}
+
+/** The latest figures of a baseline and when they were taken relative to the scenario. */
+interface MeasuredBaseline {
+  figures: Figures;
+  when: 'just before' | 'earlier in the run';
 }
 
 function computeDerived(entry: BenchEntry, figures: Figures): Figures {
@@ -83,30 +90,44 @@ function computeDerived(entry: BenchEntry, figures: Figures): Figures {
   return derived;
 }
 
-/** Runs `entries` in order (baselines should come first) and returns one result per entry. */
+async function runOne(entry: BenchEntry, options: RunnerOptions): Promise<EntryResult> {
+  const runOptions = { ...entry.options[options.size], ...options.overrides[entry.id], print: false };
+  const base = { id: entry.id, kind: entry.kind, title: entry.title, file: `bench/${entry.file}`, options: runOptions };
+  if (!existsSync(entryPath(entry))) return { ...base, status: 'not built yet', seconds: 0 };
+  const started = nowMs();
+  const outcome = await runChild(entryPath(entry), runOptions, entry.timeoutMs ?? 300_000);
+  const seconds = round((nowMs() - started) / 1000);
+  if (outcome.ok) return { ...base, status: 'ok', seconds, figures: outcome.figures, derived: computeDerived(entry, outcome.figures) };
+  // A killed or crashed child may not have run its own cleanup.
+  const cleaned = outcome.pid > 0 ? await cleanupAfterProcess(outcome.pid) : '';
+  return { ...base, status: 'timedOut' in outcome ? 'timed out' : 'error', seconds, error: cleaned ? `${outcome.error}\n(cleanup: ${cleaned})` : outcome.error };
+}
+
+/**
+ * Runs `entries` in order (baselines first) and returns one result per entry. A baseline marked
+ * `refresh` is measured again right before each scenario that compares with it, so that ratio and
+ * figure come from the same minute of a shared, noisy machine.
+ */
 export async function runEntries(entries: readonly BenchEntry[], options: RunnerOptions): Promise<EntryResult[]> {
-  const done = new Map<string, EntryResult>();
+  const results: EntryResult[] = [];
+  const baselines = new Map<string, MeasuredBaseline>();
   for (const entry of entries) {
-    const runOptions = { ...entry.options[options.size], ...options.overrides[entry.id], print: false };
-    const base = { id: entry.id, kind: entry.kind, title: entry.title, file: `bench/${entry.file}`, options: runOptions };
-    options.onProgress?.(entry);
-    let result: EntryResult;
-    if (!existsSync(entryPath(entry))) {
-      result = { ...base, status: 'not built yet', seconds: 0 };
-    } else {
-      const started = nowMs();
-      const outcome = await runChild(entryPath(entry), runOptions, entry.timeoutMs ?? 300_000);
-      const seconds = round((nowMs() - started) / 1000);
-      if (outcome.ok) {
-        result = { ...base, status: 'ok', seconds, figures: outcome.figures, derived: computeDerived(entry, outcome.figures), ratios: computeRatios(entry, outcome.figures, done) };
-      } else {
-        // A killed or crashed child may not have run its own cleanup.
-        const cleaned = outcome.pid > 0 ? await cleanupAfterProcess(outcome.pid) : '';
-        result = { ...base, status: 'timedOut' in outcome ? 'timed out' : 'error', seconds, error: cleaned ? `${outcome.error}\n(cleanup: ${cleaned})` : outcome.error };
+    if (entry.kind === 'scenario' && existsSync(entryPath(entry))) {
+      for (const id of new Set((entry.compare ?? []).map((c) => c.baseline))) {
+        const baseline = entries.find((e) => e.id === id && e.refresh === true);
+        if (baseline === undefined || !baselines.has(id)) continue;
+        options.onProgress?.(baseline, undefined, `again, for ${entry.id}`);
+        const again = await runOne(baseline, options);
+        options.onProgress?.(baseline, again);
+        if (again.figures) baselines.set(id, { figures: again.figures, when: 'just before' });
       }
     }
-    done.set(entry.id, result);
+    options.onProgress?.(entry);
+    const result = await runOne(entry, options);
+    if (result.figures && entry.compare) result.ratios = computeRatios(entry, result.figures, baselines);
+    if (result.figures && entry.kind === 'baseline') baselines.set(entry.id, { figures: result.figures, when: 'earlier in the run' });
+    results.push(result);
     options.onProgress?.(entry, result);
   }
-  return [...done.values()];
+  return results;
 }

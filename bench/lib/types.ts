@@ -46,6 +46,8 @@ export interface BenchEntry {
   options: Record<BenchSize, Record<string, unknown>>;
   compare?: RatioSpec[];
   derive?: DerivedSpec[];
+  /** Baselines only: measure again right before each scenario that compares with it (cheap ones). */
+  refresh?: boolean;
   /** The child process is killed after this long. @default 300000 */
   timeoutMs?: number;
 }
@@ -57,6 +59,8 @@ export interface RatioResult {
   baseline: string;
   baselineFigure: string;
   baselineValue: number | undefined;
+  /** Whether the baseline was measured right before this entry or earlier in the run. */
+  baselineWhen: 'just before' | 'earlier in the run' | undefined;
   /** figure / baseline figure, or undefined if either is missing or not a number. */
   ratio: number | undefined;
   label: string;
