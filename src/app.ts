@@ -17,6 +17,8 @@ import { createClusterStore } from './store/cluster-store.ts';
 import { ensureDatabase, migrateDatabase, MIGRATIONS_DIR } from './store/migrate.ts';
 import { createDb } from './store/prisma.ts';
 import { parseDatabaseUrl, readMigrationsList } from './store/schema-engine.ts';
+import { loadWorkerClusters } from '../workers/load-worker-clusters.ts';
+import { startWorkers } from '../workers/start-workers.ts';
 
 export interface RunningPhaselog {
   /** The API's base URL, when this process serves the API. */
@@ -99,6 +101,12 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
 
     const running: RunningPhaselog = { databaseUrl, redisUrl: redis.url, close };
     const startedAt = new Date();
+
+    if (config.role === 'all' || config.role === 'worker') {
+      const workerLog = log.child({ part: 'worker' });
+      const workers = await startWorkers({ config, db, redisUrl: redis.url, log: workerLog, clusters: loadWorkerClusters(config, workerLog) });
+      closers.push({ name: 'workers', close: () => workers.close() });
+    }
 
     if (config.role === 'all' || config.role === 'api') {
       const http = createHttpServer({

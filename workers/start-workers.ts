@@ -89,7 +89,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     if (!payload.success) throw new UnrecoverableError(`invalid snapshot job payload: ${payload.error.issues.map((i) => i.message).join('; ')}`);
     const client = clients.get(payload.data.cluster);
     if (client === undefined) throw new UnrecoverableError(`cluster "${payload.data.cluster}" is not configured in this worker`);
-    const tickAt = payload.data.tickAt ?? job.opts.prevMillis ?? job.timestamp;
+    const tickAt = payload.data.tickAt ?? scheduledSlot(job) ?? job.timestamp;
     const lock = await locks.tryAcquire(client.name);
     if (lock === undefined) {
       await job.moveToDelayed(Date.now() + (options.lockedRetryDelayMs ?? 250), token);
@@ -130,4 +130,10 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       await Promise.all([connection.quit().catch(() => connection.disconnect()), lockRedis.quit().catch(() => lockRedis.disconnect())]);
     },
   };
+}
+
+/** A scheduler job's slot: its id is `repeat:<scheduler>:<slot ms>` (its `prevMillis` can lag a slot). */
+function scheduledSlot(job: Job): number | undefined {
+  const match = /^repeat:[^:]+:(\d+)$/.exec(job.id ?? '');
+  return match?.[1] === undefined ? undefined : Number(match[1]);
 }

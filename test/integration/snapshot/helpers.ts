@@ -95,9 +95,9 @@ export async function countRows(db: Db): Promise<RowCounts> {
   return counts;
 }
 
-/** A logger that prints only errors (set PHASELOG_TEST_LOG=debug to see more). */
+/** A logger that prints nothing (set PHASELOG_TEST_LOG=debug to see more). */
 export function testLogger(): Logger {
-  return pino({ level: process.env.PHASELOG_TEST_LOG ?? 'error' });
+  return pino({ level: process.env.PHASELOG_TEST_LOG ?? 'silent' });
 }
 
 /** Polls `check` until it is true; throws naming `what` after `timeoutMs`. */
