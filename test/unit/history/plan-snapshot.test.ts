@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { hashDocument } from '../../../src/history/canonical-hash.ts';
+import { planSnapshot } from '../../../src/history/plan-snapshot.ts';
+import type { ClusterObservation, ObservedPhase, ObservedResource, StoredClusterState, StoredPhase } from '../../../src/history/types.ts';
+
+const AT = new Date('2026-03-01T10:00:00Z');
+const EARLIER = new Date('2026-03-01T09:59:30Z');
+const IDENTITY = { sourceKind: 'cli-utils', namespace: 'shop', name: 'phase-a' };
+const counts = (current: number, inProgress = 0) => ({ Current: current, InProgress: inProgress, Failed: 0, Terminating: 0, NotFound: 0, Unknown: 0 });
+
+function resource(name: string, status: ObservedResource['status'] = 'Current', message = 'Deployment is available. Replicas: 2'): ObservedResource {
+  return { key: `apps/Deployment/shop/${name}`, status, message, conditions: [], presence: status === 'NotFound' ? 'NotPresent' : 'Present', generation: 1, observedGeneration: 1 };
+}
+
+function phase(resources: ObservedResource[], status: ObservedPhase['status']['status'] = 'Current', message = 'all Current'): ObservedPhase {
+  const manifest = { source: { kind: 'ConfigMap' }, entries: resources.map((r) => ({ group: 'apps', kind: 'Deployment', namespace: 'shop', name: r.key.split('/')[3] as string })) };
+  return {
+    identity: IDENTITY, inventoryId: 'id-a', labels: {},
+    manifest: { hash: hashDocument(manifest), ...manifest },
+    status: { status, message, summary: counts(resources.filter((r) => r.status === 'Current').length, resources.filter((r) => r.status === 'InProgress').length), conditions: [] },
+    resources,
+  };
+}
+
+function ok(phases: ObservedPhase[], unobservedSources: string[] = []): ClusterObservation {
+  return { outcome: 'ok', cluster: 'c1', at: AT, phases, unobservedSources };
+}
+
+/** The stored state that recording `observed` on an empty store would leave. */
+function storedAfter(observed: ObservedPhase, extra: Partial<StoredPhase> = {}): StoredClusterState {
+  const stored: StoredPhase = {
+    id: 7, identity: observed.identity, inventoryId: observed.inventoryId, labels: observed.labels, deleted: false,
+    manifest: { intervalId: 70, hash: observed.manifest.hash },
+    status: { id: 700n, status: observed.status.status, message: observed.status.message, summary: observed.status.summary, conditions: [], worstResource: null, stale: false },
+    resources: observed.resources.map((r, i) => ({
+      id: BigInt(7000 + i), resourceKey: r.key, status: r.status, reason: null, message: r.message, presence: r.presence,
+      generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionHash: null, customHealth: null,
+    })),
+    ...extra,
+  };
+  const first = planSnapshot(emptyState(), ok([observed]));
+  return { clusterId: 1, lastGoodReadAt: EARLIER, reachability: { id: 3, reachable: true, errorKind: null }, lastTick: { id: 9n, outcome: 'ok', stateHash: first.stateHash }, phases: [stored] };
+}
+
+function emptyState(): StoredClusterState {
+  return { clusterId: 1, lastGoodReadAt: null, reachability: null, lastTick: null, phases: [] };
+}
+
+describe('planning a snapshot', () => {
+  it('records everything on a first observation: the cluster, the phase and each resource', () => {
+    const plan = planSnapshot(emptyState(), ok([phase([resource('web'), resource('api')])]));
+    expect(plan.changes.map((c) => [c.scope, c.fromStatus, c.toStatus])).toEqual([
+      ['cluster', null, 'Reachable'], ['phase', null, 'Current'], ['resource', null, 'Current'], ['resource', null, 'Current'],
+    ]);
+    expect(plan.phases).toHaveLength(1);
+    expect(plan.phases[0]).toMatchObject({ upsert: { inventoryId: 'id-a' }, openManifest: expect.any(Object), openStatus: { stale: false } });
+    expect(plan.phases[0]?.phaseId).toBeUndefined();
+    expect(plan.tick).toEqual({ insert: true });
+  });
+
+  it('writes nothing but the tick run for an unchanged observation', () => {
+    const observed = phase([resource('web'), resource('api')]);
+    const plan = planSnapshot(storedAfter(observed), ok([observed]));
+    expect(plan).toMatchObject({ phases: [], changes: [], tick: { extendId: 9n } });
+  });
+
+  it.each([
+    ['status', resource('web', 'InProgress', 'Deployment is available. Replicas: 2'), true],
+    ['message', resource('web', 'Current', 'Deployment is available. Replicas: 3'), true],
+    ['generation only', { ...resource('web'), generation: 2, observedGeneration: 2 }, false],
+  ])('a %s change closes one interval and opens one', (_what, changed, visible) => {
+    const observed = phase([resource('web'), resource('api')]);
+    const plan = planSnapshot(storedAfter(observed), ok([phase([changed, resource('api')])]));
+    const write = plan.phases[0];
+    expect(write?.closeResourceIds).toEqual([7000n]);
+    expect(write?.openResources.map((r) => r.key)).toEqual(['apps/Deployment/shop/web']);
+    expect(plan.changes.filter((c) => c.scope === 'resource')).toHaveLength(visible ? 1 : 0);
+    expect(plan.tick).toEqual({ insert: true });
+  });
+
+  it('records a resource leaving the inventory with no new interval and a null toStatus', () => {
+    const observed = phase([resource('web'), resource('api')]);
+    const plan = planSnapshot(storedAfter(observed), ok([phase([resource('web')])]));
+    expect(plan.phases[0]).toMatchObject({ closeResourceIds: [7001n], openResources: [], openManifest: expect.any(Object), closeManifestIntervalId: 70 });
+    expect(plan.changes).toContainEqual(expect.objectContaining({ scope: 'resource', resourceKey: 'apps/Deployment/shop/api', fromStatus: 'Current', toStatus: null }));
+  });
+
+  it('deletes a phase whose inventory is gone, but not one whose source could not be listed', () => {
+    const observed = phase([resource('web')]);
+    const deleted = planSnapshot(storedAfter(observed), ok([]));
+    expect(deleted.phases[0]).toMatchObject({ markDeleted: true, closeStatusId: 700n, closeResourceIds: [7000n], closeManifestIntervalId: 70 });
+    expect(deleted.changes).toEqual([expect.objectContaining({ scope: 'phase', fromStatus: 'Current', toStatus: null })]);
+    const unlisted = planSnapshot(storedAfter(observed), ok([], ['cli-utils']));
+    expect(unlisted.phases).toEqual([]);
+    expect(unlisted.changes).toEqual([]);
+  });
+
+  it('turns an outage into one reachability change and stale phases, touching no resource', () => {
+    const observed = phase([resource('web'), resource('api')]);
+    const plan = planSnapshot(storedAfter(observed), { outcome: 'unreachable', cluster: 'c1', at: AT, error: { kind: 'UNREACHABLE', message: 'ECONNREFUSED' } });
+    expect(plan.changes).toEqual([{ scope: 'cluster', fromStatus: 'Reachable', toStatus: 'Unreachable', message: 'ECONNREFUSED' }]);
+    expect(plan.reachability).toEqual({ closeId: 3, open: { reachable: false, errorKind: 'UNREACHABLE', message: 'ECONNREFUSED' } });
+    expect(plan.phases).toEqual([expect.objectContaining({ closeStatusId: 700n, openStatus: expect.objectContaining({ status: 'Current', stale: true, staleSince: EARLIER }), closeResourceIds: [], openResources: [] })]);
+    expect(plan.cluster).toEqual({ reachable: false });
+  });
+
+  it('does not restate an outage that goes on, and clears staleness on recovery without status changes', () => {
+    const observed = phase([resource('web')]);
+    const state = storedAfter(observed);
+    const down: StoredClusterState = {
+      ...state,
+      reachability: { id: 4, reachable: false, errorKind: 'UNREACHABLE' },
+      lastTick: { id: 10n, outcome: 'unreachable', stateHash: planSnapshot(state, { outcome: 'unreachable', cluster: 'c1', at: AT, error: { kind: 'UNREACHABLE', message: 'x' } }).stateHash },
+      phases: state.phases.map((p) => ({ ...p, status: p.status && { ...p.status, stale: true } })),
+    };
+    const still = planSnapshot(down, { outcome: 'unreachable', cluster: 'c1', at: AT, error: { kind: 'UNREACHABLE', message: 'x' } });
+    expect(still).toMatchObject({ changes: [], phases: [], tick: { extendId: 10n } });
+    const back = planSnapshot(down, ok([observed]));
+    expect(back.changes).toEqual([{ scope: 'cluster', fromStatus: 'Unreachable', toStatus: 'Reachable', message: '' }]);
+    expect(back.phases[0]).toMatchObject({ closeStatusId: 700n, openStatus: { stale: false }, openResources: [] });
+  });
+});
