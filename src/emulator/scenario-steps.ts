@@ -5,7 +5,7 @@
  */
 import type { ScenarioStep } from './scenario.ts';
 import type { Emulator, EmulatorObjectRef, KubeObject } from './types.ts';
-import { buildPod, buildPodStatus, buildReplicaSet, formatNow, podName, templateHash, type TemplateInfo } from './workload-objects.ts';
+import { buildEvent, buildPod, buildPodStatus, buildReplicaSet, formatNow, podName, templateHash, type TemplateInfo } from './workload-objects.ts';
 
 /** Options of {@link deploymentRollout}. */
 export interface DeploymentRolloutOptions {
@@ -105,8 +105,12 @@ export function deploymentRollout(opts: DeploymentRolloutOptions): ScenarioStep[
     const owner = em.get(ref) as KubeObject;
     const left = Math.max(0, previous.replicas - ready);
     for (let i = left + 1; i <= previous.replicas; i++) em.remove({ apiVersion: 'v1', kind: 'Pod', namespace, name: podName(previous.tmpl, i) });
-    if (em.get({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace, name: `${opts.name}-${templateHash(previous.tmpl)}` })) {
+    const oldName = `${opts.name}-${templateHash(previous.tmpl)}`;
+    const oldRs = em.get({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace, name: oldName });
+    const was = (oldRs?.['spec'] as { replicas?: number } | undefined)?.replicas;
+    if (oldRs && was !== left) {
       applyObserved(em, buildReplicaSet(previous.tmpl, owner, left, left));
+      em.apply(buildEvent(owner, 'ScalingReplicaSet', `Scaled down replica set ${oldName} to ${left} from ${String(was)}`));
     }
   };
   const steps: ScenarioStep[] = [
@@ -120,6 +124,7 @@ export function deploymentRollout(opts: DeploymentRolloutOptions): ScenarioStep[
         previous = oldImage !== undefined && oldImage !== tmpl.image ? { tmpl: { ...tmpl, image: oldImage }, replicas: typeof oldReplicas === 'number' ? oldReplicas : 1 } : undefined;
         em.apply({ ...manifest, ...(current?.['status'] !== undefined ? { status: current['status'] } : {}) });
         if (withPods) applyObserved(em, buildReplicaSet(tmpl, em.get(ref) as KubeObject, replicas, 0));
+        em.apply(buildEvent(em.get(ref) as KubeObject, 'ScalingReplicaSet', `Scaled up replica set ${rsName} to ${replicas}`));
         em.patchStatus(ref, rolloutStatus(em, ref, replicas, 0, rsName));
       },
     },
@@ -181,7 +186,15 @@ export function podCrashLoop(opts: PodCrashLoopOptions): ScenarioStep[] {
     },
   ];
   for (let n = 1; n <= crashes; n++) {
-    steps.push({ at: start + n * stepMs, label: `crash ${n}`, patchStatus: { ref, status: buildPodStatus(container, image, 'crashing', n) } });
+    steps.push({
+      at: start + n * stepMs,
+      label: `crash ${n}`,
+      do: (em) => {
+        em.patchStatus(ref, buildPodStatus(container, image, 'crashing', n));
+        const pod = em.get(ref) as KubeObject;
+        em.apply(buildEvent(pod, 'BackOff', `Back-off restarting failed container ${container} in pod ${opts.name}_${namespace}(${String(pod.metadata?.['uid'])})`, { type: 'Warning', count: n, component: 'kubelet' }));
+      },
+    });
   }
   if (opts.recover ?? true) {
     steps.push({ at: start + (crashes + 1) * stepMs, label: 'recovered', patchStatus: { ref, status: buildPodStatus(container, image, 'running', crashes) } });

@@ -107,3 +107,25 @@ export function buildPod(t: TemplateInfo, owner: KubeObject, index: number): Kub
     status: buildPodStatus(t.container, t.image, 'running', 0),
   };
 }
+
+/** A core/v1 Event about `involved`, as controllers and the kubelet record them; `count` repeats of the same event share its name. */
+export function buildEvent(involved: KubeObject, reason: string, message: string, opts: { type?: 'Normal' | 'Warning'; count?: number; component?: string } = {}): KubeObject {
+  const meta = involved.metadata ?? {};
+  const t = formatNow();
+  const name = String(meta['name'] ?? '');
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `${name}.${hashName(`${name}/${reason}/${message}`, 10)}`, namespace: meta['namespace'] ?? 'default' },
+    involvedObject: { apiVersion: involved.apiVersion, kind: involved.kind, namespace: meta['namespace'], name, uid: meta['uid'] },
+    reason,
+    message,
+    type: opts.type ?? 'Normal',
+    count: opts.count ?? 1,
+    firstTimestamp: t,
+    lastTimestamp: t,
+    source: { component: opts.component ?? 'deployment-controller' },
+    reportingComponent: opts.component ?? 'deployment-controller',
+    reportingInstance: '',
+  };
+}

@@ -91,6 +91,14 @@ describe('deploymentRollout with controller-owned objects', () => {
     expect(byImage).toEqual({ 'shop:1': '0/0', 'shop:2': '3/3' });
     expect(sets.every((rs) => rs.status?.observedGeneration === rs.metadata?.generation)).toBe(true);
 
+    const events = await core.listNamespacedEvent({ namespace: 'owned', fieldSelector: 'involvedObject.name=shop' });
+    expect(events.items.map((e) => e.message?.replace(/shop-\w+/, 'shop-<hash>')).sort()).toEqual([
+      'Scaled down replica set shop-<hash> to 0 from 1',
+      'Scaled down replica set shop-<hash> to 1 from 2',
+      'Scaled up replica set shop-<hash> to 2',
+      'Scaled up replica set shop-<hash> to 3',
+    ]);
+
     await apps.deleteNamespacedDeployment({ name: 'shop', namespace: 'owned' });
     expect((await core.listNamespacedPod({ namespace: 'owned' })).items).toEqual([]);
     expect((await apps.listNamespacedReplicaSet({ namespace: 'owned' })).items).toEqual([]);
@@ -111,6 +119,8 @@ describe('podCrashLoop', () => {
     const core = h.kc.makeApiClient(CoreV1Api);
     const pod = await core.readNamespacedPod({ name: 'worker', namespace: 'crash' });
     expect(pod.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    const events = await core.listNamespacedEvent({ namespace: 'crash', fieldSelector: 'involvedObject.kind=Pod,involvedObject.name=worker' });
+    expect(events.items.map((e) => `${e.type} ${e.reason} x${e.count}`)).toEqual(['Warning BackOff x2']);
   });
 });
 
