@@ -78,7 +78,10 @@ export class ClusterState {
   private readonly pendingGc = new Map<string, Locator>();
   private settling = false;
 
-  constructor(historySize: number) {
+  constructor(
+    historySize: number,
+    private readonly strictNamespaces = false,
+  ) {
     this.store = new ObjectStore(historySize);
   }
 
@@ -156,6 +159,7 @@ export class ClusterState {
     if (!type.namespaced) return undefined;
     const nsType = this.registry.findByKind('', 'Namespace');
     const ns = nsType ? this.store.get(nsType, '', namespace) : undefined;
+    if (!ns && this.strictNamespaces) return makeNotFound('', 'namespaces', namespace);
     if (ns && readMeta(ns)['deletionTimestamp'] !== undefined) {
       return makeFailure(403, `${type.plural} "${namespace}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, { group: type.group, kind: type.plural }, 'Forbidden');
     }

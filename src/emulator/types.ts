@@ -39,6 +39,12 @@ export interface EmulatorOptions {
   bookmarkIntervalMs?: number;
   /** Watch events kept per resource type before older resourceVersions answer 410 Gone. @default 10000 */
   watchHistorySize?: number;
+  /**
+   * Refuse (404 `namespaces "x" not found`) to create objects in namespaces that do not exist, as
+   * the apiserver's NamespaceLifecycle admission does. Off by default so fixtures load in any order.
+   * @default false
+   */
+  strictNamespaces?: boolean;
   /** Entries kept in the request log ({@link Emulator.requests}). @default 100000 */
   requestLogSize?: number;
 }

@@ -115,6 +115,24 @@ describe('create and update', () => {
   });
 });
 
+describe('namespaces', () => {
+  it('creates in a namespace that does not exist unless strictNamespaces is set', async () => {
+    const core = h.kc.makeApiClient(CoreV1Api);
+    await core.createNamespacedConfigMap({ namespace: 'not-created', body: configMap('loose', 'not-created') });
+    const strict = await startHarness({ strictNamespaces: true });
+    try {
+      const strictCore = strict.kc.makeApiClient(CoreV1Api);
+      const err = await strictCore.createNamespacedConfigMap({ namespace: 'not-created', body: configMap('x', 'not-created') }).catch((e: unknown) => e);
+      expect(readApiError(err).code).toBe(404);
+      expect(readApiError(err).status['message']).toBe('namespaces "not-created" not found');
+      await strictCore.createNamespace({ body: { metadata: { name: 'not-created' } } });
+      await strictCore.createNamespacedConfigMap({ namespace: 'not-created', body: configMap('x', 'not-created') });
+    } finally {
+      await strict.em.close();
+    }
+  });
+});
+
 describe('patch', () => {
   it('applies a JSON merge patch', async () => {
     h.em.apply(configMap('mp', 'default', { a: '1' }, { x: '1', y: '2' }));
