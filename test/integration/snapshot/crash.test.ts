@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueueSnapshot } from '../../../src/queue/snapshot-jobs.ts';
+import { startWorkers, type RunningWorkers } from '../../../workers/start-workers.ts';
+import { applyFleet } from './fleet.ts';
+import { countRows, createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker-child.ts');
+const SHAPE = { phases: 100, resourcesPerPhase: 30 };
+
+/** Starts the child worker and resolves once it prints "ready". */
+function startChild(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('ready')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`worker child exited with ${code} before it was ready`)));
+  });
+}
+
+describe('a worker killed in the middle of a snapshot', () => {
+  let database: TestDatabase;
+  let cluster: EmulatedCluster;
+  let dir: string;
+  let child: ChildProcess | undefined;
+  let survivor: RunningWorkers | undefined;
+  let queue: Queue;
+  const queueName = uniqueId('crash');
+
+  beforeAll(async () => {
+    database = await createTestDatabase('crash');
+    cluster = await startEmulatedCluster('crashy');
+    applyFleet(cluster.emulator, SHAPE);
+    dir = mkdtempSync(path.join(tmpdir(), 'phaselog-crash-'));
+    await cluster.emulator.writeKubeconfig(path.join(dir, 'kubeconfig'));
+    queue = new Queue(queueName, { connection: { host: '127.0.0.1', port: Number(new URL(REDIS_URL).port || 6379) }, prefix: queueName });
+  });
+  afterAll(async () => {
+    if (child?.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await survivor?.close();
+    await queue?.close();
+    await cluster?.close();
+    await database?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('leaves no partial snapshot, and another worker completes the tick', async () => {
+    child = await startChild({
+      SNAPSHOT_TEST_DATABASE_URL: database.url, SNAPSHOT_TEST_QUEUE: queueName,
+      SNAPSHOT_TEST_KUBECONFIG: path.join(dir, 'kubeconfig'), SNAPSHOT_TEST_CLUSTER: cluster.name,
+    });
+    const jobId = await enqueueSnapshot(queue, cluster.name, Date.now());
+    // Kill it once its transaction has written phases but not committed.
+    await waitUntil(async () => {
+      const rows = await database.db.$queryRaw<{ n: bigint }[]>`
+        SELECT count(*) AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+        WHERE c.relname = 'Phase' AND l.mode = 'RowExclusiveLock' AND l.pid <> pg_backend_pid()`;
+      return Number(rows[0]?.n ?? 0) > 0;
+    }, 'the child to be inside its snapshot transaction', 30_000);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => (child?.exitCode !== null || child?.signalCode !== null ? resolve(undefined) : child?.once('exit', resolve)));
+
+    const afterKill = await countRows(database.db);
+    expect(afterKill).toEqual({ Cluster: 0, ClusterReachability: 0, Phase: 0, Manifest: 0, PhaseManifest: 0, ObjectRevision: 0, ResourceStatusInterval: 0, PhaseStatusInterval: 0, StatusChange: 0, ObservationTick: 0 });
+
+    survivor = await startWorkers({
+      config: { snapshot: { interval: 60_000 }, health: undefined, baseDir: process.cwd() },
+      db: database.db, redisUrl: REDIS_URL, log: testLogger(), clusters: [cluster.handle], queueName, prefix: queueName, channelPrefix: queueName,
+      // A long lock for the survivor: its own snapshot must not be mistaken for a stalled one.
+      schedule: false, lockDurationMs: 15_000, stalledIntervalMs: 300, clusterLockTtlMs: 1000, lockedRetryDelayMs: 100,
+    });
+    await waitUntil(async () => (await queue.getJob(jobId))?.finishedOn !== undefined, 'the stalled tick to finish on the other worker', 30_000);
+    const job = await queue.getJob(jobId);
+    expect([await job?.getState(), job?.failedReason]).toEqual(['completed', undefined]);
+    expect(job?.returnvalue).toMatchObject({ written: true, outcome: 'ok' });
+    const counts = await countRows(database.db);
+    expect(counts).toMatchObject({ Cluster: 1, Phase: 100, ResourceStatusInterval: 3000, PhaseStatusInterval: 100, ObservationTick: 1, StatusChange: 3000 + 100 + 1 });
+  });
+});
