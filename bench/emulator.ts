@@ -5,6 +5,7 @@
  *
  *   node --import tsx bench/emulator.ts [--objects 100000] [--list 2000] [--repeats 7]
  */
+import { Agent, get } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { AppsV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startEmulator, type Emulator } from '../src/emulator/index.ts';
@@ -55,6 +56,20 @@ function median(values: number[]): number {
 function round(n: number, digits = 1): number {
   const f = 10 ** digits;
   return Math.round(n * f) / f;
+}
+
+const agent = new Agent({ keepAlive: true });
+
+// node:http rather than fetch: undici's own overhead would dominate the small requests.
+function httpGet(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent }, (res) => {
+      let bytes = 0;
+      res.on('data', (c: Buffer) => (bytes += c.length));
+      res.on('end', () => resolve(bytes));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
 }
 
 async function timeIt(fn: () => Promise<unknown>): Promise<number> {
@@ -125,7 +140,7 @@ export async function run(options: EmulatorBenchOptions = {}): Promise<Record<st
     const rawTimes: number[] = [];
     let bytes = 0;
     for (let r = 0; r < repeats; r++) {
-      rawTimes.push(await timeIt(async () => (bytes = (await (await fetch(`${em.url}/apis/apps/v1/namespaces/listed/deployments`)).arrayBuffer()).byteLength)));
+      rawTimes.push(await timeIt(async () => (bytes = await httpGet(`${em.url}/apis/apps/v1/namespaces/listed/deployments`))));
     }
     const kc = new KubeConfig();
     kc.loadFromString(em.kubeconfig());
@@ -133,9 +148,9 @@ export async function run(options: EmulatorBenchOptions = {}): Promise<Record<st
     const clientTimes: number[] = [];
     for (let r = 0; r < repeats; r++) clientTimes.push(await timeIt(() => apps.listNamespacedDeployment({ namespace: 'listed' })));
     const selectorTimes: number[] = [];
-    for (let r = 0; r < repeats; r++) selectorTimes.push(await timeIt(() => fetch(`${em.url}/apis/apps/v1/namespaces/listed/deployments?labelSelector=tier%3Dweb`).then((x) => x.arrayBuffer())));
+    for (let r = 0; r < repeats; r++) selectorTimes.push(await timeIt(() => httpGet(`${em.url}/apis/apps/v1/namespaces/listed/deployments?labelSelector=tier%3Dweb`)));
     const firstPageTimes: number[] = [];
-    for (let r = 0; r < repeats; r++) firstPageTimes.push(await timeIt(() => fetch(`${em.url}/api/v1/configmaps?limit=500`).then((x) => x.arrayBuffer())));
+    for (let r = 0; r < repeats; r++) firstPageTimes.push(await timeIt(() => httpGet(`${em.url}/api/v1/configmaps?limit=500`)));
     let walked = 0;
     const walkMs = await timeIt(async () => (walked = await walkAllPages(em, 500)));
 
@@ -143,7 +158,7 @@ export async function run(options: EmulatorBenchOptions = {}): Promise<Record<st
     let gets = 0;
     const getEnd = performance.now() + getSeconds * 1000;
     while (performance.now() < getEnd) {
-      await fetch(`${em.url}/api/v1/namespaces/ns-7/configmaps/cm-${7 + 200 * (gets % 100)}`).then((x) => x.arrayBuffer());
+      await httpGet(`${em.url}/api/v1/namespaces/ns-7/configmaps/cm-${7 + 200 * (gets % 100)}`);
       gets++;
     }
     const fanOutMs = await measureWatchFanOut(em, 20, 2_000);
@@ -164,6 +179,7 @@ export async function run(options: EmulatorBenchOptions = {}): Promise<Record<st
       watchEventsDeliveredPerSecond: Math.round((20 * 2_000) / (fanOutMs / 1000)),
     };
   } finally {
+    agent.destroy();
     await em.close();
   }
 }

@@ -7,7 +7,7 @@ import { formatApiVersion, type ResourceType } from './catalog.ts';
 import type { ClusterState } from './cluster-state.ts';
 import { sendFailure, sendJson } from './http-io.ts';
 import { decodeContinue, encodeContinue, isSelected, parseCount, parseResourceVersion, parseSelection } from './list-query.ts';
-import { presentListItem, presentObject } from './present.ts';
+import { presentObject, serializeList, serializeListItem, serializeObject } from './present.ts';
 import type { ResourceRequest } from './request-info.ts';
 import { readMeta } from './object-store.ts';
 import { buildTable, selectColumns, TABLE_CONTENT_TYPE } from './table.ts';
@@ -51,7 +51,7 @@ export function handleGet(state: ClusterState, type: ResourceType, info: Resourc
     sendTable(state, type, info, [obj], { resourceVersion: String(readMeta(obj)['resourceVersion'] ?? '') }, format, res);
     return;
   }
-  sendJson(res, 200, presentObject(type, obj, info.version));
+  sendJson(res, 200, serializeObject(type, obj, info.version));
 }
 
 /** Computes one page of a list; shared by LIST and deletecollection. */
@@ -127,6 +127,6 @@ export function handleList(state: ClusterState, type: ResourceType, info: Resour
     sendTable(state, type, info, page.items, page.metadata, format, res);
     return;
   }
-  const items = page.items.map((o) => presentListItem(type, o, info.version));
-  sendJson(res, 200, { kind: `${type.kind}List`, apiVersion: formatApiVersion(type.group, info.version), metadata: page.metadata, items });
+  const items = page.items.map((o) => serializeListItem(type, o, info.version));
+  sendJson(res, 200, serializeList(`${type.kind}List`, formatApiVersion(type.group, info.version), page.metadata, items));
 }

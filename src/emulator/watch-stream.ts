@@ -11,7 +11,7 @@ import type { ClusterState } from './cluster-state.ts';
 import { sendFailure } from './http-io.ts';
 import { isSelected, parseCount, parseResourceVersion, parseSelection, type Selection } from './list-query.ts';
 import type { ChangeEvent, ChangeType } from './object-store.ts';
-import { presentObject } from './present.ts';
+import { presentObject, serializeObject } from './present.ts';
 import type { ResourceRequest } from './request-info.ts';
 import { findCrd, type OutputFormat } from './read-handlers.ts';
 import { buildTable, selectColumns, TABLE_CONTENT_TYPE } from './table.ts';
@@ -91,9 +91,10 @@ export class WatchHub {
     res.flushHeaders();
     const apiVersion = formatApiVersion(type.group, info.version);
     let endSlowWatch: () => void = () => undefined;
-    const write = (line: Record<string, unknown>): void => {
+    const write = (line: Record<string, unknown>): void => writeText(JSON.stringify(line) + '\n');
+    const writeText = (text: string): void => {
       if (res.writableEnded || res.destroyed) return;
-      res.write(JSON.stringify(line) + '\n');
+      res.write(text);
       // A client that stops reading is cut off (as the apiserver drops slow watchers) instead of
       // letting its backlog grow without bound; it will relist or re-watch.
       if (res.writableLength > MAX_BACKLOG_BYTES) endSlowWatch();
@@ -102,8 +103,8 @@ export class WatchHub {
     const columns = format.table ? selectColumns(type, info.version, findCrd(this.state, type)) : undefined;
     let sentDefinitions = false;
     const writeEvent = (e: { type: string; object: KubeObject }): void => {
+      if (!columns) return writeText(`{"type":"${e.type}","object":${serializeObject(type, e.object, info.version)}}\n`);
       const shown = presentObject(type, e.object, info.version);
-      if (!columns) return write({ type: e.type, object: shown });
       const meta = { resourceVersion: String(shown.metadata?.['resourceVersion'] ?? '') };
       write({ type: e.type, object: buildTable(columns, [shown], meta, format.includeObject, !sentDefinitions) });
       sentDefinitions = true;
