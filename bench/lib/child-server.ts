@@ -35,19 +35,27 @@ async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
   clearTimeout(timer);
 }
 
+/** A child process that reported ready, and the message it reported with. */
+export interface ReadyChild<M extends ServerReadyMessage = ServerReadyMessage> {
+  child: ChildProcess;
+  ready: M;
+  /** Asks the child to close and waits for it to exit (kills it after `graceMs`). */
+  stop(graceMs?: number): Promise<void>;
+}
+
 /**
- * Forks `file` (a TypeScript module run through tsx) with `args`, waits until it sends a
- * {@link ServerReadyMessage}, and returns its URL. Rejects if it exits or stays silent for `startMs`.
+ * Forks `file` (a TypeScript module run through tsx) with `args` and waits until it sends a
+ * {@link ServerReadyMessage}. Rejects if it exits or stays silent for `startMs`.
  */
-export async function startChildServer(file: string, args: string[], startMs = 20_000): Promise<ChildServer> {
+export async function startReadyChild<M extends ServerReadyMessage = ServerReadyMessage>(file: string, args: string[], startMs = 20_000): Promise<ReadyChild<M>> {
   const child = fork(file, args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
-    const url = await new Promise<string>((resolve, reject) => {
+    const ready = await new Promise<M>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${file} did not report ready within ${startMs} ms`)), startMs);
       child.on('message', (message: unknown) => {
         if (isReady(message)) {
           clearTimeout(timer);
-          resolve(message.url);
+          resolve(message as M);
         }
       });
       child.once('exit', (code, signal) => {
@@ -55,9 +63,15 @@ export async function startChildServer(file: string, args: string[], startMs = 2
         reject(new Error(`${file} exited before it was ready (code ${code}, signal ${signal})`));
       });
     });
-    return { url, pid: child.pid ?? 0, stop: (graceMs = 5_000) => stopChild(child, graceMs) };
+    return { child, ready, stop: (graceMs = 5_000) => stopChild(child, graceMs) };
   } catch (error) {
     await stopChild(child, 1_000);
     throw error;
   }
+}
+
+/** Starts a server child with {@link startReadyChild} and returns where it listens. */
+export async function startChildServer(file: string, args: string[], startMs = 20_000): Promise<ChildServer> {
+  const { child, ready, stop } = await startReadyChild(file, args, startMs);
+  return { url: ready.url, pid: child.pid ?? 0, stop };
 }

@@ -1,0 +1,60 @@
+/**
+ * One snapshot worker process of the scale-out benchmark: phaselog's own `startWorkers` (the worker
+ * role's composition root) on a benchmark queue, with no schedulers (the coordinator enqueues ticks).
+ * Started by bench/scale-out.ts:
+ *
+ *   node --import tsx bench/scale-out-worker.ts '<ScaleOutWorkerOptions as JSON>'
+ *
+ * Sends `{ ready }` once the BullMQ worker runs; answers `{ rss }` to `{ report: true }` with its
+ * resident set size and failed-job count; closes everything on SIGTERM or when the parent goes away.
+ */
+import { pino } from 'pino';
+import { loadKubeconfigClusters } from '../src/kube/clusters.ts';
+import type { ClusterHandle } from '../src/kube/clusters.ts';
+import { createDb } from '../src/store/prisma.ts';
+import { startWorkers } from '../workers/start-workers.ts';
+
+/** What the coordinator passes to each worker process. */
+export interface ScaleOutWorkerOptions {
+  databaseUrl: string;
+  redisUrl: string;
+  queueName: string;
+  prefix: string;
+  concurrency: number;
+  kubeconfigs: { name: string; yaml: string }[];
+}
+
+const options = JSON.parse(process.argv[2] ?? '{}') as ScaleOutWorkerOptions;
+const log = pino({ level: 'error' }, pino.destination(2));
+const clusters: ClusterHandle[] = options.kubeconfigs.flatMap(({ name, yaml }) => loadKubeconfigClusters({ yaml, name }).clusters);
+const db = createDb(options.databaseUrl, { poolSize: Math.max(2, options.concurrency) });
+const running = await startWorkers({
+  config: { snapshot: { interval: 60_000, jitter: 0 }, health: undefined, baseDir: process.cwd() },
+  db,
+  redisUrl: options.redisUrl,
+  log,
+  clusters,
+  queueName: options.queueName,
+  prefix: options.prefix,
+  channelPrefix: options.prefix,
+  schedule: false,
+  concurrency: options.concurrency,
+  lockedRetryDelayMs: 20,
+});
+let failed = 0;
+running.worker.on('failed', () => failed++);
+let closing = false;
+const shutdown = () => {
+  if (closing) return;
+  closing = true;
+  void running
+    .close()
+    .then(() => db.$disconnect())
+    .finally(() => process.exit(0));
+};
+process.once('SIGTERM', shutdown);
+process.once('disconnect', shutdown);
+process.on('message', (message: unknown) => {
+  if ((message as { report?: unknown }).report === true) process.send?.({ rss: process.memoryUsage().rss, failed });
+});
+process.send?.({ ready: true, url: '' });
