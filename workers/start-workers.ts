@@ -27,6 +27,7 @@ import type { ObserveClusterOptions } from '../src/services/observe-cluster.ts';
 import { snapshotCluster, type SnapshotOutcome } from '../src/services/snapshot-cluster.ts';
 import { createHealthChecker } from '../src/status/custom/health-checker.ts';
 import { createHistoryStore } from '../src/store/history-store.ts';
+import { applyRetention, type RetentionPolicy } from '../src/store/retention.ts';
 import type { Db } from '../src/store/prisma.ts';
 
 /** Options of {@link startWorkers}. */
@@ -56,6 +57,8 @@ export interface StartWorkersOptions {
   lockedRetryDelayMs?: number;
   /** Extra observation options (redaction, read tuning). */
   observe?: ObserveClusterOptions;
+  /** Compaction: a job scheduler running {@link applyRetention} every `intervalMs` (default 1 h). Off when omitted. */
+  retention?: { policy: RetentionPolicy; intervalMs?: number };
 }
 
 /** Running snapshot workers. */
@@ -115,6 +118,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   if (options.schedule !== false) {
     await scheduleSnapshots(queue, [...clients.keys()], { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) });
   }
+  const retention = options.retention !== undefined ? await startRetention(options, connection, prefix, `${queueName}-retention`, log) : undefined;
   log.info({ clusters: clients.size, queue: queueName, intervalMs: config.snapshot.interval }, 'snapshot workers started');
 
   return {
@@ -123,6 +127,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     snapshotNow: (cluster, tickAt) => enqueueSnapshot(queue, cluster, tickAt),
     async close() {
       await worker.close();
+      await retention?.close();
       await queue.close();
       await publisher.close();
       health?.checker.close();
@@ -136,4 +141,23 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
 function scheduledSlot(job: Job): number | undefined {
   const match = /^repeat:[^:]+:(\d+)$/.exec(job.id ?? '');
   return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+/** One compaction job scheduler for the whole fleet; any worker process may run it. */
+async function startRetention(options: StartWorkersOptions, connection: Redis, prefix: string, queueName: string, log: Logger): Promise<{ close(): Promise<void> }> {
+  const { policy, intervalMs = 3_600_000 } = options.retention as NonNullable<StartWorkersOptions['retention']>;
+  const queue = new Queue(queueName, { connection, prefix });
+  await queue.upsertJobScheduler('retention', { every: intervalMs }, { name: 'apply-retention', data: {}, opts: { attempts: 3, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } });
+  const worker = new Worker(queueName, async () => {
+    const removed = await applyRetention(options.db, policy);
+    log.info({ removed }, 'retention applied');
+    return removed;
+  }, { connection, prefix, concurrency: 1 });
+  worker.on('error', (error) => log.error({ err: error }, 'retention worker error'));
+  return {
+    async close() {
+      await worker.close();
+      await queue.close();
+    },
+  };
 }

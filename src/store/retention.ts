@@ -1,0 +1,102 @@
+/**
+ * Retention: how long each kind of history is kept, the compaction that enforces it, and storage
+ * use per table. Open intervals (the present) are never removed, whatever their age; manifests and
+ * object revisions go once nothing refers to them any more.
+ */
+import { z } from 'zod';
+import { parseDuration } from '../duration.ts';
+import type { Db } from './prisma.ts';
+
+const ageSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
+  const ms = typeof value === 'number' ? value : parseDuration(value);
+  if (ms === undefined || ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration (use e.g. 30d, 12h)` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/**
+ * Ages (ms, or durations like `90d` in config) after which each kind of data is removed. A kind
+ * left out is kept forever. For the lead: embed as `retention:` in phaselog.yaml.
+ */
+export const retentionPolicySchema = z.strictObject({
+  /** Closed resource status intervals, by their end. */
+  resourceIntervals: ageSchema.optional(),
+  /** Closed phase status and manifest intervals, by their end. */
+  phaseIntervals: ageSchema.optional(),
+  /** Change-log rows, by their time. */
+  statusChanges: ageSchema.optional(),
+  /** Observation-tick runs, by their last tick (each cluster's latest run is kept). */
+  observationTicks: ageSchema.optional(),
+  /** Closed reachability intervals, by their end. */
+  reachability: ageSchema.optional(),
+  /** Phases deleted longer ago than this, with all their history. */
+  deletedPhases: ageSchema.optional(),
+});
+
+/** A retention policy, ages in milliseconds. */
+export type RetentionPolicy = z.infer<typeof retentionPolicySchema>;
+
+/** Rows removed per table by one compaction. */
+export type RetentionResult = Record<'ResourceStatusInterval' | 'PhaseStatusInterval' | 'PhaseManifest' | 'StatusChange' | 'ObservationTick' | 'ClusterReachability' | 'Phase' | 'ObjectRevision' | 'Manifest', number>;
+
+/** Removes what `policy` says is too old at `now`, in one transaction. */
+export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date = new Date()): Promise<RetentionResult> {
+  const before = (age: number | undefined): Date | undefined => (age === undefined ? undefined : new Date(now.getTime() - age));
+  return db.$transaction(
+    async (tx) => {
+      const result: RetentionResult = { ResourceStatusInterval: 0, PhaseStatusInterval: 0, PhaseManifest: 0, StatusChange: 0, ObservationTick: 0, ClusterReachability: 0, Phase: 0, ObjectRevision: 0, Manifest: 0 };
+      const deletedPhases = before(policy.deletedPhases);
+      if (deletedPhases) result.Phase = (await tx.phase.deleteMany({ where: { deletedAt: { lt: deletedPhases } } })).count;
+      const resources = before(policy.resourceIntervals);
+      if (resources) result.ResourceStatusInterval = (await tx.resourceStatusInterval.deleteMany({ where: { to: { lt: resources } } })).count;
+      const phases = before(policy.phaseIntervals);
+      if (phases) {
+        result.PhaseStatusInterval = (await tx.phaseStatusInterval.deleteMany({ where: { to: { lt: phases } } })).count;
+        result.PhaseManifest = (await tx.phaseManifest.deleteMany({ where: { to: { lt: phases } } })).count;
+      }
+      const changes = before(policy.statusChanges);
+      if (changes) result.StatusChange = (await tx.statusChange.deleteMany({ where: { at: { lt: changes } } })).count;
+      const reachability = before(policy.reachability);
+      if (reachability) result.ClusterReachability = (await tx.clusterReachability.deleteMany({ where: { to: { lt: reachability } } })).count;
+      const ticks = before(policy.observationTicks);
+      if (ticks) {
+        result.ObservationTick = await tx.$executeRaw`
+          DELETE FROM "ObservationTick" t WHERE t."lastSeenAt" < ${ticks}
+            AND t."id" <> (SELECT max(l."id") FROM "ObservationTick" l WHERE l."clusterId" = t."clusterId")`;
+      }
+      // Snapshots insert into these tables before referring to a row; the lock makes them wait
+      // (or makes this wait) so a row about to be referred to again is never collected.
+      await tx.$executeRaw`LOCK TABLE "ObjectRevision", "Manifest" IN SHARE ROW EXCLUSIVE MODE`;
+      result.ObjectRevision = await tx.$executeRaw`
+        DELETE FROM "ObjectRevision" r WHERE NOT EXISTS (SELECT 1 FROM "ResourceStatusInterval" i WHERE i."revisionId" = r."id")`;
+      result.Manifest = await tx.$executeRaw`
+        DELETE FROM "Manifest" m WHERE NOT EXISTS (SELECT 1 FROM "PhaseManifest" p WHERE p."manifestId" = m."id")`;
+      return result;
+    },
+    { timeout: 600_000, maxWait: 60_000 },
+  );
+}
+
+/** Storage used by one history table. */
+export interface TableStorage {
+  table: string;
+  rows: number;
+  /** Heap, indexes and TOAST (`pg_total_relation_size`). */
+  bytes: number;
+}
+
+const HISTORY_TABLES = ['Cluster', 'ClusterReachability', 'Phase', 'Manifest', 'PhaseManifest', 'ObjectRevision', 'ResourceStatusInterval', 'PhaseStatusInterval', 'StatusChange', 'ObservationTick'] as const;
+
+/** Rows (exact count, so O(rows)) and bytes of every history table. */
+export async function measureStorage(db: Db): Promise<TableStorage[]> {
+  const out: TableStorage[] = [];
+  for (const table of HISTORY_TABLES) {
+    const rows = await db.$queryRawUnsafe<{ rows: bigint; bytes: bigint }[]>(
+      `SELECT (SELECT count(*) FROM "${table}") AS rows, pg_total_relation_size('"${table}"') AS bytes`,
+    );
+    out.push({ table, rows: Number(rows[0]?.rows ?? 0), bytes: Number(rows[0]?.bytes ?? 0) });
+  }
+  return out;
+}
