@@ -262,7 +262,9 @@ export class ClusterState {
       else meta[k] = curMeta[k];
     }
     const obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
-    if (type.hasStatus && !mode.inProcess) {
+    // API writes to the main resource never change status; in-process writes keep it unless given.
+    const keepStatus = type.hasStatus ? !mode.inProcess || body['status'] === undefined : mode.inProcess === true && body['status'] === undefined;
+    if (keepStatus) {
       if (current['status'] === undefined) delete obj['status'];
       else obj['status'] = current['status'];
     }

@@ -122,7 +122,7 @@ export function deploymentRollout(opts: DeploymentRolloutOptions): ScenarioStep[
         const oldImage = readImage(current);
         const oldReplicas = (current?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
         previous = oldImage !== undefined && oldImage !== tmpl.image ? { tmpl: { ...tmpl, image: oldImage }, replicas: typeof oldReplicas === 'number' ? oldReplicas : 1 } : undefined;
-        em.apply({ ...manifest, ...(current?.['status'] !== undefined ? { status: current['status'] } : {}) });
+        em.apply(manifest);
         if (withPods) applyObserved(em, buildReplicaSet(tmpl, em.get(ref) as KubeObject, replicas, 0));
         em.apply(buildEvent(em.get(ref) as KubeObject, 'ScalingReplicaSet', `Scaled up replica set ${rsName} to ${replicas}`));
         em.patchStatus(ref, rolloutStatus(em, ref, replicas, 0, rsName));

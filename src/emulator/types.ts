@@ -118,8 +118,9 @@ export interface Emulator {
   /** Writes {@link Emulator.kubeconfig} to a file (mode 0600). */
   writeKubeconfig(path: string, opts?: { contextName?: string }): Promise<void>;
   /**
-   * Creates or replaces objects in-process: status included, resourceVersion bumped, generation
-   * bumped when the spec changed, watch events emitted. Unlike API writes, a `metadata.generation`,
+   * Creates or replaces objects in-process: status included (an object without a `status` key
+   * keeps the stored one, as a real apply would), resourceVersion bumped, generation bumped when the
+   * spec changed, watch events emitted. Unlike API writes, a `metadata.generation`,
    * `uid` or `creationTimestamp` given in the object is kept, so fixtures with
    * `status.observedGeneration` stay consistent. Throws EmulatorInputError on unknown kinds.
    */

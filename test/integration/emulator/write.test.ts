@@ -107,6 +107,14 @@ describe('create and update', () => {
     expect(updated.metadata?.generation).toBe(1);
   });
 
+  it('keeps the stored status when an in-process apply changes only the spec', () => {
+    h.em.apply({ ...deployment('keep'), status: { observedGeneration: 1, readyReplicas: 2 } });
+    h.em.apply(deployment('keep', 'default', 'nginx:1.99'));
+    const d = h.em.get(dref('keep'));
+    expect(d?.metadata?.['generation']).toBe(2);
+    expect(d?.['status']).toEqual({ observedGeneration: 1, readyReplicas: 2 });
+  });
+
   it('does not bump the resourceVersion for a no-op update', async () => {
     const core = h.kc.makeApiClient(CoreV1Api);
     const created = await core.createNamespacedConfigMap({ namespace: 'default', body: configMap('noop', 'default', {}, { a: '1' }) });
