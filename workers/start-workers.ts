@@ -28,6 +28,7 @@ import { snapshotCluster, type SnapshotOutcome } from '../src/services/snapshot-
 import { createHealthChecker } from '../src/status/custom/health-checker.ts';
 import { createHistoryStore } from '../src/store/history-store.ts';
 import { applyRetention, type RetentionPolicy } from '../src/store/retention.ts';
+import { startLiveSnapshots, type LiveSnapshotOptions } from './live-snapshots.ts';
 import type { Db } from '../src/store/prisma.ts';
 
 /** Options of {@link startWorkers}. */
@@ -59,6 +60,8 @@ export interface StartWorkersOptions {
   observe?: ObserveClusterOptions;
   /** Compaction: a job scheduler running {@link applyRetention} every `intervalMs` (default 1 h). Off when omitted. */
   retention?: { policy: RetentionPolicy; intervalMs?: number };
+  /** Watch the clusters and snapshot on change (debounced) as well as on schedule. Off when omitted. */
+  live?: LiveSnapshotOptions;
 }
 
 /** Running snapshot workers. */
@@ -119,13 +122,15 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     await scheduleSnapshots(queue, [...clients.keys()], { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) });
   }
   const retention = options.retention !== undefined ? await startRetention(options, connection, prefix, `${queueName}-retention`, log) : undefined;
-  log.info({ clusters: clients.size, queue: queueName, intervalMs: config.snapshot.interval }, 'snapshot workers started');
+  const live = options.live !== undefined ? await startLiveSnapshots(clients.values(), (cluster, tickAt) => enqueueSnapshot(queue, cluster, tickAt), log.child({ part: 'live' }), options.live) : undefined;
+  log.info({ clusters: clients.size, queue: queueName, intervalMs: config.snapshot.interval, live: live !== undefined }, 'snapshot workers started');
 
   return {
     queue,
     worker,
     snapshotNow: (cluster, tickAt) => enqueueSnapshot(queue, cluster, tickAt),
     async close() {
+      live?.close();
       await worker.close();
       await retention?.close();
       await queue.close();

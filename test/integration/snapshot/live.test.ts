@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChangeEvent } from '../../../src/pubsub/change-event.ts';
+import { subscribeChanges, type ChangeSubscription } from '../../../src/pubsub/change-publisher.ts';
+import { startWorkers, type RunningWorkers } from '../../../workers/start-workers.ts';
+import { applyFleet, deploymentRef, resourceName, rollingStatus, type FleetShape } from './fleet.ts';
+import { createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+
+const SHAPE: FleetShape = { phases: 3, resourcesPerPhase: 4 };
+
+describe('live snapshots from watches', () => {
+  let database: TestDatabase;
+  let cluster: EmulatedCluster;
+  let workers: RunningWorkers;
+  let subscription: ChangeSubscription;
+  const events: ChangeEvent[] = [];
+  const prefix = uniqueId('live');
+
+  beforeAll(async () => {
+    database = await createTestDatabase('live');
+    cluster = await startEmulatedCluster('watched');
+    applyFleet(cluster.emulator, SHAPE);
+    workers = await startWorkers({
+      config: { snapshot: { interval: 3_600_000 }, health: undefined, baseDir: process.cwd() },
+      db: database.db, redisUrl: REDIS_URL, log: testLogger(), clusters: [cluster.handle], queueName: prefix, prefix, channelPrefix: prefix,
+      schedule: false, live: { debounceMs: 100 },
+    });
+    subscription = await subscribeChanges(REDIS_URL, (event) => events.push(event), { prefix, cluster: 'watched' });
+    await workers.snapshotNow('watched');
+    await waitUntil(async () => (await database.db.resourceStatusInterval.count()) === 12, 'the first snapshot');
+  });
+  afterAll(async () => {
+    await subscription?.close();
+    await workers?.close();
+    await cluster?.close();
+    await database?.drop();
+  });
+
+  it('records and publishes a change without waiting for the next scheduled tick, reading from the watch caches', async () => {
+    events.length = 0;
+    cluster.emulator.resetRequests();
+    cluster.emulator.patchStatus(deploymentRef(1, 2, SHAPE), rollingStatus());
+    await waitUntil(() => events.some((e) => e.scope === 'resource'), 'the change event', 10_000);
+    expect(events.filter((e) => e.scope === 'resource')).toEqual([
+      expect.objectContaining({ resourceKey: `apps/Deployment/team-0/${resourceName(1, 2)}`, fromStatus: 'Current', toStatus: 'InProgress' }),
+    ]);
+    const row = await database.db.statusChange.findFirstOrThrow({ where: { scope: 'resource', toStatus: 'InProgress' } });
+    expect(row.seq.toString()).toBe(events.find((e) => e.scope === 'resource')?.seq);
+    expect(cluster.emulator.requestCount({ verb: 'list', resource: 'deployments' })).toBe(0);
+  });
+});

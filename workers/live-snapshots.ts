@@ -1,0 +1,91 @@
+/**
+ * Live snapshots: watch caches over every kind a cluster's phases use (and the inventory kinds),
+ * and a debounced snapshot job for the cluster on any change, so a change is recorded and
+ * published about `debounceMs` after it happens instead of at the next scheduled tick. While a
+ * cache is synced, snapshots read that kind from memory instead of listing it.
+ *
+ * Every worker process may run this: the job id is the cluster plus the debounce window the
+ * change fell in, so processes that see the same change queue one job.
+ */
+import type { Logger } from 'pino';
+import type { GroupKind } from '../src/inventory/types.ts';
+import type { ClusterClient } from '../src/kube/cluster-client.ts';
+import { discoverPhases } from '../src/kube/discover-phases.ts';
+import { createWatchSet, type WatchSet } from '../src/kube/watch-set.ts';
+
+/** Options of {@link startLiveSnapshots}. */
+export interface LiveSnapshotOptions {
+  /** Changes within this window become one snapshot. @default 200 */
+  debounceMs?: number;
+  /** How often the watched kinds are re-derived from the phases. @default 60000 */
+  resyncKindsMs?: number;
+}
+
+/** Running watches. */
+export interface LiveSnapshots {
+  close(): void;
+}
+
+const INVENTORY_KINDS: GroupKind[] = [
+  { group: '', kind: 'ConfigMap' },
+  { group: 'kpt.dev', kind: 'ResourceGroup' },
+  { group: 'kustomize.toolkit.fluxcd.io', kind: 'Kustomization' },
+  { group: 'helm.toolkit.fluxcd.io', kind: 'HelmRelease' },
+  { group: 'argoproj.io', kind: 'Application' },
+];
+
+/** Watches every cluster and calls `enqueue(cluster, tickAt)` once per debounce window with changes. */
+export async function startLiveSnapshots(
+  clients: Iterable<ClusterClient>,
+  enqueue: (cluster: string, tickAt: number) => Promise<unknown>,
+  log: Logger,
+  options: LiveSnapshotOptions = {},
+): Promise<LiveSnapshots> {
+  const debounceMs = Math.max(1, options.debounceMs ?? 200);
+  const clusters = await Promise.all([...clients].map((client) => watchCluster(client, enqueue, log.child({ cluster: client.name }), debounceMs, options.resyncKindsMs ?? 60_000)));
+  return {
+    close() {
+      for (const cluster of clusters) cluster.close();
+    },
+  };
+}
+
+async function watchCluster(client: ClusterClient, enqueue: (cluster: string, tickAt: number) => Promise<unknown>, log: Logger, debounceMs: number, resyncMs: number): Promise<LiveSnapshots> {
+  let set: WatchSet | undefined;
+  let kindsKey = '';
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const onChange = (): void => {
+    if (timer !== undefined || closed) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      // The window's end names the job, so every process that saw a change in it queues the same one.
+      const tickAt = Math.ceil(Date.now() / debounceMs) * debounceMs;
+      enqueue(client.name, tickAt).catch((error: unknown) => log.error({ err: error }, 'queueing a live snapshot failed'));
+    }, debounceMs);
+  };
+  const sync = async (): Promise<void> => {
+    const discovered = await discoverPhases(client);
+    const kinds = new Map<string, GroupKind>(INVENTORY_KINDS.map((k) => [`${k.group}/${k.kind}`, k]));
+    for (const { phase } of discovered.phases) for (const ref of phase.entries) kinds.set(`${ref.group}/${ref.kind}`, { group: ref.group, kind: ref.kind });
+    const key = [...kinds.keys()].sort().join(',');
+    if (key === kindsKey || closed) return;
+    kindsKey = key;
+    set?.stop();
+    set = createWatchSet(client, [...kinds.values()]);
+    set.onChange(onChange);
+    const outcomes = await set.start();
+    for (const [kind, error] of outcomes) if (error !== undefined) log.warn({ kind, error }, 'watch not synced; that kind is listed on each snapshot');
+  };
+  await sync();
+  const resync = setInterval(() => void sync().catch((error: unknown) => log.error({ err: error }, 'resyncing watched kinds failed')), resyncMs);
+  resync.unref();
+  return {
+    close() {
+      closed = true;
+      clearInterval(resync);
+      if (timer !== undefined) clearTimeout(timer);
+      set?.stop();
+    },
+  };
+}
