@@ -3,9 +3,13 @@
  * `close()` that stops it all in reverse (HTTP and WebSocket first, then workers, then the database
  * and Redis, then any embedded servers).
  */
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import pg from 'pg';
 import type { Config } from './config.ts';
+import { startDemo } from './demo/index.ts';
 import { createSchema } from './graphql/schema.ts';
 import { createGraphqlServer } from './graphql/server.ts';
 import { createHttpServer } from './http/server.ts';
@@ -29,6 +33,16 @@ export interface RunningPhaselog {
 }
 
 type Closer = { name: string; close: () => Promise<void> };
+
+/** In demo mode ticks come at least this often, so a new user sees history grow within a minute. */
+const DEMO_SNAPSHOT_INTERVAL_MS = 5000;
+
+/** `kube.kubeconfig` (KUBECONFIG), else `~/.kube/config` when it exists, as kubectl does. */
+function withDefaultKubeconfig(config: Config): Config {
+  if (config.kube.kubeconfig !== undefined) return config;
+  const home = path.join(os.homedir(), '.kube', 'config');
+  return existsSync(home) ? { ...config, kube: { ...config.kube, kubeconfig: home } } : config;
+}
 
 function describeDb(url: string): string {
   try {
@@ -104,7 +118,16 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
 
     if (config.role === 'all' || config.role === 'worker') {
       const workerLog = log.child({ part: 'worker' });
-      const workers = await startWorkers({ config, db, redisUrl: redis.url, log: workerLog, clusters: loadWorkerClusters(config, workerLog) });
+      let clusters = loadWorkerClusters(withDefaultKubeconfig(config), workerLog);
+      let workerConfig = config;
+      if (config.demo.enabled ?? clusters.length === 0) {
+        // The embedded default: with no cluster configured, read the emulated demo clusters.
+        const demo = await startDemo({ log: log.child({ part: 'demo' }), stateDir: config.stateDir });
+        closers.push({ name: 'demo', close: () => demo.close() });
+        clusters = demo.clusters;
+        workerConfig = { ...config, snapshot: { ...config.snapshot, interval: Math.min(config.snapshot.interval, DEMO_SNAPSHOT_INTERVAL_MS) } };
+      }
+      const workers = await startWorkers({ config: workerConfig, db, redisUrl: redis.url, log: workerLog, clusters });
       closers.push({ name: 'workers', close: () => workers.close() });
     }
 
