@@ -12,6 +12,7 @@
  * reported with its error and the others still run. Nothing here asserts on time.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseHarnessArgs, UsageError } from './lib/args.ts';
@@ -180,6 +181,7 @@ async function main(): Promise<void> {
     size: args.size,
     machine,
     totalSeconds: round((nowMs() - started) / 1000),
+    loadAverageEnd: round(loadavg()[0] ?? 0, 2),
     entries: results,
   };
   const out = args.out ?? fileURLToPath(new URL('./results/latest.json', import.meta.url));

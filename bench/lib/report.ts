@@ -14,6 +14,8 @@ export interface RunReport {
   size: BenchSize;
   machine: MachineInfo;
   totalSeconds: number;
+  /** 1-minute load average when the run ended. */
+  loadAverageEnd: number;
   entries: EntryResult[];
 }
 
@@ -44,7 +46,7 @@ function rowsOf(entry: EntryResult): string[][] {
 
 function heading(entry: EntryResult): string {
   const what = entry.kind === 'baseline' ? 'baseline' : 'scenario';
-  if (entry.status === 'ok') return `${what} ${entry.id}: ${entry.title} (${entry.seconds} s)`;
+  if (entry.status === 'ok') return `${what} ${entry.id}: ${entry.title} (${entry.seconds} s, load ${entry.loadAverage1m ?? '?'})`;
   return `${what} ${entry.id}: ${entry.status}${entry.error ? ` — ${entry.error.split('\n')[0] ?? ''}` : ''}`;
 }
 
@@ -78,5 +80,5 @@ export function renderMarkdown(report: RunReport): string {
 
 function describeMachineLine(report: RunReport): string {
   const m = report.machine;
-  return `Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}, load average ${m.loadAverage1m} at start.`;
+  return `Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}, load average ${m.loadAverage1m} at start, ${report.loadAverageEnd} at the end.`;
 }

@@ -5,6 +5,7 @@
  */
 import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { ChildResult } from './child-runner.ts';
 import { cleanupAfterProcess } from './cleanup.ts';
@@ -95,12 +96,13 @@ async function runOne(entry: BenchEntry, options: RunnerOptions): Promise<EntryR
   const base = { id: entry.id, kind: entry.kind, title: entry.title, file: `bench/${entry.file}`, options: runOptions };
   if (!existsSync(entryPath(entry))) return { ...base, status: 'not built yet', seconds: 0 };
   const started = nowMs();
+  const load = round(loadavg()[0] ?? 0, 2);
   const outcome = await runChild(entryPath(entry), runOptions, entry.timeoutMs ?? 300_000);
   const seconds = round((nowMs() - started) / 1000);
-  if (outcome.ok) return { ...base, status: 'ok', seconds, figures: outcome.figures, derived: computeDerived(entry, outcome.figures) };
+  if (outcome.ok) return { ...base, status: 'ok', seconds, loadAverage1m: load, figures: outcome.figures, derived: computeDerived(entry, outcome.figures) };
   // A killed or crashed child may not have run its own cleanup.
   const cleaned = outcome.pid > 0 ? await cleanupAfterProcess(outcome.pid) : '';
-  return { ...base, status: 'timedOut' in outcome ? 'timed out' : 'error', seconds, error: cleaned ? `${outcome.error}\n(cleanup: ${cleaned})` : outcome.error };
+  return { ...base, status: 'timedOut' in outcome ? 'timed out' : 'error', seconds, loadAverage1m: load, error: cleaned ? `${outcome.error}\n(cleanup: ${cleaned})` : outcome.error };
 }
 
 /**

@@ -74,6 +74,8 @@ export interface EntryResult {
   file: string;
   status: 'ok' | 'error' | 'not built yet' | 'timed out';
   seconds: number;
+  /** The machine's 1-minute load average when the entry started (2 cores: above 2 means contention). */
+  loadAverage1m?: number;
   options: Record<string, unknown>;
   figures?: Figures;
   derived?: Figures;
