@@ -173,6 +173,25 @@ describe('kubectl against the emulator', () => {
     expect(status).toContain('deployment "api" successfully rolled out');
   });
 
+  it('prints server-side table rows for every change under get --watch', async () => {
+    em.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'watched' } });
+    const watcher = spawn('kubectl', ['--kubeconfig', kubeconfig, 'get', 'deployments', '-n', 'watched', '--watch']);
+    let output = '';
+    watcher.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    watcher.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    try {
+      await waitFor('kubectl to start watching', () => (em.requestCount({ verb: 'watch', resource: 'deployments', namespace: 'watched' }) > 0 ? true : undefined), 15_000);
+      await runScenario(em, deploymentRollout({ name: 'web', namespace: 'watched', replicas: 2, stepMs: 50 }));
+      await waitFor('the 2/2 row', () => (/^web\s+2\/2\s/m.test(output) ? true : undefined), 15_000);
+    } finally {
+      watcher.kill();
+    }
+    const readyColumn = output.trim().split('\n').filter((l) => l.startsWith('web')).map((l) => l.split(/\s+/)[1]);
+    expect(readyColumn.at(0)).toBe('0/2');
+    expect(readyColumn).toContain('1/2');
+    expect(readyColumn.at(-1)).toBe('2/2');
+  });
+
   it('talks to a TLS emulator that requires a token, trusting the certificate from the kubeconfig', async () => {
     const secure = await startEmulator({ tls: true, token: 'kubectl-token' });
     const secureConfig = join(dir, 'secure.kubeconfig');
