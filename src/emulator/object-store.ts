@@ -187,11 +187,6 @@ export class ObjectStore {
     return out;
   }
 
-  /** Every stored object of a type, unordered (for scans that do not need order). */
-  *iterate(type: ResourceType): Iterable<KubeObject> {
-    for (const names of this.bucket(type).byNamespace.values()) yield* names.values();
-  }
-
   /** Number of objects of a type in a namespace (or everywhere). */
   count(type: ResourceType, namespace?: string): number {
     const b = this.bucket(type);
@@ -232,7 +227,7 @@ export class ObjectStore {
     }
   }
 
-  /** Namespaces holding objects of any namespaced type. */
+  /** Number of objects of the given namespaced types in a namespace. */
   countInNamespace(namespace: string, types: readonly ResourceType[]): number {
     let n = 0;
     for (const t of types) if (t.namespaced) n += this.count(t, namespace);

@@ -8,7 +8,6 @@ import { listBuiltinTypes, typeKey, type ResourceType } from './catalog.ts';
 export class TypeRegistry {
   private readonly byKey = new Map<string, ResourceType>();
   private readonly byKind = new Map<string, ResourceType>();
-  private changeCount = 0;
 
   constructor() {
     for (const t of listBuiltinTypes()) this.add(t);
@@ -20,7 +19,6 @@ export class TypeRegistry {
     if (existing) this.byKind.delete(`${existing.group}/${existing.kind}`);
     this.byKey.set(typeKey(type.group, type.plural), type);
     this.byKind.set(`${type.group}/${type.kind}`, type);
-    this.changeCount++;
   }
 
   /** Stops serving a custom type. Built-in types cannot be removed. */
@@ -29,7 +27,6 @@ export class TypeRegistry {
     if (!t || !t.custom) return;
     this.byKey.delete(typeKey(group, plural));
     this.byKind.delete(`${group}/${t.kind}`);
-    this.changeCount++;
   }
 
   /** Type served at `/<group>/<version>/<plural>`, if any. */
@@ -59,10 +56,5 @@ export class TypeRegistry {
       groups.set(t.group, set);
     }
     return [...groups.entries()].map(([group, versions]) => ({ group, versions: [...versions] }));
-  }
-
-  /** Grows whenever the served set changes (discovery caches key on it). */
-  revision(): number {
-    return this.changeCount;
   }
 }

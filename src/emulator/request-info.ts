@@ -31,6 +31,7 @@ export interface OtherRequest {
   path: string[];
 }
 
+/** Any classified request. */
 export type RequestInfo = ResourceRequest | DiscoveryRequest | OtherRequest;
 
 // Namespaces have `status` and `finalize` subresources, so /namespaces/x/status is not a resource.
