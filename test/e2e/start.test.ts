@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from '../helpers/services.ts';
 import { cleanEnv, exitCodeWithin, runPhaselog } from '../helpers/process.ts';
+import { waitFor } from '../../src/runtime/wait.ts';
 import type { PhaselogProcess } from '../helpers/process.ts';
 
 const stateDir = mkdtempSync(path.join(tmpdir(), 'phaselog-e2e-'));
@@ -38,8 +39,19 @@ function embeddedUrl(): string {
   return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/phaselog`;
 }
 
+async function countChanges(): Promise<number> {
+  const client = new pg.Client({ connectionString: embeddedUrl() });
+  await client.connect();
+  try {
+    const res = await client.query<{ n: string }>('SELECT count(*) AS n FROM "StatusChange"');
+    return Number(res.rows[0]?.n ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
 describe('phaselog start with nothing configured', () => {
-  it('answers /healthz, /readyz and { __typename }, exits cleanly on SIGINT, and keeps its data across restarts', async () => {
+  it('serves the API, records the demo clusters, exits cleanly on SIGINT, and keeps its history across restarts', async () => {
     const first = await start();
     const base = first.url.replace(/\/graphql$/, '');
 
@@ -50,19 +62,27 @@ describe('phaselog start with nothing configured', () => {
     expect(await ready.json()).toMatchObject({ status: 'ready', checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: true } } });
     expect(await graphql(first.url, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
 
-    const client = new pg.Client({ connectionString: embeddedUrl() });
-    await client.connect();
-    await client.query(`INSERT INTO "Cluster" (name, labels) VALUES ('kept-across-restarts', '{"env":"test"}')`);
-    await client.end();
+    // The main job: the workers snapshot the two demo clusters into the database.
+    await waitFor(
+      async () => {
+        const answer = await graphql(first.url, '{ clusters { name reachable } }');
+        const clusters = (answer.data?.clusters ?? []) as { name: string; reachable: boolean | null }[];
+        return clusters.filter((c) => c.reachable === true).map((c) => c.name).sort().join() === 'demo-prod,demo-staging';
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'both demo clusters to be recorded as reachable' },
+    );
+    const recorded = await countChanges();
+    expect(recorded).toBeGreaterThan(0);
 
     first.proc.child.kill('SIGINT');
     expect(await exitCodeWithin(first.proc, 10_000)).toBe(0);
     expect(first.proc.stderr()).toBe('');
 
     const second = await start();
-    const answer = await graphql(second.url, '{ clusters { name labels reachable } }');
-    expect(answer).toEqual({ data: { clusters: [{ name: 'kept-across-restarts', labels: { env: 'test' }, reachable: null }] } });
+    expect(await countChanges()).toBeGreaterThanOrEqual(recorded);
+    const answer = await graphql(second.url, '{ clusters { name } }');
+    expect(answer.data?.clusters).toEqual([{ name: 'demo-prod' }, { name: 'demo-staging' }]);
     second.proc.child.kill('SIGTERM');
     expect(await exitCodeWithin(second.proc, 10_000)).toBe(0);
-  }, 120_000);
+  }, 180_000);
 });
