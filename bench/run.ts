@@ -128,8 +128,18 @@ export const REGISTRY: BenchEntry[] = [
   },
   {
     id: 'worker-rss', kind: 'scenario', file: 'worker-rss.ts',
-    title: 'worker RSS per 10,000 watched resources',
-    options: { small: {}, default: {} },
+    title: 'worker RSS per 10,000 watched resources (watch caches) vs the same objects in a plain Map',
+    options: { small: { resources: 2_000 }, default: { resources: 10_000 } },
+    derive: [
+      {
+        name: `worker RSS MB watching ${FLEET.toLocaleString('en-US')} resources (loaded process + caches)`,
+        compute: (f) => {
+          const base = num(f, 'worker RSS before watching MB');
+          const per10k = num(f, 'watch caches: RSS MB per 10k resources');
+          return base === undefined || per10k === undefined ? undefined : base + (per10k * FLEET) / 10_000;
+        },
+      },
+    ],
   },
   {
     id: 'scale-out', kind: 'scenario', file: 'scale-out.ts',

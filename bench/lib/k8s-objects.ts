@@ -78,7 +78,25 @@ function configMap(i: number): Json {
 
 const BUILDERS = [deployment, pod, pod, service, configMap];
 
-/** `count` distinct objects, a mix of Deployments, Pods (twice as many), Services and ConfigMaps. */
-export function buildTypicalObjects(count: number): Json[] {
-  return Array.from({ length: count }, (_, i) => (BUILDERS[i % BUILDERS.length] ?? deployment)(i));
+/** Object `i` of the mix: Deployments, Pods (twice as many), Services and ConfigMaps in turn. */
+export function buildTypicalObject(i: number): Json {
+  return (BUILDERS[i % BUILDERS.length] ?? deployment)(i);
 }
+
+/** `count` distinct objects of the mix (see {@link buildTypicalObject}). */
+export function buildTypicalObjects(count: number): Json[] {
+  return Array.from({ length: count }, (_, i) => buildTypicalObject(i));
+}
+
+/** The namespaces the mix uses (`team-0` ... `team-19`), as Namespace objects. */
+export function typicalNamespaces(): Json[] {
+  return Array.from({ length: 20 }, (_, n) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `team-${n}` } }));
+}
+
+/** The group/kinds of the mix. */
+export const TYPICAL_KINDS: readonly { group: string; kind: string }[] = [
+  { group: 'apps', kind: 'Deployment' },
+  { group: '', kind: 'Pod' },
+  { group: '', kind: 'Service' },
+  { group: '', kind: 'ConfigMap' },
+];

@@ -1,0 +1,67 @@
+/**
+ * Measures resident memory in a fresh process (run with --expose-gc by bench/worker-rss.ts):
+ *
+ *   node --import tsx --expose-gc bench/worker-rss-probe.ts watch '<kubeconfig yaml>'
+ *   node --import tsx --expose-gc bench/worker-rss-probe.ts map <count>
+ *
+ * `watch`: loads phaselog's kube layer, then starts one watch cache per kind of the typical mix
+ * (Deployment, Pod, Service, ConfigMap) cluster-wide, as watch mode does, and waits until synced.
+ * `map`: JSON.parse of `count` typical objects kept in a Map (the stack notes' reference figure).
+ * Either way it reports RSS and heap before and after, each after two full garbage collections.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { buildTypicalObject, TYPICAL_KINDS } from './lib/k8s-objects.ts';
+
+/** What the probe reports (with `ready: true`, read by startReadyChild). */
+export interface ProbeResult {
+  ready: true;
+  url: string;
+  objects: number;
+  rssBefore: number;
+  rssAfter: number;
+  heapBefore: number;
+  heapAfter: number;
+  error?: string;
+}
+
+async function settle(): Promise<NodeJS.MemoryUsage> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  for (let i = 0; i < 2; i++) {
+    gc?.();
+    await sleep(50);
+  }
+  return process.memoryUsage();
+}
+
+async function probeWatch(kubeconfig: string): Promise<Omit<ProbeResult, 'ready' | 'url'>> {
+  const { loadKubeconfigClusters } = await import('../src/kube/clusters.ts');
+  const { createClusterClient } = await import('../src/kube/cluster-client.ts');
+  const { createWatchSet } = await import('../src/kube/watch-set.ts');
+  const handle = loadKubeconfigClusters({ yaml: kubeconfig, name: 'rss' }).clusters[0];
+  if (handle === undefined) throw new Error('kubeconfig did not load');
+  const client = createClusterClient(handle, { transport: { timeoutMs: 120_000 } });
+  const before = await settle();
+  const set = createWatchSet(client, TYPICAL_KINDS, { pageSize: 500 });
+  const outcomes = await set.start();
+  const errors = [...outcomes].filter(([, e]) => e !== undefined).map(([k, e]) => `${k}: ${e?.message ?? ''}`);
+  const objects = [...set.caches.values()].reduce((n, c) => n + c.list().length, 0);
+  const after = await settle();
+  const result = { objects, rssBefore: before.rss, rssAfter: after.rss, heapBefore: before.heapUsed, heapAfter: after.heapUsed, ...(errors.length > 0 ? { error: errors.join('; ') } : {}) };
+  set.stop();
+  client.close();
+  return result;
+}
+
+async function probeMap(count: number): Promise<Omit<ProbeResult, 'ready' | 'url'>> {
+  const before = await settle();
+  const map = new Map<number, unknown>();
+  for (let i = 0; i < count; i++) map.set(i, JSON.parse(JSON.stringify(buildTypicalObject(i))));
+  const after = await settle();
+  return { objects: map.size, rssBefore: before.rss, rssAfter: after.rss, heapBefore: before.heapUsed, heapAfter: after.heapUsed };
+}
+
+const [mode, arg] = process.argv.slice(2);
+const result = mode === 'watch' ? await probeWatch(arg ?? '') : await probeMap(Number(arg ?? '10000'));
+process.send?.({ ready: true, url: '', ...result } satisfies ProbeResult);
+process.once('disconnect', () => process.exit(0));
+process.once('SIGTERM', () => process.exit(0));

@@ -1,0 +1,66 @@
+/**
+ * Worker memory in watch mode: the resident memory a worker process adds to hold `resources`
+ * watched objects (typical ~4 KB Deployments, Pods, Services and ConfigMaps with managed fields)
+ * in phaselog's watch caches, scaled to 10,000, and in the same run the memory of the same objects
+ * parsed and kept in a plain Map, the reference the stack notes give (~61 MB per 10,000).
+ * The emulator runs in its own process; each measurement runs in a fresh process.
+ *
+ *   node --import tsx bench/worker-rss.ts [--resources 10000]
+ */
+import { fileURLToPath } from 'node:url';
+import { startReadyChild } from './lib/child-server.ts';
+import type { ServerReadyMessage } from './lib/child-server.ts';
+import { isMain, printFigures, readNumberFlag } from './lib/cli.ts';
+import { round } from './lib/stats.ts';
+import type { Figures } from './lib/types.ts';
+import type { ProbeResult } from './worker-rss-probe.ts';
+
+/** Options of {@link run}. */
+export interface WorkerRssBenchOptions {
+  /** Objects in the emulated cluster, all watched. @default 10000 */
+  resources?: number;
+}
+
+interface ClusterReady extends ServerReadyMessage {
+  kubeconfig: string;
+}
+
+const CLUSTER_FILE = fileURLToPath(new URL('./worker-rss-cluster.ts', import.meta.url));
+const PROBE_FILE = fileURLToPath(new URL('./worker-rss-probe.ts', import.meta.url));
+const MB = 1024 * 1024;
+
+async function probe(args: string[]): Promise<ProbeResult> {
+  const child = await startReadyChild<ProbeResult>(PROBE_FILE, args, 180_000, ['--expose-gc']);
+  await child.stop();
+  if (child.ready.error !== undefined) throw new Error(`watch caches did not sync: ${child.ready.error}`);
+  return child.ready;
+}
+
+/** Measures watch-cache memory and plain-Map memory for the same objects; returns MB per 10,000. */
+export async function run(options: WorkerRssBenchOptions = {}): Promise<Figures> {
+  const resources = options.resources ?? 10_000;
+  const cluster = await startReadyChild<ClusterReady>(CLUSTER_FILE, [String(resources)], 180_000);
+  try {
+    const watch = await probe(['watch', cluster.ready.kubeconfig]);
+    const map = await probe(['map', String(resources)]);
+    const per10k = (bytes: number, objects: number) => round(((bytes / Math.max(1, objects)) * 10_000) / MB, 1);
+    const watchRss = per10k(watch.rssAfter - watch.rssBefore, watch.objects);
+    const mapRss = per10k(map.rssAfter - map.rssBefore, map.objects);
+    return {
+      'watched objects': watch.objects,
+      'worker RSS before watching MB': Math.round(watch.rssBefore / MB),
+      'worker RSS when synced MB': Math.round(watch.rssAfter / MB),
+      'watch caches: RSS MB per 10k resources': watchRss,
+      'watch caches: JS heap MB per 10k resources': per10k(watch.heapAfter - watch.heapBefore, watch.objects),
+      'plain Map of parsed objects: RSS MB per 10k': mapRss,
+      'plain Map of parsed objects: JS heap MB per 10k': per10k(map.heapAfter - map.heapBefore, map.objects),
+      'watch caches / plain Map (RSS)': mapRss > 0 ? round(watchRss / mapRss, 2) : 'n/a',
+    };
+  } finally {
+    await cluster.stop();
+  }
+}
+
+if (isMain(import.meta.url)) {
+  printFigures('worker RSS per 10,000 watched resources', await run({ resources: readNumberFlag('resources') }));
+}
