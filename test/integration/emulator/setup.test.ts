@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator } from '../../../src/emulator/index.ts';
+import { EmulatorInputError, startEmulator, type Emulator } from '../../../src/emulator/index.ts';
 import { startHarness, waitFor } from './helpers.ts';
 
 let dir: string;
@@ -65,6 +65,31 @@ describe('loadFile', () => {
       const file = join(dir, `bad-${Math.random().toString(36).slice(2)}.yaml`);
       if (content !== null) await writeFile(file, content);
       await expect(em.loadFile(file)).rejects.toThrow(message);
+    } finally {
+      await em.close();
+    }
+  });
+});
+
+describe('in-process input errors', () => {
+  it.each([
+    ['an unknown kind', (em: Emulator) => em.apply({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } }), /does not serve Gadget/],
+    ['a missing name', (em: Emulator) => em.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }), /without metadata.name/],
+    ['a non-object', (em: Emulator) => em.apply(null as unknown as object), /takes Kubernetes objects/],
+    ['patching a missing object', (em: Emulator) => em.patchStatus({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nope' }, {}), /does not exist/],
+    ['a bad label selector', (em: Emulator) => em.list({ apiVersion: 'v1', kind: 'ConfigMap', labelSelector: 'a in (b' }), /invalid label selector/],
+    ['an invalid CRD', (em: Emulator) => em.apply({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x.example.com' }, spec: {} }), /spec.group/],
+  ])('throws EmulatorInputError for %s', async (_what, act, message) => {
+    const { em } = await startHarness();
+    try {
+      let thrown: unknown;
+      try {
+        act(em);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(EmulatorInputError);
+      expect((thrown as Error).message).toMatch(message);
     } finally {
       await em.close();
     }
