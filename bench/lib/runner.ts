@@ -68,7 +68,8 @@ function asNumber(value: number | string | undefined): number | undefined {
 
 function computeRatios(entry: BenchEntry, figures: Figures, baselines: ReadonlyMap<string, MeasuredBaseline>): RatioResult[] {
   return (entry.compare ?? []).map((spec) => {
-    const value = asNumber(figures[spec.figure]);
+    const raw = asNumber(figures[spec.figure]);
+    const value = raw === undefined ? undefined : raw * (spec.scale ?? 1);
     const measured = baselines.get(spec.baseline);
     const baselineValue = asNumber(measured?.figures[spec.baselineFigure]);
     const ratio = value !== undefined && baselineValue !== undefined && baselineValue !== 0 ? value / baselineValue : undefined;

@@ -23,6 +23,8 @@ export interface RatioSpec {
   baselineFigure: string;
   /** How the ratio reads, e.g. `× JSON.parse objects/s`. */
   label: string;
+  /** Multiplies the figure first, e.g. 0.001 to turn "bytes per 1,000 changes" into "per change". @default 1 */
+  scale?: number;
 }
 
 /** A figure computed from an entry's figures that says what they mean for a user. */
