@@ -65,16 +65,17 @@ function handleRequest(ctx: PipelineContext, req: IncomingMessage, res: ServerRe
   res.on('finish', () => {
     if (record.status === 0) record.status = res.statusCode;
   });
-  if (ctx.token !== undefined && !hasToken(req, ctx.token)) {
-    record.status = 401;
-    sendFailure(res, makeFailure(401, 'Unauthorized'));
-    return;
-  }
+  // Faults act first, as the network and the server's own troubles come before authentication.
   const kind = resource ? (ctx.state.registry.findByResource(resource.group, resource.version, resource.plural)?.kind ?? '') : '';
   const decision = ctx.faults.decide({ verb: info.verb, group: resource?.group ?? '', resource: resource?.plural ?? '', kind, namespace: resource?.namespace });
   const proceed = (): void => {
     const rule = decision.terminal;
     if (rule === undefined) {
+      if (ctx.token !== undefined && !hasToken(req, ctx.token)) {
+        record.status = 401;
+        sendFailure(res, makeFailure(401, 'Unauthorized'));
+        return;
+      }
       void dispatch(ctx, info, url, req, res, record);
       return;
     }
