@@ -69,6 +69,29 @@ describe('computeAuditReport, one phase over [T0, T0 + 24 h)', () => {
       },
     ],
     [
+      'a failure beginning exactly at range.from is an entry in the range, not failedAtStart',
+      phase('web', [iv('Current', -4, 0), iv('Failed', 0, 3), iv('Current', 3, 24)]),
+      {
+        failures: 1, failureTimes: [h(0)], failedAtStart: false, statusAtStart: 'Failed', statusChanges: 2, availability: 87.5,
+        recovery: {
+          incidents: [{ from: h(0), to: h(3), durationMs: 3 * HOUR, reachedFailed: true }],
+          recovered: 1, meanTimeToRecoverMs: 3 * HOUR, longestTimeToRecoverMs: 3 * HOUR, incidentAtStart: null, openIncident: null,
+        },
+      },
+    ],
+    [
+      'a recovery exactly at range.to is outside [from, to): the incident is still open',
+      phase('web', [iv('Current', 0, 20), iv('Failed', 20, 24), iv('Current', 24, 30)]),
+      {
+        failures: 1, statusAtEnd: 'Failed', statusChanges: 1,
+        recovery: {
+          incidents: [{ from: h(20), to: null, durationMs: 4 * HOUR, reachedFailed: true }],
+          recovered: 0, meanTimeToRecoverMs: null, longestTimeToRecoverMs: null, incidentAtStart: null,
+          openIncident: { since: h(20), ongoingMs: 4 * HOUR },
+        },
+      },
+    ],
+    [
       'no data gives zeros and a null availability, never NaN',
       phase('web', []),
       {
