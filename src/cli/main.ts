@@ -1,57 +1,130 @@
 #!/usr/bin/env node
 /**
- * The `phaselog` command. Process roles: `start` (API, workers and schedulers in one process),
- * `api`, `worker`; `migrate` applies database migrations and exits.
+ * The `phaselog` command. Process roles (`start`, `api`, `worker`, `migrate`) run phaselog itself;
+ * client commands (`status`, `history`, `manifest`, `gate`, `clusters`, `token`) talk to a running
+ * server's GraphQL API, so the CLI sees exactly what any other API client sees.
  */
 import { parseArgs } from 'node:util';
 import { serve, exitWithError } from './serve.ts';
 import { runMigrate } from './migrate.ts';
 import { VERSION } from '../runtime/paths.ts';
+import { CliError, EXIT } from './errors.ts';
+import { createCommandContext } from './context.ts';
+import type { CommandContext } from './context.ts';
+import { parseOutputFormat } from './format.ts';
+import { runStatus } from './commands/status.ts';
+import { runGate } from './commands/gate.ts';
+import { runHistory } from './commands/history.ts';
+import { runManifest } from './commands/manifest.ts';
+import { runClusters } from './commands/clusters.ts';
+import { runToken } from './commands/token.ts';
 
 const USAGE = `phaselog ${VERSION}: flight recorder and live status gateway for Kubernetes deployment phases
 
 Usage: phaselog <command> [options]
 
-Commands:
-  start      run the API, the snapshot workers and the schedulers in one process (default)
-  api        run only the GraphQL API
-  worker     run only the snapshot workers and schedulers
-  migrate    apply database migrations and exit
+Run phaselog:
+  start                          the API, the snapshot workers and the schedulers in one process (default)
+  api                            only the GraphQL API
+  worker                         only the snapshot workers and schedulers
+  migrate                        apply database migrations to DATABASE_URL and exit
+  emulator [options]             a Kubernetes API emulator (see: phaselog emulator --help)
 
-Options (override phaselog.yaml and environment variables):
-  --host <addr>     address the API binds to (PHASELOG_HOST, default 127.0.0.1)
-  --port <n>        port of the API (PHASELOG_PORT, default 4000)
-  -h, --help        show this help
-  -v, --version     print the version
+Ask a running phaselog (PHASELOG_URL, default http://127.0.0.1:4000/graphql; PHASELOG_TOKEN):
+  status [phase] [-w]            phases now: NAME CLUSTER STATUS SINCE MESSAGE; --watch streams changes
+  history <phase> [--all]        the phase's status intervals; --all: every change of it and its resources
+  manifest <phase> [--at T]      what the phase's inventory listed (now, or at time T); --diff: how it changed
+  gate <phase> --for 10m         exit 0 if the phase held --status (default Current) for the whole window, else 1
+  clusters                       clusters and their reachability
+  token create <name> [--scope read|admin] [--cluster C] [--namespace N] | token list | token revoke <name>
+
+A phase is cluster/namespace/name, cluster/name, or a name that is unique.
+Times: RFC 3339 (2026-11-17T14:00:00Z), a date (2026-11-17), "now", or a duration ago (90m, 7d).
+
+Options:
+  -o, --output table|json|yaml   output format of client commands (default table)
+  --url <url>                    GraphQL endpoint of the phaselog to ask
+  --token <secret>               API token (prefer PHASELOG_TOKEN)
+  --host <addr>, --port <n>      where start/api listen (PHASELOG_HOST, PHASELOG_PORT)
+  -h, --help, -v, --version
+
+Exit codes: 0 ok, 1 gate not passed, 2 bad usage or input, 3 server unreachable or failing,
+4 no such phase/cluster/token, 5 missing or insufficient token.
 `;
 
+const OPTIONS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  watch: { type: 'boolean', short: 'w' },
+  all: { type: 'boolean' },
+  at: { type: 'string' },
+  diff: { type: 'boolean' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  status: { type: 'string' },
+  for: { type: 'string' },
+  scope: { type: 'string', multiple: true },
+  cluster: { type: 'string', multiple: true },
+  namespace: { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+async function runClient(command: string, flags: { url?: string; token?: string }, run: (ctx: CommandContext) => Promise<number>): Promise<never> {
+  let code: number;
+  let ctx: CommandContext;
+  try {
+    ctx = createCommandContext(flags);
+  } catch (error) {
+    if (error instanceof CliError) exitWithError(error.message, error.exitCode);
+    throw error;
+  }
+  try {
+    code = await run(ctx);
+  } catch (error) {
+    if (error instanceof CliError) exitWithError(error.message, error.exitCode);
+    exitWithError(`${command} failed: ${(error as Error).message}`, EXIT.server);
+  } finally {
+    await ctx.api.close();
+  }
+  process.exit(code);
+}
+
 async function main(argv: string[]): Promise<void> {
+  const command = argv[0] && !argv[0].startsWith('-') ? argv[0] : 'start';
+  if (command === 'emulator') {
+    const { runEmulatorCli } = await import('../emulator/main.ts');
+    process.exitCode = await runEmulatorCli(argv.slice(1));
+    return;
+  }
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   } catch (error) {
-    exitWithError(`${(error as Error).message}\n\n${USAGE}`, 2);
+    exitWithError(`${(error as Error).message}\n\n${USAGE}`, EXIT.usage);
   }
-  const { values, positionals } = parsed;
-  if (values.help) {
+  const { values: v, positionals } = parsed;
+  if (v.help) {
     process.stdout.write(USAGE);
     return;
   }
-  if (values.version) {
+  if (v.version) {
     process.stdout.write(`${VERSION}\n`);
     return;
   }
-  const command = positionals[0] ?? 'start';
-  const overrides = { 'server.host': values.host, 'server.port': values.port };
+  const rest = positionals.slice(1);
+  const overrides = { 'server.host': v.host, 'server.port': v.port };
+  const flags = { ...(v.url ? { url: v.url } : {}), ...(v.token ? { token: v.token } : {}) };
+  const output = () => {
+    try {
+      return parseOutputFormat(v.output);
+    } catch (error) {
+      exitWithError((error as Error).message, EXIT.usage);
+    }
+  };
   switch (command) {
     case 'start':
       return serve('all', overrides);
@@ -61,8 +134,22 @@ async function main(argv: string[]): Promise<void> {
       return serve('worker', overrides);
     case 'migrate':
       return runMigrate();
+    case 'status':
+      return runClient(command, flags, (ctx) => runStatus(ctx, { ...(rest[0] ? { phase: rest[0] } : {}), output: output(), watch: v.watch ?? false, ...(v.cluster?.[0] ? { cluster: v.cluster[0] } : {}) }));
+    case 'gate':
+      return runClient(command, flags, (ctx) => runGate(ctx, { ...(rest[0] ? { phase: rest[0] } : {}), status: v.status ?? 'Current', ...(v.for ? { for: v.for } : {}), output: output() }));
+    case 'history':
+      return runClient(command, flags, (ctx) => runHistory(ctx, { ...(rest[0] ? { phase: rest[0] } : {}), all: v.all ?? false, ...(v.from ? { from: v.from } : {}), ...(v.to ? { to: v.to } : {}), output: output() }));
+    case 'manifest':
+      return runClient(command, flags, (ctx) => runManifest(ctx, { ...(rest[0] ? { phase: rest[0] } : {}), ...(v.at ? { at: v.at } : {}), diff: v.diff ?? false, output: output() }));
+    case 'clusters':
+      return runClient(command, flags, (ctx) => runClusters(ctx, { output: output() }));
+    case 'token':
+      return runClient(command, flags, (ctx) =>
+        runToken(ctx, { ...(rest[0] ? { action: rest[0] } : {}), ...(rest[1] ? { name: rest[1] } : {}), scopes: v.scope ?? [], clusters: v.cluster ?? [], namespaces: v.namespace ?? [], output: output() }),
+      );
     default:
-      exitWithError(`unknown command "${command}"\n\n${USAGE}`, 2);
+      exitWithError(`unknown command "${command}"\n\n${USAGE}`, EXIT.usage);
   }
 }
 
