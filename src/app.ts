@@ -11,6 +11,7 @@ import pg from 'pg';
 import type { Config } from './config.ts';
 import { startDemo } from './demo/index.ts';
 import { createSchema } from './graphql/schema.ts';
+import { createApiWiring } from './graphql/api-wiring.ts';
 import { createGraphqlServer } from './graphql/server.ts';
 import { createHttpServer } from './http/server.ts';
 import { startEmbeddedPostgres } from './runtime/embedded-postgres.ts';
@@ -152,12 +153,17 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         },
       });
       const clusters = createClusterStore(db);
+      const api = await createApiWiring({ db, config, redisUrl: redis.url, log: log.child({ part: 'graphql' }) });
+      closers.push({ name: 'change-feed', close: () => api.close() });
       const graphql = await createGraphqlServer({
         schema: createSchema(),
         httpServer: http.server,
         path: '/graphql',
         log: log.child({ part: 'graphql' }),
-        context: () => ({ about: { version: VERSION, role: config.role, startedAt }, clusters }),
+        authenticate: (header) => api.authenticator.authenticate(header),
+        introspection: config.api.introspection,
+        limits: { maxDepth: config.api.maxDepth, maxCost: config.api.maxCost },
+        context: () => ({ about: { version: VERSION, role: config.role, startedAt }, clusters, read: api.read, loaders: api.newLoaders() }),
       });
       http.mount('/graphql', graphql.handle);
       try {

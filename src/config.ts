@@ -32,6 +32,7 @@ export const ENV_KEYS = {
   KUBECONFIG: 'kube.kubeconfig',
   PHASELOG_URL: 'client.url',
   PHASELOG_TOKEN: 'client.token',
+  PHASELOG_ANONYMOUS_READ: 'api.anonymousRead',
 } as const;
 
 const durationSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
@@ -84,6 +85,23 @@ export const configSchema = z.strictObject({
     .default({ url: 'http://127.0.0.1:4000/graphql' }),
   clusters: clustersConfigSchema.default([]),
   health: healthConfigSchema.optional(),
+  /** The GraphQL API's access and limits. */
+  api: z
+    .strictObject({
+      /**
+       * Let requests without a token read (never admin). Unset: on when the server binds a loopback
+       * address (the embedded default), off otherwise; a non-loopback bind with no API token and
+       * no explicit setting refuses to start.
+       */
+      anonymousRead: booleanString.optional(),
+      /** Answer introspection queries. @default true */
+      introspection: booleanString.default(true),
+      /** Deepest field nesting a query may have. @default 12 */
+      maxDepth: z.coerce.number().int().min(2).max(64).default(12),
+      /** Largest query cost (fields, times page sizes). @default 50000 */
+      maxCost: z.coerce.number().int().min(10).default(50_000),
+    })
+    .default({ introspection: true, maxDepth: 12, maxCost: 50_000 }),
 });
 
 export type Config = z.infer<typeof configSchema> & {

@@ -1,6 +1,21 @@
 import type { Logger } from 'pino';
+import type { Principal } from '../auth/principal.ts';
+import type { ChangeFeed } from '../services/read-change-feed.ts';
+import type { ApiTokenStore } from '../store/api-token-store.ts';
 import type { ClusterStore } from '../store/cluster-store.ts';
+import type { HistoryReader } from '../store/read-history.ts';
+import type { PhaseReader } from '../store/read-phases.ts';
 import type { Role } from '../config.ts';
+import type { Loaders } from './loaders.ts';
+
+/** The read side resolvers call into: stores returning domain types and services. */
+export interface ReadApi {
+  phases: PhaseReader;
+  history: HistoryReader;
+  tokens: ApiTokenStore;
+  /** Live status changes; absent where no Redis is wired (subscriptions then fail with an error). */
+  changes?: ChangeFeed;
+}
 
 /** What resolvers may use. Built per request (HTTP) or per operation (WebSocket). */
 export interface GraphqlContext {
@@ -8,4 +23,9 @@ export interface GraphqlContext {
   log: Logger;
   about: { version: string; role: Role; startedAt: Date };
   clusters: ClusterStore;
+  /** Who is calling; every read is restricted to what this principal may see. */
+  principal: Principal;
+  read: ReadApi;
+  /** Per-request batching; never shared between requests. */
+  loaders: Loaders;
 }

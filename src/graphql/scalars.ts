@@ -1,5 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import type { ValueNode } from 'graphql';
+import { formatDuration, parseDuration } from '../duration.ts';
 
 function parseDate(value: unknown): Date {
   if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)) {
@@ -44,4 +45,20 @@ export const JsonScalar = new GraphQLScalarType({
   serialize: (value) => value,
   parseValue: (value) => value,
   parseLiteral: literalToJson,
+});
+
+function parseDurationValue(value: unknown): number {
+  const ms = typeof value === 'number' ? value : typeof value === 'string' ? parseDuration(value) : undefined;
+  if (ms === undefined || !Number.isFinite(ms) || ms < 0) {
+    throw new GraphQLError(`Duration must look like 30s, 5m, 1h30m or 7d, got ${JSON.stringify(value)}`, { extensions: { code: 'BAD_USER_INPUT' } });
+  }
+  return ms;
+}
+
+/** Durations: `30s`, `5m`, `1h30m`, `7d` (or a number of milliseconds) in; the same short form out. */
+export const DurationScalar = new GraphQLScalarType<number, string>({
+  name: 'Duration',
+  serialize: (value) => formatDuration(parseDurationValue(value)),
+  parseValue: parseDurationValue,
+  parseLiteral: (ast) => parseDurationValue(ast.kind === Kind.STRING ? ast.value : ast.kind === Kind.INT ? Number(ast.value) : undefined),
 });

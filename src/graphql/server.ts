@@ -8,19 +8,32 @@ import { randomUUID } from 'node:crypto';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { unwrapResolverError } from '@apollo/server/errors';
-import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, specifiedRules, validate } from 'graphql';
+import type { GraphQLFormattedError, GraphQLSchema, ValidationRule } from 'graphql';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
+import type { AuthResult, Principal } from '../auth/principal.ts';
 import type { GraphqlContext } from './context.ts';
+import { unauthenticated } from './errors.ts';
+import { createLimitsRule, DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 
 export interface GraphqlServerOptions {
   schema: GraphQLSchema;
   httpServer: Server;
   path: string;
   log: Logger;
-  /** Builds the per-request context (everything but the request id and logger). */
-  context: () => Omit<GraphqlContext, 'requestId' | 'log'>;
+  /** Builds the per-request context for an authenticated caller (everything but the request id, logger and principal). */
+  context: () => Omit<GraphqlContext, 'requestId' | 'log' | 'principal'>;
+  /**
+   * Authenticates the `Authorization` header of an HTTP request, or the `authorization` connection
+   * param (else the upgrade request's header) of a WebSocket at `connection_init`.
+   */
+  authenticate: (authorization: string | undefined) => Promise<AuthResult>;
+  /** Answer introspection queries. @default true */
+  introspection?: boolean;
+  /** Depth and cost limits. @default DEFAULT_LIMITS */
+  limits?: QueryLimits;
   /** Show internal error messages to clients (development only). @default false */
   exposeInternalErrors?: boolean;
   /** Largest request body accepted, in bytes. @default 1 MiB */
@@ -74,11 +87,33 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     return { message: `Internal server error (request id ${requestId})`, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } };
   };
 
+  const introspection = options.introspection ?? true;
+  const validationRules: ValidationRule[] = [createLimitsRule(options.limits ?? DEFAULT_LIMITS), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+
+  // The principal of each WebSocket connection, set at connection_init.
+  const principals = new WeakMap<object, Principal>();
   const wsServer = new WebSocketServer({ server: options.httpServer, path: options.path });
   const wsCleanup = useServer(
     {
       schema: options.schema,
-      context: () => ({ ...options.context(), requestId: randomUUID(), log }),
+      validate: (schema, document) => validate(schema, document, [...specifiedRules, ...validationRules]),
+      onConnect: async (ctx) => {
+        const param = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
+        const header = typeof param === 'string' ? param : ctx.extra.request.headers.authorization;
+        const result = await options.authenticate(header);
+        if (!result.ok) {
+          log.info({ reason: result.reason }, 'WebSocket connection refused');
+          return false;
+        }
+        principals.set(ctx.extra, result.principal);
+        return true;
+      },
+      context: (ctx) => {
+        const principal = principals.get(ctx.extra);
+        if (principal === undefined) throw unauthenticated('the connection is not authenticated');
+        const requestId = randomUUID();
+        return { ...options.context(), principal, requestId, log: log.child({ requestId }) };
+      },
     },
     wsServer,
   );
@@ -86,6 +121,8 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
   const apollo = new ApolloServer<GraphqlContext>({
     schema: options.schema,
     formatError,
+    introspection,
+    validationRules,
     includeStacktraceInErrorResponses: options.exposeInternalErrors ?? false,
     plugins: [ApolloServerPluginLandingPageDisabled()],
     logger: {
@@ -117,7 +154,11 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
       const requestId = randomUUID();
       const response = await apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
-        context: async () => ({ ...options.context(), requestId, log: log.child({ requestId }) }),
+        context: async () => {
+          const auth = await options.authenticate(req.headers.authorization);
+          if (!auth.ok) throw unauthenticated(auth.message);
+          return { ...options.context(), principal: auth.principal, requestId, log: log.child({ requestId }) };
+        },
       });
       const outHeaders: Record<string, string> = {};
       for (const [key, value] of response.headers) outHeaders[key] = value;

@@ -1,0 +1,108 @@
+/**
+ * API token functions shared by the GraphQL admin mutations and the CLI. A token's secret is shown
+ * once, when it is made; the database keeps its sha256 hash. Bootstrap the first admin token with
+ * {@link createTokenInDatabase} (what `phaselog token create --admin` runs), straight against the
+ * database, since no token exists yet to call the API with.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createApiTokenStore, type ApiTokenRecord, type ApiTokenStore } from '../store/api-token-store.ts';
+import { createDb } from '../store/prisma.ts';
+
+/** What a token may do: `read` every query and subscription, `admin` also manage tokens and refresh. */
+export type TokenScope = 'read' | 'admin';
+
+export const TOKEN_SCOPES: readonly TokenScope[] = ['read', 'admin'];
+
+/** Secrets start with this, so they are easy to recognise (and to find in leaked logs). */
+export const TOKEN_PREFIX = 'plg_';
+
+/** A token as the API and CLI show it. */
+export type TokenInfo = ApiTokenRecord;
+
+/** What {@link createToken} needs. */
+export interface CreateTokenInput {
+  name: string;
+  scopes: readonly TokenScope[];
+  /** Clusters the token may see; empty or omitted: all. */
+  clusters?: readonly string[];
+  /** Namespaces the token may see; empty or omitted: all. */
+  namespaces?: readonly string[];
+}
+
+/** Invalid input to a token function. */
+export class TokenInputError extends Error {
+  override readonly name = 'TokenInputError';
+}
+
+/** sha256 of a secret, hex. */
+export function hashToken(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** A new random secret: `plg_` and 32 random bytes in base64url. */
+export function generateSecret(): string {
+  return `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+/** Creates a token; the secret is returned here and never again. */
+export async function createToken(store: ApiTokenStore, input: CreateTokenInput): Promise<{ token: TokenInfo; secret: string }> {
+  const name = input.name.trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) throw new TokenInputError('a token name is 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit');
+  if (input.scopes.length === 0) throw new TokenInputError('a token needs at least one scope (read or admin)');
+  for (const scope of input.scopes) if (!TOKEN_SCOPES.includes(scope)) throw new TokenInputError(`unknown scope "${String(scope)}" (known: read, admin)`);
+  const secret = generateSecret();
+  const token = await store.insert({
+    name,
+    tokenHash: hashToken(secret),
+    scopes: [...new Set(input.scopes)].sort(),
+    clusters: [...new Set(input.clusters ?? [])].sort(),
+    namespaces: [...new Set(input.namespaces ?? [])].sort(),
+  });
+  return { token, secret };
+}
+
+/** Revokes a token by name; false when there was no such unrevoked token. */
+export function revokeToken(store: ApiTokenStore, name: string, now: Date = new Date()): Promise<boolean> {
+  return store.revoke(name, now);
+}
+
+/** Every token, revoked ones included, by name. */
+export function listTokens(store: ApiTokenStore): Promise<TokenInfo[]> {
+  return store.list();
+}
+
+/** The unrevoked token a secret belongs to, or null. */
+export async function findTokenBySecret(store: ApiTokenStore, secret: string): Promise<TokenInfo | null> {
+  if (!secret.startsWith(TOKEN_PREFIX)) return null;
+  return store.findActiveByHash(hashToken(secret));
+}
+
+/** For the CLI: creates a token straight in the database at `databaseUrl` (bootstrap of the first admin token). */
+export async function createTokenInDatabase(databaseUrl: string, input: CreateTokenInput): Promise<{ token: TokenInfo; secret: string }> {
+  const db = createDb(databaseUrl, { poolSize: 1 });
+  try {
+    return await createToken(createApiTokenStore(db), input);
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+/** For the CLI: revokes a token straight in the database. */
+export async function revokeTokenInDatabase(databaseUrl: string, name: string): Promise<boolean> {
+  const db = createDb(databaseUrl, { poolSize: 1 });
+  try {
+    return await revokeToken(createApiTokenStore(db), name);
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+/** For the CLI: lists tokens straight from the database. */
+export async function listTokensInDatabase(databaseUrl: string): Promise<TokenInfo[]> {
+  const db = createDb(databaseUrl, { poolSize: 1 });
+  try {
+    return await listTokens(createApiTokenStore(db));
+  } finally {
+    await db.$disconnect();
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Wires the GraphQL API's read side for the composition root: stores, the live change feed,
+ * authentication and the start-up rule for anonymous access.
+ */
+import { isIP } from 'node:net';
+import type { Logger } from 'pino';
+import { createAuthenticator, type Authenticator } from '../auth/principal.ts';
+import type { Config } from '../config.ts';
+import { subscribeChanges } from '../pubsub/change-publisher.ts';
+import { StartupError } from '../runtime/errors.ts';
+import { createChangeFeed, type ChangeSource } from '../services/read-change-feed.ts';
+import { createApiTokenStore } from '../store/api-token-store.ts';
+import type { Db } from '../store/prisma.ts';
+import { createHistoryReader } from '../store/read-history.ts';
+import { createPhaseReader } from '../store/read-phases.ts';
+import type { StatusChangeItem } from '../store/read-types.ts';
+import type { ChangeEvent } from '../pubsub/change-event.ts';
+import type { ReadApi } from './context.ts';
+import { createLoaders, type Loaders } from './loaders.ts';
+
+/** Whether `host` only accepts connections from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost' || host === '::1' || host === '[::1]') return true;
+  return isIP(host) === 4 && host.startsWith('127.');
+}
+
+/**
+ * Whether anonymous read is on. Unset: on for a loopback bind. A non-loopback bind with no token
+ * and no explicit choice is refused: the API would be open to the network, or closed to everyone.
+ */
+export function decideAnonymousRead(host: string, configured: boolean | undefined, activeTokens: number): boolean {
+  if (configured !== undefined) return configured;
+  if (isLoopbackHost(host)) return true;
+  if (activeTokens === 0) {
+    throw new StartupError(
+      `the API binds ${host}, which is reachable from other machines, and no API token exists: create one with ` +
+        '"phaselog token create --admin <name>", or set api.anonymousRead (PHASELOG_ANONYMOUS_READ) to true or false explicitly',
+    );
+  }
+  return false;
+}
+
+/** A change from a Redis event (the log's shape). */
+export function changeFromEvent(event: ChangeEvent): StatusChangeItem {
+  return {
+    seq: BigInt(event.seq),
+    at: new Date(event.at),
+    cluster: event.cluster,
+    phaseId: event.phaseId,
+    phase: event.phase === null ? null : { source: event.phase.sourceKind, namespace: event.phase.namespace, name: event.phase.name },
+    scope: event.scope,
+    resourceKey: event.resourceKey,
+    fromStatus: event.fromStatus,
+    toStatus: event.toStatus,
+    message: event.message,
+  };
+}
+
+/** Live changes from Redis pub/sub (the channel the snapshot side publishes on). */
+export function redisChangeSource(redisUrl: string, prefix?: string): ChangeSource {
+  return {
+    subscribe: (onChange) => subscribeChanges(redisUrl, (event) => onChange(changeFromEvent(event)), prefix === undefined ? {} : { prefix }),
+  };
+}
+
+export interface ApiWiring {
+  read: ReadApi;
+  authenticator: Authenticator;
+  anonymousRead: boolean;
+  newLoaders(): Loaders;
+  close(): Promise<void>;
+}
+
+/** Options of {@link createApiWiring}. */
+export interface ApiWiringOptions {
+  db: Db;
+  config: Pick<Config, 'server' | 'api'>;
+  redisUrl?: string;
+  /** Redis channel prefix (tests use a unique one). */
+  channelPrefix?: string;
+  log: Logger;
+}
+
+export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWiring> {
+  const tokens = createApiTokenStore(options.db);
+  const anonymousRead = decideAnonymousRead(options.config.server.host, options.config.api.anonymousRead, await tokens.countActive());
+  if (anonymousRead) options.log.info({ host: options.config.server.host }, 'anonymous read access is on');
+  const phases = createPhaseReader(options.db);
+  const history = createHistoryReader(options.db);
+  const changes = options.redisUrl === undefined ? undefined : createChangeFeed({ source: redisChangeSource(options.redisUrl, options.channelPrefix), history });
+  const read: ReadApi = { phases, history, tokens, ...(changes ? { changes } : {}) };
+  return {
+    read,
+    anonymousRead,
+    authenticator: createAuthenticator({ tokens, anonymousRead, onTouchError: (err) => options.log.warn({ err }, 'recording token use failed') }),
+    newLoaders: () => createLoaders(read),
+    close: async () => changes?.close(),
+  };
+}

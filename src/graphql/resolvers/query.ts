@@ -1,0 +1,108 @@
+/** Query resolvers: each makes one call into a store, service or loader and shapes the result. */
+import type { IResolvers } from '@graphql-tools/utils';
+import { canSee } from '../../auth/principal.ts';
+import { evaluateGate } from '../../services/read-gate.ts';
+import { resolvePhaseRef, type PhaseRef } from '../../services/read-phase-ref.ts';
+import type { PhaseCursor, PhaseFilter, PhaseOrder } from '../../store/read-phases.ts';
+import { phaseCursorOf } from '../../store/read-phases.ts';
+import type { StatusChangeFilter } from '../../store/read-history.ts';
+import type { GraphqlContext } from '../context.ts';
+import { decodeCursor, encodeCursor, pageSize, parseSeq, toConnection } from '../cursor.ts';
+import { badUserInput, notFound } from '../errors.ts';
+import { toGateResult, toStatusChange } from './shapes.ts';
+
+interface PhaseFilterInput {
+  cluster?: string | null;
+  namespace?: string | null;
+  source?: string | null;
+  status?: string[] | null;
+  labels?: unknown;
+  search?: string | null;
+  includeDeleted?: boolean | null;
+}
+
+export interface StatusChangeFilterInput {
+  cluster?: string | null;
+  namespace?: string | null;
+  phaseId?: string | null;
+  scopes?: string[] | null;
+  toStatus?: string[] | null;
+}
+
+function isPhaseCursor(value: unknown): value is PhaseCursor {
+  const v = value as Partial<PhaseCursor> | null;
+  return typeof v === 'object' && v !== null && typeof v.severity === 'number' && typeof v.cluster === 'string' && typeof v.namespace === 'string' && typeof v.name === 'string' && typeof v.id === 'number';
+}
+
+function toPhaseFilter(input: PhaseFilterInput | null | undefined): PhaseFilter {
+  const filter: PhaseFilter = {};
+  if (!input) return filter;
+  if (input.cluster != null) filter.cluster = input.cluster;
+  if (input.namespace != null) filter.namespace = input.namespace;
+  if (input.source != null) filter.source = input.source;
+  if (input.status != null) filter.status = input.status;
+  if (input.search != null) filter.search = input.search;
+  if (input.includeDeleted != null) filter.includeDeleted = input.includeDeleted;
+  if (input.labels != null) {
+    const labels = input.labels;
+    if (typeof labels !== 'object' || Array.isArray(labels) || !Object.values(labels).every((v) => typeof v === 'string')) {
+      throw badUserInput('filter.labels must be an object of string values, e.g. {"team": "shop"}');
+    }
+    filter.labels = labels as Record<string, string>;
+  }
+  return filter;
+}
+
+/** A StatusChangeFilter from SDL input. */
+export function toChangeFilter(input: StatusChangeFilterInput | null | undefined): StatusChangeFilter {
+  const filter: StatusChangeFilter = {};
+  if (!input) return filter;
+  if (input.cluster != null) filter.cluster = input.cluster;
+  if (input.namespace != null) filter.namespace = input.namespace;
+  if (input.phaseId != null) {
+    if (!/^\d{1,9}$/.test(input.phaseId)) throw badUserInput(`filter.phaseId is not a phase id: ${JSON.stringify(input.phaseId)}`);
+    filter.phaseId = Number(input.phaseId);
+  }
+  if (input.scopes != null) filter.scopes = input.scopes;
+  if (input.toStatus != null) filter.toStatus = input.toStatus;
+  return filter;
+}
+
+/** Resolves a PhaseRef or throws NOT_FOUND / BAD_USER_INPUT. */
+export async function requirePhase(ctx: GraphqlContext, ref: PhaseRef) {
+  const resolved = await resolvePhaseRef(ctx.read.phases, ctx.principal.access, ref);
+  if (resolved.ok) return resolved.phase;
+  throw resolved.kind === 'NOT_FOUND' ? notFound(resolved.message) : badUserInput(resolved.message);
+}
+
+type Args = Record<string, unknown>;
+
+export const queryResolvers: IResolvers<unknown, GraphqlContext> = {
+  Query: {
+    about: (_parent, _args, ctx) => ctx.about,
+    clusters: async (_parent, _args, ctx) => (await ctx.clusters.listClusters()).filter((c) => canSee(ctx.principal, c.name, null)),
+    phases: async (_parent, args: Args, ctx) => {
+      const first = pageSize(args.first as number | null, 50);
+      const order = (args.orderBy as PhaseOrder | null) ?? 'NAME';
+      const after = typeof args.after === 'string' ? decodeCursor(args.after, isPhaseCursor) : undefined;
+      const page = await ctx.read.phases.listPhases(ctx.principal.access, { filter: toPhaseFilter(args.filter as PhaseFilterInput), order, first, ...(after ? { after } : {}) });
+      return toConnection(page, (phase) => encodeCursor(phaseCursorOf(phase)));
+    },
+    phase: async (_parent, args: PhaseRef, ctx) => {
+      const resolved = await resolvePhaseRef(ctx.read.phases, ctx.principal.access, args);
+      if (resolved.ok) return resolved.phase;
+      if (resolved.kind === 'NOT_FOUND') return null;
+      throw badUserInput(resolved.message);
+    },
+    statusChanges: async (_parent, args: Args, ctx) => {
+      const first = pageSize(args.first as number | null, 100);
+      const page = await ctx.read.history.listStatusChanges(ctx.principal.access, toChangeFilter(args.filter as StatusChangeFilterInput), first, parseSeq(args.after as string | null));
+      return { ...toConnection(page, (c) => c.seq.toString()), edges: page.items.map((c) => ({ cursor: c.seq.toString(), node: toStatusChange(c) })) };
+    },
+    gate: async (_parent, args: Args, ctx) => {
+      const phase = await requirePhase(ctx, args.phase as PhaseRef);
+      return toGateResult(await evaluateGate(ctx.read, phase, (args.status as string | null) ?? 'Current', args.for as number, new Date()));
+    },
+    tokens: (_parent, _args, ctx) => ctx.read.tokens.list(),
+  },
+};

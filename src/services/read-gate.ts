@@ -1,0 +1,73 @@
+/**
+ * The promotion gate: has a phase held a status for the whole window ending now? Only fresh reads
+ * count: a stale status (its cluster could not be read) proves nothing, so it never passes, and a
+ * stale stretch ends the run a gate measures.
+ */
+import type { HistoryReader } from '../store/read-history.ts';
+import type { PhaseReader } from '../store/read-phases.ts';
+import { severityOf } from '../store/read-phases.ts';
+import type { PhaseRecord, ResourceRecord } from '../store/read-types.ts';
+
+export type GateReason = 'HELD' | 'NOT_HELD_LONG_ENOUGH' | 'DIFFERENT_STATUS' | 'STALE' | 'NO_STATUS';
+
+/** A gate's answer. */
+export interface GateOutcome {
+  passed: boolean;
+  reason: GateReason;
+  message: string;
+  phase: PhaseRecord;
+  status: string | null;
+  heldSince: Date | null;
+  /** Milliseconds still to hold; 0 when passed; null when the status is not held. */
+  remainingMs: number | null;
+  lastGoodReadAt: Date | null;
+  blockingResources: ResourceRecord[];
+}
+
+/** What a gate reads. */
+export interface GateDeps {
+  phases: PhaseReader;
+  history: HistoryReader;
+}
+
+const MAX_BLOCKING = 20;
+
+/** Evaluates the gate for `phase` now. */
+export async function evaluateGate(deps: GateDeps, phase: PhaseRecord, wanted: string, forMs: number, now: Date): Promise<GateOutcome> {
+  const current = phase.current;
+  const base = { phase, status: current?.status ?? null, heldSince: null, remainingMs: null, lastGoodReadAt: phase.clusterLastGoodReadAt, blockingResources: [] as ResourceRecord[] };
+  const label = `${phase.cluster}/${phase.namespace}/${phase.name}`;
+  if (current === null) {
+    return { ...base, passed: false, reason: 'NO_STATUS', message: `${label} has no recorded status${phase.deletedAt ? ` (its inventory was deleted at ${phase.deletedAt.toISOString()})` : ''}` };
+  }
+  if (current.stale || phase.clusterReachable === false) {
+    const lastGood = current.staleSince ?? phase.clusterLastGoodReadAt;
+    return {
+      ...base,
+      lastGoodReadAt: lastGood,
+      passed: false,
+      reason: 'STALE',
+      message: `cluster ${phase.cluster} cannot be read; ${label} was last seen ${current.status}${lastGood ? ` at ${lastGood.toISOString()}` : ''}, which proves nothing about now`,
+    };
+  }
+  if (current.status !== wanted) {
+    const others = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'].filter((s) => s !== wanted);
+    const page = await deps.history.listResources(phase.id, { filter: { status: others }, first: 100 });
+    const blocking = page.items.sort((a, b) => severityOf(a.status) - severityOf(b.status) || (a.key < b.key ? -1 : 1)).slice(0, MAX_BLOCKING);
+    return { ...base, blockingResources: blocking, passed: false, reason: 'DIFFERENT_STATUS', message: `${label} is ${current.status}, not ${wanted}: ${current.message}` };
+  }
+  const [run] = await deps.phases.currentRunStarts([phase.id], true);
+  const heldSince = run?.from ?? current.from;
+  const remainingMs = Math.max(0, heldSince.getTime() + forMs - now.getTime());
+  if (remainingMs === 0) {
+    return { ...base, heldSince, remainingMs, passed: true, reason: 'HELD', message: `${label} has been ${wanted} since ${heldSince.toISOString()}` };
+  }
+  return {
+    ...base,
+    heldSince,
+    remainingMs,
+    passed: false,
+    reason: 'NOT_HELD_LONG_ENOUGH',
+    message: `${label} has been ${wanted} only since ${heldSince.toISOString()}; ${Math.ceil(remainingMs / 1000)}s to go`,
+  };
+}

@@ -1,0 +1,58 @@
+/** A phase's manifests over time, each with what changed since the one before. */
+import type { HistoryReader, IntervalCursor } from '../store/read-history.ts';
+import type { ManifestEntry, ManifestVersionRecord, Page } from '../store/read-types.ts';
+
+/** A resource whose object revision differs between two moments. */
+export interface RevisionChange {
+  key: string;
+  fromRevision: number | null;
+  toRevision: number | null;
+}
+
+/** A manifest version and its difference from the previous one. */
+export interface ManifestVersion {
+  record: ManifestVersionRecord;
+  added: ManifestEntry[];
+  removed: ManifestEntry[];
+  revisionsChanged: RevisionChange[];
+}
+
+const entryKey = (e: ManifestEntry): string => `${e.group}/${e.kind}/${e.namespace}/${e.name}`;
+
+/** Entries added and removed between two manifests (identity without version, as refKey). */
+export function diffEntries(before: readonly ManifestEntry[], after: readonly ManifestEntry[]): { added: ManifestEntry[]; removed: ManifestEntry[] } {
+  const beforeKeys = new Set(before.map(entryKey));
+  const afterKeys = new Set(after.map(entryKey));
+  return { added: after.filter((e) => !beforeKeys.has(entryKey(e))), removed: before.filter((e) => !afterKeys.has(entryKey(e))) };
+}
+
+/** One page of manifest versions, newest first, with diffs; two statements whatever the page size. */
+export async function listManifestVersions(history: HistoryReader, phaseId: number, first: number, after?: IntervalCursor): Promise<Page<ManifestVersion>> {
+  const page = await history.listManifests(phaseId, first, after);
+  const times = new Map<number, Date>();
+  for (const v of page.items) {
+    times.set(v.from.getTime(), v.from);
+    if (v.previous) times.set(v.previous.from.getTime(), v.previous.from);
+  }
+  const revisions = await history.revisionsAt(phaseId, [...times.values()]);
+  const byTime = new Map<number, Map<string, number | null>>();
+  for (const r of revisions) {
+    const map = byTime.get(r.at.getTime()) ?? new Map<string, number | null>();
+    map.set(r.key, r.revisionId);
+    byTime.set(r.at.getTime(), map);
+  }
+  const items = page.items.map((record): ManifestVersion => {
+    if (record.previous === null) return { record, added: [], removed: [], revisionsChanged: [] };
+    const { added, removed } = diffEntries(record.previous.entries, record.entries);
+    const before = byTime.get(record.previous.from.getTime()) ?? new Map<string, number | null>();
+    const now = byTime.get(record.from.getTime()) ?? new Map<string, number | null>();
+    const previousKeys = new Set(record.previous.entries.map(entryKey));
+    const revisionsChanged = record.entries
+      .map(entryKey)
+      .filter((key) => previousKeys.has(key) && before.has(key) && now.has(key) && before.get(key) !== now.get(key))
+      .sort()
+      .map((key) => ({ key, fromRevision: before.get(key) ?? null, toRevision: now.get(key) ?? null }));
+    return { record, added, removed, revisionsChanged };
+  });
+  return { items, hasMore: page.hasMore };
+}

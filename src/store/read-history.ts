@@ -1,0 +1,294 @@
+/**
+ * Read repository for a phase's history: resources now or at a time, status intervals, the phase's
+ * change log, manifests over time and the global status change log. Intervals are [from, to): a
+ * status that changed at T is the new one at T.
+ */
+import { Prisma } from '../generated/prisma/client.ts';
+import type { Db } from './prisma.ts';
+import { readJson } from './read-phases.ts';
+import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseStatusRecord, ResourceRecord, StatusChangeItem } from './read-types.ts';
+
+/** Filter of {@link HistoryReader.listResources}. */
+export interface ResourceFilter {
+  kind?: string;
+  namespace?: string;
+  status?: readonly string[];
+}
+
+/** Options of {@link HistoryReader.listResources}. */
+export interface ListResourcesOptions {
+  /** The moment to read; now (open intervals) when omitted. */
+  at?: Date;
+  filter?: ResourceFilter;
+  first: number;
+  /** The key of the last resource of the previous page. */
+  after?: string;
+  /** Only these keys (for DataLoaders). */
+  keys?: readonly string[];
+}
+
+/** Filter of {@link HistoryReader.listStatusChanges}. */
+export interface StatusChangeFilter {
+  cluster?: string;
+  namespace?: string;
+  phaseId?: number;
+  scopes?: readonly string[];
+  /** Only changes to one of these statuses. */
+  toStatus?: readonly string[];
+  from?: Date;
+  to?: Date;
+}
+
+/** Where a page of intervals starts. */
+export interface IntervalCursor {
+  from: Date;
+  id: string;
+}
+
+export interface HistoryReader {
+  listResources(phaseId: number, options: ListResourcesOptions): Promise<Page<ResourceRecord>>;
+  /** Open resource intervals for several (phase, key) pairs in one statement. */
+  getCurrentResources(refs: readonly { phaseId: number; key: string }[]): Promise<ResourceRecord[]>;
+  /**
+   * For each (phase, key, at): when the run of the status the resource had at `at` began (earlier
+   * intervals of the same status count while no gap separates them).
+   */
+  resourceRunStarts(refs: readonly { phaseId: number; key: string; at: Date }[]): Promise<{ phaseId: number; key: string; at: Date; from: Date }[]>;
+  /** The phase status interval containing `at`. */
+  phaseStatusAt(phaseId: number, at: Date): Promise<PhaseStatusRecord | null>;
+  /** Phase status intervals overlapping [from, to), oldest first. */
+  listPhaseIntervals(phaseId: number, range: { from: Date; to: Date }, first: number, after?: IntervalCursor): Promise<Page<PhaseStatusRecord & { id: string }>>;
+  /** The status change log, oldest first, after `afterSeq`. */
+  listStatusChanges(scope: AccessScope, filter: StatusChangeFilter, first: number, afterSeq?: bigint): Promise<Page<StatusChangeItem>>;
+  /** The manifest a phase had at `at`. */
+  manifestAt(phaseId: number, at: Date): Promise<ManifestVersionRecord | null>;
+  /** The phase's manifests, newest first, each with the one before it. */
+  listManifests(phaseId: number, first: number, after?: IntervalCursor): Promise<Page<ManifestVersionRecord>>;
+  /** Object revision ids of a phase's resources in effect at each of `times`. */
+  revisionsAt(phaseId: number, times: readonly Date[]): Promise<{ at: Date; key: string; revisionId: number | null }[]>;
+}
+
+interface ResourceRow {
+  phaseId: number;
+  resourceKey: string;
+  status: string;
+  reason: string | null;
+  message: string;
+  conditions: unknown;
+  presence: string;
+  generation: bigint | null;
+  observedGeneration: bigint | null;
+  customHealth: unknown;
+  revisionId: number | null;
+  from: Date;
+  to: Date | null;
+}
+
+function toResource(row: ResourceRow): ResourceRecord {
+  return {
+    phaseId: Number(row.phaseId),
+    key: row.resourceKey,
+    status: row.status,
+    reason: row.reason,
+    message: row.message,
+    conditions: readJson(row.conditions, []),
+    presence: row.presence,
+    generation: row.generation === null ? null : Number(row.generation),
+    observedGeneration: row.observedGeneration === null ? null : Number(row.observedGeneration),
+    customHealth: readJson(row.customHealth, null),
+    revisionId: row.revisionId,
+    from: row.from,
+    to: row.to,
+  };
+}
+
+interface IntervalRow {
+  id: bigint;
+  phaseId: number;
+  status: string;
+  message: string;
+  summary: unknown;
+  conditions: unknown;
+  worstResource: string | null;
+  stale: boolean;
+  staleSince: Date | null;
+  from: Date;
+  to: Date | null;
+}
+
+function toInterval(row: IntervalRow): PhaseStatusRecord & { id: string } {
+  return {
+    id: row.id.toString(),
+    phaseId: Number(row.phaseId),
+    status: row.status,
+    message: row.message,
+    summary: readJson(row.summary, {}),
+    conditions: readJson(row.conditions, []),
+    worstResource: row.worstResource,
+    stale: row.stale,
+    staleSince: row.staleSince,
+    from: row.from,
+    to: row.to,
+  };
+}
+
+const RESOURCE_COLUMNS = Prisma.sql`r."phaseId", r."resourceKey", r."status", r."reason", r."message", r."conditions", r."presence",
+  r."generation", r."observedGeneration", r."customHealth", r."revisionId", r."from", r."to"`;
+
+function containing(alias: string, at: Date | undefined): Prisma.Sql {
+  const a = Prisma.raw(alias);
+  return at === undefined ? Prisma.sql`${a}."to" IS NULL` : Prisma.sql`${a}."from" <= ${at} AND (${a}."to" IS NULL OR ${a}."to" > ${at})`;
+}
+
+interface ManifestRow {
+  id: number;
+  phaseId: number;
+  hash: string;
+  entries: unknown;
+  source: unknown;
+  from: Date;
+  to: Date | null;
+  prevHash: string | null;
+  prevEntries: unknown;
+  prevFrom: Date | null;
+}
+
+function toManifest(row: ManifestRow): ManifestVersionRecord {
+  return {
+    id: Number(row.id),
+    phaseId: Number(row.phaseId),
+    hash: row.hash,
+    entries: readJson<ManifestEntry[]>(row.entries, []),
+    source: readJson(row.source, {}),
+    from: row.from,
+    to: row.to,
+    previous: row.prevHash === null || row.prevFrom === null ? null : { hash: row.prevHash, entries: readJson<ManifestEntry[]>(row.prevEntries, []), from: row.prevFrom },
+  };
+}
+
+function manifestQuery(phaseId: number): Prisma.Sql {
+  return Prisma.sql`
+    WITH versions AS (
+      SELECT pm."id", pm."phaseId", pm."manifestId", pm."from", pm."to",
+             lag(pm."manifestId") OVER (ORDER BY pm."from", pm."id") AS "prevManifestId",
+             lag(pm."from") OVER (ORDER BY pm."from", pm."id") AS "prevFrom"
+      FROM "PhaseManifest" pm WHERE pm."phaseId" = ${phaseId}::int
+    )
+    SELECT v."id", v."phaseId", m."hash", m."entries", m."source", v."from", v."to",
+           pm2."hash" AS "prevHash", pm2."entries" AS "prevEntries", v."prevFrom"
+    FROM versions v
+    JOIN "Manifest" m ON m."id" = v."manifestId"
+    LEFT JOIN "Manifest" pm2 ON pm2."id" = v."prevManifestId"`;
+}
+
+export function createHistoryReader(db: Db): HistoryReader {
+  return {
+    async listResources(phaseId, { at, filter = {}, first, after, keys }) {
+      const where = [Prisma.sql`r."phaseId" = ${phaseId}::int`, containing('r', at)];
+      if (filter.kind !== undefined) where.push(Prisma.sql`split_part(r."resourceKey", '/', 2) = ${filter.kind}`);
+      if (filter.namespace !== undefined) where.push(Prisma.sql`split_part(r."resourceKey", '/', 3) = ${filter.namespace}`);
+      if (filter.status !== undefined) where.push(Prisma.sql`r."status" = ANY(${[...filter.status]}::text[])`);
+      if (after !== undefined) where.push(Prisma.sql`r."resourceKey" > ${after}`);
+      if (keys !== undefined) where.push(Prisma.sql`r."resourceKey" = ANY(${[...keys]}::text[])`);
+      const rows = await db.$queryRaw<ResourceRow[]>`
+        SELECT ${RESOURCE_COLUMNS} FROM "ResourceStatusInterval" r
+        WHERE ${Prisma.join(where, ' AND ')} ORDER BY r."resourceKey" LIMIT ${first + 1}`;
+      return { items: rows.slice(0, first).map(toResource), hasMore: rows.length > first };
+    },
+
+    async getCurrentResources(refs) {
+      if (refs.length === 0) return [];
+      const rows = await db.$queryRaw<ResourceRow[]>`
+        SELECT ${RESOURCE_COLUMNS}
+        FROM unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[]) AS k("phaseId", "key")
+        JOIN "ResourceStatusInterval" r ON r."phaseId" = k."phaseId" AND r."resourceKey" = k."key" AND r."to" IS NULL`;
+      return rows.map(toResource);
+    },
+
+    async resourceRunStarts(refs) {
+      if (refs.length === 0) return [];
+      const rows = await db.$queryRaw<{ phaseId: number; resourceKey: string; at: Date; from: Date }[]>`
+        WITH k AS (
+          SELECT * FROM unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[], ${refs.map((r) => r.at)}::timestamptz[]) AS k("phaseId", "key", "at")
+        ), ordered AS (
+          SELECT r."phaseId", r."resourceKey", r."from",
+                 (lag(r."status") OVER w IS DISTINCT FROM r."status" OR lag(r."to") OVER w IS DISTINCT FROM r."from") AS starts_run
+          FROM "ResourceStatusInterval" r
+          WHERE (r."phaseId", r."resourceKey") IN (SELECT "phaseId", "key" FROM k)
+          WINDOW w AS (PARTITION BY r."phaseId", r."resourceKey" ORDER BY r."from", r."id")
+        )
+        SELECT DISTINCT ON (k."phaseId", k."key", k."at") k."phaseId", k."key" AS "resourceKey", k."at", o."from"
+        FROM k JOIN ordered o ON o."phaseId" = k."phaseId" AND o."resourceKey" = k."key" AND o.starts_run AND o."from" <= k."at"
+        ORDER BY k."phaseId", k."key", k."at", o."from" DESC`;
+      return rows.map((row) => ({ phaseId: Number(row.phaseId), key: row.resourceKey, at: row.at, from: row.from }));
+    },
+
+    async phaseStatusAt(phaseId, at) {
+      const rows = await db.$queryRaw<IntervalRow[]>`
+        SELECT s.* FROM "PhaseStatusInterval" s WHERE s."phaseId" = ${phaseId}::int AND ${containing('s', at)}
+        ORDER BY s."from" DESC LIMIT 1`;
+      const row = rows[0];
+      return row === undefined ? null : toInterval(row);
+    },
+
+    async listPhaseIntervals(phaseId, range, first, after) {
+      const where = [Prisma.sql`s."phaseId" = ${phaseId}::int`, Prisma.sql`s."from" < ${range.to}`, Prisma.sql`(s."to" IS NULL OR s."to" > ${range.from})`];
+      if (after !== undefined) where.push(Prisma.sql`(s."from", s."id") > (${after.from}, ${after.id}::bigint)`);
+      const rows = await db.$queryRaw<IntervalRow[]>`
+        SELECT s.* FROM "PhaseStatusInterval" s WHERE ${Prisma.join(where, ' AND ')} ORDER BY s."from", s."id" LIMIT ${first + 1}`;
+      return { items: rows.slice(0, first).map(toInterval), hasMore: rows.length > first };
+    },
+
+    async listStatusChanges(scope, filter, first, afterSeq) {
+      const where: Prisma.Sql[] = [];
+      if (scope.clusters.length > 0) where.push(Prisma.sql`c."name" = ANY(${[...scope.clusters]}::text[])`);
+      // Cluster-scope changes (reachability) have no namespace: visible to anyone who may see the cluster.
+      if (scope.namespaces.length > 0) where.push(Prisma.sql`(sc."phaseId" IS NULL OR p."namespace" = ANY(${[...scope.namespaces]}::text[]))`);
+      if (filter.cluster !== undefined) where.push(Prisma.sql`c."name" = ${filter.cluster}`);
+      if (filter.namespace !== undefined) where.push(Prisma.sql`p."namespace" = ${filter.namespace}`);
+      if (filter.phaseId !== undefined) where.push(Prisma.sql`sc."phaseId" = ${filter.phaseId}::int`);
+      if (filter.scopes !== undefined) where.push(Prisma.sql`sc."scope" = ANY(${[...filter.scopes]}::text[])`);
+      if (filter.toStatus !== undefined) where.push(Prisma.sql`sc."toStatus" = ANY(${[...filter.toStatus]}::text[])`);
+      if (filter.from !== undefined) where.push(Prisma.sql`sc."at" >= ${filter.from}`);
+      if (filter.to !== undefined) where.push(Prisma.sql`sc."at" < ${filter.to}`);
+      if (afterSeq !== undefined) where.push(Prisma.sql`sc."seq" > ${afterSeq}::bigint`);
+      const rows = await db.$queryRaw<(Omit<StatusChangeItem, 'phase'> & { sourceKind: string | null; namespace: string | null; name: string | null })[]>`
+        SELECT sc."seq", sc."at", c."name" AS "cluster", sc."phaseId", sc."scope", sc."resourceKey", sc."fromStatus", sc."toStatus", sc."message",
+               p."sourceKind", p."namespace", p."name"
+        FROM "StatusChange" sc
+        JOIN "Cluster" c ON c."id" = sc."clusterId"
+        LEFT JOIN "Phase" p ON p."id" = sc."phaseId"
+        ${where.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}`}
+        ORDER BY sc."seq" LIMIT ${first + 1}`;
+      const items = rows.slice(0, first).map(({ sourceKind, namespace, name, ...row }) => ({
+        ...row,
+        seq: BigInt(row.seq),
+        phaseId: row.phaseId === null ? null : Number(row.phaseId),
+        phase: sourceKind === null || namespace === null || name === null ? null : { source: sourceKind, namespace, name },
+      }));
+      return { items, hasMore: rows.length > first };
+    },
+
+    async manifestAt(phaseId, at) {
+      const rows = await db.$queryRaw<ManifestRow[]>`${manifestQuery(phaseId)} WHERE v."from" <= ${at} AND (v."to" IS NULL OR v."to" > ${at}) ORDER BY v."from" DESC LIMIT 1`;
+      const row = rows[0];
+      return row === undefined ? null : toManifest(row);
+    },
+
+    async listManifests(phaseId, first, after) {
+      const cursor = after === undefined ? Prisma.empty : Prisma.sql`WHERE (v."from", v."id") < (${after.from}, ${after.id}::int)`;
+      const rows = await db.$queryRaw<ManifestRow[]>`${manifestQuery(phaseId)} ${cursor} ORDER BY v."from" DESC, v."id" DESC LIMIT ${first + 1}`;
+      return { items: rows.slice(0, first).map(toManifest), hasMore: rows.length > first };
+    },
+
+    async revisionsAt(phaseId, times) {
+      if (times.length === 0) return [];
+      const rows = await db.$queryRaw<{ at: Date; resourceKey: string; revisionId: number | null }[]>`
+        SELECT t."at", r."resourceKey", r."revisionId"
+        FROM unnest(${[...times]}::timestamptz[]) AS t("at")
+        JOIN "ResourceStatusInterval" r ON r."phaseId" = ${phaseId}::int AND r."from" <= t."at" AND (r."to" IS NULL OR r."to" > t."at")`;
+      return rows.map((row) => ({ at: row.at, key: row.resourceKey, revisionId: row.revisionId }));
+    },
+  };
+}
+

@@ -1,0 +1,240 @@
+/**
+ * Read repository for phases: pages of phases with their current status, lookups by id or identity,
+ * when each phase's current status began, and the status runs a gate needs. Every function answers
+ * with one SQL statement, so DataLoaders can batch them.
+ */
+import { Prisma } from '../generated/prisma/client.ts';
+import type { Db } from './prisma.ts';
+import type { AccessScope, Page, PhaseRecord, PhaseStatusRecord } from './read-types.ts';
+
+/** Filter of {@link PhaseReader.listPhases}; every field narrows. */
+export interface PhaseFilter {
+  cluster?: string;
+  namespace?: string;
+  source?: string;
+  status?: readonly string[];
+  /** Every label given must match. */
+  labels?: Record<string, string>;
+  /** Case-insensitive substring of the namespace or name. */
+  search?: string;
+  /** Include phases whose inventory was deleted. @default false */
+  includeDeleted?: boolean;
+}
+
+/** Orders of {@link PhaseReader.listPhases}. */
+export type PhaseOrder = 'NAME' | 'SEVERITY';
+
+/** Where a page starts: the sort key of the last phase of the previous page. */
+export interface PhaseCursor {
+  severity: number;
+  cluster: string;
+  namespace: string;
+  name: string;
+  id: number;
+}
+
+/** The sort key of a phase, for cursors. */
+export function phaseCursorOf(phase: PhaseRecord): PhaseCursor {
+  return { severity: severityOf(phase.current?.status ?? null), cluster: phase.cluster, namespace: phase.namespace, name: phase.name, id: phase.id };
+}
+
+/** Lower is more important: Failed first, phases with no status last. */
+export function severityOf(status: string | null): number {
+  const order = ['Failed', 'Terminating', 'NotFound', 'Unknown', 'InProgress', 'Current'];
+  const index = status === null ? -1 : order.indexOf(status);
+  return index === -1 ? order.length : index;
+}
+
+const SEVERITY_SQL = Prisma.sql`CASE s."status" WHEN 'Failed' THEN 0 WHEN 'Terminating' THEN 1 WHEN 'NotFound' THEN 2 WHEN 'Unknown' THEN 3 WHEN 'InProgress' THEN 4 WHEN 'Current' THEN 5 ELSE 6 END`;
+
+const PHASE_SELECT = Prisma.sql`
+  SELECT p."id", c."name" AS "cluster", c."reachable" AS "clusterReachable", c."lastGoodReadAt" AS "clusterLastGoodReadAt",
+         p."sourceKind", p."namespace", p."name", p."inventoryId", p."labels", p."firstSeenAt", p."lastSeenAt", p."deletedAt",
+         s."status", s."message", s."summary", s."conditions", s."worstResource", s."stale", s."staleSince", s."from", s."to"
+  FROM "Phase" p
+  JOIN "Cluster" c ON c."id" = p."clusterId"
+  LEFT JOIN "PhaseStatusInterval" s ON s."phaseId" = p."id" AND s."to" IS NULL`;
+
+interface PhaseRow {
+  id: number;
+  cluster: string;
+  clusterReachable: boolean | null;
+  clusterLastGoodReadAt: Date | null;
+  sourceKind: string;
+  namespace: string;
+  name: string;
+  inventoryId: string;
+  labels: unknown;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+  deletedAt: Date | null;
+  status: string | null;
+  message: string | null;
+  summary: unknown;
+  conditions: unknown;
+  worstResource: string | null;
+  stale: boolean | null;
+  staleSince: Date | null;
+  from: Date | null;
+  to: Date | null;
+}
+
+/** JSON columns may come back parsed or as text, depending on the driver path. */
+export function readJson<T>(value: unknown, fallback: T): T {
+  if (value === null || value === undefined) return fallback;
+  if (typeof value === 'string') {
+    try {
+      return JSON.parse(value) as T;
+    } catch {
+      return fallback;
+    }
+  }
+  return value as T;
+}
+
+function toPhase(row: PhaseRow): PhaseRecord {
+  const current: PhaseStatusRecord | null =
+    row.status === null || row.from === null
+      ? null
+      : {
+          phaseId: row.id,
+          status: row.status,
+          message: row.message ?? '',
+          summary: readJson(row.summary, {}),
+          conditions: readJson(row.conditions, []),
+          worstResource: row.worstResource,
+          stale: row.stale ?? false,
+          staleSince: row.staleSince,
+          from: row.from,
+          to: row.to,
+        };
+  return {
+    id: Number(row.id),
+    cluster: row.cluster,
+    clusterReachable: row.clusterReachable,
+    clusterLastGoodReadAt: row.clusterLastGoodReadAt,
+    source: row.sourceKind,
+    namespace: row.namespace,
+    name: row.name,
+    inventoryId: row.inventoryId,
+    labels: readJson(row.labels, {}),
+    firstSeenAt: row.firstSeenAt,
+    lastSeenAt: row.lastSeenAt,
+    deletedAt: row.deletedAt,
+    current,
+  };
+}
+
+/** SQL conditions restricting phases (`p`, cluster `c`) to what `scope` may see. */
+export function scopeConditions(scope: AccessScope): Prisma.Sql[] {
+  const where: Prisma.Sql[] = [];
+  if (scope.clusters.length > 0) where.push(Prisma.sql`c."name" = ANY(${[...scope.clusters]}::text[])`);
+  if (scope.namespaces.length > 0) where.push(Prisma.sql`p."namespace" = ANY(${[...scope.namespaces]}::text[])`);
+  return where;
+}
+
+function whereClause(conditions: Prisma.Sql[]): Prisma.Sql {
+  return conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}`;
+}
+
+/** Identity of a phase within its cluster; `source` may be left out when the name is unambiguous. */
+export interface PhaseIdentityRef {
+  cluster: string;
+  namespace: string;
+  name: string;
+  source?: string;
+}
+
+/** Options of {@link PhaseReader.listPhases}. */
+export interface ListPhasesOptions {
+  filter: PhaseFilter;
+  order: PhaseOrder;
+  first: number;
+  after?: PhaseCursor;
+}
+
+/** A run of equal statuses: the start of the newest run per phase. */
+export interface StatusRunStart {
+  phaseId: number;
+  from: Date;
+}
+
+/** Read access to phases. */
+export interface PhaseReader {
+  listPhases(scope: AccessScope, options: ListPhasesOptions): Promise<Page<PhaseRecord>>;
+  /** Phases by id, in the order asked; missing or hidden ones are left out. */
+  getPhasesByIds(scope: AccessScope, ids: readonly number[]): Promise<PhaseRecord[]>;
+  /** Phases matching an identity (several when `source` is left out and names repeat across sources). */
+  findPhases(scope: AccessScope, ref: PhaseIdentityRef): Promise<PhaseRecord[]>;
+  /**
+   * Start of the newest run of consecutive status intervals per phase, with no gap between them.
+   * With `splitOnStale`, a change between stale and fresh also ends a run (a gate trusts only fresh reads).
+   */
+  currentRunStarts(phaseIds: readonly number[], splitOnStale: boolean): Promise<StatusRunStart[]>;
+}
+
+export function createPhaseReader(db: Db): PhaseReader {
+  return {
+    async listPhases(scope, { filter, order, first, after }) {
+      const where = scopeConditions(scope);
+      if (filter.cluster !== undefined) where.push(Prisma.sql`c."name" = ${filter.cluster}`);
+      if (filter.namespace !== undefined) where.push(Prisma.sql`p."namespace" = ${filter.namespace}`);
+      if (filter.source !== undefined) where.push(Prisma.sql`p."sourceKind" = ${filter.source}`);
+      if (filter.status !== undefined) where.push(Prisma.sql`s."status" = ANY(${[...filter.status]}::text[])`);
+      if (filter.labels !== undefined && Object.keys(filter.labels).length > 0) where.push(Prisma.sql`p."labels" @> ${JSON.stringify(filter.labels)}::jsonb`);
+      if (filter.search !== undefined && filter.search !== '') {
+        const pattern = `%${filter.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+        where.push(Prisma.sql`(p."name" ILIKE ${pattern} OR p."namespace" ILIKE ${pattern})`);
+      }
+      if (filter.includeDeleted !== true) where.push(Prisma.sql`p."deletedAt" IS NULL`);
+      const byName = Prisma.sql`c."name", p."namespace", p."name", p."id"`;
+      if (after !== undefined) {
+        where.push(
+          order === 'NAME'
+            ? Prisma.sql`(c."name", p."namespace", p."name", p."id") > (${after.cluster}, ${after.namespace}, ${after.name}, ${after.id}::int)`
+            : Prisma.sql`(${SEVERITY_SQL}, c."name", p."namespace", p."name", p."id") > (${after.severity}::int, ${after.cluster}, ${after.namespace}, ${after.name}, ${after.id}::int)`,
+        );
+      }
+      const orderBy = order === 'NAME' ? byName : Prisma.sql`${SEVERITY_SQL}, ${byName}`;
+      const rows = await db.$queryRaw<PhaseRow[]>`${PHASE_SELECT} ${whereClause(where)} ORDER BY ${orderBy} LIMIT ${first + 1}`;
+      return { items: rows.slice(0, first).map(toPhase), hasMore: rows.length > first };
+    },
+
+    async getPhasesByIds(scope, ids) {
+      if (ids.length === 0) return [];
+      const where = [...scopeConditions(scope), Prisma.sql`p."id" = ANY(${[...ids]}::int[])`];
+      const rows = await db.$queryRaw<PhaseRow[]>`${PHASE_SELECT} ${whereClause(where)}`;
+      const byId = new Map(rows.map((row) => [Number(row.id), toPhase(row)]));
+      return ids.flatMap((id) => byId.get(id) ?? []);
+    },
+
+    async findPhases(scope, ref) {
+      const where = [
+        ...scopeConditions(scope),
+        Prisma.sql`c."name" = ${ref.cluster}`,
+        Prisma.sql`p."namespace" = ${ref.namespace}`,
+        Prisma.sql`p."name" = ${ref.name}`,
+      ];
+      if (ref.source !== undefined) where.push(Prisma.sql`p."sourceKind" = ${ref.source}`);
+      const rows = await db.$queryRaw<PhaseRow[]>`${PHASE_SELECT} ${whereClause(where)} ORDER BY p."deletedAt" NULLS FIRST, p."sourceKind"`;
+      return rows.map(toPhase);
+    },
+
+    async currentRunStarts(phaseIds, splitOnStale) {
+      if (phaseIds.length === 0) return [];
+      const key = splitOnStale ? Prisma.sql`"status" || CASE WHEN "stale" THEN '/stale' ELSE '' END` : Prisma.sql`"status"`;
+      const rows = await db.$queryRaw<{ phaseId: number; from: Date }[]>`
+        WITH ordered AS (
+          SELECT "phaseId", "from", ${key} AS run_key,
+                 lag(${key}) OVER w AS prev_key, lag("to") OVER w AS prev_to
+          FROM "PhaseStatusInterval"
+          WHERE "phaseId" = ANY(${[...phaseIds]}::int[])
+          WINDOW w AS (PARTITION BY "phaseId" ORDER BY "from", "id")
+        )
+        SELECT DISTINCT ON ("phaseId") "phaseId", "from" FROM ordered
+        WHERE prev_key IS DISTINCT FROM run_key OR prev_to IS DISTINCT FROM "from"
+        ORDER BY "phaseId", "from" DESC`;
+      return rows.map((row) => ({ phaseId: Number(row.phaseId), from: row.from }));
+    },
+  };
+}

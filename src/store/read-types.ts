@@ -1,0 +1,108 @@
+/**
+ * Domain types of the read side: what the history store answers about phases, resources, intervals,
+ * manifests and status changes. Plain data; no Prisma types.
+ */
+
+/** Which clusters and namespaces a caller may see. An empty list means "all". */
+export interface AccessScope {
+  clusters: readonly string[];
+  namespaces: readonly string[];
+}
+
+/** Sees everything. */
+export const FULL_ACCESS: AccessScope = { clusters: [], namespaces: [] };
+
+/** A phase's status interval (the phase's aggregate status over [from, to)). */
+export interface PhaseStatusRecord {
+  phaseId: number;
+  status: string;
+  message: string;
+  /** Members per status. */
+  summary: Record<string, number>;
+  conditions: unknown[];
+  /** group/kind/namespace/name of the member most worth a look. */
+  worstResource: string | null;
+  /** The cluster could not be read: the status is the last one known. */
+  stale: boolean;
+  staleSince: Date | null;
+  from: Date;
+  to: Date | null;
+}
+
+/** A phase with its current (open) status interval, if any. */
+export interface PhaseRecord {
+  id: number;
+  cluster: string;
+  clusterReachable: boolean | null;
+  clusterLastGoodReadAt: Date | null;
+  source: string;
+  namespace: string;
+  name: string;
+  inventoryId: string;
+  labels: Record<string, string>;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+  deletedAt: Date | null;
+  current: PhaseStatusRecord | null;
+}
+
+/** One resource's status interval. */
+export interface ResourceRecord {
+  phaseId: number;
+  /** group/kind/namespace/name */
+  key: string;
+  status: string;
+  reason: string | null;
+  message: string;
+  conditions: unknown[];
+  presence: string;
+  generation: number | null;
+  observedGeneration: number | null;
+  customHealth: Record<string, unknown> | null;
+  revisionId: number | null;
+  from: Date;
+  to: Date | null;
+}
+
+/** One entry of the status change log. */
+export interface StatusChangeItem {
+  seq: bigint;
+  at: Date;
+  cluster: string;
+  phaseId: number | null;
+  phase: { source: string; namespace: string; name: string } | null;
+  scope: string;
+  resourceKey: string | null;
+  fromStatus: string | null;
+  toStatus: string | null;
+  message: string;
+}
+
+/** One normalised inventory entry. */
+export interface ManifestEntry {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  version?: string;
+}
+
+/** A manifest a phase had over [from, to). */
+export interface ManifestVersionRecord {
+  /** The PhaseManifest interval's id. */
+  id: number;
+  phaseId: number;
+  hash: string;
+  entries: ManifestEntry[];
+  source: Record<string, unknown>;
+  from: Date;
+  to: Date | null;
+  /** The manifest before this one, if any (for diffs). */
+  previous: { hash: string; entries: ManifestEntry[]; from: Date } | null;
+}
+
+/** A page of items read with keyset pagination; `hasMore` says whether another page follows. */
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+}

@@ -1,0 +1,97 @@
+/**
+ * The GraphQL API on port 0 with the real pieces app.ts wires (HTTP server, Apollo + graphql-ws,
+ * stores over real Postgres, change feed over real Redis), plus small clients for HTTP and WebSocket.
+ */
+import { createClient, type Client } from 'graphql-ws';
+import pino from 'pino';
+import WebSocket from 'ws';
+import { createApiWiring, type ApiWiring } from '../../../src/graphql/api-wiring.ts';
+import { createSchema } from '../../../src/graphql/schema.ts';
+import { createGraphqlServer } from '../../../src/graphql/server.ts';
+import { createHttpServer } from '../../../src/http/server.ts';
+import { createClusterStore } from '../../../src/store/cluster-store.ts';
+import type { Db } from '../../../src/store/prisma.ts';
+
+export interface TestApi {
+  url: string;
+  wsUrl: string;
+  wiring: ApiWiring;
+  close(): Promise<void>;
+}
+
+export interface TestApiOptions {
+  db: Db;
+  host?: string;
+  anonymousRead?: boolean;
+  introspection?: boolean;
+  maxDepth?: number;
+  maxCost?: number;
+  redisUrl?: string;
+  channelPrefix?: string;
+}
+
+export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
+  const log = pino({ level: process.env.TEST_API_LOG ?? 'silent' });
+  const host = options.host ?? '127.0.0.1';
+  const api = { introspection: options.introspection ?? true, maxDepth: options.maxDepth ?? 12, maxCost: options.maxCost ?? 50_000, ...(options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead }) };
+  const wiring = await createApiWiring({
+    db: options.db,
+    config: { server: { host, port: 0 }, api },
+    log,
+    ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
+    ...(options.channelPrefix ? { channelPrefix: options.channelPrefix } : {}),
+  });
+  const http = createHttpServer({ host, port: 0, log, readiness: {} });
+  const clusters = createClusterStore(options.db);
+  const graphql = await createGraphqlServer({
+    schema: createSchema(),
+    httpServer: http.server,
+    path: '/graphql',
+    log,
+    authenticate: (header) => wiring.authenticator.authenticate(header),
+    introspection: api.introspection,
+    limits: { maxDepth: api.maxDepth, maxCost: api.maxCost },
+    context: () => ({ about: { version: 'test', role: 'api', startedAt: new Date(0) }, clusters, read: wiring.read, loaders: wiring.newLoaders() }),
+  });
+  http.mount('/graphql', graphql.handle);
+  await http.listen();
+  return {
+    url: `${http.url}/graphql`,
+    wsUrl: `${http.url.replace(/^http/, 'ws')}/graphql`,
+    wiring,
+    async close() {
+      await graphql.closeWebSockets();
+      await http.close(1000);
+      await graphql.stop();
+      await wiring.close();
+    },
+  };
+}
+
+export interface GqlResult<T = Record<string, unknown>> {
+  status: number;
+  data?: T | null;
+  errors?: { message: string; path?: string[]; extensions?: { code?: string } }[];
+}
+
+/** POSTs a query as JSON. */
+export async function gql<T = Record<string, unknown>>(url: string, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<GqlResult<T>> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, ...((await res.json()) as Omit<GqlResult<T>, 'status'>) };
+}
+
+/** Like {@link gql} but fails on any error and returns data. */
+export async function gqlData<T = Record<string, unknown>>(url: string, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<T> {
+  const result = await gql<T>(url, query, variables, token);
+  if (result.errors?.length || !result.data) throw new Error(`GraphQL errors: ${JSON.stringify(result.errors)}`);
+  return result.data;
+}
+
+/** A graphql-ws client (Node 20 has no global WebSocket). */
+export function wsClient(url: string, token?: string): Client {
+  return createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true, ...(token ? { connectionParams: { authorization: `Bearer ${token}` } } : {}) });
+}
