@@ -55,7 +55,12 @@ ul.legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:1rem;font-si
 `;
 
 export function renderHtml(report: AuditReport, input: AuditInput): string {
-  const histories = new Map(input.phases.map((phase) => [phase.id, phase]));
+  const byId = new Map(input.phases.map((phase) => [phase.id, phase]));
+  // The report keeps the input's order; fall back to the id if the two were not built together.
+  const historyOf = (phase: PhaseAudit, index: number): PhaseHistory | undefined => {
+    const sameIndex = input.phases[index];
+    return sameIndex !== undefined && sameIndex.id === phase.id ? sameIndex : byId.get(phase.id);
+  };
   const from = report.range.from.getTime();
   const to = report.range.to.getTime();
   const unreachable = new Map<string, Span[]>();
@@ -81,7 +86,7 @@ export function renderHtml(report: AuditReport, input: AuditInput): string {
     renderTotals(report),
     renderClusters(report.clusters),
     ...report.phases.map((phase, index) =>
-      renderPhase(phase, index, histories.get(phase.id), unreachable.get(phase.cluster) ?? [], from, to),
+      renderPhase(phase, index, historyOf(phase, index), unreachable.get(phase.cluster) ?? [], from, to),
     ),
     '</body>',
     '</html>',

@@ -55,6 +55,7 @@ export interface ManifestChange {
 /** A phase's history. Status intervals may come in any order but must not overlap. */
 export interface PhaseHistory {
   id: string;
+  /** Matches `ClusterHistory.name`; that cluster's unreachable periods count as this phase's unreachable time. */
   cluster: string;
   namespace: string;
   name: string;
