@@ -4,5 +4,5 @@ export { canonicalJson, hashDocument, hashStrings } from './canonical-hash.ts';
 export { hashRedacted, LAST_APPLIED_ANNOTATION, redactObject } from './redact.ts';
 export type { RedactionOptions } from './redact.ts';
 export { isVisibleChange } from './fingerprints.ts';
-export { phaseKey, planSnapshot } from './plan-snapshot.ts';
+export { hashObservation, phaseKey, planSnapshot, planUnchangedTick } from './plan-snapshot.ts';
 export type { PhaseIntervalInput, PhaseWrite, PlannedChange, SnapshotPlan } from './plan-snapshot.ts';

@@ -83,9 +83,38 @@ export function planSnapshot(stored: StoredClusterState, observation: ClusterObs
   return observation.outcome === 'ok' ? planReadable(stored, observation) : planUnreachable(stored, observation);
 }
 
+/**
+ * Hash of everything an observation says (per phase and resource fingerprints, manifests, failed
+ * sources; for an outage, its error kind). Equal hashes mean a snapshot would change nothing.
+ */
+export function hashObservation(observation: ClusterObservation): string {
+  if (observation.outcome === 'unreachable') return hashStrings(['unreachable', observation.error.kind]);
+  const parts: string[] = [`unobserved:${[...observation.unobservedSources].sort().join(',')}`];
+  for (const phase of observation.phases) {
+    parts.push(`${phaseKey(phase.identity)}|${phase.manifest.hash}|${phase.inventoryId}|${canonicalJson(phase.labels)}|${fingerprintObservedPhase(phase.status, false)}`);
+    for (const resource of phase.resources) parts.push(`${phaseKey(phase.identity)}|${resource.key}|${fingerprintObservedResource(resource)}`);
+  }
+  return hashStrings(parts.sort());
+}
+
+/**
+ * The plan for an observation whose hash equals the last tick's: extend that tick's run and move
+ * the cluster's last good read. No interval is read or written, so an unchanged tick costs O(1).
+ */
+export function planUnchangedTick(observation: ClusterObservation, lastTickId: bigint, stateHash: string): SnapshotPlan {
+  return {
+    at: observation.at,
+    outcome: observation.outcome,
+    stateHash,
+    tick: { extendId: lastTickId },
+    cluster: observation.outcome === 'ok' ? { reachable: true, lastGoodReadAt: observation.at } : { reachable: false },
+    phases: [],
+    changes: [],
+  };
+}
+
 function planUnreachable(stored: StoredClusterState, observation: Extract<ClusterObservation, { outcome: 'unreachable' }>): SnapshotPlan {
-  const stateHash = hashStrings(['unreachable', observation.error.kind]);
-  const plan = basePlan(stored, observation.at, 'unreachable', stateHash);
+  const plan = basePlan(stored, observation.at, 'unreachable', hashObservation(observation));
   plan.cluster = { reachable: false };
   if (stored.reachability === null || stored.reachability.reachable) {
     plan.reachability = { open: { reachable: false, errorKind: observation.error.kind, message: observation.error.message } };
@@ -102,13 +131,7 @@ function planUnreachable(stored: StoredClusterState, observation: Extract<Cluste
 }
 
 function planReadable(stored: StoredClusterState, observation: Extract<ClusterObservation, { outcome: 'ok' }>): SnapshotPlan {
-  const hashParts: string[] = [`unobserved:${[...observation.unobservedSources].sort().join(',')}`];
-  for (const phase of observation.phases) {
-    hashParts.push(`${phaseKey(phase.identity)}|${phase.manifest.hash}|${phase.inventoryId}|${canonicalJson(phase.labels)}|${fingerprintObservedPhase(phase.status, false)}`);
-    for (const resource of phase.resources) hashParts.push(`${resource.key}|${fingerprintObservedResource(resource)}`);
-  }
-  hashParts.sort();
-  const plan = basePlan(stored, observation.at, 'ok', hashStrings(hashParts));
+  const plan = basePlan(stored, observation.at, 'ok', hashObservation(observation));
   plan.cluster = { reachable: true, lastGoodReadAt: observation.at };
   if (stored.reachability === null || !stored.reachability.reachable) {
     plan.reachability = { open: { reachable: true, message: '' } };

@@ -5,7 +5,7 @@
  * (duplicate jobs, late retries), and a process killed half-way leaves nothing behind because
  * Postgres rolls the transaction back.
  */
-import { planSnapshot } from '../history/plan-snapshot.ts';
+import { hashObservation, planSnapshot, planUnchangedTick } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, StatusChangeRecord } from '../history/types.ts';
 import { applyPlan } from './history-write.ts';
 import { loadClusterState, lockCluster } from './history-state.ts';
@@ -44,8 +44,13 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
           if (cluster.lastTickAt !== null && cluster.lastTickAt.getTime() >= tickAt.getTime()) {
             return { written: false, reason: 'STALE_TICK', lastTickAt: cluster.lastTickAt } as const;
           }
-          const state = await loadClusterState(tx, cluster);
-          const plan = planSnapshot(state, observation);
+          const stateHash = hashObservation(observation);
+          const lastTick = await tx.observationTick.findFirst({ where: { clusterId: cluster.id }, orderBy: { id: 'desc' }, select: { id: true, outcome: true, stateHash: true } });
+          // The last tick saw exactly this: nothing to diff, nothing to load.
+          const plan =
+            lastTick !== null && lastTick.outcome === observation.outcome && lastTick.stateHash === stateHash
+              ? planUnchangedTick(observation, lastTick.id, stateHash)
+              : planSnapshot(await loadClusterState(tx, cluster), observation);
           const applied = await applyPlan(tx, { id: cluster.id, name: observation.cluster }, plan, tickAt);
           return { written: true, outcome: plan.outcome, changes: applied.changes, rows: applied.rows, extendedTick: 'extendId' in plan.tick } as const;
         },
