@@ -320,9 +320,20 @@ export class ClusterState {
     return { ok: true, code: 202, object: this.store.get(type, ns, name) ?? stored };
   }
 
+  // Orphaning: dependents lose their ownerReference to the owner, as the garbage collector does.
   private orphanDependents(meta: Record<string, unknown>): void {
     const uid = meta['uid'];
-    if (typeof uid === 'string') this.dependents.delete(uid);
+    if (typeof uid !== 'string') return;
+    for (const d of [...(this.dependents.get(uid)?.values() ?? [])]) {
+      const dep = this.store.get(d.type, d.namespace, d.name);
+      if (!dep) continue;
+      const refs = readMeta(dep)['ownerReferences'];
+      const kept = Array.isArray(refs) ? refs.filter((r) => !(typeof r === 'object' && r !== null && (r as Record<string, unknown>)['uid'] === uid)) : [];
+      const depMeta: Record<string, unknown> = { ...readMeta(dep), ownerReferences: kept };
+      if (kept.length === 0) delete depMeta['ownerReferences'];
+      this.storeObject(d.type, { ...dep, metadata: depMeta }, dep);
+    }
+    this.dependents.delete(uid);
   }
 
   private deleteDependentsForeground(uid: string): void {

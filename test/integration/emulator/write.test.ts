@@ -258,6 +258,18 @@ describe('delete', () => {
     expect(h.em.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'child' })).toBeUndefined();
   });
 
+  it('orphans dependents with propagationPolicy Orphan: they stay and lose the ownerReference', () => {
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'orphan-parent' };
+    h.em.apply(configMap('orphan-parent'));
+    const uid = String(h.em.get(ref)?.metadata?.['uid']);
+    h.em.apply({ ...configMap('orphan-child'), metadata: { name: 'orphan-child', namespace: 'default', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'orphan-parent', uid }] } });
+    h.em.remove(ref, { propagationPolicy: 'Orphan' });
+    const child = h.em.get({ ...ref, name: 'orphan-child' });
+    expect(h.em.get(ref)).toBeUndefined();
+    expect(child).toBeDefined();
+    expect(child?.metadata?.['ownerReferences']).toBeUndefined();
+  });
+
   it('terminates a namespace: contents deleted, then the namespace', async () => {
     const core = h.kc.makeApiClient(CoreV1Api);
     h.em.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } });
