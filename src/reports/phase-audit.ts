@@ -32,6 +32,7 @@ export function auditPhase(phase: PhaseHistory, context: PhaseAuditContext): Pha
   const time = measureTime(intervals, context);
   const reachableObserved = time.observedMs - time.unreachableMs;
   const changeTimes = runs.slice(1).map((run) => run.from).filter((at) => inRange(at, context));
+  const maxChangesInAnHour = maxInWindow(changeTimes, HOUR_MS);
   const failureTimes = runs.filter((run) => run.key === 'Failed' && inRange(run.from, context)).map((run) => run.from);
 
   return {
@@ -53,8 +54,8 @@ export function auditPhase(phase: PhaseHistory, context: PhaseAuditContext): Pha
     recovery: measureRecovery(runs, context),
     statusChanges: changeTimes.length,
     changesPerHour: time.observedMs > 0 ? changeTimes.length / (time.observedMs / HOUR_MS) : 0,
-    maxChangesInAnHour: maxInWindow(changeTimes, HOUR_MS),
-    flapping: maxInWindow(changeTimes, HOUR_MS) > context.flappingChangesPerHour,
+    maxChangesInAnHour,
+    flapping: maxChangesInAnHour > context.flappingChangesPerHour,
     manifestChanges: manifestChangesInRange(phase.manifestChanges, context),
   };
 }
