@@ -1,0 +1,109 @@
+/**
+ * Reads what an audit report needs for a time range, in a fixed number of statements whatever the
+ * number of phases: phases, their status intervals overlapping the range, cluster reachability,
+ * manifest changes and object revision changes in the range.
+ */
+import type { AuditInput, ManifestChange, PhaseHistory } from '../reports/index.ts';
+import { isResourceStatus } from '../status/types.ts';
+import type { Db } from './prisma.ts';
+
+/** Which phases a report covers; empty lists mean all. Token restrictions arrive here too. */
+export interface AuditSelection {
+  clusters: string[];
+  namespaces: string[];
+  /** Phase names (any cluster/namespace). */
+  phases: string[];
+}
+
+interface Entry {
+  group?: string;
+  kind?: string;
+  namespace?: string;
+  name?: string;
+}
+
+const entryKey = (e: Entry) => `${e.group ?? ''}/${e.kind ?? ''}/${e.namespace ?? ''}/${e.name ?? ''}`;
+
+function entriesOf(value: unknown): string[] {
+  return Array.isArray(value) ? (value as Entry[]).map(entryKey) : [];
+}
+
+/** Build the report input for [from, to) from the store. `to` must not be in the future. */
+export async function readAuditInput(db: Db, range: { from: Date; to: Date }, selection: AuditSelection): Promise<AuditInput> {
+  const overlaps = { from: { lt: range.to }, OR: [{ to: null }, { to: { gt: range.from } }] };
+  const phases = await db.phase.findMany({
+    where: {
+      ...(selection.clusters.length ? { cluster: { name: { in: selection.clusters } } } : {}),
+      ...(selection.namespaces.length ? { namespace: { in: selection.namespaces } } : {}),
+      ...(selection.phases.length ? { name: { in: selection.phases } } : {}),
+      firstSeenAt: { lt: range.to },
+      OR: [{ deletedAt: null }, { deletedAt: { gt: range.from } }],
+    },
+    include: { cluster: { select: { name: true, id: true } } },
+    orderBy: [{ clusterId: 'asc' }, { namespace: 'asc' }, { name: 'asc' }],
+  });
+  const phaseIds = phases.map((p) => p.id);
+  const clusterIds = [...new Set(phases.map((p) => p.clusterId))];
+
+  const [intervals, reachability, manifestIntervals, revisions] = await Promise.all([
+    db.phaseStatusInterval.findMany({ where: { phaseId: { in: phaseIds }, ...overlaps }, orderBy: [{ phaseId: 'asc' }, { from: 'asc' }] }),
+    db.clusterReachability.findMany({ where: { clusterId: { in: clusterIds }, ...overlaps }, orderBy: [{ clusterId: 'asc' }, { from: 'asc' }] }),
+    // One interval before the range too, so the first change in the range has something to diff against.
+    db.phaseManifest.findMany({
+      where: { phaseId: { in: phaseIds }, from: { lt: range.to }, OR: [{ to: null }, { to: { gte: range.from } }] },
+      include: { manifest: { select: { entries: true } } },
+      orderBy: [{ phaseId: 'asc' }, { from: 'asc' }],
+    }),
+    db.resourceStatusInterval.findMany({
+      where: { phaseId: { in: phaseIds }, from: { lt: range.to }, OR: [{ to: null }, { to: { gte: range.from } }] },
+      select: { phaseId: true, resourceKey: true, revisionId: true, from: true },
+      orderBy: [{ phaseId: 'asc' }, { resourceKey: 'asc' }, { from: 'asc' }],
+    }),
+  ]);
+
+  const byPhase = new Map<number, PhaseHistory>();
+  for (const p of phases) {
+    byPhase.set(p.id, { id: String(p.id), cluster: p.cluster.name, namespace: p.namespace, name: p.name, source: p.sourceKind, statusIntervals: [], manifestChanges: [] });
+  }
+  for (const i of intervals) {
+    if (!isResourceStatus(i.status)) continue;
+    byPhase.get(i.phaseId)?.statusIntervals.push({ status: i.status, from: i.from, to: i.to, stale: i.stale });
+  }
+
+  const changes = new Map<number, Map<number, ManifestChange>>();
+  const changeAt = (phaseId: number, at: Date): ManifestChange => {
+    const perPhase = changes.get(phaseId) ?? new Map<number, ManifestChange>();
+    changes.set(phaseId, perPhase);
+    let change = perPhase.get(at.getTime());
+    if (!change) perPhase.set(at.getTime(), (change = { at, added: [], removed: [], revisionsChanged: [] }));
+    return change;
+  };
+  for (let n = 1; n < manifestIntervals.length; n++) {
+    const before = manifestIntervals[n - 1];
+    const after = manifestIntervals[n];
+    if (!before || !after || before.phaseId !== after.phaseId || after.from < range.from) continue;
+    const was = new Set(entriesOf(before.manifest.entries));
+    const now = new Set(entriesOf(after.manifest.entries));
+    const change = changeAt(after.phaseId, after.from);
+    change.added.push(...[...now].filter((k) => !was.has(k)));
+    change.removed.push(...[...was].filter((k) => !now.has(k)));
+  }
+  for (let n = 1; n < revisions.length; n++) {
+    const before = revisions[n - 1];
+    const after = revisions[n];
+    if (!before || !after || before.phaseId !== after.phaseId || before.resourceKey !== after.resourceKey) continue;
+    if (after.from < range.from || before.revisionId === after.revisionId || after.revisionId === null || before.revisionId === null) continue;
+    changeAt(after.phaseId, after.from).revisionsChanged.push(after.resourceKey);
+  }
+  for (const [phaseId, perPhase] of changes) {
+    const history = byPhase.get(phaseId);
+    if (history) history.manifestChanges = [...perPhase.values()].sort((a, b) => a.at.getTime() - b.at.getTime());
+  }
+
+  const clusterNames = new Map(phases.map((p) => [p.clusterId, p.cluster.name]));
+  const clusters = clusterIds.map((id) => ({
+    name: clusterNames.get(id) as string,
+    reachability: reachability.filter((r) => r.clusterId === id).map((r) => ({ reachable: r.reachable, from: r.from, to: r.to })),
+  }));
+  return { range, clusters, phases: [...byPhase.values()] };
+}

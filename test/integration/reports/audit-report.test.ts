@@ -1,0 +1,106 @@
+/**
+ * Audit reports over stored history: rows as the snapshot writer stores them, read back for a range
+ * and computed to figures checked by hand.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuditReport } from '../../../src/services/audit-report.ts';
+import { createDb } from '../../../src/store/prisma.ts';
+import type { Db } from '../../../src/store/prisma.ts';
+import { createTestDatabase } from '../../helpers/services.ts';
+import type { TestDatabase } from '../../helpers/services.ts';
+
+const t = (hhmm: string) => new Date(`2026-11-17T${hhmm}:00Z`);
+let database: TestDatabase;
+let db: Db;
+
+beforeAll(async () => {
+  database = await createTestDatabase('audit');
+  db = createDb(database.url);
+  const prod = await db.cluster.create({ data: { name: 'prod', labels: {} } });
+  const other = await db.cluster.create({ data: { name: 'staging', labels: {} } });
+  const shop = await db.phase.create({ data: { clusterId: prod.id, sourceKind: 'flux', namespace: 'flux-system', name: 'shop', firstSeenAt: t('09:00'), lastSeenAt: t('12:00') } });
+  await db.phase.create({ data: { clusterId: other.id, sourceKind: 'flux', namespace: 'flux-system', name: 'shop', firstSeenAt: t('09:00'), lastSeenAt: t('12:00') } });
+  const summary = { current: 1 };
+  await db.phaseStatusInterval.createMany({
+    data: [
+      { phaseId: shop.id, status: 'Current', summary, from: t('09:00'), to: t('10:30') },
+      { phaseId: shop.id, status: 'Failed', summary, from: t('10:30'), to: t('10:45') },
+      { phaseId: shop.id, status: 'Current', summary, from: t('10:45'), to: t('11:30') },
+      { phaseId: shop.id, status: 'Current', summary, stale: true, from: t('11:30'), to: t('11:40') },
+      { phaseId: shop.id, status: 'Current', summary, from: t('11:40'), to: null },
+    ],
+  });
+  await db.clusterReachability.createMany({
+    data: [
+      { clusterId: prod.id, reachable: true, from: t('09:00'), to: t('11:30') },
+      { clusterId: prod.id, reachable: false, errorKind: 'UNREACHABLE', from: t('11:30'), to: t('11:40') },
+      { clusterId: prod.id, reachable: true, from: t('11:40'), to: null },
+    ],
+  });
+  const entry = (kind: string, name: string, group = '') => ({ group, kind, namespace: 'shop', name });
+  const before = await db.manifest.create({ data: { hash: 'm1', source: {}, entries: [entry('Deployment', 'web', 'apps'), entry('Service', 'web')], entryCount: 2 } });
+  const after = await db.manifest.create({ data: { hash: 'm2', source: {}, entries: [entry('Deployment', 'web', 'apps'), entry('Service', 'web'), entry('ConfigMap', 'flags')], entryCount: 3 } });
+  await db.phaseManifest.createMany({
+    data: [
+      { phaseId: shop.id, manifestId: before.id, from: t('09:00'), to: t('11:00') },
+      { phaseId: shop.id, manifestId: after.id, from: t('11:00'), to: null },
+    ],
+  });
+  const rev1 = await db.objectRevision.create({ data: { hash: 'r1', object: { spec: { image: 'web:1' } } } });
+  const rev2 = await db.objectRevision.create({ data: { hash: 'r2', object: { spec: { image: 'web:2' } } } });
+  await db.resourceStatusInterval.createMany({
+    data: [
+      { phaseId: shop.id, resourceKey: 'apps/Deployment/shop/web', status: 'Current', presence: 'Present', revisionId: rev1.id, from: t('09:00'), to: t('11:15') },
+      { phaseId: shop.id, resourceKey: 'apps/Deployment/shop/web', status: 'InProgress', presence: 'Present', revisionId: rev2.id, from: t('11:15'), to: null },
+    ],
+  });
+});
+
+afterAll(async () => {
+  await db.$disconnect();
+  await database.drop();
+});
+
+describe('audit reports over stored history', () => {
+  it('computes availability, failures, recovery, outages and manifest changes for a range', async () => {
+    const { report } = await createAuditReport(db, { from: t('10:00'), to: t('12:00'), now: t('12:00'), format: 'json', selection: { clusters: ['prod'], namespaces: [], phases: [] } });
+    expect(report.phases).toHaveLength(1);
+    const shop = report.phases[0];
+    expect(shop).toMatchObject({ cluster: 'prod', name: 'shop', observedMs: 7_200_000, unreachableMs: 600_000, failures: 1 });
+    expect(shop?.availability).toBeCloseTo((95 / 110) * 100, 6);
+    expect(shop?.timeInStatus).toMatchObject({ Current: 95 * 60_000, Failed: 15 * 60_000 });
+    expect(shop?.recovery.meanTimeToRecoverMs).toBe(15 * 60_000);
+    expect(shop?.manifestChanges).toEqual([
+      { at: t('11:00'), added: ['/ConfigMap/shop/flags'], removed: [], revisionsChanged: [] },
+      { at: t('11:15'), added: [], removed: [], revisionsChanged: ['apps/Deployment/shop/web'] },
+    ]);
+    expect(report.clusters).toHaveLength(1);
+    expect(report.clusters[0]).toMatchObject({ name: 'prod', unreachableMs: 600_000, longestOutageMs: 600_000 });
+    expect(report.clusters[0]?.outages).toHaveLength(1);
+  });
+
+  it('leaves changes before the range out and clips intervals that cross its start', async () => {
+    const { report } = await createAuditReport(db, { from: t('11:05'), to: t('11:20'), now: t('12:00'), format: 'json', selection: { clusters: ['prod'], namespaces: [], phases: ['shop'] } });
+    const shop = report.phases[0];
+    expect(shop).toMatchObject({ observedMs: 15 * 60_000, failures: 0, availability: 100 });
+    expect(shop?.manifestChanges.map((c) => c.at)).toEqual([t('11:15')]);
+  });
+
+  it('renders every format, and an HTML timeline per phase', async () => {
+    const selection = { clusters: [], namespaces: [], phases: [] };
+    const request = { from: t('10:00'), to: t('12:00'), now: t('12:00'), selection };
+    const csv = await createAuditReport(db, { ...request, format: 'csv' });
+    expect(csv.contentType).toContain('text/csv');
+    expect(csv.content.trim().split('\n')).toHaveLength(3); // header + prod/shop + staging/shop
+    const md = await createAuditReport(db, { ...request, format: 'markdown' });
+    expect(md.content).toContain('shop');
+    const html = await createAuditReport(db, { ...request, format: 'html' });
+    expect(html.content.match(/<svg/g)).toHaveLength(2);
+    expect(html.content).not.toMatch(/https?:\/\/(?!www\.w3\.org)/); // self-contained
+  });
+
+  it('cuts a range that ends in the future at now', async () => {
+    const { report } = await createAuditReport(db, { from: t('10:00'), to: t('23:00'), now: t('12:00'), format: 'json', selection: { clusters: ['prod'], namespaces: [], phases: [] } });
+    expect(report.phases[0]?.observedMs).toBe(7_200_000);
+  });
+});
