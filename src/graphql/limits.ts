@@ -18,8 +18,9 @@ export interface QueryLimits {
 
 export const DEFAULT_LIMITS: QueryLimits = { maxDepth: 12, maxCost: 50_000 };
 
-function tooComplex(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'QUERY_TOO_COMPLEX' } });
+/** A validation error (code GRAPHQL_VALIDATION_FAILED, as Apollo gives every one) naming the limit hit. */
+function tooComplex(message: string, limit: 'depth' | 'cost'): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit } });
 }
 
 interface Walk {
@@ -80,8 +81,8 @@ export function createLimitsRule(limits: QueryLimits, variables: Record<string, 
       OperationDefinition(operation) {
         const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
         const [depth, cost] = measure(operation.selectionSet, root ?? undefined, { fragments, variables, schema }, new Set());
-        if (depth > limits.maxDepth) context.reportError(tooComplex(`the query is ${depth} levels deep; the limit is ${limits.maxDepth}`));
-        if (cost > limits.maxCost) context.reportError(tooComplex(`the query costs ${cost}; the limit is ${limits.maxCost} (a field with first: N counts what it selects N times)`));
+        if (depth > limits.maxDepth) context.reportError(tooComplex(`the query is ${depth} levels deep; the limit is ${limits.maxDepth}`, 'depth'));
+        if (cost > limits.maxCost) context.reportError(tooComplex(`the query costs ${cost}; the limit is ${limits.maxCost} (a field with first: N counts what it selects N times)`, 'cost'));
       },
     };
   };

@@ -62,8 +62,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
+        // Keep reading (and dropping) the rest so the 413 reaches the client; the connection closes after it.
         reject(new BodyTooLargeError(`request body exceeds ${limit} bytes`));
-        req.destroy();
         return;
       }
       chunks.push(chunk);
@@ -146,7 +146,7 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
         body = text && headers.get('content-type')?.includes('application/json') ? JSON.parse(text) : text;
       } catch (error) {
         const status = error instanceof BodyTooLargeError ? 413 : 400;
-        res.writeHead(status, { 'content-type': 'application/json' });
+        res.writeHead(status, { 'content-type': 'application/json', ...(status === 413 ? { connection: 'close' } : {}) });
         res.end(JSON.stringify({ errors: [{ message: status === 413 ? (error as Error).message : 'request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] }));
         return;
       }

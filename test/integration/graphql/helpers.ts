@@ -71,7 +71,7 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
 export interface GqlResult<T = Record<string, unknown>> {
   status: number;
   data?: T | null;
-  errors?: { message: string; path?: string[]; extensions?: { code?: string } }[];
+  errors?: { message: string; path?: string[]; extensions?: { code?: string; limit?: string } }[];
 }
 
 /** POSTs a query as JSON. */

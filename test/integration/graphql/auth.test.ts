@@ -1,0 +1,176 @@
+/**
+ * Bearer tokens: scopes, cluster/namespace restrictions (the same for queries, gates and WebSocket
+ * operations), admin token management, anonymous access rules and the start-up refusal.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToken } from '../../../src/auth/tokens.ts';
+import { createApiWiring, decideAnonymousRead } from '../../../src/graphql/api-wiring.ts';
+import { StartupError } from '../../../src/runtime/errors.ts';
+import { createApiTokenStore } from '../../../src/store/api-token-store.ts';
+import { createDb, type Db } from '../../../src/store/prisma.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/services.ts';
+import { gql, gqlData, startTestApi, wsClient, type TestApi } from './helpers.ts';
+import { seedHistory, type Seeded } from './seed.ts';
+import pino from 'pino';
+
+let database: TestDatabase;
+let db: Db;
+let api: TestApi;
+let seeded: Seeded;
+let admin: string;
+let paymentsReader: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase('gql_auth');
+  seeded = await seedHistory(database.url);
+  db = createDb(database.url, { poolSize: 4 });
+  const tokens = createApiTokenStore(db);
+  admin = (await createToken(tokens, { name: 'root', scopes: ['admin'] })).secret;
+  paymentsReader = (await createToken(tokens, { name: 'payments-ci', scopes: ['read'], clusters: ['prod'], namespaces: ['payments'] })).secret;
+  api = await startTestApi({ db, anonymousRead: false });
+});
+
+afterAll(async () => {
+  await api?.close();
+  await db?.$disconnect();
+  await database?.drop();
+});
+
+const PHASE_NAMES = '{ phases { edges { node { cluster namespace name } } } }';
+
+describe('authentication', () => {
+  it.each([
+    ['no Authorization header', undefined],
+    ['an unknown token', 'plg_not-a-real-token'],
+    ['a token without the prefix', 'abc'],
+  ])('refuses %s with 401 UNAUTHENTICATED', async (_label, token) => {
+    const result = await gql(api.url, PHASE_NAMES, {}, token);
+    expect(result.status).toBe(401);
+    expect(result.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('stores only the sha256 of a secret, and shows the secret only when it is made', async () => {
+    const rows = await db.apiToken.findMany({ orderBy: { name: 'asc' } });
+    expect(rows.map((r) => r.name)).toEqual(['payments-ci', 'root']);
+    const root = rows.find((r) => r.name === 'root');
+    expect(root?.tokenHash).toBe(createHash('sha256').update(admin).digest('hex'));
+    expect(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(admin);
+    const listed = await gqlData<{ tokens: Record<string, unknown>[] }>(api.url, '{ tokens { name scopes clusters namespaces revokedAt } }', {}, admin);
+    expect(listed.tokens).toEqual([
+      { name: 'payments-ci', scopes: ['read'], clusters: ['prod'], namespaces: ['payments'], revokedAt: null },
+      { name: 'root', scopes: ['admin'], clusters: [], namespaces: [], revokedAt: null },
+    ]);
+  });
+});
+
+describe('restrictions', () => {
+  it('a restricted token sees only its clusters and namespaces in lists, lookups and the change log', async () => {
+    const phases = await gqlData<{ phases: { edges: { node: unknown }[] } }>(api.url, PHASE_NAMES, {}, paymentsReader);
+    expect(phases.phases.edges.map((e) => e.node)).toEqual([{ cluster: 'prod', namespace: 'payments', name: 'ledger' }]);
+    const other = await gqlData<Record<string, unknown>>(api.url, `{ web: phase(id: "${seeded.web}") { name } clusters { name } }`, {}, paymentsReader);
+    expect(other).toEqual({ web: null, clusters: [{ name: 'prod' }] });
+    const changes = await gqlData<{ statusChanges: { edges: { node: { phase: { name: string } | null; scope: string } }[] } }>(api.url, '{ statusChanges { edges { node { scope phase { name } } } } }', {}, paymentsReader);
+    expect(changes.statusChanges.edges.map((e) => e.node)).toEqual([{ scope: 'phase', phase: { name: 'ledger' } }]);
+  });
+
+  it('a restricted token cannot gate on a phase it may not see (NOT_FOUND, as if it did not exist)', async () => {
+    const hidden = await gql(api.url, '{ gate(phase: { cluster: "prod", namespace: "shop", name: "web" }, for: "1m") { passed } }', {}, paymentsReader);
+    expect(hidden.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const visible = await gqlData<{ gate: { passed: boolean } }>(api.url, '{ gate(phase: { cluster: "prod", namespace: "payments", name: "ledger" }, for: "1m") { passed } }', {}, paymentsReader);
+    expect(visible.gate.passed).toBe(true);
+  });
+
+  it('applies the same restrictions to operations over WebSocket, authenticated at connection_init', async () => {
+    const client = wsClient(api.wsUrl, paymentsReader);
+    try {
+      const results: unknown[] = [];
+      for await (const result of client.iterate({ query: PHASE_NAMES })) results.push(result);
+      expect(results).toEqual([{ data: { phases: { edges: [{ node: { cluster: 'prod', namespace: 'payments', name: 'ledger' } }] } } }]);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('closes a WebSocket whose connection_init has no valid token (4403)', async () => {
+    const client = wsClient(api.wsUrl, 'plg_wrong');
+    try {
+      const error = await (async () => {
+        try {
+          for await (const _ of client.iterate({ query: PHASE_NAMES })) void _;
+          return undefined;
+        } catch (caught) {
+          return caught as { code?: number };
+        }
+      })();
+      expect(error?.code).toBe(4403);
+    } finally {
+      await client.dispose();
+    }
+  });
+});
+
+describe('admin mutations', () => {
+  it('need the admin scope', async () => {
+    for (const query of ['{ tokens { name } }', 'mutation { createToken(name: "x", scopes: [read]) { secret } }', 'mutation { revokeToken(name: "root") }']) {
+      const result = await gql(api.url, query, {}, paymentsReader);
+      expect(result.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    }
+  });
+
+  it('create a token whose secret works at once, and revoke it so it stops working', async () => {
+    const created = await gqlData<{ createToken: { secret: string; token: { name: string; scopes: string[]; clusters: string[] } } }>(
+      api.url, 'mutation { createToken(name: "staging-ci", scopes: [read], clusters: ["staging"]) { secret token { name scopes clusters } } }', {}, admin,
+    );
+    expect(created.createToken.token).toEqual({ name: 'staging-ci', scopes: ['read'], clusters: ['staging'] });
+    expect(created.createToken.secret).toMatch(/^plg_[A-Za-z0-9_-]{43}$/);
+    const secret = created.createToken.secret;
+    const seen = await gqlData<{ phases: { edges: { node: unknown }[] } }>(api.url, PHASE_NAMES, {}, secret);
+    expect(seen.phases.edges.map((e) => e.node)).toEqual([{ cluster: 'staging', namespace: 'shop', name: 'web' }]);
+
+    const duplicate = await gql(api.url, 'mutation { createToken(name: "staging-ci", scopes: [read]) { secret } }', {}, admin);
+    expect(duplicate.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const noScopes = await gql(api.url, 'mutation { createToken(name: "empty", scopes: []) { secret } }', {}, admin);
+    expect(noScopes.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+
+    expect(await gqlData(api.url, 'mutation { revokeToken(name: "staging-ci") }', {}, admin)).toEqual({ revokeToken: true });
+    expect(await gqlData(api.url, 'mutation { revokeToken(name: "staging-ci") }', {}, admin)).toEqual({ revokeToken: false });
+    const after = await gql(api.url, PHASE_NAMES, {}, secret);
+    expect(after.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('anonymous access', () => {
+  it('is on by default for a loopback bind and off elsewhere once a token exists', () => {
+    expect(decideAnonymousRead('127.0.0.1', undefined, 0)).toBe(true);
+    expect(decideAnonymousRead('::1', undefined, 0)).toBe(true);
+    expect(decideAnonymousRead('0.0.0.0', undefined, 1)).toBe(false);
+    expect(decideAnonymousRead('0.0.0.0', true, 0)).toBe(true);
+    expect(decideAnonymousRead('10.1.2.3', false, 0)).toBe(false);
+  });
+
+  it('a non-loopback bind without tokens and without an explicit choice refuses to start', async () => {
+    const empty = await createTestDatabase('gql_auth_empty');
+    const emptyDb = createDb(empty.url, { poolSize: 1 });
+    try {
+      const start = createApiWiring({ db: emptyDb, config: { server: { host: '0.0.0.0', port: 0 }, api: { introspection: true, maxDepth: 12, maxCost: 50_000 } }, log: pino({ level: 'silent' }) });
+      await expect(start).rejects.toThrow(StartupError);
+      await expect(start).rejects.toThrow(/no API token exists/);
+    } finally {
+      await emptyDb.$disconnect();
+      await empty.drop();
+    }
+  });
+
+  it('anonymous readers may read but not administer', async () => {
+    const open = await startTestApi({ db, anonymousRead: true });
+    try {
+      const phases = await gqlData<{ phases: { edges: unknown[] } }>(open.url, PHASE_NAMES);
+      expect(phases.phases.edges).toHaveLength(5);
+      const tokens = await gql(open.url, '{ tokens { name } }');
+      expect(tokens.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    } finally {
+      await open.close();
+    }
+  });
+});
