@@ -77,17 +77,18 @@ export interface ClusterReadFailure {
   message: string;
 }
 
-/** What one read of a cluster saw. */
+/** What one read of a cluster saw. `labels` are the cluster's configured labels, stored with it. */
 export type ClusterObservation =
   | {
       outcome: 'ok';
       cluster: string;
+      labels?: Record<string, string>;
       at: Date;
       phases: ObservedPhase[];
       /** Phase sources whose inventories could not be listed: their phases keep their state (never "deleted"). */
       unobservedSources: string[];
     }
-  | { outcome: 'unreachable'; cluster: string; at: Date; error: ClusterReadFailure };
+  | { outcome: 'unreachable'; cluster: string; labels?: Record<string, string>; at: Date; error: ClusterReadFailure };
 
 /** A resource interval still open in the store. */
 export interface OpenResourceInterval {

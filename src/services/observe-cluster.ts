@@ -43,10 +43,10 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
   const now = options.now ?? (() => new Date());
   const discovered = await discoverPhases(cluster, options.discover);
   const discoveryFailure = findDiscoveryFailure(discovered);
-  if (discoveryFailure !== undefined) return unreachable(cluster.name, now(), discoveryFailure);
+  if (discoveryFailure !== undefined) return unreachable(cluster, now(), discoveryFailure);
   const refs = discovered.phases.flatMap((d) => d.phase.entries);
   const read = await readObjects(cluster, refs, { includePods: true, ...options.read });
-  if (read.clusterError !== undefined) return unreachable(cluster.name, now(), read.clusterError);
+  if (read.clusterError !== undefined) return unreachable(cluster, now(), read.clusterError);
   const at = now();
   const outcomeOf = indexOutcomes(read);
   const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
@@ -55,7 +55,7 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
     return observePhase(phase, manifest, resources, at, options.redaction);
   });
   const unobservedSources = [...new Set(discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind))];
-  return { outcome: 'ok', cluster: cluster.name, at, phases, unobservedSources };
+  return { outcome: 'ok', cluster: cluster.name, labels: cluster.labels, at, phases, unobservedSources };
 }
 
 /** Every inventory kind failed for a cluster-level reason and nothing was found: the cluster is down. */
@@ -65,8 +65,8 @@ function findDiscoveryFailure(discovered: DiscoverPhasesResult): KubeError | und
   return clusterLevel ? discovered.errors[0]?.error : undefined;
 }
 
-function unreachable(cluster: string, at: Date, error: KubeError): ClusterObservation {
-  return { outcome: 'unreachable', cluster, at, error: { kind: error.kind, message: error.message } };
+function unreachable(cluster: ClusterClient, at: Date, error: KubeError): ClusterObservation {
+  return { outcome: 'unreachable', cluster: cluster.name, labels: cluster.labels, at, error: { kind: error.kind, message: error.message } };
 }
 
 type Outcome = ReturnType<ReturnType<typeof indexOutcomes>>;

@@ -51,7 +51,7 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
             lastTick !== null && lastTick.outcome === observation.outcome && lastTick.stateHash === stateHash
               ? planUnchangedTick(observation, lastTick.id, stateHash)
               : planSnapshot(await loadClusterState(tx, cluster), observation);
-          const applied = await applyPlan(tx, { id: cluster.id, name: observation.cluster }, plan, tickAt);
+          const applied = await applyPlan(tx, { id: cluster.id, name: observation.cluster, ...(observation.labels ? { labels: observation.labels } : {}) }, plan, tickAt);
           return { written: true, outcome: plan.outcome, changes: applied.changes, rows: applied.rows, extendedTick: 'extendId' in plan.tick } as const;
         },
         { timeout: options.transactionTimeoutMs ?? 120_000, maxWait: 30_000 },

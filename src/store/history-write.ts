@@ -22,8 +22,8 @@ export interface AppliedPlan {
   rows: number;
 }
 
-/** Writes `plan` for the locked cluster `clusterId` named `cluster`. */
-export async function applyPlan(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, tickAt: Date): Promise<AppliedPlan> {
+/** Writes `plan` for the locked cluster `cluster` (and its configured labels, when given). */
+export async function applyPlan(tx: Tx, cluster: { id: number; name: string; labels?: Record<string, string> }, plan: SnapshotPlan, tickAt: Date): Promise<AppliedPlan> {
   let rows = 0;
   const at = plan.at;
   const clusterId = cluster.id;
@@ -38,7 +38,12 @@ export async function applyPlan(tx: Tx, cluster: { id: number; name: string }, p
   }
   await tx.cluster.update({
     where: { id: clusterId },
-    data: { reachable: plan.cluster.reachable, lastTickAt: tickAt, ...(plan.cluster.lastGoodReadAt ? { lastGoodReadAt: plan.cluster.lastGoodReadAt } : {}) },
+    data: {
+      reachable: plan.cluster.reachable,
+      lastTickAt: tickAt,
+      ...(plan.cluster.lastGoodReadAt ? { lastGoodReadAt: plan.cluster.lastGoodReadAt } : {}),
+      ...(cluster.labels !== undefined ? { labels: cluster.labels as Json } : {}),
+    },
   });
   rows += 1;
   if ('extendId' in plan.tick) {

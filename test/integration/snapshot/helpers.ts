@@ -64,7 +64,7 @@ export interface EmulatedCluster {
 /** Starts an emulator on port 0 and loads it as cluster `name`. */
 export async function startEmulatedCluster(name: string): Promise<EmulatedCluster> {
   const emulator = await startEmulator({ port: 0 });
-  const loaded = loadKubeconfigClusters({ yaml: emulator.kubeconfig(), name });
+  const loaded = loadKubeconfigClusters({ yaml: emulator.kubeconfig(), name, labels: { env: 'test' } });
   const handle = loaded.clusters[0];
   if (handle === undefined) throw new Error(`kubeconfig did not load: ${JSON.stringify(loaded.errors)}`);
   const client = createClusterClient(handle, { transport: { timeoutMs: 2000 } });

@@ -41,6 +41,7 @@ describe('recording snapshots of a cluster', () => {
     expect(outcome).toMatchObject({ written: true, outcome: 'ok', changes: 12 + 3 + 1, published: true });
     const counts = await countRows(database.db);
     expect(counts).toMatchObject({ Cluster: 1, Phase: 3, PhaseManifest: 3, Manifest: 3, ResourceStatusInterval: 12, PhaseStatusInterval: 3, ObservationTick: 1, ClusterReachability: 1 });
+    expect(await database.db.cluster.findFirstOrThrow()).toMatchObject({ name: 'alpha', labels: { env: 'test' }, reachable: true, lastGoodReadAt: new Date(tick) });
     const statuses = await database.db.resourceStatusInterval.groupBy({ by: ['status'], _count: true });
     expect(statuses).toEqual([{ status: 'Current', _count: 12 }]);
     await waitUntil(() => events.length === 16, '16 change events');
