@@ -24,6 +24,7 @@ import { createDb } from './store/prisma.ts';
 import { parseDatabaseUrl, readMigrationsList } from './store/schema-engine.ts';
 import { loadWorkerClusters } from '../workers/load-worker-clusters.ts';
 import { startWorkers } from '../workers/start-workers.ts';
+import { startReportWorker } from '../workers/report-worker.ts';
 
 export interface RunningPhaselog {
   /** The API's base URL, when this process serves the API. */
@@ -130,6 +131,10 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
       }
       const workers = await startWorkers({ config: workerConfig, db, redisUrl: redis.url, log: workerLog, clusters });
       closers.push({ name: 'workers', close: () => workers.close() });
+      if (config.reports.schedules.length) {
+        const reports = await startReportWorker({ db, redisUrl: redis.url, log: log.child({ part: 'reports' }), schedules: config.reports.schedules });
+        closers.push({ name: 'report-worker', close: () => reports.close() });
+      }
     }
 
     if (config.role === 'all' || config.role === 'api') {

@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { clustersConfigSchema } from './kube/config.ts';
 import { healthConfigSchema } from './status/custom/config.ts';
+import { reportsConfigSchema } from './queue/report-jobs.ts';
 import { parseDuration } from './duration.ts';
 
 /** Which parts of phaselog a process runs. */
@@ -85,6 +86,8 @@ export const configSchema = z.strictObject({
     .default({ url: 'http://127.0.0.1:4000/graphql' }),
   clusters: clustersConfigSchema.default([]),
   health: healthConfigSchema.optional(),
+  /** Scheduled audit reports, stored for download. */
+  reports: reportsConfigSchema.default({ schedules: [] }),
   /** The GraphQL API's access and limits. */
   api: z
     .strictObject({

@@ -109,3 +109,15 @@ describe('durations', () => {
     [273_600_000, '3d4h'],
   ])('formats %d ms as %s', (ms, text) => expect(formatDuration(ms)).toBe(text));
 });
+
+describe('report schedules', () => {
+  it('reads reports.schedules with defaults', () => {
+    const config = loadConfig({}, dirWith('reports:\n  schedules:\n    - name: weekly-prod\n      every: 7d\n      clusters: [prod]\n'));
+    expect(config.reports.schedules).toEqual([{ name: 'weekly-prod', every: '7d', format: 'html', clusters: ['prod'], namespaces: [], phases: [] }]);
+  });
+
+  it('names a bad schedule key', () => {
+    const issues = issuesOf(() => loadConfig({}, dirWith('reports:\n  schedules:\n    - name: bad name\n      every: often\n')));
+    expect(issues.map((i) => i.key).sort()).toEqual(['reports.schedules.0.every', 'reports.schedules.0.name']);
+  });
+});
