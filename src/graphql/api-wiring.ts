@@ -9,6 +9,7 @@ import type { Config } from '../config.ts';
 import { subscribeChanges } from '../pubsub/change-publisher.ts';
 import { StartupError } from '../runtime/errors.ts';
 import { createChangeFeed, type ChangeSource } from '../services/read-change-feed.ts';
+import { createRefresher } from '../services/read-refresh.ts';
 import { createApiTokenStore } from '../store/api-token-store.ts';
 import type { Db } from '../store/prisma.ts';
 import { createHistoryReader } from '../store/read-history.ts';
@@ -78,6 +79,10 @@ export interface ApiWiringOptions {
   redisUrl?: string;
   /** Redis channel prefix (tests use a unique one). */
   channelPrefix?: string;
+  /** The snapshot queue refreshes go to (tests use unique ones). @default SNAPSHOT_QUEUE, 'bull' */
+  snapshotQueue?: { name: string; prefix: string };
+  /** Longest wait for a refresh. @default 30000 */
+  refreshTimeoutMs?: number;
   log: Logger;
 }
 
@@ -88,12 +93,23 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
   const phases = createPhaseReader(options.db);
   const history = createHistoryReader(options.db);
   const changes = options.redisUrl === undefined ? undefined : createChangeFeed({ source: redisChangeSource(options.redisUrl, options.channelPrefix), history });
-  const read: ReadApi = { phases, history, tokens, ...(changes ? { changes } : {}) };
+  const refresher =
+    options.redisUrl === undefined
+      ? undefined
+      : createRefresher({
+          redisUrl: options.redisUrl,
+          ...(options.snapshotQueue ? { queueName: options.snapshotQueue.name, prefix: options.snapshotQueue.prefix } : {}),
+          ...(options.refreshTimeoutMs !== undefined ? { timeoutMs: options.refreshTimeoutMs } : {}),
+        });
+  const read: ReadApi = { phases, history, tokens, ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}) };
   return {
     read,
     anonymousRead,
     authenticator: createAuthenticator({ tokens, anonymousRead, onTouchError: (err) => options.log.warn({ err }, 'recording token use failed') }),
     newLoaders: () => createLoaders(read),
-    close: async () => changes?.close(),
+    close: async () => {
+      await changes?.close();
+      await refresher?.close();
+    },
   };
 }

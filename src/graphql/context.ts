@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
 import type { ChangeFeed } from '../services/read-change-feed.ts';
+import type { Refresher } from '../services/read-refresh.ts';
 import type { ApiTokenStore } from '../store/api-token-store.ts';
 import type { ClusterStore } from '../store/cluster-store.ts';
 import type { HistoryReader } from '../store/read-history.ts';
@@ -15,6 +16,8 @@ export interface ReadApi {
   tokens: ApiTokenStore;
   /** Live status changes; absent where no Redis is wired (subscriptions then fail with an error). */
   changes?: ChangeFeed;
+  /** "Refresh now" through the snapshot queue; absent where no Redis is wired. */
+  refresher?: Refresher;
 }
 
 /** What resolvers may use. Built per request (HTTP) or per operation (WebSocket). */

@@ -16,3 +16,8 @@ export function forbidden(message: string): GraphQLError {
 export function unauthenticated(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
 }
+
+/** A part the request needs (snapshot workers, Redis) did not answer in time or failed. */
+export function serviceUnavailable(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'SERVICE_UNAVAILABLE' } });
+}

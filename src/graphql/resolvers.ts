@@ -15,7 +15,7 @@ import { subscriptionResolvers } from './resolvers/subscription.ts';
 import { DateTimeScalar, DurationScalar, JsonScalar } from './scalars.ts';
 
 /** Root fields that need `admin`; every other root field needs `read`. */
-const ADMIN_FIELDS = new Set(['Query.tokens', 'Mutation.createToken', 'Mutation.revokeToken']);
+const ADMIN_FIELDS = new Set(['Query.tokens', 'Mutation.createToken', 'Mutation.revokeToken', 'Mutation.refreshCluster', 'Mutation.refreshPhase']);
 
 type Resolver = IFieldResolver<unknown, GraphqlContext>;
 

@@ -3,7 +3,11 @@ import type { IResolvers } from '@graphql-tools/utils';
 import { createToken, revokeToken, TokenInputError, type TokenScope } from '../../auth/tokens.ts';
 import { TokenNameTakenError } from '../../store/api-token-store.ts';
 import type { GraphqlContext } from '../context.ts';
-import { badUserInput } from '../errors.ts';
+import { canSee } from '../../auth/principal.ts';
+import type { RefreshOutcome } from '../../services/read-refresh.ts';
+import type { PhaseRef } from '../../services/read-phase-ref.ts';
+import { badUserInput, notFound, serviceUnavailable } from '../errors.ts';
+import { requirePhase } from './query.ts';
 
 type Args = Record<string, unknown>;
 
@@ -29,5 +33,30 @@ export const mutationResolvers: IResolvers<unknown, GraphqlContext> = {
       if (revoked) ctx.log.info({ token: args.name, by: ctx.principal.name }, 'API token revoked');
       return revoked;
     },
+    refreshCluster: async (_parent, args: Args, ctx) => {
+      const name = args.cluster as string;
+      // A cluster has no row until its first snapshot, so the worker decides whether it is known.
+      if (!canSee(ctx.principal, name, null)) throw notFound(`no cluster ${JSON.stringify(name)}`);
+      const snapshot = requireSnapshot(await refresh(ctx, name));
+      const after = (await ctx.clusters.listClusters()).find((c) => c.name === name);
+      if (after === undefined) throw notFound(`no cluster ${JSON.stringify(name)}`);
+      return { cluster: after, written: snapshot.written, outcome: snapshot.outcome ?? null, changes: snapshot.changes };
+    },
+    refreshPhase: async (_parent, args: Args, ctx) => {
+      const phase = await requirePhase(ctx, args.phase as PhaseRef);
+      requireSnapshot(await refresh(ctx, phase.cluster));
+      const [fresh] = await ctx.read.phases.getPhasesByIds(ctx.principal.access, [phase.id]);
+      return fresh ?? phase;
+    },
   },
 };
+
+function refresh(ctx: GraphqlContext, cluster: string): Promise<RefreshOutcome> {
+  if (ctx.read.refresher === undefined) throw serviceUnavailable('refresh is not available: this server has no snapshot queue');
+  return ctx.read.refresher.refreshCluster(cluster);
+}
+
+function requireSnapshot(outcome: RefreshOutcome) {
+  if (!outcome.ok) throw serviceUnavailable(outcome.message);
+  return outcome.snapshot;
+}

@@ -28,6 +28,7 @@ export interface TestApiOptions {
   maxCost?: number;
   redisUrl?: string;
   channelPrefix?: string;
+  snapshotQueue?: { name: string; prefix: string };
 }
 
 export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
@@ -40,6 +41,7 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     log,
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
     ...(options.channelPrefix ? { channelPrefix: options.channelPrefix } : {}),
+    ...(options.snapshotQueue ? { snapshotQueue: options.snapshotQueue } : {}),
   });
   const http = createHttpServer({ host, port: 0, log, readiness: {} });
   const clusters = createClusterStore(options.db);
