@@ -7,12 +7,12 @@ import type { ObservedPhaseStatus, ObservedResource, OpenPhaseInterval, OpenReso
 
 /** Fingerprint of an observed resource: status, reason, message, generations, revision, custom health. */
 export function fingerprintObservedResource(r: ObservedResource): string {
-  return canonicalJson([r.status, r.reason ?? null, r.message, r.presence, r.generation ?? null, r.observedGeneration ?? null, r.revision?.hash ?? null, r.customHealth?.health ?? null]);
+  return canonicalJson([r.status, r.reason ?? null, r.message, r.presence, r.generation ?? null, r.observedGeneration ?? null, r.revision?.hash ?? null, r.customHealth?.health ?? null, r.unread === true]);
 }
 
 /** Fingerprint of a stored open resource interval, comparable with {@link fingerprintObservedResource}. */
 export function fingerprintStoredResource(r: OpenResourceInterval): string {
-  return canonicalJson([r.status, r.reason, r.message, r.presence, r.generation, r.observedGeneration, r.revisionHash, r.customHealth]);
+  return canonicalJson([r.status, r.reason, r.message, r.presence, r.generation, r.observedGeneration, r.revisionHash, r.customHealth, false]);
 }
 
 /** Fingerprint of a phase status; condition transition times are left out on purpose. */

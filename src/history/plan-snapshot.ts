@@ -143,7 +143,7 @@ function planReadable(stored: StoredClusterState, observation: Extract<ClusterOb
   for (const phase of observation.phases) {
     const key = phaseKey(phase.identity);
     seen.add(key);
-    const write = planObservedPhase(storedByKey.get(key), phase, plan.changes);
+    const write = planObservedPhase(storedByKey.get(key), phase, plan.changes, stored.lastGoodReadAt);
     if (write !== undefined) plan.phases.push(write);
   }
   const unobserved = new Set(observation.unobservedSources);
@@ -166,7 +166,7 @@ function emptyWrite(identity: PhaseIdentity, phaseId: number | undefined): Phase
   return write;
 }
 
-function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase, changes: PlannedChange[]): PhaseWrite | undefined {
+function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase, changes: PlannedChange[], lastGoodReadAt: Date | null): PhaseWrite | undefined {
   const live = stored !== undefined && !stored.deleted ? stored : undefined;
   const write = emptyWrite(phase.identity, stored?.id);
   const ident = { inventoryId: phase.inventoryId, labels: phase.labels };
@@ -178,7 +178,14 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
   }
 
   const storedStatus = live?.status ?? null;
-  if (storedStatus === null || fingerprintStoredPhase(storedStatus) !== fingerprintObservedPhase(phase.status, false)) {
+  const partlyUnread = phase.resources.some((r) => r.unread === true);
+  if (partlyUnread && storedStatus !== null) {
+    // Some members could not be read: the phase keeps its last status, marked stale, until they can.
+    if (!storedStatus.stale) {
+      write.closeStatusId = storedStatus.id;
+      write.openStatus = { ...statusOf(storedStatus), stale: true, ...(lastGoodReadAt !== null ? { staleSince: lastGoodReadAt } : {}) };
+    }
+  } else if (storedStatus === null || fingerprintStoredPhase(storedStatus) !== fingerprintObservedPhase(phase.status, false)) {
     if (storedStatus !== null) write.closeStatusId = storedStatus.id;
     write.openStatus = { ...phase.status, conditions: carryTransitionTimes(storedStatus?.conditions ?? [], phase.status.conditions), stale: false };
     if (storedStatus === null || isVisibleChange(storedStatus, phase.status)) {
@@ -190,6 +197,7 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
   for (const resource of phase.resources) {
     const open = openByKey.get(resource.key);
     openByKey.delete(resource.key);
+    if (open !== undefined && resource.unread === true) continue;
     if (open !== undefined && fingerprintStoredResource(open) === fingerprintObservedResource(resource)) continue;
     if (open !== undefined) write.closeResourceIds.push(open.id);
     write.openResources.push(resource);

@@ -47,6 +47,12 @@ export interface ObservedResource {
   customHealth?: CustomHealthDetail;
   /** The object's redacted metadata and spec, when it was read. */
   revision?: HashedDocument;
+  /**
+   * Set when the resource could not be read this tick for a transient reason (its kind's LIST
+   * timed out, was throttled, failed on the server): its stored interval stays as it is, as
+   * during a cluster outage, instead of flapping to Unknown and back.
+   */
+  unread?: boolean;
 }
 
 /** A phase's aggregate status as observed. */

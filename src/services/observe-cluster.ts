@@ -10,7 +10,7 @@ import type { ObjectRef, Phase } from '../inventory/types.ts';
 import { refKey } from '../inventory/ref-key.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
 import { discoverPhases, type DiscoverPhasesOptions, type DiscoverPhasesResult } from '../kube/discover-phases.ts';
-import { CLUSTER_LEVEL_KINDS, type KubeError } from '../kube/errors.ts';
+import { CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, type KubeError, type KubeErrorKind } from '../kube/errors.ts';
 import { readObjects, type ReadObjectsOptions } from '../kube/read-objects.ts';
 import { indexOutcomes } from '../kube/ref-outcome.ts';
 import type { KubeObject } from '../kube/slim.ts';
@@ -85,6 +85,7 @@ function observeResource(ref: ObjectRef, outcome: Outcome, statusOptions: Parame
   const observed: ObservedResource = { key: refKey(ref), status: result.status, message: result.message, conditions: result.conditions, presence: presenceOf(result) };
   if (result.reason !== undefined) observed.reason = result.reason;
   if (result.customHealth !== undefined) observed.customHealth = result.customHealth;
+  if (outcome.kind === 'unknown' && RETRYABLE_KINDS.includes(outcome.reason as KubeErrorKind)) observed.unread = true;
   if (object !== undefined) {
     const generation = readInt((object.metadata as Record<string, unknown> | undefined)?.generation);
     const observedGeneration = readInt((object.status as Record<string, unknown> | undefined)?.observedGeneration);

@@ -132,6 +132,22 @@ describe('recording snapshots of a cluster', () => {
     expect(change).toMatchObject({ scope: 'phase', toStatus: null });
   });
 
+  it('keeps the last statuses of a kind whose LIST fails for a while, instead of flapping to Unknown', async () => {
+    await snapshot();
+    const before = await countRows(database.db);
+    const remove = cluster.emulator.injectFault({ match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 500 });
+    const failing = await snapshot();
+    remove();
+    expect(failing).toMatchObject({ outcome: 'ok', changes: 0 });
+    expect(await database.db.phaseStatusInterval.count({ where: { to: null, stale: true } })).toBe(3);
+    const back = await snapshot();
+    expect(back.changes).toBe(0);
+    const after = await countRows(database.db);
+    expect(after.ResourceStatusInterval).toBe(before.ResourceStatusInterval);
+    expect(after.StatusChange).toBe(before.StatusChange);
+    expect(await database.db.phaseStatusInterval.count({ where: { to: null, stale: true } })).toBe(0);
+  });
+
   it('records an outage as one reachability change, keeps phases stale, and records recovery', async () => {
     await snapshot();
     const lastGood = new Date(tick);

@@ -119,4 +119,12 @@ describe('planning a snapshot', () => {
     expect(back.changes).toEqual([{ scope: 'cluster', fromStatus: 'Unreachable', toStatus: 'Reachable', message: '' }]);
     expect(back.phases[0]).toMatchObject({ closeStatusId: 700n, openStatus: { stale: false }, openResources: [] });
   });
+
+  it('keeps the last status of resources that could not be read for a transient reason, and marks their phase stale', () => {
+    const observed = phase([resource('web'), resource('api')]);
+    const timedOut: ObservedResource = { ...resource('web', 'Unknown', 'HTTP 504: timeout'), reason: 'TIMEOUT', presence: 'Unknown', unread: true };
+    const plan = planSnapshot(storedAfter(observed), ok([phase([timedOut, resource('api')], 'Unknown', '1 of 2 resources not Current')]));
+    expect(plan.changes).toEqual([]);
+    expect(plan.phases).toEqual([expect.objectContaining({ closeResourceIds: [], openResources: [], closeStatusId: 700n, openStatus: expect.objectContaining({ status: 'Current', stale: true, staleSince: EARLIER }) })]);
+  });
 });
