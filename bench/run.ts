@@ -140,8 +140,12 @@ export const REGISTRY: BenchEntry[] = [
   },
   {
     id: 'watch-latency', kind: 'scenario', file: 'watch-latency.ts',
-    title: 'watch mode: a change in a cluster to the event at a subscriber, end to end',
-    options: { small: {}, default: {} },
+    title: 'watch mode: a Deployment status change in a cluster to the event at a Redis subscriber (watch cache, debounced job, snapshot, commit, publish)',
+    options: {
+      small: { phases: 4, resourcesPerPhase: 10, changes: 6 },
+      default: { phases: 40, resourcesPerPhase: 50, changes: 30 },
+    },
+    compare: [{ figure: 'p50 beyond the debounce ms', baseline: 'redis-pubsub', baselineFigure: 'publish -> receive p50 ms', label: '× raw Redis publish -> receive p50' }],
   },
   {
     id: 'worker-rss', kind: 'scenario', file: 'worker-rss.ts',

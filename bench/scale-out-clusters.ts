@@ -6,7 +6,10 @@
  *
  * Sends `{ ready, kubeconfigs }` once listening; on `{ mutate: t }` moves one Deployment in 20 of
  * every cluster into a rollout (InProgress) and the previous tick's ones back to Current, then
- * answers `{ mutated: t, changed }`. Exits when the parent disconnects or sends SIGTERM.
+ * answers `{ mutated: t, changed }`. On `{ flip: { id, cluster, phase, resource, to } }` sets that one
+ * Deployment's status (`rolling` or `ready`) and answers `{ flipped: id, at }`, `at` being the
+ * moment of the change in epoch milliseconds with sub-millisecond precision (comparable across
+ * processes of one machine). Exits when the parent disconnects or sends SIGTERM.
  */
 import { startEmulator } from '../src/emulator/index.ts';
 import type { Emulator } from '../src/emulator/index.ts';
@@ -49,8 +52,24 @@ const shutdown = () => {
 };
 process.once('SIGTERM', shutdown);
 process.once('disconnect', shutdown);
+/** One Deployment's status change, asked for by the watch-latency benchmark. */
+export interface FlipRequest {
+  id: number;
+  cluster: number;
+  phase: number;
+  resource: number;
+  to: 'rolling' | 'ready';
+}
+
 process.on('message', (message: unknown) => {
   const tick = (message as { mutate?: unknown }).mutate;
   if (typeof tick === 'number') process.send?.({ mutated: tick, changed: mutate(emulators, options, tick) });
+  const flip = (message as { flip?: FlipRequest }).flip;
+  const em = flip === undefined ? undefined : emulators[flip.cluster];
+  if (flip !== undefined && em !== undefined) {
+    const at = performance.timeOrigin + performance.now();
+    em.patchStatus(deploymentRef(flip.phase, flip.resource, options), flip.to === 'rolling' ? rollingStatus() : readyStatus());
+    process.send?.({ flipped: flip.id, at });
+  }
 });
 process.send?.({ ready: true, url: '', kubeconfigs: emulators.map((em, c) => ({ name: `cluster-${c}`, yaml: em.kubeconfig() })) });

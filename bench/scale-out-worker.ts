@@ -1,6 +1,7 @@
 /**
- * One snapshot worker process of the scale-out benchmark: phaselog's own `startWorkers` (the worker
- * role's composition root) on a benchmark queue, with no schedulers (the coordinator enqueues ticks).
+ * One snapshot worker process of the scale-out and watch-latency benchmarks: phaselog's own
+ * `startWorkers` (the worker role's composition root) on a benchmark queue, with no schedulers (the
+ * coordinator enqueues ticks), and optionally in watch mode.
  * Started by bench/scale-out.ts:
  *
  *   node --import tsx bench/scale-out-worker.ts '<ScaleOutWorkerOptions as JSON>'
@@ -22,6 +23,8 @@ export interface ScaleOutWorkerOptions {
   prefix: string;
   concurrency: number;
   kubeconfigs: { name: string; yaml: string }[];
+  /** Watch mode (live snapshots) with this debounce; off when omitted. */
+  live?: { debounceMs: number };
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as ScaleOutWorkerOptions;
@@ -40,6 +43,7 @@ const running = await startWorkers({
   schedule: false,
   concurrency: options.concurrency,
   lockedRetryDelayMs: 20,
+  ...(options.live !== undefined ? { live: options.live } : {}),
 });
 let failed = 0;
 running.worker.on('failed', () => failed++);
