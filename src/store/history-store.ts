@@ -22,10 +22,23 @@ export interface RecordSnapshotOptions {
   tickAt: Date;
 }
 
-/** The write port of the history store. */
+/** Options of {@link HistoryStore.listChangesSince}. */
+export interface ListChangesOptions {
+  /** @default 500 */
+  limit?: number;
+  /** Only this cluster's changes. */
+  cluster?: string;
+}
+
+/** The history store's snapshot port: the write path, and the change log read by `seq`. */
 export interface HistoryStore {
   /** Diffs `observation` against the open intervals and writes the difference atomically. */
   recordSnapshot(observation: ClusterObservation, options: RecordSnapshotOptions): Promise<RecordSnapshotResult>;
+  /**
+   * Changes with `seq` greater than `afterSeq`, oldest first: how a subscriber that missed live
+   * events catches up. Appends commit in `seq` order, so a cursor never skips a change.
+   */
+  listChangesSince(afterSeq: bigint, options?: ListChangesOptions): Promise<StatusChangeRecord[]>;
 }
 
 /** Options of {@link createHistoryStore}. */
@@ -56,6 +69,36 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
         },
         { timeout: options.transactionTimeoutMs ?? 120_000, maxWait: 30_000 },
       );
+    },
+    async listChangesSince(afterSeq, { limit = 500, cluster } = {}) {
+      const clusterRow = cluster === undefined ? undefined : await db.cluster.findUnique({ where: { name: cluster }, select: { id: true } });
+      if (cluster !== undefined && clusterRow === null) return [];
+      const rows = await db.statusChange.findMany({
+        where: { seq: { gt: afterSeq }, ...(clusterRow ? { clusterId: clusterRow.id } : {}) },
+        orderBy: { seq: 'asc' },
+        take: Math.min(Math.max(1, limit), 5000),
+      });
+      const clusterIds = [...new Set(rows.map((r) => r.clusterId))];
+      const phaseIds = [...new Set(rows.flatMap((r) => (r.phaseId === null ? [] : [r.phaseId])))];
+      const [clusters, phases] = await Promise.all([
+        db.cluster.findMany({ where: { id: { in: clusterIds } }, select: { id: true, name: true } }),
+        db.phase.findMany({ where: { id: { in: phaseIds } }, select: { id: true, sourceKind: true, namespace: true, name: true } }),
+      ]);
+      const clusterNames = new Map(clusters.map((c) => [c.id, c.name]));
+      const identities = new Map(phases.map(({ id, ...identity }) => [id, identity]));
+      return rows.map((row) => ({
+        seq: row.seq,
+        at: row.at,
+        cluster: clusterNames.get(row.clusterId) ?? '',
+        clusterId: row.clusterId,
+        phaseId: row.phaseId,
+        phase: row.phaseId === null ? null : (identities.get(row.phaseId) ?? null),
+        scope: row.scope as StatusChangeRecord['scope'],
+        resourceKey: row.resourceKey,
+        fromStatus: row.fromStatus,
+        toStatus: row.toStatus,
+        message: row.message,
+      }));
     },
   };
 }

@@ -82,6 +82,11 @@ describe('recording snapshots of a cluster', () => {
     const resourceEvents = events.filter((e) => e.scope === 'resource');
     expect(resourceEvents).toEqual([expect.objectContaining({ seq: resourceChanges[0]?.seq.toString(), resourceKey: key, fromStatus: 'Current', toStatus: 'InProgress', cluster: 'alpha' })]);
     expect(JSON.stringify(events)).not.toContain('nginx');
+    // A subscriber that missed the events reads the same changes from the log by seq.
+    const missed = await deps.history.listChangesSince(lastSeq, { cluster: 'alpha' });
+    expect(missed.map((c) => ({ seq: c.seq.toString(), scope: c.scope, resourceKey: c.resourceKey, toStatus: c.toStatus, cluster: c.cluster, phase: c.phase })))
+      .toEqual(events.map((e) => ({ seq: e.seq, scope: e.scope, resourceKey: e.resourceKey, toStatus: e.toStatus, cluster: e.cluster, phase: e.phase })));
+    expect(await deps.history.listChangesSince(lastSeq, { cluster: 'elsewhere' })).toEqual([]);
   });
 
   it('writes nothing for a tick that is already recorded', async () => {
