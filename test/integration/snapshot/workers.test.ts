@@ -91,6 +91,8 @@ describe('snapshot workers', () => {
     const before = completed.filter((c) => c.job.id?.startsWith('repeat:')).length;
     await waitUntil(() => completed.filter((c) => c.job.id?.startsWith('repeat:')).length >= before + 4, 'four scheduled snapshots', 15_000);
     const scheduled = completed.filter((c) => c.job.id?.startsWith('repeat:'));
+    // Two workers share the queue; no scheduled tick ran on both.
+    expect(new Set(scheduled.map((c) => c.job.id)).size).toBe(scheduled.length);
     for (const name of ['east', 'west']) {
       const ticks = scheduled.filter((c) => c.result.cluster === name).map((c) => Date.parse(c.result.tickAt)).sort((a, b) => a - b);
       // Each scheduler slot is one tick, and slots are one interval apart.
