@@ -81,15 +81,15 @@ async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[],
   rows += await closeByIds((batch) => tx.phaseStatusInterval.updateMany({ where: { id: { in: batch } }, data: { to: at } }), closeStatuses);
   const statusWrites = writes.filter((w) => w.openStatus !== undefined);
   if (statusWrites.length > 0) {
-    await tx.phaseStatusInterval.createMany({
-      data: statusWrites.map((w) => {
-        const s = w.openStatus as NonNullable<PhaseWrite['openStatus']>;
-        return {
-          phaseId: idOf(w), status: s.status, message: s.message, summary: s.summary as Json, conditions: s.conditions as unknown as Json,
-          worstResource: s.worstResource ?? null, stale: s.stale, staleSince: s.staleSince ?? null, from: at,
-        };
-      }),
-    });
+    const opened = statusWrites.map((w) => ({ phaseId: idOf(w), s: w.openStatus as NonNullable<PhaseWrite['openStatus']> }));
+    await tx.$executeRaw`
+      INSERT INTO "PhaseStatusInterval" ("phaseId", "status", "message", "summary", "conditions", "worstResource", "stale", "staleSince", "from")
+      SELECT p, s, m, su, c, w, st, ss, ${at}::timestamptz(3) FROM unnest(
+        ${opened.map((o) => o.phaseId)}::int[], ${opened.map((o) => o.s.status)}::text[], ${opened.map((o) => o.s.message)}::text[],
+        ${opened.map((o) => JSON.stringify(o.s.summary))}::jsonb[], ${opened.map((o) => JSON.stringify(o.s.conditions))}::jsonb[],
+        ${opened.map((o) => o.s.worstResource ?? null)}::text[], ${opened.map((o) => o.s.stale)}::boolean[],
+        ${opened.map((o) => o.s.staleSince?.toISOString() ?? null)}::timestamptz(3)[]
+      ) AS t(p, s, m, su, c, w, st, ss)`;
     rows += statusWrites.length;
   }
 
@@ -135,12 +135,14 @@ async function closeByIds<T extends number | bigint>(close: (batch: T[]) => Prom
 }
 
 async function storeManifests(tx: Tx, manifests: ObservedManifest[]): Promise<Map<string, number>> {
-  const unique = new Map(manifests.map((m) => [m.hash, m]));
-  await tx.manifest.createMany({
-    data: [...unique.values()].map((m) => ({ hash: m.hash, source: m.source as Json, entries: m.entries as unknown as Json, entryCount: m.entries.length })),
-    skipDuplicates: true,
-  });
-  const rows = await tx.manifest.findMany({ where: { hash: { in: [...unique.keys()] } }, select: { id: true, hash: true } });
+  const unique = [...new Map(manifests.map((m) => [m.hash, m])).values()];
+  const hashes = unique.map((m) => m.hash);
+  await tx.$executeRaw`
+    INSERT INTO "Manifest" ("hash", "source", "entries", "entryCount")
+    SELECT * FROM unnest(${hashes}::text[], ${unique.map((m) => JSON.stringify(m.source))}::jsonb[],
+      ${unique.map((m) => JSON.stringify(m.entries))}::jsonb[], ${unique.map((m) => m.entries.length)}::int[])
+    ON CONFLICT ("hash") DO NOTHING`;
+  const rows = await tx.$queryRaw<{ id: number; hash: string }[]>`SELECT "id", "hash" FROM "Manifest" WHERE "hash" = ANY(${hashes}::text[])`;
   return new Map(rows.map((r) => [r.hash, r.id]));
 }
 
