@@ -25,6 +25,7 @@ import { parseDatabaseUrl, readMigrationsList } from './store/schema-engine.ts';
 import { loadWorkerClusters } from '../workers/load-worker-clusters.ts';
 import { startWorkers } from '../workers/start-workers.ts';
 import { startReportWorker } from '../workers/report-worker.ts';
+import { SNAPSHOT_QUEUE } from './queue/snapshot-jobs.ts';
 
 export interface RunningPhaselog {
   /** The API's base URL, when this process serves the API. */
@@ -129,10 +130,11 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         clusters = demo.clusters;
         workerConfig = { ...config, snapshot: { ...config.snapshot, interval: Math.min(config.snapshot.interval, DEMO_SNAPSHOT_INTERVAL_MS) } };
       }
-      const workers = await startWorkers({ config: workerConfig, db, redisUrl: redis.url, log: workerLog, clusters });
+      const prefix = config.redis.prefix;
+      const workers = await startWorkers({ config: workerConfig, db, redisUrl: redis.url, log: workerLog, clusters, prefix, channelPrefix: prefix });
       closers.push({ name: 'workers', close: () => workers.close() });
       if (config.reports.schedules.length) {
-        const reports = await startReportWorker({ db, redisUrl: redis.url, log: log.child({ part: 'reports' }), schedules: config.reports.schedules });
+        const reports = await startReportWorker({ db, redisUrl: redis.url, log: log.child({ part: 'reports' }), schedules: config.reports.schedules, prefix: config.redis.prefix });
         closers.push({ name: 'report-worker', close: () => reports.close() });
       }
     }
@@ -158,7 +160,14 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         },
       });
       const clusters = createClusterStore(db);
-      const api = await createApiWiring({ db, config, redisUrl: redis.url, log: log.child({ part: 'graphql' }) });
+      const api = await createApiWiring({
+        db,
+        config,
+        redisUrl: redis.url,
+        channelPrefix: config.redis.prefix,
+        snapshotQueue: { name: SNAPSHOT_QUEUE, prefix: config.redis.prefix },
+        log: log.child({ part: 'graphql' }),
+      });
       closers.push({ name: 'change-feed', close: () => api.close() });
       const graphql = await createGraphqlServer({
         schema: createSchema(),
@@ -167,6 +176,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         log: log.child({ part: 'graphql' }),
         authenticate: (header) => api.authenticator.authenticate(header),
         introspection: config.api.introspection,
+        graphiql: config.api.graphiql && config.api.introspection,
         limits: { maxDepth: config.api.maxDepth, maxCost: config.api.maxCost },
         context: () => ({ about: { version: VERSION, role: config.role, startedAt }, clusters, read: api.read, loaders: api.newLoaders() }),
       });

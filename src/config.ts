@@ -22,6 +22,7 @@ export type Role = 'all' | 'api' | 'worker';
 export const ENV_KEYS = {
   DATABASE_URL: 'database.url',
   REDIS_URL: 'redis.url',
+  PHASELOG_REDIS_PREFIX: 'redis.prefix',
   PHASELOG_CONFIG: '(path of phaselog.yaml)',
   PHASELOG_ROLE: 'role',
   PHASELOG_HOST: 'server.host',
@@ -65,7 +66,13 @@ export const configSchema = z.strictObject({
     })
     .default({ host: '127.0.0.1', port: 4000 }),
   database: z.strictObject({ url: postgresUrl.optional() }).default({}),
-  redis: z.strictObject({ url: redisUrl.optional() }).default({}),
+  redis: z
+    .strictObject({
+      url: redisUrl.optional(),
+      /** Prefix of every Redis key and channel phaselog uses, so several installations can share a Redis. @default phaselog */
+      prefix: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" or "-"').default('phaselog'),
+    })
+    .default({ prefix: 'phaselog' }),
   log: z
     .strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
     .default({ level: 'info' }),
@@ -99,12 +106,14 @@ export const configSchema = z.strictObject({
       anonymousRead: booleanString.optional(),
       /** Answer introspection queries. @default true */
       introspection: booleanString.default(true),
+      /** Serve GraphiQL to browsers on GET /graphql (only with introspection on). @default true */
+      graphiql: booleanString.default(true),
       /** Deepest field nesting a query may have. @default 12 */
       maxDepth: z.coerce.number().int().min(2).max(64).default(12),
       /** Largest query cost (fields, times page sizes). @default 50000 */
       maxCost: z.coerce.number().int().min(10).default(50_000),
     })
-    .default({ introspection: true, maxDepth: 12, maxCost: 50_000 }),
+    .default({ introspection: true, graphiql: true, maxDepth: 12, maxCost: 50_000 }),
 });
 
 export type Config = z.infer<typeof configSchema> & {

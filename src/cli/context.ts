@@ -1,26 +1,34 @@
 /** What every client command gets: the API client, the output stream and the clock. */
 import { ConfigError, loadConfig } from '../config.ts';
+import type { Config } from '../config.ts';
 import { createApiClient } from './api-client.ts';
 import type { ApiClient } from './api-client.ts';
 import { CliError, EXIT } from './errors.ts';
 
 export interface CommandContext {
   api: ApiClient;
+  /** Whether an API token is configured (else bootstrap commands go to the local database). */
+  hasToken: boolean;
+  /** The local configuration, for commands that work on this machine's phaselog directly. */
+  config: Config;
   out: (text: string) => void;
   now: () => Date;
 }
 
 /** Build the client from --url/--token, then PHASELOG_URL/PHASELOG_TOKEN and phaselog.yaml's `client`. */
 export function createCommandContext(flags: { url?: string; token?: string }): CommandContext {
-  let client;
+  let config: Config;
   try {
-    client = loadConfig(process.env, process.cwd(), { 'client.url': flags.url, 'client.token': flags.token }).client;
+    config = loadConfig(process.env, process.cwd(), { 'client.url': flags.url, 'client.token': flags.token });
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError(`invalid configuration: ${error.message}`, EXIT.usage);
     throw error;
   }
+  const { client } = config;
   return {
     api: createApiClient({ url: client.url, ...(client.token ? { token: client.token } : {}) }),
+    hasToken: client.token !== undefined,
+    config,
     out: (text) => void process.stdout.write(text),
     now: () => new Date(),
   };

@@ -23,3 +23,9 @@ export class CliError extends Error {
     super(message);
   }
 }
+
+/** Print a one-line error for the user and exit; never a stack trace for an expected failure. */
+export function exitWithError(message: string, code: number): never {
+  process.stderr.write(`phaselog: ${message}\n`);
+  process.exit(code);
+}

@@ -5,10 +5,8 @@
  * server's GraphQL API, so the CLI sees exactly what any other API client sees.
  */
 import { parseArgs } from 'node:util';
-import { serve, exitWithError } from './serve.ts';
-import { runMigrate } from './migrate.ts';
 import { VERSION } from '../runtime/paths.ts';
-import { CliError, EXIT } from './errors.ts';
+import { CliError, EXIT, exitWithError } from './errors.ts';
 import { createCommandContext } from './context.ts';
 import type { CommandContext } from './context.ts';
 import { parseOutputFormat } from './format.ts';
@@ -36,7 +34,9 @@ Ask a running phaselog (PHASELOG_URL, default http://127.0.0.1:4000/graphql; PHA
   manifest <phase> [--at T]      what the phase's inventory listed (now, or at time T); --diff: how it changed
   gate <phase> --for 10m         exit 0 if the phase held --status (default Current) for the whole window, else 1
   clusters                       clusters and their reachability
-  token create <name> [--scope read|admin] [--cluster C] [--namespace N] | token list | token revoke <name>
+  token create <name> [--admin | --scope read|admin] [--cluster C] [--namespace N] | token list | token revoke <name>
+                                 without PHASELOG_TOKEN these work on this machine's phaselog database directly
+                                 (DATABASE_URL or the running embedded one): that is how the first admin token is made
 
 A phase is cluster/namespace/name, cluster/name, or a name that is unique.
 Times: RFC 3339 (2026-11-17T14:00:00Z), a date (2026-11-17), "now", or a duration ago (90m, 7d).
@@ -67,6 +67,7 @@ const OPTIONS = {
   status: { type: 'string' },
   for: { type: 'string' },
   scope: { type: 'string', multiple: true },
+  admin: { type: 'boolean' },
   cluster: { type: 'string', multiple: true },
   namespace: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
@@ -125,15 +126,18 @@ async function main(argv: string[]): Promise<void> {
       exitWithError((error as Error).message, EXIT.usage);
     }
   };
+  // The process roles load the whole server; client commands stay light and start fast.
   switch (command) {
     case 'start':
-      return serve('all', overrides);
     case 'api':
-      return serve('api', overrides);
-    case 'worker':
-      return serve('worker', overrides);
-    case 'migrate':
+    case 'worker': {
+      const { serve } = await import('./serve.ts');
+      return serve(command === 'start' ? 'all' : command, overrides);
+    }
+    case 'migrate': {
+      const { runMigrate } = await import('./migrate.ts');
       return runMigrate();
+    }
     case 'status':
       return runClient(command, flags, (ctx) => runStatus(ctx, { ...(rest[0] ? { phase: rest[0] } : {}), output: output(), watch: v.watch ?? false, ...(v.cluster?.[0] ? { cluster: v.cluster[0] } : {}) }));
     case 'gate':
@@ -146,7 +150,7 @@ async function main(argv: string[]): Promise<void> {
       return runClient(command, flags, (ctx) => runClusters(ctx, { output: output() }));
     case 'token':
       return runClient(command, flags, (ctx) =>
-        runToken(ctx, { ...(rest[0] ? { action: rest[0] } : {}), ...(rest[1] ? { name: rest[1] } : {}), scopes: v.scope ?? [], clusters: v.cluster ?? [], namespaces: v.namespace ?? [], output: output() }),
+        runToken(ctx, { ...(rest[0] ? { action: rest[0] } : {}), ...(rest[1] ? { name: rest[1] } : {}), scopes: [...(v.scope ?? []), ...(v.admin ? ['admin'] : [])], clusters: v.cluster ?? [], namespaces: v.namespace ?? [], output: output() }),
       );
     default:
       exitWithError(`unknown command "${command}"\n\n${USAGE}`, EXIT.usage);

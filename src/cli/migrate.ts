@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '../config.ts';
 import { migrateDatabase } from '../store/migrate.ts';
-import { exitWithError } from './serve.ts';
+import { exitWithError } from './errors.ts';
 
 /** `phaselog migrate`: apply pending migrations to DATABASE_URL and exit. */
 export async function runMigrate(): Promise<void> {

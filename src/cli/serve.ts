@@ -7,14 +7,10 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { startPhaselog } from '../app.ts';
 import { StartupError } from '../runtime/errors.ts';
 import { createLogger } from '../runtime/logger.ts';
+import { exitWithError } from './errors.ts';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
-/** Print a one-line error for the user and exit; never a stack trace for an expected failure. */
-export function exitWithError(message: string, code: number): never {
-  process.stderr.write(`phaselog: ${message}\n`);
-  process.exit(code);
-}
 
 export async function serve(role: Role, overrides: Record<string, unknown>): Promise<void> {
   let config;

@@ -1,32 +1,74 @@
-/** `phaselog token create|list|revoke`: API tokens, through the admin-scope GraphQL mutations. */
+/**
+ * `phaselog token create|list|revoke`. With an API token configured (PHASELOG_TOKEN or --token, admin
+ * scope) it goes through the API's admin mutations; without one it works on this machine's phaselog
+ * database directly (DATABASE_URL, or the embedded one of a running `phaselog start`), which is how
+ * the first admin token is made.
+ */
+import { createTokenInDatabase, listTokensInDatabase, revokeTokenInDatabase, TokenInputError } from '../../auth/tokens.ts';
+import type { TokenInfo, TokenScope } from '../../auth/tokens.ts';
+import { TokenNameTakenError } from '../../store/api-token-store.ts';
 import type { CommandContext } from '../context.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { formatAgo, renderData, renderTable } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
+import { resolveLocalDatabaseUrl } from '../local-database.ts';
 
 const CREATE = `mutation Create($name: String!, $scopes: [TokenScope!]!, $clusters: [String!], $namespaces: [String!]) {
-  createToken(name: $name, scopes: $scopes, clusters: $clusters, namespaces: $namespaces) { secret token { name scopes clusters namespaces } }
+  createToken(name: $name, scopes: $scopes, clusters: $clusters, namespaces: $namespaces) { secret token { name scopes clusters namespaces createdAt } }
 }`;
 const LIST = `{ tokens { name scopes clusters namespaces createdAt lastUsedAt revokedAt } }`;
 const REVOKE = `mutation Revoke($name: String!) { revokeToken(name: $name) }`;
 
-export async function runToken(
-  ctx: CommandContext,
-  options: { action?: string; name?: string; scopes: string[]; clusters: string[]; namespaces: string[]; output: OutputFormat },
-): Promise<number> {
+interface TokenRow {
+  name: string;
+  scopes: readonly string[];
+  clusters: readonly string[];
+  namespaces: readonly string[];
+  createdAt: string | Date;
+  lastUsedAt: string | Date | null;
+  revokedAt: string | Date | null;
+}
+
+export interface TokenOptions {
+  action?: string;
+  name?: string;
+  scopes: string[];
+  clusters: string[];
+  namespaces: string[];
+  output: OutputFormat;
+}
+
+async function direct<T>(ctx: CommandContext, run: (url: string) => Promise<T>): Promise<T> {
+  const url = resolveLocalDatabaseUrl(ctx.config);
+  try {
+    return await run(url);
+  } catch (error) {
+    if (error instanceof TokenNameTakenError || error instanceof TokenInputError) throw new CliError(error.message, EXIT.usage);
+    throw error;
+  }
+}
+
+function shown(t: TokenInfo): TokenRow {
+  return { ...t, createdAt: t.createdAt, lastUsedAt: t.lastUsedAt ?? null, revokedAt: t.revokedAt ?? null };
+}
+
+export async function runToken(ctx: CommandContext, options: TokenOptions): Promise<number> {
   switch (options.action) {
     case 'create': {
       if (!options.name) throw new CliError('token create needs a name', EXIT.usage);
       const scopes = options.scopes.length ? options.scopes : ['read'];
       const bad = scopes.filter((s) => s !== 'read' && s !== 'admin');
       if (bad.length) throw new CliError(`unknown scope ${bad.join(', ')} (use read or admin)`, EXIT.usage);
-      const { createToken } = await ctx.api.query<{ createToken: { secret: string; token: Record<string, unknown> } }>(CREATE, { name: options.name, scopes, clusters: options.clusters, namespaces: options.namespaces });
-      if (options.output !== 'table') ctx.out(renderData(createToken, options.output));
-      else ctx.out(`${createToken.secret}\n# token "${options.name}" created; this secret is shown once. Use it as PHASELOG_TOKEN or an Authorization: Bearer header.\n`);
-      return 0;
+      const input = { name: options.name, scopes: scopes as TokenScope[], clusters: options.clusters, namespaces: options.namespaces };
+      const created = ctx.hasToken
+        ? (await ctx.api.query<{ createToken: { secret: string; token: TokenRow } }>(CREATE, input)).createToken
+        : await direct(ctx, (url) => createTokenInDatabase(url, input)).then((r) => ({ secret: r.secret, token: shown(r.token) }));
+      if (options.output !== 'table') ctx.out(renderData(created, options.output));
+      else ctx.out(`${created.secret}\n# token "${options.name}" (${scopes.join(',')}) created; the secret is shown only now. Use it as PHASELOG_TOKEN or an "Authorization: Bearer" header.\n`);
+      return EXIT.ok;
     }
     case 'list': {
-      const { tokens } = await ctx.api.query<{ tokens: { name: string; scopes: string[]; clusters: string[]; namespaces: string[]; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }[] }>(LIST);
+      const tokens: TokenRow[] = ctx.hasToken ? (await ctx.api.query<{ tokens: TokenRow[] }>(LIST)).tokens : (await direct(ctx, listTokensInDatabase)).map(shown);
       if (options.output !== 'table') ctx.out(renderData(tokens, options.output));
       else
         ctx.out(
@@ -35,16 +77,17 @@ export async function runToken(
             tokens.map((t) => [t.name, t.scopes.join(','), t.clusters.join(',') || '*', t.namespaces.join(',') || '*', formatAgo(t.createdAt, ctx.now()), formatAgo(t.lastUsedAt, ctx.now()), formatAgo(t.revokedAt, ctx.now())]),
           ),
         );
-      return 0;
+      return EXIT.ok;
     }
     case 'revoke': {
-      if (!options.name) throw new CliError('token revoke needs a name', EXIT.usage);
-      const { revokeToken } = await ctx.api.query<{ revokeToken: boolean }>(REVOKE, { name: options.name });
-      if (!revokeToken) throw new CliError(`no active token named "${options.name}"`, EXIT.notFound);
-      ctx.out(`token "${options.name}" revoked\n`);
-      return 0;
+      const name = options.name;
+      if (!name) throw new CliError('token revoke needs a name', EXIT.usage);
+      const revoked = ctx.hasToken ? (await ctx.api.query<{ revokeToken: boolean }>(REVOKE, { name })).revokeToken : await direct(ctx, (url) => revokeTokenInDatabase(url, name));
+      if (!revoked) throw new CliError(`no active token named "${name}"`, EXIT.notFound);
+      ctx.out(`token "${name}" revoked\n`);
+      return EXIT.ok;
     }
     default:
-      throw new CliError('use: phaselog token create <name> [--scope read|admin] [--cluster C] [--namespace N] | token list | token revoke <name>', EXIT.usage);
+      throw new CliError('use: phaselog token create <name> [--admin | --scope read|admin] [--cluster C] [--namespace N] | token list | token revoke <name>', EXIT.usage);
   }
 }

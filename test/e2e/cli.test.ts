@@ -1,0 +1,171 @@
+/**
+ * The `phaselog` CLI against a running phaselog (real Postgres, Redis and workers) reading an
+ * emulated cluster: tables and JSON, --watch receiving a live change, gate exit codes, tokens, and
+ * helpful errors.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPhaselog } from '../../src/app.ts';
+import type { RunningPhaselog } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startEmulator } from '../../src/emulator/index.ts';
+import type { Emulator } from '../../src/emulator/index.ts';
+import { cliUtilsInventory, namespaceObject, readyDeployment, ref, service } from '../../src/demo/objects.ts';
+import { waitFor } from '../../src/runtime/wait.ts';
+import { cleanEnv, exitCodeWithin, runPhaselog } from '../helpers/process.ts';
+import { createTestDatabase, testRedisUrl, uniquePrefix } from '../helpers/services.ts';
+import type { TestDatabase } from '../helpers/services.ts';
+
+let em: Emulator;
+let database: TestDatabase;
+let phaselog: RunningPhaselog;
+let url: string;
+const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-cli-'));
+
+async function graphql<T>(query: string): Promise<T> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  return ((await res.json()) as { data: T }).data;
+}
+
+async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  const proc = runPhaselog(args, cleanEnv({ PHASELOG_URL: url, ...env }));
+  const code = await exitCodeWithin(proc, 30_000);
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+beforeAll(async () => {
+  em = await startEmulator({ port: 0 });
+  em.apply([
+    namespaceObject('shop'),
+    readyDeployment('shop', 'web'),
+    service('shop', 'web'),
+    cliUtilsInventory('shop', 'release', [ref('Deployment', 'shop', 'web'), ref('Service', 'shop', 'web')]),
+  ]);
+  writeFileSync(path.join(dir, 'phaselog.yaml'), `clusters:\n  - name: test\n    server: ${em.url}\n`);
+  database = await createTestDatabase('cli');
+  const config = loadConfig(
+    {
+      DATABASE_URL: database.url,
+      REDIS_URL: testRedisUrl(),
+      PHASELOG_PORT: '0',
+      PHASELOG_STATE_DIR: path.join(dir, 'state'),
+      PHASELOG_SNAPSHOT_INTERVAL: '300ms',
+      PHASELOG_DEMO: 'false',
+      PHASELOG_REDIS_PREFIX: uniquePrefix('cli'),
+    },
+    dir,
+  );
+  phaselog = await startPhaselog(config, pino({ level: 'silent' }));
+  url = `${phaselog.url}/graphql`;
+  await waitFor(
+    async () => {
+      const data = await graphql<{ phases: { edges: { node: { status: string | null } }[] } }>('{ phases { edges { node { status } } } }');
+      return data.phases.edges[0]?.node.status === 'Current';
+    },
+    { timeoutMs: 30_000, intervalMs: 200, what: 'the release phase to be recorded Current' },
+  );
+}, 90_000);
+
+afterAll(async () => {
+  await phaselog?.close();
+  await em?.close();
+  await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('phaselog CLI', () => {
+  it('lists phases in a table like flux get', async () => {
+    const { code, stdout } = await cli(['status']);
+    expect(code).toBe(0);
+    const [header, row] = stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^NAME\s+CLUSTER\s+STATUS\s+SINCE\s+MESSAGE$/);
+    expect(row).toMatch(/^shop\/release\s+test\s+Current\s+(\d+s ago|just now)\s+/);
+  });
+
+  it('prints JSON with RFC 3339 times', async () => {
+    const { code, stdout } = await cli(['status', '-o', 'json']);
+    expect(code).toBe(0);
+    const phases = JSON.parse(stdout) as { name: string; cluster: string; status: string; since: string; summary: { total: number } }[];
+    expect(phases).toHaveLength(1);
+    expect(phases[0]).toMatchObject({ name: 'release', cluster: 'test', status: 'Current', summary: { total: 2 } });
+    expect(phases[0]?.since).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
+  it('shows one phase with its resources', async () => {
+    const { code, stdout } = await cli(['status', 'test/shop/release']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/RESOURCE\s+STATUS\s+SINCE\s+MESSAGE/);
+    expect(stdout).toMatch(/Deployment\/shop\/web\s+Current/);
+    expect(stdout).toMatch(/Service\/shop\/web\s+Current/);
+  });
+
+  it('lists the manifest and the history', async () => {
+    const manifest = await cli(['manifest', 'release']);
+    expect(manifest.code).toBe(0);
+    expect(manifest.stdout).toMatch(/apps\s+Deployment\s+shop\s+web/);
+    expect(manifest.stdout).toMatch(/\(core\)\s+Service\s+shop\s+web/);
+    const history = await cli(['history', 'release']);
+    expect(history.code).toBe(0);
+    expect(history.stdout).toMatch(/^FROM\s+TO\s+DURATION\s+STATUS\s+MESSAGE/);
+    expect(history.stdout).toMatch(/now\s+\S+\s+Current/);
+  });
+
+  it('gates: exit 0 when the status held for the window, 1 when not', async () => {
+    await waitFor(async () => (await cli(['gate', 'release', '--for', '1s'])).code === 0, { timeoutMs: 15_000, intervalMs: 300, what: 'the gate to pass' });
+    const passed = await cli(['gate', 'release', '--status', 'Current', '--for', '1s']);
+    expect(passed.stdout).toMatch(/^PASS {2}test\/shop\/release: /);
+    const failed = await cli(['gate', 'release', '--status', 'Failed', '--for', '1m']);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/^FAIL {2}test\/shop\/release: /);
+  });
+
+  it.each([
+    [['status', 'no-such-phase'], 4, /no phase "no-such-phase"/],
+    [['history', 'release', '--from', 'yesterday'], 2, /"yesterday" is not a time/],
+    [['gate', 'release', '--for', 'soon'], 2, /--for needs a duration/],
+    [['status', '-o', 'xml'], 2, /unknown output format "xml"/],
+    [['status', 'a/b/c/d'], 2, /is not a phase name/],
+  ])('explains a mistake: %j', async (args, exitCode, message) => {
+    const { code, stderr } = await cli(args);
+    expect(code).toBe(exitCode);
+    expect(stderr).toMatch(message);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('says when the server is not there', async () => {
+    const { code, stderr } = await cli(['status'], { PHASELOG_URL: 'http://127.0.0.1:1/graphql' });
+    expect(code).toBe(3);
+    expect(stderr).toMatch(/cannot reach phaselog at http:\/\/127\.0\.0\.1:1\/graphql/);
+  });
+
+  it('streams a status change with --watch', async () => {
+    const proc = runPhaselog(['status', 'release', '--watch'], cleanEnv({ PHASELOG_URL: url }));
+    await waitFor(() => proc.stdout().includes('RESOURCE'), { timeoutMs: 15_000, intervalMs: 50, what: 'the first table' });
+    // A new image: generation 2 not yet observed, so the Deployment (and the phase) is InProgress.
+    const web = readyDeployment('shop', 'web', 2, 'nginx:1.28');
+    em.apply({ ...web, metadata: { ...(web.metadata as object), generation: 2 } });
+    await waitFor(() => /Current -> InProgress/.test(proc.stdout()), { timeoutMs: 20_000, intervalMs: 50, what: `a change line in:\n${proc.stdout()}` });
+    proc.child.kill('SIGINT');
+    expect(await exitCodeWithin(proc, 10_000)).toBe(0);
+    em.apply(readyDeployment('shop', 'web', 2, 'nginx:1.28'));
+  });
+
+  it('creates the first admin token against the database, then manages tokens through the API', async () => {
+    const created = await cli(['token', 'create', 'ci-admin', '--admin'], { DATABASE_URL: database.url });
+    expect(created.code).toBe(0);
+    const secret = created.stdout.split('\n')[0] as string;
+    expect(secret).toMatch(/^plg_/);
+    const list = await cli(['token', 'list', '-o', 'json'], { PHASELOG_TOKEN: secret });
+    expect(list.code).toBe(0);
+    expect((JSON.parse(list.stdout) as { name: string; scopes: string[] }[]).map((t) => [t.name, t.scopes])).toEqual([['ci-admin', ['admin']]]);
+    const reader = await cli(['token', 'create', 'ci-reader', '--cluster', 'test'], { PHASELOG_TOKEN: secret });
+    expect(reader.code).toBe(0);
+    const revoked = await cli(['token', 'revoke', 'ci-reader'], { PHASELOG_TOKEN: secret });
+    expect(revoked.stdout).toBe('token "ci-reader" revoked\n');
+    const denied = await cli(['token', 'list'], { PHASELOG_TOKEN: 'plg_not-a-real-token' });
+    expect(denied.code).toBe(5);
+  }, 120_000);
+});
