@@ -8,12 +8,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testRedisUrl } from '../helpers/services.ts';
+import { testRedisUrl, uniquePrefix } from '../helpers/services.ts';
 import { cleanEnv, exitCodeWithin, runPhaselog } from '../helpers/process.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
 import type { PhaselogProcess } from '../helpers/process.ts';
 
 const stateDir = mkdtempSync(path.join(tmpdir(), 'phaselog-e2e-'));
+// Its own queues and channels: other test files run phaselog against the same Redis at the same time.
+const redisPrefix = uniquePrefix('start');
 const running: PhaselogProcess[] = [];
 afterAll(() => {
   for (const proc of running) proc.child.kill('SIGKILL');
@@ -21,7 +23,7 @@ afterAll(() => {
 });
 
 async function start(): Promise<{ proc: PhaselogProcess; url: string }> {
-  const proc = runPhaselog(['start'], cleanEnv({ PHASELOG_STATE_DIR: stateDir, PHASELOG_PORT: '0', REDIS_URL: testRedisUrl() }));
+  const proc = runPhaselog(['start'], cleanEnv({ PHASELOG_STATE_DIR: stateDir, PHASELOG_PORT: '0', REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: redisPrefix }));
   running.push(proc);
   const line = await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000);
   return { proc, url: String(line.url) };
