@@ -17,6 +17,8 @@ import { createPhaseReader } from '../store/read-phases.ts';
 import type { StatusChangeItem } from '../store/read-types.ts';
 import type { ChangeEvent } from '../pubsub/change-event.ts';
 import type { ReadApi } from './context.ts';
+import { createAuditReport } from '../services/audit-report.ts';
+import { createReportStore } from '../store/report-store.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
 
 /** Whether `host` only accepts connections from this machine. */
@@ -75,7 +77,7 @@ export interface ApiWiring {
 /** Options of {@link createApiWiring}. */
 export interface ApiWiringOptions {
   db: Db;
-  config: Pick<Config, 'server' | 'api'>;
+  config: { server: Pick<Config['server'], 'host'>; api: Pick<Config['api'], 'anonymousRead'> };
   redisUrl?: string;
   /** Redis channel prefix (tests use a unique one). */
   channelPrefix?: string;
@@ -101,7 +103,8 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
           ...(options.snapshotQueue ? { queueName: options.snapshotQueue.name, prefix: options.snapshotQueue.prefix } : {}),
           ...(options.refreshTimeoutMs !== undefined ? { timeoutMs: options.refreshTimeoutMs } : {}),
         });
-  const read: ReadApi = { phases, history, tokens, ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}) };
+  const reports = { create: (request: Parameters<typeof createAuditReport>[1]) => createAuditReport(options.db, request), stored: createReportStore(options.db) };
+  const read: ReadApi = { phases, history, tokens, reports, ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}) };
   return {
     read,
     anonymousRead,

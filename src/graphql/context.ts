@@ -8,12 +8,22 @@ import type { HistoryReader } from '../store/read-history.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
 import type { Role } from '../config.ts';
 import type { Loaders } from './loaders.ts';
+import type { createAuditReport, RenderedReport } from '../services/audit-report.ts';
+import type { ReportStore } from '../store/report-store.ts';
+
+/** Audit reports for the API. */
+export interface ReportsApi {
+  create(request: Parameters<typeof createAuditReport>[1]): Promise<RenderedReport>;
+  stored: ReportStore;
+}
 
 /** The read side resolvers call into: stores returning domain types and services. */
 export interface ReadApi {
   phases: PhaseReader;
   history: HistoryReader;
   tokens: ApiTokenStore;
+  /** Audit reports: computed on demand, and the stored (scheduled) ones. */
+  reports: ReportsApi;
   /** Live status changes; absent where no Redis is wired (subscriptions then fail with an error). */
   changes?: ChangeFeed;
   /** "Refresh now" through the snapshot queue; absent where no Redis is wired. */

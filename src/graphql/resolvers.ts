@@ -11,6 +11,7 @@ import { forbidden } from './errors.ts';
 import { mutationResolvers } from './resolvers/mutation.ts';
 import { phaseResolvers } from './resolvers/phase.ts';
 import { queryResolvers } from './resolvers/query.ts';
+import { reportResolvers } from './resolvers/reports.ts';
 import { subscriptionResolvers } from './resolvers/subscription.ts';
 import { DateTimeScalar, DurationScalar, JsonScalar } from './scalars.ts';
 
@@ -43,7 +44,7 @@ export function createResolvers(): IResolvers<unknown, GraphqlContext> {
     DateTime: DateTimeScalar,
     JSON: JsonScalar,
     Duration: DurationScalar,
-    Query: guardRoot('Query', queryResolvers.Query as Record<string, unknown>),
+    Query: guardRoot('Query', { ...(queryResolvers.Query as Record<string, unknown>), ...reportResolvers.Query }),
     Mutation: guardRoot('Mutation', mutationResolvers.Mutation as Record<string, unknown>),
     Subscription: guardRoot('Subscription', subscriptionResolvers.Subscription as Record<string, unknown>),
     ...phaseResolvers,

@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import type { AuthResult, Principal } from '../auth/principal.ts';
 import type { GraphqlContext } from './context.ts';
 import { unauthenticated } from './errors.ts';
+import { bundleGraphiql, graphiqlPage, type GraphiqlAssets } from './graphiql.ts';
 import { createLimitsRule, DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 
 export interface GraphqlServerOptions {
@@ -34,6 +35,8 @@ export interface GraphqlServerOptions {
   introspection?: boolean;
   /** Depth and cost limits. @default DEFAULT_LIMITS */
   limits?: QueryLimits;
+  /** Serve GraphiQL to browsers on GET (bundled from local packages on first use). @default false */
+  graphiql?: boolean;
   /** Show internal error messages to clients (development only). @default false */
   exposeInternalErrors?: boolean;
   /** Largest request body accepted, in bytes. @default 1 MiB */
@@ -134,8 +137,31 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
   });
   await apollo.start();
 
+  let graphiqlAssets: Promise<GraphiqlAssets> | undefined;
+  /** Answers GraphiQL's page and assets; false when the request is not one for them. */
+  const serveGraphiql = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    if (!options.graphiql || req.method !== 'GET') return false;
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const asset = url.searchParams.get('graphiql');
+    if (asset === 'app.js' || asset === 'app.css') {
+      graphiqlAssets ??= bundleGraphiql().catch((error: unknown) => {
+        graphiqlAssets = undefined;
+        throw error;
+      });
+      const assets = await graphiqlAssets;
+      res.writeHead(200, { 'content-type': asset === 'app.js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' });
+      res.end(asset === 'app.js' ? assets.js : assets.css);
+      return true;
+    }
+    if (url.searchParams.has('query') || !(req.headers.accept ?? '').includes('text/html')) return false;
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(graphiqlPage(options.path));
+    return true;
+  };
+
   return {
     async handle(req, res) {
+      if (await serveGraphiql(req, res)) return;
       const headers = new HeaderMap();
       for (const [key, value] of Object.entries(req.headers)) {
         if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);

@@ -153,7 +153,7 @@ describe('anonymous access', () => {
     const empty = await createTestDatabase('gql_auth_empty');
     const emptyDb = createDb(empty.url, { poolSize: 1 });
     try {
-      const start = createApiWiring({ db: emptyDb, config: { server: { host: '0.0.0.0', port: 0 }, api: { introspection: true, maxDepth: 12, maxCost: 50_000 } }, log: pino({ level: 'silent' }) });
+      const start = createApiWiring({ db: emptyDb, config: { server: { host: '0.0.0.0' }, api: {} }, log: pino({ level: 'silent' }) });
       await expect(start).rejects.toThrow(StartupError);
       await expect(start).rejects.toThrow(/no API token exists/);
     } finally {

@@ -29,15 +29,16 @@ export interface TestApiOptions {
   redisUrl?: string;
   channelPrefix?: string;
   snapshotQueue?: { name: string; prefix: string };
+  graphiql?: boolean;
 }
 
 export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
   const log = pino({ level: process.env.TEST_API_LOG ?? 'silent' });
   const host = options.host ?? '127.0.0.1';
-  const api = { introspection: options.introspection ?? true, maxDepth: options.maxDepth ?? 12, maxCost: options.maxCost ?? 50_000, ...(options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead }) };
+  const api = { introspection: options.introspection ?? true, graphiql: options.graphiql ?? false, maxDepth: options.maxDepth ?? 12, maxCost: options.maxCost ?? 50_000, ...(options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead }) };
   const wiring = await createApiWiring({
     db: options.db,
-    config: { server: { host, port: 0 }, api },
+    config: { server: { host }, api: options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead } },
     log,
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
     ...(options.channelPrefix ? { channelPrefix: options.channelPrefix } : {}),
@@ -52,6 +53,7 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     log,
     authenticate: (header) => wiring.authenticator.authenticate(header),
     introspection: api.introspection,
+    graphiql: options.graphiql ?? false,
     limits: { maxDepth: api.maxDepth, maxCost: api.maxCost },
     context: () => ({ about: { version: 'test', role: 'api', startedAt: new Date(0) }, clusters, read: wiring.read, loaders: wiring.newLoaders() }),
   });
