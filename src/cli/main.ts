@@ -16,6 +16,7 @@ import { runHistory } from './commands/history.ts';
 import { runManifest } from './commands/manifest.ts';
 import { runClusters } from './commands/clusters.ts';
 import { runToken } from './commands/token.ts';
+import { runReport } from './commands/report.ts';
 
 const USAGE = `phaselog ${VERSION}: flight recorder and live status gateway for Kubernetes deployment phases
 
@@ -33,6 +34,8 @@ Ask a running phaselog (PHASELOG_URL, default http://127.0.0.1:4000/graphql; PHA
   history <phase> [--all]        the phase's status intervals; --all: every change of it and its resources
   manifest <phase> [--at T]      what the phase's inventory listed (now, or at time T); --diff: how it changed
   gate <phase> --for 10m         exit 0 if the phase held --status (default Current) for the whole window, else 1
+  report --from T [--to T] [--format json|csv|markdown|html] [--out FILE] [--cluster C] [--namespace N] [--phase P]
+                                 an audit report: availability, failures, time to recover, manifest changes
   clusters                       clusters and their reachability
   token create <name> [--admin | --scope read|admin] [--cluster C] [--namespace N] | token list | token revoke <name>
                                  without PHASELOG_TOKEN these work on this machine's phaselog database directly
@@ -70,6 +73,9 @@ const OPTIONS = {
   admin: { type: 'boolean' },
   cluster: { type: 'string', multiple: true },
   namespace: { type: 'string', multiple: true },
+  phase: { type: 'string', multiple: true },
+  format: { type: 'string' },
+  out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -146,6 +152,10 @@ async function main(argv: string[]): Promise<void> {
       return runClient(command, flags, (ctx) => runHistory(ctx, { ...(rest[0] ? { phase: rest[0] } : {}), all: v.all ?? false, ...(v.from ? { from: v.from } : {}), ...(v.to ? { to: v.to } : {}), output: output() }));
     case 'manifest':
       return runClient(command, flags, (ctx) => runManifest(ctx, { ...(rest[0] ? { phase: rest[0] } : {}), ...(v.at ? { at: v.at } : {}), diff: v.diff ?? false, output: output() }));
+    case 'report':
+      return runClient(command, flags, (ctx) =>
+        runReport(ctx, { ...(v.from ? { from: v.from } : {}), ...(v.to ? { to: v.to } : {}), ...(v.format ? { format: v.format } : {}), ...(v.out ? { out: v.out } : {}), clusters: v.cluster ?? [], namespaces: v.namespace ?? [], phases: v.phase ?? [] }),
+      );
     case 'clusters':
       return runClient(command, flags, (ctx) => runClusters(ctx, { output: output() }));
     case 'token':

@@ -153,6 +153,21 @@ describe('phaselog CLI', () => {
     em.apply(readyDeployment('shop', 'web', 2, 'nginx:1.28'));
   });
 
+  it('writes audit reports in every format', async () => {
+    const json = await cli(['report', '--from', '1h']);
+    expect(json.code).toBe(0);
+    const figures = JSON.parse(json.stdout) as { phases: { name: string; availability: number | null }[] };
+    expect(figures.phases.map((p) => p.name)).toEqual(['release']);
+    const out = path.join(dir, 'report.html');
+    const html = await cli(['report', '--from', '1h', '--out', out, '--cluster', 'test']);
+    expect(html.code).toBe(0);
+    expect(html.stderr).toMatch(/wrote html report on 1 phases to /);
+    const csv = await cli(['report', '--from', '1h', '--format', 'csv', '--phase', 'nothing-by-that-name']);
+    expect(csv.stdout.trim().split('\n')).toHaveLength(1); // the header only
+    const bad = await cli(['report', '--from', 'now', '--to', '1h']);
+    expect(bad.code).toBe(2);
+  }, 60_000);
+
   it('creates the first admin token against the database, then manages tokens through the API', async () => {
     const created = await cli(['token', 'create', 'ci-admin', '--admin'], { DATABASE_URL: database.url });
     expect(created.code).toBe(0);

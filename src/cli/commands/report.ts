@@ -1,0 +1,66 @@
+/**
+ * `phaselog report --from T [--to T] [--format json|csv|markdown|html] [--out FILE]`: an audit report
+ * over recorded history, computed by the server (GraphQL `auditReport`). On a terminal, a progress
+ * line on stderr shows the time spent while the server works through a long range.
+ */
+import { writeFileSync } from 'node:fs';
+import type { CommandContext } from '../context.ts';
+import { CliError, EXIT } from '../errors.ts';
+import { parseTime } from '../format.ts';
+
+const FORMATS = ['json', 'csv', 'markdown', 'html'] as const;
+
+const REPORT = `query Report($from: DateTime!, $to: DateTime, $filter: AuditFilter, $format: ReportFormat) {
+  auditReport(from: $from, to: $to, filter: $filter, format: $format) { format contentType content figures }
+}`;
+
+export interface ReportOptions {
+  from?: string;
+  to?: string;
+  format?: string;
+  out?: string;
+  clusters: string[];
+  namespaces: string[];
+  phases: string[];
+}
+
+function startProgress(label: string): () => void {
+  if (!process.stderr.isTTY) return () => {};
+  const started = Date.now();
+  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+  let n = 0;
+  const timer = setInterval(() => {
+    process.stderr.write(`\r${frames[n++ % frames.length]} ${label} ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  }, 100);
+  return () => {
+    clearInterval(timer);
+    process.stderr.write('\r\x1b[K');
+  };
+}
+
+export async function runReport(ctx: CommandContext, options: ReportOptions): Promise<number> {
+  if (!options.from) throw new CliError('report needs --from (e.g. --from 30d, --from 2026-10-01)', EXIT.usage);
+  const format = (options.format ?? (options.out?.endsWith('.html') ? 'html' : options.out?.endsWith('.csv') ? 'csv' : options.out?.endsWith('.md') ? 'markdown' : 'json')) as (typeof FORMATS)[number];
+  if (!FORMATS.includes(format)) throw new CliError(`--format must be one of ${FORMATS.join(', ')}`, EXIT.usage);
+  const now = ctx.now();
+  const from = parseTime(options.from, now);
+  const to = options.to ? parseTime(options.to, now) : now;
+  if (to <= from) throw new CliError('--to must be after --from', EXIT.usage);
+  const stop = startProgress(`computing the report for ${from.toISOString()} to ${to.toISOString()}`);
+  let answer;
+  try {
+    answer = await ctx.api.query<{ auditReport: { content: string; figures: { totals?: { phases?: number } } } }>(REPORT, {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      format: format.toUpperCase(),
+      filter: { clusters: options.clusters, namespaces: options.namespaces, phases: options.phases },
+    });
+  } finally {
+    stop();
+  }
+  if (options.out) {
+    writeFileSync(options.out, answer.auditReport.content);
+    process.stderr.write(`wrote ${format} report on ${answer.auditReport.figures.totals?.phases ?? 0} phases to ${options.out}\n`);
+  } else ctx.out(answer.auditReport.content.endsWith('\n') ? answer.auditReport.content : `${answer.auditReport.content}\n`);
+  return EXIT.ok;
+}
