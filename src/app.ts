@@ -131,7 +131,19 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         workerConfig = { ...config, snapshot: { ...config.snapshot, interval: Math.min(config.snapshot.interval, DEMO_SNAPSHOT_INTERVAL_MS) } };
       }
       const prefix = config.redis.prefix;
-      const workers = await startWorkers({ config: workerConfig, db, redisUrl: redis.url, log: workerLog, clusters, prefix, channelPrefix: prefix });
+      const { compactEvery, ...retentionPolicy } = config.retention ?? { compactEvery: 0 };
+      const workers = await startWorkers({
+        config: workerConfig,
+        db,
+        redisUrl: redis.url,
+        log: workerLog,
+        clusters,
+        prefix,
+        channelPrefix: prefix,
+        observe: { redaction: { dropAnnotations: config.history.redactAnnotations } },
+        ...(config.snapshot.live ? { live: { debounceMs: config.snapshot.liveDebounce } } : {}),
+        ...(config.retention ? { retention: { policy: retentionPolicy, intervalMs: compactEvery } } : {}),
+      });
       closers.push({ name: 'workers', close: () => workers.close() });
       if (config.reports.schedules.length) {
         const reports = await startReportWorker({ db, redisUrl: redis.url, log: log.child({ part: 'reports' }), schedules: config.reports.schedules, prefix: config.redis.prefix });

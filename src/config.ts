@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { clustersConfigSchema } from './kube/config.ts';
 import { healthConfigSchema } from './status/custom/config.ts';
 import { reportsConfigSchema } from './queue/report-jobs.ts';
+import { retentionPolicySchema } from './store/retention.ts';
 import { parseDuration } from './duration.ts';
 
 /** Which parts of phaselog a process runs. */
@@ -30,6 +31,7 @@ export const ENV_KEYS = {
   PHASELOG_STATE_DIR: 'stateDir',
   PHASELOG_LOG_LEVEL: 'log.level',
   PHASELOG_SNAPSHOT_INTERVAL: 'snapshot.interval',
+  PHASELOG_SNAPSHOT_LIVE: 'snapshot.live',
   PHASELOG_DEMO: 'demo.enabled',
   KUBECONFIG: 'kube.kubeconfig',
   PHASELOG_URL: 'client.url',
@@ -80,8 +82,19 @@ export const configSchema = z.strictObject({
     .strictObject({
       interval: durationSchema.default(30_000),
       jitter: durationSchema.optional(),
+      /**
+       * Watch the clusters and snapshot within a second of a change, besides the scheduled ticks.
+       * Off for API servers or RBAC setups that forbid watches.
+       */
+      live: booleanString.default(true),
+      /** Changes seen by watches within this window become one snapshot. */
+      liveDebounce: durationSchema.default(200),
     })
-    .default({ interval: 30_000 }),
+    .default({ interval: 30_000, live: true, liveDebounce: 200 }),
+  /** What is dropped from stored object revisions, besides Secret data and last-applied-configuration. */
+  history: z.strictObject({ redactAnnotations: z.array(z.string().min(1)).default([]) }).default({ redactAnnotations: [] }),
+  /** How long each kind of history is kept (e.g. `observationTicks: 30d`); a kind left out is kept forever. */
+  retention: retentionPolicySchema.extend({ compactEvery: durationSchema.default(3_600_000) }).optional(),
   kube: z.strictObject({ kubeconfig: z.string().min(1).optional() }).default({}),
   demo: z.strictObject({ enabled: booleanString.optional() }).default({}),
   /** Where the `phaselog` CLI's client commands (status, history, gate, ...) send their queries. */

@@ -33,7 +33,7 @@ import type { Db } from '../src/store/prisma.ts';
 
 /** Options of {@link startWorkers}. */
 export interface StartWorkersOptions {
-  config: Pick<Config, 'snapshot' | 'health' | 'baseDir'>;
+  config: Pick<Config, 'health' | 'baseDir'> & { snapshot: Pick<Config['snapshot'], 'interval' | 'jitter'> };
   db: Db;
   redisUrl: string;
   log: Logger;
