@@ -50,8 +50,9 @@ export interface HistoryReader {
   /** Open resource intervals for several (phase, key) pairs in one statement. */
   getCurrentResources(refs: readonly { phaseId: number; key: string }[]): Promise<ResourceRecord[]>;
   /**
-   * For each (phase, key, at): when the run of the status the resource had at `at` began (earlier
-   * intervals of the same status count while no gap separates them).
+   * For each (phase, key, at), `at` being the start of one of the resource's intervals: when the
+   * run of that interval's status began (earlier intervals of the same status count while no gap
+   * separates them); one index lookup per interval of the run.
    */
   resourceRunStarts(refs: readonly { phaseId: number; key: string; at: Date }[]): Promise<{ phaseId: number; key: string; at: Date; from: Date }[]>;
   /** The phase status interval containing `at`. */
@@ -207,19 +208,22 @@ export function createHistoryReader(db: Db): HistoryReader {
 
     async resourceRunStarts(refs) {
       if (refs.length === 0) return [];
+      // From the interval starting at `at`, walk back one index lookup per step (as for phases).
       const rows = await db.$queryRaw<{ phaseId: number; resourceKey: string; at: Date; from: Date }[]>`
-        WITH k AS (
-          SELECT * FROM unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[], ${refs.map((r) => r.at)}::timestamptz[]) AS k("phaseId", "key", "at")
-        ), ordered AS (
-          SELECT r."phaseId", r."resourceKey", r."from",
-                 (lag(r."status") OVER w IS DISTINCT FROM r."status" OR lag(r."to") OVER w IS DISTINCT FROM r."from") AS starts_run
-          FROM "ResourceStatusInterval" r
-          WHERE (r."phaseId", r."resourceKey") IN (SELECT "phaseId", "key" FROM k)
-          WINDOW w AS (PARTITION BY r."phaseId", r."resourceKey" ORDER BY r."from", r."id")
+        WITH RECURSIVE walk AS (
+          SELECT r."phaseId", r."resourceKey", k."at", r."from", r."status"
+          FROM unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[], ${refs.map((r) => r.at)}::timestamptz[]) AS k("phaseId", "key", "at")
+          JOIN "ResourceStatusInterval" r ON r."phaseId" = k."phaseId" AND r."resourceKey" = k."key" AND r."from" = k."at"
+          UNION ALL
+          SELECT w."phaseId", w."resourceKey", w."at", prev."from", prev."status" FROM walk w
+          CROSS JOIN LATERAL (
+            SELECT p."from", p."to", p."status" FROM "ResourceStatusInterval" p
+            WHERE p."phaseId" = w."phaseId" AND p."resourceKey" = w."resourceKey" AND p."from" < w."from"
+            ORDER BY p."from" DESC, p."id" DESC LIMIT 1
+          ) prev
+          WHERE prev."to" = w."from" AND prev."status" = w."status"
         )
-        SELECT DISTINCT ON (k."phaseId", k."key", k."at") k."phaseId", k."key" AS "resourceKey", k."at", o."from"
-        FROM k JOIN ordered o ON o."phaseId" = k."phaseId" AND o."resourceKey" = k."key" AND o.starts_run AND o."from" <= k."at"
-        ORDER BY k."phaseId", k."key", k."at", o."from" DESC`;
+        SELECT "phaseId", "resourceKey", "at", min("from") AS "from" FROM walk GROUP BY "phaseId", "resourceKey", "at"`;
       return rows.map((row) => ({ phaseId: Number(row.phaseId), key: row.resourceKey, at: row.at, from: row.from }));
     },
 

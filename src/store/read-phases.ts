@@ -167,8 +167,10 @@ export interface PhaseReader {
   /** Phases matching an identity (several when `source` is left out and names repeat across sources). */
   findPhases(scope: AccessScope, ref: PhaseIdentityRef): Promise<PhaseRecord[]>;
   /**
-   * Start of the newest run of consecutive status intervals per phase, with no gap between them.
-   * With `splitOnStale`, a change between stale and fresh also ends a run (a gate trusts only fresh reads).
+   * For each phase with an open status interval: when the run of its current status began
+   * (earlier intervals of the same status count while no gap separates them). Costs one index
+   * lookup per interval of the run, however long the history. With `splitOnStale`, a change
+   * between stale and fresh also ends a run (a gate trusts only fresh reads).
    */
   currentRunStarts(phaseIds: readonly number[], splitOnStale: boolean): Promise<StatusRunStart[]>;
 }
@@ -222,18 +224,22 @@ export function createPhaseReader(db: Db): PhaseReader {
 
     async currentRunStarts(phaseIds, splitOnStale) {
       if (phaseIds.length === 0) return [];
-      const key = splitOnStale ? Prisma.sql`"status" || CASE WHEN "stale" THEN '/stale' ELSE '' END` : Prisma.sql`"status"`;
+      // Walk back from the open interval, one index lookup per step, while the previous interval
+      // ends exactly where the next begins with the same status (and staleness, for gates).
+      const sameStale = splitOnStale ? Prisma.sql`AND prev."stale" = w."stale"` : Prisma.empty;
       const rows = await db.$queryRaw<{ phaseId: number; from: Date }[]>`
-        WITH ordered AS (
-          SELECT "phaseId", "from", ${key} AS run_key,
-                 lag(${key}) OVER w AS prev_key, lag("to") OVER w AS prev_to
-          FROM "PhaseStatusInterval"
-          WHERE "phaseId" = ANY(${[...phaseIds]}::int[])
-          WINDOW w AS (PARTITION BY "phaseId" ORDER BY "from", "id")
+        WITH RECURSIVE walk AS (
+          SELECT s."phaseId", s."from", s."status", s."stale" FROM "PhaseStatusInterval" s
+          WHERE s."phaseId" = ANY(${[...phaseIds]}::int[]) AND s."to" IS NULL
+          UNION ALL
+          SELECT prev."phaseId", prev."from", prev."status", prev."stale" FROM walk w
+          CROSS JOIN LATERAL (
+            SELECT p."phaseId", p."from", p."to", p."status", p."stale" FROM "PhaseStatusInterval" p
+            WHERE p."phaseId" = w."phaseId" AND p."from" < w."from" ORDER BY p."from" DESC, p."id" DESC LIMIT 1
+          ) prev
+          WHERE prev."to" = w."from" AND prev."status" = w."status" ${sameStale}
         )
-        SELECT DISTINCT ON ("phaseId") "phaseId", "from" FROM ordered
-        WHERE prev_key IS DISTINCT FROM run_key OR prev_to IS DISTINCT FROM "from"
-        ORDER BY "phaseId", "from" DESC`;
+        SELECT "phaseId", min("from") AS "from" FROM walk GROUP BY "phaseId"`;
       return rows.map((row) => ({ phaseId: Number(row.phaseId), from: row.from }));
     },
   };
