@@ -227,6 +227,11 @@ describe('gate', () => {
     expect(data.gate.remaining).toMatch(/^5[45]m$/);
   });
 
+  it('counts a status run only from after a gap in the record (phase and resource)', async () => {
+    const data = await gqlData<{ phase: { since: string; resources: { edges: { node: { since: string } }[] } } }>(api.url, `{ phase(id: "${seeded.fresh}") { since resources { edges { node { since } } } } }`);
+    expect(data.phase).toEqual({ since: seeded.freshSince.toISOString(), resources: { edges: [{ node: { since: seeded.freshSince.toISOString() } }] } });
+  });
+
   it('does not pass on a different status, naming the blocking resources', async () => {
     const data = await gqlData<Gate>(api.url, `{ gate(phase: { cluster: "prod", namespace: "shop", name: "api" }, for: "1m") { ${FIELDS} } }`);
     expect(data.gate).toMatchObject({ passed: false, reason: 'DIFFERENT_STATUS', status: 'Failed', heldSince: null, remaining: null });

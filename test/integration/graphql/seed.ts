@@ -8,7 +8,8 @@
  * prod/shop/api (flux, team=shop): Current [0,50) Failed [50,-), worst Deployment shop/api.
  * staging/shop/web (cli-utils): Current [0,35), then Current but stale [35,-) (last good read 30).
  * prod/payments/ledger (argocd, team=payments): Current [5,-).
- * prod/shop/fresh (cli-utils): Current since `now - 5m` (for the gate's "not long enough").
+ * prod/shop/fresh (cli-utils): Current [now-25m, now-15m), nothing, Current since `now - 5m` (the gate's
+ *   "not long enough"; a gap ends a run), and its Service likewise.
  */
 import { createDb, type Db } from '../../../src/store/prisma.ts';
 
@@ -99,7 +100,12 @@ export async function seedHistory(url: string): Promise<Seeded> {
     await phaseInterval(db, stagingWeb.id, 'Current', at(0), at(35), { Current: 1 });
     await phaseInterval(db, stagingWeb.id, 'Current', at(35), null, { Current: 1 }, { stale: true, staleSince: at(30) });
     await phaseInterval(db, ledger.id, 'Current', at(5), null, { Current: 1 });
+    // An earlier Current stretch, then a gap (no record): the current run starts after the gap.
+    const minutesBefore = (m: number) => new Date(freshSince.getTime() - m * 60_000);
+    await phaseInterval(db, fresh.id, 'Current', minutesBefore(20), minutesBefore(10), { Current: 1 });
     await phaseInterval(db, fresh.id, 'Current', freshSince, null, { Current: 1 });
+    await resourceInterval(db, fresh.id, '/Service/shop/fresh', 'Current', minutesBefore(20), minutesBefore(10));
+    await resourceInterval(db, fresh.id, '/Service/shop/fresh', 'Current', freshSince, null);
 
     const change = (clusterId: number, phaseId: number | null, scope: string, minutes: number, fromStatus: string | null, toStatus: string | null, resourceKey: string | null = null) =>
       db.statusChange.create({ data: { clusterId, phaseId, scope, at: at(minutes), fromStatus, toStatus, resourceKey, message: `${fromStatus ?? '-'} -> ${toStatus ?? '-'}` } });
