@@ -145,8 +145,9 @@ export const REGISTRY: BenchEntry[] = [
   },
   {
     id: 'subscriptions', kind: 'scenario', file: 'subscriptions.ts',
-    title: 'graphql-ws subscription fan-out: one status change to 1,000 subscribed clients',
-    options: { small: {}, default: {} },
+    title: 'graphql-ws subscription fan-out: one published status change to 1,000 phaseStatusChanged subscribers (API server in its own process)',
+    options: { small: { clients: 50, events: 5 }, default: { clients: 1_000, events: 20 } },
+    compare: [{ figure: 'publish -> client p50 ms (median change)', baseline: 'redis-pubsub', baselineFigure: 'publish -> receive p50 ms', label: '× raw Redis publish -> receive p50' }],
   },
   {
     id: 'watch-latency', kind: 'scenario', file: 'watch-latency.ts',
