@@ -1,7 +1,6 @@
 /** Shaping domain records into the SDL's shapes (no I/O). */
 import type { GateOutcome } from '../../services/read-gate.ts';
 import type { ManifestVersionRecord, StatusChangeItem } from '../../store/read-types.ts';
-import { formatDuration } from '../../duration.ts';
 
 /** StatusCounts from a stored summary (counts keyed by status). */
 export function toCounts(summary: Record<string, number>) {
@@ -24,9 +23,4 @@ export function toGateResult(outcome: GateOutcome) {
     ...outcome,
     remaining: outcome.remainingMs === null ? null : outcome.remainingMs,
   };
-}
-
-/** Durations leave the API as e.g. `4m30s`; zero is `0s`. */
-export function showDuration(ms: number): string {
-  return formatDuration(ms);
 }

@@ -138,3 +138,24 @@ describe('resourceStatusChanged', () => {
     }
   });
 });
+
+describe('reconnecting', () => {
+  it('a change committed and published while the client (re)subscribes arrives exactly once, in order', async () => {
+    const last = await db.statusChange.findFirstOrThrow({ orderBy: { seq: 'desc' } });
+    const sub = subscribe(PHASE_SUB, { after: String(last.seq), filter: { phaseId: String(seeded.ledger) } });
+    try {
+      // Racing the subscription: it may come from the log replay, from the Redis buffer, or both.
+      const racing = await appendChange(seeded.ledger, LEDGER, 'phase', 'InProgress', 90);
+      const publishing = publisher.publish([racing]);
+      const first = await sub.next();
+      await publishing;
+      expect([first.seq, first.toStatus]).toEqual([String(racing.seq), 'InProgress']);
+      const next = await appendChange(seeded.ledger, LEDGER, 'phase', 'Current', 91);
+      await publisher.publish([racing, next]);
+      const second = await sub.next();
+      expect([second.seq, second.toStatus]).toEqual([String(next.seq), 'Current']);
+    } finally {
+      await sub.close();
+    }
+  });
+});
