@@ -6,7 +6,8 @@
 import type { HistoryReader } from '../store/read-history.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
 import { severityOf } from '../store/read-phases.ts';
-import type { PhaseRecord, ResourceRecord } from '../store/read-types.ts';
+import type { AccessScope, PhaseRecord, ResourceRecord } from '../store/read-types.ts';
+import { resolvePhaseRef, type PhaseRef, type ResolvedPhase } from './read-phase-ref.ts';
 
 export type GateReason = 'HELD' | 'NOT_HELD_LONG_ENOUGH' | 'DIFFERENT_STATUS' | 'STALE' | 'NO_STATUS';
 
@@ -70,4 +71,11 @@ export async function evaluateGate(deps: GateDeps, phase: PhaseRecord, wanted: s
     reason: 'NOT_HELD_LONG_ENOUGH',
     message: `${label} has been ${wanted} only since ${heldSince.toISOString()}; ${Math.ceil(remainingMs / 1000)}s to go`,
   };
+}
+
+/** Resolves `ref` within `scope`, then evaluates the gate: the whole use case, for the API and the CLI. */
+export async function checkGate(deps: GateDeps, scope: AccessScope, ref: PhaseRef, wanted: string, forMs: number, now: Date = new Date()): Promise<{ ok: true; gate: GateOutcome } | Extract<ResolvedPhase, { ok: false }>> {
+  const resolved = await resolvePhaseRef(deps.phases, scope, ref);
+  if (!resolved.ok) return resolved;
+  return { ok: true, gate: await evaluateGate(deps, resolved.phase, wanted, forMs, now) };
 }

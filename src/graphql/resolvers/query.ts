@@ -1,7 +1,7 @@
 /** Query resolvers: each makes one call into a store, service or loader and shapes the result. */
 import type { IResolvers } from '@graphql-tools/utils';
 import { canSee } from '../../auth/principal.ts';
-import { evaluateGate } from '../../services/read-gate.ts';
+import { checkGate } from '../../services/read-gate.ts';
 import { resolvePhaseRef, type PhaseRef } from '../../services/read-phase-ref.ts';
 import type { PhaseCursor, PhaseFilter, PhaseOrder } from '../../store/read-phases.ts';
 import { phaseCursorOf } from '../../store/read-phases.ts';
@@ -100,8 +100,9 @@ export const queryResolvers: IResolvers<unknown, GraphqlContext> = {
       return { ...toConnection(page, (c) => c.seq.toString()), edges: page.items.map((c) => ({ cursor: c.seq.toString(), node: toStatusChange(c) })) };
     },
     gate: async (_parent, args: Args, ctx) => {
-      const phase = await requirePhase(ctx, args.phase as PhaseRef);
-      return toGateResult(await evaluateGate(ctx.read, phase, (args.status as string | null) ?? 'Current', args.for as number, new Date()));
+      const result = await checkGate(ctx.read, ctx.principal.access, args.phase as PhaseRef, (args.status as string | null) ?? 'Current', args.for as number);
+      if (result.ok) return toGateResult(result.gate);
+      throw result.kind === 'NOT_FOUND' ? notFound(result.message) : badUserInput(result.message);
     },
     tokens: (_parent, _args, ctx) => ctx.read.tokens.list(),
   },
