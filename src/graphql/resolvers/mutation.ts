@@ -9,18 +9,19 @@ import type { PhaseRef } from '../../services/read-phase-ref.ts';
 import { badUserInput, notFound, serviceUnavailable } from '../errors.ts';
 import { requirePhase } from './query.ts';
 
-type Args = Record<string, unknown>;
+/** Arguments of Mutation fields, as the SDL declares them. */
+interface CreateTokenArgs {
+  name: string;
+  scopes: TokenScope[];
+  clusters?: string[] | null;
+  namespaces?: string[] | null;
+}
 
 export const mutationResolvers: IResolvers<unknown, GraphqlContext> = {
   Mutation: {
-    createToken: async (_parent, args: Args, ctx) => {
+    createToken: async (_parent, args: CreateTokenArgs, ctx) => {
       try {
-        const created = await createToken(ctx.read.tokens, {
-          name: args.name as string,
-          scopes: args.scopes as TokenScope[],
-          clusters: (args.clusters as string[] | null) ?? [],
-          namespaces: (args.namespaces as string[] | null) ?? [],
-        });
+        const created = await createToken(ctx.read.tokens, { name: args.name, scopes: args.scopes, clusters: args.clusters ?? [], namespaces: args.namespaces ?? [] });
         ctx.log.info({ token: created.token.name, by: ctx.principal.name }, 'API token created');
         return created;
       } catch (error) {
@@ -28,13 +29,13 @@ export const mutationResolvers: IResolvers<unknown, GraphqlContext> = {
         throw error;
       }
     },
-    revokeToken: async (_parent, args: Args, ctx) => {
-      const revoked = await revokeToken(ctx.read.tokens, args.name as string);
+    revokeToken: async (_parent, args: { name: string }, ctx) => {
+      const revoked = await revokeToken(ctx.read.tokens, args.name);
       if (revoked) ctx.log.info({ token: args.name, by: ctx.principal.name }, 'API token revoked');
       return revoked;
     },
-    refreshCluster: async (_parent, args: Args, ctx) => {
-      const name = args.cluster as string;
+    refreshCluster: async (_parent, args: { cluster: string }, ctx) => {
+      const name = args.cluster;
       // A cluster has no row until its first snapshot, so the worker decides whether it is known.
       if (!canSee(ctx.principal, name, null)) throw notFound(`no cluster ${JSON.stringify(name)}`);
       const snapshot = requireSnapshot(await refresh(ctx, name));
@@ -42,8 +43,8 @@ export const mutationResolvers: IResolvers<unknown, GraphqlContext> = {
       if (after === undefined) throw notFound(`no cluster ${JSON.stringify(name)}`);
       return { cluster: after, written: snapshot.written, outcome: snapshot.outcome ?? null, changes: snapshot.changes };
     },
-    refreshPhase: async (_parent, args: Args, ctx) => {
-      const phase = await requirePhase(ctx, args.phase as PhaseRef);
+    refreshPhase: async (_parent, args: { phase: PhaseRef }, ctx) => {
+      const phase = await requirePhase(ctx, args.phase);
       requireSnapshot(await refresh(ctx, phase.cluster));
       const [fresh] = await ctx.read.phases.getPhasesByIds(ctx.principal.access, [phase.id]);
       return fresh ?? phase;

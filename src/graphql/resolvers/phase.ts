@@ -8,7 +8,18 @@ import { decodeCursor, encodeCursor, pageSize, parseSeq, toConnection } from '..
 import { badUserInput } from '../errors.ts';
 import { toCounts, toManifest, toStatusChange } from './shapes.ts';
 
-type Args = Record<string, unknown>;
+/** Arguments of Phase and PhaseSnapshot fields, as the SDL declares them. */
+interface PageArgs {
+  first?: number | null;
+  after?: string | null;
+}
+interface ResourcesArgs extends PageArgs {
+  filter?: ResourceFilterInput | null;
+}
+interface WindowArgs extends PageArgs {
+  from?: Date | null;
+  to?: Date | null;
+}
 
 /** A phase as of a moment: its interval and the moment. */
 interface SnapshotParent {
@@ -40,23 +51,19 @@ function isIntervalCursor(value: unknown): value is { f: string; i: string } {
   return typeof v === 'object' && v !== null && typeof v.f === 'string' && !Number.isNaN(Date.parse(v.f)) && typeof v.i === 'string' && /^\d+$/.test(v.i);
 }
 
-function intervalCursor(after: unknown): IntervalCursor | undefined {
+function intervalCursor(after: string | null | undefined): IntervalCursor | undefined {
   if (typeof after !== 'string') return undefined;
   const c = decodeCursor(after, isIntervalCursor);
   return { from: new Date(c.f), id: c.i };
 }
 
-async function resourcePage(ctx: GraphqlContext, phaseId: number, args: Args, at?: Date) {
-  const first = pageSize(args.first as number | null, 100);
+async function resourcePage(ctx: GraphqlContext, phaseId: number, args: ResourcesArgs, at?: Date) {
+  const first = pageSize(args.first, 100);
   const after = typeof args.after === 'string' ? decodeCursor(args.after, isKeyCursor).k : undefined;
-  const page = await ctx.read.history.listResources(phaseId, { filter: toResourceFilter(args.filter as ResourceFilterInput), first, ...(at ? { at } : {}), ...(after !== undefined ? { after } : {}) });
+  const page = await ctx.read.history.listResources(phaseId, { filter: toResourceFilter(args.filter), first, ...(at ? { at } : {}), ...(after !== undefined ? { after } : {}) });
   return toConnection(page, (r) => encodeCursor({ k: r.key }));
 }
 
-function requireDate(value: unknown, name: string): Date {
-  if (!(value instanceof Date)) throw badUserInput(`${name} is required`);
-  return value;
-}
 
 export const phaseResolvers: IResolvers<unknown, GraphqlContext> = {
   Phase: {
@@ -70,30 +77,30 @@ export const phaseResolvers: IResolvers<unknown, GraphqlContext> = {
     since: (p: PhaseRecord, _args, ctx) => (p.current === null ? null : ctx.loaders.phaseSince.load(p.id)),
     worstResource: (p: PhaseRecord, _args, ctx) =>
       p.current?.worstResource ? ctx.loaders.currentResource.load({ phaseId: p.id, key: p.current.worstResource }) : null,
-    resources: (p: PhaseRecord, args: Args, ctx) => resourcePage(ctx, p.id, args),
-    statusAt: async (p: PhaseRecord, args: Args, ctx): Promise<SnapshotParent | null> => {
-      const at = requireDate(args.at, 'at');
+    resources: (p: PhaseRecord, args: ResourcesArgs, ctx) => resourcePage(ctx, p.id, args),
+    statusAt: async (p: PhaseRecord, { at }: { at: Date }, ctx): Promise<SnapshotParent | null> => {
       const interval = await ctx.read.history.phaseStatusAt(p.id, at);
       return interval === null ? null : { phaseId: p.id, at, interval };
     },
-    history: async (p: PhaseRecord, args: Args, ctx) => {
-      const from = requireDate(args.from, 'from');
-      const to = args.to instanceof Date ? args.to : new Date();
+    history: async (p: PhaseRecord, args: WindowArgs & { from: Date }, ctx) => {
+      const from = args.from;
+      const to = args.to ?? new Date();
       if (to.getTime() < from.getTime()) throw badUserInput('history: to is before from');
-      const page = await ctx.read.history.listPhaseIntervals(p.id, { from, to }, pageSize(args.first as number | null, 100), intervalCursor(args.after));
+      const page = await ctx.read.history.listPhaseIntervals(p.id, { from, to }, pageSize(args.first, 100), intervalCursor(args.after));
       return toConnection(page, (i) => encodeCursor({ f: i.from.toISOString(), i: i.id }));
     },
-    changes: async (p: PhaseRecord, args: Args, ctx) => {
-      const filter = { phaseId: p.id, ...(args.from instanceof Date ? { from: args.from } : {}), ...(args.to instanceof Date ? { to: args.to } : {}) };
-      const page = await ctx.read.history.listStatusChanges({ clusters: [], namespaces: [] }, filter, pageSize(args.first as number | null, 100), parseSeq(args.after as string | null));
+    changes: async (p: PhaseRecord, args: WindowArgs, ctx) => {
+      const filter = { phaseId: p.id, ...(args.from ? { from: args.from } : {}), ...(args.to ? { to: args.to } : {}) };
+      // The phase is already one the caller may see.
+      const page = await ctx.read.history.listStatusChanges({ clusters: [], namespaces: [] }, filter, pageSize(args.first, 100), parseSeq(args.after));
       return { pageInfo: toConnection(page, (c) => c.seq.toString()).pageInfo, edges: page.items.map((c) => ({ cursor: c.seq.toString(), node: toStatusChange(c) })) };
     },
-    manifest: async (p: PhaseRecord, args: Args, ctx) => {
-      const record = await ctx.read.history.manifestAt(p.id, args.at instanceof Date ? args.at : new Date());
+    manifest: async (p: PhaseRecord, args: { at?: Date | null }, ctx) => {
+      const record = await ctx.read.history.manifestAt(p.id, args.at ?? new Date());
       return record === null ? null : toManifest(record);
     },
-    manifests: async (p: PhaseRecord, args: Args, ctx) => {
-      const page = await listManifestVersions(ctx.read.history, p.id, pageSize(args.first as number | null, 20), intervalCursor(args.after));
+    manifests: async (p: PhaseRecord, args: PageArgs, ctx) => {
+      const page = await listManifestVersions(ctx.read.history, p.id, pageSize(args.first, 20), intervalCursor(args.after));
       return toConnection(page, (v) => encodeCursor({ f: v.record.from.toISOString(), i: String(v.record.id) }));
     },
   },
@@ -106,7 +113,7 @@ export const phaseResolvers: IResolvers<unknown, GraphqlContext> = {
     stale: (s: SnapshotParent) => s.interval.stale,
     from: (s: SnapshotParent) => s.interval.from,
     to: (s: SnapshotParent) => s.interval.to,
-    resources: (s: SnapshotParent, args: Args, ctx) => resourcePage(ctx, s.phaseId, args, s.at),
+    resources: (s: SnapshotParent, args: ResourcesArgs, ctx) => resourcePage(ctx, s.phaseId, args, s.at),
   },
   PhaseInterval: {
     summary: (i: PhaseStatusRecord) => toCounts(i.summary),

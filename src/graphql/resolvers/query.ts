@@ -75,17 +75,34 @@ export async function requirePhase(ctx: GraphqlContext, ref: PhaseRef) {
   throw resolved.kind === 'NOT_FOUND' ? notFound(resolved.message) : badUserInput(resolved.message);
 }
 
-type Args = Record<string, unknown>;
+/** Arguments of Query fields, as the SDL declares them (GraphQL has already coerced them). */
+interface PageArgs {
+  first?: number | null;
+  after?: string | null;
+}
+interface PhasesArgs extends PageArgs {
+  filter?: PhaseFilterInput | null;
+  orderBy?: PhaseOrder | null;
+}
+interface StatusChangesArgs extends PageArgs {
+  filter?: StatusChangeFilterInput | null;
+}
+interface GateArgs {
+  phase: PhaseRef;
+  status?: string | null;
+  /** Milliseconds (the Duration scalar). */
+  for: number;
+}
 
 export const queryResolvers: IResolvers<unknown, GraphqlContext> = {
   Query: {
     about: (_parent, _args, ctx) => ctx.about,
     clusters: async (_parent, _args, ctx) => (await ctx.clusters.listClusters()).filter((c) => canSee(ctx.principal, c.name, null)),
-    phases: async (_parent, args: Args, ctx) => {
-      const first = pageSize(args.first as number | null, 50);
-      const order = (args.orderBy as PhaseOrder | null) ?? 'NAME';
+    phases: async (_parent, args: PhasesArgs, ctx) => {
+      const first = pageSize(args.first, 50);
+      const order = args.orderBy ?? 'NAME';
       const after = typeof args.after === 'string' ? decodeCursor(args.after, isPhaseCursor) : undefined;
-      const page = await ctx.read.phases.listPhases(ctx.principal.access, { filter: toPhaseFilter(args.filter as PhaseFilterInput), order, first, ...(after ? { after } : {}) });
+      const page = await ctx.read.phases.listPhases(ctx.principal.access, { filter: toPhaseFilter(args.filter), order, first, ...(after ? { after } : {}) });
       return toConnection(page, (phase) => encodeCursor(phaseCursorOf(phase)));
     },
     phase: async (_parent, args: PhaseRef, ctx) => {
@@ -94,13 +111,13 @@ export const queryResolvers: IResolvers<unknown, GraphqlContext> = {
       if (resolved.kind === 'NOT_FOUND') return null;
       throw badUserInput(resolved.message);
     },
-    statusChanges: async (_parent, args: Args, ctx) => {
-      const first = pageSize(args.first as number | null, 100);
-      const page = await ctx.read.history.listStatusChanges(ctx.principal.access, toChangeFilter(args.filter as StatusChangeFilterInput), first, parseSeq(args.after as string | null));
+    statusChanges: async (_parent, args: StatusChangesArgs, ctx) => {
+      const first = pageSize(args.first, 100);
+      const page = await ctx.read.history.listStatusChanges(ctx.principal.access, toChangeFilter(args.filter), first, parseSeq(args.after));
       return { ...toConnection(page, (c) => c.seq.toString()), edges: page.items.map((c) => ({ cursor: c.seq.toString(), node: toStatusChange(c) })) };
     },
-    gate: async (_parent, args: Args, ctx) => {
-      const result = await checkGate(ctx.read, ctx.principal.access, args.phase as PhaseRef, (args.status as string | null) ?? 'Current', args.for as number);
+    gate: async (_parent, args: GateArgs, ctx) => {
+      const result = await checkGate(ctx.read, ctx.principal.access, args.phase, args.status ?? 'Current', args.for);
       if (result.ok) return toGateResult(result.gate);
       throw result.kind === 'NOT_FOUND' ? notFound(result.message) : badUserInput(result.message);
     },

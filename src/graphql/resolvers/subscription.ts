@@ -7,14 +7,18 @@ import { badUserInput } from '../errors.ts';
 import { toChangeFilter, type StatusChangeFilterInput } from './query.ts';
 import { toStatusChange } from './shapes.ts';
 
-type Args = Record<string, unknown>;
+/** Arguments of the Subscription fields. */
+interface ChangeSubscriptionArgs {
+  filter?: StatusChangeFilterInput | null;
+  after?: string | null;
+}
 
 function subscribeScope(scope: 'phase' | 'resource') {
-  return (_parent: unknown, args: Args, ctx: GraphqlContext) => {
+  return (_parent: unknown, args: ChangeSubscriptionArgs, ctx: GraphqlContext) => {
     if (ctx.read.changes === undefined) throw new Error('no change feed is wired into this server');
-    const filter = toChangeFilter(args.filter as StatusChangeFilterInput);
+    const filter = toChangeFilter(args.filter);
     if (filter.scopes !== undefined && !filter.scopes.includes(scope)) throw badUserInput(`this subscription carries ${scope} changes only`);
-    return ctx.read.changes.subscribe(ctx.principal.access, { ...filter, scopes: [scope] }, parseSeq(args.after as string | null));
+    return ctx.read.changes.subscribe(ctx.principal.access, { ...filter, scopes: [scope] }, parseSeq(args.after));
   };
 }
 
