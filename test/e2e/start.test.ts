@@ -76,6 +76,19 @@ describe('phaselog start with nothing configured', () => {
     const recorded = await countChanges();
     expect(recorded).toBeGreaterThan(0);
 
+    // Within a minute the demo scenario's crash loop shows, through GraphQL and through the CLI.
+    await waitFor(
+      async () => {
+        const answer = await graphql(first.url, '{ statusChanges(filter: { scopes: [phase], toStatus: [Failed] }) { edges { node { cluster phase { name } } } } }');
+        const edges = ((answer.data?.statusChanges as { edges: { node: { cluster: string; phase: { name: string } } }[] }) ?? { edges: [] }).edges;
+        return edges.some((e) => e.node.cluster === 'demo-staging' && e.node.phase.name === 'worker');
+      },
+      { timeoutMs: 60_000, intervalMs: 1000, what: 'the demo crash loop to be recorded' },
+    );
+    const cli = runPhaselog(['history', 'demo-staging/flux-system/worker', '--all'], cleanEnv({ PHASELOG_URL: first.url }));
+    expect(await exitCodeWithin(cli, 30_000)).toBe(0);
+    expect(cli.stdout()).toMatch(/\/Pod\/shop\/worker-0\s+Current\s+Failed\s+Containers in CrashLoop state: main/);
+
     first.proc.child.kill('SIGINT');
     expect(await exitCodeWithin(first.proc, 10_000)).toBe(0);
     expect(first.proc.stderr()).toBe('');
