@@ -15,6 +15,7 @@ function parseDate(value: unknown): Date {
 /** RFC 3339 timestamps in UTC with milliseconds. */
 export const DateTimeScalar = new GraphQLScalarType<Date, string>({
   name: 'DateTime',
+  description: 'An RFC 3339 timestamp with milliseconds, always in UTC (e.g. 2026-11-22T03:04:05.000Z).',
   serialize: (value) => (value instanceof Date ? value : parseDate(value)).toISOString(),
   parseValue: parseDate,
   parseLiteral: (ast) => parseDate(ast.kind === Kind.STRING ? ast.value : undefined),
@@ -42,6 +43,7 @@ function literalToJson(ast: ValueNode): unknown {
 /** Any JSON value. */
 export const JsonScalar = new GraphQLScalarType({
   name: 'JSON',
+  description: 'A JSON value (labels, conditions, raw Kubernetes objects).',
   serialize: (value) => value,
   parseValue: (value) => value,
   parseLiteral: literalToJson,
@@ -58,6 +60,7 @@ function parseDurationValue(value: unknown): number {
 /** Durations: `30s`, `5m`, `1h30m`, `7d` (or a number of milliseconds) in; the same short form out. */
 export const DurationScalar = new GraphQLScalarType<number, string>({
   name: 'Duration',
+  description: 'A duration such as 30s, 5m, 1h30m or 7d (a bare number is milliseconds); returned in the same form.',
   serialize: (value) => formatDuration(parseDurationValue(value)),
   parseValue: parseDurationValue,
   parseLiteral: (ast) => parseDurationValue(ast.kind === Kind.STRING ? ast.value : ast.kind === Kind.INT ? Number(ast.value) : undefined),
