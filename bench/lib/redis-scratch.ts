@@ -12,11 +12,16 @@ export function benchPrefix(label: string): string {
   return `phaselog-bench:${label}:${process.pid}:${Date.now().toString(36)}:`;
 }
 
-/** Opens a Redis connection to 127.0.0.1 (refuses any other host). */
+/**
+ * Opens a Redis connection to 127.0.0.1 (refuses any other host). When Redis is down, commands fail
+ * after a few reconnection attempts instead of hanging, and no "unhandled error event" is logged.
+ */
 export function connectRedis(): Redis {
   const url = new URL(BENCH_REDIS_URL);
   if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') throw new Error(`benchmarks only touch 127.0.0.1, not ${url.hostname}`);
-  return new Redis(BENCH_REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });
+  const redis = new Redis(BENCH_REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, retryStrategy: (attempt) => (attempt > 3 ? null : 200) });
+  redis.on('error', () => undefined);
+  return redis;
 }
 
 /** Deletes every key starting with `prefix` (SCAN, never KEYS) and returns how many were deleted. */
