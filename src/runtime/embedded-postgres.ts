@@ -82,6 +82,22 @@ async function stopLeftover(dataDir: string, log: Logger): Promise<void> {
   await waitFor(() => !isAlive(pid), { timeoutMs: 15_000, what: 'the previous embedded PostgreSQL to stop' });
 }
 
+/**
+ * A data directory only opens with the PostgreSQL major version that created it; say so plainly
+ * instead of letting the server exit with a line in its log.
+ */
+function checkMajorVersion(postgres: string, dataDir: string): void {
+  const dataMajor = readFileSync(path.join(dataDir, 'PG_VERSION'), 'utf8').trim();
+  const version = spawnSync(postgres, ['--version'], { encoding: 'utf8' }).stdout ?? '';
+  const binaryMajor = /(\d+)(\.\d+)?/.exec(version)?.[1];
+  if (binaryMajor && binaryMajor !== dataMajor) {
+    throw new StartupError(
+      `the embedded database in ${dataDir} was created by PostgreSQL ${dataMajor}, and this phaselog ships PostgreSQL ${binaryMajor}: ` +
+        'export it with pg_dump from the old version, or move the directory away to start afresh',
+    );
+  }
+}
+
 /** Start (initialising on first use) the embedded PostgreSQL server. */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const { stateDir, log } = options;
@@ -115,6 +131,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
   }
   const password = readFileSync(passwordFile, 'utf8').trim();
+  checkMajorVersion(bins.postgres, dataDir);
   await stopLeftover(dataDir, log);
 
   const port = await findFreePort();

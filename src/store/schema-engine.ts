@@ -140,6 +140,15 @@ let runtimePromise: Promise<typeof EngineModule> | undefined;
 /** Instantiate the WebAssembly engine once per process (wasm-bindgen keeps global state). */
 function loadRuntime(): Promise<typeof EngineModule> {
   runtimePromise ??= (async () => {
+    // The engine reports a Rust panic through this global before it traps; keep the message so the
+    // error says what went wrong instead of "unreachable".
+    const g = globalThis as { PRISMA_WASM_PANIC_REGISTRY?: { message: string; set_message(message: string): void } };
+    g.PRISMA_WASM_PANIC_REGISTRY ??= {
+      message: '',
+      set_message(message: string) {
+        this.message = message;
+      },
+    };
     const require = createRequire(import.meta.url);
     const bindingsPath = require.resolve('@prisma/schema-engine-wasm/schema_engine_bg');
     const runtime = (await import('@prisma/schema-engine-wasm/schema_engine_bg')) as typeof EngineModule & {
