@@ -46,9 +46,11 @@ describe('docker-compose.yml', () => {
     expect(config.redis.url).toBe('redis://redis:6379');
   });
 
-  it('binds the api to all interfaces inside its container and publishes its port', () => {
+  it('binds the api to all interfaces inside its container, publishes its port, and requires tokens there', () => {
     const api = compose.services.api as Service & { ports?: string[] };
     expect(api.environment?.PHASELOG_HOST).toBe('0.0.0.0');
+    // A non-loopback bind without an explicit anonymousRead refuses to start while no token exists.
+    expect(loadConfig(api.environment ?? {}, '/nonexistent-dir-without-phaselog-yaml').api.anonymousRead).toBe(false);
     expect(api.ports).toContain(`${api.environment?.PHASELOG_PORT}:${api.environment?.PHASELOG_PORT}`);
   });
 
