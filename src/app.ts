@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import pg from 'pg';
 import type { Config } from './config.ts';
 import { startDemo } from './demo/index.ts';
+import { groupDeclaredPhases } from './declared-phases.ts';
 import { createSchema } from './graphql/schema.ts';
 import { createApiWiring } from './graphql/api-wiring.ts';
 import { createGraphqlServer } from './graphql/server.ts';
@@ -140,7 +141,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         clusters,
         prefix,
         channelPrefix: prefix,
-        observe: { redaction: { dropAnnotations: config.history.redactAnnotations } },
+        observe: { redaction: { dropAnnotations: config.history.redactAnnotations }, declared: groupDeclaredPhases(config.phases) },
         ...(config.snapshot.live ? { live: { debounceMs: config.snapshot.liveDebounce } } : {}),
         ...(config.retention ? { retention: { policy: retentionPolicy, intervalMs: compactEvery } } : {}),
       });

@@ -11,6 +11,7 @@ import { clustersConfigSchema } from './kube/config.ts';
 import { healthConfigSchema } from './status/custom/config.ts';
 import { reportsConfigSchema } from './queue/report-jobs.ts';
 import { retentionPolicySchema } from './store/retention.ts';
+import { declaredPhasesSchema } from './declared-phases.ts';
 import { parseDuration } from './duration.ts';
 
 /** Which parts of phaselog a process runs. */
@@ -105,6 +106,8 @@ export const configSchema = z.strictObject({
     })
     .default({ url: 'http://127.0.0.1:4000/graphql' }),
   clusters: clustersConfigSchema.default([]),
+  /** Phases declared here instead of by an inventory object: resource lists and label selectors. */
+  phases: declaredPhasesSchema.default([]),
   health: healthConfigSchema.optional(),
   /** Scheduled audit reports, stored for download. */
   reports: reportsConfigSchema.default({ schedules: [] }),

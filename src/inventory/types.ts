@@ -21,7 +21,9 @@ export type InventoryErrorCode =
   | 'MALFORMED_STATUS_VALUE'
   | 'MALFORMED_INVENTORY'
   | 'MALFORMED_SELECTOR'
-  | 'UNSUPPORTED_OBJECT';
+  | 'UNSUPPORTED_OBJECT'
+  /** A selector phase's kind could not be listed, so its members are not all known. */
+  | 'SELECTOR_READ_FAILED';
 
 /** One problem found while parsing an inventory; `entry` names the offending entry when there is one. */
 export interface InventoryError {

@@ -12,6 +12,7 @@ import type { ClusterClient } from '../kube/cluster-client.ts';
 import { discoverPhases, type DiscoverPhasesOptions, type DiscoverPhasesResult } from '../kube/discover-phases.ts';
 import { CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, type KubeError, type KubeErrorKind } from '../kube/errors.ts';
 import { readObjects, type ReadObjectsOptions } from '../kube/read-objects.ts';
+import { selectPhaseMembers } from '../kube/select-phase.ts';
 import { indexOutcomes } from '../kube/ref-outcome.ts';
 import type { KubeObject } from '../kube/slim.ts';
 import { computeStatus, type CustomHealthHook } from '../status/compute.ts';
@@ -28,6 +29,32 @@ export interface ObserveClusterOptions {
   /** A custom health check (Flux CEL / Argo CD Lua), e.g. `checker.evaluate`. */
   customHealth?: CustomHealthHook;
   redaction?: RedactionOptions;
+  /**
+   * Phases declared in configuration (lists of resources, or label selectors), by cluster name;
+   * they are observed beside the phases discovered from inventory objects.
+   */
+  declared?: ReadonlyMap<string, readonly Phase[]>;
+}
+
+/** The manifest source of a declared phase: its declaration, as an object like any inventory. */
+function declarationOf(phase: Phase): KubeObject {
+  const spec = phase.selector ? { selector: phase.selector.selector, kinds: phase.selector.kinds, namespaces: phase.selector.namespaces } : { resources: phase.entries };
+  return {
+    apiVersion: 'phaselog.dev/v1',
+    kind: phase.selector ? 'SelectorPhase' : 'ListPhase',
+    metadata: { name: phase.name, ...(phase.namespace ? { namespace: phase.namespace } : {}), labels: phase.labels },
+    spec,
+  } as KubeObject;
+}
+
+/** Declared phases of this cluster, selector members listed now. */
+async function resolveDeclared(cluster: ClusterClient, declared: readonly Phase[]): Promise<{ phase: Phase; manifest: KubeObject }[]> {
+  const out: { phase: Phase; manifest: KubeObject }[] = [];
+  for (const phase of declared) {
+    const resolved = phase.selector ? (await selectPhaseMembers(cluster, phase)).phase : phase;
+    out.push({ phase: resolved, manifest: declarationOf(phase) });
+  }
+  return out;
 }
 
 const SOURCE_BY_KIND: Record<string, string> = {
@@ -44,13 +71,15 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
   const discovered = await discoverPhases(cluster, options.discover);
   const discoveryFailure = findDiscoveryFailure(discovered);
   if (discoveryFailure !== undefined) return unreachable(cluster, now(), discoveryFailure);
-  const refs = discovered.phases.flatMap((d) => d.phase.entries);
+  const declared = await resolveDeclared(cluster, options.declared?.get(cluster.name) ?? []);
+  const all = [...discovered.phases, ...declared];
+  const refs = all.flatMap((d) => d.phase.entries);
   const read = await readObjects(cluster, refs, { includePods: true, ...options.read });
   if (read.clusterError !== undefined) return unreachable(cluster, now(), read.clusterError);
   const at = now();
   const outcomeOf = indexOutcomes(read);
   const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
-  const phases = discovered.phases.map(({ phase, manifest }) => {
+  const phases = all.map(({ phase, manifest }) => {
     const resources = phase.entries.map((ref) => observeResource(ref, outcomeOf(ref), statusOptions, options.redaction));
     return observePhase(phase, manifest, resources, at, options.redaction);
   });
