@@ -92,7 +92,7 @@ function computeDerived(entry: BenchEntry, figures: Figures): Figures {
   return derived;
 }
 
-async function runOne(entry: BenchEntry, options: RunnerOptions): Promise<EntryResult> {
+async function runOne(entry: BenchEntry, options: RunnerOptions, failed: Map<number, EntryResult>): Promise<EntryResult> {
   const runOptions = { ...entry.options[options.size], ...options.overrides[entry.id], print: false };
   const base = { id: entry.id, kind: entry.kind, title: entry.title, file: `bench/${entry.file}`, options: runOptions };
   if (!existsSync(entryPath(entry))) return { ...base, status: 'not built yet', seconds: 0 };
@@ -103,34 +103,47 @@ async function runOne(entry: BenchEntry, options: RunnerOptions): Promise<EntryR
   if (outcome.ok) return { ...base, status: 'ok', seconds, loadAverage1m: load, figures: outcome.figures, derived: computeDerived(entry, outcome.figures) };
   // A killed or crashed child may not have run its own cleanup.
   const cleaned = outcome.pid > 0 ? await cleanupAfterProcess(outcome.pid) : '';
-  return { ...base, status: 'timedOut' in outcome ? 'timed out' : 'error', seconds, loadAverage1m: load, error: cleaned ? `${outcome.error}\n(cleanup: ${cleaned})` : outcome.error };
+  const result: EntryResult = { ...base, status: 'timedOut' in outcome ? 'timed out' : 'error', seconds, loadAverage1m: load, error: cleaned ? `${outcome.error}\n(cleanup: ${cleaned})` : outcome.error };
+  if (outcome.pid > 0) failed.set(outcome.pid, result);
+  return result;
+}
+
+/** Cleans up after failed children once more: Postgres or Redis may have been down the first time. */
+async function sweepFailed(failed: ReadonlyMap<number, EntryResult>): Promise<void> {
+  for (const [pid, result] of failed) {
+    const cleaned = await cleanupAfterProcess(pid);
+    if (cleaned !== '') result.error = `${result.error ?? ''}\n(cleanup at the end of the run: ${cleaned})`;
+  }
 }
 
 /**
  * Runs `entries` in order (baselines first) and returns one result per entry. A baseline marked
  * `refresh` is measured again right before each scenario that compares with it, so that ratio and
- * figure come from the same minute of a shared, noisy machine.
+ * figure come from the same minute of a shared, noisy machine. Scratch databases and Redis keys of
+ * children that failed are removed right away and looked for again at the end.
  */
 export async function runEntries(entries: readonly BenchEntry[], options: RunnerOptions): Promise<EntryResult[]> {
   const results: EntryResult[] = [];
   const baselines = new Map<string, MeasuredBaseline>();
+  const failed = new Map<number, EntryResult>();
   for (const entry of entries) {
     if (entry.kind === 'scenario' && existsSync(entryPath(entry))) {
       for (const id of new Set((entry.compare ?? []).map((c) => c.baseline))) {
         const baseline = entries.find((e) => e.id === id && e.refresh === true);
         if (baseline === undefined || !baselines.has(id)) continue;
         options.onProgress?.(baseline, undefined, `again, for ${entry.id}`);
-        const again = await runOne(baseline, options);
+        const again = await runOne(baseline, options, failed);
         options.onProgress?.(baseline, again);
         if (again.figures) baselines.set(id, { figures: again.figures, when: 'just before' });
       }
     }
     options.onProgress?.(entry);
-    const result = await runOne(entry, options);
+    const result = await runOne(entry, options, failed);
     if (result.figures && entry.compare) result.ratios = computeRatios(entry, result.figures, baselines);
     if (result.figures && entry.kind === 'baseline') baselines.set(entry.id, { figures: result.figures, when: 'earlier in the run' });
     results.push(result);
     options.onProgress?.(entry, result);
   }
+  await sweepFailed(failed);
   return results;
 }
