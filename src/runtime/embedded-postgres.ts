@@ -62,13 +62,28 @@ function serverIdentity(): { uid: number; gid: number } | undefined {
   return { uid: Number(uid.stdout.trim()), gid: Number(id('-g').stdout.trim()) };
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists. */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch {
     return false;
   }
+}
+
+/**
+ * The connection URL of the embedded server running for `stateDir` (from its postmaster.pid and the
+ * password file phaselog wrote), or undefined when none runs. For tools on the same machine.
+ */
+export function findRunningEmbeddedPostgres(stateDir: string, database = 'phaselog'): string | undefined {
+  const pidFile = path.join(stateDir, 'postgres', 'postmaster.pid');
+  const passwordFile = path.join(stateDir, 'postgres.password');
+  if (!existsSync(pidFile) || !existsSync(passwordFile)) return undefined;
+  const [pid, , , port] = readFileSync(pidFile, 'utf8').split('\n');
+  if (!isAlive(Number(pid))) return undefined;
+  const password = readFileSync(passwordFile, 'utf8').trim();
+  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
 /** Stop a server a previous, killed phaselog left running on this data directory. */

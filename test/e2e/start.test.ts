@@ -3,7 +3,7 @@
  * PostgreSQL in the state directory, serves /healthz, /readyz and /graphql, shuts down cleanly on
  * Ctrl-C, and finds its data again on the next start.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { testRedisUrl, uniquePrefix } from '../helpers/services.ts';
 import { cleanEnv, exitCodeWithin, runPhaselog } from '../helpers/process.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
+import { findRunningEmbeddedPostgres } from '../../src/runtime/embedded-postgres.ts';
 import type { PhaselogProcess } from '../helpers/process.ts';
 
 const stateDir = mkdtempSync(path.join(tmpdir(), 'phaselog-e2e-'));
@@ -34,11 +35,11 @@ async function graphql(url: string, query: string): Promise<{ data?: Record<stri
   return (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
 }
 
-/** Connect to the embedded server the way an operator would: password file + port from postmaster.pid. */
+/** The embedded server, found the way the CLI's bootstrap commands find it. */
 function embeddedUrl(): string {
-  const password = readFileSync(path.join(stateDir, 'postgres.password'), 'utf8').trim();
-  const port = readFileSync(path.join(stateDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3];
-  return `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/phaselog`;
+  const url = findRunningEmbeddedPostgres(stateDir);
+  if (!url) throw new Error(`no embedded PostgreSQL running in ${stateDir}`);
+  return url;
 }
 
 async function countChanges(): Promise<number> {
