@@ -63,8 +63,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
         });
       } catch (error) {
-        const cause = (error as Error & { cause?: { code?: string; errors?: { code?: string }[] } }).cause;
-        const reason = cause?.code ?? cause?.errors?.[0]?.code ?? (error as Error).message;
+        const cause = (error as Error & { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }).cause;
+        const reason = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error).message;
         throw new CliError(`cannot reach phaselog at ${options.url} (${reason}); is it running? (set PHASELOG_URL or --url)`, EXIT.server);
       }
       let body: GraphqlResponse<T>;
