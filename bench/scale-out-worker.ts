@@ -9,6 +9,7 @@
  * Sends `{ ready }` once the BullMQ worker runs; answers `{ rss }` to `{ report: true }` with its
  * resident set size and failed-job count; closes everything on SIGTERM or when the parent goes away.
  */
+import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { loadKubeconfigClusters } from '../src/kube/clusters.ts';
 import type { ClusterHandle } from '../src/kube/clusters.ts';
@@ -27,7 +28,9 @@ export interface ScaleOutWorkerOptions {
   live?: { debounceMs: number };
 }
 
-const options = JSON.parse(process.argv[2] ?? '{}') as ScaleOutWorkerOptions;
+// `@file`: the options in a file (hundreds of kubeconfigs do not fit in an argument).
+const argument = process.argv[2] ?? '{}';
+const options = JSON.parse(argument.startsWith('@') ? readFileSync(argument.slice(1), 'utf8') : argument) as ScaleOutWorkerOptions;
 const log = pino({ level: 'error' }, pino.destination(2));
 const clusters: ClusterHandle[] = options.kubeconfigs.flatMap(({ name, yaml }) => loadKubeconfigClusters({ yaml, name }).clusters);
 const db = createDb(options.databaseUrl, { poolSize: Math.max(2, options.concurrency) });

@@ -7,6 +7,9 @@
  *
  *   node --import tsx bench/scale-out.ts [--clusters 8] [--phases 20] [--resources-per-phase 25] [--ticks 5] [--warmup-ticks 3] [--workers 1,2,4]
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -150,7 +153,10 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
       prefixes.push(prefix);
       const queueName = 'snapshots';
       const workerOptions: ScaleOutWorkerOptions = { databaseUrl: db.connectionString, redisUrl: BENCH_REDIS_URL, queueName, prefix, concurrency, kubeconfigs };
-      const workers = await Promise.all(Array.from({ length: n }, () => startReadyChild(WORKER_FILE, [JSON.stringify(workerOptions)], 60_000)));
+      // Hundreds of kubeconfigs exceed the argument size limit (E2BIG): hand them over in a file.
+      const optionsFile = path.join(mkdtempSync(path.join(tmpdir(), 'phaselog-scale-out-')), 'worker-options.json');
+      writeFileSync(optionsFile, JSON.stringify(workerOptions));
+      const workers = await Promise.all(Array.from({ length: n }, () => startReadyChild(WORKER_FILE, [`@${optionsFile}`], 60_000)));
       const connection = new Redis(BENCH_REDIS_URL, { maxRetriesPerRequest: null });
       const queue = new Queue(queueName, { connection, prefix });
       const events = new QueueEvents(queueName, { connection: { url: BENCH_REDIS_URL }, prefix });
