@@ -7,7 +7,7 @@
  */
 import { hashObservation, planSnapshot, planUnchangedTick } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, StatusChangeRecord } from '../history/types.ts';
-import { applyPlan } from './history-write.ts';
+import { applyPlan, toChangeRecord } from './history-write.ts';
 import { loadClusterState, lockCluster } from './history-state.ts';
 import type { Db } from './prisma.ts';
 
@@ -86,19 +86,7 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
       ]);
       const clusterNames = new Map(clusters.map((c) => [c.id, c.name]));
       const identities = new Map(phases.map(({ id, ...identity }) => [id, identity]));
-      return rows.map((row) => ({
-        seq: row.seq,
-        at: row.at,
-        cluster: clusterNames.get(row.clusterId) ?? '',
-        clusterId: row.clusterId,
-        phaseId: row.phaseId,
-        phase: row.phaseId === null ? null : (identities.get(row.phaseId) ?? null),
-        scope: row.scope as StatusChangeRecord['scope'],
-        resourceKey: row.resourceKey,
-        fromStatus: row.fromStatus,
-        toStatus: row.toStatus,
-        message: row.message,
-      }));
+      return rows.map((row) => toChangeRecord(row, { id: row.clusterId, name: clusterNames.get(row.clusterId) ?? '' }, identities));
     },
   };
 }

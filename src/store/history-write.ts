@@ -194,7 +194,7 @@ async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan
   }
   // Taken last and held to commit: appends of different clusters commit in seq order.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})`;
-  const written: { seq: bigint; at: Date; phaseId: number | null; scope: string; resourceKey: string | null; fromStatus: string | null; toStatus: string | null; message: string }[] = [];
+  const written: ChangeRow[] = [];
   for (let i = 0; i < plan.changes.length; i += BATCH) {
     const batch = plan.changes.slice(i, i + BATCH);
     const rows = await tx.$queryRaw<typeof written>`
@@ -207,19 +207,34 @@ async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan
       RETURNING "seq", "at", "phaseId", "scope", "resourceKey", "fromStatus", "toStatus", "message"`;
     written.push(...rows);
   }
-  return written
-    .sort((a, b) => (a.seq < b.seq ? -1 : 1))
-    .map((row) => ({
-      seq: row.seq,
-      at: row.at,
-      cluster: cluster.name,
-      clusterId: cluster.id,
-      phaseId: row.phaseId,
-      phase: row.phaseId === null ? null : (identities.get(row.phaseId) ?? null),
-      scope: row.scope as StatusChangeRecord['scope'],
-      resourceKey: row.resourceKey,
-      fromStatus: row.fromStatus,
-      toStatus: row.toStatus,
-      message: row.message,
-    }));
+  return written.sort((a, b) => (a.seq < b.seq ? -1 : 1)).map((row) => toChangeRecord(row, cluster, identities));
+}
+
+/** A StatusChange row as the change log's readers and publishers see it. */
+export interface ChangeRow {
+  seq: bigint;
+  at: Date;
+  phaseId: number | null;
+  scope: string;
+  resourceKey: string | null;
+  fromStatus: string | null;
+  toStatus: string | null;
+  message: string;
+}
+
+/** Shape a stored change row, given its cluster and the identities of the phases involved. */
+export function toChangeRecord(row: ChangeRow, cluster: { id: number; name: string }, identities: ReadonlyMap<number, PhaseIdentity>): StatusChangeRecord {
+  return {
+    seq: row.seq,
+    at: row.at,
+    cluster: cluster.name,
+    clusterId: cluster.id,
+    phaseId: row.phaseId,
+    phase: row.phaseId === null ? null : (identities.get(row.phaseId) ?? null),
+    scope: row.scope as StatusChangeRecord['scope'],
+    resourceKey: row.resourceKey,
+    fromStatus: row.fromStatus,
+    toStatus: row.toStatus,
+    message: row.message,
+  };
 }
