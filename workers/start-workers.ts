@@ -86,7 +86,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   for (const error of health?.errors ?? []) log.warn({ error }, 'custom health check not loaded');
   const observe: ObserveClusterOptions = { ...options.observe, ...(health ? { customHealth: (object) => health.checker.evaluate(object) } : {}) };
   const publisher = createChangePublisher(options.redisUrl, options.channelPrefix !== undefined ? { prefix: options.channelPrefix } : {});
-  const deps = { history: createHistoryStore(db), publisher, log: log.child({ part: 'snapshot' }), observe };
+  // The caller binds `part` (app.ts: part=worker); sub-units bind `unit`, so no JSON log line carries a key twice.
+  const deps = { history: createHistoryStore(db), publisher, log: log.child({ unit: 'snapshot' }), observe };
   const locks = createClusterLocks(lockRedis, { prefix: `${prefix}:${queueName}:cluster-lock`, ttlMs: options.clusterLockTtlMs ?? 60_000 });
   const queue = new Queue(queueName, { connection, prefix });
 
@@ -122,7 +123,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     await scheduleSnapshots(queue, [...clients.keys()], { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) });
   }
   const retention = options.retention !== undefined ? await startRetention(options, connection, prefix, `${queueName}-retention`, log) : undefined;
-  const live = options.live !== undefined ? await startLiveSnapshots(clients.values(), (cluster, tickAt) => enqueueSnapshot(queue, cluster, tickAt), log.child({ part: 'live' }), options.live) : undefined;
+  const live = options.live !== undefined ? await startLiveSnapshots(clients.values(), (cluster, tickAt) => enqueueSnapshot(queue, cluster, tickAt), log.child({ unit: 'live' }), options.live) : undefined;
   log.info({ clusters: clients.size, queue: queueName, intervalMs: config.snapshot.interval, live: live !== undefined }, 'snapshot workers started');
 
   return {
