@@ -64,9 +64,10 @@ export interface PhaseWrite {
 export interface SnapshotPlan {
   at: Date;
   outcome: 'ok' | 'unreachable';
-  /** Hash of everything observed; an equal hash extends the last observation tick. */
+  /** Hash of everything observed; an equal hash extends the current observation run. */
   stateHash: string;
-  tick: { extendId: bigint } | { insert: true };
+  /** Extend the cluster's current observation run, or end it and start a new one. */
+  tick: 'extend' | 'start';
   reachability?: { closeId?: number; open: { reachable: boolean; errorKind?: string; message: string } };
   cluster: { reachable: boolean; lastGoodReadAt?: Date };
   phases: PhaseWrite[];
@@ -98,15 +99,16 @@ export function hashObservation(observation: ClusterObservation): string {
 }
 
 /**
- * The plan for an observation whose hash equals the last tick's: extend that tick's run and move
- * the cluster's last good read. No interval is read or written, so an unchanged tick costs O(1).
+ * The plan for an observation whose hash equals the current run's: extend that run and move the
+ * cluster's last good read, both on the cluster's row. No interval is read or written, so an
+ * unchanged tick writes one row.
  */
-export function planUnchangedTick(observation: ClusterObservation, lastTickId: bigint, stateHash: string): SnapshotPlan {
+export function planUnchangedTick(observation: ClusterObservation, stateHash: string): SnapshotPlan {
   return {
     at: observation.at,
     outcome: observation.outcome,
     stateHash,
-    tick: { extendId: lastTickId },
+    tick: 'extend',
     cluster: observation.outcome === 'ok' ? { reachable: true, lastGoodReadAt: observation.at } : { reachable: false },
     phases: [],
     changes: [],
@@ -156,7 +158,7 @@ function planReadable(stored: StoredClusterState, observation: Extract<ClusterOb
 
 function basePlan(stored: StoredClusterState, at: Date, outcome: 'ok' | 'unreachable', stateHash: string): SnapshotPlan {
   const last = stored.lastTick;
-  const tick = last !== null && last.outcome === outcome && last.stateHash === stateHash ? { extendId: last.id } : { insert: true as const };
+  const tick = last !== null && last.outcome === outcome && last.stateHash === stateHash ? 'extend' : 'start';
   return { at, outcome, stateHash, tick, cluster: { reachable: outcome === 'ok' }, phases: [], changes: [] };
 }
 

@@ -138,7 +138,8 @@ export interface StoredClusterState {
   clusterId: number;
   lastGoodReadAt: Date | null;
   reachability: { id: number; reachable: boolean; errorKind: string | null } | null;
-  lastTick: { id: bigint; outcome: string; stateHash: string } | null;
+  /** The cluster's current observation run, if any. */
+  lastTick: { outcome: string; stateHash: string } | null;
   phases: StoredPhase[];
 }
 

@@ -8,11 +8,16 @@ import type { Prisma } from '../generated/prisma/client.ts';
 
 type Tx = Prisma.TransactionClient;
 
-/** The cluster row a snapshot locks. */
+/** The cluster row a snapshot locks, with the cluster's current observation run. */
 export interface LockedCluster {
   id: number;
   lastTickAt: Date | null;
   lastGoodReadAt: Date | null;
+  tickOutcome: string | null;
+  tickStateHash: string | null;
+  tickFirstSeenAt: Date | null;
+  tickLastSeenAt: Date | null;
+  tickCount: number;
 }
 
 /**
@@ -22,7 +27,8 @@ export interface LockedCluster {
 export async function lockCluster(tx: Tx, name: string): Promise<LockedCluster> {
   await tx.$executeRaw`INSERT INTO "Cluster" ("name") VALUES (${name}) ON CONFLICT ("name") DO NOTHING`;
   const rows = await tx.$queryRaw<LockedCluster[]>`
-    SELECT "id", "lastTickAt", "lastGoodReadAt" FROM "Cluster" WHERE "name" = ${name} FOR UPDATE`;
+    SELECT "id", "lastTickAt", "lastGoodReadAt", "tickOutcome", "tickStateHash", "tickFirstSeenAt", "tickLastSeenAt", "tickCount"
+    FROM "Cluster" WHERE "name" = ${name} FOR UPDATE`;
   const row = rows[0];
   if (row === undefined) throw new Error(`cluster row for ${name} vanished inside its transaction`);
   return row;
@@ -31,7 +37,7 @@ export async function lockCluster(tx: Tx, name: string): Promise<LockedCluster> 
 /** Loads the open state of a locked cluster. */
 export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<StoredClusterState> {
   const clusterId = cluster.id;
-  const [phases, resources, reachability, lastTick] = await Promise.all([
+  const [phases, resources, reachability] = await Promise.all([
     tx.phase.findMany({
       where: { clusterId },
       include: {
@@ -48,7 +54,6 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
       LEFT JOIN "ObjectRevision" r ON r."id" = i."revisionId"
       WHERE p."clusterId" = ${clusterId} AND i."to" IS NULL`,
     tx.clusterReachability.findFirst({ where: { clusterId, to: null }, orderBy: { from: 'desc' } }),
-    tx.observationTick.findFirst({ where: { clusterId }, orderBy: { id: 'desc' } }),
   ]);
   const byPhase = new Map<number, StoredPhase>();
   for (const phase of phases) {
@@ -94,7 +99,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
     clusterId,
     lastGoodReadAt: cluster.lastGoodReadAt,
     reachability: reachability === null ? null : { id: reachability.id, reachable: reachability.reachable, errorKind: reachability.errorKind },
-    lastTick: lastTick === null ? null : { id: lastTick.id, outcome: lastTick.outcome, stateHash: lastTick.stateHash },
+    lastTick: cluster.tickOutcome === null || cluster.tickStateHash === null ? null : { outcome: cluster.tickOutcome, stateHash: cluster.tickStateHash },
     phases: [...byPhase.values()],
   };
 }

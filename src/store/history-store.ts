@@ -58,14 +58,13 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
             return { written: false, reason: 'STALE_TICK', lastTickAt: cluster.lastTickAt } as const;
           }
           const stateHash = hashObservation(observation);
-          const lastTick = await tx.observationTick.findFirst({ where: { clusterId: cluster.id }, orderBy: { id: 'desc' }, select: { id: true, outcome: true, stateHash: true } });
-          // The last tick saw exactly this: nothing to diff, nothing to load.
+          // The current run saw exactly this: nothing to diff, nothing to load.
           const plan =
-            lastTick !== null && lastTick.outcome === observation.outcome && lastTick.stateHash === stateHash
-              ? planUnchangedTick(observation, lastTick.id, stateHash)
+            cluster.tickOutcome === observation.outcome && cluster.tickStateHash === stateHash
+              ? planUnchangedTick(observation, stateHash)
               : planSnapshot(await loadClusterState(tx, cluster), observation);
-          const applied = await applyPlan(tx, { id: cluster.id, name: observation.cluster, ...(observation.labels ? { labels: observation.labels } : {}) }, plan, tickAt);
-          return { written: true, outcome: plan.outcome, changes: applied.changes, rows: applied.rows, extendedTick: 'extendId' in plan.tick } as const;
+          const applied = await applyPlan(tx, { ...cluster, name: observation.cluster, ...(observation.labels ? { labels: observation.labels } : {}) }, plan, tickAt);
+          return { written: true, outcome: plan.outcome, changes: applied.changes, rows: applied.rows, extendedTick: plan.tick === 'extend' } as const;
         },
         { timeout: options.transactionTimeoutMs ?? 120_000, maxWait: 30_000 },
       );

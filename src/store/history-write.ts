@@ -7,6 +7,7 @@ import type { PhaseWrite, SnapshotPlan } from '../history/plan-snapshot.ts';
 import { phaseKey } from '../history/plan-snapshot.ts';
 import type { HashedDocument, ObservedManifest, PhaseIdentity, ObservedResource, StatusChangeRecord } from '../history/types.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
+import type { LockedCluster } from './history-state.ts';
 
 type Tx = Prisma.TransactionClient;
 type Json = Prisma.InputJsonValue;
@@ -22,8 +23,14 @@ export interface AppliedPlan {
   rows: number;
 }
 
-/** Writes `plan` for the locked cluster `cluster` (and its configured labels, when given). */
-export async function applyPlan(tx: Tx, cluster: { id: number; name: string; labels?: Record<string, string> }, plan: SnapshotPlan, tickAt: Date): Promise<AppliedPlan> {
+/** The locked cluster a plan is written for, with its configured labels when given. */
+export interface PlanCluster extends LockedCluster {
+  name: string;
+  labels?: Record<string, string>;
+}
+
+/** Writes `plan` for the locked cluster `cluster`. */
+export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt: Date): Promise<AppliedPlan> {
   let rows = 0;
   const at = plan.at;
   const clusterId = cluster.id;
@@ -36,21 +43,25 @@ export async function applyPlan(tx: Tx, cluster: { id: number; name: string; lab
     await tx.clusterReachability.create({ data: { clusterId, reachable: open.reachable, errorKind: open.errorKind ?? null, message: open.message, from: at } });
     rows += 1;
   }
+  // The current run ends: it moves to ObservationTick, and the cluster row starts the next one.
+  const endedRun = plan.tick === 'start' && cluster.tickOutcome !== null && cluster.tickStateHash !== null && cluster.tickFirstSeenAt !== null && cluster.tickLastSeenAt !== null;
+  if (endedRun) {
+    await tx.observationTick.create({
+      data: { clusterId, outcome: cluster.tickOutcome as string, stateHash: cluster.tickStateHash as string, firstSeenAt: cluster.tickFirstSeenAt as Date, lastSeenAt: cluster.tickLastSeenAt as Date, count: cluster.tickCount },
+    });
+    rows += 1;
+  }
+  const run = plan.tick === 'extend' ? { tickLastSeenAt: at, tickCount: { increment: 1 } } : { tickOutcome: plan.outcome, tickStateHash: plan.stateHash, tickFirstSeenAt: at, tickLastSeenAt: at, tickCount: 1 };
   await tx.cluster.update({
     where: { id: clusterId },
     data: {
       reachable: plan.cluster.reachable,
       lastTickAt: tickAt,
+      ...run,
       ...(plan.cluster.lastGoodReadAt ? { lastGoodReadAt: plan.cluster.lastGoodReadAt } : {}),
       ...(cluster.labels !== undefined ? { labels: cluster.labels as Json } : {}),
     },
   });
-  rows += 1;
-  if ('extendId' in plan.tick) {
-    await tx.observationTick.update({ where: { id: plan.tick.extendId }, data: { lastSeenAt: at, count: { increment: 1 } } });
-  } else {
-    await tx.observationTick.create({ data: { clusterId, outcome: plan.outcome, stateHash: plan.stateHash, firstSeenAt: at, lastSeenAt: at } });
-  }
   rows += 1;
   if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at);
   if (plan.changes.length === 0) return { changes: [], rows };

@@ -27,7 +27,7 @@ export const retentionPolicySchema = z.strictObject({
   phaseIntervals: ageSchema.optional(),
   /** Change-log rows, by their time. */
   statusChanges: ageSchema.optional(),
-  /** Observation-tick runs, by their last tick (each cluster's latest run is kept). */
+  /** Ended observation-tick runs, by their last tick (each cluster's current run is on its row and kept). */
   observationTicks: ageSchema.optional(),
   /** Closed reachability intervals, by their end. */
   reachability: ageSchema.optional(),
@@ -62,9 +62,7 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date 
       if (reachability) result.ClusterReachability = (await tx.clusterReachability.deleteMany({ where: { to: { lt: reachability } } })).count;
       const ticks = before(policy.observationTicks);
       if (ticks) {
-        result.ObservationTick = await tx.$executeRaw`
-          DELETE FROM "ObservationTick" t WHERE t."lastSeenAt" < ${ticks}
-            AND t."id" <> (SELECT max(l."id") FROM "ObservationTick" l WHERE l."clusterId" = t."clusterId")`;
+        result.ObservationTick = (await tx.observationTick.deleteMany({ where: { lastSeenAt: { lt: ticks } } })).count;
       }
       // Snapshots insert into these tables before referring to a row; the lock makes them wait
       // (or makes this wait) so a row about to be referred to again is never collected.

@@ -82,6 +82,6 @@ describe('a worker killed in the middle of a snapshot', () => {
     expect([await job?.getState(), job?.failedReason]).toEqual(['completed', undefined]);
     expect(job?.returnvalue).toMatchObject({ written: true, outcome: 'ok' });
     const counts = await countRows(database.db);
-    expect(counts).toMatchObject({ Cluster: 1, Phase: 100, ResourceStatusInterval: 3000, PhaseStatusInterval: 100, ObservationTick: 1, StatusChange: 3000 + 100 + 1 });
+    expect(counts).toMatchObject({ Cluster: 1, Phase: 100, ResourceStatusInterval: 3000, PhaseStatusInterval: 100, ObservationTick: 0, StatusChange: 3000 + 100 + 1 });
   });
 });

@@ -95,6 +95,24 @@ export async function countRows(db: Db): Promise<RowCounts> {
   return counts;
 }
 
+/** One run of observation ticks that saw the same thing. */
+export interface ObservationRun {
+  outcome: string;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+  count: number;
+}
+
+/** A cluster's observation runs, oldest first: the ended ones, then the current one (kept on the cluster's row). */
+export async function observationRuns(db: Db, cluster: string): Promise<ObservationRun[]> {
+  const row = await db.cluster.findUniqueOrThrow({ where: { name: cluster }, include: { ticks: { orderBy: { id: 'asc' } } } });
+  const runs: ObservationRun[] = row.ticks.map((t) => ({ outcome: t.outcome, firstSeenAt: t.firstSeenAt, lastSeenAt: t.lastSeenAt, count: t.count }));
+  if (row.tickOutcome !== null && row.tickFirstSeenAt !== null && row.tickLastSeenAt !== null) {
+    runs.push({ outcome: row.tickOutcome, firstSeenAt: row.tickFirstSeenAt, lastSeenAt: row.tickLastSeenAt, count: row.tickCount });
+  }
+  return runs;
+}
+
 /** A logger that prints nothing (set PHASELOG_TEST_LOG=debug to see more). */
 export function testLogger(): Logger {
   return pino({ level: process.env.PHASELOG_TEST_LOG ?? 'silent' });

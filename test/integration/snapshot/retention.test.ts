@@ -5,7 +5,7 @@ import { createHistoryStore } from '../../../src/store/history-store.ts';
 import { applyRetention, measureStorage, retentionPolicySchema } from '../../../src/store/retention.ts';
 import { startWorkers } from '../../../workers/start-workers.ts';
 import { applyFleet, deploymentRef, readyDeployment, readyStatus, resourceName, rollingStatus, type FleetShape } from './fleet.ts';
-import { countRows, createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import { countRows, createTestDatabase, observationRuns, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -71,9 +71,11 @@ describe('retention', () => {
     const images = (await database.db.objectRevision.findMany()).map((r) => JSON.stringify(r.object));
     expect(images.some((text) => text.includes('nginx:1.28'))).toBe(true);
     expect(after.ObjectRevision).toBe(6);
-    // Each cluster keeps its latest observation run.
-    expect(after.ObservationTick).toBeGreaterThanOrEqual(1);
-    expect(await database.db.observationTick.count({ where: { lastSeenAt: { gte: new Date(T0 + 10 * DAY) } } })).toBe(1);
+    // The ended runs (day 0, day 6) are older than a day; each cluster keeps its current run (days 8-10).
+    expect(result.ObservationTick).toBe(2);
+    expect(after.ObservationTick).toBe(0);
+    const runs = await observationRuns(database.db, cluster.name);
+    expect(runs.map((r) => [r.firstSeenAt.getTime(), r.lastSeenAt.getTime(), r.count])).toEqual([[T0 + 8 * DAY, T0 + 10 * DAY, 2]]);
   });
 
   it('reports rows and bytes per table', async () => {

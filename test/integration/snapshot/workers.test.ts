@@ -6,7 +6,7 @@ import { scheduleSnapshots, SNAPSHOT_JOB, snapshotJobId } from '../../../src/que
 import type { SnapshotOutcome } from '../../../src/services/snapshot-cluster.ts';
 import { startWorkers, type RunningWorkers } from '../../../workers/start-workers.ts';
 import { applyFleet } from './fleet.ts';
-import { countRows, createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import { countRows, createTestDatabase, observationRuns, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
 
 const CONFIG = { snapshot: { interval: 60_000, jitter: 0 }, health: undefined, baseDir: process.cwd() };
 
@@ -50,7 +50,7 @@ describe('snapshot workers', () => {
     // Ticks that lost the race to a newer tick of their cluster write nothing; every other tick writes once.
     for (const c of clusters) {
       const written = completed.filter((x) => x.result.cluster === c.name && x.result.written).length;
-      const runs = await database.db.observationTick.findMany({ where: { cluster: { name: c.name } } });
+      const runs = await observationRuns(database.db, c.name);
       expect(runs.reduce((sum, r) => sum + r.count, 0)).toBe(written);
       const row = await database.db.cluster.findFirstOrThrow({ where: { name: c.name } });
       expect(row.lastTickAt?.getTime()).toBe(ticks.at(-1));

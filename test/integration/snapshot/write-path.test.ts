@@ -4,7 +4,7 @@ import type { ChangeEvent } from '../../../src/pubsub/change-event.ts';
 import { snapshotCluster, type SnapshotDeps } from '../../../src/services/snapshot-cluster.ts';
 import { createHistoryStore } from '../../../src/store/history-store.ts';
 import { applyFleet, deploymentRef, inventoryConfigMap, readyStatus, resourceName, rollingStatus, type FleetShape } from './fleet.ts';
-import { countRows, createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import { countRows, createTestDatabase, observationRuns, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
 
 const SHAPE: FleetShape = { phases: 3, resourcesPerPhase: 4, phasesPerNamespace: 2 };
 
@@ -40,7 +40,7 @@ describe('recording snapshots of a cluster', () => {
     const outcome = await snapshot();
     expect(outcome).toMatchObject({ written: true, outcome: 'ok', changes: 12 + 3 + 1, published: true });
     const counts = await countRows(database.db);
-    expect(counts).toMatchObject({ Cluster: 1, Phase: 3, PhaseManifest: 3, Manifest: 3, ResourceStatusInterval: 12, PhaseStatusInterval: 3, ObservationTick: 1, ClusterReachability: 1 });
+    expect(counts).toMatchObject({ Cluster: 1, Phase: 3, PhaseManifest: 3, Manifest: 3, ResourceStatusInterval: 12, PhaseStatusInterval: 3, ObservationTick: 0, ClusterReachability: 1 });
     expect(await database.db.cluster.findFirstOrThrow()).toMatchObject({ name: 'alpha', labels: { env: 'test' }, reachable: true, lastGoodReadAt: new Date(tick) });
     const statuses = await database.db.resourceStatusInterval.groupBy({ by: ['status'], _count: true });
     expect(statuses).toEqual([{ status: 'Current', _count: 12 }]);
@@ -50,13 +50,15 @@ describe('recording snapshots of a cluster', () => {
 
   it('adds no per-resource rows over 10 unchanged ticks, only extends the observation run', async () => {
     const before = await countRows(database.db);
-    const runBefore = await database.db.observationTick.findFirstOrThrow({ orderBy: { id: 'desc' } });
+    const runsBefore = await observationRuns(database.db, 'alpha');
     for (let i = 0; i < 10; i += 1) expect(await snapshot()).toMatchObject({ written: true, changes: 0 });
     expect(await countRows(database.db)).toEqual(before);
-    const run = await database.db.observationTick.findFirstOrThrow({ orderBy: { id: 'desc' } });
-    expect(run.id).toBe(runBefore.id);
-    expect(run.count).toBe(runBefore.count + 10);
-    expect(run.lastSeenAt.getTime()).toBe(tick);
+    const runs = await observationRuns(database.db, 'alpha');
+    expect(runs).toHaveLength(runsBefore.length);
+    const [run, runBefore] = [runs.at(-1), runsBefore.at(-1)];
+    expect(run?.firstSeenAt).toEqual(runBefore?.firstSeenAt);
+    expect(run?.count).toBe((runBefore?.count ?? 0) + 10);
+    expect(run?.lastSeenAt.getTime()).toBe(tick);
   });
 
   it('records one resource change as one closed and one opened interval, one change row and one event', async () => {

@@ -39,7 +39,7 @@ function storedAfter(observed: ObservedPhase, extra: Partial<StoredPhase> = {}):
     ...extra,
   };
   const first = planSnapshot(emptyState(), ok([observed]));
-  return { clusterId: 1, lastGoodReadAt: EARLIER, reachability: { id: 3, reachable: true, errorKind: null }, lastTick: { id: 9n, outcome: 'ok', stateHash: first.stateHash }, phases: [stored] };
+  return { clusterId: 1, lastGoodReadAt: EARLIER, reachability: { id: 3, reachable: true, errorKind: null }, lastTick: { outcome: 'ok', stateHash: first.stateHash }, phases: [stored] };
 }
 
 function emptyState(): StoredClusterState {
@@ -55,13 +55,13 @@ describe('planning a snapshot', () => {
     expect(plan.phases).toHaveLength(1);
     expect(plan.phases[0]).toMatchObject({ upsert: { inventoryId: 'id-a' }, openManifest: expect.any(Object), openStatus: { stale: false } });
     expect(plan.phases[0]?.phaseId).toBeUndefined();
-    expect(plan.tick).toEqual({ insert: true });
+    expect(plan.tick).toBe('start');
   });
 
   it('writes nothing but the tick run for an unchanged observation', () => {
     const observed = phase([resource('web'), resource('api')]);
     const plan = planSnapshot(storedAfter(observed), ok([observed]));
-    expect(plan).toMatchObject({ phases: [], changes: [], tick: { extendId: 9n } });
+    expect(plan).toMatchObject({ phases: [], changes: [], tick: 'extend' });
   });
 
   it.each([
@@ -75,7 +75,7 @@ describe('planning a snapshot', () => {
     expect(write?.closeResourceIds).toEqual([7000n]);
     expect(write?.openResources.map((r) => r.key)).toEqual(['apps/Deployment/shop/web']);
     expect(plan.changes.filter((c) => c.scope === 'resource')).toHaveLength(visible ? 1 : 0);
-    expect(plan.tick).toEqual({ insert: true });
+    expect(plan.tick).toBe('start');
   });
 
   it('records a resource leaving the inventory with no new interval and a null toStatus', () => {
@@ -110,11 +110,11 @@ describe('planning a snapshot', () => {
     const down: StoredClusterState = {
       ...state,
       reachability: { id: 4, reachable: false, errorKind: 'UNREACHABLE' },
-      lastTick: { id: 10n, outcome: 'unreachable', stateHash: planSnapshot(state, { outcome: 'unreachable', cluster: 'c1', at: AT, error: { kind: 'UNREACHABLE', message: 'x' } }).stateHash },
+      lastTick: { outcome: 'unreachable', stateHash: planSnapshot(state, { outcome: 'unreachable', cluster: 'c1', at: AT, error: { kind: 'UNREACHABLE', message: 'x' } }).stateHash },
       phases: state.phases.map((p) => ({ ...p, status: p.status && { ...p.status, stale: true } })),
     };
     const still = planSnapshot(down, { outcome: 'unreachable', cluster: 'c1', at: AT, error: { kind: 'UNREACHABLE', message: 'x' } });
-    expect(still).toMatchObject({ changes: [], phases: [], tick: { extendId: 10n } });
+    expect(still).toMatchObject({ changes: [], phases: [], tick: 'extend' });
     const back = planSnapshot(down, ok([observed]));
     expect(back.changes).toEqual([{ scope: 'cluster', fromStatus: 'Unreachable', toStatus: 'Reachable', message: '' }]);
     expect(back.phases[0]).toMatchObject({ closeStatusId: 700n, openStatus: { stale: false }, openResources: [] });
