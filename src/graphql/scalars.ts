@@ -1,5 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import type { ValueNode } from 'graphql';
+import type { Scalars } from '../generated/graphql.ts';
 import { formatDuration, parseDuration } from '../duration.ts';
 
 function parseDate(value: unknown): Date {
@@ -12,8 +13,10 @@ function parseDate(value: unknown): Date {
   });
 }
 
+// The internal types below are the ones codegen.ts maps each scalar to, so the two cannot drift apart.
+
 /** RFC 3339 timestamps in UTC with milliseconds. */
-export const DateTimeScalar = new GraphQLScalarType<Date, string>({
+export const DateTimeScalar = new GraphQLScalarType<Scalars['DateTime']['input'], string>({
   name: 'DateTime',
   description: 'An RFC 3339 timestamp with milliseconds, always in UTC (e.g. 2026-11-22T03:04:05.000Z).',
   serialize: (value) => (value instanceof Date ? value : parseDate(value)).toISOString(),
@@ -41,7 +44,7 @@ function literalToJson(ast: ValueNode): unknown {
 }
 
 /** Any JSON value. */
-export const JsonScalar = new GraphQLScalarType({
+export const JsonScalar = new GraphQLScalarType<Scalars['JSON']['input'], unknown>({
   name: 'JSON',
   description: 'A JSON value (labels, conditions, raw Kubernetes objects).',
   serialize: (value) => value,
@@ -58,7 +61,7 @@ function parseDurationValue(value: unknown): number {
 }
 
 /** Durations: `30s`, `5m`, `1h30m`, `7d` (or a number of milliseconds) in; the same short form out. */
-export const DurationScalar = new GraphQLScalarType<number, string>({
+export const DurationScalar = new GraphQLScalarType<Scalars['Duration']['input'], string>({
   name: 'Duration',
   description: 'A duration such as 30s, 5m, 1h30m or 7d (a bare number is milliseconds); returned in the same form.',
   serialize: (value) => formatDuration(parseDurationValue(value)),

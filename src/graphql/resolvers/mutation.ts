@@ -1,40 +1,32 @@
 /** Admin mutations: token management. */
-import type { IResolvers } from '@graphql-tools/utils';
-import { createToken, revokeToken, TokenInputError, type TokenScope } from '../../auth/tokens.ts';
+import type { MutationResolvers } from '../../generated/graphql.ts';
+import { createToken, revokeToken, TokenInputError } from '../../auth/tokens.ts';
 import { TokenNameTakenError } from '../../store/api-token-store.ts';
 import type { GraphqlContext } from '../context.ts';
 import { canSee } from '../../auth/principal.ts';
 import type { RefreshOutcome } from '../../services/read-refresh.ts';
-import type { PhaseRef } from '../../services/read-phase-ref.ts';
 import { badUserInput, notFound, serviceUnavailable } from '../errors.ts';
 import { requirePhase } from './query.ts';
+import { toApiToken } from './shapes.ts';
 
-/** Arguments of Mutation fields, as the SDL declares them. */
-interface CreateTokenArgs {
-  name: string;
-  scopes: TokenScope[];
-  clusters?: string[] | null;
-  namespaces?: string[] | null;
-}
-
-export const mutationResolvers: IResolvers<unknown, GraphqlContext> = {
+export const mutationResolvers: { Mutation: MutationResolvers } = {
   Mutation: {
-    createToken: async (_parent, args: CreateTokenArgs, ctx) => {
+    createToken: async (_parent, args, ctx) => {
       try {
         const created = await createToken(ctx.read.tokens, { name: args.name, scopes: args.scopes, clusters: args.clusters ?? [], namespaces: args.namespaces ?? [] });
         ctx.log.info({ token: created.token.name, by: ctx.principal.name }, 'API token created');
-        return created;
+        return { token: toApiToken(created.token), secret: created.secret };
       } catch (error) {
         if (error instanceof TokenInputError || error instanceof TokenNameTakenError) throw badUserInput(error.message);
         throw error;
       }
     },
-    revokeToken: async (_parent, args: { name: string }, ctx) => {
+    revokeToken: async (_parent, args, ctx) => {
       const revoked = await revokeToken(ctx.read.tokens, args.name);
       if (revoked) ctx.log.info({ token: args.name, by: ctx.principal.name }, 'API token revoked');
       return revoked;
     },
-    refreshCluster: async (_parent, args: { cluster: string }, ctx) => {
+    refreshCluster: async (_parent, args, ctx) => {
       const name = args.cluster;
       // A cluster has no row until its first snapshot, so the worker decides whether it is known.
       if (!canSee(ctx.principal, name, null)) throw notFound(`no cluster ${JSON.stringify(name)}`);
@@ -43,7 +35,7 @@ export const mutationResolvers: IResolvers<unknown, GraphqlContext> = {
       if (after === undefined) throw notFound(`no cluster ${JSON.stringify(name)}`);
       return { cluster: after, written: snapshot.written, outcome: snapshot.outcome ?? null, changes: snapshot.changes };
     },
-    refreshPhase: async (_parent, args: { phase: PhaseRef }, ctx) => {
+    refreshPhase: async (_parent, args, ctx) => {
       const phase = await requirePhase(ctx, args.phase);
       requireSnapshot(await refresh(ctx, phase.cluster));
       const [fresh] = await ctx.read.phases.getPhasesByIds(ctx.principal.access, [phase.id]);

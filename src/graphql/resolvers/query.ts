@@ -1,33 +1,15 @@
 /** Query resolvers: each makes one call into a store, service or loader and shapes the result. */
-import type { IResolvers } from '@graphql-tools/utils';
+import type { PhaseFilter as PhaseFilterInput, QueryResolvers, StatusChangeFilter as StatusChangeFilterInput } from '../../generated/graphql.ts';
 import { canSee } from '../../auth/principal.ts';
 import { checkGate } from '../../services/read-gate.ts';
 import { resolvePhaseRef, type PhaseRef } from '../../services/read-phase-ref.ts';
-import type { PhaseCursor, PhaseFilter, PhaseOrder } from '../../store/read-phases.ts';
+import type { PhaseCursor, PhaseFilter } from '../../store/read-phases.ts';
 import { phaseCursorOf } from '../../store/read-phases.ts';
 import type { StatusChangeFilter } from '../../store/read-history.ts';
 import type { GraphqlContext } from '../context.ts';
 import { decodeCursor, encodeCursor, pageSize, parseSeq, toConnection } from '../cursor.ts';
 import { badUserInput, notFound } from '../errors.ts';
-import { toGateResult, toStatusChange } from './shapes.ts';
-
-interface PhaseFilterInput {
-  cluster?: string | null;
-  namespace?: string | null;
-  source?: string | null;
-  status?: string[] | null;
-  labels?: unknown;
-  search?: string | null;
-  includeDeleted?: boolean | null;
-}
-
-export interface StatusChangeFilterInput {
-  cluster?: string | null;
-  namespace?: string | null;
-  phaseId?: string | null;
-  scopes?: string[] | null;
-  toStatus?: string[] | null;
-}
+import { toApiToken, toGateResult, toStatusChange } from './shapes.ts';
 
 function isPhaseCursor(value: unknown): value is PhaseCursor {
   const v = value as Partial<PhaseCursor> | null;
@@ -75,52 +57,33 @@ export async function requirePhase(ctx: GraphqlContext, ref: PhaseRef) {
   throw resolved.kind === 'NOT_FOUND' ? notFound(resolved.message) : badUserInput(resolved.message);
 }
 
-/** Arguments of Query fields, as the SDL declares them (GraphQL has already coerced them). */
-interface PageArgs {
-  first?: number | null;
-  after?: string | null;
-}
-interface PhasesArgs extends PageArgs {
-  filter?: PhaseFilterInput | null;
-  orderBy?: PhaseOrder | null;
-}
-interface StatusChangesArgs extends PageArgs {
-  filter?: StatusChangeFilterInput | null;
-}
-interface GateArgs {
-  phase: PhaseRef;
-  status?: string | null;
-  /** Milliseconds (the Duration scalar). */
-  for: number;
-}
-
-export const queryResolvers: IResolvers<unknown, GraphqlContext> = {
+export const queryResolvers: { Query: QueryResolvers } = {
   Query: {
     about: (_parent, _args, ctx) => ctx.about,
     clusters: async (_parent, _args, ctx) => (await ctx.clusters.listClusters()).filter((c) => canSee(ctx.principal, c.name, null)),
-    phases: async (_parent, args: PhasesArgs, ctx) => {
+    phases: async (_parent, args, ctx) => {
       const first = pageSize(args.first, 50);
       const order = args.orderBy ?? 'NAME';
       const after = typeof args.after === 'string' ? decodeCursor(args.after, isPhaseCursor) : undefined;
       const page = await ctx.read.phases.listPhases(ctx.principal.access, { filter: toPhaseFilter(args.filter), order, first, ...(after ? { after } : {}) });
       return toConnection(page, (phase) => encodeCursor(phaseCursorOf(phase)));
     },
-    phase: async (_parent, args: PhaseRef, ctx) => {
+    phase: async (_parent, args, ctx) => {
       const resolved = await resolvePhaseRef(ctx.read.phases, ctx.principal.access, args);
       if (resolved.ok) return resolved.phase;
       if (resolved.kind === 'NOT_FOUND') return null;
       throw badUserInput(resolved.message);
     },
-    statusChanges: async (_parent, args: StatusChangesArgs, ctx) => {
+    statusChanges: async (_parent, args, ctx) => {
       const first = pageSize(args.first, 100);
       const page = await ctx.read.history.listStatusChanges(ctx.principal.access, toChangeFilter(args.filter), first, parseSeq(args.after));
       return { ...toConnection(page, (c) => c.seq.toString()), edges: page.items.map((c) => ({ cursor: c.seq.toString(), node: toStatusChange(c) })) };
     },
-    gate: async (_parent, args: GateArgs, ctx) => {
+    gate: async (_parent, args, ctx) => {
       const result = await checkGate(ctx.read, ctx.principal.access, args.phase, args.status ?? 'Current', args.for);
       if (result.ok) return toGateResult(result.gate);
       throw result.kind === 'NOT_FOUND' ? notFound(result.message) : badUserInput(result.message);
     },
-    tokens: (_parent, _args, ctx) => ctx.read.tokens.list(),
+    tokens: async (_parent, _args, ctx) => (await ctx.read.tokens.list()).map(toApiToken),
   },
 };

@@ -1,15 +1,17 @@
 /** Audit report resolvers: one service call each; a token's restrictions narrow the selection. */
 import type { Principal } from '../../auth/principal.ts';
-import { REPORT_FORMATS } from '../../services/audit-report.ts';
+import type { QueryResolvers, ReportFormat as ReportFormatEnum } from '../../generated/graphql.ts';
 import type { ReportFormat } from '../../services/audit-report.ts';
-import type { GraphqlContext } from '../context.ts';
 import { badUserInput, forbidden } from '../errors.ts';
 
-interface AuditArgs {
-  from: Date;
-  to?: Date | null;
-  filter?: { clusters?: string[] | null; namespaces?: string[] | null; phases?: string[] | null } | null;
-  format: string;
+/** The SDL's report formats and the report service's, one for one. */
+const FORMATS: Readonly<Record<ReportFormatEnum, ReportFormat>> = { JSON: 'json', CSV: 'csv', MARKDOWN: 'markdown', HTML: 'html' };
+
+/** A stored report's format (the service's name) as the SDL's enum. */
+function toFormatEnum(stored: string): ReportFormatEnum {
+  const found = (Object.keys(FORMATS) as ReportFormatEnum[]).find((key) => FORMATS[key] === stored);
+  if (found === undefined) throw new Error(`stored report format ${JSON.stringify(stored)} is not one the API knows`);
+  return found;
 }
 
 /** Narrow a requested list by a restriction; an empty result of two non-empty lists matches nothing. */
@@ -24,15 +26,14 @@ function isUnrestricted(principal: Principal): boolean {
   return principal.access.clusters.length === 0 && principal.access.namespaces.length === 0;
 }
 
-export const reportResolvers = {
+export const reportResolvers: { Query: Pick<QueryResolvers, 'auditReport' | 'storedReports' | 'storedReport'> } = {
   Query: {
-    auditReport: async (_: unknown, args: AuditArgs, ctx: GraphqlContext) => {
+    auditReport: async (_parent, args, ctx) => {
       const now = new Date();
       const to = args.to ?? now;
       if (to <= args.from) throw badUserInput('auditReport: `to` must be after `from`');
       if (args.from > now) throw badUserInput('auditReport: `from` is in the future');
-      const format = args.format.toLowerCase() as ReportFormat;
-      if (!REPORT_FORMATS.includes(format)) throw badUserInput(`unknown report format ${args.format}`);
+      const format = FORMATS[args.format];
       const rendered = await ctx.read.reports.create({
         from: args.from,
         to,
@@ -46,19 +47,19 @@ export const reportResolvers = {
       });
       return { format: args.format, contentType: rendered.contentType, content: rendered.content, figures: JSON.parse(JSON.stringify(rendered.report)) as unknown };
     },
-    storedReports: async (_: unknown, args: { first: number }, ctx: GraphqlContext) => {
+    storedReports: async (_parent, args, ctx) => {
       if (!isUnrestricted(ctx.principal)) throw forbidden('stored reports may cover any cluster: they need a token without cluster or namespace restrictions');
       if (args.first < 1 || args.first > 100) throw badUserInput('first must be between 1 and 100');
       const list = await ctx.read.reports.stored.list(args.first);
       // Content is fetched one report at a time (storedReport); the list only says what exists.
-      return list.map((r) => ({ ...r, format: r.format.toUpperCase(), content: '' }));
+      return list.map((r) => ({ ...r, format: toFormatEnum(r.format), content: '' }));
     },
-    storedReport: async (_: unknown, args: { id: string }, ctx: GraphqlContext) => {
+    storedReport: async (_parent, args, ctx) => {
       if (!isUnrestricted(ctx.principal)) throw forbidden('stored reports may cover any cluster: they need a token without cluster or namespace restrictions');
       const id = Number(args.id);
       if (!Number.isSafeInteger(id) || id <= 0) throw badUserInput(`"${args.id}" is not a report id`);
       const report = await ctx.read.reports.stored.get(id);
-      return report ? { ...report, format: report.format.toUpperCase() } : null;
+      return report ? { ...report, format: toFormatEnum(report.format) } : null;
     },
   },
 };

@@ -1,26 +1,67 @@
 /** Shaping domain records into the SDL's shapes (no I/O). */
+import { TOKEN_SCOPES } from '../../auth/tokens.ts';
+import type { ChangeScope, ResolversParentTypes, Status, TokenScope } from '../../generated/graphql.ts';
+import type { ApiTokenRecord } from '../../store/api-token-store.ts';
 import type { GateOutcome } from '../../services/read-gate.ts';
+import type { PhaseCondition } from '../../status/phase-summary.ts';
+import { isResourceStatus, type CustomHealthDetail } from '../../status/types.ts';
 import type { ManifestVersionRecord, StatusChangeItem } from '../../store/read-types.ts';
 
+/**
+ * A stored status as the SDL's Status enum. The store keeps statuses as text; one that is not a
+ * kstatus status is a bug upstream, reported here rather than as GraphQL's enum serialisation error.
+ */
+export function toStatus(value: string): Status {
+  if (!isResourceStatus(value)) throw new Error(`stored status ${JSON.stringify(value)} is not a kstatus status`);
+  return value;
+}
+
+const CHANGE_SCOPES: readonly string[] = ['cluster', 'phase', 'resource'] satisfies ChangeScope[];
+
+function toChangeScope(value: string): ChangeScope {
+  if (!CHANGE_SCOPES.includes(value)) throw new Error(`stored change scope ${JSON.stringify(value)} is not cluster, phase or resource`);
+  return value as ChangeScope;
+}
+
+/** An ApiToken as the SDL shows it: stored scopes narrowed to the TokenScope enum. */
+export function toApiToken(record: ApiTokenRecord): ResolversParentTypes['ApiToken'] {
+  const scopes = record.scopes.map((scope) => {
+    if (!(TOKEN_SCOPES as readonly string[]).includes(scope)) throw new Error(`stored token scope ${JSON.stringify(scope)} is not read or admin`);
+    return scope as TokenScope;
+  });
+  return { ...record, scopes };
+}
+
 /** StatusCounts from a stored summary (counts keyed by status). */
-export function toCounts(summary: Record<string, number>) {
-  const get = (status: string) => summary[status] ?? 0;
+export function toCounts(summary: Record<string, number>): ResolversParentTypes['StatusCounts'] {
+  const get = (status: Status) => summary[status] ?? 0;
   const counts = { current: get('Current'), inProgress: get('InProgress'), failed: get('Failed'), terminating: get('Terminating'), notFound: get('NotFound'), unknown: get('Unknown') };
   return { ...counts, total: Object.values(counts).reduce((a, b) => a + b, 0) };
 }
 
 /** A StatusChange as the SDL shows it. */
-export function toStatusChange(change: StatusChangeItem) {
-  return { ...change, seq: change.seq.toString(), phaseId: change.phaseId === null ? null : String(change.phaseId) };
+export function toStatusChange(change: StatusChangeItem): ResolversParentTypes['StatusChange'] {
+  return { ...change, scope: toChangeScope(change.scope), seq: change.seq.toString(), phaseId: change.phaseId === null ? null : String(change.phaseId) };
 }
 
-export function toManifest(record: ManifestVersionRecord) {
+/** A phase's conditions as stored: the JSON summarizePhase wrote. */
+export function toConditions(stored: unknown[]): PhaseCondition[] {
+  return stored as PhaseCondition[];
+}
+
+/** A resource's custom health as stored: the JSON of the health check's CustomHealthDetail. */
+export function toCustomHealth(stored: Record<string, unknown> | null): CustomHealthDetail | null {
+  return stored as CustomHealthDetail | null;
+}
+
+export function toManifest(record: ManifestVersionRecord): ResolversParentTypes['Manifest'] {
   return { hash: record.hash, entries: record.entries, entryCount: record.entries.length, source: record.source, from: record.from, to: record.to };
 }
 
-export function toGateResult(outcome: GateOutcome) {
+export function toGateResult(outcome: GateOutcome): ResolversParentTypes['GateResult'] {
   return {
     ...outcome,
-    remaining: outcome.remainingMs === null ? null : outcome.remainingMs,
+    status: outcome.status === null ? null : toStatus(outcome.status),
+    remaining: outcome.remainingMs,
   };
 }

@@ -1,20 +1,14 @@
 /** Live status changes, with catch-up from the change log when `after` is given. */
-import type { IResolvers } from '@graphql-tools/utils';
+import type { SubscriptionPhaseStatusChangedArgs, SubscriptionResolvers } from '../../generated/graphql.ts';
 import type { StatusChangeItem } from '../../store/read-types.ts';
 import type { GraphqlContext } from '../context.ts';
 import { parseSeq } from '../cursor.ts';
 import { badUserInput } from '../errors.ts';
-import { toChangeFilter, type StatusChangeFilterInput } from './query.ts';
+import { toChangeFilter } from './query.ts';
 import { toStatusChange } from './shapes.ts';
 
-/** Arguments of the Subscription fields. */
-interface ChangeSubscriptionArgs {
-  filter?: StatusChangeFilterInput | null;
-  after?: string | null;
-}
-
 function subscribeScope(scope: 'phase' | 'resource') {
-  return (_parent: unknown, args: ChangeSubscriptionArgs, ctx: GraphqlContext) => {
+  return (_parent: unknown, args: SubscriptionPhaseStatusChangedArgs, ctx: GraphqlContext): AsyncIterableIterator<StatusChangeItem> => {
     if (ctx.read.changes === undefined) throw new Error('no change feed is wired into this server');
     const filter = toChangeFilter(args.filter);
     if (filter.scopes !== undefined && !filter.scopes.includes(scope)) throw badUserInput(`this subscription carries ${scope} changes only`);
@@ -22,7 +16,8 @@ function subscribeScope(scope: 'phase' | 'resource') {
   };
 }
 
-export const subscriptionResolvers: IResolvers<unknown, GraphqlContext> = {
+/** The feed yields StatusChangeItems; `resolve` shapes each into a StatusChange. */
+export const subscriptionResolvers: { Subscription: SubscriptionResolvers } = {
   Subscription: {
     phaseStatusChanged: { subscribe: subscribeScope('phase'), resolve: (change: StatusChangeItem) => toStatusChange(change) },
     resourceStatusChanged: { subscribe: subscribeScope('resource'), resolve: (change: StatusChangeItem) => toStatusChange(change) },

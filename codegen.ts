@@ -1,0 +1,42 @@
+/**
+ * graphql-codegen: resolver types from schema.graphql (`npm run codegen`, also run by postinstall).
+ * Reads only local files, so it works offline. Mappers say what a resolver of each object type
+ * really receives as its parent: the domain records the stores and services return.
+ */
+import type { CodegenConfig } from '@graphql-codegen/cli';
+
+const config: CodegenConfig = {
+  schema: 'schema.graphql',
+  silent: true,
+  generates: {
+    'src/generated/graphql.ts': {
+      plugins: ['typescript', 'typescript-resolvers'],
+      config: {
+        useTypeImports: true,
+        // Relative imports end in .ts in this repo (TS rewriteRelativeImportExtensions).
+        emitLegacyCommonJSImports: false,
+        importExtension: '.ts',
+        contextType: '../graphql/context.ts#GraphqlContext',
+        enumsAsTypes: true,
+        strictScalars: true,
+        scalars: {
+          ID: { input: 'string', output: 'string | number' },
+          DateTime: { input: 'Date', output: 'Date' },
+          Duration: { input: 'number', output: 'number' },
+          JSON: { input: 'unknown', output: 'unknown' },
+        },
+        mapperTypeSuffix: 'Model',
+        mappers: {
+          Phase: '../store/read-types.ts#PhaseRecord',
+          PhaseSnapshot: '../graphql/resolvers/parents.ts#PhaseSnapshotParent',
+          PhaseInterval: '../graphql/resolvers/parents.ts#PhaseIntervalParent',
+          Resource: '../store/read-types.ts#ResourceRecord',
+          ManifestVersion: '../services/read-manifests.ts#ManifestVersion',
+          PhaseCondition: '../status/phase-summary.ts#PhaseCondition',
+        },
+      },
+    },
+  },
+};
+
+export default config;

@@ -1,0 +1,16 @@
+/**
+ * Parent types of GraphQL object types that have no domain type of their own. codegen.ts maps the
+ * SDL types to these (and to the domain records of the stores and services), so a resolver's parent
+ * is typed as what the resolver of the field above really returns.
+ */
+import type { PhaseStatusRecord } from '../../store/read-types.ts';
+
+/** PhaseSnapshot: a phase as of a moment, i.e. the interval containing the moment. */
+export interface PhaseSnapshotParent {
+  phaseId: number;
+  at: Date;
+  interval: PhaseStatusRecord;
+}
+
+/** PhaseInterval: a phase's status interval with its id, as HistoryReader.listPhaseIntervals returns it. */
+export type PhaseIntervalParent = PhaseStatusRecord & { id: string };
