@@ -5,13 +5,13 @@
 import type { ClusterHandle } from './clusters.ts';
 import { createDiscovery, type Discovery, type DiscoveryOptions } from './discovery.ts';
 import { createKubeTransport, type KubeTransport, type TransportOptions } from './transport.ts';
-import type { KubeObject } from './slim.ts';
+import type { CachedObject } from './compact.ts';
 
 /** The part of a watch cache the batched reader uses (see watch-cache.ts). */
 export interface CacheView {
   readonly synced: boolean;
-  /** Every cached object (already slimmed). */
-  list(): KubeObject[];
+  /** Every cached object as `[namespace/name, record]` (`/name` when cluster-scoped). */
+  records(): Iterable<[string, CachedObject]>;
 }
 
 /** A cluster ready to be read. */

@@ -7,6 +7,7 @@
 import { refKey } from '../inventory/ref-key.ts';
 import type { ObjectRef } from '../inventory/types.ts';
 import { cacheKey, type ClusterClient } from './cluster-client.ts';
+import { readView, type CompactRevision } from './compact.ts';
 import { collectionPath, isKubeError, type ResolvedKind } from './discovery.ts';
 import { CLUSTER_LEVEL_KINDS, type KubeError } from './errors.ts';
 import { listCollection, type ListOptions } from './list-collection.ts';
@@ -24,8 +25,13 @@ export interface KindReadError {
 
 /** What one read of a cluster found. */
 export interface ReadObjectsResult {
-  /** Found objects by {@link refKey}, slimmed. */
+  /**
+   * Found objects by {@link refKey}: slimmed when listed, status views when read from a watch
+   * cache (see compact.ts; those have their revision in `revisions`).
+   */
   objects: Map<string, KubeObject>;
+  /** Revisions already computed by a watch cache, by {@link refKey}. */
+  revisions: Map<string, CompactRevision>;
   /** Refs whose kind was listed successfully and which do not exist: NotFound. */
   missing: ObjectRef[];
   /** Kinds that could not be read; their refs are Unknown (reason = `error.kind`). */
@@ -75,7 +81,7 @@ const POD_AWARE = new Set(['apps/StatefulSet', 'apps/ReplicaSet', 'extensions/Re
 
 /** Reads every ref of one cluster in as few LISTs as the heuristic allows. Never throws. */
 export async function readObjects(cluster: ClusterClient, refs: readonly ObjectRef[], options: ReadObjectsOptions = {}): Promise<ReadObjectsResult> {
-  const result: ReadObjectsResult = { objects: new Map(), missing: [], errors: [], pods: [], stats: { listRequests: 0, cacheReads: 0 } };
+  const result: ReadObjectsResult = { objects: new Map(), revisions: new Map(), missing: [], errors: [], pods: [], stats: { listRequests: 0, cacheReads: 0 } };
   const groups = groupByKind(refs);
   const resolutions = await Promise.all(groups.map((g) => cluster.discovery.resolve(g.group, g.kind)));
   const settled = new Set<string>();
@@ -178,7 +184,18 @@ async function runTask(cluster: ClusterClient, task: ListTask, options: ReadObje
     ?? cluster.caches.get(cacheKey(resolved.group, resolved.kind));
   if (cache?.synced === true) {
     result.stats.cacheReads += 1;
-    for (const item of cache.list()) keep(item);
+    // Records are keyed `namespace/name`; only the ones this read wants are parsed.
+    for (const [key, record] of cache.records()) {
+      const slash = key.indexOf('/');
+      if (task.collectAll === true) {
+        if (podNamespaces.has(key.slice(0, slash))) result.pods.push(readView(record));
+        continue;
+      }
+      const ref = wanted.get(resolved.namespaced ? key : key.slice(slash + 1));
+      if (ref === undefined) continue;
+      result.objects.set(refKey(ref), readView(record));
+      result.revisions.set(refKey(ref), record.revision);
+    }
     return;
   }
   const path = collectionPath(resolved, task.namespace);

@@ -8,15 +8,17 @@
 import { cacheKey, type CacheView, type ClusterClient } from './cluster-client.ts';
 import { collectionPath, isKubeError, type ResolvedKind } from './discovery.ts';
 import { classifyKubeError, KubeRequestError, type KubeError } from './errors.ts';
+import { compactObject, readView, type CachedObject } from './compact.ts';
 import { listCollection } from './list-collection.ts';
 import { slimObject, type KubeObject } from './slim.ts';
+import type { RedactionOptions } from '../history/redact.ts';
 import type { ObjectRef } from '../inventory/types.ts';
 
 /** A change seen by the cache. */
 export interface WatchChange {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   ref: ObjectRef;
-  /** The new object, or the last state before deletion. Slimmed. */
+  /** The new object, or the last state before deletion: its status view (see compact.ts). */
   object: KubeObject;
 }
 
@@ -44,7 +46,10 @@ export interface WatchCache extends CacheView {
   start(): Promise<KubeError | undefined>;
   /** Stops watching and unregisters from the cluster. */
   stop(): void;
+  /** The status view of one object (see compact.ts). */
   get(namespace: string, name: string): KubeObject | undefined;
+  /** Status views of every cached object. */
+  list(): KubeObject[];
   readonly resourceVersion: string;
   readonly stats: WatchCacheStats;
   on<E extends keyof WatchCacheEvents>(event: E, listener: WatchCacheEvents[E]): () => void;
@@ -65,6 +70,13 @@ export interface WatchCacheOptions {
   /** How long to wait for a watch's response headers. @default the transport timeout */
   connectTimeoutMs?: number;
   pageSize?: number;
+  /**
+   * Kinds whose whole (slimmed) object is kept, because a custom health check (CEL, Lua) may read
+   * any field; other kinds keep a compact record (compact.ts). @default none
+   */
+  wholeObjects?: (apiVersion: string, kind: string) => boolean;
+  /** How revisions are redacted; match the snapshot's options to reuse them. @default no extra drops */
+  redaction?: RedactionOptions;
 }
 
 /** Creates (but does not start) a watch cache for `group/kind`, in `namespace` or cluster-wide. */
@@ -74,7 +86,7 @@ export function createWatchCache(
   namespace?: string,
   options: WatchCacheOptions = {},
 ): WatchCache {
-  const objects = new Map<string, KubeObject>();
+  const objects = new Map<string, CachedObject>();
   const listeners: { [E in keyof WatchCacheEvents]: Set<WatchCacheEvents[E]> } = { change: new Set(), synced: new Set(), failure: new Set() };
   const stats: WatchCacheStats = { lists: 0, relists: 0, watches: 0, bookmarks: 0, events: 0 };
   const key = cacheKey(kind.group, kind.kind, namespace);
@@ -87,6 +99,12 @@ export function createWatchCache(
   let abortWatch: (() => void) | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let firstSync: ((error?: KubeError) => void) | undefined;
+  let whole: boolean | undefined;
+
+  const compact = (object: KubeObject): CachedObject => {
+    whole ??= options.wholeObjects?.(String(object.apiVersion ?? ''), String(object.kind ?? '')) ?? false;
+    return compactObject(object, { whole, ...(options.redaction !== undefined ? { redaction: options.redaction } : {}) });
+  };
 
   const emit = <E extends keyof WatchCacheEvents>(event: E, ...args: Parameters<WatchCacheEvents[E]>): void => {
     for (const listener of listeners[event]) (listener as (...a: Parameters<WatchCacheEvents[E]>) => void)(...args);
@@ -113,12 +131,11 @@ export function createWatchCache(
       if (isKubeError(found)) return fail(found);
       resolved = found;
     }
-    const fresh = new Map<string, KubeObject>();
+    const fresh = new Map<string, CachedObject>();
     const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
     const listOptions = { apiVersion, kind: resolved.kind, ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) };
     const outcome = await listCollection(cluster.transport, collectionPath(resolved, namespace), listOptions, (item) => {
-      const slim = slimObject(item);
-      fresh.set(objectKey(slim), slim);
+      fresh.set(objectKey(item), compact(slimObject(item)));
     }, () => fresh.clear());
     if (stopped) return;
     if (!outcome.ok) return fail(outcome.error);
@@ -138,17 +155,19 @@ export function createWatchCache(
     watch();
   }
 
-  function diffAndEmit(previous: Map<string, KubeObject>, fresh: Map<string, KubeObject>): void {
+  function diffAndEmit(previous: Map<string, CachedObject>, fresh: Map<string, CachedObject>): void {
     for (const [k, obj] of fresh) {
       const old = previous.get(k);
       if (old === undefined) emitChange('ADDED', obj);
-      else if (readRv(old) !== readRv(obj)) emitChange('MODIFIED', obj);
+      else if (old.resourceVersion !== obj.resourceVersion) emitChange('MODIFIED', obj);
     }
     for (const [k, old] of previous) if (!fresh.has(k)) emitChange('DELETED', old);
   }
 
-  function emitChange(type: WatchChange['type'], object: KubeObject): void {
+  function emitChange(type: WatchChange['type'], record: CachedObject): void {
     stats.events += 1;
+    if (listeners.change.size === 0) return;
+    const object = readView(record);
     emit('change', { type, ref: toRef(object, resolved), object });
   }
 
@@ -180,11 +199,12 @@ export function createWatchCache(
           return;
         }
         failures = 0;
-        const object = slimObject(withKind(event.object, resolved));
-        const k = objectKey(object);
+        if (event.type !== 'ADDED' && event.type !== 'MODIFIED' && event.type !== 'DELETED') return;
+        const record = compact(slimObject(withKind(event.object, resolved)));
+        const k = objectKey(event.object);
         if (event.type === 'DELETED') objects.delete(k);
-        else objects.set(k, object);
-        if (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED') emitChange(event.type, object);
+        else objects.set(k, record);
+        emitChange(event.type, record);
       },
       onClose(error) {
         abortWatch = undefined;
@@ -208,8 +228,12 @@ export function createWatchCache(
       return resourceVersion;
     },
     stats,
-    list: () => [...objects.values()],
-    get: (ns, name) => objects.get(`${ns}/${name}`),
+    list: () => [...objects.values()].map(readView),
+    records: () => objects.entries(),
+    get(ns, name) {
+      const record = objects.get(`${ns}/${name}`);
+      return record === undefined ? undefined : readView(record);
+    },
     on(event, listener) {
       (listeners[event] as Set<typeof listener>).add(listener);
       return () => (listeners[event] as Set<typeof listener>).delete(listener);
@@ -237,7 +261,7 @@ export function createWatchCache(
 }
 
 function cacheViewOf(cache: WatchCache): CacheView {
-  return { get synced() { return cache.synced; }, list: () => cache.list() };
+  return { get synced() { return cache.synced; }, records: () => cache.records() };
 }
 
 interface WatchEvent {

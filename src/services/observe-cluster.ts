@@ -14,6 +14,7 @@ import { CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, type KubeError, type KubeErrorKin
 import { readObjects, type ReadObjectsOptions } from '../kube/read-objects.ts';
 import { selectPhaseMembers } from '../kube/select-phase.ts';
 import { indexOutcomes } from '../kube/ref-outcome.ts';
+import { toHashedDocument, type CompactRevision } from '../kube/compact.ts';
 import type { KubeObject } from '../kube/slim.ts';
 import { computeStatus, type CustomHealthHook } from '../status/compute.ts';
 import { summarizePhase } from '../status/phase-summary.ts';
@@ -80,7 +81,7 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
   const outcomeOf = indexOutcomes(read);
   const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
   const phases = all.map(({ phase, manifest }) => {
-    const resources = phase.entries.map((ref) => observeResource(ref, outcomeOf(ref), statusOptions, options.redaction));
+    const resources = phase.entries.map((ref) => observeResource(ref, outcomeOf(ref), statusOptions, options.redaction, read.revisions.get(refKey(ref))));
     return observePhase(phase, manifest, resources, at, options.redaction);
   });
   const unobservedSources = [...new Set(discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind))];
@@ -100,7 +101,7 @@ function unreachable(cluster: ClusterClient, at: Date, error: KubeError): Cluste
 
 type Outcome = ReturnType<ReturnType<typeof indexOutcomes>>;
 
-function observeResource(ref: ObjectRef, outcome: Outcome, statusOptions: Parameters<typeof computeStatus>[1], redaction: RedactionOptions | undefined): ObservedResource {
+function observeResource(ref: ObjectRef, outcome: Outcome, statusOptions: Parameters<typeof computeStatus>[1], redaction: RedactionOptions | undefined, cached: CompactRevision | undefined): ObservedResource {
   let result: StatusResult;
   let object: KubeObject | undefined;
   if (outcome.kind === 'found') {
@@ -120,7 +121,8 @@ function observeResource(ref: ObjectRef, outcome: Outcome, statusOptions: Parame
     const observedGeneration = readInt((object.status as Record<string, unknown> | undefined)?.observedGeneration);
     if (generation !== undefined) observed.generation = generation;
     if (observedGeneration !== undefined) observed.observedGeneration = observedGeneration;
-    observed.revision = hashRedacted(object, redaction);
+    // An object from a watch cache is a status view; its revision was computed from the whole object.
+    observed.revision = cached !== undefined ? toHashedDocument(cached, redaction) : hashRedacted(object, redaction);
   }
   return observed;
 }

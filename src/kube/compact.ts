@@ -1,0 +1,205 @@
+/**
+ * What a watch cache keeps of an object, instead of the parsed object (issue #6: Flux's reader ran
+ * out of memory holding whole objects). Three things are needed later, and only those are kept:
+ *
+ * - a status view: the fields kstatus and phaselog's pod-aware rule read (apiVersion, kind, a few
+ *   metadata fields, the spec fields of the built-in rules, status). Every path a status rule
+ *   reads gives the same value in the view as in the object, so statuses are identical
+ *   (test/unit/kube/compact.test.ts checks this over the kstatus conformance fixtures). Kinds a
+ *   custom health check (CEL, Lua) covers keep the whole slimmed object: a check may read anything.
+ * - the object revision: the sha256 of the redacted metadata+spec (src/history/redact.ts), and
+ *   that canonical JSON deflated with a dictionary of Kubernetes vocabulary, held as a one-byte
+ *   string (16 bytes of overhead, where a Buffer costs ~100). It is inflated only when a snapshot
+ *   opens a new interval for the resource.
+ * - the resourceVersion, to tell a relist's MODIFIED objects from unchanged ones.
+ */
+import { createHash } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { canonicalJson } from '../history/canonical-hash.ts';
+import { redactObject, type RedactionOptions } from '../history/redact.ts';
+import type { HashedDocument } from '../history/types.ts';
+import { findRule } from '../status/rules/index.ts';
+import type { KubeObject } from './slim.ts';
+
+/** A revision as a cache holds it. */
+export interface CompactRevision {
+  /** sha256 of the canonical JSON of the redacted object (as `hashRedacted` gives). */
+  readonly hash: string;
+  /** {@link redactionKey} of the options it was redacted with. */
+  readonly redaction: string;
+  /** The canonical JSON, deflated (raw, with {@link DICTIONARY}), as a latin1 string. */
+  readonly deflated: string;
+}
+
+/** One cached object. */
+export interface CachedObject {
+  /**
+   * JSON of what status rules read (or of the whole slimmed object, for kinds with a custom health
+   * check): a string costs a third of the same data as parsed objects. Read it with {@link readView}.
+   */
+  readonly view: string;
+  readonly revision: CompactRevision;
+  readonly resourceVersion: string;
+}
+
+/** Options of {@link compactObject}. */
+export interface CompactOptions {
+  /** Keep the whole (slimmed) object as the view: a custom health check covers this kind. @default false */
+  whole?: boolean;
+  redaction?: RedactionOptions;
+}
+
+/** Metadata fields status rules read: deletion and generations. */
+const VIEW_METADATA = ['name', 'namespace', 'generation', 'deletionTimestamp'] as const;
+/** Of a Pod's metadata, also the scheduling window's start and the labels pod-aware rules select by. */
+const POD_METADATA = [...VIEW_METADATA, 'creationTimestamp', 'labels'] as const;
+/** Spec fields the built-in rules read (src/status/rules, selector.ts); values are kept whole. */
+const VIEW_SPEC = ['replicas', 'selector', 'progressDeadlineSeconds', 'parallelism', 'completions', 'suspend', 'type', 'clusterIP', 'updateStrategy'] as const;
+/** Of a Pod's container statuses, the Pod rule reads `name` and `state.waiting.reason`. */
+const CONTAINER_STATUS_FIELDS = ['name', 'state'] as const;
+/** What the Pod rule and the generic checks read of a Pod's status. */
+const POD_STATUS_FIELDS = ['phase', 'conditions', 'containerStatuses', 'observedGeneration'] as const;
+/** What kstatus reads of the status of a kind without a built-in rule. */
+const GENERIC_STATUS_FIELDS = ['conditions', 'observedGeneration'] as const;
+/** What kstatus reads of a condition (conditions.ts); timestamps are never read. */
+const CONDITION_FIELDS = ['type', 'status', 'reason', 'message'] as const;
+
+/**
+ * Kubernetes vocabulary in the shape canonical JSON gives it (keys sorted), used as the deflate
+ * dictionary: small documents compress poorly alone because each must spell its keys once.
+ * Changing it makes stored deflated strings unreadable, but they live in memory only.
+ */
+const DICTIONARY = Buffer.from([
+  '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"annotations":{"config.k8s.io/owning-inventory":"',
+  '"},"creationTimestamp":"20','T00:00:00Z","labels":{"app":"','","app.kubernetes.io/instance":"','","app.kubernetes.io/managed-by":"Helm',
+  '","app.kubernetes.io/managed-by":"kustomize","app.kubernetes.io/name":"','","app.kubernetes.io/part-of":"','","app.kubernetes.io/version":"',
+  '","helm.sh/chart":"','"},"name":"','","namespace":"','","ownerReferences":[{"apiVersion":"apps/v1","blockOwnerDeletion":true,"controller":true,"kind":"ReplicaSet","name":"',
+  '","uid":"','"}]},"spec":{"affinity":{},"containers":[{"args":["','"],"command":["','"],"env":[{"name":"','","value":"','"},{"name":"',
+  '","valueFrom":{"configMapKeyRef":{"key":"','","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}},{"name":"',
+  '","valueFrom":{"secretKeyRef":{"key":"','"}}}],"image":"','","imagePullPolicy":"IfNotPresent","livenessProbe":{"failureThreshold":3,"httpGet":{"path":"/healthz","port":"http","scheme":"HTTP"},"initialDelaySeconds":',
+  ',"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},"name":"main","ports":[{"containerPort":8080,"name":"http","protocol":"TCP"}],',
+  '"readinessProbe":{"failureThreshold":3,"httpGet":{"path":"/readyz","port":"http","scheme":"HTTP"},"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},',
+  '"resources":{"limits":{"cpu":"500m","memory":"256Mi"},"requests":{"cpu":"100m","memory":"128Mi"}},"securityContext":{"allowPrivilegeEscalation":false,"readOnlyRootFilesystem":true,"runAsNonRoot":true},',
+  '"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","volumeMounts":[{"mountPath":"','","name":"','","readOnly":true}]}],',
+  '"dnsPolicy":"ClusterFirst","enableServiceLinks":true,"nodeName":"','","preemptionPolicy":"PreemptLowerPriority","priority":0,"restartPolicy":"Always","schedulerName":"default-scheduler",',
+  '"serviceAccount":"default","serviceAccountName":"default","terminationGracePeriodSeconds":30,"tolerations":[{"effect":"NoExecute","key":"node.kubernetes.io/not-ready","operator":"Exists","tolerationSeconds":300},',
+  '{"effect":"NoExecute","key":"node.kubernetes.io/unreachable","operator":"Exists","tolerationSeconds":300}],"volumes":[{"configMap":{"defaultMode":420,"name":"','"},"name":"',
+  '{"name":"kube-api-access-","projected":{"defaultMode":420,"sources":[{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}}]}}]}',
+  '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{"deployment.kubernetes.io/revision":"','"},"spec":{"progressDeadlineSeconds":600,"replicas":',
+  ',"revisionHistoryLimit":10,"selector":{"matchLabels":{"app":"','"}},"strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"},"type":"RollingUpdate"},"template":{"metadata":{"labels":{"app":"',
+  '{"apiVersion":"v1","kind":"Service","metadata":{"spec":{"clusterIP":"10.96.','","clusterIPs":["10.96.','"],"internalTrafficPolicy":"Cluster","ipFamilies":["IPv4"],"ipFamilyPolicy":"SingleStack",',
+  '"ports":[{"name":"http","port":80,"protocol":"TCP","targetPort":"http"},{"name":"metrics","port":9090,"protocol":"TCP","targetPort":9090}],"selector":{"app":"','"},"sessionAffinity":"None","type":"ClusterIP"}}',
+  '{"apiVersion":"apps/v1","kind":"StatefulSet"{"apiVersion":"batch/v1","kind":"Job"{"apiVersion":"v1","kind":"Pod","data":{"',
+].join(''));
+
+/**
+ * Small zlib state (8 KB window, enough for the dictionary and a typical object; memLevel 5): the
+ * default 256 KB allocated and freed per call fragments the C heap and shows as resident memory.
+ */
+const ZLIB = { dictionary: DICTIONARY, windowBits: 13, memLevel: 5 };
+
+/** A stable name of redaction options, so a revision redacted differently is recognised. */
+export function redactionKey(options: RedactionOptions | undefined): string {
+  const drops = options?.dropAnnotations ?? [];
+  return drops.length === 0 ? '' : [...drops].sort().join('\u0000');
+}
+
+/** The compact record of `object` (already slimmed, with apiVersion and kind set). */
+export function compactObject(object: KubeObject, options: CompactOptions = {}): CachedObject {
+  return {
+    view: JSON.stringify(options.whole === true ? object : statusView(object)),
+    revision: compactRevision(object, options.redaction),
+    resourceVersion: readResourceVersion(object),
+  };
+}
+
+/** The status view of a cached object, parsed. */
+export function readView(record: CachedObject): KubeObject {
+  return JSON.parse(record.view) as KubeObject;
+}
+
+/** The redacted revision of `object`, hashed and deflated. */
+export function compactRevision(object: KubeObject, redaction?: RedactionOptions): CompactRevision {
+  const text = canonicalJson(redactObject(object, redaction));
+  return {
+    hash: createHash('sha256').update(text).digest('hex'),
+    redaction: redactionKey(redaction),
+    deflated: deflateRawSync(text, ZLIB).toString('latin1'),
+  };
+}
+
+/**
+ * The revision as the history core takes it, with `body` inflated on first read (a snapshot reads
+ * it only for resources whose interval it opens). When the cache redacted with other options than
+ * `redaction`, the body is redacted again and hashed anew (correct when the cache dropped no
+ * annotation that `redaction` keeps; caches drop none unless told).
+ */
+export function toHashedDocument(revision: CompactRevision, redaction?: RedactionOptions): HashedDocument {
+  if (revision.redaction !== redactionKey(redaction)) {
+    const body = redactObject(inflateRevision(revision), redaction);
+    const text = canonicalJson(body);
+    return { hash: createHash('sha256').update(text).digest('hex'), body };
+  }
+  let body: Record<string, unknown> | undefined;
+  return {
+    hash: revision.hash,
+    get body() {
+      return (body ??= inflateRevision(revision));
+    },
+  };
+}
+
+/** The redacted object a revision holds. */
+export function inflateRevision(revision: CompactRevision): Record<string, unknown> {
+  const text = inflateRawSync(Buffer.from(revision.deflated, 'latin1'), ZLIB).toString('utf8');
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/**
+ * The fields of `object` that status rules read; the input is not modified. A field of the wrong
+ * type is kept as it is, so a rule reports the same malformed-object error as for the whole object.
+ */
+export function statusView(object: KubeObject): KubeObject {
+  const view: KubeObject = {};
+  if ('apiVersion' in object) view.apiVersion = object.apiVersion;
+  if ('kind' in object) view.kind = object.kind;
+  const isPod = object.kind === 'Pod' && object.apiVersion === 'v1';
+  if ('metadata' in object) view.metadata = pick(object.metadata, isPod ? POD_METADATA : VIEW_METADATA);
+  if ('spec' in object) view.spec = pick(object.spec, VIEW_SPEC);
+  if ('status' in object) view.status = statusFields(object.status, isPod, findRule(object) !== undefined);
+  return view;
+}
+
+/** The status a rule reads: a Pod's phase, conditions and container states; a built-in rule's whole status; else conditions and observedGeneration. */
+function statusFields(status: unknown, isPod: boolean, hasRule: boolean): unknown {
+  if (!isRecord(status)) return status;
+  const out = isPod ? pick(status, POD_STATUS_FIELDS) as Record<string, unknown> : hasRule ? { ...status } : pick(status, GENERIC_STATUS_FIELDS) as Record<string, unknown>;
+  if (Array.isArray(out.conditions)) out.conditions = (out.conditions as unknown[]).map((c) => pick(c, CONDITION_FIELDS));
+  if (isPod && Array.isArray(out.containerStatuses)) out.containerStatuses = (out.containerStatuses as unknown[]).map(containerStatusView);
+  return out;
+}
+
+/** `name` and `state.waiting.reason` (what the Pod rule reads), wrong types kept as they are. */
+function containerStatusView(item: unknown): unknown {
+  const out = pick(item, CONTAINER_STATUS_FIELDS);
+  if (!isRecord(out) || !isRecord(out.state)) return out;
+  const state = pick(out.state, ['waiting']) as Record<string, unknown>;
+  if ('waiting' in state) state.waiting = pick(state.waiting, ['reason']);
+  return { ...out, state };
+}
+
+function pick(value: unknown, keys: readonly string[]): unknown {
+  if (!isRecord(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if (key in value) out[key] = value[key];
+  return out;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function readResourceVersion(object: KubeObject): string {
+  const rv = isRecord(object.metadata) ? object.metadata.resourceVersion : undefined;
+  return typeof rv === 'string' ? rv : '';
+}

@@ -1,0 +1,85 @@
+/**
+ * A watch cache keeps compact records instead of objects (src/kube/compact.ts). Statuses computed
+ * from a record's view, and revisions taken from it, must be exactly those of the whole object.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { buildTypicalObject } from '../../../bench/lib/k8s-objects.ts';
+import { hashRedacted } from '../../../src/history/redact.ts';
+import { compactObject, readView, toHashedDocument } from '../../../src/kube/compact.ts';
+import { slimObject } from '../../../src/kube/slim.ts';
+import { computeStatus } from '../../../src/status/compute.ts';
+import { fillTimes, fixture, loadCases, mergePatch, NOW, type ObjectName } from '../status/fixtures.ts';
+
+type Obj = Record<string, unknown>;
+
+const sharedCases = JSON.parse(readFileSync('/work/shared/conformance/kstatus/cases.json', 'utf8')) as { name: string; object: Obj }[];
+const FIXTURE_NAMES: ObjectName[] = ['deployment', 'statefulset', 'daemonset', 'replicaset', 'pod', 'pvc', 'service', 'job', 'cronjob', 'pdb', 'crd', 'configmap', 'secret', 'kustomization', 'namespace'];
+
+/** Objects whose fields have the wrong types: rules must report the same errors from the view. */
+const MALFORMED: Obj[] = [
+  mergePatch(fixture('pod'), { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }], containerStatuses: [{ name: 'a', state: { waiting: { reason: 'CrashLoopBackOff' } } }, { name: 'b', state: 'oops' }] } }) as Obj,
+  mergePatch(fixture('pod'), { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }], containerStatuses: [{ name: 'a', state: { waiting: 7 } }] } }) as Obj,
+  mergePatch(fixture('pod'), { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }], containerStatuses: 'none' } }) as Obj,
+  mergePatch(fixture('pod'), { status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] }, metadata: { creationTimestamp: new Date(NOW.getTime() - 5_000).toISOString().replace(/\.\d+Z$/, 'Z') } }) as Obj,
+  mergePatch(fixture('deployment'), { spec: { replicas: 'three' } }) as Obj,
+  mergePatch(fixture('deployment'), { status: { conditions: [{ type: 'Available', status: 5 }] } }) as Obj,
+  mergePatch(fixture('statefulset'), { spec: { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 'x' } } } }) as Obj,
+  mergePatch(fixture('kustomization'), { status: { conditions: 'not a list' } }) as Obj,
+  { ...fixture('deployment'), spec: 'not a map' },
+  { ...fixture('deployment'), status: ['not', 'a', 'map'] },
+  { ...fixture('service'), metadata: 'not a map' },
+  mergePatch(fixture('crd'), { metadata: { deletionTimestamp: '2026-03-01T11:00:00Z' } }) as Obj,
+];
+
+function everyObject(): { name: string; object: Obj }[] {
+  return [
+    ...loadCases().map((c) => ({ name: `fixture ${c.name}`, object: fillTimes(c.object) })),
+    ...sharedCases.map((c) => ({ name: `shared ${c.name}`, object: fillTimes(c.object) })),
+    ...FIXTURE_NAMES.map((name) => ({ name: `object ${name}`, object: fixture(name) })),
+    ...MALFORMED.map((object, i) => ({ name: `malformed ${i}`, object })),
+    ...Array.from({ length: 10 }, (_, i) => ({ name: `typical ${i}`, object: buildTypicalObject(i) })),
+  ];
+}
+
+describe('compact cache records', () => {
+  const cases = everyObject();
+  const pods = cases.map((c) => c.object).filter((o) => o.kind === 'Pod');
+
+  it.each(cases)('$name: the view gives the same status as the whole object', ({ object }) => {
+    const slim = slimObject(object);
+    const view = readView(compactObject(slim));
+    expect(computeStatus(view, { now: NOW })).toEqual(computeStatus(object, { now: NOW }));
+    // The pod-aware rule reads the owner's selector and the pods' labels and status from views too.
+    const podViews = pods.map((p) => readView(compactObject(slimObject(p))));
+    expect(computeStatus(view, { now: NOW, pods: podViews })).toEqual(computeStatus(object, { now: NOW, pods }));
+  });
+
+  it.each(cases)('$name: the revision is the one hashed from the whole object', ({ object }) => {
+    const expected = hashRedacted(object);
+    const revision = toHashedDocument(compactObject(slimObject(object)).revision);
+    expect(revision.hash).toBe(expected.hash);
+    expect(revision.body).toEqual(expected.body);
+  });
+
+  it('redacts again when the snapshot drops annotations the cache kept', () => {
+    const object = mergePatch(fixture('deployment'), { metadata: { annotations: { 'example.com/token': 'abc', keep: 'yes' } } }) as Obj;
+    const options = { dropAnnotations: ['example.com/token'] };
+    const revision = toHashedDocument(compactObject(slimObject(object)).revision, options);
+    expect(revision).toEqual(hashRedacted(object, options));
+    expect(JSON.stringify(revision.body)).not.toContain('abc');
+    const matching = toHashedDocument(compactObject(slimObject(object), { redaction: options }).revision, options);
+    expect(matching.hash).toBe(hashRedacted(object, options).hash);
+  });
+
+  it('keeps the whole object for kinds a custom health check reads', () => {
+    const object = fixture('kustomization');
+    expect(readView(compactObject(slimObject(object), { whole: true }))).toEqual(slimObject(object));
+  });
+
+  it('keeps far less than the object', () => {
+    const object = buildTypicalObject(0);
+    const record = compactObject(slimObject(object));
+    expect(record.view.length + record.revision.deflated.length).toBeLessThan(JSON.stringify(object).length / 3);
+  });
+});
