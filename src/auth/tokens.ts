@@ -73,8 +73,13 @@ export function listTokens(store: ApiTokenStore): Promise<TokenInfo[]> {
 
 /** The unrevoked token a secret belongs to, or null. */
 export async function findTokenBySecret(store: ApiTokenStore, secret: string): Promise<TokenInfo | null> {
+  return findTokenByHash(store, secret, hashToken(secret));
+}
+
+/** Like {@link findTokenBySecret} when the caller already has the secret's hash. */
+export async function findTokenByHash(store: ApiTokenStore, secret: string, hash: string): Promise<TokenInfo | null> {
   if (!secret.startsWith(TOKEN_PREFIX)) return null;
-  return store.findActiveByHash(hashToken(secret));
+  return store.findActiveByHash(hash);
 }
 
 /** For the CLI: creates a token straight in the database at `databaseUrl` (bootstrap of the first admin token). */

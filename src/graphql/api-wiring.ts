@@ -7,10 +7,11 @@ import type { Logger } from 'pino';
 import { createAuthenticator, type Authenticator } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
 import { subscribeChanges } from '../pubsub/change-publisher.ts';
+import { createTokenRevocationPublisher, subscribeTokenRevocations } from '../pubsub/token-revocations.ts';
 import { StartupError } from '../runtime/errors.ts';
 import { createChangeFeed, type ChangeSource } from '../services/read-change-feed.ts';
 import { createRefresher } from '../services/read-refresh.ts';
-import { createApiTokenStore } from '../store/api-token-store.ts';
+import { createApiTokenStore, type ApiTokenStore } from '../store/api-token-store.ts';
 import type { Db } from '../store/prisma.ts';
 import { createHistoryReader } from '../store/read-history.ts';
 import { createPhaseReader } from '../store/read-phases.ts';
@@ -85,13 +86,46 @@ export interface ApiWiringOptions {
   snapshotQueue?: { name: string; prefix: string };
   /** Longest wait for a refresh. @default 30000 */
   refreshTimeoutMs?: number;
+  /**
+   * How often tokens in use are re-checked against the database, which bounds how long a token
+   * revoked without a Redis announcement (straight in the database) keeps working. @default 10000
+   */
+  tokenRecheckMs?: number;
   log: Logger;
 }
 
 export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWiring> {
-  const tokens = createApiTokenStore(options.db);
-  const anonymousRead = decideAnonymousRead(options.config.server.host, options.config.api.anonymousRead, await tokens.countActive());
+  const store = createApiTokenStore(options.db);
+  const anonymousRead = decideAnonymousRead(options.config.server.host, options.config.api.anonymousRead, await store.countActive());
   if (anonymousRead) options.log.info({ host: options.config.server.host }, 'anonymous read access is on');
+  const authenticator = createAuthenticator({
+    tokens: store,
+    anonymousRead,
+    onTouchError: (err) => options.log.warn({ err }, 'recording token use failed'),
+    onRecheckError: (err) => options.log.warn({ err }, 're-checking API tokens failed'),
+    ...(options.tokenRecheckMs === undefined ? {} : { recheckEveryMs: options.tokenRecheckMs }),
+  });
+  // A token revoked through this API is forgotten here at once and announced to the other replicas.
+  const revocationPrefix = options.channelPrefix === undefined ? {} : { prefix: options.channelPrefix };
+  const revocations = options.redisUrl === undefined ? undefined : createTokenRevocationPublisher(options.redisUrl, revocationPrefix);
+  const revocationFeed =
+    options.redisUrl === undefined
+      ? undefined
+      : await subscribeTokenRevocations(options.redisUrl, (revocation) => {
+          options.log.info({ token: revocation.name }, 'API token revoked elsewhere: closing its connections');
+          authenticator.revoke(revocation.name);
+        }, revocationPrefix);
+  const tokens: ApiTokenStore = {
+    ...store,
+    async revoke(name, at) {
+      const revoked = await store.revoke(name, at);
+      if (revoked) {
+        authenticator.revoke(name);
+        await revocations?.publish(name, at).catch((err: unknown) => options.log.warn({ err, token: name }, 'announcing a token revocation failed; other replicas notice it at their next re-check'));
+      }
+      return revoked;
+    },
+  };
   const phases = createPhaseReader(options.db);
   const history = createHistoryReader(options.db);
   const changes = options.redisUrl === undefined ? undefined : createChangeFeed({ source: redisChangeSource(options.redisUrl, options.channelPrefix), history });
@@ -108,9 +142,12 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
   return {
     read,
     anonymousRead,
-    authenticator: createAuthenticator({ tokens, anonymousRead, onTouchError: (err) => options.log.warn({ err }, 'recording token use failed') }),
+    authenticator,
     newLoaders: () => createLoaders(read),
     close: async () => {
+      authenticator.close();
+      await revocationFeed?.close();
+      await revocations?.close();
       await changes?.close();
       await refresher?.close();
     },

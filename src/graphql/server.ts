@@ -11,6 +11,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { NoSchemaIntrospectionCustomRule, specifiedRules, validate } from 'graphql';
 import type { GraphQLFormattedError, GraphQLSchema, ValidationRule } from 'graphql';
 import { WebSocketServer } from 'ws';
+import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import type { AuthResult, Principal } from '../auth/principal.ts';
@@ -46,7 +47,11 @@ export interface GraphqlServerOptions {
 export interface GraphqlServer {
   /** Serve one HTTP request for the GraphQL path. */
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
-  /** Close every WebSocket (subscribers get close code 1001 and reconnect elsewhere). */
+  /**
+   * Close every WebSocket (subscribers get close code 1001 and reconnect elsewhere). A connection
+   * whose token is revoked is closed on its own with 4403 Forbidden (graphql-ws' code for a refused
+   * connection), on every replica, as soon as the replica learns of the revocation.
+   */
   closeWebSockets(): Promise<void>;
   /** Stop Apollo; call after the HTTP server has drained. */
   stop(): Promise<void>;
@@ -108,7 +113,16 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
           log.info({ reason: result.reason }, 'WebSocket connection refused');
           return false;
         }
+        const { revoked } = result.principal;
+        if (revoked?.aborted) return false;
         principals.set(ctx.extra, result.principal);
+        if (revoked !== undefined) {
+          // The token was revoked while this connection is open: close it as graphql-ws refuses one.
+          const socket = ctx.extra.socket;
+          const close = () => socket.close(CloseCode.Forbidden, 'Forbidden: the API token was revoked');
+          revoked.addEventListener('abort', close, { once: true });
+          socket.once('close', () => revoked.removeEventListener('abort', close));
+        }
         return true;
       },
       context: (ctx) => {

@@ -18,3 +18,8 @@ export function changesChannel(options: ChannelOptions = {}): string {
 export function clusterChangesChannel(cluster: string, options: ChannelOptions = {}): string {
   return `${changesChannel(options)}:${encodeURIComponent(cluster)}`;
 }
+
+/** Channel on which a revoked API token is announced, so every API replica closes its WebSockets. */
+export function tokenRevocationsChannel(options: ChannelOptions = {}): string {
+  return `${options.prefix ?? 'phaselog'}:token-revocations`;
+}

@@ -30,6 +30,8 @@ export interface TestApiOptions {
   channelPrefix?: string;
   snapshotQueue?: { name: string; prefix: string };
   graphiql?: boolean;
+  /** Re-check of tokens in use (api-wiring's tokenRecheckMs). */
+  tokenRecheckMs?: number;
 }
 
 export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
@@ -43,6 +45,7 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
     ...(options.channelPrefix ? { channelPrefix: options.channelPrefix } : {}),
     ...(options.snapshotQueue ? { snapshotQueue: options.snapshotQueue } : {}),
+    ...(options.tokenRecheckMs === undefined ? {} : { tokenRecheckMs: options.tokenRecheckMs }),
   });
   const http = createHttpServer({ host, port: 0, log, readiness: {} });
   const clusters = createClusterStore(options.db);
