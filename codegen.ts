@@ -1,13 +1,14 @@
 /**
  * graphql-codegen: resolver types from schema.graphql (`npm run codegen`, also run by postinstall).
  * Reads only local files, so it works offline. Mappers say what a resolver of each object type
- * really receives as its parent: the domain records the stores and services return.
+ * really receives as its parent: the domain records the stores and services return. Object types
+ * whose fields are all plain data stay unmapped, so what resolvers return for them is checked field
+ * by field. Paths in contextType and mappers are relative to the generated file.
  */
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 const config: CodegenConfig = {
   schema: 'schema.graphql',
-  silent: true,
   generates: {
     'src/generated/graphql.ts': {
       plugins: ['typescript', 'typescript-resolvers'],
@@ -22,6 +23,7 @@ const config: CodegenConfig = {
         scalars: {
           ID: { input: 'string', output: 'string | number' },
           DateTime: { input: 'Date', output: 'Date' },
+          // Milliseconds, as scalars.ts parses and formats them.
           Duration: { input: 'number', output: 'number' },
           JSON: { input: 'unknown', output: 'unknown' },
         },

@@ -31,5 +31,11 @@ if (missing) {
   process.exit(1);
 }
 
-const result = spawnSync(process.execPath, [bin, '--config', 'codegen.ts'], { cwd: root, stdio: 'inherit' });
-process.exit(result.status ?? 1);
+// Quiet when it works; the CLI's whole output (which names the failing step) when it does not.
+const result = spawnSync(process.execPath, [bin, '--config', 'codegen.ts'], { cwd: root, encoding: 'utf8' });
+if (result.status !== 0) {
+  process.stdout.write(result.stdout ?? '');
+  process.stderr.write(result.stderr ?? String(result.error ?? ''));
+  process.exit(result.status ?? 1);
+}
+console.log('codegen: src/generated/graphql.ts is up to date with schema.graphql');
