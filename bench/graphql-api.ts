@@ -1,24 +1,27 @@
 /**
- * The GraphQL API over a seeded history store: throughput and latency of a phase list page (with
- * summaries, since and worst resources), a history page, statusAt (with resources) and a gate, each
- * under the closed-loop load generator. Compare with the `http-apollo` baseline (bare Apollo
- * `{ __typename }`); this server runs in the load generator's process (the baseline's runs in a
- * child), so the ratio is a lower bound.
+ * The GraphQL API over a history store seeded with at least 1,000,000 status changes (issue #7):
+ * change-log rows with their matching resource and phase intervals, written straight with SQL. The
+ * API runs in a child process (bench/graphql-api-server.ts) with a read token, as a dashboard or a CI
+ * gate calls it. Every query is measured twice: at concurrency 1 (the latency one dashboard or one
+ * CI gate sees) and closed loop with 16 clients (throughput). Requests rotate over the phases so
+ * that no query is answered from one hot row. A bare Apollo Server `{ __typename }` (in a child, as
+ * the `http-apollo` baseline) is measured in the same run at both concurrencies for the ratios.
  *
- *   node --import tsx bench/graphql-api.ts [--phases 1000] [--resources 10] [--intervals 100] [--requests 3000] [--concurrency 8]
+ * The API's largest page is 100 phases, so "the 1,000-phase list" is a walk through all 10 pages
+ * (with summaries, since and the worst resource), one after the other as a client pages.
+ *
+ *   node --import tsx bench/graphql-api.ts [--phases 1000] [--resources 10] [--intervals 100] [--requests 3000] [--concurrency 16]
+ *   PHASELOG_BENCH_CPU_PROF=/tmp/api.cpuprofile node --import tsx bench/graphql-api.ts   # server CPU profile
  */
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'node:http';
 import pg from 'pg';
-import { pino } from 'pino';
-import { createApiWiring } from '../src/graphql/api-wiring.ts';
-import { createSchema } from '../src/graphql/schema.ts';
-import { createGraphqlServer } from '../src/graphql/server.ts';
-import { createHttpServer } from '../src/http/server.ts';
-import { createClusterStore } from '../src/store/cluster-store.ts';
+import { generateSecret, hashToken } from '../src/auth/tokens.ts';
 import { migrateDatabase } from '../src/store/migrate.ts';
-import { createDb } from '../src/store/prisma.ts';
+import { startReadyChild } from './lib/child-server.ts';
 import { isMain, printFigures, readNumberFlag } from './lib/cli.ts';
-import { runHttpLoad } from './lib/http-load.ts';
 import { createScratchDatabase } from './lib/scratch-db.ts';
+import { nowMs, percentile, perSecond, round } from './lib/stats.ts';
 import type { Figures } from './lib/types.ts';
 
 /** Options of {@link run}. */
@@ -27,21 +30,43 @@ export interface GraphqlApiBenchOptions {
   phases?: number;
   /** Resources per phase. @default 10 */
   resources?: number;
-  /** Status intervals per phase and per resource (10 minutes each, ending now). @default 100 */
+  /** Status changes per phase and per resource (10 minutes apart, ending now). @default 100 */
   intervals?: number;
-  /** Timed requests per query. @default 3000 */
+  /** Timed requests per query at 16 clients (a tenth of them at concurrency 1). @default 3000 */
   requests?: number;
-  /** @default 8 */
+  /** Clients of the throughput run. @default 16 */
   concurrency?: number;
 }
 
-/** Seeds phases whose status alternates Current/InProgress every 10 minutes up to now, resources likewise. */
-export async function seed(url: string, phases: number, resources: number, intervals: number): Promise<Date> {
+const SERVER_FILE = fileURLToPath(new URL('./graphql-api-server.ts', import.meta.url));
+const APOLLO_FILE = fileURLToPath(new URL('./baselines/http-servers.ts', import.meta.url));
+
+/** What {@link seed} wrote. */
+export interface Seeded {
+  start: Date;
+  /** A read token's secret. */
+  secret: string;
+  statusChanges: number;
+}
+
+/**
+ * Seeds `phases` phases whose status flips between InProgress and Current every 10 minutes up to now
+ * (odd and even phases out of step, so half are InProgress now, with a worst resource), each with
+ * `resources` resources flipping with it: every interval starts with one change-log row.
+ */
+export async function seed(url: string, phases: number, resources: number, intervals: number): Promise<Seeded> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const now = new Date(Math.floor(Date.now() / 60_000) * 60_000);
   const start = new Date(now.getTime() - intervals * 600_000);
+  const secret = generateSecret();
+  const status = (i: string) => `CASE WHEN (${i} + p."id") % 2 = 0 THEN 'InProgress' ELSE 'Current' END`;
+  const previous = (i: string) => `CASE WHEN ${i} = 0 THEN NULL WHEN (${i} + p."id") % 2 = 0 THEN 'Current' ELSE 'InProgress' END`;
+  const from = (i: string) => `$1::timestamptz + ${i} * interval '10 minutes'`;
+  const to = (i: string) => `CASE WHEN ${i} = $2 - 1 THEN NULL ELSE $1::timestamptz + (${i} + 1) * interval '10 minutes' END`;
   try {
+    await client.query(`SET synchronous_commit = off`);
+    await client.query(`INSERT INTO "ApiToken" ("name", "tokenHash", "scopes", "clusters", "namespaces") VALUES ('bench', $1, '{read}', '{}', '{}')`, [hashToken(secret)]);
     await client.query(`INSERT INTO "Cluster" ("name", "reachable", "lastGoodReadAt") VALUES ('bench-a', true, $1), ('bench-b', true, $1)`, [now]);
     await client.query(
       `INSERT INTO "Phase" ("clusterId", "sourceKind", "namespace", "name", "firstSeenAt", "lastSeenAt")
@@ -50,30 +75,190 @@ export async function seed(url: string, phases: number, resources: number, inter
     );
     await client.query(
       `INSERT INTO "PhaseStatusInterval" ("phaseId", "status", "message", "summary", "worstResource", "from", "to")
-       SELECT p."id", CASE WHEN i % 2 = 0 THEN 'InProgress' ELSE 'Current' END, 'bench',
-              CASE WHEN i % 2 = 0 THEN jsonb_build_object('InProgress', 1, 'Current', $3::int - 1) ELSE jsonb_build_object('Current', $3::int) END,
-              CASE WHEN i % 2 = 0 THEN 'apps/Deployment/' || p."namespace" || '/' || p."name" || '-0' END,
-              $1::timestamptz + i * interval '10 minutes', CASE WHEN i = $2 - 1 THEN NULL ELSE $1::timestamptz + (i + 1) * interval '10 minutes' END
+       SELECT p."id", ${status('i')}, 'bench',
+              jsonb_build_object(${status('i')}, $3::int),
+              CASE WHEN (i + p."id") % 2 = 0 THEN 'apps/Deployment/' || p."namespace" || '/' || p."name" || '-0' END,
+              ${from('i')}, ${to('i')}
        FROM "Phase" p, generate_series(0, $2 - 1) i`,
       [start, intervals, resources],
     );
     await client.query(
       `INSERT INTO "ResourceStatusInterval" ("phaseId", "resourceKey", "status", "presence", "from", "to")
-       SELECT p."id", 'apps/Deployment/' || p."namespace" || '/' || p."name" || '-' || r, CASE WHEN r = 0 AND i % 2 = 0 THEN 'InProgress' ELSE 'Current' END, 'Present',
-              $1::timestamptz + i * interval '10 minutes', CASE WHEN i = $2 - 1 THEN NULL ELSE $1::timestamptz + (i + 1) * interval '10 minutes' END
+       SELECT p."id", 'apps/Deployment/' || p."namespace" || '/' || p."name" || '-' || r, ${status('i')}, 'Present', ${from('i')}, ${to('i')}
        FROM "Phase" p, generate_series(0, $3 - 1) r, generate_series(0, $2 - 1) i`,
       [start, intervals, resources],
     );
-    await client.query(
-      `INSERT INTO "StatusChange" ("at", "clusterId", "phaseId", "scope", "fromStatus", "toStatus")
-       SELECT $1::timestamptz + i * interval '10 minutes', p."clusterId", p."id", 'phase', 'Current', 'InProgress' FROM "Phase" p, generate_series(0, $2 - 1) i ORDER BY 1`,
-      [start, intervals],
+    // The change log: one row per phase interval and per resource interval, in time order.
+    const changes = await client.query(
+      `INSERT INTO "StatusChange" ("at", "clusterId", "phaseId", "scope", "resourceKey", "fromStatus", "toStatus")
+       SELECT at, "clusterId", "phaseId", scope, key, "fromStatus", "toStatus" FROM (
+         SELECT ${from('i')} AS at, p."clusterId", p."id" AS "phaseId", 'phase' AS scope, NULL AS key, ${previous('i')} AS "fromStatus", ${status('i')} AS "toStatus", -1 AS r
+         FROM "Phase" p, generate_series(0, $2 - 1) i
+         UNION ALL
+         SELECT ${from('i')}, p."clusterId", p."id", 'resource', 'apps/Deployment/' || p."namespace" || '/' || p."name" || '-' || r, ${previous('i')}, ${status('i')}, r
+         FROM "Phase" p, generate_series(0, $3 - 1) r, generate_series(0, $2 - 1) i
+       ) c ORDER BY at, "phaseId", r`,
+      [start, intervals, resources],
     );
-    await client.query('ANALYZE');
+    await client.query('VACUUM ANALYZE');
+    return { start, secret, statusChanges: changes.rowCount ?? 0 };
   } finally {
     await client.end();
   }
-  return start;
+}
+
+/** What one load run measured. */
+interface LoadResult {
+  requests: number;
+  errors: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+}
+
+function post(agent: Agent, url: URL, body: Buffer, authorization: string | undefined): Promise<boolean> {
+  return new Promise((resolve) => {
+    const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': body.length };
+    if (authorization !== undefined) headers.authorization = authorization;
+    const req = request(url, { agent, method: 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const ok = res.statusCode === 200 && !Buffer.concat(chunks).toString('utf8').includes('"errors"');
+        resolve(ok);
+      });
+      res.on('error', () => resolve(false));
+    });
+    req.on('error', () => resolve(false));
+    req.end(body);
+  });
+}
+
+/**
+ * A closed loop of `concurrency` keep-alive clients; each "request" is `step(i)`, which may send
+ * several HTTP requests (a walk through pages). Errors are GraphQL errors or non-200 answers.
+ */
+async function runLoad(concurrency: number, count: number, warmup: number, step: (agent: Agent, i: number) => Promise<boolean>, maxMs = 60_000): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  try {
+    let warm = 0;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (warm < warmup) await step(agent, warm++);
+    }));
+    const latencies: number[] = [];
+    let issued = 0;
+    let errors = 0;
+    const started = nowMs();
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (issued < count && nowMs() - started < maxMs) {
+        const i = issued++;
+        const sent = nowMs();
+        const ok = await step(agent, i);
+        latencies.push(nowMs() - sent);
+        if (!ok) errors += 1;
+      }
+    }));
+    const elapsed = nowMs() - started;
+    return {
+      requests: latencies.length,
+      errors,
+      requestsPerSecond: perSecond(latencies.length, elapsed),
+      p50Ms: round(percentile(latencies, 0.5), 3),
+      p95Ms: round(percentile(latencies, 0.95), 3),
+      p99Ms: round(percentile(latencies, 0.99), 3),
+    };
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** Variables naming phase `i` (clients send variables; the query text, and Apollo's parsed-document cache entry, stay the same). */
+function phaseVars(i: number, phases: number): { cluster: string; namespace: string; name: string } {
+  const g = i % phases;
+  return { cluster: g % 2 === 0 ? 'bench-a' : 'bench-b', namespace: `team-${Math.floor(g / 50)}`, name: `phase-${String(g).padStart(5, '0')}` };
+}
+
+const PHASE_ARGS = '$cluster: String!, $namespace: String!, $name: String!';
+const HISTORY = `query History(${PHASE_ARGS}, $from: DateTime!) { phase(cluster: $cluster, namespace: $namespace, name: $name) { history(from: $from, first: 50) { edges { node { status from to } } } } }`;
+const STATUS_AT = `query StatusAt(${PHASE_ARGS}, $at: DateTime!) { phase(cluster: $cluster, namespace: $namespace, name: $name) { statusAt(at: $at) { status resources { edges { node { key status since } } } } } }`;
+const GATE = `query Gate(${PHASE_ARGS}) { gate(phase: { cluster: $cluster, namespace: $namespace, name: $name }, for: "10m") { passed reason heldSince } }`;
+const PHASE_LIST = `query Phases($after: String) { phases(first: 100, after: $after) { edges { node { name status since summary { current inProgress total } worstResource { key status since } } } pageInfo { hasNextPage endCursor } } }`;
+
+/**
+ * Starts the API (in a child, on `databaseUrl`, seeded by {@link seed}) and a bare Apollo server,
+ * and measures every query (or the `only` ones) at 1 client and at `concurrency` clients.
+ */
+export async function measureApi(databaseUrl: string, seeded: Seeded, options: Required<GraphqlApiBenchOptions> & { only?: RegExp }): Promise<Figures> {
+  const { phases, resources, intervals, requests, concurrency } = options;
+  const figures: Figures = {};
+  const cpuProfile = process.env['PHASELOG_BENCH_CPU_PROF'];
+  const apiChild = await startReadyChild(SERVER_FILE, [JSON.stringify({ databaseUrl: databaseUrl, ...(cpuProfile ? { cpuProfile } : {}) })], 30_000);
+  const apollo = await startReadyChild(APOLLO_FILE, ['apollo']);
+  try {
+    const url = new URL(apiChild.ready.url);
+    const authorization = `Bearer ${seeded.secret}`;
+    const gql = (agent: Agent, query: string, variables?: Record<string, unknown>) => post(agent, url, Buffer.from(JSON.stringify({ query, variables })), authorization);
+    const mid = (i: number) => new Date(seeded.start.getTime() + ((i * 7919) % intervals) * 600_000 + 1).toISOString();
+    const queries: { name: string; step: (agent: Agent, i: number) => Promise<boolean>; weight?: number }[] = [
+      {
+        name: 'history page (50 intervals)',
+        step: (agent, i) => gql(agent, HISTORY, { ...phaseVars(i, phases), from: seeded.start.toISOString() }),
+      },
+      {
+        name: `statusAt (${resources} resources)`,
+        step: (agent, i) => gql(agent, STATUS_AT, { ...phaseVars(i, phases), at: mid(i) }),
+      },
+      {
+        name: 'gate (10m)',
+        step: (agent, i) => gql(agent, GATE, phaseVars(i, phases)),
+      },
+      {
+        name: 'phase list page (100, summary + since + worst)',
+        step: (agent) => gql(agent, PHASE_LIST, {}),
+      },
+      {
+        name: `all ${phases.toLocaleString('en-US')} phases (${Math.ceil(phases / 100)} pages of 100)`,
+        weight: 30,
+        step: async (agent) => {
+          let after: string | undefined;
+          let ok = true;
+          for (let page = 0; page < Math.ceil(phases / 100) + 1; page++) {
+            const body = Buffer.from(JSON.stringify({ query: PHASE_LIST, variables: after === undefined ? {} : { after } }));
+            const answer = await fetchJson(agent, url, body, authorization);
+            const conn = answer?.data?.phases;
+            if (!conn || answer.errors) return false;
+            if (!conn.pageInfo.hasNextPage) return ok && page === Math.ceil(phases / 100) - 1;
+            after = conn.pageInfo.endCursor ?? undefined;
+            ok &&= after !== undefined;
+          }
+          return false;
+        },
+      },
+    ];
+    const apolloUrl = new URL(apollo.ready.url);
+    const typename = Buffer.from(JSON.stringify({ query: '{ __typename }' }));
+    const bare = (agent: Agent) => post(agent, apolloUrl, typename, undefined);
+    for (const [label, clients, count] of [['1 client', 1, Math.max(100, Math.round(requests / 3))], [`${concurrency} clients`, concurrency, requests]] as const) {
+      const base = await runLoad(clients, count * 2, 200, bare);
+      figures[`bare Apollo { __typename }, ${label}: requests/s`] = base.requestsPerSecond;
+      figures[`bare Apollo { __typename }, ${label}: p50 ms`] = base.p50Ms;
+      figures[`bare Apollo { __typename }, ${label}: p95 ms`] = base.p95Ms;
+      for (const query of queries.filter((q) => options.only === undefined || options.only.test(q.name))) {
+        const weight = query.weight ?? 1;
+        const result = await runLoad(clients, Math.max(20, Math.round(count / weight)), Math.max(2, Math.round(50 / weight)), query.step);
+        figures[`${query.name}, ${label}: requests/s`] = result.requestsPerSecond;
+        figures[`${query.name}, ${label}: p50 ms`] = result.p50Ms;
+        figures[`${query.name}, ${label}: p95 ms`] = result.p95Ms;
+        if (weight === 1) figures[`${query.name}, ${label}: × bare Apollo requests/s`] = round(result.requestsPerSecond / base.requestsPerSecond, 3);
+        figures[`${query.name}, ${label}: errors`] = result.errors;
+      }
+    }
+  } finally {
+    await apollo.stop();
+    await apiChild.stop(cpuProfile ? 30_000 : 5_000);
+  }
+  return figures;
 }
 
 /** Runs the benchmark and returns its figures. */
@@ -81,50 +266,52 @@ export async function run(options: GraphqlApiBenchOptions = {}): Promise<Figures
   const phases = options.phases ?? 1000;
   const resources = options.resources ?? 10;
   const intervals = options.intervals ?? 100;
+  const requests = options.requests ?? 3000;
+  const concurrency = options.concurrency ?? 16;
   const scratch = await createScratchDatabase('graphql_api');
-  const log = pino({ level: 'silent' });
-  const db = createDb(scratch.connectionString, { poolSize: 10 });
   try {
     await migrateDatabase(scratch.connectionString);
     const seedStarted = Date.now();
-    const start = await seed(scratch.connectionString, phases, resources, intervals);
+    const seeded = await seed(scratch.connectionString, phases, resources, intervals);
     const seedMs = Date.now() - seedStarted;
-    const wiring = await createApiWiring({ db, config: { server: { host: '127.0.0.1' }, api: { anonymousRead: true } }, log });
-    const http = createHttpServer({ host: '127.0.0.1', port: 0, log, readiness: {} });
-    const clusters = createClusterStore(db);
-    const graphql = await createGraphqlServer({
-      schema: createSchema(), httpServer: http.server, path: '/graphql', log,
-      authenticate: (header) => wiring.authenticator.authenticate(header),
-      context: () => ({ about: { version: 'bench', role: 'api', startedAt: new Date() }, clusters, read: wiring.read, loaders: wiring.newLoaders() }),
-    });
-    http.mount('/graphql', graphql.handle);
-    await http.listen();
-    const url = `${http.url}/graphql`;
-    const mid = new Date(start.getTime() + Math.floor(intervals / 2) * 600_000 + 1).toISOString();
-    const queries: Record<string, string> = {
-      'phase list (50, summary + since + worst)': '{ phases(first: 50) { edges { node { name status since summary { current total } worstResource { key status since } } } } }',
-      'history page (100 intervals)': `{ phase(cluster: "bench-a", namespace: "team-0", name: "phase-00000") { history(from: "${start.toISOString()}", first: 100) { edges { node { status from to } } } } }`,
-      [`statusAt (${resources} resources)`]: `{ phase(cluster: "bench-a", namespace: "team-0", name: "phase-00000") { statusAt(at: "${mid}") { status resources { edges { node { key status since } } } } } }`,
-      'gate (10m)': '{ gate(phase: { cluster: "bench-a", namespace: "team-0", name: "phase-00000" }, for: "10m") { passed reason heldSince } }',
+    const figures: Figures = {
+      phases,
+      'resources per phase': resources,
+      'status changes (change-log rows)': seeded.statusChanges,
+      'resource intervals': phases * resources * intervals,
+      'phase intervals': phases * intervals,
+      'seed s': round(seedMs / 1000),
     };
-    const figures: Figures = { phases, 'resources per phase': resources, 'intervals per phase': intervals, 'resource intervals': phases * resources * intervals, 'seed s': Math.round(seedMs / 100) / 10 };
-    for (const [name, query] of Object.entries(queries)) {
-      const result = await runHttpLoad({ url, method: 'POST', body: JSON.stringify({ query }), concurrency: options.concurrency ?? 8, requests: options.requests ?? 3000, warmup: 100, maxMs: 60_000 });
-      figures[`${name} requests/s`] = result.requestsPerSecond;
-      figures[`${name} p50 ms`] = result.p50Ms;
-      figures[`${name} p95 ms`] = result.p95Ms;
-      figures[`${name} errors`] = result.errors;
-      if (name.startsWith('phase list')) figures['requests/s'] = result.requestsPerSecond;
-    }
-    await graphql.closeWebSockets();
-    await http.close(1000);
-    await graphql.stop();
-    await wiring.close();
+
+    Object.assign(figures, await measureApi(scratch.connectionString, seeded, { phases, resources, intervals, requests, concurrency }));
     return figures;
   } finally {
-    await db.$disconnect();
     await scratch.drop();
   }
+}
+
+interface PhasesAnswer {
+  data?: { phases?: { pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
+  errors?: unknown;
+}
+
+function fetchJson(agent: Agent, url: URL, body: Buffer, authorization: string): Promise<PhasesAnswer | undefined> {
+  return new Promise((resolve) => {
+    const req = request(url, { agent, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, authorization } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as PhasesAnswer);
+        } catch {
+          resolve(undefined);
+        }
+      });
+      res.on('error', () => resolve(undefined));
+    });
+    req.on('error', () => resolve(undefined));
+    req.end(body);
+  });
 }
 
 if (isMain(import.meta.url)) {
