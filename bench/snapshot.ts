@@ -6,8 +6,8 @@
  *   resources changing status;
  * - rows added per tick (all history tables) at each change rate, and rows written (inserted or
  *   updated) as the store counts them;
- * - bytes per 1,000 status changes (pg_total_relation_size growth of the change log and interval
- *   tables over the changing ticks).
+ * - bytes per 1,000 status changes (pg_total_relation_size growth of every history table, details,
+ *   resources, phases and clusters included, over the changing ticks), and the tables it went to.
  * The emulators run in this process, so their CPU is part of the tick time (as it is not in
  * production); figures are medians over `ticks` ticks. Nothing here asserts on time.
  *
@@ -64,13 +64,12 @@ async function startFleet(count: number, shape: FleetShape): Promise<Fleet> {
   return { shape, clusters };
 }
 
-const HISTORY = ['ResourceStatusInterval', 'PhaseStatusInterval', 'StatusChange'];
-
-async function totalRows(db: Db): Promise<{ rows: number; historyBytes: number }> {
+async function totalRows(db: Db): Promise<{ rows: number; historyBytes: number; bytes: Map<string, number> }> {
   const storage = await measureStorage(db);
   return {
     rows: storage.reduce((sum, t) => sum + t.rows, 0),
-    historyBytes: storage.filter((t) => HISTORY.includes(t.table)).reduce((sum, t) => sum + t.bytes, 0),
+    historyBytes: storage.reduce((sum, t) => sum + t.bytes, 0),
+    bytes: new Map(storage.map((t) => [t.table, t.bytes])),
   };
 }
 
@@ -124,6 +123,7 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<Figures> 
     let round_ = 0;
     let changedBytes = 0;
     let changes = 0;
+    const byTable = new Map<string, number>();
     for (const rate of [0, 0.01, 0.1]) {
       const times: number[] = [];
       const added: number[] = [];
@@ -139,6 +139,7 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<Figures> 
         written.push(result.outcomes.reduce((sum, o) => sum + o.rows, 0));
         if (rate > 0) {
           changedBytes += after.historyBytes - before.historyBytes;
+          for (const [table, bytes] of after.bytes) byTable.set(table, (byTable.get(table) ?? 0) + bytes - (before.bytes.get(table) ?? 0));
           changes += result.outcomes.reduce((sum, o) => sum + o.changes, 0);
         }
       }
@@ -150,6 +151,8 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<Figures> 
     }
     figures['status changes recorded (1% + 10% ticks)'] = changes;
     figures['history bytes per 1,000 status changes'] = changes > 0 ? Math.round((changedBytes / changes) * 1000) : 'n/a';
+    const grew = [...byTable].filter(([, bytes]) => bytes !== 0).sort((a, b) => b[1] - a[1]);
+    figures['  of which (bytes per change)'] = changes > 0 ? grew.map(([table, bytes]) => `${table} ${Math.round(bytes / changes)}`).join(', ') : 'n/a';
     if (options.print !== false) printFigures('snapshot write path (observe + one transaction per cluster + publish)', figures);
     return figures;
   } finally {

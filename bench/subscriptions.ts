@@ -112,7 +112,11 @@ export async function run(options: SubscriptionsBenchOptions = {}): Promise<Figu
     /** Writes a change to the log as a worker does, starts waiting for it, publishes it; returns when it was published. */
     const sendChange = async (toStatus: string, wait: (seq: string) => Promise<void>): Promise<{ sentAt: number; delivered: Promise<void> }> => {
       const row = await sql.query<{ seq: string; at: Date }>(
-        `INSERT INTO "StatusChange" ("at", "clusterId", "phaseId", "scope", "fromStatus", "toStatus", "message") VALUES (now(), $1, $2, 'phase', 'Current', $3, 'bench') RETURNING "seq"::text AS "seq", "at"`,
+        `WITH d AS (
+           INSERT INTO "StatusDetail" ("hash", "body") VALUES ('bench-message', '{"message":"bench"}') ON CONFLICT ("hash") DO UPDATE SET "body" = excluded."body" RETURNING "id"
+         )
+         INSERT INTO "StatusChange" ("at", "clusterId", "phaseId", "scope", "fromStatus", "toStatus", "detailId")
+         SELECT now(), $1, $2, 'phase', 'Current', $3, d."id" FROM d RETURNING "seq"::text AS "seq", "at"`,
         [phase.clusterId, phase.phaseId, toStatus],
       );
       const { seq, at } = row.rows[0] ?? { seq: '0', at: new Date() };

@@ -54,10 +54,25 @@ export interface PhaseWrite {
   markDeleted?: boolean;
   closeManifestIntervalId?: number;
   openManifest?: ObservedManifest;
-  closeStatusId?: bigint;
+  /** Start of the open status interval to close. */
+  closeStatusFrom?: Date;
   openStatus?: PhaseIntervalInput;
-  closeResourceIds: bigint[];
-  openResources: ObservedResource[];
+  /** Open resource intervals to close, by resource and start. */
+  closeResources: ResourceIntervalRef[];
+  /** Resources to open an interval for, with their stored id when they have one. */
+  openResources: OpenedResource[];
+}
+
+/** An interval of a stored resource, by resource id and start. */
+export interface ResourceIntervalRef {
+  resourceId: number;
+  from: Date;
+}
+
+/** A resource interval to open; `resourceId` is absent for a resource new to the phase. */
+export interface OpenedResource {
+  resourceId?: number;
+  resource: ObservedResource;
 }
 
 /** What a snapshot writes, in one transaction. */
@@ -127,7 +142,7 @@ function planUnreachable(stored: StoredClusterState, observation: Extract<Cluste
     if (phase.deleted || phase.status === null || phase.status.stale) continue;
     const openStatus: PhaseIntervalInput = { ...statusOf(phase.status), stale: true };
     if (stored.lastGoodReadAt !== null) openStatus.staleSince = stored.lastGoodReadAt;
-    plan.phases.push({ ...emptyWrite(phase.identity, phase.id), closeStatusId: phase.status.id, openStatus });
+    plan.phases.push({ ...emptyWrite(phase.identity, phase.id), closeStatusFrom: phase.status.from, openStatus });
   }
   return plan;
 }
@@ -163,7 +178,7 @@ function basePlan(stored: StoredClusterState, at: Date, outcome: 'ok' | 'unreach
 }
 
 function emptyWrite(identity: PhaseIdentity, phaseId: number | undefined): PhaseWrite {
-  const write: PhaseWrite = { identity, closeResourceIds: [], openResources: [] };
+  const write: PhaseWrite = { identity, closeResources: [], openResources: [] };
   if (phaseId !== undefined) write.phaseId = phaseId;
   return write;
 }
@@ -184,11 +199,11 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
   if (partlyUnread && storedStatus !== null) {
     // Some members could not be read: the phase keeps its last status, marked stale, until they can.
     if (!storedStatus.stale) {
-      write.closeStatusId = storedStatus.id;
+      write.closeStatusFrom = storedStatus.from;
       write.openStatus = { ...statusOf(storedStatus), stale: true, ...(lastGoodReadAt !== null ? { staleSince: lastGoodReadAt } : {}) };
     }
   } else if (storedStatus === null || fingerprintStoredPhase(storedStatus) !== fingerprintObservedPhase(phase.status, false)) {
-    if (storedStatus !== null) write.closeStatusId = storedStatus.id;
+    if (storedStatus !== null) write.closeStatusFrom = storedStatus.from;
     write.openStatus = { ...phase.status, conditions: carryTransitionTimes(storedStatus?.conditions ?? [], phase.status.conditions), stale: false };
     if (storedStatus === null || isVisibleChange(storedStatus, phase.status)) {
       changes.push({ scope: 'phase', phase: phase.identity, fromStatus: storedStatus?.status ?? null, toStatus: phase.status.status, message: phase.status.message });
@@ -201,18 +216,18 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
     openByKey.delete(resource.key);
     if (open !== undefined && resource.unread === true) continue;
     if (open !== undefined && fingerprintStoredResource(open) === fingerprintObservedResource(resource)) continue;
-    if (open !== undefined) write.closeResourceIds.push(open.id);
-    write.openResources.push(resource);
+    if (open !== undefined) write.closeResources.push({ resourceId: open.resourceId, from: open.from });
+    write.openResources.push(open === undefined ? { resource } : { resourceId: open.resourceId, resource });
     if (open === undefined || isVisibleChange(open, resource)) {
       changes.push({ scope: 'resource', phase: phase.identity, resourceKey: resource.key, fromStatus: open?.status ?? null, toStatus: resource.status, message: resource.message });
     }
   }
   for (const gone of openByKey.values()) {
-    write.closeResourceIds.push(gone.id);
+    write.closeResources.push({ resourceId: gone.resourceId, from: gone.from });
     changes.push({ scope: 'resource', phase: phase.identity, resourceKey: gone.resourceKey, fromStatus: gone.status, toStatus: null, message: 'removed from the inventory' });
   }
 
-  const changed = write.openManifest !== undefined || write.openStatus !== undefined || write.closeResourceIds.length > 0 || write.openResources.length > 0;
+  const changed = write.openManifest !== undefined || write.openStatus !== undefined || write.closeResources.length > 0 || write.openResources.length > 0;
   if (live !== undefined && changed) write.upsert = ident;
   if (live !== undefined && !changed && !sameIdentityDetails(live, phase)) write.upsert = ident;
   return write.upsert !== undefined || changed ? write : undefined;
@@ -226,8 +241,8 @@ function planDeletedPhase(phase: StoredPhase, changes: PlannedChange[]): PhaseWr
   const write = emptyWrite(phase.identity, phase.id);
   write.markDeleted = true;
   if (phase.manifest !== null) write.closeManifestIntervalId = phase.manifest.intervalId;
-  if (phase.status !== null) write.closeStatusId = phase.status.id;
-  write.closeResourceIds = phase.resources.map((r) => r.id);
+  if (phase.status !== null) write.closeStatusFrom = phase.status.from;
+  write.closeResources = phase.resources.map((r) => ({ resourceId: r.resourceId, from: r.from }));
   changes.push({ scope: 'phase', phase: phase.identity, fromStatus: phase.status?.status ?? null, toStatus: null, message: 'inventory deleted' });
   return write;
 }

@@ -96,9 +96,10 @@ export type ClusterObservation =
     }
   | { outcome: 'unreachable'; cluster: string; labels?: Record<string, string>; at: Date; error: ClusterReadFailure };
 
-/** A resource interval still open in the store. */
+/** A resource interval still open in the store, known by its resource and start. */
 export interface OpenResourceInterval {
-  id: bigint;
+  resourceId: number;
+  from: Date;
   resourceKey: string;
   status: string;
   reason: string | null;
@@ -110,9 +111,9 @@ export interface OpenResourceInterval {
   customHealth: string | null;
 }
 
-/** A phase status interval still open in the store. */
+/** A phase status interval still open in the store, known by its phase and start. */
 export interface OpenPhaseInterval {
-  id: bigint;
+  from: Date;
   status: string;
   message: string;
   summary: Record<string, number>;

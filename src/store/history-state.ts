@@ -4,6 +4,7 @@
  */
 import type { PhaseCondition } from '../status/phase-summary.ts';
 import type { StoredClusterState, StoredPhase } from '../history/types.ts';
+import { withConditionTimes } from '../history/status-detail.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -34,31 +35,40 @@ export async function lockCluster(tx: Tx, name: string): Promise<LockedCluster> 
   return row;
 }
 
-/** Loads the open state of a locked cluster. */
+/** Loads the open state of a locked cluster: one index lookup per phase and per resource, however deep the history. */
 export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<StoredClusterState> {
   const clusterId = cluster.id;
-  const [phases, resources, reachability] = await Promise.all([
+  const [phases, statuses, resources, reachability] = await Promise.all([
     tx.phase.findMany({
       where: { clusterId },
-      include: {
-        statusIntervals: { where: { to: null } },
-        manifests: { where: { to: null }, include: { manifest: { select: { hash: true } } } },
-      },
+      include: { manifests: { where: { to: null }, include: { manifest: { select: { hash: true } } } } },
     }),
-    // Raw SQL: the one query whose size grows with the fleet; Prisma's include costs ~10x here.
+    // The open interval of each phase and resource is its latest by `from` (nothing indexes `to`).
+    tx.$queryRaw<OpenPhaseRow[]>`
+      SELECT p."id" AS "phaseId", s."from", s."status", s."stale", s."conditionTimes", d."body"
+      FROM "Phase" p
+      CROSS JOIN LATERAL (SELECT * FROM "PhaseStatusInterval" x WHERE x."phaseId" = p."id" ORDER BY x."from" DESC LIMIT 1) s
+      JOIN "StatusDetail" d ON d."id" = s."detailId"
+      WHERE p."clusterId" = ${clusterId} AND s."to" IS NULL`,
     tx.$queryRaw<OpenResourceRow[]>`
-      SELECT i."id", i."phaseId", i."resourceKey", i."status", i."reason", i."message", i."presence",
-             i."generation", i."observedGeneration", i."customHealth" ->> 'health' AS "customHealth", r."hash" AS "revisionHash"
-      FROM "ResourceStatusInterval" i
-      JOIN "Phase" p ON p."id" = i."phaseId"
-      LEFT JOIN "ObjectRevision" r ON r."id" = i."revisionId"
-      WHERE p."clusterId" = ${clusterId} AND i."to" IS NULL`,
+      SELECT r."id" AS "resourceId", r."phaseId", r."key", i."from", i."status",
+             d."body" ->> 'reason' AS "reason", coalesce(d."body" ->> 'message', '') AS "message", coalesce(d."body" ->> 'presence', '') AS "presence",
+             (d."body" ->> 'generation')::bigint AS "generation", (d."body" ->> 'observedGeneration')::bigint AS "observedGeneration",
+             d."body" -> 'customHealth' ->> 'health' AS "customHealth", rv."hash" AS "revisionHash"
+      FROM "Phase" p
+      JOIN "Resource" r ON r."phaseId" = p."id"
+      CROSS JOIN LATERAL (SELECT * FROM "ResourceStatusInterval" x WHERE x."resourceId" = r."id" ORDER BY x."from" DESC LIMIT 1) i
+      JOIN "StatusDetail" d ON d."id" = i."detailId"
+      LEFT JOIN "ObjectRevision" rv ON rv."id" = i."revisionId"
+      WHERE p."clusterId" = ${clusterId} AND p."deletedAt" IS NULL AND i."to" IS NULL`,
     tx.clusterReachability.findFirst({ where: { clusterId, to: null }, orderBy: { from: 'desc' } }),
   ]);
+  const statusOf = new Map(statuses.map((s) => [s.phaseId, s]));
   const byPhase = new Map<number, StoredPhase>();
   for (const phase of phases) {
-    const status = phase.statusIntervals[0];
+    const status = statusOf.get(phase.id);
     const manifest = phase.manifests[0];
+    const body = status === undefined ? {} : readBody(status.body);
     byPhase.set(phase.id, {
       id: phase.id,
       identity: { sourceKind: phase.sourceKind, namespace: phase.namespace, name: phase.name },
@@ -70,12 +80,12 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
         status === undefined
           ? null
           : {
-              id: status.id,
+              from: status.from,
               status: status.status,
-              message: status.message,
-              summary: status.summary as Record<string, number>,
-              conditions: status.conditions as unknown as PhaseCondition[],
-              worstResource: status.worstResource,
+              message: typeof body['message'] === 'string' ? body['message'] : '',
+              summary: (body['summary'] ?? {}) as Record<string, number>,
+              conditions: withConditionTimes((body['conditions'] ?? []) as PhaseCondition[], status.conditionTimes),
+              worstResource: typeof body['worstResource'] === 'string' ? body['worstResource'] : null,
               stale: status.stale,
             },
       resources: [],
@@ -83,8 +93,9 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
   }
   for (const r of resources) {
     byPhase.get(r.phaseId)?.resources.push({
-      id: BigInt(r.id),
-      resourceKey: r.resourceKey,
+      resourceId: r.resourceId,
+      from: r.from,
+      resourceKey: r.key,
       status: r.status,
       reason: r.reason,
       message: r.message,
@@ -104,10 +115,25 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
   };
 }
 
-interface OpenResourceRow {
-  id: bigint | number;
+function readBody(value: unknown): Record<string, unknown> {
+  const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
+}
+
+interface OpenPhaseRow {
   phaseId: number;
-  resourceKey: string;
+  from: Date;
+  status: string;
+  stale: boolean;
+  conditionTimes: (string | null)[] | null;
+  body: unknown;
+}
+
+interface OpenResourceRow {
+  resourceId: number;
+  phaseId: number;
+  key: string;
+  from: Date;
   status: string;
   reason: string | null;
   message: string;

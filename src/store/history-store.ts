@@ -7,7 +7,8 @@
  */
 import { hashObservation, planSnapshot, planUnchangedTick } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, StatusChangeRecord } from '../history/types.ts';
-import { applyPlan, toChangeRecord } from './history-write.ts';
+import { Prisma } from '../generated/prisma/client.ts';
+import { applyPlan, toChangeRecord, type ChangeRow } from './history-write.ts';
 import { loadClusterState, lockCluster } from './history-state.ts';
 import type { Db } from './prisma.ts';
 
@@ -72,11 +73,15 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
     async listChangesSince(afterSeq, { limit = 500, cluster } = {}) {
       const clusterRow = cluster === undefined ? undefined : await db.cluster.findUnique({ where: { name: cluster }, select: { id: true } });
       if (cluster !== undefined && clusterRow === null) return [];
-      const rows = await db.statusChange.findMany({
-        where: { seq: { gt: afterSeq }, ...(clusterRow ? { clusterId: clusterRow.id } : {}) },
-        orderBy: { seq: 'asc' },
-        take: Math.min(Math.max(1, limit), 5000),
-      });
+      const take = Math.min(Math.max(1, limit), 5000);
+      const rows = await db.$queryRaw<(ChangeRow & { clusterId: number })[]>`
+        SELECT sc."seq", sc."at", sc."clusterId", sc."phaseId", sc."scope", r."key" AS "resourceKey", sc."fromStatus", sc."toStatus",
+               coalesce(d."body" ->> 'message', '') AS "message"
+        FROM "StatusChange" sc
+        LEFT JOIN "Resource" r ON r."id" = sc."resourceId"
+        LEFT JOIN "StatusDetail" d ON d."id" = sc."detailId"
+        WHERE sc."seq" > ${afterSeq}::bigint ${clusterRow ? Prisma.sql`AND sc."clusterId" = ${clusterRow.id}::int` : Prisma.empty}
+        ORDER BY sc."seq" LIMIT ${take}`;
       const clusterIds = [...new Set(rows.map((r) => r.clusterId))];
       const phaseIds = [...new Set(rows.flatMap((r) => (r.phaseId === null ? [] : [r.phaseId])))];
       const [clusters, phases] = await Promise.all([

@@ -1,10 +1,11 @@
 /**
  * Applies a snapshot plan inside the snapshot transaction: bulk closes and opens, content-addressed
- * manifests and revisions (stored once per hash), then the change log under one advisory lock so
- * `seq` grows in commit order. Returns the changes written and how many rows were touched.
+ * manifests, revisions and status details (stored once per hash), resources by int id, then the
+ * change log under one advisory lock so `seq` grows in commit order. Returns the changes written and how many rows were touched.
  */
-import type { PhaseWrite, SnapshotPlan } from '../history/plan-snapshot.ts';
+import type { PhaseWrite, PlannedChange, ResourceIntervalRef, SnapshotPlan } from '../history/plan-snapshot.ts';
 import { phaseKey } from '../history/plan-snapshot.ts';
+import { messageDetail, phaseDetail, resourceDetail, type StatusDetailDoc } from '../history/status-detail.ts';
 import type { HashedDocument, ObservedManifest, PhaseIdentity, ObservedResource, StatusChangeRecord } from '../history/types.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { LockedCluster } from './history-state.ts';
@@ -88,31 +89,113 @@ async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[],
     rows += manifestWrites.length;
   }
 
-  const closeStatuses = writes.flatMap((w) => (w.closeStatusId === undefined ? [] : [w.closeStatusId]));
-  rows += await closeByIds((batch) => tx.phaseStatusInterval.updateMany({ where: { id: { in: batch } }, data: { to: at } }), closeStatuses);
+  const closeStatuses = writes.flatMap((w) => (w.closeStatusFrom === undefined ? [] : [{ id: idOf(w), from: w.closeStatusFrom }]));
+  if (closeStatuses.length > 0) rows += await closePhaseIntervals(tx, closeStatuses, at);
   const statusWrites = writes.filter((w) => w.openStatus !== undefined);
   if (statusWrites.length > 0) {
-    const opened = statusWrites.map((w) => ({ phaseId: idOf(w), s: w.openStatus as NonNullable<PhaseWrite['openStatus']> }));
+    const opened = statusWrites.map((w) => ({ phaseId: idOf(w), s: w.openStatus as NonNullable<PhaseWrite['openStatus']>, ...phaseDetail(w.openStatus as NonNullable<PhaseWrite['openStatus']>) }));
+    const detailIds = await storeDetails(tx, opened.map((o) => o.doc));
     await tx.$executeRaw`
-      INSERT INTO "PhaseStatusInterval" ("phaseId", "status", "message", "summary", "conditions", "worstResource", "stale", "staleSince", "from")
-      SELECT p, s, m, su, c, w, st, ss, ${at}::timestamptz(3) FROM unnest(
-        ${opened.map((o) => o.phaseId)}::int[], ${opened.map((o) => o.s.status)}::text[], ${opened.map((o) => o.s.message)}::text[],
-        ${opened.map((o) => JSON.stringify(o.s.summary))}::jsonb[], ${opened.map((o) => JSON.stringify(o.s.conditions))}::jsonb[],
-        ${opened.map((o) => o.s.worstResource ?? null)}::text[], ${opened.map((o) => o.s.stale)}::boolean[],
+      INSERT INTO "PhaseStatusInterval" ("phaseId", "status", "detailId", "conditionTimes", "stale", "staleSince", "from")
+      SELECT p, s, d, ARRAY(SELECT jsonb_array_elements_text(ct)), st, ss, ${at}::timestamptz(3) FROM unnest(
+        ${opened.map((o) => o.phaseId)}::int[], ${opened.map((o) => o.s.status)}::text[], ${opened.map((o) => detailIds.get(o.doc.hash) as number)}::int[],
+        ${opened.map((o) => JSON.stringify(o.conditionTimes))}::jsonb[], ${opened.map((o) => o.s.stale)}::boolean[],
         ${opened.map((o) => o.s.staleSince?.toISOString() ?? null)}::timestamptz(3)[]
-      ) AS t(p, s, m, su, c, w, st, ss)`;
+      ) AS t(p, s, d, ct, st, ss)`;
     rows += statusWrites.length;
   }
 
-  const closeResources = writes.flatMap((w) => w.closeResourceIds);
-  rows += await closeByIds((batch) => tx.resourceStatusInterval.updateMany({ where: { id: { in: batch } }, data: { to: at } }), closeResources);
-  const opened = writes.flatMap((w) => w.openResources.map((resource) => ({ phaseId: idOf(w), resource })));
+  const closeResources = writes.flatMap((w) => w.closeResources);
+  if (closeResources.length > 0) rows += await closeResourceIntervals(tx, closeResources, at);
+  const opened = writes.flatMap((w) => w.openResources.map((o) => ({ phaseId: idOf(w), ...o })));
   if (opened.length > 0) {
+    const resourceIds = await resolveResourceIds(tx, opened);
     const revisionIds = await storeRevisions(tx, opened.map((o) => o.resource.revision).filter((r): r is HashedDocument => r !== undefined));
-    await insertResourceIntervals(tx, opened, revisionIds, at);
+    const details = opened.map((o) => resourceDetail(o.resource));
+    const detailIds = await storeDetails(tx, details);
+    await insertResourceIntervals(tx, opened.map((o, i) => ({ resourceId: resourceIds[i] as number, resource: o.resource, detailId: detailIds.get((details[i] as StatusDetailDoc).hash) as number })), revisionIds, at);
     rows += opened.length;
   }
   return rows;
+}
+
+/**
+ * Closes open phase intervals by (phase, start). `to` is not indexed and pages keep 10 % free, so
+ * the update stays on its page (HOT). An interval opened at `at` itself would close empty: it is
+ * removed instead, so the one opened now takes its place.
+ */
+async function closePhaseIntervals(tx: Tx, refs: { id: number; from: Date }[], at: Date): Promise<number> {
+  const ids = refs.map((r) => r.id);
+  const froms = refs.map((r) => r.from.toISOString());
+  const closed = await tx.$executeRaw`
+    UPDATE "PhaseStatusInterval" s SET "to" = ${at}::timestamptz(3)
+    FROM unnest(${ids}::int[], ${froms}::timestamptz(3)[]) AS k(p, f)
+    WHERE s."phaseId" = k.p AND s."from" = k.f AND s."from" < ${at}::timestamptz(3)`;
+  const removed = await tx.$executeRaw`
+    DELETE FROM "PhaseStatusInterval" s USING unnest(${ids}::int[], ${froms}::timestamptz(3)[]) AS k(p, f)
+    WHERE s."phaseId" = k.p AND s."from" = k.f AND s."from" >= ${at}::timestamptz(3)`;
+  return closed + removed;
+}
+
+/** Closes open resource intervals by (resource, start), as {@link closePhaseIntervals} does for phases. */
+async function closeResourceIntervals(tx: Tx, refs: ResourceIntervalRef[], at: Date): Promise<number> {
+  let count = 0;
+  for (let i = 0; i < refs.length; i += BATCH) {
+    const batch = refs.slice(i, i + BATCH);
+    const ids = batch.map((r) => r.resourceId);
+    const froms = batch.map((r) => r.from.toISOString());
+    count += await tx.$executeRaw`
+      UPDATE "ResourceStatusInterval" r SET "to" = ${at}::timestamptz(3)
+      FROM unnest(${ids}::int[], ${froms}::timestamptz(3)[]) AS k(id, f)
+      WHERE r."resourceId" = k.id AND r."from" = k.f AND r."from" < ${at}::timestamptz(3)`;
+    count += await tx.$executeRaw`
+      DELETE FROM "ResourceStatusInterval" r USING unnest(${ids}::int[], ${froms}::timestamptz(3)[]) AS k(id, f)
+      WHERE r."resourceId" = k.id AND r."from" = k.f AND r."from" >= ${at}::timestamptz(3)`;
+  }
+  return count;
+}
+
+/** Ids of the resources of `opened`, creating the ones new to their phase (in order of `opened`). */
+async function resolveResourceIds(tx: Tx, opened: { phaseId: number; resourceId?: number; resource: ObservedResource }[]): Promise<number[]> {
+  const missing = opened.filter((o) => o.resourceId === undefined);
+  const found = new Map<string, number>();
+  for (let i = 0; i < missing.length; i += BATCH) {
+    const batch = missing.slice(i, i + BATCH);
+    const phaseIds = batch.map((o) => o.phaseId);
+    const keys = batch.map((o) => o.resource.key);
+    await tx.$executeRaw`
+      INSERT INTO "Resource" ("phaseId", "key") SELECT * FROM unnest(${phaseIds}::int[], ${keys}::text[])
+      ON CONFLICT ("phaseId", "key") DO NOTHING`;
+    const rows = await tx.$queryRaw<{ id: number; phaseId: number; key: string }[]>`
+      SELECT r."id", r."phaseId", r."key" FROM "Resource" r JOIN unnest(${phaseIds}::int[], ${keys}::text[]) AS k(p, key)
+      ON r."phaseId" = k.p AND r."key" = k.key`;
+    for (const row of rows) found.set(`${row.phaseId}\u0000${row.key}`, row.id);
+  }
+  return opened.map((o) => {
+    const id = o.resourceId ?? found.get(`${o.phaseId}\u0000${o.resource.key}`);
+    if (id === undefined) throw new Error('resource id missing after upsert');
+    return id;
+  });
+}
+
+/**
+ * Stores each distinct detail once (by hash); returns the id of every hash. Always inserts (doing
+ * nothing on conflict) so the table lock retention takes waits for this transaction.
+ */
+async function storeDetails(tx: Tx, docs: StatusDetailDoc[]): Promise<Map<string, number>> {
+  const unique = [...new Map(docs.map((d) => [d.hash, d])).values()];
+  const ids = new Map<string, number>();
+  for (let i = 0; i < unique.length; i += BATCH) {
+    const batch = unique.slice(i, i + BATCH);
+    const hashes = batch.map((d) => d.hash);
+    await tx.$executeRaw`
+      INSERT INTO "StatusDetail" ("hash", "body")
+      SELECT * FROM unnest(${hashes}::text[], ${batch.map((d) => JSON.stringify(d.body))}::jsonb[])
+      ON CONFLICT ("hash") DO NOTHING`;
+    const rows = await tx.$queryRaw<{ id: number; hash: string }[]>`SELECT "id", "hash" FROM "StatusDetail" WHERE "hash" = ANY(${hashes}::text[])`;
+    for (const row of rows) ids.set(row.hash, row.id);
+  }
+  return ids;
 }
 
 async function resolvePhaseIds(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date): Promise<Map<string, number>> {
@@ -174,51 +257,65 @@ async function storeRevisions(tx: Tx, revisions: HashedDocument[]): Promise<Map<
 }
 
 /** Bulk-inserts opened resource intervals with one `unnest` per batch (Prisma's createMany costs ~0.5 ms a row here). */
-async function insertResourceIntervals(tx: Tx, opened: { phaseId: number; resource: ObservedResource }[], revisionIds: Map<string, number>, at: Date): Promise<void> {
+async function insertResourceIntervals(tx: Tx, opened: { resourceId: number; detailId: number; resource: ObservedResource }[], revisionIds: Map<string, number>, at: Date): Promise<void> {
   for (let i = 0; i < opened.length; i += BATCH) {
     const batch = opened.slice(i, i + BATCH);
-    const col = <T>(pick: (o: { phaseId: number; resource: ObservedResource }) => T): T[] => batch.map(pick);
-    const optionalInt = (n: number | undefined): string | null => (n === undefined ? null : String(n));
     await tx.$executeRaw`
-      INSERT INTO "ResourceStatusInterval"
-        ("phaseId", "resourceKey", "status", "reason", "message", "conditions", "presence", "generation", "observedGeneration", "customHealth", "revisionId", "from")
-      SELECT p, k, s, r, m, c, pr, g, og, ch, rv, ${at}::timestamptz(3) FROM unnest(
-        ${col((o) => o.phaseId)}::int[], ${col((o) => o.resource.key)}::text[], ${col((o) => o.resource.status)}::text[],
-        ${col((o) => o.resource.reason ?? null)}::text[], ${col((o) => o.resource.message)}::text[],
-        ${col((o) => JSON.stringify(o.resource.conditions))}::jsonb[], ${col((o) => o.resource.presence)}::text[],
-        ${col((o) => optionalInt(o.resource.generation))}::bigint[], ${col((o) => optionalInt(o.resource.observedGeneration))}::bigint[],
-        ${col((o) => (o.resource.customHealth === undefined ? null : JSON.stringify(o.resource.customHealth)))}::jsonb[],
-        ${col((o) => (o.resource.revision === undefined ? null : (revisionIds.get(o.resource.revision.hash) ?? null)))}::int[]
-      ) AS t(p, k, s, r, m, c, pr, g, og, ch, rv)`;
+      INSERT INTO "ResourceStatusInterval" ("resourceId", "status", "detailId", "revisionId", "from")
+      SELECT r, s, d, rv, ${at}::timestamptz(3) FROM unnest(
+        ${batch.map((o) => o.resourceId)}::int[], ${batch.map((o) => o.resource.status)}::text[], ${batch.map((o) => o.detailId)}::int[],
+        ${batch.map((o) => (o.resource.revision === undefined ? null : (revisionIds.get(o.resource.revision.hash) ?? null)))}::int[]
+      ) AS t(r, s, d, rv)`;
   }
 }
 
 async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan): Promise<StatusChangeRecord[]> {
   const phaseIds = new Map<string, number>();
   const identities = new Map<number, PhaseIdentity>();
+  const resourceIds = new Map<string, number>();
   if (plan.changes.some((c) => c.phase !== undefined)) {
     const rows = await tx.phase.findMany({ where: { clusterId: cluster.id }, select: { id: true, sourceKind: true, namespace: true, name: true } });
     for (const { id, ...identity } of rows) {
       phaseIds.set(phaseKey(identity), id);
       identities.set(id, identity);
     }
+    const resourceChanges = plan.changes.filter((c) => c.resourceKey !== undefined && c.phase !== undefined);
+    if (resourceChanges.length > 0) {
+      const refs = resourceChanges.map((c) => ({ phaseId: phaseIds.get(phaseKey(c.phase as PhaseIdentity)) ?? 0, key: c.resourceKey as string }));
+      const rows = await tx.$queryRaw<{ id: number; phaseId: number; key: string }[]>`
+        SELECT r."id", r."phaseId", r."key" FROM "Resource" r
+        JOIN unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[]) AS k(p, key) ON r."phaseId" = k.p AND r."key" = k.key`;
+      for (const row of rows) resourceIds.set(`${row.phaseId}\u0000${row.key}`, row.id);
+    }
   }
+  const details = plan.changes.map((c) => messageDetail(c.message));
+  const detailIds = await storeDetails(tx, details);
   // Taken last and held to commit: appends of different clusters commit in seq order.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})`;
-  const written: ChangeRow[] = [];
+  const written: (Omit<ChangeRow, 'resourceKey' | 'message'> & { resourceId: number | null; detailId: number })[] = [];
   for (let i = 0; i < plan.changes.length; i += BATCH) {
     const batch = plan.changes.slice(i, i + BATCH);
+    const phaseOf = (c: PlannedChange): number | null => (c.phase === undefined ? null : (phaseIds.get(phaseKey(c.phase)) ?? null));
     const rows = await tx.$queryRaw<typeof written>`
-      INSERT INTO "StatusChange" ("at", "clusterId", "phaseId", "scope", "resourceKey", "fromStatus", "toStatus", "message")
-      SELECT ${plan.at}::timestamptz(3), ${cluster.id}::int, p, s, k, f, t, m FROM unnest(
-        ${batch.map((c) => (c.phase === undefined ? null : (phaseIds.get(phaseKey(c.phase)) ?? null)))}::int[], ${batch.map((c) => c.scope)}::text[],
-        ${batch.map((c) => c.resourceKey ?? null)}::text[], ${batch.map((c) => c.fromStatus)}::text[], ${batch.map((c) => c.toStatus)}::text[],
-        ${batch.map((c) => c.message)}::text[]
-      ) AS x(p, s, k, f, t, m)
-      RETURNING "seq", "at", "phaseId", "scope", "resourceKey", "fromStatus", "toStatus", "message"`;
+      INSERT INTO "StatusChange" ("at", "clusterId", "phaseId", "scope", "resourceId", "fromStatus", "toStatus", "detailId")
+      SELECT ${plan.at}::timestamptz(3), ${cluster.id}::int, p, s, r, f, t, d FROM unnest(
+        ${batch.map(phaseOf)}::int[], ${batch.map((c) => c.scope)}::text[],
+        ${batch.map((c) => (c.resourceKey === undefined ? null : (resourceIds.get(`${phaseOf(c) ?? 0}\u0000${c.resourceKey}`) ?? null)))}::int[],
+        ${batch.map((c) => c.fromStatus)}::text[], ${batch.map((c) => c.toStatus)}::text[],
+        ${batch.map((c) => detailIds.get(messageDetail(c.message).hash) as number)}::int[]
+      ) AS x(p, s, r, f, t, d)
+      RETURNING "seq", "at", "phaseId", "scope", "resourceId", "fromStatus", "toStatus", "detailId"`;
     written.push(...rows);
   }
-  return written.sort((a, b) => (a.seq < b.seq ? -1 : 1)).map((row) => toChangeRecord(row, cluster, identities));
+  const keyOf = new Map<number, string>();
+  for (const [k, id] of resourceIds) keyOf.set(id, k.slice(k.indexOf('\u0000') + 1));
+  const messageOf = new Map<number, string>();
+  for (const c of plan.changes) messageOf.set(detailIds.get(messageDetail(c.message).hash) as number, c.message);
+  return written
+    .sort((a, b) => (a.seq < b.seq ? -1 : 1))
+    .map(({ resourceId, detailId, ...row }) =>
+      toChangeRecord({ ...row, resourceKey: resourceId === null ? null : (keyOf.get(resourceId) ?? null), message: messageOf.get(detailId) ?? '' }, cluster, identities),
+    );
 }
 
 /** A StatusChange row as the change log's readers and publishers see it. */

@@ -54,11 +54,13 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
       include: { manifest: { select: { entries: true } } },
       orderBy: [{ phaseId: 'asc' }, { from: 'asc' }],
     }),
-    db.resourceStatusInterval.findMany({
-      where: { phaseId: { in: phaseIds }, from: { lt: range.to }, OR: [{ to: null }, { to: { gte: range.from } }] },
-      select: { phaseId: true, resourceKey: true, revisionId: true, from: true },
-      orderBy: [{ phaseId: 'asc' }, { resourceKey: 'asc' }, { from: 'asc' }],
-    }),
+    db.resourceStatusInterval
+      .findMany({
+        where: { resource: { phaseId: { in: phaseIds } }, from: { lt: range.to }, OR: [{ to: null }, { to: { gte: range.from } }] },
+        select: { resource: { select: { phaseId: true, key: true } }, revisionId: true, from: true },
+        orderBy: [{ resource: { phaseId: 'asc' } }, { resource: { key: 'asc' } }, { from: 'asc' }],
+      })
+      .then((rows) => rows.map((r) => ({ phaseId: r.resource.phaseId, resourceKey: r.resource.key, revisionId: r.revisionId, from: r.from }))),
   ]);
 
   const byPhase = new Map<number, PhaseHistory>();

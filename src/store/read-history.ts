@@ -5,7 +5,8 @@
  */
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db } from './prisma.ts';
-import { readJson } from './read-phases.ts';
+import { withConditionTimes } from '../history/status-detail.ts';
+import { readJson } from './read-json.ts';
 import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseStatusRecord, ResourceRecord, StatusChangeItem } from './read-types.ts';
 
 /** Filter of {@link HistoryReader.listResources}. */
@@ -104,28 +105,29 @@ function toResource(row: ResourceRow): ResourceRecord {
 }
 
 interface IntervalRow {
-  id: bigint;
   phaseId: number;
   status: string;
-  message: string;
-  summary: unknown;
-  conditions: unknown;
-  worstResource: string | null;
+  body: unknown;
+  conditionTimes: (string | null)[] | null;
   stale: boolean;
   staleSince: Date | null;
   from: Date;
   to: Date | null;
 }
 
-function toInterval(row: IntervalRow): PhaseStatusRecord & { id: string } {
+/** A phase status interval with its detail, as every phase-interval query selects it (alias `s`, detail `d`). */
+export const PHASE_INTERVAL_COLUMNS = Prisma.sql`s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", s."to"`;
+
+/** Shapes a phase interval row with its detail body; the id is its start (unique per phase). */
+export function toPhaseStatus(row: Omit<IntervalRow, 'phaseId'> & { phaseId: number }): PhaseStatusRecord {
+  const body = readJson<Record<string, unknown>>(row.body, {});
   return {
-    id: row.id.toString(),
     phaseId: Number(row.phaseId),
     status: row.status,
-    message: row.message,
-    summary: readJson(row.summary, {}),
-    conditions: readJson(row.conditions, []),
-    worstResource: row.worstResource,
+    message: typeof body['message'] === 'string' ? body['message'] : '',
+    summary: (body['summary'] ?? {}) as Record<string, number>,
+    conditions: withConditionTimes(Array.isArray(body['conditions']) ? (body['conditions'] as unknown[]) : [], row.conditionTimes),
+    worstResource: typeof body['worstResource'] === 'string' ? body['worstResource'] : null,
     stale: row.stale,
     staleSince: row.staleSince,
     from: row.from,
@@ -133,12 +135,28 @@ function toInterval(row: IntervalRow): PhaseStatusRecord & { id: string } {
   };
 }
 
-const RESOURCE_COLUMNS = Prisma.sql`r."phaseId", r."resourceKey", r."status", r."reason", r."message", r."conditions", r."presence",
-  r."generation", r."observedGeneration", r."customHealth", r."revisionId", r."from", r."to"`;
+function toInterval(row: IntervalRow): PhaseStatusRecord & { id: string } {
+  return { id: String(row.from.getTime()), ...toPhaseStatus(row) };
+}
 
-function containing(alias: string, at: Date | undefined): Prisma.Sql {
-  const a = Prisma.raw(alias);
-  return at === undefined ? Prisma.sql`${a}."to" IS NULL` : Prisma.sql`${a}."from" <= ${at} AND (${a}."to" IS NULL OR ${a}."to" > ${at})`;
+/** A resource interval with its detail: resource `r`, interval `i`, detail `d`. */
+const RESOURCE_COLUMNS = Prisma.sql`r."phaseId", r."key" AS "resourceKey", i."status", d."body" ->> 'reason' AS "reason", coalesce(d."body" ->> 'message', '') AS "message",
+  coalesce(d."body" -> 'conditions', '[]'::jsonb) AS "conditions", coalesce(d."body" ->> 'presence', '') AS "presence",
+  (d."body" ->> 'generation')::bigint AS "generation", (d."body" ->> 'observedGeneration')::bigint AS "observedGeneration",
+  d."body" -> 'customHealth' AS "customHealth", i."revisionId", i."from", i."to"`;
+
+/**
+ * The interval of resource `r` in effect at `at` (the open one when `at` is undefined), as `i`
+ * with its detail `d`: one index lookup on (resourceId, from) per resource, however long its history.
+ */
+function intervalAt(at: Date | Prisma.Sql | undefined): Prisma.Sql {
+  const bound = at === undefined ? Prisma.empty : Prisma.sql`AND x."from" <= ${at}`;
+  const open = at === undefined ? Prisma.sql`i."to" IS NULL` : Prisma.sql`(i."to" IS NULL OR i."to" > ${at})`;
+  return Prisma.sql`CROSS JOIN LATERAL (
+      SELECT x."status", x."detailId", x."revisionId", x."from", x."to" FROM "ResourceStatusInterval" x
+      WHERE x."resourceId" = r."id" ${bound} ORDER BY x."from" DESC LIMIT 1
+    ) i
+    JOIN "StatusDetail" d ON d."id" = i."detailId" AND ${open}`;
 }
 
 interface ManifestRow {
@@ -185,15 +203,15 @@ function manifestQuery(phaseId: number): Prisma.Sql {
 export function createHistoryReader(db: Db): HistoryReader {
   return {
     async listResources(phaseId, { at, filter = {}, first, after, keys }) {
-      const where = [Prisma.sql`r."phaseId" = ${phaseId}::int`, containing('r', at)];
-      if (filter.kind !== undefined) where.push(Prisma.sql`split_part(r."resourceKey", '/', 2) = ${filter.kind}`);
-      if (filter.namespace !== undefined) where.push(Prisma.sql`split_part(r."resourceKey", '/', 3) = ${filter.namespace}`);
-      if (filter.status !== undefined) where.push(Prisma.sql`r."status" = ANY(${[...filter.status]}::text[])`);
-      if (after !== undefined) where.push(Prisma.sql`r."resourceKey" > ${after}`);
-      if (keys !== undefined) where.push(Prisma.sql`r."resourceKey" = ANY(${[...keys]}::text[])`);
+      const where = [Prisma.sql`r."phaseId" = ${phaseId}::int`];
+      if (filter.kind !== undefined) where.push(Prisma.sql`split_part(r."key", '/', 2) = ${filter.kind}`);
+      if (filter.namespace !== undefined) where.push(Prisma.sql`split_part(r."key", '/', 3) = ${filter.namespace}`);
+      if (filter.status !== undefined) where.push(Prisma.sql`i."status" = ANY(${[...filter.status]}::text[])`);
+      if (after !== undefined) where.push(Prisma.sql`r."key" > ${after}`);
+      if (keys !== undefined) where.push(Prisma.sql`r."key" = ANY(${[...keys]}::text[])`);
       const rows = await db.$queryRaw<ResourceRow[]>`
-        SELECT ${RESOURCE_COLUMNS} FROM "ResourceStatusInterval" r
-        WHERE ${Prisma.join(where, ' AND ')} ORDER BY r."resourceKey" LIMIT ${first + 1}`;
+        SELECT ${RESOURCE_COLUMNS} FROM "Resource" r ${intervalAt(at)}
+        WHERE ${Prisma.join(where, ' AND ')} ORDER BY r."key" LIMIT ${first + 1}`;
       return { items: rows.slice(0, first).map(toResource), hasMore: rows.length > first };
     },
 
@@ -202,7 +220,8 @@ export function createHistoryReader(db: Db): HistoryReader {
       const rows = await db.$queryRaw<ResourceRow[]>`
         SELECT ${RESOURCE_COLUMNS}
         FROM unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[]) AS k("phaseId", "key")
-        JOIN "ResourceStatusInterval" r ON r."phaseId" = k."phaseId" AND r."resourceKey" = k."key" AND r."to" IS NULL`;
+        JOIN "Resource" r ON r."phaseId" = k."phaseId" AND r."key" = k."key"
+        ${intervalAt(undefined)}`;
       return rows.map(toResource);
     },
 
@@ -211,15 +230,16 @@ export function createHistoryReader(db: Db): HistoryReader {
       // From the interval starting at `at`, walk back one index lookup per step (as for phases).
       const rows = await db.$queryRaw<{ phaseId: number; resourceKey: string; at: Date; from: Date }[]>`
         WITH RECURSIVE walk AS (
-          SELECT r."phaseId", r."resourceKey", k."at", r."from", r."status"
+          SELECT r."id" AS "resourceId", r."phaseId", r."key" AS "resourceKey", k."at", i."from", i."status"
           FROM unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[], ${refs.map((r) => r.at)}::timestamptz[]) AS k("phaseId", "key", "at")
-          JOIN "ResourceStatusInterval" r ON r."phaseId" = k."phaseId" AND r."resourceKey" = k."key" AND r."from" = k."at"
+          JOIN "Resource" r ON r."phaseId" = k."phaseId" AND r."key" = k."key"
+          JOIN "ResourceStatusInterval" i ON i."resourceId" = r."id" AND i."from" = k."at"
           UNION ALL
-          SELECT w."phaseId", w."resourceKey", w."at", prev."from", prev."status" FROM walk w
+          SELECT w."resourceId", w."phaseId", w."resourceKey", w."at", prev."from", prev."status" FROM walk w
           CROSS JOIN LATERAL (
             SELECT p."from", p."to", p."status" FROM "ResourceStatusInterval" p
-            WHERE p."phaseId" = w."phaseId" AND p."resourceKey" = w."resourceKey" AND p."from" < w."from"
-            ORDER BY p."from" DESC, p."id" DESC LIMIT 1
+            WHERE p."resourceId" = w."resourceId" AND p."from" < w."from"
+            ORDER BY p."from" DESC LIMIT 1
           ) prev
           WHERE prev."to" = w."from" AND prev."status" = w."status"
         )
@@ -229,17 +249,21 @@ export function createHistoryReader(db: Db): HistoryReader {
 
     async phaseStatusAt(phaseId, at) {
       const rows = await db.$queryRaw<IntervalRow[]>`
-        SELECT s.* FROM "PhaseStatusInterval" s WHERE s."phaseId" = ${phaseId}::int AND ${containing('s', at)}
-        ORDER BY s."from" DESC LIMIT 1`;
+        SELECT ${PHASE_INTERVAL_COLUMNS} FROM (
+          SELECT * FROM "PhaseStatusInterval" x WHERE x."phaseId" = ${phaseId}::int AND x."from" <= ${at} ORDER BY x."from" DESC LIMIT 1
+        ) s JOIN "StatusDetail" d ON d."id" = s."detailId"
+        WHERE s."to" IS NULL OR s."to" > ${at}`;
       const row = rows[0];
       return row === undefined ? null : toInterval(row);
     },
 
     async listPhaseIntervals(phaseId, range, first, after) {
       const where = [Prisma.sql`s."phaseId" = ${phaseId}::int`, Prisma.sql`s."from" < ${range.to}`, Prisma.sql`(s."to" IS NULL OR s."to" > ${range.from})`];
-      if (after !== undefined) where.push(Prisma.sql`(s."from", s."id") > (${after.from}, ${after.id}::bigint)`);
+      // An interval's start is unique within its phase, so it is the whole cursor.
+      if (after !== undefined) where.push(Prisma.sql`s."from" > ${after.from}`);
       const rows = await db.$queryRaw<IntervalRow[]>`
-        SELECT s.* FROM "PhaseStatusInterval" s WHERE ${Prisma.join(where, ' AND ')} ORDER BY s."from", s."id" LIMIT ${first + 1}`;
+        SELECT ${PHASE_INTERVAL_COLUMNS} FROM "PhaseStatusInterval" s JOIN "StatusDetail" d ON d."id" = s."detailId"
+        WHERE ${Prisma.join(where, ' AND ')} ORDER BY s."from" LIMIT ${first + 1}`;
       return { items: rows.slice(0, first).map(toInterval), hasMore: rows.length > first };
     },
 
@@ -257,11 +281,13 @@ export function createHistoryReader(db: Db): HistoryReader {
       if (filter.to !== undefined) where.push(Prisma.sql`sc."at" < ${filter.to}`);
       if (afterSeq !== undefined) where.push(Prisma.sql`sc."seq" > ${afterSeq}::bigint`);
       const rows = await db.$queryRaw<(Omit<StatusChangeItem, 'phase'> & { sourceKind: string | null; namespace: string | null; name: string | null })[]>`
-        SELECT sc."seq", sc."at", c."name" AS "cluster", sc."phaseId", sc."scope", sc."resourceKey", sc."fromStatus", sc."toStatus", sc."message",
-               p."sourceKind", p."namespace", p."name"
+        SELECT sc."seq", sc."at", c."name" AS "cluster", sc."phaseId", sc."scope", r."key" AS "resourceKey", sc."fromStatus", sc."toStatus",
+               coalesce(d."body" ->> 'message', '') AS "message", p."sourceKind", p."namespace", p."name"
         FROM "StatusChange" sc
         JOIN "Cluster" c ON c."id" = sc."clusterId"
         LEFT JOIN "Phase" p ON p."id" = sc."phaseId"
+        LEFT JOIN "Resource" r ON r."id" = sc."resourceId"
+        LEFT JOIN "StatusDetail" d ON d."id" = sc."detailId"
         ${where.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}`}
         ORDER BY sc."seq" LIMIT ${first + 1}`;
       const items = rows.slice(0, first).map(({ sourceKind, namespace, name, ...row }) => ({
@@ -288,9 +314,13 @@ export function createHistoryReader(db: Db): HistoryReader {
     async revisionsAt(phaseId, times) {
       if (times.length === 0) return [];
       const rows = await db.$queryRaw<{ at: Date; resourceKey: string; revisionId: number | null }[]>`
-        SELECT t."at", r."resourceKey", r."revisionId"
+        SELECT t."at", r."key" AS "resourceKey", i."revisionId"
         FROM unnest(${[...times]}::timestamptz[]) AS t("at")
-        JOIN "ResourceStatusInterval" r ON r."phaseId" = ${phaseId}::int AND r."from" <= t."at" AND (r."to" IS NULL OR r."to" > t."at")`;
+        JOIN "Resource" r ON r."phaseId" = ${phaseId}::int
+        CROSS JOIN LATERAL (
+          SELECT x."revisionId", x."to" FROM "ResourceStatusInterval" x WHERE x."resourceId" = r."id" AND x."from" <= t."at" ORDER BY x."from" DESC LIMIT 1
+        ) i
+        WHERE i."to" IS NULL OR i."to" > t."at"`;
       return rows.map((row) => ({ at: row.at, key: row.resourceKey, revisionId: row.revisionId }));
     },
   };

@@ -5,6 +5,8 @@
  */
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db } from './prisma.ts';
+import { toPhaseStatus } from './read-history.ts';
+import { readJson } from './read-json.ts';
 import type { AccessScope, Page, PhaseRecord, PhaseStatusRecord } from './read-types.ts';
 
 /** Filter of {@link PhaseReader.listPhases}; every field narrows. */
@@ -50,10 +52,13 @@ const SEVERITY_SQL = Prisma.sql`CASE s."status" WHEN 'Failed' THEN 0 WHEN 'Termi
 const PHASE_SELECT = Prisma.sql`
   SELECT p."id", c."name" AS "cluster", c."reachable" AS "clusterReachable", c."lastGoodReadAt" AS "clusterLastGoodReadAt",
          p."sourceKind", p."namespace", p."name", p."inventoryId", p."labels", p."firstSeenAt", p."lastSeenAt", p."deletedAt",
-         s."status", s."message", s."summary", s."conditions", s."worstResource", s."stale", s."staleSince", s."from", s."to"
+         s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", s."to"
   FROM "Phase" p
   JOIN "Cluster" c ON c."id" = p."clusterId"
-  LEFT JOIN "PhaseStatusInterval" s ON s."phaseId" = p."id" AND s."to" IS NULL`;
+  LEFT JOIN LATERAL (
+    SELECT x.* FROM "PhaseStatusInterval" x WHERE x."phaseId" = p."id" ORDER BY x."from" DESC LIMIT 1
+  ) s ON s."to" IS NULL
+  LEFT JOIN "StatusDetail" d ON d."id" = s."detailId"`;
 
 interface PhaseRow {
   id: number;
@@ -69,45 +74,21 @@ interface PhaseRow {
   lastSeenAt: Date;
   deletedAt: Date | null;
   status: string | null;
-  message: string | null;
-  summary: unknown;
-  conditions: unknown;
-  worstResource: string | null;
+  body: unknown;
+  conditionTimes: (string | null)[] | null;
   stale: boolean | null;
   staleSince: Date | null;
   from: Date | null;
   to: Date | null;
 }
 
-/** JSON columns may come back parsed or as text, depending on the driver path. */
-export function readJson<T>(value: unknown, fallback: T): T {
-  if (value === null || value === undefined) return fallback;
-  if (typeof value === 'string') {
-    try {
-      return JSON.parse(value) as T;
-    } catch {
-      return fallback;
-    }
-  }
-  return value as T;
-}
+export { readJson };
 
 function toPhase(row: PhaseRow): PhaseRecord {
   const current: PhaseStatusRecord | null =
     row.status === null || row.from === null
       ? null
-      : {
-          phaseId: row.id,
-          status: row.status,
-          message: row.message ?? '',
-          summary: readJson(row.summary, {}),
-          conditions: readJson(row.conditions, []),
-          worstResource: row.worstResource,
-          stale: row.stale ?? false,
-          staleSince: row.staleSince,
-          from: row.from,
-          to: row.to,
-        };
+      : toPhaseStatus({ ...row, phaseId: row.id, status: row.status, from: row.from, stale: row.stale ?? false });
   return {
     id: Number(row.id),
     cluster: row.cluster,
@@ -229,13 +210,15 @@ export function createPhaseReader(db: Db): PhaseReader {
       const sameStale = splitOnStale ? Prisma.sql`AND prev."stale" = w."stale"` : Prisma.empty;
       const rows = await db.$queryRaw<{ phaseId: number; from: Date }[]>`
         WITH RECURSIVE walk AS (
-          SELECT s."phaseId", s."from", s."status", s."stale" FROM "PhaseStatusInterval" s
-          WHERE s."phaseId" = ANY(${[...phaseIds]}::int[]) AND s."to" IS NULL
+          SELECT s."phaseId", s."from", s."status", s."stale"
+          FROM unnest(${[...phaseIds]}::int[]) AS k("phaseId")
+          CROSS JOIN LATERAL (SELECT * FROM "PhaseStatusInterval" x WHERE x."phaseId" = k."phaseId" ORDER BY x."from" DESC LIMIT 1) s
+          WHERE s."to" IS NULL
           UNION ALL
           SELECT prev."phaseId", prev."from", prev."status", prev."stale" FROM walk w
           CROSS JOIN LATERAL (
             SELECT p."phaseId", p."from", p."to", p."status", p."stale" FROM "PhaseStatusInterval" p
-            WHERE p."phaseId" = w."phaseId" AND p."from" < w."from" ORDER BY p."from" DESC, p."id" DESC LIMIT 1
+            WHERE p."phaseId" = w."phaseId" AND p."from" < w."from" ORDER BY p."from" DESC LIMIT 1
           ) prev
           WHERE prev."to" = w."from" AND prev."status" = w."status" ${sameStale}
         )

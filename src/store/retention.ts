@@ -39,14 +39,17 @@ export const retentionPolicySchema = z.strictObject({
 export type RetentionPolicy = z.infer<typeof retentionPolicySchema>;
 
 /** Rows removed per table by one compaction. */
-export type RetentionResult = Record<'ResourceStatusInterval' | 'PhaseStatusInterval' | 'PhaseManifest' | 'StatusChange' | 'ObservationTick' | 'ClusterReachability' | 'Phase' | 'ObjectRevision' | 'Manifest', number>;
+export type RetentionResult = Record<
+  'ResourceStatusInterval' | 'PhaseStatusInterval' | 'PhaseManifest' | 'StatusChange' | 'ObservationTick' | 'ClusterReachability' | 'Phase' | 'ObjectRevision' | 'Manifest' | 'StatusDetail',
+  number
+>;
 
 /** Removes what `policy` says is too old at `now`, in one transaction. */
 export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date = new Date()): Promise<RetentionResult> {
   const before = (age: number | undefined): Date | undefined => (age === undefined ? undefined : new Date(now.getTime() - age));
   return db.$transaction(
     async (tx) => {
-      const result: RetentionResult = { ResourceStatusInterval: 0, PhaseStatusInterval: 0, PhaseManifest: 0, StatusChange: 0, ObservationTick: 0, ClusterReachability: 0, Phase: 0, ObjectRevision: 0, Manifest: 0 };
+      const result: RetentionResult = { ResourceStatusInterval: 0, PhaseStatusInterval: 0, PhaseManifest: 0, StatusChange: 0, ObservationTick: 0, ClusterReachability: 0, Phase: 0, ObjectRevision: 0, Manifest: 0, StatusDetail: 0 };
       const deletedPhases = before(policy.deletedPhases);
       if (deletedPhases) result.Phase = (await tx.phase.deleteMany({ where: { deletedAt: { lt: deletedPhases } } })).count;
       const resources = before(policy.resourceIntervals);
@@ -66,11 +69,16 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date 
       }
       // Snapshots insert into these tables before referring to a row; the lock makes them wait
       // (or makes this wait) so a row about to be referred to again is never collected.
-      await tx.$executeRaw`LOCK TABLE "ObjectRevision", "Manifest" IN SHARE ROW EXCLUSIVE MODE`;
+      await tx.$executeRaw`LOCK TABLE "ObjectRevision", "Manifest", "StatusDetail" IN SHARE ROW EXCLUSIVE MODE`;
       result.ObjectRevision = await tx.$executeRaw`
         DELETE FROM "ObjectRevision" r WHERE NOT EXISTS (SELECT 1 FROM "ResourceStatusInterval" i WHERE i."revisionId" = r."id")`;
       result.Manifest = await tx.$executeRaw`
         DELETE FROM "Manifest" m WHERE NOT EXISTS (SELECT 1 FROM "PhaseManifest" p WHERE p."manifestId" = m."id")`;
+      result.StatusDetail = await tx.$executeRaw`
+        DELETE FROM "StatusDetail" d
+        WHERE NOT EXISTS (SELECT 1 FROM "ResourceStatusInterval" i WHERE i."detailId" = d."id")
+          AND NOT EXISTS (SELECT 1 FROM "PhaseStatusInterval" s WHERE s."detailId" = d."id")
+          AND NOT EXISTS (SELECT 1 FROM "StatusChange" c WHERE c."detailId" = d."id")`;
       return result;
     },
     { timeout: 600_000, maxWait: 60_000 },
@@ -85,7 +93,9 @@ export interface TableStorage {
   bytes: number;
 }
 
-const HISTORY_TABLES = ['Cluster', 'ClusterReachability', 'Phase', 'Manifest', 'PhaseManifest', 'ObjectRevision', 'ResourceStatusInterval', 'PhaseStatusInterval', 'StatusChange', 'ObservationTick'] as const;
+const HISTORY_TABLES = [
+  'Cluster', 'ClusterReachability', 'Phase', 'Manifest', 'PhaseManifest', 'ObjectRevision', 'Resource', 'StatusDetail', 'ResourceStatusInterval', 'PhaseStatusInterval', 'StatusChange', 'ObservationTick',
+] as const;
 
 /** Rows (exact count, so O(rows)) and bytes of every history table. */
 export async function measureStorage(db: Db): Promise<TableStorage[]> {

@@ -6,6 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaClient } from '../../../src/generated/prisma/client.ts';
 import type { Db } from '../../../src/store/prisma.ts';
+import { insertPhaseInterval, insertResourceInterval } from '../../helpers/history-rows.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/services.ts';
 import { gqlData, startTestApi, type TestApi } from './helpers.ts';
 
@@ -24,19 +25,13 @@ async function seedFleet(client: Db, count: number): Promise<void> {
   });
   const phases = await client.phase.findMany({ select: { id: true } });
   const key = (id: number) => `apps/Deployment/apps/app-${id}`;
-  await client.phaseStatusInterval.createMany({
-    data: phases.flatMap(({ id }) => [
-      { phaseId: id, status: 'Current', summary: { Current: 2 }, from: minutes(0), to: minutes(10) },
-      { phaseId: id, status: 'Failed', summary: { Current: 1, Failed: 1 }, worstResource: key(id), message: 'failing', from: minutes(10), to: null },
-    ]),
-  });
-  await client.resourceStatusInterval.createMany({
-    data: phases.flatMap(({ id }) => [
-      { phaseId: id, resourceKey: key(id), status: 'Current', presence: 'Present', from: minutes(0), to: minutes(10) },
-      { phaseId: id, resourceKey: key(id), status: 'Failed', message: 'crash loop', presence: 'Present', from: minutes(10), to: null },
-      { phaseId: id, resourceKey: `/Service/apps/svc-${id}`, status: 'Current', presence: 'Present', from: minutes(0), to: null },
-    ]),
-  });
+  for (const { id } of phases) {
+    await insertPhaseInterval(client, { phaseId: id, status: 'Current', summary: { Current: 2 }, from: minutes(0), to: minutes(10) });
+    await insertPhaseInterval(client, { phaseId: id, status: 'Failed', summary: { Current: 1, Failed: 1 }, worstResource: key(id), message: 'failing', from: minutes(10), to: null });
+    await insertResourceInterval(client, { phaseId: id, key: key(id), status: 'Current', from: minutes(0), to: minutes(10) });
+    await insertResourceInterval(client, { phaseId: id, key: key(id), status: 'Failed', message: 'crash loop', from: minutes(10), to: null });
+    await insertResourceInterval(client, { phaseId: id, key: `/Service/apps/svc-${id}`, status: 'Current', from: minutes(0), to: null });
+  }
 }
 
 beforeAll(async () => {

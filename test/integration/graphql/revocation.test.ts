@@ -12,6 +12,7 @@ import { createToken, revokeTokenInDatabase } from '../../../src/auth/tokens.ts'
 import { createChangePublisher, type ChangePublisher } from '../../../src/pubsub/change-publisher.ts';
 import { createApiTokenStore } from '../../../src/store/api-token-store.ts';
 import { createDb, type Db } from '../../../src/store/prisma.ts';
+import { insertStatusChange } from '../../helpers/history-rows.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../../helpers/services.ts';
 import { gql, startTestApi, type TestApi } from './helpers.ts';
 import { at, seedHistory, type Seeded } from './seed.ts';
@@ -55,7 +56,8 @@ let minute = 100;
 /** Writes a change to the log and publishes it, as the snapshot side does; returns its seq. */
 async function publishChange(toStatus: string): Promise<string> {
   minute += 1;
-  const row = await db.statusChange.create({ data: { clusterId: seeded.prod, phaseId: seeded.web, scope: 'phase', at: at(minute), fromStatus: 'Current', toStatus, message: '' } });
+  const seq = await insertStatusChange(db, { clusterId: seeded.prod, phaseId: seeded.web, scope: 'phase', at: at(minute), fromStatus: 'Current', toStatus, message: '' });
+  const row = { seq, at: at(minute) };
   await publisher.publish([{ seq: row.seq, at: row.at, cluster: 'prod', clusterId: seeded.prod, phaseId: seeded.web, phase: WEB, scope: 'phase', resourceKey: null, fromStatus: 'Current', toStatus, message: '' }]);
   return row.seq.toString();
 }

@@ -12,6 +12,7 @@
  *   "not long enough"; a gap ends a run), and its Service likewise.
  */
 import { createDb, type Db } from '../../../src/store/prisma.ts';
+import { insertPhaseInterval, insertResourceInterval, insertStatusChange } from '../../helpers/history-rows.ts';
 
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 export const at = (minutes: number): Date => new Date(T0 + minutes * 60_000);
@@ -38,15 +39,11 @@ export interface Seeded {
 type Counts = Partial<Record<'Current' | 'InProgress' | 'Failed', number>>;
 
 async function phaseInterval(db: Db, phaseId: number, status: string, from: Date, to: Date | null, summary: Counts, extra: { message?: string; worst?: string; stale?: boolean; staleSince?: Date } = {}) {
-  await db.phaseStatusInterval.create({
-    data: { phaseId, status, message: extra.message ?? `${status}`, summary, worstResource: extra.worst ?? null, stale: extra.stale ?? false, staleSince: extra.staleSince ?? null, from, to },
-  });
+  await insertPhaseInterval(db, { phaseId, status, message: extra.message ?? `${status}`, summary, worstResource: extra.worst ?? null, stale: extra.stale ?? false, staleSince: extra.staleSince ?? null, from, to });
 }
 
 async function resourceInterval(db: Db, phaseId: number, key: string, status: string, from: Date, to: Date | null, extra: { message?: string; revisionId?: number } = {}) {
-  await db.resourceStatusInterval.create({
-    data: { phaseId, resourceKey: key, status, message: extra.message ?? `${status}`, presence: 'Present', revisionId: extra.revisionId ?? null, from, to },
-  });
+  await insertResourceInterval(db, { phaseId, key, status, message: extra.message ?? `${status}`, presence: 'Present', revisionId: extra.revisionId ?? null, from, to });
 }
 
 /** Writes the seeded history into the database at `url`. */
@@ -108,7 +105,7 @@ export async function seedHistory(url: string): Promise<Seeded> {
     await resourceInterval(db, fresh.id, '/Service/shop/fresh', 'Current', freshSince, null);
 
     const change = (clusterId: number, phaseId: number | null, scope: string, minutes: number, fromStatus: string | null, toStatus: string | null, resourceKey: string | null = null) =>
-      db.statusChange.create({ data: { clusterId, phaseId, scope, at: at(minutes), fromStatus, toStatus, resourceKey, message: `${fromStatus ?? '-'} -> ${toStatus ?? '-'}` } });
+      insertStatusChange(db, { clusterId, phaseId, scope, at: at(minutes), fromStatus, toStatus, resourceKey, message: `${fromStatus ?? '-'} -> ${toStatus ?? '-'}` });
     // In seq order (ids are assigned in insertion order).
     await change(prod.id, web.id, 'phase', 10, 'InProgress', 'Current');
     await change(prod.id, web.id, 'resource', 30, 'Current', 'Failed', DEPLOY_WEB);

@@ -9,6 +9,7 @@ import type { StatusChangeRecord } from '../../../src/history/types.ts';
 import { createChangePublisher, type ChangePublisher } from '../../../src/pubsub/change-publisher.ts';
 import { createApiTokenStore } from '../../../src/store/api-token-store.ts';
 import { createDb, type Db } from '../../../src/store/prisma.ts';
+import { insertStatusChange } from '../../helpers/history-rows.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../../helpers/services.ts';
 import { startTestApi, wsClient, type TestApi } from './helpers.ts';
 import { at, seedHistory, type Seeded } from './seed.ts';
@@ -41,8 +42,8 @@ afterAll(async () => {
 
 /** Writes a change to the log (as the snapshot side does) and returns it as published. */
 async function appendChange(phaseId: number, name: { namespace: string; name: string; sourceKind: string }, scope: 'phase' | 'resource', toStatus: string, minutes: number, resourceKey: string | null = null): Promise<StatusChangeRecord> {
-  const row = await db.statusChange.create({ data: { clusterId: seeded.prod, phaseId, scope, at: at(minutes), fromStatus: 'Current', toStatus, resourceKey, message: `to ${toStatus}` } });
-  return { seq: row.seq, at: row.at, cluster: 'prod', clusterId: seeded.prod, phaseId, phase: name, scope, resourceKey, fromStatus: 'Current', toStatus, message: row.message };
+  const seq = await insertStatusChange(db, { clusterId: seeded.prod, phaseId, scope, at: at(minutes), fromStatus: 'Current', toStatus, resourceKey, message: `to ${toStatus}` });
+  return { seq, at: at(minutes), cluster: 'prod', clusterId: seeded.prod, phaseId, phase: name, scope, resourceKey, fromStatus: 'Current', toStatus, message: `to ${toStatus}` };
 }
 
 const WEB = { sourceKind: 'cli-utils', namespace: 'shop', name: 'web' };

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuditReport } from '../../../src/services/audit-report.ts';
 import { createDb } from '../../../src/store/prisma.ts';
 import type { Db } from '../../../src/store/prisma.ts';
+import { insertPhaseInterval, insertResourceInterval } from '../../helpers/history-rows.ts';
 import { createTestDatabase } from '../../helpers/services.ts';
 import type { TestDatabase } from '../../helpers/services.ts';
 
@@ -21,15 +22,15 @@ beforeAll(async () => {
   const shop = await db.phase.create({ data: { clusterId: prod.id, sourceKind: 'flux', namespace: 'flux-system', name: 'shop', firstSeenAt: t('09:00'), lastSeenAt: t('12:00') } });
   await db.phase.create({ data: { clusterId: other.id, sourceKind: 'flux', namespace: 'flux-system', name: 'shop', firstSeenAt: t('09:00'), lastSeenAt: t('12:00') } });
   const summary = { current: 1 };
-  await db.phaseStatusInterval.createMany({
-    data: [
+  for (const row of [
       { phaseId: shop.id, status: 'Current', summary, from: t('09:00'), to: t('10:30') },
       { phaseId: shop.id, status: 'Failed', summary, from: t('10:30'), to: t('10:45') },
       { phaseId: shop.id, status: 'Current', summary, from: t('10:45'), to: t('11:30') },
       { phaseId: shop.id, status: 'Current', summary, stale: true, from: t('11:30'), to: t('11:40') },
       { phaseId: shop.id, status: 'Current', summary, from: t('11:40'), to: null },
-    ],
-  });
+  ]) {
+    await insertPhaseInterval(db, row);
+  }
   await db.clusterReachability.createMany({
     data: [
       { clusterId: prod.id, reachable: true, from: t('09:00'), to: t('11:30') },
@@ -48,12 +49,12 @@ beforeAll(async () => {
   });
   const rev1 = await db.objectRevision.create({ data: { hash: 'r1', object: { spec: { image: 'web:1' } } } });
   const rev2 = await db.objectRevision.create({ data: { hash: 'r2', object: { spec: { image: 'web:2' } } } });
-  await db.resourceStatusInterval.createMany({
-    data: [
-      { phaseId: shop.id, resourceKey: 'apps/Deployment/shop/web', status: 'Current', presence: 'Present', revisionId: rev1.id, from: t('09:00'), to: t('11:15') },
-      { phaseId: shop.id, resourceKey: 'apps/Deployment/shop/web', status: 'InProgress', presence: 'Present', revisionId: rev2.id, from: t('11:15'), to: null },
-    ],
-  });
+  for (const row of [
+      { phaseId: shop.id, key: 'apps/Deployment/shop/web', status: 'Current', presence: 'Present', revisionId: rev1.id, from: t('09:00'), to: t('11:15') },
+      { phaseId: shop.id, key: 'apps/Deployment/shop/web', status: 'InProgress', presence: 'Present', revisionId: rev2.id, from: t('11:15'), to: null },
+  ]) {
+    await insertResourceInterval(db, row);
+  }
 });
 
 afterAll(async () => {

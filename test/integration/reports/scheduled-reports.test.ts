@@ -8,6 +8,7 @@ import type { Db } from '../../../src/store/prisma.ts';
 import { createReportStore } from '../../../src/store/report-store.ts';
 import { waitFor } from '../../../src/runtime/wait.ts';
 import { reportScheduleSchema } from '../../../src/queue/report-jobs.ts';
+import { insertPhaseInterval } from '../../helpers/history-rows.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix } from '../../helpers/services.ts';
 import type { TestDatabase } from '../../helpers/services.ts';
 
@@ -21,13 +22,13 @@ beforeAll(async () => {
   db = createDb(database.url);
   const cluster = await db.cluster.create({ data: { name: 'prod', labels: {} } });
   const phase = await db.phase.create({ data: { clusterId: cluster.id, sourceKind: 'argocd', namespace: 'argocd', name: 'checkout', firstSeenAt: new Date('2026-11-17T00:00:00Z'), lastSeenAt: now } });
-  await db.phaseStatusInterval.createMany({
-    data: [
+  for (const row of [
       { phaseId: phase.id, status: 'Current', summary: {}, from: new Date('2026-11-17T00:00:00Z'), to: new Date('2026-11-17T06:00:00Z') },
       { phaseId: phase.id, status: 'Failed', summary: {}, from: new Date('2026-11-17T06:00:00Z'), to: new Date('2026-11-17T09:00:00Z') },
       { phaseId: phase.id, status: 'Current', summary: {}, from: new Date('2026-11-17T09:00:00Z'), to: null },
-    ],
-  });
+  ]) {
+    await insertPhaseInterval(db, row);
+  }
   worker = await startReportWorker({
     db,
     redisUrl: testRedisUrl(),

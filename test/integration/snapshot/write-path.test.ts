@@ -68,9 +68,9 @@ describe('recording snapshots of a cluster', () => {
     cluster.emulator.patchStatus(deploymentRef(0, 1, SHAPE), rollingStatus());
     const outcome = await snapshot();
     const key = `apps/Deployment/team-0/${resourceName(0, 1)}`;
-    const resourceChanges = await database.db.statusChange.findMany({ where: { seq: { gt: lastSeq }, scope: 'resource' } });
+    const resourceChanges = (await deps.history.listChangesSince(lastSeq)).filter((c) => c.scope === 'resource');
     expect(resourceChanges).toEqual([expect.objectContaining({ resourceKey: key, fromStatus: 'Current', toStatus: 'InProgress' })]);
-    const intervals = await database.db.resourceStatusInterval.findMany({ where: { resourceKey: key }, orderBy: { id: 'asc' } });
+    const intervals = await database.db.resourceStatusInterval.findMany({ where: { resource: { key } }, orderBy: { from: 'asc' } });
     expect(intervals.map((i) => [i.status, i.to === null])).toEqual([['Current', false], ['InProgress', true]]);
     expect(intervals[0]?.to?.getTime()).toBe(tick);
     // The phase's aggregate moved too, and is recorded as its own change.
@@ -107,9 +107,9 @@ describe('recording snapshots of a cluster', () => {
     cluster.emulator.apply(inventoryConfigMap('team-1', 'inventory-2', 'phase-2', refs));
     await snapshot();
     const key = `apps/Deployment/team-1/${resourceName(2, 3)}`;
-    const open = await database.db.resourceStatusInterval.count({ where: { resourceKey: key, to: null } });
+    const open = await database.db.resourceStatusInterval.count({ where: { resource: { key }, to: null } });
     expect(open).toBe(0);
-    const change = await database.db.statusChange.findFirstOrThrow({ where: { resourceKey: key }, orderBy: { seq: 'desc' } });
+    const change = (await deps.history.listChangesSince(0n, { limit: 5000 })).filter((c) => c.resourceKey === key).at(-1);
     expect(change).toMatchObject({ fromStatus: 'Current', toStatus: null });
     expect(await database.db.manifest.count()).toBe(4);
   });
@@ -133,7 +133,7 @@ describe('recording snapshots of a cluster', () => {
     await snapshot();
     const phase = await database.db.phase.findFirstOrThrow({ where: { inventoryId: 'phase-9' } });
     expect(phase.deletedAt?.getTime()).toBe(tick);
-    expect(await database.db.resourceStatusInterval.count({ where: { phaseId: phase.id, to: null } })).toBe(0);
+    expect(await database.db.resourceStatusInterval.count({ where: { resource: { phaseId: phase.id }, to: null } })).toBe(0);
     expect(await database.db.phaseStatusInterval.count({ where: { phaseId: phase.id, to: null } })).toBe(0);
     const change = await database.db.statusChange.findFirstOrThrow({ where: { phaseId: phase.id }, orderBy: { seq: 'desc' } });
     expect(change).toMatchObject({ scope: 'phase', toStatus: null });

@@ -31,9 +31,9 @@ function storedAfter(observed: ObservedPhase, extra: Partial<StoredPhase> = {}):
   const stored: StoredPhase = {
     id: 7, identity: observed.identity, inventoryId: observed.inventoryId, labels: observed.labels, deleted: false,
     manifest: { intervalId: 70, hash: observed.manifest.hash },
-    status: { id: 700n, status: observed.status.status, message: observed.status.message, summary: observed.status.summary, conditions: [], worstResource: null, stale: false },
+    status: { from: EARLIER, status: observed.status.status, message: observed.status.message, summary: observed.status.summary, conditions: [], worstResource: null, stale: false },
     resources: observed.resources.map((r, i) => ({
-      id: BigInt(7000 + i), resourceKey: r.key, status: r.status, reason: null, message: r.message, presence: r.presence,
+      resourceId: 7000 + i, from: EARLIER, resourceKey: r.key, status: r.status, reason: null, message: r.message, presence: r.presence,
       generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionHash: null, customHealth: null,
     })),
     ...extra,
@@ -72,8 +72,8 @@ describe('planning a snapshot', () => {
     const observed = phase([resource('web'), resource('api')]);
     const plan = planSnapshot(storedAfter(observed), ok([phase([changed, resource('api')])]));
     const write = plan.phases[0];
-    expect(write?.closeResourceIds).toEqual([7000n]);
-    expect(write?.openResources.map((r) => r.key)).toEqual(['apps/Deployment/shop/web']);
+    expect(write?.closeResources).toEqual([{ resourceId: 7000, from: EARLIER }]);
+    expect(write?.openResources.map((o) => [o.resourceId, o.resource.key])).toEqual([[7000, 'apps/Deployment/shop/web']]);
     expect(plan.changes.filter((c) => c.scope === 'resource')).toHaveLength(visible ? 1 : 0);
     expect(plan.tick).toBe('start');
   });
@@ -81,14 +81,14 @@ describe('planning a snapshot', () => {
   it('records a resource leaving the inventory with no new interval and a null toStatus', () => {
     const observed = phase([resource('web'), resource('api')]);
     const plan = planSnapshot(storedAfter(observed), ok([phase([resource('web')])]));
-    expect(plan.phases[0]).toMatchObject({ closeResourceIds: [7001n], openResources: [], openManifest: expect.any(Object), closeManifestIntervalId: 70 });
+    expect(plan.phases[0]).toMatchObject({ closeResources: [{ resourceId: 7001, from: EARLIER }], openResources: [], openManifest: expect.any(Object), closeManifestIntervalId: 70 });
     expect(plan.changes).toContainEqual(expect.objectContaining({ scope: 'resource', resourceKey: 'apps/Deployment/shop/api', fromStatus: 'Current', toStatus: null }));
   });
 
   it('deletes a phase whose inventory is gone, but not one whose source could not be listed', () => {
     const observed = phase([resource('web')]);
     const deleted = planSnapshot(storedAfter(observed), ok([]));
-    expect(deleted.phases[0]).toMatchObject({ markDeleted: true, closeStatusId: 700n, closeResourceIds: [7000n], closeManifestIntervalId: 70 });
+    expect(deleted.phases[0]).toMatchObject({ markDeleted: true, closeStatusFrom: EARLIER, closeResources: [{ resourceId: 7000, from: EARLIER }], closeManifestIntervalId: 70 });
     expect(deleted.changes).toEqual([expect.objectContaining({ scope: 'phase', fromStatus: 'Current', toStatus: null })]);
     const unlisted = planSnapshot(storedAfter(observed), ok([], ['cli-utils']));
     expect(unlisted.phases).toEqual([]);
@@ -100,7 +100,7 @@ describe('planning a snapshot', () => {
     const plan = planSnapshot(storedAfter(observed), { outcome: 'unreachable', cluster: 'c1', at: AT, error: { kind: 'UNREACHABLE', message: 'ECONNREFUSED' } });
     expect(plan.changes).toEqual([{ scope: 'cluster', fromStatus: 'Reachable', toStatus: 'Unreachable', message: 'ECONNREFUSED' }]);
     expect(plan.reachability).toEqual({ closeId: 3, open: { reachable: false, errorKind: 'UNREACHABLE', message: 'ECONNREFUSED' } });
-    expect(plan.phases).toEqual([expect.objectContaining({ closeStatusId: 700n, openStatus: expect.objectContaining({ status: 'Current', stale: true, staleSince: EARLIER }), closeResourceIds: [], openResources: [] })]);
+    expect(plan.phases).toEqual([expect.objectContaining({ closeStatusFrom: EARLIER, openStatus: expect.objectContaining({ status: 'Current', stale: true, staleSince: EARLIER }), closeResources: [], openResources: [] })]);
     expect(plan.cluster).toEqual({ reachable: false });
   });
 
@@ -117,7 +117,7 @@ describe('planning a snapshot', () => {
     expect(still).toMatchObject({ changes: [], phases: [], tick: 'extend' });
     const back = planSnapshot(down, ok([observed]));
     expect(back.changes).toEqual([{ scope: 'cluster', fromStatus: 'Unreachable', toStatus: 'Reachable', message: '' }]);
-    expect(back.phases[0]).toMatchObject({ closeStatusId: 700n, openStatus: { stale: false }, openResources: [] });
+    expect(back.phases[0]).toMatchObject({ closeStatusFrom: EARLIER, openStatus: { stale: false }, openResources: [] });
   });
 
   it('keeps the last status of resources that could not be read for a transient reason, and marks their phase stale', () => {
@@ -125,6 +125,6 @@ describe('planning a snapshot', () => {
     const timedOut: ObservedResource = { ...resource('web', 'Unknown', 'HTTP 504: timeout'), reason: 'TIMEOUT', presence: 'Unknown', unread: true };
     const plan = planSnapshot(storedAfter(observed), ok([phase([timedOut, resource('api')], 'Unknown', '1 of 2 resources not Current')]));
     expect(plan.changes).toEqual([]);
-    expect(plan.phases).toEqual([expect.objectContaining({ closeResourceIds: [], openResources: [], closeStatusId: 700n, openStatus: expect.objectContaining({ status: 'Current', stale: true, staleSince: EARLIER }) })]);
+    expect(plan.phases).toEqual([expect.objectContaining({ closeResources: [], openResources: [], closeStatusFrom: EARLIER, openStatus: expect.objectContaining({ status: 'Current', stale: true, staleSince: EARLIER }) })]);
   });
 });
