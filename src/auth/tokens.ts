@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createApiTokenStore, type ApiTokenRecord, type ApiTokenStore } from '../store/api-token-store.ts';
 import { createDb } from '../store/prisma.ts';
+import { createTokenRevocationPublisher } from '../pubsub/token-revocations.ts';
 
 /** What a token may do: `read` every query and subscription, `admin` also manage tokens and refresh. */
 export type TokenScope = 'read' | 'admin';
@@ -92,14 +93,37 @@ export async function createTokenInDatabase(databaseUrl: string, input: CreateTo
   }
 }
 
-/** For the CLI: revokes a token straight in the database. */
-export async function revokeTokenInDatabase(databaseUrl: string, name: string): Promise<boolean> {
+/** Where {@link revokeTokenInDatabase} announces a revocation: the Redis the API servers use. */
+export interface RevocationAnnouncement {
+  redisUrl: string;
+  /** The installation's Redis prefix. @default 'phaselog' */
+  prefix?: string;
+}
+
+/**
+ * For the CLI: revokes a token straight in the database. With `announce`, the revocation is also
+ * published on Redis so running API servers close the token's WebSockets at once; when that Redis
+ * cannot be reached, they still find it at their next periodic re-check (10 s by default).
+ */
+export async function revokeTokenInDatabase(databaseUrl: string, name: string, announce?: RevocationAnnouncement): Promise<boolean> {
   const db = createDb(databaseUrl, { poolSize: 1 });
+  let revoked: boolean;
   try {
-    return await revokeToken(createApiTokenStore(db), name);
+    revoked = await revokeToken(createApiTokenStore(db), name);
   } finally {
     await db.$disconnect();
   }
+  if (revoked && announce !== undefined) {
+    const publisher = createTokenRevocationPublisher(announce.redisUrl, { maxConnectAttempts: 1, ...(announce.prefix === undefined ? {} : { prefix: announce.prefix }) });
+    try {
+      await publisher.publish(name);
+    } catch {
+      // Best effort: the servers' periodic re-check finds the revocation in the database.
+    } finally {
+      await publisher.close();
+    }
+  }
+  return revoked;
 }
 
 /** For the CLI: lists tokens straight from the database. */

@@ -82,7 +82,7 @@ export async function runToken(ctx: CommandContext, options: TokenOptions): Prom
     case 'revoke': {
       const name = options.name;
       if (!name) throw new CliError('token revoke needs a name', EXIT.usage);
-      const revoked = ctx.hasToken ? (await ctx.api.query<{ revokeToken: boolean }>(REVOKE, { name })).revokeToken : await direct(ctx, (url) => revokeTokenInDatabase(url, name));
+      const revoked = ctx.hasToken ? (await ctx.api.query<{ revokeToken: boolean }>(REVOKE, { name })).revokeToken : await direct(ctx, (url) => revokeTokenInDatabase(url, name, { redisUrl: ctx.config.redis.url ?? 'redis://127.0.0.1:6379', prefix: ctx.config.redis.prefix }));
       if (!revoked) throw new CliError(`no active token named "${name}"`, EXIT.notFound);
       ctx.out(`token "${name}" revoked\n`);
       return EXIT.ok;

@@ -161,7 +161,28 @@ describe('revoking a token', () => {
     }
   });
 
-  it('straight in the database (the CLI without a token) closes its sockets at the next re-check', async () => {
+  it('straight in the database by the CLI, announced on Redis, closes its sockets at once', async () => {
+    const revoked = await readToken('cli-announced');
+    const kept = await readToken('cli-announced-kept');
+    const victim = subscribe(replicaA.wsUrl, revoked);
+    const survivor = subscribe(replicaA.wsUrl, kept);
+    try {
+      await untilLive(victim, survivor);
+
+      expect(await revokeTokenInDatabase(database.url, 'cli-announced', { redisUrl: testRedisUrl(), prefix })).toBe(true);
+
+      // Replica A re-checks only every minute: the announcement closed the socket.
+      expect(await victim.closed).toBe(4403);
+      const after = await publishChange('Current');
+      await survivor.waitFor(after);
+      expect(await canQuery(replicaA, revoked)).toBe(false);
+    } finally {
+      await victim.dispose();
+      await survivor.dispose();
+    }
+  });
+
+  it('straight in the database with no announcement (Redis unreachable) closes its sockets at the next re-check', async () => {
     // No announcement reaches the replicas on this path; their periodic re-check must find it.
     const replicaC = await startTestApi({ ...apiOptions, tokenRecheckMs: FAST_RECHECK_MS });
     const replicaD = await startTestApi({ ...apiOptions, tokenRecheckMs: FAST_RECHECK_MS });
@@ -173,7 +194,7 @@ describe('revoking a token', () => {
     try {
       await untilLive(victimA, victimB, survivor);
 
-      expect(await revokeTokenInDatabase(database.url, 'cli-revoked')).toBe(true);
+      expect(await revokeTokenInDatabase(database.url, 'cli-revoked', { redisUrl: 'redis://127.0.0.1:1', prefix })).toBe(true);
 
       expect(await victimA.closed).toBe(4403);
       expect(await victimB.closed).toBe(4403);
