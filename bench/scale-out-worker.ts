@@ -26,6 +26,8 @@ export interface ScaleOutWorkerOptions {
   kubeconfigs: { name: string; yaml: string }[];
   /** Watch mode (live snapshots) with this debounce; off when omitted. */
   live?: { debounceMs: number };
+  /** Scheduled ticks every `intervalMs` (poll mode); the coordinator enqueues ticks when omitted. */
+  schedule?: { intervalMs: number };
 }
 
 // `@file`: the options in a file (hundreds of kubeconfigs do not fit in an argument).
@@ -35,7 +37,7 @@ const log = pino({ level: 'error' }, pino.destination(2));
 const clusters: ClusterHandle[] = options.kubeconfigs.flatMap(({ name, yaml }) => loadKubeconfigClusters({ yaml, name }).clusters);
 const db = createDb(options.databaseUrl, { poolSize: Math.max(2, options.concurrency) });
 const running = await startWorkers({
-  config: { snapshot: { interval: 60_000, jitter: 0 }, health: undefined, baseDir: process.cwd() },
+  config: { snapshot: { interval: options.schedule?.intervalMs ?? 60_000, jitter: 0 }, health: undefined, baseDir: process.cwd() },
   db,
   redisUrl: options.redisUrl,
   log,
@@ -43,7 +45,7 @@ const running = await startWorkers({
   queueName: options.queueName,
   prefix: options.prefix,
   channelPrefix: options.prefix,
-  schedule: false,
+  schedule: options.schedule !== undefined,
   concurrency: options.concurrency,
   lockedRetryDelayMs: 20,
   ...(options.live !== undefined ? { live: options.live } : {}),

@@ -89,9 +89,9 @@ export const configSchema = z.strictObject({
        */
       live: booleanString.default(true),
       /** Changes seen by watches within this window become one snapshot. */
-      liveDebounce: durationSchema.default(200),
+      liveDebounce: durationSchema.default(25),
     })
-    .default({ interval: 30_000, live: true, liveDebounce: 200 }),
+    .default({ interval: 30_000, live: true, liveDebounce: 25 }),
   /** What is dropped from stored object revisions, besides Secret data and last-applied-configuration. */
   history: z.strictObject({ redactAnnotations: z.array(z.string().min(1)).default([]) }).default({ redactAnnotations: [] }),
   /** How long each kind of history is kept (e.g. `observationTicks: 30d`); a kind left out is kept forever. */

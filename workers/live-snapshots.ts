@@ -1,13 +1,16 @@
 /**
  * Live snapshots: watch caches over every kind a cluster's phases use (and the inventory kinds),
  * and a debounced snapshot job for the cluster on any change, so a change is recorded and
- * published about `debounceMs` after it happens instead of at the next scheduled tick. While a
+ * published about `debounceMs` after it happens instead of at the next scheduled tick (a steady
+ * stream of changes snapshots at least every `maxWaitMs`). While a
  * cache is synced, snapshots read that kind from memory instead of listing it.
  *
- * Every worker process may run this: the job id is the cluster plus the debounce window the
- * change fell in, so processes that see the same change queue one job.
+ * Every worker process may run this: the job id is the cluster plus the debounce slot the burst
+ * ended in, so processes that see the same changes queue one job (rarely two, when their timers
+ * straddle a slot boundary; the second snapshot finds nothing new to write).
  */
 import type { Logger } from 'pino';
+import type { RedactionOptions } from '../src/history/redact.ts';
 import type { GroupKind } from '../src/inventory/types.ts';
 import type { ClusterClient } from '../src/kube/cluster-client.ts';
 import { discoverPhases } from '../src/kube/discover-phases.ts';
@@ -15,10 +18,19 @@ import { createWatchSet, type WatchSet } from '../src/kube/watch-set.ts';
 
 /** Options of {@link startLiveSnapshots}. */
 export interface LiveSnapshotOptions {
-  /** Changes within this window become one snapshot. @default 200 */
+  /**
+   * A snapshot is queued once no change has come for this long; changes within it become one
+   * snapshot. @default 25
+   */
   debounceMs?: number;
+  /** Longest wait from the first change of a burst, so a steady stream still snapshots. @default 250 */
+  maxWaitMs?: number;
   /** How often the watched kinds are re-derived from the phases. @default 60000 */
   resyncKindsMs?: number;
+  /** Kinds whose whole objects the caches keep (those a custom health check covers). @default none */
+  wholeObjects?: (apiVersion: string, kind: string) => boolean;
+  /** The snapshots' redaction, so revisions computed by the caches are reused as they are. */
+  redaction?: RedactionOptions;
 }
 
 /** Running watches. */
@@ -41,8 +53,7 @@ export async function startLiveSnapshots(
   log: Logger,
   options: LiveSnapshotOptions = {},
 ): Promise<LiveSnapshots> {
-  const debounceMs = Math.max(1, options.debounceMs ?? 200);
-  const clusters = await Promise.all([...clients].map((client) => watchCluster(client, enqueue, log.child({ cluster: client.name }), debounceMs, options.resyncKindsMs ?? 60_000)));
+  const clusters = await Promise.all([...clients].map((client) => watchCluster(client, enqueue, log.child({ cluster: client.name }), options)));
   return {
     close() {
       for (const cluster of clusters) cluster.close();
@@ -50,19 +61,27 @@ export async function startLiveSnapshots(
   };
 }
 
-async function watchCluster(client: ClusterClient, enqueue: (cluster: string, tickAt: number) => Promise<unknown>, log: Logger, debounceMs: number, resyncMs: number): Promise<LiveSnapshots> {
+async function watchCluster(client: ClusterClient, enqueue: (cluster: string, tickAt: number) => Promise<unknown>, log: Logger, options: LiveSnapshotOptions): Promise<LiveSnapshots> {
+  const debounceMs = Math.max(1, options.debounceMs ?? 25);
+  const maxWaitMs = Math.max(debounceMs, options.maxWaitMs ?? 250);
+  const resyncMs = options.resyncKindsMs ?? 60_000;
   let set: WatchSet | undefined;
   let kindsKey = '';
   let timer: NodeJS.Timeout | undefined;
+  let burstStart = 0;
   let closed = false;
+  const fire = (): void => {
+    timer = undefined;
+    // The slot the burst ended in names the job, so processes that saw the same changes queue one job.
+    const tickAt = Math.ceil(Date.now() / debounceMs) * debounceMs;
+    enqueue(client.name, tickAt).catch((error: unknown) => log.error({ err: error }, 'queueing a live snapshot failed'));
+  };
   const onChange = (): void => {
-    if (timer !== undefined || closed) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      // The window's end names the job, so every process that saw a change in it queues the same one.
-      const tickAt = Math.ceil(Date.now() / debounceMs) * debounceMs;
-      enqueue(client.name, tickAt).catch((error: unknown) => log.error({ err: error }, 'queueing a live snapshot failed'));
-    }, debounceMs);
+    if (closed) return;
+    const now = Date.now();
+    if (timer === undefined) burstStart = now;
+    else clearTimeout(timer);
+    timer = setTimeout(fire, Math.min(debounceMs, burstStart + maxWaitMs - now));
   };
   const sync = async (): Promise<void> => {
     const discovered = await discoverPhases(client);
@@ -72,7 +91,10 @@ async function watchCluster(client: ClusterClient, enqueue: (cluster: string, ti
     if (key === kindsKey || closed) return;
     kindsKey = key;
     set?.stop();
-    set = createWatchSet(client, [...kinds.values()]);
+    set = createWatchSet(client, [...kinds.values()], {
+      ...(options.wholeObjects !== undefined ? { wholeObjects: options.wholeObjects } : {}),
+      ...(options.redaction !== undefined ? { redaction: options.redaction } : {}),
+    });
     set.onChange(onChange);
     const outcomes = await set.start();
     for (const [kind, error] of outcomes) if (error !== undefined) log.warn({ kind, error }, 'watch not synced; that kind is listed on each snapshot');

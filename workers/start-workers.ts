@@ -123,7 +123,12 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     await scheduleSnapshots(queue, [...clients.keys()], { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) });
   }
   const retention = options.retention !== undefined ? await startRetention(options, connection, prefix, `${queueName}-retention`, log) : undefined;
-  const live = options.live !== undefined ? await startLiveSnapshots(clients.values(), (cluster, tickAt) => enqueueSnapshot(queue, cluster, tickAt), log.child({ unit: 'live' }), options.live) : undefined;
+  const live = options.live !== undefined ? await startLiveSnapshots(clients.values(), (cluster, tickAt) => enqueueSnapshot(queue, cluster, tickAt), log.child({ unit: 'live' }), {
+    ...options.live,
+    // Kinds a custom health check covers keep whole objects in the caches; revisions are redacted as snapshots redact them.
+    ...(health ? { wholeObjects: (apiVersion: string, kind: string) => health.checker.matches(apiVersion, kind) } : {}),
+    ...(observe.redaction !== undefined ? { redaction: observe.redaction } : {}),
+  }) : undefined;
   log.info({ clusters: clients.size, queue: queueName, intervalMs: config.snapshot.interval, live: live !== undefined }, 'snapshot workers started');
 
   return {
