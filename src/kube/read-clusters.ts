@@ -28,7 +28,7 @@ export async function readClusters(requests: readonly ClusterReadRequest[], opti
     const error = classifyKubeError(outcome.reason);
     results.set(request.cluster.name, {
       objects: new Map(),
-      revisions: new Map(),
+      records: new Map(),
       missing: [],
       errors: [{ group: '', kind: '*', error, refs: [...request.refs] }],
       clusterError: error,

@@ -7,7 +7,7 @@
 import { refKey } from '../inventory/ref-key.ts';
 import type { ObjectRef } from '../inventory/types.ts';
 import { cacheKey, type ClusterClient } from './cluster-client.ts';
-import { readView, type CompactRevision } from './compact.ts';
+import { readView, type CachedObject } from './compact.ts';
 import { collectionPath, isKubeError, type ResolvedKind } from './discovery.ts';
 import { CLUSTER_LEVEL_KINDS, type KubeError } from './errors.ts';
 import { listCollection, type ListOptions } from './list-collection.ts';
@@ -25,13 +25,13 @@ export interface KindReadError {
 
 /** What one read of a cluster found. */
 export interface ReadObjectsResult {
-  /**
-   * Found objects by {@link refKey}: slimmed when listed, status views when read from a watch
-   * cache (see compact.ts; those have their revision in `revisions`).
-   */
+  /** Found objects that were listed, by {@link refKey}, slimmed. */
   objects: Map<string, KubeObject>;
-  /** Revisions already computed by a watch cache, by {@link refKey}. */
-  revisions: Map<string, CompactRevision>;
+  /**
+   * Found objects answered from watch caches, by {@link refKey}: compact records (compact.ts),
+   * parsed only by whoever needs more than what the record already says.
+   */
+  records: Map<string, CachedObject>;
   /** Refs whose kind was listed successfully and which do not exist: NotFound. */
   missing: ObjectRef[];
   /** Kinds that could not be read; their refs are Unknown (reason = `error.kind`). */
@@ -81,7 +81,7 @@ const POD_AWARE = new Set(['apps/StatefulSet', 'apps/ReplicaSet', 'extensions/Re
 
 /** Reads every ref of one cluster in as few LISTs as the heuristic allows. Never throws. */
 export async function readObjects(cluster: ClusterClient, refs: readonly ObjectRef[], options: ReadObjectsOptions = {}): Promise<ReadObjectsResult> {
-  const result: ReadObjectsResult = { objects: new Map(), revisions: new Map(), missing: [], errors: [], pods: [], stats: { listRequests: 0, cacheReads: 0 } };
+  const result: ReadObjectsResult = { objects: new Map(), records: new Map(), missing: [], errors: [], pods: [], stats: { listRequests: 0, cacheReads: 0 } };
   const groups = groupByKind(refs);
   const resolutions = await Promise.all(groups.map((g) => cluster.discovery.resolve(g.group, g.kind)));
   const settled = new Set<string>();
@@ -104,10 +104,13 @@ export async function readObjects(cluster: ClusterClient, refs: readonly ObjectR
   if (options.includePods === true) tasks.push(...(await planPodTasks(cluster, refs, options, result)));
   await runLimited(tasks, options.concurrency ?? 4, (task) => runTask(cluster, task, options, result, settled));
   for (const g of groups) {
-    for (const ref of g.refs) if (!settled.has(refKey(ref)) && !result.objects.has(refKey(ref))) result.missing.push(ref);
+    for (const ref of g.refs) {
+      const key = refKey(ref);
+      if (!settled.has(key) && !result.objects.has(key) && !result.records.has(key)) result.missing.push(ref);
+    }
   }
   // Discovery may be cached while every LIST fails: that is still a cluster that cannot be read.
-  const listFailure = result.objects.size === 0 && result.missing.length === 0 ? findClusterError(result.errors, result.errors.length) : undefined;
+  const listFailure = result.objects.size === 0 && result.records.size === 0 && result.missing.length === 0 ? findClusterError(result.errors, result.errors.length) : undefined;
   if (listFailure !== undefined) result.clusterError = listFailure;
   return result;
 }
@@ -193,8 +196,7 @@ async function runTask(cluster: ClusterClient, task: ListTask, options: ReadObje
       }
       const ref = wanted.get(resolved.namespaced ? key : key.slice(slash + 1));
       if (ref === undefined) continue;
-      result.objects.set(refKey(ref), readView(record));
-      result.revisions.set(refKey(ref), record.revision);
+      result.records.set(refKey(ref), record);
     }
     return;
   }

@@ -6,12 +6,14 @@
 import { refKey } from '../inventory/ref-key.ts';
 import type { ObjectRef } from '../inventory/types.ts';
 import type { UnknownReason } from '../status/types.ts';
+import { readView, type CachedObject } from './compact.ts';
 import type { ReadObjectsResult } from './read-objects.ts';
 import type { KubeObject } from './slim.ts';
 
 /** The fate of one ref in one read. */
 export type RefOutcome =
-  | { kind: 'found'; object: KubeObject }
+  /** `record` is set when a watch cache answered; `object` (its status view) is then parsed on first read. */
+  | { kind: 'found'; object: KubeObject; record?: CachedObject }
   | { kind: 'missing' }
   | { kind: 'unknown'; reason: UnknownReason; message: string; retryAfterMs?: number };
 
@@ -29,11 +31,24 @@ export function indexOutcomes(result: ReadObjectsResult): (ref: ObjectRef) => Re
     const key = refKey(ref);
     const object = result.objects.get(key);
     if (object !== undefined) return { kind: 'found', object };
+    const record = result.records.get(key);
+    if (record !== undefined) return foundInCache(record);
     const failure = failures.get(key);
     if (failure !== undefined) return failure;
     if (clusterError !== undefined) return { kind: 'unknown', reason: clusterError.kind, message: clusterError.message };
     if (missing.has(key)) return { kind: 'missing' };
     // A ref that was not part of this read: nothing is known about it.
     return { kind: 'unknown', reason: 'NOT_OBSERVED', message: 'not read in this tick' };
+  };
+}
+
+function foundInCache(record: CachedObject): RefOutcome {
+  let object: KubeObject | undefined;
+  return {
+    kind: 'found',
+    record,
+    get object() {
+      return (object ??= readView(record));
+    },
   };
 }

@@ -14,12 +14,11 @@ import { CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, type KubeError, type KubeErrorKin
 import { readObjects, type ReadObjectsOptions } from '../kube/read-objects.ts';
 import { selectPhaseMembers } from '../kube/select-phase.ts';
 import { indexOutcomes } from '../kube/ref-outcome.ts';
-import { toHashedDocument, type CompactRevision } from '../kube/compact.ts';
+import { redactionKey, toHashedDocument, type CachedObject } from '../kube/compact.ts';
 import type { KubeObject } from '../kube/slim.ts';
 import { computeStatus, type CustomHealthHook } from '../status/compute.ts';
 import { summarizePhase } from '../status/phase-summary.ts';
 import { notFoundStatus, presenceOf, unknownStatus } from '../status/result.ts';
-import type { StatusResult } from '../status/types.ts';
 
 /** Options of {@link observeCluster}. */
 export interface ObserveClusterOptions {
@@ -81,8 +80,8 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
   const outcomeOf = indexOutcomes(read);
   const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
   const phases = all.map(({ phase, manifest }) => {
-    const resources = phase.entries.map((ref) => observeResource(ref, outcomeOf(ref), statusOptions, options.redaction, read.revisions.get(refKey(ref))));
-    return observePhase(phase, manifest, resources, at, options.redaction);
+    const resources = phase.entries.map((ref) => observeResource(ref, outcomeOf(ref), statusOptions, options.redaction));
+    return observePhase(cluster.name, phase, manifest, resources, at, options.redaction);
   });
   const unobservedSources = [...new Set(discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind))];
   return { outcome: 'ok', cluster: cluster.name, labels: cluster.labels, at, phases, unobservedSources };
@@ -101,33 +100,71 @@ function unreachable(cluster: ClusterClient, at: Date, error: KubeError): Cluste
 
 type Outcome = ReturnType<ReturnType<typeof indexOutcomes>>;
 
-function observeResource(ref: ObjectRef, outcome: Outcome, statusOptions: Parameters<typeof computeStatus>[1], redaction: RedactionOptions | undefined, cached: CompactRevision | undefined): ObservedResource {
-  let result: StatusResult;
-  let object: KubeObject | undefined;
+type StatusOptions = Parameters<typeof computeStatus>[1];
+
+/** What one resource's observation takes from its object (found objects only). */
+type ObjectPart = Pick<ObservedResource, 'status' | 'message' | 'conditions' | 'presence' | 'reason' | 'customHealth' | 'generation' | 'observedGeneration' | 'revision'>;
+
+/** An object part computed from a watch cache record, with what it was computed under. */
+interface Memo {
+  part: ObjectPart;
+  customHealth: StatusOptions['customHealth'];
+  withPods: boolean;
+  redaction: string;
+}
+
+/**
+ * Object parts of watch-cache records. A record is replaced when its object changes, so an
+ * unchanged object costs a lookup instead of a parse and a status computation on every tick.
+ */
+const memos = new WeakMap<CachedObject, Memo>();
+
+/**
+ * Kinds whose status also depends on the time (a Pending Pod's scheduling window) or on other
+ * objects (pods selected by StatefulSets and ReplicaSets): computed on every tick.
+ */
+const NOT_MEMOIZED = new Set(['/Pod', 'apps/StatefulSet', 'apps/ReplicaSet', 'extensions/ReplicaSet']);
+
+function observeResource(ref: ObjectRef, outcome: Outcome, statusOptions: StatusOptions, redaction: RedactionOptions | undefined): ObservedResource {
+  let part: ObjectPart;
   if (outcome.kind === 'found') {
-    object = outcome.object;
-    result = computeStatus(object, statusOptions);
-  } else if (outcome.kind === 'missing') {
-    result = notFoundStatus();
+    part = outcome.record !== undefined ? partOfRecord(ref, outcome.record, () => outcome.object, statusOptions, redaction) : partOfObject(outcome.object, statusOptions, hashRedacted(outcome.object, redaction));
   } else {
-    result = unknownStatus(outcome.reason, outcome.message);
+    const result = outcome.kind === 'missing' ? notFoundStatus() : unknownStatus(outcome.reason, outcome.message);
+    part = { status: result.status, message: result.message, conditions: result.conditions, presence: presenceOf(result) };
+    if (result.reason !== undefined) part.reason = result.reason;
   }
-  const observed: ObservedResource = { key: refKey(ref), status: result.status, message: result.message, conditions: result.conditions, presence: presenceOf(result) };
-  if (result.reason !== undefined) observed.reason = result.reason;
-  if (result.customHealth !== undefined) observed.customHealth = result.customHealth;
+  const observed: ObservedResource = { key: refKey(ref), ...part };
   if (outcome.kind === 'unknown' && RETRYABLE_KINDS.includes(outcome.reason as KubeErrorKind)) observed.unread = true;
-  if (object !== undefined) {
-    const generation = readInt((object.metadata as Record<string, unknown> | undefined)?.generation);
-    const observedGeneration = readInt((object.status as Record<string, unknown> | undefined)?.observedGeneration);
-    if (generation !== undefined) observed.generation = generation;
-    if (observedGeneration !== undefined) observed.observedGeneration = observedGeneration;
-    // An object from a watch cache is a status view; its revision was computed from the whole object.
-    observed.revision = cached !== undefined ? toHashedDocument(cached, redaction) : hashRedacted(object, redaction);
-  }
   return observed;
 }
 
-function observePhase(phase: Phase, manifest: KubeObject, resources: ObservedResource[], at: Date, redaction: RedactionOptions | undefined): ObservedPhase {
+function partOfRecord(ref: ObjectRef, record: CachedObject, view: () => KubeObject, statusOptions: StatusOptions, redaction: RedactionOptions | undefined): ObjectPart {
+  const key = redactionKey(redaction);
+  const withPods = statusOptions.pods !== undefined;
+  const memo = memos.get(record);
+  if (memo !== undefined && memo.customHealth === statusOptions.customHealth && memo.withPods === withPods && memo.redaction === key) return memo.part;
+  // The view is what status rules read of the object; the revision was computed from the whole object.
+  const part = partOfObject(view(), statusOptions, toHashedDocument(record.revision, redaction));
+  // Custom checks (CEL, Lua) are evaluated on every tick: phaselog cannot tell that a script is pure.
+  if (!NOT_MEMOIZED.has(`${ref.group}/${ref.kind}`) && part.customHealth === undefined) memos.set(record, { part, customHealth: statusOptions.customHealth, withPods, redaction: key });
+  return part;
+}
+
+function partOfObject(object: KubeObject, statusOptions: StatusOptions, revision: ObservedResource['revision']): ObjectPart {
+  const result = computeStatus(object, statusOptions);
+  const part: ObjectPart = { status: result.status, message: result.message, conditions: result.conditions, presence: presenceOf(result) };
+  if (result.reason !== undefined) part.reason = result.reason;
+  if (result.customHealth !== undefined) part.customHealth = result.customHealth;
+  const generation = readInt((object.metadata as Record<string, unknown> | undefined)?.generation);
+  const observedGeneration = readInt((object.status as Record<string, unknown> | undefined)?.observedGeneration);
+  if (generation !== undefined) part.generation = generation;
+  if (observedGeneration !== undefined) part.observedGeneration = observedGeneration;
+  if (revision !== undefined) part.revision = revision;
+  return part;
+}
+
+function observePhase(clusterName: string, phase: Phase, manifest: KubeObject, resources: ObservedResource[], at: Date, redaction: RedactionOptions | undefined): ObservedPhase {
   const summary = summarizePhase(
     phase.entries.map((ref, index) => {
       const r = resources[index] as ObservedResource;
@@ -135,17 +172,40 @@ function observePhase(phase: Phase, manifest: KubeObject, resources: ObservedRes
     }),
     { now: at },
   );
-  const entries = phase.entries.map((e) => ({ group: e.group, kind: e.kind, namespace: e.namespace, name: e.name, ...(e.version !== undefined ? { version: e.version } : {}) }));
-  const source = redactObject(manifest, redaction);
   const observed: ObservedPhase = {
     identity: { sourceKind: phase.source, namespace: phase.namespace, name: phase.name },
     inventoryId: phase.id,
     labels: phase.labels,
-    manifest: { hash: hashDocument({ source, entries }), source, entries },
+    manifest: observeManifest(clusterName, phase, manifest, redaction),
     status: { status: summary.status, message: summary.message, summary: summary.counts, conditions: summary.conditions },
     resources,
   };
   if (summary.mostImportant !== undefined) observed.status.worstResource = refKey(summary.mostImportant.ref);
+  return observed;
+}
+
+/**
+ * Observed manifests by cluster, inventory object version (uid, resourceVersion) and redaction: a phase's
+ * entries are parsed from that object, so an unchanged inventory is not redacted and hashed again
+ * on every tick. Declared phases have no version and are always computed. Cleared when large.
+ */
+const manifests = new Map<string, ObservedPhase['manifest']>();
+const MANIFEST_MEMO_LIMIT = 50_000;
+
+function observeManifest(clusterName: string, phase: Phase, manifest: KubeObject, redaction: RedactionOptions | undefined): ObservedPhase['manifest'] {
+  const meta = (manifest.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
+  const key = typeof meta.uid === 'string' && typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && phase.selector === undefined
+    ? `${clusterName}\u0000${phase.source}\u0000${meta.uid}\u0000${meta.resourceVersion}\u0000${redactionKey(redaction)}`
+    : undefined;
+  const memo = key === undefined ? undefined : manifests.get(key);
+  if (memo !== undefined && memo.entries.length === phase.entries.length) return memo;
+  const entries = phase.entries.map((e) => ({ group: e.group, kind: e.kind, namespace: e.namespace, name: e.name, ...(e.version !== undefined ? { version: e.version } : {}) }));
+  const source = redactObject(manifest, redaction);
+  const observed = { hash: hashDocument({ source, entries }), source, entries };
+  if (key !== undefined) {
+    if (manifests.size >= MANIFEST_MEMO_LIMIT) manifests.clear();
+    manifests.set(key, observed);
+  }
   return observed;
 }
 

@@ -3,25 +3,26 @@
  * give the same statuses and revisions as the same read by LIST.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashRedacted } from '../../../src/history/redact.ts';
+import type { Phase } from '../../../src/inventory/types.ts';
 import { refKey } from '../../../src/inventory/ref-key.ts';
-import { toHashedDocument } from '../../../src/kube/compact.ts';
-import { readObjects, type ReadObjectsResult } from '../../../src/kube/read-objects.ts';
+import type { ClusterClient } from '../../../src/kube/cluster-client.ts';
+import { readObjects } from '../../../src/kube/read-objects.ts';
 import { createWatchSet, type WatchSet } from '../../../src/kube/watch-set.ts';
-import { computeStatus } from '../../../src/status/compute.ts';
+import { observeCluster } from '../../../src/services/observe-cluster.ts';
 import { connect, makeObject, refOf, startTestCluster, type TestCluster } from './helpers.ts';
 
 const NOW = new Date();
+const REDACTION = { dropAnnotations: ['example.com/token'] };
 const KINDS = ['Deployment', 'StatefulSet', 'Service', 'ConfigMap', 'Secret', 'Job', 'Pod'] as const;
 const GROUPS: Record<string, string> = { Deployment: 'apps', StatefulSet: 'apps', Job: 'batch' };
 
-function observe(read: ReadObjectsResult, redaction = {}): Record<string, unknown> {
+/** The resources of one declared phase listing `refs`, as observeCluster sees them (revision bodies read). */
+async function observe(client: ClusterClient, refs: Phase['entries']): Promise<Record<string, unknown>> {
+  const phase: Phase = { source: 'config', id: 'compact', name: 'compact', namespace: '', labels: {}, entries: refs, details: {}, errors: [] };
+  const observation = await observeCluster(client, { now: () => NOW, declared: new Map([[client.name, [phase]]]), redaction: REDACTION });
+  if (observation.outcome !== 'ok') throw new Error('cluster unreachable');
   const out: Record<string, unknown> = {};
-  for (const [key, object] of read.objects) {
-    const cached = read.revisions.get(key);
-    const revision = cached !== undefined ? toHashedDocument(cached, redaction) : hashRedacted(object, redaction);
-    out[key] = { status: computeStatus(object, { now: NOW, pods: read.pods }), hash: revision.hash, body: revision.body };
-  }
+  for (const r of observation.phases[0]?.resources ?? []) out[r.key] = { ...r, revision: r.revision === undefined ? undefined : { hash: r.revision.hash, body: r.revision.body } };
   return out;
 }
 
@@ -32,6 +33,9 @@ describe('reads from compact watch caches', () => {
   beforeAll(async () => {
     cluster = await startTestCluster('compact');
     cluster.emulator.apply(KINDS.flatMap((kind) => ['a', 'b'].map((name) => makeObject(kind, 'shop', `${kind.toLowerCase()}-${name}`, { tier: 'web' }))));
+    const annotated = makeObject('Service', 'shop', 'service-a');
+    annotated.metadata = { ...(annotated.metadata as object), annotations: { 'example.com/token': 'hunter2', team: 'shop' } };
+    cluster.emulator.apply([annotated]);
     // A crash-looping pod selected by statefulset-a makes the pod-aware rule read pods from the cache.
     const crashing = makeObject('Pod', 'shop', 'statefulset-a-0');
     crashing.metadata = { name: 'statefulset-a-0', namespace: 'shop', labels: { app: 'statefulset-a' } };
@@ -46,31 +50,37 @@ describe('reads from compact watch caches', () => {
   });
 
   it('gives the statuses and revisions a LIST gives', async () => {
-    const listed = await readObjects(connect(cluster.emulator), refs, { includePods: true });
-    expect(listed.stats.cacheReads).toBe(0);
+    const polling = connect(cluster.emulator, {}, 'compact');
+    const fromList = await observe(polling, refs);
     expect([...(await set.start()).values()].every((e) => e === undefined)).toBe(true);
     const cached = await readObjects(cluster.client, refs, { includePods: true });
     expect(cached.stats.listRequests).toBe(0);
-    expect(cached.revisions.size).toBe(refs.length);
-    const fromList = observe(listed);
-    expect(observe(cached)).toEqual(fromList);
-    expect(fromList[refKey(refOf('StatefulSet', 'shop', 'statefulset-a'))]).toMatchObject({ status: { status: 'Failed' } });
-    expect(fromList[refKey(refOf('Deployment', 'shop', 'deployment-a'))]).toMatchObject({ status: { status: 'InProgress' } });
-    // A Secret's data is in neither.
-    expect(JSON.stringify(observe(cached))).not.toContain(Buffer.from('s3cret').toString('base64'));
+    expect(cached.records.size).toBe(refs.length);
+    expect(await observe(cluster.client, refs)).toEqual(fromList);
+    // A second tick answers unchanged objects from the records' memos: still the same.
+    expect(await observe(cluster.client, refs)).toEqual(fromList);
+    expect(fromList[refKey(refOf('StatefulSet', 'shop', 'statefulset-a'))]).toMatchObject({ status: 'Failed' });
+    expect(fromList[refKey(refOf('Deployment', 'shop', 'deployment-a'))]).toMatchObject({ status: 'InProgress' });
+    // Neither a Secret's data nor an annotation the snapshot drops is kept.
+    const text = JSON.stringify(fromList);
+    expect(text).not.toContain(Buffer.from('s3cret').toString('base64'));
+    expect(text).not.toContain('hunter2');
+    expect(text).toContain('"team":"shop"');
+    polling.close();
   });
 
   it('follows changes: the cached view and revision move with the object', async () => {
     cluster.emulator.apply([{ ...makeObject('ConfigMap', 'shop', 'configmap-a'), data: { 'app.properties': 'name=changed' } }]);
     cluster.emulator.patchStatus({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'deployment-b' }, { observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 });
-    const expected = observe(await readObjects(connect(cluster.emulator), refs, { includePods: true }));
-    const cmKey = refKey(refOf('ConfigMap', 'shop', 'configmap-a'));
+    const polling = connect(cluster.emulator, {}, 'compact');
+    const expected = await observe(polling, refs);
+    polling.close();
     for (let i = 0; i < 200; i++) {
-      const now = observe(await readObjects(cluster.client, refs, { includePods: true }));
-      if (JSON.stringify(now[cmKey]) === JSON.stringify(expected[cmKey]) && JSON.stringify(now) === JSON.stringify(expected)) break;
+      if (JSON.stringify(await observe(cluster.client, refs)) === JSON.stringify(expected)) break;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    expect(observe(await readObjects(cluster.client, refs, { includePods: true }))).toEqual(expected);
-    expect(expected[cmKey]).toMatchObject({ body: { data: { 'app.properties': 'name=changed' } } });
+    expect(await observe(cluster.client, refs)).toEqual(expected);
+    expect(expected[refKey(refOf('ConfigMap', 'shop', 'configmap-a'))]).toMatchObject({ revision: { body: { data: { 'app.properties': 'name=changed' } } } });
+    expect(expected[refKey(refOf('Deployment', 'shop', 'deployment-b'))]).toMatchObject({ observedGeneration: 1 });
   });
 });
