@@ -78,10 +78,17 @@ export async function seed(url: string, phases: number, resources: number, inter
       'worstResource', CASE WHEN (${i} + p."id") % 2 = 0 THEN 'apps/Deployment/' || p."namespace" || '/' || p."name" || '-0' END))`;
     await client.query(`INSERT INTO "StatusDetail" ("hash", "body") SELECT DISTINCT 'bench:' || md5(b::text), b FROM (SELECT ${phaseBody('i', '$1')} AS b FROM "Phase" p, generate_series(0, 1) i) x`, [resources]);
     await client.query(`INSERT INTO "StatusDetail" ("hash", "body") VALUES ('bench:resource', '{"message": "", "presence": "Present", "conditions": []}'), ('bench:change', '{"message": ""}')`);
+    // Ended intervals, then each phase's current status (its last interval).
     await client.query(
       `INSERT INTO "PhaseStatusInterval" ("phaseId", "status", "detailId", "conditionTimes", "from", "to")
        SELECT p."id", ${status('i')}, (SELECT d."id" FROM "StatusDetail" d WHERE d."hash" = 'bench:' || md5(${phaseBody('i', '$3')}::text)), '{}', ${from('i')}, ${to('i')}
-       FROM "Phase" p, generate_series(0, $2 - 1) i`,
+       FROM "Phase" p, generate_series(0, $2 - 2) i`,
+      [start, intervals, resources],
+    );
+    await client.query(
+      `INSERT INTO "PhaseCurrentStatus" ("phaseId", "status", "detailId", "conditionTimes", "from")
+       SELECT p."id", ${status('i')}, (SELECT d."id" FROM "StatusDetail" d WHERE d."hash" = 'bench:' || md5(${phaseBody('i', '$3')}::text)), '{}', ${from('i')}
+       FROM "Phase" p, (SELECT $2::int - 1 AS i) last`,
       [start, intervals, resources],
     );
     await client.query(
@@ -91,7 +98,13 @@ export async function seed(url: string, phases: number, resources: number, inter
     await client.query(
       `INSERT INTO "ResourceStatusInterval" ("resourceId", "status", "detailId", "from", "to")
        SELECT rs."id", ${status('i')}, (SELECT "id" FROM "StatusDetail" WHERE "hash" = 'bench:resource'), ${from('i')}, ${to('i')}
-       FROM "Resource" rs JOIN "Phase" p ON p."id" = rs."phaseId", generate_series(0, $2 - 1) i`,
+       FROM "Resource" rs JOIN "Phase" p ON p."id" = rs."phaseId", generate_series(0, $2 - 2) i`,
+      [start, intervals],
+    );
+    await client.query(
+      `INSERT INTO "ResourceCurrentStatus" ("resourceId", "status", "detailId", "from")
+       SELECT rs."id", ${status('i')}, (SELECT "id" FROM "StatusDetail" WHERE "hash" = 'bench:resource'), ${from('i')}
+       FROM "Resource" rs JOIN "Phase" p ON p."id" = rs."phaseId", (SELECT $2::int - 1 AS i) last`,
       [start, intervals],
     );
     // The change log: one row per phase interval and per resource interval, in time order.

@@ -153,6 +153,12 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<Figures> 
     figures['history bytes per 1,000 status changes'] = changes > 0 ? Math.round((changedBytes / changes) * 1000) : 'n/a';
     const grew = [...byTable].filter(([, bytes]) => bytes !== 0).sort((a, b) => b[1] - a[1]);
     figures['  of which (bytes per change)'] = changes > 0 ? grew.map(([table, bytes]) => `${table} ${Math.round(bytes / changes)}`).join(', ') : 'n/a';
+    // Closing an interval should be a HOT update (same page, no index entry); stats reach pg_stat_* within a second or so.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const hot = await db.$queryRaw<{ relname: string; upd: bigint; hot: bigint }[]>`
+      SELECT relname, n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables
+      WHERE relname IN ('ResourceStatusInterval', 'PhaseStatusInterval', 'Phase', 'Cluster') ORDER BY relname`;
+    figures['HOT updates / all updates'] = hot.map((t) => `${t.relname} ${t.hot}/${t.upd}`).join(', ');
     if (options.print !== false) printFigures('snapshot write path (observe + one transaction per cluster + publish)', figures);
     return figures;
   } finally {

@@ -3,7 +3,8 @@
  * as content-addressed documents so each distinct value is stored once. A phase's condition
  * transition times change on every flip, so they stay beside the interval and the rest dedupes.
  */
-import { hashDocument } from './canonical-hash.ts';
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-hash.ts';
 import type { ObservedResource } from './types.ts';
 import type { PhaseIntervalInput } from './plan-snapshot.ts';
 
@@ -13,8 +14,9 @@ export interface StatusDetailDoc {
   body: Record<string, unknown>;
 }
 
+/** 128 bits of the sha256 of the canonical JSON, base64url (22 characters): the key is stored twice, in the row and its index. */
 function detail(body: Record<string, unknown>): StatusDetailDoc {
-  return { hash: hashDocument(body), body };
+  return { hash: createHash('sha256').update(canonicalJson(body)).digest('base64url').slice(0, 22), body };
 }
 
 /** A resource status' detail: reason, message, conditions, presence, generations, custom health. */
@@ -30,9 +32,17 @@ export function resourceDetail(r: ObservedResource): StatusDetailDoc {
   });
 }
 
-/** A phase status' detail (conditions without `lastTransitionTime`) and the times left out, in order. */
+/**
+ * A phase status' detail and the condition times left out of it, in order. A condition's reason and
+ * message are the phase's status and message as summarizePhase writes them; those are left out too
+ * and put back on reading, so the detail holds the message once.
+ */
 export function phaseDetail(s: PhaseIntervalInput): { doc: StatusDetailDoc; conditionTimes: (string | null)[] } {
-  const conditions = s.conditions.map(({ lastTransitionTime: _time, ...rest }) => rest);
+  const conditions = s.conditions.map(({ lastTransitionTime: _time, reason, message, ...rest }) => ({
+    ...rest,
+    ...(reason === s.status ? {} : { reason }),
+    ...(message === s.message ? {} : { message }),
+  }));
   return {
     doc: detail({ message: s.message, summary: s.summary, conditions, worstResource: s.worstResource }),
     conditionTimes: s.conditions.map((c) => (typeof c.lastTransitionTime === 'string' ? c.lastTransitionTime : null)),
@@ -44,10 +54,28 @@ export function messageDetail(message: string): StatusDetailDoc {
   return detail({ message });
 }
 
-/** Conditions of a stored phase detail with their transition times put back. */
-export function withConditionTimes<T>(conditions: readonly T[], times: readonly (string | null)[] | null): T[] {
+/** A stored condition time as Kubernetes writes `lastTransitionTime`: RFC 3339, seconds unless it has milliseconds. */
+export function formatConditionTime(time: Date | string): string {
+  const date = typeof time === 'string' ? new Date(time) : time;
+  if (Number.isNaN(date.getTime())) return String(time);
+  const iso = date.toISOString();
+  return date.getUTCMilliseconds() === 0 ? `${iso.slice(0, 19)}Z` : iso;
+}
+
+/**
+ * Conditions of a stored phase detail with what {@link phaseDetail} left out put back: transition
+ * times, and reason and message where the detail has none (the phase's status and message).
+ */
+export function withConditionTimes<T>(conditions: readonly T[], times: readonly (Date | string | null)[] | null, defaults: { reason: string; message: string }): T[] {
   return conditions.map((condition, index) => {
+    if (typeof condition !== 'object' || condition === null) return condition;
     const time = times?.[index];
-    return time === null || time === undefined || time === '' || typeof condition !== 'object' || condition === null ? condition : { ...condition, lastTransitionTime: time };
+    const record = condition as Record<string, unknown>;
+    return {
+      ...condition,
+      ...(record['reason'] === undefined ? { reason: defaults.reason } : {}),
+      ...(record['message'] === undefined ? { message: defaults.message } : {}),
+      ...(time === null || time === undefined || time === '' ? {} : { lastTransitionTime: formatConditionTime(time) }),
+    };
   });
 }

@@ -35,7 +35,7 @@ export async function lockCluster(tx: Tx, name: string): Promise<LockedCluster> 
   return row;
 }
 
-/** Loads the open state of a locked cluster: one index lookup per phase and per resource, however deep the history. */
+/** Loads the current state of a locked cluster (current-status rows only: its cost does not grow with history). */
 export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<StoredClusterState> {
   const clusterId = cluster.id;
   const [phases, statuses, resources, reachability] = await Promise.all([
@@ -43,13 +43,12 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
       where: { clusterId },
       include: { manifests: { where: { to: null }, include: { manifest: { select: { hash: true } } } } },
     }),
-    // The open interval of each phase and resource is its latest by `from` (nothing indexes `to`).
     tx.$queryRaw<OpenPhaseRow[]>`
-      SELECT p."id" AS "phaseId", s."from", s."status", s."stale", s."conditionTimes", d."body"
+      SELECT s."phaseId", s."from", s."status", s."stale", s."conditionTimes", d."body"
       FROM "Phase" p
-      CROSS JOIN LATERAL (SELECT * FROM "PhaseStatusInterval" x WHERE x."phaseId" = p."id" ORDER BY x."from" DESC LIMIT 1) s
+      JOIN "PhaseCurrentStatus" s ON s."phaseId" = p."id"
       JOIN "StatusDetail" d ON d."id" = s."detailId"
-      WHERE p."clusterId" = ${clusterId} AND s."to" IS NULL`,
+      WHERE p."clusterId" = ${clusterId}`,
     tx.$queryRaw<OpenResourceRow[]>`
       SELECT r."id" AS "resourceId", r."phaseId", r."key", i."from", i."status",
              d."body" ->> 'reason' AS "reason", coalesce(d."body" ->> 'message', '') AS "message", coalesce(d."body" ->> 'presence', '') AS "presence",
@@ -57,10 +56,10 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
              d."body" -> 'customHealth' ->> 'health' AS "customHealth", rv."hash" AS "revisionHash"
       FROM "Phase" p
       JOIN "Resource" r ON r."phaseId" = p."id"
-      CROSS JOIN LATERAL (SELECT * FROM "ResourceStatusInterval" x WHERE x."resourceId" = r."id" ORDER BY x."from" DESC LIMIT 1) i
+      JOIN "ResourceCurrentStatus" i ON i."resourceId" = r."id"
       JOIN "StatusDetail" d ON d."id" = i."detailId"
       LEFT JOIN "ObjectRevision" rv ON rv."id" = i."revisionId"
-      WHERE p."clusterId" = ${clusterId} AND p."deletedAt" IS NULL AND i."to" IS NULL`,
+      WHERE p."clusterId" = ${clusterId} AND p."deletedAt" IS NULL`,
     tx.clusterReachability.findFirst({ where: { clusterId, to: null }, orderBy: { from: 'desc' } }),
   ]);
   const statusOf = new Map(statuses.map((s) => [s.phaseId, s]));
@@ -69,6 +68,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
     const status = statusOf.get(phase.id);
     const manifest = phase.manifests[0];
     const body = status === undefined ? {} : readBody(status.body);
+    const message = typeof body['message'] === 'string' ? body['message'] : '';
     byPhase.set(phase.id, {
       id: phase.id,
       identity: { sourceKind: phase.sourceKind, namespace: phase.namespace, name: phase.name },
@@ -82,9 +82,9 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
           : {
               from: status.from,
               status: status.status,
-              message: typeof body['message'] === 'string' ? body['message'] : '',
+              message,
               summary: (body['summary'] ?? {}) as Record<string, number>,
-              conditions: withConditionTimes((body['conditions'] ?? []) as PhaseCondition[], status.conditionTimes),
+              conditions: withConditionTimes((body['conditions'] ?? []) as PhaseCondition[], status.conditionTimes, { reason: status.status, message }),
               worstResource: typeof body['worstResource'] === 'string' ? body['worstResource'] : null,
               stale: status.stale,
             },
@@ -125,7 +125,7 @@ interface OpenPhaseRow {
   from: Date;
   status: string;
   stale: boolean;
-  conditionTimes: (string | null)[] | null;
+  conditionTimes: (Date | string | null)[] | null;
   body: unknown;
 }
 

@@ -3,7 +3,7 @@
  * manifests, revisions and status details (stored once per hash), resources by int id, then the
  * change log under one advisory lock so `seq` grows in commit order. Returns the changes written and how many rows were touched.
  */
-import type { PhaseWrite, PlannedChange, ResourceIntervalRef, SnapshotPlan } from '../history/plan-snapshot.ts';
+import type { PhaseWrite, PlannedChange, SnapshotPlan } from '../history/plan-snapshot.ts';
 import { phaseKey } from '../history/plan-snapshot.ts';
 import { messageDetail, phaseDetail, resourceDetail, type StatusDetailDoc } from '../history/status-detail.ts';
 import type { HashedDocument, ObservedManifest, PhaseIdentity, ObservedResource, StatusChangeRecord } from '../history/types.ts';
@@ -64,13 +64,15 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
     },
   });
   rows += 1;
-  if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at);
+  // Status details of what was opened, by phase id or phase id + resource key: a change's message is its new status' message.
+  const changeDetails = new Map<string, number>();
+  if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at, changeDetails);
   if (plan.changes.length === 0) return { changes: [], rows };
-  const changes = await appendChanges(tx, cluster, plan);
+  const changes = await appendChanges(tx, cluster, plan, changeDetails);
   return { changes, rows: rows + changes.length };
 }
 
-async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date): Promise<number> {
+async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date, changeDetails: Map<string, number>): Promise<number> {
   let rows = 0;
   const ids = await resolvePhaseIds(tx, clusterId, writes, at);
   rows += writes.filter((w) => w.upsert !== undefined || w.markDeleted === true).length;
@@ -89,30 +91,38 @@ async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[],
     rows += manifestWrites.length;
   }
 
-  const closeStatuses = writes.flatMap((w) => (w.closeStatusFrom === undefined ? [] : [{ id: idOf(w), from: w.closeStatusFrom }]));
-  if (closeStatuses.length > 0) rows += await closePhaseIntervals(tx, closeStatuses, at);
+  const closeStatuses = writes.flatMap((w) => (w.closeStatusFrom === undefined ? [] : [{ id: idOf(w), reopened: w.openStatus !== undefined }]));
+  if (closeStatuses.length > 0) rows += await closePhaseStatuses(tx, closeStatuses, at);
   const statusWrites = writes.filter((w) => w.openStatus !== undefined);
   if (statusWrites.length > 0) {
     const opened = statusWrites.map((w) => ({ phaseId: idOf(w), s: w.openStatus as NonNullable<PhaseWrite['openStatus']>, ...phaseDetail(w.openStatus as NonNullable<PhaseWrite['openStatus']>) }));
     const detailIds = await storeDetails(tx, opened.map((o) => o.doc));
+    for (const o of opened) changeDetails.set(`${o.phaseId}`, detailIds.get(o.doc.hash) as number);
+    // Updated in place: the row keeps its page (HOT), so a change adds no index entry.
     await tx.$executeRaw`
-      INSERT INTO "PhaseStatusInterval" ("phaseId", "status", "detailId", "conditionTimes", "stale", "staleSince", "from")
-      SELECT p, s, d, ARRAY(SELECT jsonb_array_elements_text(ct)), st, ss, ${at}::timestamptz(3) FROM unnest(
+      INSERT INTO "PhaseCurrentStatus" ("phaseId", "status", "detailId", "conditionTimes", "stale", "staleSince", "from")
+      SELECT p, s, d, ARRAY(SELECT (jsonb_array_elements_text(ct))::timestamptz(3)), st, ss, ${at}::timestamptz(3) FROM unnest(
         ${opened.map((o) => o.phaseId)}::int[], ${opened.map((o) => o.s.status)}::text[], ${opened.map((o) => detailIds.get(o.doc.hash) as number)}::int[],
         ${opened.map((o) => JSON.stringify(o.conditionTimes))}::jsonb[], ${opened.map((o) => o.s.stale)}::boolean[],
         ${opened.map((o) => o.s.staleSince?.toISOString() ?? null)}::timestamptz(3)[]
-      ) AS t(p, s, d, ct, st, ss)`;
+      ) AS t(p, s, d, ct, st, ss)
+      ON CONFLICT ("phaseId") DO UPDATE SET "status" = excluded."status", "detailId" = excluded."detailId", "conditionTimes" = excluded."conditionTimes",
+        "stale" = excluded."stale", "staleSince" = excluded."staleSince", "from" = excluded."from"`;
     rows += statusWrites.length;
   }
 
   const closeResources = writes.flatMap((w) => w.closeResources);
-  if (closeResources.length > 0) rows += await closeResourceIntervals(tx, closeResources, at);
+  if (closeResources.length > 0) {
+    const reopened = new Set(writes.flatMap((w) => w.openResources.flatMap((o) => (o.resourceId === undefined ? [] : [o.resourceId]))));
+    rows += await closeResourceStatuses(tx, closeResources.map((r) => ({ id: r.resourceId, reopened: reopened.has(r.resourceId) })), at);
+  }
   const opened = writes.flatMap((w) => w.openResources.map((o) => ({ phaseId: idOf(w), ...o })));
   if (opened.length > 0) {
     const resourceIds = await resolveResourceIds(tx, opened);
     const revisionIds = await storeRevisions(tx, opened.map((o) => o.resource.revision).filter((r): r is HashedDocument => r !== undefined));
     const details = opened.map((o) => resourceDetail(o.resource));
     const detailIds = await storeDetails(tx, details);
+    opened.forEach((o, i) => changeDetails.set(`${o.phaseId}\u0000${o.resource.key}`, detailIds.get((details[i] as StatusDetailDoc).hash) as number));
     await insertResourceIntervals(tx, opened.map((o, i) => ({ resourceId: resourceIds[i] as number, resource: o.resource, detailId: detailIds.get((details[i] as StatusDetailDoc).hash) as number })), revisionIds, at);
     rows += opened.length;
   }
@@ -120,37 +130,34 @@ async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[],
 }
 
 /**
- * Closes open phase intervals by (phase, start). `to` is not indexed and pages keep 10 % free, so
- * the update stays on its page (HOT). An interval opened at `at` itself would close empty: it is
- * removed instead, so the one opened now takes its place.
+ * Ends phases' current statuses at `at`: each becomes an ended interval [from, at), inserted once
+ * and never updated (one that began at `at` would be empty and is dropped). Statuses not reopened
+ * in the same plan (deleted phases) are removed.
  */
-async function closePhaseIntervals(tx: Tx, refs: { id: number; from: Date }[], at: Date): Promise<number> {
+async function closePhaseStatuses(tx: Tx, refs: { id: number; reopened: boolean }[], at: Date): Promise<number> {
   const ids = refs.map((r) => r.id);
-  const froms = refs.map((r) => r.from.toISOString());
-  const closed = await tx.$executeRaw`
-    UPDATE "PhaseStatusInterval" s SET "to" = ${at}::timestamptz(3)
-    FROM unnest(${ids}::int[], ${froms}::timestamptz(3)[]) AS k(p, f)
-    WHERE s."phaseId" = k.p AND s."from" = k.f AND s."from" < ${at}::timestamptz(3)`;
-  const removed = await tx.$executeRaw`
-    DELETE FROM "PhaseStatusInterval" s USING unnest(${ids}::int[], ${froms}::timestamptz(3)[]) AS k(p, f)
-    WHERE s."phaseId" = k.p AND s."from" = k.f AND s."from" >= ${at}::timestamptz(3)`;
-  return closed + removed;
+  const ended = await tx.$executeRaw`
+    INSERT INTO "PhaseStatusInterval" ("phaseId", "status", "detailId", "conditionTimes", "stale", "staleSince", "from", "to")
+    SELECT c."phaseId", c."status", c."detailId", c."conditionTimes", c."stale", c."staleSince", c."from", ${at}::timestamptz(3)
+    FROM "PhaseCurrentStatus" c WHERE c."phaseId" = ANY(${ids}::int[]) AND c."from" < ${at}::timestamptz(3)
+    ON CONFLICT ("phaseId", "from") DO NOTHING`;
+  const gone = refs.filter((r) => !r.reopened).map((r) => r.id);
+  if (gone.length > 0) await tx.$executeRaw`DELETE FROM "PhaseCurrentStatus" WHERE "phaseId" = ANY(${gone}::int[])`;
+  return ended + gone.length;
 }
 
-/** Closes open resource intervals by (resource, start), as {@link closePhaseIntervals} does for phases. */
-async function closeResourceIntervals(tx: Tx, refs: ResourceIntervalRef[], at: Date): Promise<number> {
+/** Ends resources' current statuses at `at`, as {@link closePhaseStatuses} does for phases. */
+async function closeResourceStatuses(tx: Tx, refs: { id: number; reopened: boolean }[], at: Date): Promise<number> {
   let count = 0;
   for (let i = 0; i < refs.length; i += BATCH) {
     const batch = refs.slice(i, i + BATCH);
-    const ids = batch.map((r) => r.resourceId);
-    const froms = batch.map((r) => r.from.toISOString());
     count += await tx.$executeRaw`
-      UPDATE "ResourceStatusInterval" r SET "to" = ${at}::timestamptz(3)
-      FROM unnest(${ids}::int[], ${froms}::timestamptz(3)[]) AS k(id, f)
-      WHERE r."resourceId" = k.id AND r."from" = k.f AND r."from" < ${at}::timestamptz(3)`;
-    count += await tx.$executeRaw`
-      DELETE FROM "ResourceStatusInterval" r USING unnest(${ids}::int[], ${froms}::timestamptz(3)[]) AS k(id, f)
-      WHERE r."resourceId" = k.id AND r."from" = k.f AND r."from" >= ${at}::timestamptz(3)`;
+      INSERT INTO "ResourceStatusInterval" ("resourceId", "status", "detailId", "revisionId", "from", "to")
+      SELECT c."resourceId", c."status", c."detailId", c."revisionId", c."from", ${at}::timestamptz(3)
+      FROM "ResourceCurrentStatus" c WHERE c."resourceId" = ANY(${batch.map((r) => r.id)}::int[]) AND c."from" < ${at}::timestamptz(3)
+      ON CONFLICT ("resourceId", "from") DO NOTHING`;
+    const gone = batch.filter((r) => !r.reopened).map((r) => r.id);
+    if (gone.length > 0) count += await tx.$executeRaw`DELETE FROM "ResourceCurrentStatus" WHERE "resourceId" = ANY(${gone}::int[])`;
   }
   return count;
 }
@@ -256,20 +263,24 @@ async function storeRevisions(tx: Tx, revisions: HashedDocument[]): Promise<Map<
   return ids;
 }
 
-/** Bulk-inserts opened resource intervals with one `unnest` per batch (Prisma's createMany costs ~0.5 ms a row here). */
+/**
+ * Sets opened resource statuses with one `unnest` per batch (Prisma's createMany costs ~0.5 ms a
+ * row here), in place for a resource that had one: the row keeps its page (HOT).
+ */
 async function insertResourceIntervals(tx: Tx, opened: { resourceId: number; detailId: number; resource: ObservedResource }[], revisionIds: Map<string, number>, at: Date): Promise<void> {
   for (let i = 0; i < opened.length; i += BATCH) {
     const batch = opened.slice(i, i + BATCH);
     await tx.$executeRaw`
-      INSERT INTO "ResourceStatusInterval" ("resourceId", "status", "detailId", "revisionId", "from")
+      INSERT INTO "ResourceCurrentStatus" ("resourceId", "status", "detailId", "revisionId", "from")
       SELECT r, s, d, rv, ${at}::timestamptz(3) FROM unnest(
         ${batch.map((o) => o.resourceId)}::int[], ${batch.map((o) => o.resource.status)}::text[], ${batch.map((o) => o.detailId)}::int[],
         ${batch.map((o) => (o.resource.revision === undefined ? null : (revisionIds.get(o.resource.revision.hash) ?? null)))}::int[]
-      ) AS t(r, s, d, rv)`;
+      ) AS t(r, s, d, rv)
+      ON CONFLICT ("resourceId") DO UPDATE SET "status" = excluded."status", "detailId" = excluded."detailId", "revisionId" = excluded."revisionId", "from" = excluded."from"`;
   }
 }
 
-async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan): Promise<StatusChangeRecord[]> {
+async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, openedDetails: ReadonlyMap<string, number>): Promise<StatusChangeRecord[]> {
   const phaseIds = new Map<string, number>();
   const identities = new Map<number, PhaseIdentity>();
   const resourceIds = new Map<string, number>();
@@ -288,33 +299,43 @@ async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan
       for (const row of rows) resourceIds.set(`${row.phaseId}\u0000${row.key}`, row.id);
     }
   }
-  const details = plan.changes.map((c) => messageDetail(c.message));
-  const detailIds = await storeDetails(tx, details);
+  const phaseOf = (c: PlannedChange): number | null => (c.phase === undefined ? null : (phaseIds.get(phaseKey(c.phase)) ?? null));
+  // The detail of the status a change opened carries its message; other changes (removals,
+  // reachability) get a detail of their message alone.
+  const openedKey = (c: PlannedChange): string | undefined => {
+    const phaseId = phaseOf(c);
+    if (phaseId === null || c.toStatus === null) return undefined;
+    return c.scope === 'resource' ? `${phaseId}\u0000${c.resourceKey ?? ''}` : c.scope === 'phase' ? `${phaseId}` : undefined;
+  };
+  const own = plan.changes.filter((c) => { const key = openedKey(c); return key === undefined || !openedDetails.has(key); });
+  const messageIds = await storeDetails(tx, own.map((c) => messageDetail(c.message)));
+  const detailOf = (c: PlannedChange): number => {
+    const key = openedKey(c);
+    return (key === undefined ? undefined : openedDetails.get(key)) ?? (messageIds.get(messageDetail(c.message).hash) as number);
+  };
   // Taken last and held to commit: appends of different clusters commit in seq order.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})`;
   const written: (Omit<ChangeRow, 'resourceKey' | 'message'> & { resourceId: number | null; detailId: number })[] = [];
   for (let i = 0; i < plan.changes.length; i += BATCH) {
     const batch = plan.changes.slice(i, i + BATCH);
-    const phaseOf = (c: PlannedChange): number | null => (c.phase === undefined ? null : (phaseIds.get(phaseKey(c.phase)) ?? null));
     const rows = await tx.$queryRaw<typeof written>`
       INSERT INTO "StatusChange" ("at", "clusterId", "phaseId", "scope", "resourceId", "fromStatus", "toStatus", "detailId")
       SELECT ${plan.at}::timestamptz(3), ${cluster.id}::int, p, s, r, f, t, d FROM unnest(
         ${batch.map(phaseOf)}::int[], ${batch.map((c) => c.scope)}::text[],
         ${batch.map((c) => (c.resourceKey === undefined ? null : (resourceIds.get(`${phaseOf(c) ?? 0}\u0000${c.resourceKey}`) ?? null)))}::int[],
         ${batch.map((c) => c.fromStatus)}::text[], ${batch.map((c) => c.toStatus)}::text[],
-        ${batch.map((c) => detailIds.get(messageDetail(c.message).hash) as number)}::int[]
+        ${batch.map(detailOf)}::int[]
       ) AS x(p, s, r, f, t, d)
       RETURNING "seq", "at", "phaseId", "scope", "resourceId", "fromStatus", "toStatus", "detailId"`;
     written.push(...rows);
   }
   const keyOf = new Map<number, string>();
   for (const [k, id] of resourceIds) keyOf.set(id, k.slice(k.indexOf('\u0000') + 1));
-  const messageOf = new Map<number, string>();
-  for (const c of plan.changes) messageOf.set(detailIds.get(messageDetail(c.message).hash) as number, c.message);
+  // seq follows insertion order (unnest order, batch after batch): the n-th row by seq is the n-th change.
   return written
     .sort((a, b) => (a.seq < b.seq ? -1 : 1))
-    .map(({ resourceId, detailId, ...row }) =>
-      toChangeRecord({ ...row, resourceKey: resourceId === null ? null : (keyOf.get(resourceId) ?? null), message: messageOf.get(detailId) ?? '' }, cluster, identities),
+    .map(({ resourceId, detailId: _detail, ...row }, n) =>
+      toChangeRecord({ ...row, resourceKey: resourceId === null ? null : (keyOf.get(resourceId) ?? null), message: plan.changes[n]?.message ?? '' }, cluster, identities),
     );
 }
 

@@ -46,7 +46,13 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
   const clusterIds = [...new Set(phases.map((p) => p.clusterId))];
 
   const [intervals, reachability, manifestIntervals, revisions] = await Promise.all([
-    db.phaseStatusInterval.findMany({ where: { phaseId: { in: phaseIds }, ...overlaps }, orderBy: [{ phaseId: 'asc' }, { from: 'asc' }] }),
+    // Ended intervals overlapping the range, then current statuses begun before its end.
+    Promise.all([
+      db.phaseStatusInterval.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to }, to: { gt: range.from } }, select: { phaseId: true, status: true, from: true, to: true, stale: true } }),
+      db.phaseCurrentStatus.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to } }, select: { phaseId: true, status: true, from: true, stale: true } }),
+    ]).then(([ended, current]) =>
+      [...ended, ...current.map((c) => ({ ...c, to: null }))].sort((a, b) => a.phaseId - b.phaseId || a.from.getTime() - b.from.getTime()),
+    ),
     db.clusterReachability.findMany({ where: { clusterId: { in: clusterIds }, ...overlaps }, orderBy: [{ clusterId: 'asc' }, { from: 'asc' }] }),
     // One interval before the range too, so the first change in the range has something to diff against.
     db.phaseManifest.findMany({
@@ -54,13 +60,21 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
       include: { manifest: { select: { entries: true } } },
       orderBy: [{ phaseId: 'asc' }, { from: 'asc' }],
     }),
-    db.resourceStatusInterval
-      .findMany({
-        where: { resource: { phaseId: { in: phaseIds } }, from: { lt: range.to }, OR: [{ to: null }, { to: { gte: range.from } }] },
+    // Ended intervals and current statuses of the phases' resources, per resource in time order.
+    Promise.all([
+      db.resourceStatusInterval.findMany({
+        where: { resource: { phaseId: { in: phaseIds } }, from: { lt: range.to }, to: { gte: range.from } },
         select: { resource: { select: { phaseId: true, key: true } }, revisionId: true, from: true },
-        orderBy: [{ resource: { phaseId: 'asc' } }, { resource: { key: 'asc' } }, { from: 'asc' }],
-      })
-      .then((rows) => rows.map((r) => ({ phaseId: r.resource.phaseId, resourceKey: r.resource.key, revisionId: r.revisionId, from: r.from }))),
+      }),
+      db.resourceCurrentStatus.findMany({
+        where: { resource: { phaseId: { in: phaseIds } }, from: { lt: range.to } },
+        select: { resource: { select: { phaseId: true, key: true } }, revisionId: true, from: true },
+      }),
+    ]).then(([ended, current]) =>
+      [...ended, ...current]
+        .map((r) => ({ phaseId: r.resource.phaseId, resourceKey: r.resource.key, revisionId: r.revisionId, from: r.from }))
+        .sort((a, b) => a.phaseId - b.phaseId || (a.resourceKey < b.resourceKey ? -1 : a.resourceKey > b.resourceKey ? 1 : a.from.getTime() - b.from.getTime())),
+    ),
   ]);
 
   const byPhase = new Map<number, PhaseHistory>();

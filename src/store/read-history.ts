@@ -108,25 +108,37 @@ interface IntervalRow {
   phaseId: number;
   status: string;
   body: unknown;
-  conditionTimes: (string | null)[] | null;
+  conditionTimes: (Date | string | null)[] | null;
   stale: boolean;
   staleSince: Date | null;
   from: Date;
   to: Date | null;
 }
 
-/** A phase status interval with its detail, as every phase-interval query selects it (alias `s`, detail `d`). */
-export const PHASE_INTERVAL_COLUMNS = Prisma.sql`s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", s."to"`;
+/**
+ * A phase's status intervals, ended ones and the current one (`to` NULL), as rows `s` with their
+ * detail body; `ended` and `current` are the conditions each part must meet.
+ */
+function phaseIntervals(ended: Prisma.Sql, current: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(
+    SELECT s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", s."to"
+    FROM "PhaseStatusInterval" s JOIN "StatusDetail" d ON d."id" = s."detailId" WHERE ${ended}
+    UNION ALL
+    SELECT s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", NULL::timestamptz(3)
+    FROM "PhaseCurrentStatus" s JOIN "StatusDetail" d ON d."id" = s."detailId" WHERE ${current}
+  ) s`;
+}
 
 /** Shapes a phase interval row with its detail body; the id is its start (unique per phase). */
 export function toPhaseStatus(row: Omit<IntervalRow, 'phaseId'> & { phaseId: number }): PhaseStatusRecord {
   const body = readJson<Record<string, unknown>>(row.body, {});
+  const message = typeof body['message'] === 'string' ? body['message'] : '';
   return {
     phaseId: Number(row.phaseId),
     status: row.status,
-    message: typeof body['message'] === 'string' ? body['message'] : '',
+    message,
     summary: (body['summary'] ?? {}) as Record<string, number>,
-    conditions: withConditionTimes(Array.isArray(body['conditions']) ? (body['conditions'] as unknown[]) : [], row.conditionTimes),
+    conditions: withConditionTimes(Array.isArray(body['conditions']) ? (body['conditions'] as unknown[]) : [], row.conditionTimes, { reason: row.status, message }),
     worstResource: typeof body['worstResource'] === 'string' ? body['worstResource'] : null,
     stale: row.stale,
     staleSince: row.staleSince,
@@ -146,17 +158,25 @@ const RESOURCE_COLUMNS = Prisma.sql`r."phaseId", r."key" AS "resourceKey", i."st
   d."body" -> 'customHealth' AS "customHealth", i."revisionId", i."from", i."to"`;
 
 /**
- * The interval of resource `r` in effect at `at` (the open one when `at` is undefined), as `i`
- * with its detail `d`: one index lookup on (resourceId, from) per resource, however long its history.
+ * The status of resource `r` in effect at `at` (its current status when `at` is undefined), as `i`
+ * with its detail `d`: the current status if it began by then, else one index lookup on the ended
+ * intervals (resourceId, from), however long the history.
  */
 function intervalAt(at: Date | Prisma.Sql | undefined): Prisma.Sql {
-  const bound = at === undefined ? Prisma.empty : Prisma.sql`AND x."from" <= ${at}`;
-  const open = at === undefined ? Prisma.sql`i."to" IS NULL` : Prisma.sql`(i."to" IS NULL OR i."to" > ${at})`;
+  if (at === undefined) {
+    return Prisma.sql`CROSS JOIN LATERAL (
+        SELECT c."status", c."detailId", c."revisionId", c."from", NULL::timestamptz(3) AS "to" FROM "ResourceCurrentStatus" c WHERE c."resourceId" = r."id"
+      ) i
+      JOIN "StatusDetail" d ON d."id" = i."detailId"`;
+  }
   return Prisma.sql`CROSS JOIN LATERAL (
-      SELECT x."status", x."detailId", x."revisionId", x."from", x."to" FROM "ResourceStatusInterval" x
-      WHERE x."resourceId" = r."id" ${bound} ORDER BY x."from" DESC LIMIT 1
+      SELECT c."status", c."detailId", c."revisionId", c."from", NULL::timestamptz(3) AS "to" FROM "ResourceCurrentStatus" c
+      WHERE c."resourceId" = r."id" AND c."from" <= ${at}
+      UNION ALL
+      (SELECT x."status", x."detailId", x."revisionId", x."from", x."to" FROM "ResourceStatusInterval" x
+       WHERE x."resourceId" = r."id" AND x."from" <= ${at} ORDER BY x."from" DESC LIMIT 1)
     ) i
-    JOIN "StatusDetail" d ON d."id" = i."detailId" AND ${open}`;
+    JOIN "StatusDetail" d ON d."id" = i."detailId" AND (i."to" IS NULL OR i."to" > ${at})`;
 }
 
 interface ManifestRow {
@@ -233,7 +253,11 @@ export function createHistoryReader(db: Db): HistoryReader {
           SELECT r."id" AS "resourceId", r."phaseId", r."key" AS "resourceKey", k."at", i."from", i."status"
           FROM unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[], ${refs.map((r) => r.at)}::timestamptz[]) AS k("phaseId", "key", "at")
           JOIN "Resource" r ON r."phaseId" = k."phaseId" AND r."key" = k."key"
-          JOIN "ResourceStatusInterval" i ON i."resourceId" = r."id" AND i."from" = k."at"
+          CROSS JOIN LATERAL (
+            SELECT c."from", c."status" FROM "ResourceCurrentStatus" c WHERE c."resourceId" = r."id" AND c."from" = k."at"
+            UNION ALL
+            SELECT x."from", x."status" FROM "ResourceStatusInterval" x WHERE x."resourceId" = r."id" AND x."from" = k."at"
+          ) i
           UNION ALL
           SELECT w."resourceId", w."phaseId", w."resourceKey", w."at", prev."from", prev."status" FROM walk w
           CROSS JOIN LATERAL (
@@ -248,22 +272,24 @@ export function createHistoryReader(db: Db): HistoryReader {
     },
 
     async phaseStatusAt(phaseId, at) {
+      // The current status if it began by `at`, else the one ended interval that can contain `at`.
       const rows = await db.$queryRaw<IntervalRow[]>`
-        SELECT ${PHASE_INTERVAL_COLUMNS} FROM (
-          SELECT * FROM "PhaseStatusInterval" x WHERE x."phaseId" = ${phaseId}::int AND x."from" <= ${at} ORDER BY x."from" DESC LIMIT 1
-        ) s JOIN "StatusDetail" d ON d."id" = s."detailId"
-        WHERE s."to" IS NULL OR s."to" > ${at}`;
+        SELECT s.* FROM ${phaseIntervals(
+          Prisma.sql`s."phaseId" = ${phaseId}::int AND s."from" = (SELECT max(x."from") FROM "PhaseStatusInterval" x WHERE x."phaseId" = ${phaseId}::int AND x."from" <= ${at})`,
+          Prisma.sql`s."phaseId" = ${phaseId}::int AND s."from" <= ${at}`,
+        )}
+        WHERE s."to" IS NULL OR s."to" > ${at} ORDER BY s."from" DESC LIMIT 1`;
       const row = rows[0];
       return row === undefined ? null : toInterval(row);
     },
 
     async listPhaseIntervals(phaseId, range, first, after) {
-      const where = [Prisma.sql`s."phaseId" = ${phaseId}::int`, Prisma.sql`s."from" < ${range.to}`, Prisma.sql`(s."to" IS NULL OR s."to" > ${range.from})`];
+      const where = [Prisma.sql`s."phaseId" = ${phaseId}::int`, Prisma.sql`s."from" < ${range.to}`];
       // An interval's start is unique within its phase, so it is the whole cursor.
       if (after !== undefined) where.push(Prisma.sql`s."from" > ${after.from}`);
       const rows = await db.$queryRaw<IntervalRow[]>`
-        SELECT ${PHASE_INTERVAL_COLUMNS} FROM "PhaseStatusInterval" s JOIN "StatusDetail" d ON d."id" = s."detailId"
-        WHERE ${Prisma.join(where, ' AND ')} ORDER BY s."from" LIMIT ${first + 1}`;
+        SELECT s.* FROM ${phaseIntervals(Prisma.sql`${Prisma.join(where, ' AND ')} AND s."to" > ${range.from}`, Prisma.join(where, ' AND '))}
+        ORDER BY s."from" LIMIT ${first + 1}`;
       return { items: rows.slice(0, first).map(toInterval), hasMore: rows.length > first };
     },
 
@@ -318,7 +344,9 @@ export function createHistoryReader(db: Db): HistoryReader {
         FROM unnest(${[...times]}::timestamptz[]) AS t("at")
         JOIN "Resource" r ON r."phaseId" = ${phaseId}::int
         CROSS JOIN LATERAL (
-          SELECT x."revisionId", x."to" FROM "ResourceStatusInterval" x WHERE x."resourceId" = r."id" AND x."from" <= t."at" ORDER BY x."from" DESC LIMIT 1
+          SELECT c."revisionId", NULL::timestamptz(3) AS "to" FROM "ResourceCurrentStatus" c WHERE c."resourceId" = r."id" AND c."from" <= t."at"
+          UNION ALL
+          (SELECT x."revisionId", x."to" FROM "ResourceStatusInterval" x WHERE x."resourceId" = r."id" AND x."from" <= t."at" ORDER BY x."from" DESC LIMIT 1)
         ) i
         WHERE i."to" IS NULL OR i."to" > t."at"`;
       return rows.map((row) => ({ at: row.at, key: row.resourceKey, revisionId: row.revisionId }));

@@ -52,12 +52,10 @@ const SEVERITY_SQL = Prisma.sql`CASE s."status" WHEN 'Failed' THEN 0 WHEN 'Termi
 const PHASE_SELECT = Prisma.sql`
   SELECT p."id", c."name" AS "cluster", c."reachable" AS "clusterReachable", c."lastGoodReadAt" AS "clusterLastGoodReadAt",
          p."sourceKind", p."namespace", p."name", p."inventoryId", p."labels", p."firstSeenAt", p."lastSeenAt", p."deletedAt",
-         s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", s."to"
+         s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", NULL::timestamptz(3) AS "to"
   FROM "Phase" p
   JOIN "Cluster" c ON c."id" = p."clusterId"
-  LEFT JOIN LATERAL (
-    SELECT x.* FROM "PhaseStatusInterval" x WHERE x."phaseId" = p."id" ORDER BY x."from" DESC LIMIT 1
-  ) s ON s."to" IS NULL
+  LEFT JOIN "PhaseCurrentStatus" s ON s."phaseId" = p."id"
   LEFT JOIN "StatusDetail" d ON d."id" = s."detailId"`;
 
 interface PhaseRow {
@@ -75,7 +73,7 @@ interface PhaseRow {
   deletedAt: Date | null;
   status: string | null;
   body: unknown;
-  conditionTimes: (string | null)[] | null;
+  conditionTimes: (Date | string | null)[] | null;
   stale: boolean | null;
   staleSince: Date | null;
   from: Date | null;
@@ -210,10 +208,8 @@ export function createPhaseReader(db: Db): PhaseReader {
       const sameStale = splitOnStale ? Prisma.sql`AND prev."stale" = w."stale"` : Prisma.empty;
       const rows = await db.$queryRaw<{ phaseId: number; from: Date }[]>`
         WITH RECURSIVE walk AS (
-          SELECT s."phaseId", s."from", s."status", s."stale"
-          FROM unnest(${[...phaseIds]}::int[]) AS k("phaseId")
-          CROSS JOIN LATERAL (SELECT * FROM "PhaseStatusInterval" x WHERE x."phaseId" = k."phaseId" ORDER BY x."from" DESC LIMIT 1) s
-          WHERE s."to" IS NULL
+          SELECT s."phaseId", s."from", s."status", s."stale" FROM "PhaseCurrentStatus" s
+          WHERE s."phaseId" = ANY(${[...phaseIds]}::int[])
           UNION ALL
           SELECT prev."phaseId", prev."from", prev."status", prev."stale" FROM walk w
           CROSS JOIN LATERAL (

@@ -71,13 +71,16 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date 
       // (or makes this wait) so a row about to be referred to again is never collected.
       await tx.$executeRaw`LOCK TABLE "ObjectRevision", "Manifest", "StatusDetail" IN SHARE ROW EXCLUSIVE MODE`;
       result.ObjectRevision = await tx.$executeRaw`
-        DELETE FROM "ObjectRevision" r WHERE NOT EXISTS (SELECT 1 FROM "ResourceStatusInterval" i WHERE i."revisionId" = r."id")`;
+        DELETE FROM "ObjectRevision" r WHERE NOT EXISTS (SELECT 1 FROM "ResourceStatusInterval" i WHERE i."revisionId" = r."id")
+          AND NOT EXISTS (SELECT 1 FROM "ResourceCurrentStatus" c WHERE c."revisionId" = r."id")`;
       result.Manifest = await tx.$executeRaw`
         DELETE FROM "Manifest" m WHERE NOT EXISTS (SELECT 1 FROM "PhaseManifest" p WHERE p."manifestId" = m."id")`;
       result.StatusDetail = await tx.$executeRaw`
         DELETE FROM "StatusDetail" d
         WHERE NOT EXISTS (SELECT 1 FROM "ResourceStatusInterval" i WHERE i."detailId" = d."id")
+          AND NOT EXISTS (SELECT 1 FROM "ResourceCurrentStatus" c WHERE c."detailId" = d."id")
           AND NOT EXISTS (SELECT 1 FROM "PhaseStatusInterval" s WHERE s."detailId" = d."id")
+          AND NOT EXISTS (SELECT 1 FROM "PhaseCurrentStatus" s WHERE s."detailId" = d."id")
           AND NOT EXISTS (SELECT 1 FROM "StatusChange" c WHERE c."detailId" = d."id")`;
       return result;
     },
@@ -94,7 +97,7 @@ export interface TableStorage {
 }
 
 const HISTORY_TABLES = [
-  'Cluster', 'ClusterReachability', 'Phase', 'Manifest', 'PhaseManifest', 'ObjectRevision', 'Resource', 'StatusDetail', 'ResourceStatusInterval', 'PhaseStatusInterval', 'StatusChange', 'ObservationTick',
+  'Cluster', 'ClusterReachability', 'Phase', 'Manifest', 'PhaseManifest', 'ObjectRevision', 'Resource', 'StatusDetail', 'ResourceCurrentStatus', 'ResourceStatusInterval', 'PhaseCurrentStatus', 'PhaseStatusInterval', 'StatusChange', 'ObservationTick',
 ] as const;
 
 /** Rows (exact count, so O(rows)) and bytes of every history table. */

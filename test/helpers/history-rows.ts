@@ -32,7 +32,7 @@ export interface PhaseIntervalSeed {
   staleSince?: Date | null;
 }
 
-/** Inserts a phase status interval. */
+/** Inserts a phase status interval (`to` null: the phase's current status). */
 export async function insertPhaseInterval(db: Db, seed: PhaseIntervalSeed): Promise<void> {
   const { doc, conditionTimes } = phaseDetail({
     status: seed.status as never,
@@ -42,9 +42,13 @@ export async function insertPhaseInterval(db: Db, seed: PhaseIntervalSeed): Prom
     ...(seed.worstResource ? { worstResource: seed.worstResource } : {}),
     stale: seed.stale ?? false,
   });
-  await db.phaseStatusInterval.create({
-    data: { phaseId: seed.phaseId, status: seed.status, detailId: await detailId(db, doc), conditionTimes: conditionTimes.map((t) => t ?? ''), stale: seed.stale ?? false, staleSince: seed.staleSince ?? null, from: seed.from, to: seed.to },
-  });
+  const data = {
+    phaseId: seed.phaseId, status: seed.status, detailId: await detailId(db, doc), conditionTimes: conditionTimes.map((t) => new Date(t ?? 0)),
+    stale: seed.stale ?? false, staleSince: seed.staleSince ?? null, from: seed.from,
+  };
+  // The open interval is the phase's current status; ended ones are intervals.
+  if (seed.to === null) await db.phaseCurrentStatus.create({ data });
+  else await db.phaseStatusInterval.create({ data: { ...data, to: seed.to } });
 }
 
 /** A resource status interval to seed. */
@@ -60,12 +64,13 @@ export interface ResourceIntervalSeed {
   revisionId?: number | null;
 }
 
-/** Inserts a resource status interval (creating the resource when new). */
+/** Inserts a resource status interval (creating the resource when new; `to` null: its current status). */
 export async function insertResourceInterval(db: Db, seed: ResourceIntervalSeed): Promise<void> {
   const observed = { key: seed.key, status: seed.status, message: seed.message ?? '', conditions: [], presence: seed.presence ?? 'Present', ...(seed.reason ? { reason: seed.reason } : {}) } as unknown as ObservedResource;
-  await db.resourceStatusInterval.create({
-    data: { resourceId: await resourceId(db, seed.phaseId, seed.key), status: seed.status, detailId: await detailId(db, resourceDetail(observed)), revisionId: seed.revisionId ?? null, from: seed.from, to: seed.to },
-  });
+  const data = { resourceId: await resourceId(db, seed.phaseId, seed.key), status: seed.status, detailId: await detailId(db, resourceDetail(observed)), revisionId: seed.revisionId ?? null, from: seed.from };
+  // The open interval is the resource's current status; ended ones are intervals.
+  if (seed.to === null) await db.resourceCurrentStatus.create({ data });
+  else await db.resourceStatusInterval.create({ data: { ...data, to: seed.to } });
 }
 
 /** A change-log row to seed. */

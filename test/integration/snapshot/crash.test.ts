@@ -69,7 +69,7 @@ describe('a worker killed in the middle of a snapshot', () => {
     await new Promise((resolve) => (child?.exitCode !== null || child?.signalCode !== null ? resolve(undefined) : child?.once('exit', resolve)));
 
     const afterKill = await countRows(database.db);
-    expect(afterKill).toEqual({ Cluster: 0, ClusterReachability: 0, Phase: 0, Manifest: 0, PhaseManifest: 0, ObjectRevision: 0, ResourceStatusInterval: 0, PhaseStatusInterval: 0, StatusChange: 0, ObservationTick: 0 });
+    expect(afterKill).toEqual({ Cluster: 0, ClusterReachability: 0, Phase: 0, Manifest: 0, PhaseManifest: 0, ObjectRevision: 0, ResourceCurrentStatus: 0, ResourceStatusInterval: 0, PhaseCurrentStatus: 0, PhaseStatusInterval: 0, StatusChange: 0, ObservationTick: 0 });
 
     survivor = await startWorkers({
       config: { snapshot: { interval: 60_000 }, health: undefined, baseDir: process.cwd() },
@@ -82,6 +82,6 @@ describe('a worker killed in the middle of a snapshot', () => {
     expect([await job?.getState(), job?.failedReason]).toEqual(['completed', undefined]);
     expect(job?.returnvalue).toMatchObject({ written: true, outcome: 'ok' });
     const counts = await countRows(database.db);
-    expect(counts).toMatchObject({ Cluster: 1, Phase: 100, ResourceStatusInterval: 3000, PhaseStatusInterval: 100, ObservationTick: 0, StatusChange: 3000 + 100 + 1 });
+    expect(counts).toMatchObject({ Cluster: 1, Phase: 100, ResourceCurrentStatus: 3000, ResourceStatusInterval: 0, PhaseCurrentStatus: 100, PhaseStatusInterval: 0, ObservationTick: 0, StatusChange: 3000 + 100 + 1 });
   });
 });

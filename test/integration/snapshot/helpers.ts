@@ -80,7 +80,7 @@ export async function startEmulatedCluster(name: string): Promise<EmulatedCluste
   };
 }
 
-const TABLES = ['Cluster', 'ClusterReachability', 'Phase', 'Manifest', 'PhaseManifest', 'ObjectRevision', 'ResourceStatusInterval', 'PhaseStatusInterval', 'StatusChange', 'ObservationTick'] as const;
+const TABLES = ['Cluster', 'ClusterReachability', 'Phase', 'Manifest', 'PhaseManifest', 'ObjectRevision', 'ResourceCurrentStatus', 'ResourceStatusInterval', 'PhaseCurrentStatus', 'PhaseStatusInterval', 'StatusChange', 'ObservationTick'] as const;
 
 /** Row counts of every history table. */
 export type RowCounts = Record<(typeof TABLES)[number], number>;

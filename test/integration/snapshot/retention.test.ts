@@ -57,13 +57,14 @@ describe('retention', () => {
     // Day 0: 6 resources, 2 phases and the cluster appear (9 changes). Day 6: app-0-0 and its phase
     // change status (2 changes) and app-1-0 only gets a new revision (a new interval, no change row).
     // Day 8: app-0-0 and its phase are back (2 changes).
-    expect(before).toMatchObject({ ResourceStatusInterval: 9, ObjectRevision: 7, StatusChange: 9 + 2 + 2 });
+    // 9 intervals: 6 current statuses and 3 ended intervals.
+    expect(before).toMatchObject({ ResourceCurrentStatus: 6, ResourceStatusInterval: 3, ObjectRevision: 7, StatusChange: 9 + 2 + 2 });
     const result = await applyRetention(database.db, { resourceIntervals: 3 * DAY, statusChanges: 5 * DAY, observationTicks: 1 * DAY }, new Date(T0 + 10 * DAY));
     // Closed on day 6 (older than day 7): app-0-0's first interval and app-1-0's first. Closed on day 8: kept.
     expect(result).toMatchObject({ ResourceStatusInterval: 2, StatusChange: 9, ObjectRevision: 1, PhaseStatusInterval: 0, Phase: 0, Manifest: 0 });
     const after = await countRows(database.db);
-    expect(after.ResourceStatusInterval).toBe(7);
-    expect(await database.db.resourceStatusInterval.count({ where: { to: null } })).toBe(6);
+    expect(after.ResourceStatusInterval).toBe(1);
+    expect(after.ResourceCurrentStatus).toBe(6);
     const changes = await database.db.statusChange.findMany({ orderBy: { seq: 'asc' } });
     expect(changes.every((c) => c.at.getTime() >= T0 + 6 * DAY)).toBe(true);
     expect(changes).toHaveLength(4);
@@ -81,8 +82,9 @@ describe('retention', () => {
   it('reports rows and bytes per table', async () => {
     const storage = await measureStorage(database.db);
     const intervals = storage.find((s) => s.table === 'ResourceStatusInterval');
-    expect(intervals?.rows).toBe(7);
+    expect(intervals?.rows).toBe(1);
     expect(intervals?.bytes).toBeGreaterThan(0);
+    expect(storage.find((s) => s.table === 'ResourceCurrentStatus')?.rows).toBe(6);
     expect(storage.map((s) => s.table)).toContain('StatusChange');
   });
 
@@ -96,7 +98,7 @@ describe('retention', () => {
     try {
       // Every change is from 2026-01, so a one-day policy on the real clock removes them all.
       await waitUntil(async () => (await database.db.statusChange.count()) === 0, 'compaction to remove old changes');
-      expect(await database.db.resourceStatusInterval.count()).toBe(7);
+      expect((await database.db.resourceStatusInterval.count()) + (await database.db.resourceCurrentStatus.count())).toBe(7);
     } finally {
       await workers.close();
     }

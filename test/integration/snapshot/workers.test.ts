@@ -55,7 +55,7 @@ describe('snapshot workers', () => {
       const row = await database.db.cluster.findFirstOrThrow({ where: { name: c.name } });
       expect(row.lastTickAt?.getTime()).toBe(ticks.at(-1));
     }
-    expect(await database.db.resourceStatusInterval.count()).toBe(2 * 4 * 5);
+    expect(await database.db.resourceCurrentStatus.count()).toBe(2 * 4 * 5);
   });
 
   it('writes nothing twice for a duplicated job', async () => {

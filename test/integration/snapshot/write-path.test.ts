@@ -40,9 +40,9 @@ describe('recording snapshots of a cluster', () => {
     const outcome = await snapshot();
     expect(outcome).toMatchObject({ written: true, outcome: 'ok', changes: 12 + 3 + 1, published: true });
     const counts = await countRows(database.db);
-    expect(counts).toMatchObject({ Cluster: 1, Phase: 3, PhaseManifest: 3, Manifest: 3, ResourceStatusInterval: 12, PhaseStatusInterval: 3, ObservationTick: 0, ClusterReachability: 1 });
+    expect(counts).toMatchObject({ Cluster: 1, Phase: 3, PhaseManifest: 3, Manifest: 3, ResourceCurrentStatus: 12, ResourceStatusInterval: 0, PhaseCurrentStatus: 3, PhaseStatusInterval: 0, ObservationTick: 0, ClusterReachability: 1 });
     expect(await database.db.cluster.findFirstOrThrow()).toMatchObject({ name: 'alpha', labels: { env: 'test' }, reachable: true, lastGoodReadAt: new Date(tick) });
-    const statuses = await database.db.resourceStatusInterval.groupBy({ by: ['status'], _count: true });
+    const statuses = await database.db.resourceCurrentStatus.groupBy({ by: ['status'], _count: true });
     expect(statuses).toEqual([{ status: 'Current', _count: 12 }]);
     await waitUntil(() => events.length === 16, '16 change events');
     expect(events.map((e) => BigInt(e.seq))).toEqual([...events.map((e) => BigInt(e.seq))].sort((a, b) => (a < b ? -1 : 1)));
@@ -70,9 +70,10 @@ describe('recording snapshots of a cluster', () => {
     const key = `apps/Deployment/team-0/${resourceName(0, 1)}`;
     const resourceChanges = (await deps.history.listChangesSince(lastSeq)).filter((c) => c.scope === 'resource');
     expect(resourceChanges).toEqual([expect.objectContaining({ resourceKey: key, fromStatus: 'Current', toStatus: 'InProgress' })]);
-    const intervals = await database.db.resourceStatusInterval.findMany({ where: { resource: { key } }, orderBy: { from: 'asc' } });
-    expect(intervals.map((i) => [i.status, i.to === null])).toEqual([['Current', false], ['InProgress', true]]);
-    expect(intervals[0]?.to?.getTime()).toBe(tick);
+    const ended = await database.db.resourceStatusInterval.findMany({ where: { resource: { key } }, orderBy: { from: 'asc' } });
+    expect(ended.map((i) => [i.status, i.to.getTime()])).toEqual([['Current', tick]]);
+    const current = await database.db.resourceCurrentStatus.findFirstOrThrow({ where: { resource: { key } } });
+    expect([current.status, current.from.getTime()]).toEqual(['InProgress', tick]);
     // The phase's aggregate moved too, and is recorded as its own change.
     const phaseChanges = await database.db.statusChange.findMany({ where: { seq: { gt: lastSeq }, scope: 'phase' } });
     expect(phaseChanges).toEqual([expect.objectContaining({ fromStatus: 'Current', toStatus: 'InProgress' })]);
@@ -107,7 +108,7 @@ describe('recording snapshots of a cluster', () => {
     cluster.emulator.apply(inventoryConfigMap('team-1', 'inventory-2', 'phase-2', refs));
     await snapshot();
     const key = `apps/Deployment/team-1/${resourceName(2, 3)}`;
-    const open = await database.db.resourceStatusInterval.count({ where: { resource: { key }, to: null } });
+    const open = await database.db.resourceCurrentStatus.count({ where: { resource: { key } } });
     expect(open).toBe(0);
     const change = (await deps.history.listChangesSince(0n, { limit: 5000 })).filter((c) => c.resourceKey === key).at(-1);
     expect(change).toMatchObject({ fromStatus: 'Current', toStatus: null });
@@ -133,8 +134,8 @@ describe('recording snapshots of a cluster', () => {
     await snapshot();
     const phase = await database.db.phase.findFirstOrThrow({ where: { inventoryId: 'phase-9' } });
     expect(phase.deletedAt?.getTime()).toBe(tick);
-    expect(await database.db.resourceStatusInterval.count({ where: { resource: { phaseId: phase.id }, to: null } })).toBe(0);
-    expect(await database.db.phaseStatusInterval.count({ where: { phaseId: phase.id, to: null } })).toBe(0);
+    expect(await database.db.resourceCurrentStatus.count({ where: { resource: { phaseId: phase.id } } })).toBe(0);
+    expect(await database.db.phaseCurrentStatus.count({ where: { phaseId: phase.id } })).toBe(0);
     const change = await database.db.statusChange.findFirstOrThrow({ where: { phaseId: phase.id }, orderBy: { seq: 'desc' } });
     expect(change).toMatchObject({ scope: 'phase', toStatus: null });
   });
@@ -146,13 +147,13 @@ describe('recording snapshots of a cluster', () => {
     const failing = await snapshot();
     remove();
     expect(failing).toMatchObject({ outcome: 'ok', changes: 0 });
-    expect(await database.db.phaseStatusInterval.count({ where: { to: null, stale: true } })).toBe(3);
+    expect(await database.db.phaseCurrentStatus.count({ where: { stale: true } })).toBe(3);
     const back = await snapshot();
     expect(back.changes).toBe(0);
     const after = await countRows(database.db);
     expect(after.ResourceStatusInterval).toBe(before.ResourceStatusInterval);
     expect(after.StatusChange).toBe(before.StatusChange);
-    expect(await database.db.phaseStatusInterval.count({ where: { to: null, stale: true } })).toBe(0);
+    expect(await database.db.phaseCurrentStatus.count({ where: { stale: true } })).toBe(0);
   });
 
   it('records an outage as one reachability change, keeps phases stale, and records recovery', async () => {
@@ -168,7 +169,7 @@ describe('recording snapshots of a cluster', () => {
     expect(during.ResourceStatusInterval).toBe(before.ResourceStatusInterval);
     const clusterChange = await database.db.statusChange.findFirstOrThrow({ where: { scope: 'cluster' }, orderBy: { seq: 'desc' } });
     expect(clusterChange).toMatchObject({ fromStatus: 'Reachable', toStatus: 'Unreachable' });
-    const stale = await database.db.phaseStatusInterval.findMany({ where: { to: null } });
+    const stale = await database.db.phaseCurrentStatus.findMany();
     expect(stale.length).toBe(3);
     expect(stale.every((s) => s.stale && s.staleSince?.getTime() === lastGood.getTime())).toBe(true);
     expect(stale.map((s) => s.status).sort()).toEqual(['Current', 'Current', 'Current']);
@@ -182,7 +183,7 @@ describe('recording snapshots of a cluster', () => {
     expect(recovery).toMatchObject({ fromStatus: 'Unreachable', toStatus: 'Reachable' });
     const after = await countRows(database.db);
     expect(after.ResourceStatusInterval).toBe(before.ResourceStatusInterval);
-    expect(await database.db.phaseStatusInterval.count({ where: { to: null, stale: true } })).toBe(0);
+    expect(await database.db.phaseCurrentStatus.count({ where: { stale: true } })).toBe(0);
     const reachability = await database.db.clusterReachability.findMany({ orderBy: { id: 'asc' } });
     expect(reachability.map((r) => [r.reachable, r.to === null])).toEqual([[true, false], [false, false], [true, true]]);
   });
