@@ -12,6 +12,8 @@ export interface CacheView {
   readonly synced: boolean;
   /** Every cached object as `[namespace/name, record]` (`/name` when cluster-scoped). */
   records(): Iterable<[string, CachedObject]>;
+  /** One cached object (`namespace` is `''` when cluster-scoped). */
+  record(namespace: string, name: string): CachedObject | undefined;
 }
 
 /** A cluster ready to be read. */

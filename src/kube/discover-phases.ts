@@ -93,15 +93,35 @@ export async function discoverPhases(cluster: ClusterClient, options: DiscoverPh
         result.errors.push(failure);
         continue;
       }
-      for (const manifest of batch) collect(manifest, found, result.invalid);
+      for (const manifest of batch) collect(cluster.name, manifest, found, result.invalid);
     }
   }));
   result.phases = mergeDiscovered(found);
   return result;
 }
 
-function collect(manifest: KubeObject, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
-  const parsed = parseInventory(manifest);
+/**
+ * Parsed inventories by cluster and object version (uid, resourceVersion): an inventory object
+ * that has not changed is not parsed again on every tick. Cleared when large.
+ */
+const parsedInventories = new Map<string, ReturnType<typeof parseInventory>>();
+const PARSED_LIMIT = 50_000;
+
+function parseOnce(clusterName: string, manifest: KubeObject): ReturnType<typeof parseInventory> {
+  const meta = (manifest.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
+  if (typeof meta.uid !== 'string' || typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '') return parseInventory(manifest);
+  const key = `${clusterName}\u0000${String(manifest.apiVersion)}\u0000${String(manifest.kind)}\u0000${meta.uid}\u0000${meta.resourceVersion}`;
+  let parsed = parsedInventories.get(key);
+  if (parsed === undefined) {
+    parsed = parseInventory(manifest);
+    if (parsedInventories.size >= PARSED_LIMIT) parsedInventories.clear();
+    parsedInventories.set(key, parsed);
+  }
+  return parsed;
+}
+
+function collect(clusterName: string, manifest: KubeObject, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
+  const parsed = parseOnce(clusterName, manifest);
   if (parsed.ok) {
     found.push({ phase: parsed.phase, manifest });
     return;
@@ -127,7 +147,9 @@ function sourceOf(manifest: KubeObject): PhaseSource {
 function mergeDiscovered(found: DiscoveredPhase[]): DiscoveredPhase[] {
   const sorted = [...found].sort((a, b) => phaseKey(a.phase).localeCompare(phaseKey(b.phase)));
   const merged = mergePhases(sorted.map((d) => d.phase));
-  return merged.map((phase) => ({ phase, manifest: sorted.find((d) => phaseKey(d.phase) === phaseKey(phase))?.manifest ?? {} }));
+  const firstManifest = new Map<string, KubeObject>();
+  for (const d of sorted) if (!firstManifest.has(phaseKey(d.phase))) firstManifest.set(phaseKey(d.phase), d.manifest);
+  return merged.map((phase) => ({ phase, manifest: firstManifest.get(phaseKey(phase)) ?? {} }));
 }
 
 function phaseKey(phase: Phase): string {

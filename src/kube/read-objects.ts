@@ -169,9 +169,24 @@ async function planPodTasks(cluster: ClusterClient, refs: readonly ObjectRef[], 
 
 async function runTask(cluster: ClusterClient, task: ListTask, options: ReadObjectsOptions, result: ReadObjectsResult, settled: Set<string>): Promise<void> {
   const { resolved } = task;
+  const podNamespaces = new Set(task.refs.map((r) => r.namespace));
+  const cache = cluster.caches.get(cacheKey(resolved.group, resolved.kind, task.namespace))
+    ?? cluster.caches.get(cacheKey(resolved.group, resolved.kind));
+  if (cache?.synced === true) {
+    result.stats.cacheReads += 1;
+    if (task.collectAll === true) {
+      for (const [key, record] of cache.records()) if (podNamespaces.has(key.slice(0, key.indexOf('/')))) result.pods.push(readView(record));
+      return;
+    }
+    // One lookup per wanted ref; records are not parsed here (see ref-outcome.ts).
+    for (const ref of task.refs) {
+      const record = cache.record(resolved.namespaced ? ref.namespace : '', ref.name);
+      if (record !== undefined) result.records.set(refKey(ref), record);
+    }
+    return;
+  }
   const wanted = new Map<string, ObjectRef>();
   for (const ref of task.refs) wanted.set(resolved.namespaced ? `${ref.namespace}/${ref.name}` : ref.name, ref);
-  const podNamespaces = new Set(task.refs.map((r) => r.namespace));
   const keep = (item: KubeObject): void => {
     const meta = (item.metadata ?? {}) as { name?: unknown; namespace?: unknown };
     if (typeof meta.name !== 'string') return;
@@ -183,23 +198,6 @@ async function runTask(cluster: ClusterClient, task: ListTask, options: ReadObje
     const ref = wanted.get(resolved.namespaced ? `${ns}/${meta.name}` : meta.name);
     if (ref !== undefined) result.objects.set(refKey(ref), slimObject(item));
   };
-  const cache = cluster.caches.get(cacheKey(resolved.group, resolved.kind, task.namespace))
-    ?? cluster.caches.get(cacheKey(resolved.group, resolved.kind));
-  if (cache?.synced === true) {
-    result.stats.cacheReads += 1;
-    // Records are keyed `namespace/name`; only the ones this read wants are parsed.
-    for (const [key, record] of cache.records()) {
-      const slash = key.indexOf('/');
-      if (task.collectAll === true) {
-        if (podNamespaces.has(key.slice(0, slash))) result.pods.push(readView(record));
-        continue;
-      }
-      const ref = wanted.get(resolved.namespaced ? key : key.slice(slash + 1));
-      if (ref === undefined) continue;
-      result.records.set(refKey(ref), record);
-    }
-    return;
-  }
   const path = collectionPath(resolved, task.namespace);
   const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
   const listOptions: ListOptions = { ...pickListOptions(options), apiVersion, kind: resolved.kind };

@@ -230,6 +230,7 @@ export function createWatchCache(
     stats,
     list: () => [...objects.values()].map(readView),
     records: () => objects.entries(),
+    record: (ns, name) => objects.get(`${ns}/${name}`),
     get(ns, name) {
       const record = objects.get(`${ns}/${name}`);
       return record === undefined ? undefined : readView(record);
@@ -261,7 +262,7 @@ export function createWatchCache(
 }
 
 function cacheViewOf(cache: WatchCache): CacheView {
-  return { get synced() { return cache.synced; }, records: () => cache.records() };
+  return { get synced() { return cache.synced; }, records: () => cache.records(), record: (ns, name) => cache.record(ns, name) };
 }
 
 interface WatchEvent {
