@@ -5,7 +5,7 @@
  */
 import { hashDocument } from '../history/canonical-hash.ts';
 import { hashRedacted, redactObject, type RedactionOptions } from '../history/redact.ts';
-import type { ClusterObservation, ObservedPhase, ObservedResource } from '../history/types.ts';
+import type { ClusterObservation, HashedDocument, ObservedPhase, ObservedResource } from '../history/types.ts';
 import type { ObjectRef, Phase } from '../inventory/types.ts';
 import { refKey } from '../inventory/ref-key.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
@@ -80,7 +80,7 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
   const outcomeOf = indexOutcomes(read);
   const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
   const phases = all.map(({ phase, manifest }) => {
-    const resources = phase.entries.map((ref) => observeResource(ref, outcomeOf(ref), statusOptions, options.redaction));
+    const resources = phase.entries.map((ref) => observeResource(cluster.name, ref, outcomeOf(ref), statusOptions, options.redaction));
     return observePhase(cluster.name, phase, manifest, resources, at, options.redaction);
   });
   const unobservedSources = [...new Set(discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind))];
@@ -125,10 +125,10 @@ const memos = new WeakMap<CachedObject, Memo>();
  */
 const NOT_MEMOIZED = new Set(['/Pod', 'apps/StatefulSet', 'apps/ReplicaSet', 'extensions/ReplicaSet']);
 
-function observeResource(ref: ObjectRef, outcome: Outcome, statusOptions: StatusOptions, redaction: RedactionOptions | undefined): ObservedResource {
+function observeResource(clusterName: string, ref: ObjectRef, outcome: Outcome, statusOptions: StatusOptions, redaction: RedactionOptions | undefined): ObservedResource {
   let part: ObjectPart;
   if (outcome.kind === 'found') {
-    part = outcome.record !== undefined ? partOfRecord(ref, outcome.record, () => outcome.object, statusOptions, redaction) : partOfObject(outcome.object, statusOptions, hashRedacted(outcome.object, redaction));
+    part = outcome.record !== undefined ? partOfRecord(ref, outcome.record, () => outcome.object, statusOptions, redaction) : partOfObject(outcome.object, statusOptions, revisionOfListed(clusterName, outcome.object, redaction));
   } else {
     const result = outcome.kind === 'missing' ? notFoundStatus() : unknownStatus(outcome.reason, outcome.message);
     part = { status: result.status, message: result.message, conditions: result.conditions, presence: presenceOf(result) };
@@ -149,6 +149,35 @@ function partOfRecord(ref: ObjectRef, record: CachedObject, view: () => KubeObje
   // Custom checks (CEL, Lua) are evaluated on every tick: phaselog cannot tell that a script is pure.
   if (!NOT_MEMOIZED.has(`${ref.group}/${ref.kind}`) && part.customHealth === undefined) memos.set(record, { part, customHealth: statusOptions.customHealth, withPods, redaction: key });
   return part;
+}
+
+/**
+ * Revision hashes of listed objects by cluster, object version (uid, resourceVersion) and
+ * redaction: the same version is the same content, so a polling tick hashes only objects that
+ * changed (redacting and hashing is most of a tick's work per object). The body is redacted from
+ * the object in hand, only when a snapshot reads it. Cleared when large.
+ */
+const listedHashes = new Map<string, string>();
+const LISTED_HASH_LIMIT = 200_000;
+
+function revisionOfListed(clusterName: string, object: KubeObject, redaction: RedactionOptions | undefined): HashedDocument {
+  const meta = (object.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
+  if (typeof meta.uid !== 'string' || typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '') return hashRedacted(object, redaction);
+  const key = `${clusterName}\u0000${meta.uid}\u0000${meta.resourceVersion}\u0000${redactionKey(redaction)}`;
+  const hash = listedHashes.get(key);
+  if (hash === undefined) {
+    const revision = hashRedacted(object, redaction);
+    if (listedHashes.size >= LISTED_HASH_LIMIT) listedHashes.clear();
+    listedHashes.set(key, revision.hash);
+    return revision;
+  }
+  let body: Record<string, unknown> | undefined;
+  return {
+    hash,
+    get body() {
+      return (body ??= redactObject(object, redaction));
+    },
+  };
 }
 
 function partOfObject(object: KubeObject, statusOptions: StatusOptions, revision: ObservedResource['revision']): ObjectPart {

@@ -69,6 +69,18 @@ describe('reads from compact watch caches', () => {
     polling.close();
   });
 
+  it('polling ticks reuse revision hashes of unchanged object versions, and hash changed ones anew', async () => {
+    const polling = connect(cluster.emulator, {}, 'compact');
+    const first = await observe(polling, refs);
+    expect(await observe(polling, refs)).toEqual(first);
+    const key = refKey(refOf('Service', 'shop', 'service-b'));
+    cluster.emulator.apply([{ ...makeObject('Service', 'shop', 'service-b'), spec: { type: 'ClusterIP', clusterIP: '10.96.0.11', ports: [{ port: 81 }] } }]);
+    const second = await observe(polling, refs);
+    expect((second[key] as { revision: { hash: string } }).revision.hash).not.toBe((first[key] as { revision: { hash: string } }).revision.hash);
+    expect(second[key]).toMatchObject({ revision: { body: { spec: { ports: [{ port: 81 }] } } } });
+    polling.close();
+  });
+
   it('follows changes: the cached view and revision move with the object', async () => {
     cluster.emulator.apply([{ ...makeObject('ConfigMap', 'shop', 'configmap-a'), data: { 'app.properties': 'name=changed' } }]);
     cluster.emulator.patchStatus({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'deployment-b' }, { observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 });
