@@ -148,11 +148,12 @@ export const REGISTRY: BenchEntry[] = [
   },
   {
     id: 'watch-latency', kind: 'scenario', file: 'watch-latency.ts',
-    title: 'watch mode: a Deployment status change in a cluster to the event at a Redis subscriber (watch cache, debounced job, snapshot, commit, publish)',
+    title: 'a Deployment status change in a cluster to the event at a Redis subscriber: watch mode (watch cache, debounced job, snapshot, commit, publish) and poll mode (next scheduled tick)',
     options: {
-      small: { phases: 4, resourcesPerPhase: 10, changes: 6 },
-      default: { phases: 40, resourcesPerPhase: 50, changes: 30 },
+      small: { phases: 4, resourcesPerPhase: 10, changes: 20, pollChanges: 5, pollIntervalMs: 1000, tickResources: 2_000 },
+      default: { phases: 40, resourcesPerPhase: 50, changes: 200, pollChanges: 20, pollIntervalMs: 2000, tickResources: 20_000 },
     },
+    timeoutMs: 600_000,
     compare: [{ figure: 'p50 beyond the debounce ms', baseline: 'redis-pubsub', baselineFigure: 'publish -> receive p50 ms', label: '× raw Redis publish -> receive p50' }],
   },
   {
