@@ -86,8 +86,8 @@ export async function seed(url: string, phases: number, resources: number, inter
       [start, intervals, resources],
     );
     await client.query(
-      `INSERT INTO "PhaseCurrentStatus" ("phaseId", "status", "detailId", "conditionTimes", "from")
-       SELECT p."id", ${status('i')}, (SELECT d."id" FROM "StatusDetail" d WHERE d."hash" = 'bench:' || md5(${phaseBody('i', '$3')}::text)), '{}', ${from('i')}
+      `INSERT INTO "PhaseCurrentStatus" ("phaseId", "status", "detailId", "conditionTimes", "from", "since")
+       SELECT p."id", ${status('i')}, (SELECT d."id" FROM "StatusDetail" d WHERE d."hash" = 'bench:' || md5(${phaseBody('i', '$3')}::text)), '{}', ${from('i')}, ${from('i')}
        FROM "Phase" p, (SELECT $2::int - 1 AS i) last`,
       [start, intervals, resources],
     );

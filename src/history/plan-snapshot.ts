@@ -42,6 +42,11 @@ export interface PlannedChange {
 export interface PhaseIntervalInput extends ObservedPhaseStatus {
   stale: boolean;
   staleSince?: Date;
+  /**
+   * When the run of this status began: kept from the status it replaces when that had the same
+   * status (staleness aside), else the snapshot's time (absent).
+   */
+  since?: Date;
 }
 
 /** Everything to write about one phase. Phases with nothing to write are not in the plan. */
@@ -140,7 +145,7 @@ function planUnreachable(stored: StoredClusterState, observation: Extract<Cluste
   }
   for (const phase of stored.phases) {
     if (phase.deleted || phase.status === null || phase.status.stale) continue;
-    const openStatus: PhaseIntervalInput = { ...statusOf(phase.status), stale: true };
+    const openStatus: PhaseIntervalInput = { ...statusOf(phase.status), stale: true, since: phase.status.since };
     if (stored.lastGoodReadAt !== null) openStatus.staleSince = stored.lastGoodReadAt;
     plan.phases.push({ ...emptyWrite(phase.identity, phase.id), closeStatusFrom: phase.status.from, openStatus });
   }
@@ -200,11 +205,12 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
     // Some members could not be read: the phase keeps its last status, marked stale, until they can.
     if (!storedStatus.stale) {
       write.closeStatusFrom = storedStatus.from;
-      write.openStatus = { ...statusOf(storedStatus), stale: true, ...(lastGoodReadAt !== null ? { staleSince: lastGoodReadAt } : {}) };
+      write.openStatus = { ...statusOf(storedStatus), stale: true, since: storedStatus.since, ...(lastGoodReadAt !== null ? { staleSince: lastGoodReadAt } : {}) };
     }
   } else if (storedStatus === null || fingerprintStoredPhase(storedStatus) !== fingerprintObservedPhase(phase.status, false)) {
     if (storedStatus !== null) write.closeStatusFrom = storedStatus.from;
     write.openStatus = { ...phase.status, conditions: carryTransitionTimes(storedStatus?.conditions ?? [], phase.status.conditions), stale: false };
+    if (storedStatus !== null && storedStatus.status === phase.status.status) write.openStatus.since = storedStatus.since;
     if (storedStatus === null || isVisibleChange(storedStatus, phase.status)) {
       changes.push({ scope: 'phase', phase: phase.identity, fromStatus: storedStatus?.status ?? null, toStatus: phase.status.status, message: phase.status.message });
     }

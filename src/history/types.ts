@@ -114,6 +114,8 @@ export interface OpenResourceInterval {
 /** A phase status interval still open in the store, known by its phase and start. */
 export interface OpenPhaseInterval {
   from: Date;
+  /** When the run of this status began (earlier intervals of the same status, stale or not, with no gap). */
+  since: Date;
   status: string;
   message: string;
   summary: Record<string, number>;

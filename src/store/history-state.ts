@@ -44,7 +44,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
       include: { manifests: { where: { to: null }, include: { manifest: { select: { hash: true } } } } },
     }),
     tx.$queryRaw<OpenPhaseRow[]>`
-      SELECT s."phaseId", s."from", s."status", s."stale", s."conditionTimes", d."body"
+      SELECT s."phaseId", s."from", s."since", s."status", s."stale", s."conditionTimes", d."body"
       FROM "Phase" p
       JOIN "PhaseCurrentStatus" s ON s."phaseId" = p."id"
       JOIN "StatusDetail" d ON d."id" = s."detailId"
@@ -81,6 +81,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
           ? null
           : {
               from: status.from,
+              since: status.since,
               status: status.status,
               message,
               summary: (body['summary'] ?? {}) as Record<string, number>,
@@ -123,6 +124,7 @@ function readBody(value: unknown): Record<string, unknown> {
 interface OpenPhaseRow {
   phaseId: number;
   from: Date;
+  since: Date;
   status: string;
   stale: boolean;
   conditionTimes: (Date | string | null)[] | null;

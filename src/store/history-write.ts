@@ -100,14 +100,14 @@ async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[],
     for (const o of opened) changeDetails.set(`${o.phaseId}`, detailIds.get(o.doc.hash) as number);
     // Updated in place: the row keeps its page (HOT), so a change adds no index entry.
     await tx.$executeRaw`
-      INSERT INTO "PhaseCurrentStatus" ("phaseId", "status", "detailId", "conditionTimes", "stale", "staleSince", "from")
-      SELECT p, s, d, ARRAY(SELECT (jsonb_array_elements_text(ct))::timestamptz(3)), st, ss, ${at}::timestamptz(3) FROM unnest(
+      INSERT INTO "PhaseCurrentStatus" ("phaseId", "status", "detailId", "conditionTimes", "stale", "staleSince", "from", "since")
+      SELECT p, s, d, ARRAY(SELECT (jsonb_array_elements_text(ct))::timestamptz(3)), st, ss, ${at}::timestamptz(3), coalesce(sn, ${at}::timestamptz(3)) FROM unnest(
         ${opened.map((o) => o.phaseId)}::int[], ${opened.map((o) => o.s.status)}::text[], ${opened.map((o) => detailIds.get(o.doc.hash) as number)}::int[],
         ${opened.map((o) => JSON.stringify(o.conditionTimes))}::jsonb[], ${opened.map((o) => o.s.stale)}::boolean[],
-        ${opened.map((o) => o.s.staleSince?.toISOString() ?? null)}::timestamptz(3)[]
-      ) AS t(p, s, d, ct, st, ss)
+        ${opened.map((o) => o.s.staleSince?.toISOString() ?? null)}::timestamptz(3)[], ${opened.map((o) => o.s.since?.toISOString() ?? null)}::timestamptz(3)[]
+      ) AS t(p, s, d, ct, st, ss, sn)
       ON CONFLICT ("phaseId") DO UPDATE SET "status" = excluded."status", "detailId" = excluded."detailId", "conditionTimes" = excluded."conditionTimes",
-        "stale" = excluded."stale", "staleSince" = excluded."staleSince", "from" = excluded."from"`;
+        "stale" = excluded."stale", "staleSince" = excluded."staleSince", "from" = excluded."from", "since" = excluded."since"`;
     rows += statusWrites.length;
   }
 

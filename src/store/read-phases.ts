@@ -203,9 +203,14 @@ export function createPhaseReader(db: Db): PhaseReader {
 
     async currentRunStarts(phaseIds, splitOnStale) {
       if (phaseIds.length === 0) return [];
-      // Walk back from the open interval, one index lookup per step, while the previous interval
-      // ends exactly where the next begins with the same status (and staleness, for gates).
-      const sameStale = splitOnStale ? Prisma.sql`AND prev."stale" = w."stale"` : Prisma.empty;
+      if (!splitOnStale) {
+        // Stored with the current status: one index lookup per phase.
+        const rows = await db.$queryRaw<{ phaseId: number; from: Date }[]>`
+          SELECT s."phaseId", s."since" AS "from" FROM "PhaseCurrentStatus" s WHERE s."phaseId" = ANY(${[...phaseIds]}::int[])`;
+        return rows.map((row) => ({ phaseId: Number(row.phaseId), from: row.from }));
+      }
+      // Walk back from the current status, one index lookup per step, while the previous interval
+      // ends exactly where the next begins with the same status and staleness (a gate trusts fresh reads only).
       const rows = await db.$queryRaw<{ phaseId: number; from: Date }[]>`
         WITH RECURSIVE walk AS (
           SELECT s."phaseId", s."from", s."status", s."stale" FROM "PhaseCurrentStatus" s
@@ -216,7 +221,7 @@ export function createPhaseReader(db: Db): PhaseReader {
             SELECT p."phaseId", p."from", p."to", p."status", p."stale" FROM "PhaseStatusInterval" p
             WHERE p."phaseId" = w."phaseId" AND p."from" < w."from" ORDER BY p."from" DESC LIMIT 1
           ) prev
-          WHERE prev."to" = w."from" AND prev."status" = w."status" ${sameStale}
+          WHERE prev."to" = w."from" AND prev."status" = w."status" AND prev."stale" = w."stale"
         )
         SELECT "phaseId", min("from") AS "from" FROM walk GROUP BY "phaseId"`;
       return rows.map((row) => ({ phaseId: Number(row.phaseId), from: row.from }));

@@ -47,8 +47,19 @@ export async function insertPhaseInterval(db: Db, seed: PhaseIntervalSeed): Prom
     stale: seed.stale ?? false, staleSince: seed.staleSince ?? null, from: seed.from,
   };
   // The open interval is the phase's current status; ended ones are intervals.
-  if (seed.to === null) await db.phaseCurrentStatus.create({ data });
+  if (seed.to === null) await db.phaseCurrentStatus.create({ data: { ...data, since: await runStart(db, seed.phaseId, seed.status, seed.from) } });
   else await db.phaseStatusInterval.create({ data: { ...data, to: seed.to } });
+}
+
+/** Where a run of `status` reaching `from` began: back over ended intervals of that status with no gap. */
+async function runStart(db: Db, phaseId: number, status: string, from: Date): Promise<Date> {
+  const ended = await db.phaseStatusInterval.findMany({ where: { phaseId, from: { lt: from } }, orderBy: { from: 'desc' } });
+  let since = from;
+  for (const interval of ended) {
+    if (interval.to.getTime() !== since.getTime() || interval.status !== status) break;
+    since = interval.from;
+  }
+  return since;
 }
 
 /** A resource status interval to seed. */

@@ -31,7 +31,7 @@ function storedAfter(observed: ObservedPhase, extra: Partial<StoredPhase> = {}):
   const stored: StoredPhase = {
     id: 7, identity: observed.identity, inventoryId: observed.inventoryId, labels: observed.labels, deleted: false,
     manifest: { intervalId: 70, hash: observed.manifest.hash },
-    status: { from: EARLIER, status: observed.status.status, message: observed.status.message, summary: observed.status.summary, conditions: [], worstResource: null, stale: false },
+    status: { from: EARLIER, since: EARLIER, status: observed.status.status, message: observed.status.message, summary: observed.status.summary, conditions: [], worstResource: null, stale: false },
     resources: observed.resources.map((r, i) => ({
       resourceId: 7000 + i, from: EARLIER, resourceKey: r.key, status: r.status, reason: null, message: r.message, presence: r.presence,
       generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionHash: null, customHealth: null,
@@ -56,6 +56,15 @@ describe('planning a snapshot', () => {
     expect(plan.phases[0]).toMatchObject({ upsert: { inventoryId: 'id-a' }, openManifest: expect.any(Object), openStatus: { stale: false } });
     expect(plan.phases[0]?.phaseId).toBeUndefined();
     expect(plan.tick).toBe('start');
+  });
+
+  it.each([
+    ['a new message with the same status keeps', phase([resource('web'), resource('api')], 'Current', 'all Current, again'), EARLIER],
+    ['a new status starts', phase([resource('web', 'InProgress'), resource('api')], 'InProgress', '1 of 2 not Current'), undefined],
+  ])('%s the run (since) of the phase status', (_what, next, since) => {
+    const observed = phase([resource('web'), resource('api')]);
+    const plan = planSnapshot(storedAfter(observed), ok([next]));
+    expect(plan.phases[0]?.openStatus?.since).toEqual(since);
   });
 
   it('writes nothing but the tick run for an unchanged observation', () => {
