@@ -7,10 +7,9 @@
  *   reads gives the same value in the view as in the object, so statuses are identical
  *   (test/unit/kube/compact.test.ts checks this over the kstatus conformance fixtures). Kinds a
  *   custom health check (CEL, Lua) covers keep the whole slimmed object: a check may read anything.
- * - the object revision: the sha256 of the redacted metadata+spec (src/history/redact.ts), and
- *   that canonical JSON deflated with a dictionary of Kubernetes vocabulary, held as a one-byte
- *   string (16 bytes of overhead, where a Buffer costs ~100). It is inflated only when a snapshot
- *   opens a new interval for the resource.
+ * - the object revision: the sha256 of the redacted metadata+spec (src/history/redact.ts) and
+ *   that canonical JSON deflated with a dictionary of Kubernetes vocabulary, in one one-byte
+ *   string. It is inflated only when a snapshot opens a new interval for the resource.
  * - the resourceVersion, to tell a relist's MODIFIED objects from unchanged ones.
  */
 import { createHash } from 'node:crypto';
@@ -21,16 +20,6 @@ import type { HashedDocument } from '../history/types.ts';
 import { findRule } from '../status/rules/index.ts';
 import type { KubeObject } from './slim.ts';
 
-/** A revision as a cache holds it. */
-export interface CompactRevision {
-  /** sha256 of the canonical JSON of the redacted object (as `hashRedacted` gives). */
-  readonly hash: string;
-  /** {@link redactionKey} of the options it was redacted with. */
-  readonly redaction: string;
-  /** The canonical JSON, deflated (raw, with {@link DICTIONARY}), as a latin1 string. */
-  readonly deflated: string;
-}
-
 /** One cached object. */
 export interface CachedObject {
   /**
@@ -38,7 +27,14 @@ export interface CachedObject {
    * check): a string costs a third of the same data as parsed objects. Read it with {@link readView}.
    */
   readonly view: string;
-  readonly revision: CompactRevision;
+  /**
+   * The revision as one latin1 string: the 32 bytes of the sha256 of the redacted object's
+   * canonical JSON (as `hashRedacted` hashes it), then that JSON deflated (raw, with
+   * {@link DICTIONARY}). One string costs 16 bytes of overhead where a Buffer costs ~100.
+   */
+  readonly revision: string;
+  /** {@link redactionKey} of the options the revision was redacted with. */
+  readonly redaction: string;
   readonly resourceVersion: string;
 }
 
@@ -109,6 +105,7 @@ export function compactObject(object: KubeObject, options: CompactOptions = {}):
   return {
     view: JSON.stringify(options.whole === true ? object : statusView(object)),
     revision: compactRevision(object, options.redaction),
+    redaction: redactionKey(options.redaction),
     resourceVersion: readResourceVersion(object),
   };
 }
@@ -118,14 +115,11 @@ export function readView(record: CachedObject): KubeObject {
   return JSON.parse(record.view) as KubeObject;
 }
 
-/** The redacted revision of `object`, hashed and deflated. */
-export function compactRevision(object: KubeObject, redaction?: RedactionOptions): CompactRevision {
+/** The redacted revision of `object`: its hash and its canonical JSON deflated, in one string. */
+function compactRevision(object: KubeObject, redaction?: RedactionOptions): string {
   const text = canonicalJson(redactObject(object, redaction));
-  return {
-    hash: createHash('sha256').update(text).digest('hex'),
-    redaction: redactionKey(redaction),
-    deflated: deflateRawSync(text, ZLIB).toString('latin1'),
-  };
+  const digest = createHash('sha256').update(text).digest();
+  return Buffer.concat([digest, deflateRawSync(text, ZLIB)]).toString('latin1');
 }
 
 /**
@@ -134,26 +128,27 @@ export function compactRevision(object: KubeObject, redaction?: RedactionOptions
  * `redaction`, the body is redacted again and hashed anew (correct when the cache dropped no
  * annotation that `redaction` keeps; caches drop none unless told).
  */
-export function toHashedDocument(revision: CompactRevision, redaction?: RedactionOptions): HashedDocument {
-  if (revision.redaction !== redactionKey(redaction)) {
-    const body = redactObject(inflateRevision(revision), redaction);
-    const text = canonicalJson(body);
-    return { hash: createHash('sha256').update(text).digest('hex'), body };
+export function toHashedDocument(record: CachedObject, redaction?: RedactionOptions): HashedDocument {
+  if (record.redaction !== redactionKey(redaction)) {
+    const body = redactObject(inflateRevision(record), redaction);
+    return { hash: createHash('sha256').update(canonicalJson(body)).digest('hex'), body };
   }
   let body: Record<string, unknown> | undefined;
   return {
-    hash: revision.hash,
+    hash: Buffer.from(record.revision.slice(0, DIGEST_BYTES), 'latin1').toString('hex'),
     get body() {
-      return (body ??= inflateRevision(revision));
+      return (body ??= inflateRevision(record));
     },
   };
 }
 
-/** The redacted object a revision holds. */
-export function inflateRevision(revision: CompactRevision): Record<string, unknown> {
-  const text = inflateRawSync(Buffer.from(revision.deflated, 'latin1'), ZLIB).toString('utf8');
+/** The redacted object a record's revision holds. */
+export function inflateRevision(record: CachedObject): Record<string, unknown> {
+  const text = inflateRawSync(Buffer.from(record.revision.slice(DIGEST_BYTES), 'latin1'), ZLIB).toString('utf8');
   return JSON.parse(text) as Record<string, unknown>;
 }
+
+const DIGEST_BYTES = 32;
 
 /**
  * The fields of `object` that status rules read; the input is not modified. A field of the wrong

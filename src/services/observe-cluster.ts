@@ -145,7 +145,7 @@ function partOfRecord(ref: ObjectRef, record: CachedObject, view: () => KubeObje
   const memo = memos.get(record);
   if (memo !== undefined && memo.customHealth === statusOptions.customHealth && memo.withPods === withPods && memo.redaction === key) return memo.part;
   // The view is what status rules read of the object; the revision was computed from the whole object.
-  const part = partOfObject(view(), statusOptions, toHashedDocument(record.revision, redaction));
+  const part = partOfObject(view(), statusOptions, toHashedDocument(record, redaction));
   // Custom checks (CEL, Lua) are evaluated on every tick: phaselog cannot tell that a script is pure.
   if (!NOT_MEMOIZED.has(`${ref.group}/${ref.kind}`) && part.customHealth === undefined) memos.set(record, { part, customHealth: statusOptions.customHealth, withPods, redaction: key });
   return part;
