@@ -190,7 +190,9 @@ async function resolveResourceIds(tx: Tx, opened: { phaseId: number; resourceId?
  * nothing on conflict) so the table lock retention takes waits for this transaction.
  */
 async function storeDetails(tx: Tx, docs: StatusDetailDoc[]): Promise<Map<string, number>> {
-  const unique = [...new Map(docs.map((d) => [d.hash, d])).values()];
+  // In hash order: snapshots of two clusters inserting the same new details wait on each other in
+  // one order, never in a cycle (a deadlock).
+  const unique = [...new Map(docs.map((d) => [d.hash, d])).values()].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
   const ids = new Map<string, number>();
   for (let i = 0; i < unique.length; i += BATCH) {
     const batch = unique.slice(i, i + BATCH);
@@ -248,7 +250,8 @@ async function storeManifests(tx: Tx, manifests: ObservedManifest[]): Promise<Ma
 }
 
 async function storeRevisions(tx: Tx, revisions: HashedDocument[]): Promise<Map<string, number>> {
-  const unique = [...new Map(revisions.map((r) => [r.hash, r])).values()];
+  // In hash order, as storeDetails, so concurrent snapshots never deadlock on the unique index.
+  const unique = [...new Map(revisions.map((r) => [r.hash, r])).values()].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
   const ids = new Map<string, number>();
   for (let i = 0; i < unique.length; i += BATCH) {
     const batch = unique.slice(i, i + BATCH);
