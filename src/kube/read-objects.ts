@@ -4,7 +4,7 @@
  * object. Results are data: found objects, refs that do not exist, and per-kind errors naming the
  * refs they affect. Statuses are computed elsewhere (src/status).
  */
-import { refKey } from '../inventory/ref-key.ts';
+import { keyOf } from './ref-keys.ts';
 import type { ObjectRef } from '../inventory/types.ts';
 import { cacheKey, type ClusterClient } from './cluster-client.ts';
 import { readView, type CachedObject } from './compact.ts';
@@ -91,7 +91,7 @@ export async function readObjects(cluster: ClusterClient, refs: readonly ObjectR
     if (resolved === undefined) return;
     if (isKubeError(resolved)) {
       result.errors.push({ group: g.group, kind: g.kind, error: resolved, refs: g.refs });
-      g.refs.forEach((ref) => settled.add(refKey(ref)));
+      g.refs.forEach((ref) => settled.add(keyOf(ref)));
       return;
     }
     tasks.push(...planTasks(resolved, g.refs, options.clusterWideThreshold ?? 3));
@@ -105,7 +105,7 @@ export async function readObjects(cluster: ClusterClient, refs: readonly ObjectR
   await runLimited(tasks, options.concurrency ?? 4, (task) => runTask(cluster, task, options, result, settled));
   for (const g of groups) {
     for (const ref of g.refs) {
-      const key = refKey(ref);
+      const key = keyOf(ref);
       if (!settled.has(key) && !result.objects.has(key) && !result.records.has(key)) result.missing.push(ref);
     }
   }
@@ -119,7 +119,7 @@ function groupByKind(refs: readonly ObjectRef[]): KindGroup[] {
   const byKind = new Map<string, KindGroup>();
   const seen = new Set<string>();
   for (const ref of refs) {
-    const key = refKey(ref);
+    const key = keyOf(ref);
     if (seen.has(key)) continue;
     seen.add(key);
     const gk = `${ref.group}/${ref.kind}`;
@@ -181,7 +181,7 @@ async function runTask(cluster: ClusterClient, task: ListTask, options: ReadObje
     // One lookup per wanted ref; records are not parsed here (see ref-outcome.ts).
     for (const ref of task.refs) {
       const record = cache.record(resolved.namespaced ? ref.namespace : '', ref.name);
-      if (record !== undefined) result.records.set(refKey(ref), record);
+      if (record !== undefined) result.records.set(keyOf(ref), record);
     }
     return;
   }
@@ -196,13 +196,13 @@ async function runTask(cluster: ClusterClient, task: ListTask, options: ReadObje
       return;
     }
     const ref = wanted.get(resolved.namespaced ? `${ns}/${meta.name}` : meta.name);
-    if (ref !== undefined) result.objects.set(refKey(ref), slimObject(item));
+    if (ref !== undefined) result.objects.set(keyOf(ref), slimObject(item));
   };
   const path = collectionPath(resolved, task.namespace);
   const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
   const listOptions: ListOptions = { ...pickListOptions(options), apiVersion, kind: resolved.kind };
   const outcome = await listCollection(cluster.transport, path, listOptions, keep, () => {
-    for (const ref of task.refs) result.objects.delete(refKey(ref));
+    for (const ref of task.refs) result.objects.delete(keyOf(ref));
     if (task.collectAll === true) result.pods = result.pods.filter((p) => (p.metadata as { namespace?: string }).namespace !== task.namespace);
   });
   result.stats.listRequests += outcome.requests;
@@ -217,7 +217,7 @@ async function runTask(cluster: ClusterClient, task: ListTask, options: ReadObje
   const failure: KindReadError = { group: resolved.group, kind: resolved.kind, error: outcome.error, refs: task.refs };
   if (task.namespace !== undefined) failure.namespace = task.namespace;
   result.errors.push(failure);
-  if (task.collectAll !== true) task.refs.forEach((ref) => settled.add(refKey(ref)));
+  if (task.collectAll !== true) task.refs.forEach((ref) => settled.add(keyOf(ref)));
 }
 
 function pickListOptions(options: ReadObjectsOptions): ListOptions {

@@ -3,7 +3,7 @@
  * or Unknown with a reason. Lets a service combine reads and statuses without re-deriving which
  * error covers which ref.
  */
-import { refKey } from '../inventory/ref-key.ts';
+import { keyOf } from './ref-keys.ts';
 import type { ObjectRef } from '../inventory/types.ts';
 import type { UnknownReason } from '../status/types.ts';
 import { readView, type CachedObject } from './compact.ts';
@@ -23,12 +23,12 @@ export function indexOutcomes(result: ReadObjectsResult): (ref: ObjectRef) => Re
   for (const failure of result.errors) {
     const outcome: RefOutcome = { kind: 'unknown', reason: failure.error.kind, message: failure.error.message };
     if (failure.error.retryAfterMs !== undefined) outcome.retryAfterMs = failure.error.retryAfterMs;
-    for (const ref of failure.refs) if (!failures.has(refKey(ref))) failures.set(refKey(ref), outcome);
+    for (const ref of failure.refs) if (!failures.has(keyOf(ref))) failures.set(keyOf(ref), outcome);
   }
-  const missing = new Set(result.missing.map(refKey));
+  const missing = new Set(result.missing.map(keyOf));
   const clusterError = result.clusterError;
   return (ref) => {
-    const key = refKey(ref);
+    const key = keyOf(ref);
     const object = result.objects.get(key);
     if (object !== undefined) return { kind: 'found', object };
     const record = result.records.get(key);
@@ -42,13 +42,16 @@ export function indexOutcomes(result: ReadObjectsResult): (ref: ObjectRef) => Re
   };
 }
 
+/** A found outcome whose object is the record's status view, parsed on first read. */
+class CachedOutcome {
+  readonly kind = 'found';
+  #object: KubeObject | undefined;
+  constructor(readonly record: CachedObject) {}
+  get object(): KubeObject {
+    return (this.#object ??= readView(this.record));
+  }
+}
+
 function foundInCache(record: CachedObject): RefOutcome {
-  let object: KubeObject | undefined;
-  return {
-    kind: 'found',
-    record,
-    get object() {
-      return (object ??= readView(record));
-    },
-  };
+  return new CachedOutcome(record);
 }

@@ -14,6 +14,7 @@ import { CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, type KubeError, type KubeErrorKin
 import { readObjects, type ReadObjectsOptions } from '../kube/read-objects.ts';
 import { selectPhaseMembers } from '../kube/select-phase.ts';
 import { indexOutcomes } from '../kube/ref-outcome.ts';
+import { keyOf } from '../kube/ref-keys.ts';
 import { redactionKey, toHashedDocument, type CachedObject } from '../kube/compact.ts';
 import type { KubeObject } from '../kube/slim.ts';
 import { computeStatus, type CustomHealthHook } from '../status/compute.ts';
@@ -134,7 +135,7 @@ function observeResource(clusterName: string, ref: ObjectRef, outcome: Outcome, 
     part = { status: result.status, message: result.message, conditions: result.conditions, presence: presenceOf(result) };
     if (result.reason !== undefined) part.reason = result.reason;
   }
-  const observed: ObservedResource = { key: refKey(ref), ...part };
+  const observed: ObservedResource = { key: keyOf(ref), ...part };
   if (outcome.kind === 'unknown' && RETRYABLE_KINDS.includes(outcome.reason as KubeErrorKind)) observed.unread = true;
   return observed;
 }
