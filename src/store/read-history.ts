@@ -5,6 +5,7 @@
  */
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db } from './prisma.ts';
+import { createReadSql } from './read-sql.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { readJson } from './read-json.ts';
 import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseStatusRecord, ResourceRecord, StatusChangeItem } from './read-types.ts';
@@ -224,6 +225,7 @@ function manifestQuery(phaseId: number): Prisma.Sql {
 }
 
 export function createHistoryReader(db: Db): HistoryReader {
+  const sql = createReadSql(db);
   return {
     async listResources(phaseId, { at, filter = {}, first, after, keys }) {
       const where = [Prisma.sql`r."phaseId" = ${phaseId}::int`];
@@ -232,26 +234,26 @@ export function createHistoryReader(db: Db): HistoryReader {
       if (filter.status !== undefined) where.push(Prisma.sql`i."status" = ANY(${[...filter.status]}::text[])`);
       if (after !== undefined) where.push(Prisma.sql`r."key" > ${after}`);
       if (keys !== undefined) where.push(Prisma.sql`r."key" = ANY(${[...keys]}::text[])`);
-      const rows = await db.$queryRaw<ResourceRow[]>`
+      const rows = await sql.query<ResourceRow>(Prisma.sql`
         SELECT ${RESOURCE_COLUMNS} FROM "Resource" r ${intervalAt(at)}
-        WHERE ${Prisma.join(where, ' AND ')} ORDER BY r."key" LIMIT ${first + 1}`;
+        WHERE ${Prisma.join(where, ' AND ')} ORDER BY r."key" LIMIT ${first + 1}`);
       return { items: rows.slice(0, first).map(toResource), hasMore: rows.length > first };
     },
 
     async getCurrentResources(refs) {
       if (refs.length === 0) return [];
-      const rows = await db.$queryRaw<ResourceRow[]>`
+      const rows = await sql.query<ResourceRow>(Prisma.sql`
         SELECT ${RESOURCE_COLUMNS}
         FROM unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[]) AS k("phaseId", "key")
         JOIN "Resource" r ON r."phaseId" = k."phaseId" AND r."key" = k."key"
-        ${intervalAt(undefined)}`;
+        ${intervalAt(undefined)}`);
       return rows.map(toResource);
     },
 
     async resourceRunStarts(refs) {
       if (refs.length === 0) return [];
       // From the interval starting at `at`, walk back one index lookup per step (as for phases).
-      const rows = await db.$queryRaw<{ phaseId: number; resourceKey: string; at: Date; from: Date }[]>`
+      const rows = await sql.query<{ phaseId: number; resourceKey: string; at: Date; from: Date }>(Prisma.sql`
         WITH RECURSIVE walk AS (
           SELECT r."id" AS "resourceId", r."phaseId", r."key" AS "resourceKey", k."at", i."from", i."status"
           FROM unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[], ${refs.map((r) => r.at)}::timestamptz[]) AS k("phaseId", "key", "at")
@@ -270,18 +272,18 @@ export function createHistoryReader(db: Db): HistoryReader {
           ) prev
           WHERE prev."to" = w."from" AND prev."status" = w."status"
         )
-        SELECT "phaseId", "resourceKey", "at", min("from") AS "from" FROM walk GROUP BY "phaseId", "resourceKey", "at"`;
+        SELECT "phaseId", "resourceKey", "at", min("from") AS "from" FROM walk GROUP BY "phaseId", "resourceKey", "at"`);
       return rows.map((row) => ({ phaseId: Number(row.phaseId), key: row.resourceKey, at: row.at, from: row.from }));
     },
 
     async phaseStatusAt(phaseId, at) {
       // The current status if it began by `at`, else the one ended interval that can contain `at`.
-      const rows = await db.$queryRaw<IntervalRow[]>`
+      const rows = await sql.query<IntervalRow>(Prisma.sql`
         SELECT s.* FROM ${phaseIntervals(
           Prisma.sql`s."phaseId" = ${phaseId}::int AND s."from" = (SELECT max(x."from") FROM "PhaseStatusInterval" x WHERE x."phaseId" = ${phaseId}::int AND x."from" <= ${at})`,
           Prisma.sql`s."phaseId" = ${phaseId}::int AND s."from" <= ${at}`,
         )}
-        WHERE s."to" IS NULL OR s."to" > ${at} ORDER BY s."from" DESC LIMIT 1`;
+        WHERE s."to" IS NULL OR s."to" > ${at} ORDER BY s."from" DESC LIMIT 1`);
       const row = rows[0];
       return row === undefined ? null : toInterval(row);
     },
@@ -290,9 +292,9 @@ export function createHistoryReader(db: Db): HistoryReader {
       const where = [Prisma.sql`s."phaseId" = ${phaseId}::int`, Prisma.sql`s."from" < ${range.to}`];
       // An interval's start is unique within its phase, so it is the whole cursor.
       if (after !== undefined) where.push(Prisma.sql`s."from" > ${after.from}`);
-      const rows = await db.$queryRaw<IntervalRow[]>`
+      const rows = await sql.query<IntervalRow>(Prisma.sql`
         SELECT s.* FROM ${phaseIntervals(Prisma.sql`${Prisma.join(where, ' AND ')} AND s."to" > ${range.from}`, Prisma.join(where, ' AND '), first + 1)}
-        ORDER BY s."from" LIMIT ${first + 1}`;
+        ORDER BY s."from" LIMIT ${first + 1}`);
       return { items: rows.slice(0, first).map(toInterval), hasMore: rows.length > first };
     },
 
@@ -309,7 +311,7 @@ export function createHistoryReader(db: Db): HistoryReader {
       if (filter.from !== undefined) where.push(Prisma.sql`sc."at" >= ${filter.from}`);
       if (filter.to !== undefined) where.push(Prisma.sql`sc."at" < ${filter.to}`);
       if (afterSeq !== undefined) where.push(Prisma.sql`sc."seq" > ${afterSeq}::bigint`);
-      const rows = await db.$queryRaw<(Omit<StatusChangeItem, 'phase'> & { sourceKind: string | null; namespace: string | null; name: string | null })[]>`
+      const rows = await sql.query<(Omit<StatusChangeItem, 'phase'> & { sourceKind: string | null; namespace: string | null; name: string | null })>(Prisma.sql`
         SELECT sc."seq", sc."at", c."name" AS "cluster", sc."phaseId", sc."scope", r."key" AS "resourceKey", sc."fromStatus", sc."toStatus",
                coalesce(d."body" ->> 'message', '') AS "message", p."sourceKind", p."namespace", p."name"
         FROM "StatusChange" sc
@@ -318,7 +320,7 @@ export function createHistoryReader(db: Db): HistoryReader {
         LEFT JOIN "Resource" r ON r."id" = sc."resourceId"
         LEFT JOIN "StatusDetail" d ON d."id" = sc."detailId"
         ${where.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}`}
-        ORDER BY sc."seq" LIMIT ${first + 1}`;
+        ORDER BY sc."seq" LIMIT ${first + 1}`);
       const items = rows.slice(0, first).map(({ sourceKind, namespace, name, ...row }) => ({
         ...row,
         seq: BigInt(row.seq),
@@ -329,20 +331,20 @@ export function createHistoryReader(db: Db): HistoryReader {
     },
 
     async manifestAt(phaseId, at) {
-      const rows = await db.$queryRaw<ManifestRow[]>`${manifestQuery(phaseId)} WHERE v."from" <= ${at} AND (v."to" IS NULL OR v."to" > ${at}) ORDER BY v."from" DESC LIMIT 1`;
+      const rows = await sql.query<ManifestRow>(Prisma.sql`${manifestQuery(phaseId)} WHERE v."from" <= ${at} AND (v."to" IS NULL OR v."to" > ${at}) ORDER BY v."from" DESC LIMIT 1`);
       const row = rows[0];
       return row === undefined ? null : toManifest(row);
     },
 
     async listManifests(phaseId, first, after) {
       const cursor = after === undefined ? Prisma.empty : Prisma.sql`WHERE (v."from", v."id") < (${after.from}, ${after.id}::int)`;
-      const rows = await db.$queryRaw<ManifestRow[]>`${manifestQuery(phaseId)} ${cursor} ORDER BY v."from" DESC, v."id" DESC LIMIT ${first + 1}`;
+      const rows = await sql.query<ManifestRow>(Prisma.sql`${manifestQuery(phaseId)} ${cursor} ORDER BY v."from" DESC, v."id" DESC LIMIT ${first + 1}`);
       return { items: rows.slice(0, first).map(toManifest), hasMore: rows.length > first };
     },
 
     async revisionsAt(phaseId, times) {
       if (times.length === 0) return [];
-      const rows = await db.$queryRaw<{ at: Date; resourceKey: string; revisionId: number | null }[]>`
+      const rows = await sql.query<{ at: Date; resourceKey: string; revisionId: number | null }>(Prisma.sql`
         SELECT t."at", r."key" AS "resourceKey", i."revisionId"
         FROM unnest(${[...times]}::timestamptz[]) AS t("at")
         JOIN "Resource" r ON r."phaseId" = ${phaseId}::int
@@ -351,7 +353,7 @@ export function createHistoryReader(db: Db): HistoryReader {
           UNION ALL
           (SELECT x."revisionId", x."to" FROM "ResourceStatusInterval" x WHERE x."resourceId" = r."id" AND x."from" <= t."at" ORDER BY x."from" DESC LIMIT 1)
         ) i
-        WHERE i."to" IS NULL OR i."to" > t."at"`;
+        WHERE i."to" IS NULL OR i."to" > t."at"`);
       return rows.map((row) => ({ at: row.at, key: row.resourceKey, revisionId: row.revisionId }));
     },
   };

@@ -5,6 +5,7 @@
  */
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db } from './prisma.ts';
+import { createReadSql } from './read-sql.ts';
 import { toPhaseStatus } from './read-history.ts';
 import { readJson } from './read-json.ts';
 import type { AccessScope, Page, PhaseRecord, PhaseStatusRecord } from './read-types.ts';
@@ -155,6 +156,7 @@ export interface PhaseReader {
 }
 
 export function createPhaseReader(db: Db): PhaseReader {
+  const sql = createReadSql(db);
   return {
     async listPhases(scope, { filter, order, first, after }) {
       const where = scopeConditions(scope);
@@ -177,14 +179,14 @@ export function createPhaseReader(db: Db): PhaseReader {
         );
       }
       const orderBy = order === 'NAME' ? byName : Prisma.sql`${SEVERITY_SQL}, ${byName}`;
-      const rows = await db.$queryRaw<PhaseRow[]>`${PHASE_SELECT} ${whereClause(where)} ORDER BY ${orderBy} LIMIT ${first + 1}`;
+      const rows = await sql.query<PhaseRow>(Prisma.sql`${PHASE_SELECT} ${whereClause(where)} ORDER BY ${orderBy} LIMIT ${first + 1}`);
       return { items: rows.slice(0, first).map(toPhase), hasMore: rows.length > first };
     },
 
     async getPhasesByIds(scope, ids) {
       if (ids.length === 0) return [];
       const where = [...scopeConditions(scope), Prisma.sql`p."id" = ANY(${[...ids]}::int[])`];
-      const rows = await db.$queryRaw<PhaseRow[]>`${PHASE_SELECT} ${whereClause(where)}`;
+      const rows = await sql.query<PhaseRow>(Prisma.sql`${PHASE_SELECT} ${whereClause(where)}`);
       const byId = new Map(rows.map((row) => [Number(row.id), toPhase(row)]));
       return ids.flatMap((id) => byId.get(id) ?? []);
     },
@@ -197,7 +199,7 @@ export function createPhaseReader(db: Db): PhaseReader {
         Prisma.sql`p."name" = ${ref.name}`,
       ];
       if (ref.source !== undefined) where.push(Prisma.sql`p."sourceKind" = ${ref.source}`);
-      const rows = await db.$queryRaw<PhaseRow[]>`${PHASE_SELECT} ${whereClause(where)} ORDER BY p."deletedAt" NULLS FIRST, p."sourceKind"`;
+      const rows = await sql.query<PhaseRow>(Prisma.sql`${PHASE_SELECT} ${whereClause(where)} ORDER BY p."deletedAt" NULLS FIRST, p."sourceKind"`);
       return rows.map(toPhase);
     },
 
@@ -205,13 +207,13 @@ export function createPhaseReader(db: Db): PhaseReader {
       if (phaseIds.length === 0) return [];
       if (!splitOnStale) {
         // Stored with the current status: one index lookup per phase.
-        const rows = await db.$queryRaw<{ phaseId: number; from: Date }[]>`
-          SELECT s."phaseId", s."since" AS "from" FROM "PhaseCurrentStatus" s WHERE s."phaseId" = ANY(${[...phaseIds]}::int[])`;
+        const rows = await sql.query<{ phaseId: number; from: Date }>(Prisma.sql`
+          SELECT s."phaseId", s."since" AS "from" FROM "PhaseCurrentStatus" s WHERE s."phaseId" = ANY(${[...phaseIds]}::int[])`);
         return rows.map((row) => ({ phaseId: Number(row.phaseId), from: row.from }));
       }
       // Walk back from the current status, one index lookup per step, while the previous interval
       // ends exactly where the next begins with the same status and staleness (a gate trusts fresh reads only).
-      const rows = await db.$queryRaw<{ phaseId: number; from: Date }[]>`
+      const rows = await sql.query<{ phaseId: number; from: Date }>(Prisma.sql`
         WITH RECURSIVE walk AS (
           SELECT s."phaseId", s."from", s."status", s."stale" FROM "PhaseCurrentStatus" s
           WHERE s."phaseId" = ANY(${[...phaseIds]}::int[])
@@ -223,7 +225,7 @@ export function createPhaseReader(db: Db): PhaseReader {
           ) prev
           WHERE prev."to" = w."from" AND prev."status" = w."status" AND prev."stale" = w."stale"
         )
-        SELECT "phaseId", min("from") AS "from" FROM walk GROUP BY "phaseId"`;
+        SELECT "phaseId", min("from") AS "from" FROM walk GROUP BY "phaseId"`);
       return rows.map((row) => ({ phaseId: Number(row.phaseId), from: row.from }));
     },
   };

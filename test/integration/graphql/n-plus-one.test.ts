@@ -2,10 +2,9 @@
  * A page of phases with summaries, since and worst resources costs the same number of SQL
  * statements for 10 phases as for 100: per-request DataLoaders batch the per-phase reads.
  */
-import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PrismaClient } from '../../../src/generated/prisma/client.ts';
-import type { Db } from '../../../src/store/prisma.ts';
+import { createDbOnPool, type Db } from '../../../src/store/prisma.ts';
 import { insertPhaseInterval, insertResourceInterval } from '../../helpers/history-rows.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/services.ts';
 import { gqlData, startTestApi, type TestApi } from './helpers.ts';
@@ -36,9 +35,14 @@ async function seedFleet(client: Db, count: number): Promise<void> {
 
 beforeAll(async () => {
   database = await createTestDatabase('gql_nplus1');
-  const client = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url, max: 4 }), log: [{ emit: 'event', level: 'query' }] });
-  client.$on('query', () => void (statements += 1));
-  db = client as unknown as Db;
+  // Every statement outside a transaction, Prisma's and the read side's prepared ones, goes through pool.query.
+  const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  pool.query = ((...args: unknown[]) => {
+    statements += 1;
+    return query(...args);
+  }) as typeof pool.query;
+  db = createDbOnPool(pool);
   await seedFleet(db, 100);
   api = await startTestApi({ db, anonymousRead: true });
 });

@@ -1,0 +1,105 @@
+/**
+ * The read repositories run as named prepared statements on the pool Prisma shares: each
+ * connection prepares a statement once and reuses it, and the rows are the ones Prisma's
+ * `$queryRaw` gave for the same statement, at the edges of intervals ([from, to): a status that
+ * changed at T is the new one at T).
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Prisma } from '../../../src/generated/prisma/client.ts';
+import { createDbOnPool, type Db } from '../../../src/store/prisma.ts';
+import { createHistoryReader, type HistoryReader } from '../../../src/store/read-history.ts';
+import { createPhaseReader, type PhaseReader } from '../../../src/store/read-phases.ts';
+import { createReadSql } from '../../../src/store/read-sql.ts';
+import { FULL_ACCESS } from '../../../src/store/read-types.ts';
+import { insertPhaseInterval, insertResourceInterval } from '../../helpers/history-rows.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/services.ts';
+
+let database: TestDatabase;
+let pool: pg.Pool;
+let db: Db;
+let phases: PhaseReader;
+let history: HistoryReader;
+let phaseId: number;
+
+const T0 = Date.parse('2026-03-01T00:00:00.000Z');
+const at = (m: number) => new Date(T0 + m * 60_000);
+const KEY = 'apps/Deployment/shop/api';
+
+beforeAll(async () => {
+  database = await createTestDatabase('read_sql');
+  // One connection, so the test sees the statements that connection prepared.
+  pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  db = createDbOnPool(pool);
+  const cluster = await db.cluster.create({ data: { name: 'c1', reachable: true, lastGoodReadAt: at(30) } });
+  const phase = await db.phase.create({ data: { clusterId: cluster.id, sourceKind: 'cli-utils', namespace: 'shop', name: 'api', firstSeenAt: at(0), lastSeenAt: at(0) } });
+  phaseId = phase.id;
+  await insertPhaseInterval(db, { phaseId, status: 'InProgress', from: at(0), to: at(10), summary: { InProgress: 1 }, worstResource: KEY });
+  await insertPhaseInterval(db, { phaseId, status: 'Current', from: at(10), to: at(20), summary: { Current: 1 } });
+  await insertPhaseInterval(db, { phaseId, status: 'Failed', from: at(20), to: null, summary: { Failed: 1 }, worstResource: KEY, message: 'crash loop' });
+  await insertResourceInterval(db, { phaseId, key: KEY, status: 'InProgress', from: at(0), to: at(10) });
+  await insertResourceInterval(db, { phaseId, key: KEY, status: 'Current', from: at(10), to: at(20) });
+  await insertResourceInterval(db, { phaseId, key: KEY, status: 'Failed', message: 'crash loop', from: at(20), to: null });
+  phases = createPhaseReader(db);
+  history = createHistoryReader(db);
+});
+
+afterAll(async () => {
+  await db?.$disconnect();
+  await database?.drop();
+});
+
+describe('read statements', () => {
+  it.each([
+    ['the first instant of the first interval', 0, 'InProgress'],
+    ['the last millisecond before a change', 10 - 1 / 60_000, 'InProgress'],
+    ['the instant of a change (the new status)', 10, 'Current'],
+    ['the instant the current status began', 20, 'Failed'],
+    ['long after the last change', 500, 'Failed'],
+  ])('phaseStatusAt %s', async (_name, minute, status) => {
+    expect((await history.phaseStatusAt(phaseId, at(minute)))?.status).toBe(status);
+  });
+
+  it('finds nothing before the first interval', async () => {
+    expect(await history.phaseStatusAt(phaseId, at(-1))).toBeNull();
+    expect((await history.listResources(phaseId, { at: at(-1), first: 10 })).items).toEqual([]);
+  });
+
+  it('reads a resource at the instant of a change as its new status', async () => {
+    const page = await history.listResources(phaseId, { at: at(10), first: 10 });
+    expect(page.items.map((r) => [r.key, r.status, r.from, r.to])).toEqual([[KEY, 'Current', at(10), at(20)]]);
+  });
+
+  it('pages intervals overlapping [from, to) with the same edges as before', async () => {
+    // An interval ending exactly at `from` is not in the window; one starting exactly at `to` is not either.
+    const page = await history.listPhaseIntervals(phaseId, { from: at(10), to: at(20) }, 10);
+    expect(page.items.map((i) => [i.status, i.from, i.to])).toEqual([['Current', at(10), at(20)]]);
+    const all = await history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 2);
+    expect(all.items.map((i) => i.status)).toEqual(['InProgress', 'Current']);
+    expect(all.hasMore).toBe(true);
+    const rest = await history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 2, { from: at(10), id: String(at(10).getTime()) });
+    expect(rest.items.map((i) => [i.status, i.from, i.to, i.message])).toEqual([['Failed', at(20), null, 'crash loop']]);
+    expect(rest.hasMore).toBe(false);
+  });
+
+  it('gives the rows Prisma gave for the same statement', async () => {
+    const statement = Prisma.sql`
+      SELECT s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."from", s."to"
+      FROM "PhaseStatusInterval" s JOIN "StatusDetail" d ON d."id" = s."detailId"
+      WHERE s."phaseId" = ${phaseId}::int AND s."from" <= ${at(10)} AND s."to" > ${at(10)} ORDER BY s."from"`;
+    const prepared = await createReadSql(db).query<Record<string, unknown>>(statement);
+    const viaPrisma = await db.$queryRaw<Record<string, unknown>[]>(statement);
+    expect(prepared).toHaveLength(1);
+    expect(prepared).toEqual(viaPrisma);
+  });
+
+  it('prepares each statement once per connection and reuses it', async () => {
+    await phases.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' });
+    const prepared = async () => (await pool.query<{ name: string }>(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'plg_%'`)).rows.map((r) => r.name);
+    const before = await prepared();
+    expect(before.length).toBeGreaterThan(0);
+    const found = await phases.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' });
+    expect(found.map((p) => [p.name, p.current?.status])).toEqual([['api', 'Failed']]);
+    expect(await prepared()).toEqual(before);
+  });
+});
