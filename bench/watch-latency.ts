@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { createClusterClient } from '../src/kube/cluster-client.ts';
 import { loadKubeconfigClusters } from '../src/kube/clusters.ts';
+import { INVENTORY_WATCHES } from '../src/kube/discover-phases.ts';
 import { createWatchSet } from '../src/kube/watch-set.ts';
 import { observeCluster } from '../src/services/observe-cluster.ts';
 import type { ChangeEvent } from '../src/pubsub/change-event.ts';
@@ -173,7 +174,7 @@ async function measureTick(resources: number): Promise<{ observeMs: number; list
   };
   try {
     const listMs = await timeTicks();
-    const set = createWatchSet(client, [{ group: 'apps', kind: 'Deployment' }, { group: '', kind: 'ConfigMap' }]);
+    const set = createWatchSet(client, [...INVENTORY_WATCHES, { group: 'apps', kind: 'Deployment' }]);
     await set.start();
     const observeMs = await timeTicks();
     set.stop();

@@ -13,7 +13,8 @@ import type { Logger } from 'pino';
 import type { RedactionOptions } from '../src/history/redact.ts';
 import type { GroupKind } from '../src/inventory/types.ts';
 import type { ClusterClient } from '../src/kube/cluster-client.ts';
-import { discoverPhases } from '../src/kube/discover-phases.ts';
+import { discoverPhases, INVENTORY_WATCHES } from '../src/kube/discover-phases.ts';
+import type { WatchedKind } from '../src/kube/watch-cache.ts';
 import { createWatchSet, type WatchSet } from '../src/kube/watch-set.ts';
 
 /** Options of {@link startLiveSnapshots}. */
@@ -37,14 +38,6 @@ export interface LiveSnapshotOptions {
 export interface LiveSnapshots {
   close(): void;
 }
-
-const INVENTORY_KINDS: GroupKind[] = [
-  { group: '', kind: 'ConfigMap' },
-  { group: 'kpt.dev', kind: 'ResourceGroup' },
-  { group: 'kustomize.toolkit.fluxcd.io', kind: 'Kustomization' },
-  { group: 'helm.toolkit.fluxcd.io', kind: 'HelmRelease' },
-  { group: 'argoproj.io', kind: 'Application' },
-];
 
 /** Watches every cluster and calls `enqueue(cluster, tickAt)` once per debounce window with changes. */
 export async function startLiveSnapshots(
@@ -85,8 +78,10 @@ async function watchCluster(client: ClusterClient, enqueue: (cluster: string, ti
   };
   const sync = async (): Promise<void> => {
     const discovered = await discoverPhases(client);
-    const kinds = new Map<string, GroupKind>(INVENTORY_KINDS.map((k) => [`${k.group}/${k.kind}`, k]));
-    for (const { phase } of discovered.phases) for (const ref of phase.entries) kinds.set(`${ref.group}/${ref.kind}`, { group: ref.group, kind: ref.kind });
+    // Inventory kinds are watched whole (so discovery reads them from memory), inventory ConfigMaps
+    // by their label; a member kind that is also an inventory kind uses the whole-object cache.
+    const kinds = new Map<string, GroupKind | WatchedKind>(INVENTORY_WATCHES.map((k) => [`${k.group}/${k.kind}${k.labelSelector === undefined ? '' : `?${k.labelSelector}`}`, k]));
+    for (const { phase } of discovered.phases) for (const ref of phase.entries) if (!kinds.has(`${ref.group}/${ref.kind}`)) kinds.set(`${ref.group}/${ref.kind}`, { group: ref.group, kind: ref.kind });
     const key = [...kinds.keys()].sort().join(',');
     if (key === kindsKey || closed) return;
     kindsKey = key;

@@ -10,6 +10,11 @@ import type { CachedObject } from './compact.ts';
 /** The part of a watch cache the batched reader uses (see watch-cache.ts). */
 export interface CacheView {
   readonly synced: boolean;
+  /**
+   * The records' views are whole (slimmed) objects, not status views: what inventory parsing and
+   * custom health checks need (compact.ts).
+   */
+  readonly whole: boolean;
   /** Every cached object as `[namespace/name, record]` (`/name` when cluster-scoped). */
   records(): Iterable<[string, CachedObject]>;
   /** One cached object (`namespace` is `''` when cluster-scoped). */
@@ -49,7 +54,11 @@ export function createClusterClient(handle: ClusterHandle, options: ClusterClien
   };
 }
 
-/** Key of a watch cache: group, kind and namespace (`*` for all namespaces). */
-export function cacheKey(group: string, kind: string, namespace?: string): string {
-  return `${group}/${kind}/${namespace === undefined || namespace === '' ? '*' : namespace}`;
+/**
+ * Key of a watch cache: group, kind and namespace (`*` for all namespaces), and the label selector
+ * of a cache that holds only the matching objects (such a cache never answers reads of members).
+ */
+export function cacheKey(group: string, kind: string, namespace?: string, labelSelector?: string): string {
+  const key = `${group}/${kind}/${namespace === undefined || namespace === '' ? '*' : namespace}`;
+  return labelSelector === undefined || labelSelector === '' ? key : `${key}?${labelSelector}`;
 }

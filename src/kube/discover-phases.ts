@@ -6,11 +6,13 @@
 import { INVENTORY_ID_LABEL } from '../inventory/cli-utils.ts';
 import { mergePhases, parseInventory } from '../inventory/parse-inventory.ts';
 import type { InventoryError, Phase, PhaseSource } from '../inventory/types.ts';
-import type { ClusterClient } from './cluster-client.ts';
+import { cacheKey, type CacheView, type ClusterClient } from './cluster-client.ts';
+import { readView, type CachedObject } from './compact.ts';
 import { collectionPath, isKubeError } from './discovery.ts';
 import { listCollection } from './list-collection.ts';
 import type { KindReadError } from './read-objects.ts';
 import { slimObject, type KubeObject } from './slim.ts';
+import type { WatchedKind } from './watch-cache.ts';
 
 /** A phase found in a cluster, with the inventory object it came from. */
 export interface DiscoveredPhase {
@@ -42,6 +44,19 @@ export interface PhaseSourceToggles {
   argocd?: boolean;
 }
 
+/**
+ * The watch caches that let discovery read inventory objects from memory (workers/live-snapshots.ts
+ * starts them): one per source kind, whole objects (an inventory is in `data`, `spec` or `status`),
+ * ConfigMaps only with the inventory-id label.
+ */
+export const INVENTORY_WATCHES: readonly WatchedKind[] = [
+  { group: '', kind: 'ConfigMap', labelSelector: INVENTORY_ID_LABEL, whole: true },
+  { group: 'kpt.dev', kind: 'ResourceGroup', whole: true },
+  { group: 'kustomize.toolkit.fluxcd.io', kind: 'Kustomization', whole: true },
+  { group: 'helm.toolkit.fluxcd.io', kind: 'HelmRelease', whole: true },
+  { group: 'argoproj.io', kind: 'Application', whole: true },
+];
+
 /** Options of {@link discoverPhases}. */
 export interface DiscoverPhasesOptions {
   /** Namespaces to look in; all namespaces (one cluster-wide LIST per kind) when omitted or empty. */
@@ -65,7 +80,11 @@ const SOURCE_KINDS: SourceKind[] = [
   { toggle: 'argocd', group: 'argoproj.io', kind: 'Application' },
 ];
 
-/** Lists every inventory object of the enabled sources and parses it. Never throws. */
+/**
+ * Lists every inventory object of the enabled sources and parses it; a kind with a synced
+ * whole-object watch cache (see {@link INVENTORY_WATCHES}) is read from the cache instead. Never
+ * throws.
+ */
 export async function discoverPhases(cluster: ClusterClient, options: DiscoverPhasesOptions = {}): Promise<DiscoverPhasesResult> {
   const result: DiscoverPhasesResult = { phases: [], invalid: [], errors: [] };
   const kinds = SOURCE_KINDS.filter((k) => options.sources?.[k.toggle] !== false);
@@ -79,6 +98,13 @@ export async function discoverPhases(cluster: ClusterClient, options: DiscoverPh
     }
     const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
     for (const namespace of namespaces) {
+      const cache = inventoryCache(cluster, source, namespace);
+      if (cache !== undefined) {
+        for (const [key, record] of cache.records()) {
+          if (namespace === undefined || key.startsWith(`${namespace}/`)) collectRecord(record, found, result.invalid);
+        }
+        continue;
+      }
       const batch: KubeObject[] = [];
       const outcome = await listCollection(
         cluster.transport,
@@ -98,6 +124,34 @@ export async function discoverPhases(cluster: ClusterClient, options: DiscoverPh
   }));
   result.phases = mergeDiscovered(found);
   return result;
+}
+
+/** A synced cache holding every inventory object of `source` in `namespace` (or cluster-wide), whole. */
+function inventoryCache(cluster: ClusterClient, source: SourceKind, namespace: string | undefined): CacheView | undefined {
+  const usable = (cache: CacheView | undefined): CacheView | undefined => (cache?.synced === true && cache.whole ? cache : undefined);
+  const keys = [cacheKey(source.group, source.kind, namespace), cacheKey(source.group, source.kind)];
+  if (source.labelSelector !== undefined) keys.unshift(cacheKey(source.group, source.kind, namespace, source.labelSelector), cacheKey(source.group, source.kind, undefined, source.labelSelector));
+  for (const key of keys) {
+    const cache = usable(cluster.caches.get(key));
+    if (cache !== undefined) return cache;
+  }
+  return undefined;
+}
+
+/**
+ * Inventories parsed from watch-cache records: a record is replaced when its object changes, so an
+ * unchanged inventory is parsed once, and its phase keeps the same ref objects from tick to tick.
+ */
+const parsedRecords = new WeakMap<CachedObject, { manifest: KubeObject; parsed: ReturnType<typeof parseInventory> }>();
+
+function collectRecord(record: CachedObject, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
+  let memo = parsedRecords.get(record);
+  if (memo === undefined) {
+    const manifest = readView(record);
+    memo = { manifest, parsed: parseInventory(manifest) };
+    parsedRecords.set(record, memo);
+  }
+  addParsed(memo.manifest, memo.parsed, found, invalid);
 }
 
 /**
@@ -121,7 +175,10 @@ function parseOnce(clusterName: string, manifest: KubeObject): ReturnType<typeof
 }
 
 function collect(clusterName: string, manifest: KubeObject, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
-  const parsed = parseOnce(clusterName, manifest);
+  addParsed(manifest, parseOnce(clusterName, manifest), found, invalid);
+}
+
+function addParsed(manifest: KubeObject, parsed: ReturnType<typeof parseInventory>, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
   if (parsed.ok) {
     found.push({ phase: parsed.phase, manifest });
     return;

@@ -79,17 +79,31 @@ export interface WatchCacheOptions {
   redaction?: RedactionOptions;
 }
 
+/** What a cache watches: a kind, and optionally only the objects a label selector matches. */
+export interface WatchedKind {
+  group: string;
+  kind: string;
+  /**
+   * Only objects with these labels (inventory ConfigMaps): the cache is then not a complete copy of
+   * the kind, so the batched reader never answers member reads from it. @default every object
+   */
+  labelSelector?: string;
+  /** Keep the whole (slimmed) object of every object, whatever `wholeObjects` says. @default false */
+  whole?: boolean;
+}
+
 /** Creates (but does not start) a watch cache for `group/kind`, in `namespace` or cluster-wide. */
 export function createWatchCache(
   cluster: ClusterClient,
-  kind: { group: string; kind: string },
+  kind: WatchedKind,
   namespace?: string,
   options: WatchCacheOptions = {},
 ): WatchCache {
   const objects = new Map<string, CachedObject>();
   const listeners: { [E in keyof WatchCacheEvents]: Set<WatchCacheEvents[E]> } = { change: new Set(), synced: new Set(), failure: new Set() };
   const stats: WatchCacheStats = { lists: 0, relists: 0, watches: 0, bookmarks: 0, events: 0 };
-  const key = cacheKey(kind.group, kind.kind, namespace);
+  const key = cacheKey(kind.group, kind.kind, namespace, kind.labelSelector);
+  const selector = kind.labelSelector !== undefined && kind.labelSelector !== '' ? { labelSelector: kind.labelSelector } : {};
   const timeoutSeconds = options.timeoutSeconds ?? 300;
   let resolved: ResolvedKind | undefined;
   let resourceVersion = '';
@@ -102,7 +116,7 @@ export function createWatchCache(
   let whole: boolean | undefined;
 
   const compact = (object: KubeObject): CachedObject => {
-    whole ??= options.wholeObjects?.(String(object.apiVersion ?? ''), String(object.kind ?? '')) ?? false;
+    whole ??= kind.whole === true || (options.wholeObjects?.(String(object.apiVersion ?? ''), String(object.kind ?? '')) ?? false);
     return compactObject(object, { whole, ...(options.redaction !== undefined ? { redaction: options.redaction } : {}) });
   };
 
@@ -133,7 +147,7 @@ export function createWatchCache(
     }
     const fresh = new Map<string, CachedObject>();
     const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
-    const listOptions = { apiVersion, kind: resolved.kind, ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) };
+    const listOptions = { apiVersion, kind: resolved.kind, ...selector, ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) };
     const outcome = await listCollection(cluster.transport, collectionPath(resolved, namespace), listOptions, (item) => {
       fresh.set(objectKey(item), compact(slimObject(item)));
     }, () => fresh.clear());
@@ -177,6 +191,7 @@ export function createWatchCache(
     let gone = false;
     const query = {
       watch: true,
+      ...selector,
       resourceVersion,
       allowWatchBookmarks: options.bookmarks ?? true,
       timeoutSeconds,
@@ -224,6 +239,7 @@ export function createWatchCache(
     get synced() {
       return synced && !stopped;
     },
+    whole: kind.whole === true,
     get resourceVersion() {
       return resourceVersion;
     },
@@ -262,7 +278,7 @@ export function createWatchCache(
 }
 
 function cacheViewOf(cache: WatchCache): CacheView {
-  return { get synced() { return cache.synced; }, records: () => cache.records(), record: (ns, name) => cache.record(ns, name) };
+  return { get synced() { return cache.synced; }, whole: cache.whole, records: () => cache.records(), record: (ns, name) => cache.record(ns, name) };
 }
 
 interface WatchEvent {

@@ -6,7 +6,7 @@
 import type { GroupKind } from '../inventory/types.ts';
 import type { ClusterClient } from './cluster-client.ts';
 import type { KubeError } from './errors.ts';
-import { createWatchCache, type WatchCache, type WatchCacheOptions, type WatchChange } from './watch-cache.ts';
+import { createWatchCache, type WatchCache, type WatchCacheOptions, type WatchChange, type WatchedKind } from './watch-cache.ts';
 
 /** The caches of one cluster. */
 export interface WatchSet {
@@ -18,11 +18,15 @@ export interface WatchSet {
   readonly caches: ReadonlyMap<string, WatchCache>;
 }
 
-/** Creates one cluster-wide (or single-namespace) cache per distinct group/kind. */
-export function createWatchSet(cluster: ClusterClient, kinds: readonly GroupKind[], options: WatchCacheOptions & { namespace?: string } = {}): WatchSet {
+/**
+ * Creates one cluster-wide (or single-namespace) cache per distinct group/kind and label selector;
+ * of two entries for the same one, the first wins.
+ */
+export function createWatchSet(cluster: ClusterClient, kinds: readonly (GroupKind | WatchedKind)[], options: WatchCacheOptions & { namespace?: string } = {}): WatchSet {
   const caches = new Map<string, WatchCache>();
   for (const gk of kinds) {
-    const key = `${gk.group}/${gk.kind}`;
+    const selector = 'labelSelector' in gk ? gk.labelSelector : undefined;
+    const key = `${gk.group}/${gk.kind}${selector === undefined ? '' : `?${selector}`}`;
     if (!caches.has(key)) caches.set(key, createWatchCache(cluster, gk, options.namespace, options));
   }
   return {
