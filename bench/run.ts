@@ -128,6 +128,12 @@ export const REGISTRY: BenchEntry[] = [
     timeoutMs: 360_000,
   },
   {
+    id: 'ingest', kind: 'scenario', file: 'ingest.ts',
+    title: 'history ingest: snapshots in which every one of 10,000 resources changes status (recordSnapshot: load, plan, one transaction), raw INSERT batches measured in the same process',
+    options: { small: { phases: 20, resources: 50, rounds: 2, baselineRows: 20_000 }, default: { phases: 200, resources: 50, rounds: 5, baselineRows: 200_000 } },
+    compare: [{ figure: 'status changes/s', baseline: 'postgres-write', baselineFigure: 'INSERT 1,000-row batches rows/s', label: '× raw INSERT 1,000-row batches rows/s (baseline run)' }],
+  },
+  {
     id: 'graphql-api', kind: 'scenario', file: 'graphql-api.ts',
     title: 'GraphQL API over a history of 1.1M status changes (1,000 phases x 10 resources x 100 changes, with their intervals), API server in its own process, read token; 1 client and 16 clients, bare Apollo measured in the same run',
     options: {

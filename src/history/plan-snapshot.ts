@@ -21,6 +21,7 @@ import type {
   ObservedPhaseStatus,
   ObservedResource,
   OpenPhaseInterval,
+  OpenResourceInterval,
   PhaseIdentity,
   ReachabilityStatus,
   StoredClusterState,
@@ -72,11 +73,18 @@ export interface PhaseWrite {
 export interface ResourceIntervalRef {
   resourceId: number;
   from: Date;
+  /** The resource's key (its change, if any, names it). */
+  resourceKey: string;
 }
 
 /** A resource interval to open; `resourceId` is absent for a resource new to the phase. */
 export interface OpenedResource {
   resourceId?: number;
+  /**
+   * The stored revision the resource had, when the observed revision is the same one (same hash):
+   * the writer reuses it instead of storing the object again. Absent otherwise.
+   */
+  revisionId?: number;
   resource: ObservedResource;
 }
 
@@ -222,14 +230,14 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
     openByKey.delete(resource.key);
     if (open !== undefined && resource.unread === true) continue;
     if (open !== undefined && fingerprintStoredResource(open) === fingerprintObservedResource(resource)) continue;
-    if (open !== undefined) write.closeResources.push({ resourceId: open.resourceId, from: open.from });
-    write.openResources.push(open === undefined ? { resource } : { resourceId: open.resourceId, resource });
+    if (open !== undefined) write.closeResources.push({ resourceId: open.resourceId, from: open.from, resourceKey: open.resourceKey });
+    write.openResources.push(open === undefined ? { resource } : openedFrom(open, resource));
     if (open === undefined || isVisibleChange(open, resource)) {
       changes.push({ scope: 'resource', phase: phase.identity, resourceKey: resource.key, fromStatus: open?.status ?? null, toStatus: resource.status, message: resource.message });
     }
   }
   for (const gone of openByKey.values()) {
-    write.closeResources.push({ resourceId: gone.resourceId, from: gone.from });
+    write.closeResources.push({ resourceId: gone.resourceId, from: gone.from, resourceKey: gone.resourceKey });
     changes.push({ scope: 'resource', phase: phase.identity, resourceKey: gone.resourceKey, fromStatus: gone.status, toStatus: null, message: 'removed from the inventory' });
   }
 
@@ -237,6 +245,14 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
   if (live !== undefined && changed) write.upsert = ident;
   if (live !== undefined && !changed && !sameIdentityDetails(live, phase)) write.upsert = ident;
   return write.upsert !== undefined || changed ? write : undefined;
+}
+
+/** A stored resource's next interval; its revision id is kept when the revision did not change. */
+function openedFrom(open: OpenResourceInterval, resource: ObservedResource): OpenedResource {
+  const opened: OpenedResource = { resourceId: open.resourceId, resource };
+  const sameRevision = open.revisionHash !== null && resource.revision !== undefined && resource.revision.hash === open.revisionHash;
+  if (sameRevision && typeof open.revisionId === 'number') opened.revisionId = open.revisionId;
+  return opened;
 }
 
 function sameIdentityDetails(stored: StoredPhase, phase: ObservedPhase): boolean {
@@ -248,7 +264,7 @@ function planDeletedPhase(phase: StoredPhase, changes: PlannedChange[]): PhaseWr
   write.markDeleted = true;
   if (phase.manifest !== null) write.closeManifestIntervalId = phase.manifest.intervalId;
   if (phase.status !== null) write.closeStatusFrom = phase.status.from;
-  write.closeResources = phase.resources.map((r) => ({ resourceId: r.resourceId, from: r.from }));
+  write.closeResources = phase.resources.map((r) => ({ resourceId: r.resourceId, from: r.from, resourceKey: r.resourceKey }));
   changes.push({ scope: 'phase', phase: phase.identity, fromStatus: phase.status?.status ?? null, toStatus: null, message: 'inventory deleted' });
   return write;
 }

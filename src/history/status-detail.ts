@@ -14,9 +14,24 @@ export interface StatusDetailDoc {
   body: Record<string, unknown>;
 }
 
+/**
+ * Hashes of recent details by their JSON text (key order as built): statuses repeat across
+ * resources and ticks, and JSON.stringify costs a fraction of canonical JSON plus sha256. Equal
+ * texts are equal documents, so a hit is always right; a miss only costs the hash. Cleared when large.
+ */
+const recentHashes = new Map<string, string>();
+const RECENT_LIMIT = 10_000;
+
 /** 128 bits of the sha256 of the canonical JSON, base64url (22 characters): the key is stored twice, in the row and its index. */
 function detail(body: Record<string, unknown>): StatusDetailDoc {
-  return { hash: createHash('sha256').update(canonicalJson(body)).digest('base64url').slice(0, 22), body };
+  const text = JSON.stringify(body);
+  let hash = recentHashes.get(text);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(canonicalJson(body)).digest('base64url').slice(0, 22);
+    if (recentHashes.size >= RECENT_LIMIT) recentHashes.clear();
+    recentHashes.set(text, hash);
+  }
+  return { hash, body };
 }
 
 /** A resource status' detail: reason, message, conditions, presence, generations, custom health. */

@@ -108,6 +108,8 @@ export interface OpenResourceInterval {
   generation: number | null;
   observedGeneration: number | null;
   revisionHash: string | null;
+  /** Id of the stored revision (`revisionHash`), when the store loaded it: an unchanged revision is not stored again. */
+  revisionId?: number | null;
   customHealth: string | null;
 }
 

@@ -53,7 +53,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
       SELECT r."id" AS "resourceId", r."phaseId", r."key", i."from", i."status",
              d."body" ->> 'reason' AS "reason", coalesce(d."body" ->> 'message', '') AS "message", coalesce(d."body" ->> 'presence', '') AS "presence",
              (d."body" ->> 'generation')::bigint AS "generation", (d."body" ->> 'observedGeneration')::bigint AS "observedGeneration",
-             d."body" -> 'customHealth' ->> 'health' AS "customHealth", rv."hash" AS "revisionHash"
+             d."body" -> 'customHealth' ->> 'health' AS "customHealth", rv."hash" AS "revisionHash", i."revisionId"
       FROM "Phase" p
       JOIN "Resource" r ON r."phaseId" = p."id"
       JOIN "ResourceCurrentStatus" i ON i."resourceId" = r."id"
@@ -104,6 +104,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
       generation: r.generation === null ? null : Number(r.generation),
       observedGeneration: r.observedGeneration === null ? null : Number(r.observedGeneration),
       revisionHash: r.revisionHash,
+      revisionId: r.revisionId,
       customHealth: r.customHealth,
     });
   }
@@ -144,4 +145,5 @@ interface OpenResourceRow {
   observedGeneration: bigint | number | null;
   customHealth: string | null;
   revisionHash: string | null;
+  revisionId: number | null;
 }

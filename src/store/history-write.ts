@@ -15,7 +15,8 @@ type Json = Prisma.InputJsonValue;
 
 /** Any 64-bit constant: the key of the advisory lock serialising change-log appends. */
 const CHANGE_LOG_LOCK = 7_012_345_678_901n;
-const BATCH = 2000;
+/** Rows per statement: one `unnest` statement per 10,000 rows keeps round trips few (bench/ingest.ts). */
+const BATCH = 10_000;
 
 /** What applying a plan wrote. */
 export interface AppliedPlan {
@@ -64,17 +65,30 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
     },
   });
   rows += 1;
-  // Status details of what was opened, by phase id or phase id + resource key: a change's message is its new status' message.
-  const changeDetails = new Map<string, number>();
-  if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at, changeDetails);
+  // What the writes learnt, for the change log: status details of what was opened (by phase id or
+  // phase id + resource key; a change's message is its new status' message) and the ids of the phases
+  // and resources written.
+  const known: KnownIds = { details: new Map(), phases: new Map(), resources: new Map() };
+  if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at, known);
   if (plan.changes.length === 0) return { changes: [], rows };
-  const changes = await appendChanges(tx, cluster, plan, changeDetails);
+  const changes = await appendChanges(tx, cluster, plan, known);
   return { changes, rows: rows + changes.length };
 }
 
-async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date, changeDetails: Map<string, number>): Promise<number> {
+/** Ids learnt while writing phases, so appending the change log looks nothing up again. */
+interface KnownIds {
+  details: Map<string, number>;
+  /** Phase id by {@link phaseKey}. */
+  phases: Map<string, number>;
+  /** Resource id by phase id + NUL + resource key. */
+  resources: Map<string, number>;
+}
+
+async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date, known: KnownIds): Promise<number> {
   let rows = 0;
+  const changeDetails = known.details;
   const ids = await resolvePhaseIds(tx, clusterId, writes, at);
+  for (const [key, id] of ids) known.phases.set(key, id);
   rows += writes.filter((w) => w.upsert !== undefined || w.markDeleted === true).length;
   const idOf = (w: PhaseWrite): number => {
     const id = ids.get(phaseKey(w.identity));
@@ -111,20 +125,25 @@ async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[],
     rows += statusWrites.length;
   }
 
-  const closeResources = writes.flatMap((w) => w.closeResources);
-  if (closeResources.length > 0) {
-    const reopened = new Set(writes.flatMap((w) => w.openResources.flatMap((o) => (o.resourceId === undefined ? [] : [o.resourceId]))));
-    rows += await closeResourceStatuses(tx, closeResources.map((r) => ({ id: r.resourceId, reopened: reopened.has(r.resourceId) })), at);
+  for (const w of writes) {
+    const phaseId = idOf(w);
+    for (const r of w.closeResources) known.resources.set(`${phaseId}\u0000${r.resourceKey}`, r.resourceId);
   }
+  // Resources that get a new status are ended in the statement that sets it; the others (removed) here.
+  const reopened = new Set(writes.flatMap((w) => w.openResources.flatMap((o) => (o.resourceId === undefined ? [] : [o.resourceId]))));
+  const gone = writes.flatMap((w) => w.closeResources.filter((r) => !reopened.has(r.resourceId)));
+  if (gone.length > 0) rows += await closeResourceStatuses(tx, gone.map((r) => ({ id: r.resourceId, reopened: false })), at);
   const opened = writes.flatMap((w) => w.openResources.map((o) => ({ phaseId: idOf(w), ...o })));
   if (opened.length > 0) {
     const resourceIds = await resolveResourceIds(tx, opened);
-    const revisionIds = await storeRevisions(tx, opened.map((o) => o.resource.revision).filter((r): r is HashedDocument => r !== undefined));
+    opened.forEach((o, i) => known.resources.set(`${o.phaseId}\u0000${o.resource.key}`, resourceIds[i] as number));
+    // A revision the resource already had is not sent again (most status changes leave the object's spec alone).
+    const revisionIds = await storeRevisions(tx, opened.flatMap((o) => (o.revisionId === undefined && o.resource.revision !== undefined ? [o.resource.revision] : [])));
     const details = opened.map((o) => resourceDetail(o.resource));
     const detailIds = await storeDetails(tx, details);
     opened.forEach((o, i) => changeDetails.set(`${o.phaseId}\u0000${o.resource.key}`, detailIds.get((details[i] as StatusDetailDoc).hash) as number));
-    await insertResourceIntervals(tx, opened.map((o, i) => ({ resourceId: resourceIds[i] as number, resource: o.resource, detailId: detailIds.get((details[i] as StatusDetailDoc).hash) as number })), revisionIds, at);
-    rows += opened.length;
+    const revisionOf = (o: (typeof opened)[number]): number | null => o.revisionId ?? (o.resource.revision === undefined ? null : (revisionIds.get(o.resource.revision.hash) ?? null));
+    rows += await setResourceStatuses(tx, opened.map((o, i) => ({ resourceId: resourceIds[i] as number, status: o.resource.status, revisionId: revisionOf(o), detailId: detailIds.get((details[i] as StatusDetailDoc).hash) as number })), at);
   }
   return rows;
 }
@@ -219,14 +238,21 @@ async function resolvePhaseIds(tx: Tx, clusterId: number, writes: PhaseWrite[], 
     });
     for (const row of created) ids.set(phaseKey(row), row.id);
   }
+  const deleted: number[] = [];
+  const seen: { id: number; inventoryId: string; labels: string }[] = [];
   for (const w of writes) {
     if (w.phaseId === undefined) continue;
     ids.set(phaseKey(w.identity), w.phaseId);
-    if (w.markDeleted === true) {
-      await tx.phase.update({ where: { id: w.phaseId }, data: { deletedAt: at } });
-    } else if (w.upsert !== undefined) {
-      await tx.phase.update({ where: { id: w.phaseId }, data: { inventoryId: w.upsert.inventoryId, labels: w.upsert.labels as Json, lastSeenAt: at, deletedAt: null } });
-    }
+    if (w.markDeleted === true) deleted.push(w.phaseId);
+    else if (w.upsert !== undefined) seen.push({ id: w.phaseId, inventoryId: w.upsert.inventoryId, labels: JSON.stringify(w.upsert.labels) });
+  }
+  // One statement each, not one per phase: a snapshot may touch every phase of the cluster.
+  if (deleted.length > 0) await tx.$executeRaw`UPDATE "Phase" SET "deletedAt" = ${at}::timestamptz(3) WHERE "id" = ANY(${deleted}::int[])`;
+  if (seen.length > 0) {
+    await tx.$executeRaw`
+      UPDATE "Phase" p SET "inventoryId" = u.i, "labels" = u.l, "lastSeenAt" = ${at}::timestamptz(3), "deletedAt" = NULL
+      FROM unnest(${seen.map((s) => s.id)}::int[], ${seen.map((s) => s.inventoryId)}::text[], ${seen.map((s) => s.labels)}::jsonb[]) AS u(id, i, l)
+      WHERE p."id" = u.id`;
   }
   return ids;
 }
@@ -267,41 +293,51 @@ async function storeRevisions(tx: Tx, revisions: HashedDocument[]): Promise<Map<
 }
 
 /**
- * Sets opened resource statuses with one `unnest` per batch (Prisma's createMany costs ~0.5 ms a
- * row here), in place for a resource that had one: the row keeps its page (HOT).
+ * Sets resources' current statuses and ends the ones they replace, in one statement per batch of
+ * 10,000: the ended interval [from, at) is copied from the current row as the snapshot read it
+ * (every part of one statement sees the same snapshot), then the current row is updated in place
+ * (it keeps its page: HOT) or inserted for a resource new to its phase. One `unnest` per batch
+ * (Prisma's createMany costs ~0.5 ms a row here). Returns rows written (ended + set).
  */
-async function insertResourceIntervals(tx: Tx, opened: { resourceId: number; detailId: number; resource: ObservedResource }[], revisionIds: Map<string, number>, at: Date): Promise<void> {
+async function setResourceStatuses(tx: Tx, opened: { resourceId: number; status: string; detailId: number; revisionId: number | null }[], at: Date): Promise<number> {
+  let rows = 0;
   for (let i = 0; i < opened.length; i += BATCH) {
     const batch = opened.slice(i, i + BATCH);
-    await tx.$executeRaw`
-      INSERT INTO "ResourceCurrentStatus" ("resourceId", "status", "detailId", "revisionId", "from")
-      SELECT r, s, d, rv, ${at}::timestamptz(3) FROM unnest(
-        ${batch.map((o) => o.resourceId)}::int[], ${batch.map((o) => o.resource.status)}::text[], ${batch.map((o) => o.detailId)}::int[],
-        ${batch.map((o) => (o.resource.revision === undefined ? null : (revisionIds.get(o.resource.revision.hash) ?? null)))}::int[]
-      ) AS t(r, s, d, rv)
-      ON CONFLICT ("resourceId") DO UPDATE SET "status" = excluded."status", "detailId" = excluded."detailId", "revisionId" = excluded."revisionId", "from" = excluded."from"`;
+    const counts = await tx.$queryRaw<{ ended: number; set: number }[]>`
+      WITH t AS (
+        SELECT * FROM unnest(
+          ${batch.map((o) => o.resourceId)}::int[], ${batch.map((o) => o.status)}::text[], ${batch.map((o) => o.detailId)}::int[],
+          ${batch.map((o) => o.revisionId)}::int[]
+        ) AS t(r, s, d, rv)
+      ), ended AS (
+        INSERT INTO "ResourceStatusInterval" ("resourceId", "status", "detailId", "revisionId", "from", "to")
+        SELECT c."resourceId", c."status", c."detailId", c."revisionId", c."from", ${at}::timestamptz(3)
+        FROM "ResourceCurrentStatus" c JOIN t ON c."resourceId" = t.r WHERE c."from" < ${at}::timestamptz(3)
+        ON CONFLICT ("resourceId", "from") DO NOTHING
+        RETURNING 1
+      ), set AS (
+        INSERT INTO "ResourceCurrentStatus" ("resourceId", "status", "detailId", "revisionId", "from")
+        SELECT r, s, d, rv, ${at}::timestamptz(3) FROM t
+        ON CONFLICT ("resourceId") DO UPDATE SET "status" = excluded."status", "detailId" = excluded."detailId", "revisionId" = excluded."revisionId", "from" = excluded."from"
+        RETURNING 1
+      )
+      SELECT (SELECT count(*) FROM ended)::int AS ended, (SELECT count(*) FROM set)::int AS set`;
+    rows += (counts[0]?.ended ?? 0) + (counts[0]?.set ?? 0);
   }
+  return rows;
 }
 
-async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, openedDetails: ReadonlyMap<string, number>): Promise<StatusChangeRecord[]> {
-  const phaseIds = new Map<string, number>();
+async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, known: KnownIds): Promise<StatusChangeRecord[]> {
+  const openedDetails = known.details;
+  // Every change of a phase or resource comes with a write of its phase, so the writes named their ids.
+  const phaseIds = known.phases;
+  const resourceIds = known.resources;
   const identities = new Map<number, PhaseIdentity>();
-  const resourceIds = new Map<string, number>();
-  if (plan.changes.some((c) => c.phase !== undefined)) {
-    const rows = await tx.phase.findMany({ where: { clusterId: cluster.id }, select: { id: true, sourceKind: true, namespace: true, name: true } });
-    for (const { id, ...identity } of rows) {
-      phaseIds.set(phaseKey(identity), id);
-      identities.set(id, identity);
-    }
-    const resourceChanges = plan.changes.filter((c) => c.resourceKey !== undefined && c.phase !== undefined);
-    if (resourceChanges.length > 0) {
-      const refs = resourceChanges.map((c) => ({ phaseId: phaseIds.get(phaseKey(c.phase as PhaseIdentity)) ?? 0, key: c.resourceKey as string }));
-      const rows = await tx.$queryRaw<{ id: number; phaseId: number; key: string }[]>`
-        SELECT r."id", r."phaseId", r."key" FROM "Resource" r
-        JOIN unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[]) AS k(p, key) ON r."phaseId" = k.p AND r."key" = k.key`;
-      for (const row of rows) resourceIds.set(`${row.phaseId}\u0000${row.key}`, row.id);
-    }
+  for (const w of plan.phases) {
+    const id = phaseIds.get(phaseKey(w.identity));
+    if (id !== undefined) identities.set(id, w.identity);
   }
+  await lookUpMissingIds(tx, cluster.id, plan.changes, phaseIds, identities, resourceIds);
   const phaseOf = (c: PlannedChange): number | null => (c.phase === undefined ? null : (phaseIds.get(phaseKey(c.phase)) ?? null));
   // The detail of the status a change opened carries its message; other changes (removals,
   // reachability) get a detail of their message alone.
@@ -318,28 +354,55 @@ async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan
   };
   // Taken last and held to commit: appends of different clusters commit in seq order.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})`;
-  const written: (Omit<ChangeRow, 'resourceKey' | 'message'> & { resourceId: number | null; detailId: number })[] = [];
-  for (let i = 0; i < plan.changes.length; i += BATCH) {
-    const batch = plan.changes.slice(i, i + BATCH);
-    const rows = await tx.$queryRaw<typeof written>`
+  // Every change's row, computed once: phase id, resource id, detail id.
+  const rowsOf = plan.changes.map((c) => {
+    const phaseId = phaseOf(c);
+    const resourceId = c.resourceKey === undefined ? null : (resourceIds.get(`${phaseId ?? 0}\u0000${c.resourceKey}`) ?? null);
+    return { change: c, phaseId, resourceId, detailId: detailOf(c) };
+  });
+  const seqs: bigint[] = [];
+  for (let i = 0; i < rowsOf.length; i += BATCH) {
+    const batch = rowsOf.slice(i, i + BATCH);
+    // Only seq comes back: the rest of each row is what was sent.
+    const rows = await tx.$queryRaw<{ seq: bigint }[]>`
       INSERT INTO "StatusChange" ("at", "clusterId", "phaseId", "scope", "resourceId", "fromStatus", "toStatus", "detailId")
       SELECT ${plan.at}::timestamptz(3), ${cluster.id}::int, p, s, r, f, t, d FROM unnest(
-        ${batch.map(phaseOf)}::int[], ${batch.map((c) => c.scope)}::text[],
-        ${batch.map((c) => (c.resourceKey === undefined ? null : (resourceIds.get(`${phaseOf(c) ?? 0}\u0000${c.resourceKey}`) ?? null)))}::int[],
-        ${batch.map((c) => c.fromStatus)}::text[], ${batch.map((c) => c.toStatus)}::text[],
-        ${batch.map(detailOf)}::int[]
+        ${batch.map((r) => r.phaseId)}::int[], ${batch.map((r) => r.change.scope)}::text[], ${batch.map((r) => r.resourceId)}::int[],
+        ${batch.map((r) => r.change.fromStatus)}::text[], ${batch.map((r) => r.change.toStatus)}::text[], ${batch.map((r) => r.detailId)}::int[]
       ) AS x(p, s, r, f, t, d)
-      RETURNING "seq", "at", "phaseId", "scope", "resourceId", "fromStatus", "toStatus", "detailId"`;
-    written.push(...rows);
+      RETURNING "seq"`;
+    for (const row of rows) seqs.push(row.seq);
   }
-  const keyOf = new Map<number, string>();
-  for (const [k, id] of resourceIds) keyOf.set(id, k.slice(k.indexOf('\u0000') + 1));
-  // seq follows insertion order (unnest order, batch after batch): the n-th row by seq is the n-th change.
-  return written
-    .sort((a, b) => (a.seq < b.seq ? -1 : 1))
-    .map(({ resourceId, detailId: _detail, ...row }, n) =>
-      toChangeRecord({ ...row, resourceKey: resourceId === null ? null : (keyOf.get(resourceId) ?? null), message: plan.changes[n]?.message ?? '' }, cluster, identities),
-    );
+  // seq follows insertion order (unnest order, batch after batch): the n-th seq is the n-th change.
+  seqs.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return rowsOf.map(({ change, phaseId, resourceId }, n) =>
+    toChangeRecord(
+      { seq: seqs[n] as bigint, at: plan.at, phaseId, scope: change.scope, resourceKey: resourceId === null ? null : (change.resourceKey ?? null), fromStatus: change.fromStatus, toStatus: change.toStatus, message: change.message },
+      cluster,
+      identities,
+    ),
+  );
+}
+
+/** Ids of changes the writes did not name (none in plans from planSnapshot; kept for any other plan). */
+async function lookUpMissingIds(tx: Tx, clusterId: number, changes: PlannedChange[], phaseIds: Map<string, number>, identities: Map<number, PhaseIdentity>, resourceIds: Map<string, number>): Promise<void> {
+  if (changes.some((c) => c.phase !== undefined && !phaseIds.has(phaseKey(c.phase)))) {
+    const rows = await tx.phase.findMany({ where: { clusterId }, select: { id: true, sourceKind: true, namespace: true, name: true } });
+    for (const { id, ...identity } of rows) {
+      phaseIds.set(phaseKey(identity), id);
+      identities.set(id, identity);
+    }
+  }
+  const refs = changes.flatMap((c) => {
+    if (c.resourceKey === undefined || c.phase === undefined) return [];
+    const phaseId = phaseIds.get(phaseKey(c.phase)) ?? 0;
+    return resourceIds.has(`${phaseId}\u0000${c.resourceKey}`) ? [] : [{ phaseId, key: c.resourceKey }];
+  });
+  if (refs.length === 0) return;
+  const rows = await tx.$queryRaw<{ id: number; phaseId: number; key: string }[]>`
+    SELECT r."id", r."phaseId", r."key" FROM "Resource" r
+    JOIN unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[]) AS k(p, key) ON r."phaseId" = k.p AND r."key" = k.key`;
+  for (const row of rows) resourceIds.set(`${row.phaseId}\u0000${row.key}`, row.id);
 }
 
 /** A StatusChange row as the change log's readers and publishers see it. */

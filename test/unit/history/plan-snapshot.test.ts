@@ -81,10 +81,23 @@ describe('planning a snapshot', () => {
     const observed = phase([resource('web'), resource('api')]);
     const plan = planSnapshot(storedAfter(observed), ok([phase([changed, resource('api')])]));
     const write = plan.phases[0];
-    expect(write?.closeResources).toEqual([{ resourceId: 7000, from: EARLIER }]);
+    expect(write?.closeResources).toEqual([{ resourceId: 7000, from: EARLIER, resourceKey: 'apps/Deployment/shop/web' }]);
     expect(write?.openResources.map((o) => [o.resourceId, o.resource.key])).toEqual([[7000, 'apps/Deployment/shop/web']]);
     expect(plan.changes.filter((c) => c.scope === 'resource')).toHaveLength(visible ? 1 : 0);
     expect(plan.tick).toBe('start');
+  });
+
+  it.each([
+    ['the same revision keeps its stored id', 'h1', 55],
+    ['a new revision is stored anew', 'h2', undefined],
+  ])('a status change with %s', (_what, observedHash, revisionId) => {
+    const withRevision = (r: ObservedResource, hash: string): ObservedResource => ({ ...r, revision: { hash, body: { kind: 'Deployment' } } });
+    const observed = phase([withRevision(resource('web'), 'h1')]);
+    const stored = storedAfter(observed);
+    const storedPhase = stored.phases[0] as StoredPhase;
+    storedPhase.resources = storedPhase.resources.map((r) => ({ ...r, revisionHash: 'h1', revisionId: 55 }));
+    const plan = planSnapshot(stored, ok([phase([withRevision(resource('web', 'InProgress'), observedHash)])]));
+    expect(plan.phases[0]?.openResources).toEqual([{ resourceId: 7000, resource: expect.objectContaining({ status: 'InProgress' }), ...(revisionId === undefined ? {} : { revisionId }) }]);
   });
 
   it('records a resource leaving the inventory with no new interval and a null toStatus', () => {
