@@ -6,7 +6,7 @@
 import { GraphQLError, Kind } from 'graphql';
 import type { ASTVisitor, FieldNode, FragmentDefinitionNode, GraphQLField, GraphQLNamedType, GraphQLSchema, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
 import { getNamedType, isObjectType, isInterfaceType } from 'graphql';
-import { MAX_PAGE_SIZE } from './cursor.ts';
+import { MAX_PAGE_SIZE, MAX_PHASES_PAGE_SIZE } from './cursor.ts';
 
 /** Limits a query must stay within. */
 export interface QueryLimits {
@@ -29,15 +29,15 @@ interface Walk {
   schema: GraphQLSchema;
 }
 
-function pageArg(field: FieldNode, def: GraphQLField<unknown, unknown> | undefined, walk: Walk): number | undefined {
-  // A page size given by a variable the rule cannot see is priced at the largest page (100).
+function pageArg(field: FieldNode, def: GraphQLField<unknown, unknown> | undefined, walk: Walk, parent: GraphQLNamedType | undefined): number | undefined {
+  // A page size given by a variable the rule cannot see is priced at the field's largest page.
   const argDef = def?.args.find((a) => a.name === 'first');
   if (argDef === undefined) return undefined;
   const node = field.arguments?.find((a) => a.name.value === 'first');
   if (node?.value.kind === Kind.INT) return Number(node.value.value);
   if (node?.value.kind === Kind.VARIABLE) {
     const value = walk.variables[node.value.name.value];
-    return typeof value === 'number' ? value : MAX_PAGE_SIZE;
+    return typeof value === 'number' ? value : parent === walk.schema.getQueryType() && def?.name === 'phases' ? MAX_PHASES_PAGE_SIZE : MAX_PAGE_SIZE;
   }
   return typeof argDef.defaultValue === 'number' ? argDef.defaultValue : 1;
 }
@@ -51,7 +51,7 @@ function measure(set: SelectionSetNode, type: GraphQLNamedType | undefined, walk
       const def = type && (isObjectType(type) || isInterfaceType(type)) ? type.getFields()[selection.name.value] : undefined;
       let [childDepth, childCost] = [0, 0];
       if (selection.selectionSet) [childDepth, childCost] = measure(selection.selectionSet, def ? getNamedType(def.type) : undefined, walk, seen);
-      const multiplier = pageArg(selection, def, walk) ?? 1;
+      const multiplier = pageArg(selection, def, walk, type) ?? 1;
       depth = Math.max(depth, 1 + childDepth);
       cost += 1 + multiplier * childCost;
     } else {

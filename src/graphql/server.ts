@@ -6,7 +6,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { ApolloServer, HeaderMap } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { NoSchemaIntrospectionCustomRule, specifiedRules, validate } from 'graphql';
 import type { GraphQLFormattedError, GraphQLSchema, ValidationRule } from 'graphql';
@@ -19,6 +20,17 @@ import type { GraphqlContext } from './context.ts';
 import { unauthenticated } from './errors.ts';
 import { bundleGraphiql, graphiqlPage, type GraphiqlAssets } from './graphiql.ts';
 import { createLimitsRule, DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
+
+/** Every answer is live data: never stored by a cache (what Apollo's cache-control plugin said without hints). */
+const noStore: ApolloServerPlugin<GraphqlContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response }) {
+        response.http.headers.set('cache-control', 'no-store');
+      },
+    };
+  },
+};
 
 export interface GraphqlServerOptions {
   schema: GraphQLSchema;
@@ -141,7 +153,9 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     introspection,
     validationRules,
     includeStacktraceInErrorResponses: options.exposeInternalErrors ?? false,
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    // phaselog sets no cache hints, so Apollo's cache-control plugin would only cost a hook on every
+    // field of every response (about a tenth of a history page's server time) to compute "no-store".
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), noStore],
     logger: {
       debug: (m) => log.debug(m),
       info: (m) => log.info(m),

@@ -71,7 +71,7 @@ export interface HistoryReader {
   revisionsAt(phaseId: number, times: readonly Date[]): Promise<{ at: Date; key: string; revisionId: number | null }[]>;
 }
 
-interface ResourceRow {
+export interface ResourceRow {
   phaseId: number;
   resourceKey: string;
   status: string;
@@ -87,7 +87,7 @@ interface ResourceRow {
   to: Date | null;
 }
 
-function toResource(row: ResourceRow): ResourceRecord {
+export function toResource(row: ResourceRow): ResourceRecord {
   return {
     phaseId: Number(row.phaseId),
     key: row.resourceKey,
@@ -156,7 +156,7 @@ function toInterval(row: IntervalRow): PhaseStatusRecord & { id: string } {
 }
 
 /** A resource interval with its detail: resource `r`, interval `i`, detail `d`. */
-const RESOURCE_COLUMNS = Prisma.sql`r."phaseId", r."key" AS "resourceKey", i."status", d."body" ->> 'reason' AS "reason", coalesce(d."body" ->> 'message', '') AS "message",
+export const RESOURCE_COLUMNS = Prisma.sql`r."phaseId", r."key" AS "resourceKey", i."status", d."body" ->> 'reason' AS "reason", coalesce(d."body" ->> 'message', '') AS "message",
   coalesce(d."body" -> 'conditions', '[]'::jsonb) AS "conditions", coalesce(d."body" ->> 'presence', '') AS "presence",
   (d."body" ->> 'generation')::bigint AS "generation", (d."body" ->> 'observedGeneration')::bigint AS "observedGeneration",
   d."body" -> 'customHealth' AS "customHealth", i."revisionId", i."from", i."to"`;
@@ -166,7 +166,7 @@ const RESOURCE_COLUMNS = Prisma.sql`r."phaseId", r."key" AS "resourceKey", i."st
  * with its detail `d`: the current status if it began by then, else one index lookup on the ended
  * intervals (resourceId, from), however long the history.
  */
-function intervalAt(at: Date | Prisma.Sql | undefined): Prisma.Sql {
+export function intervalAt(at: Date | Prisma.Sql | undefined): Prisma.Sql {
   if (at === undefined) {
     return Prisma.sql`CROSS JOIN LATERAL (
         SELECT c."status", c."detailId", c."revisionId", c."from", NULL::timestamptz(3) AS "to" FROM "ResourceCurrentStatus" c WHERE c."resourceId" = r."id"

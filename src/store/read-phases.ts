@@ -6,9 +6,9 @@
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db } from './prisma.ts';
 import { createReadSql } from './read-sql.ts';
-import { toPhaseStatus } from './read-history.ts';
+import { intervalAt, RESOURCE_COLUMNS, toPhaseStatus, toResource, type ResourceRow } from './read-history.ts';
 import { readJson } from './read-json.ts';
-import type { AccessScope, Page, PhaseRecord, PhaseStatusRecord } from './read-types.ts';
+import type { AccessScope, Page, PhaseRecord, PhaseStatusRecord, ResourceRecord } from './read-types.ts';
 
 /** Filter of {@link PhaseReader.listPhases}; every field narrows. */
 export interface PhaseFilter {
@@ -48,12 +48,17 @@ export function severityOf(status: string | null): number {
   return index === -1 ? order.length : index;
 }
 
-const SEVERITY_SQL = Prisma.sql`CASE s."status" WHEN 'Failed' THEN 0 WHEN 'Terminating' THEN 1 WHEN 'NotFound' THEN 2 WHEN 'Unknown' THEN 3 WHEN 'InProgress' THEN 4 WHEN 'Current' THEN 5 ELSE 6 END`;
+/** {@link severityOf} in SQL, of the status column `status`. */
+function severitySql(status: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`CASE ${status} WHEN 'Failed' THEN 0 WHEN 'Terminating' THEN 1 WHEN 'NotFound' THEN 2 WHEN 'Unknown' THEN 3 WHEN 'InProgress' THEN 4 WHEN 'Current' THEN 5 ELSE 6 END`;
+}
+
+const SEVERITY_SQL = severitySql(Prisma.sql`s."status"`);
 
 const PHASE_SELECT = Prisma.sql`
   SELECT p."id", c."name" AS "cluster", c."reachable" AS "clusterReachable", c."lastGoodReadAt" AS "clusterLastGoodReadAt",
          p."sourceKind", p."namespace", p."name", p."inventoryId", p."labels", p."firstSeenAt", p."lastSeenAt", p."deletedAt",
-         s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", NULL::timestamptz(3) AS "to"
+         s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", NULL::timestamptz(3) AS "to", s."since"
   FROM "Phase" p
   JOIN "Cluster" c ON c."id" = p."clusterId"
   LEFT JOIN "PhaseCurrentStatus" s ON s."phaseId" = p."id"
@@ -79,6 +84,91 @@ interface PhaseRow {
   staleSince: Date | null;
   from: Date | null;
   to: Date | null;
+  since: Date | null;
+}
+
+/** A phase row with its worst resource's current status (all null when it has none) and when that status's run began. */
+interface PhaseWithWorstRow extends PhaseRow {
+  worstKey: string | null;
+  worstStatus: string | null;
+  worstReason: string | null;
+  worstMessage: string | null;
+  worstConditions: unknown;
+  worstPresence: string | null;
+  worstGeneration: bigint | string | null;
+  worstObservedGeneration: bigint | string | null;
+  worstCustomHealth: unknown;
+  worstRevisionId: number | null;
+  worstFrom: Date | null;
+  worstSince: Date | null;
+}
+
+/**
+ * The phases `page` selects (PHASE_SELECT rows, in its own order and limit), each with its worst
+ * resource's current status and when that status's run began, ordered by `orderBy` (over `page`):
+ * one statement for what a page of phases with summaries, since and worst resources needs. The
+ * worst resource is one unique-index lookup per phase (the LIMIT 1 keeps the planner from turning
+ * it into a join over every resource); its run start walks back one index lookup per earlier
+ * interval of the same status, as {@link HistoryReader.resourceRunStarts} does.
+ */
+function withWorstResources(page: Prisma.Sql, orderBy: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`
+    WITH RECURSIVE page AS MATERIALIZED (${page}),
+    worst AS MATERIALIZED (
+      SELECT w.* FROM page CROSS JOIN LATERAL (
+        SELECT r."id" AS "resourceId", ${RESOURCE_COLUMNS} FROM "Resource" r ${intervalAt(undefined)}
+        WHERE r."phaseId" = page."id" AND r."key" = page."body" ->> 'worstResource' LIMIT 1
+      ) w
+    ),
+    walk AS (
+      SELECT w."resourceId", w."from", w."status" FROM worst w
+      UNION ALL
+      SELECT walk."resourceId", prev."from", prev."status" FROM walk
+      CROSS JOIN LATERAL (
+        SELECT x."from", x."to", x."status" FROM "ResourceStatusInterval" x
+        WHERE x."resourceId" = walk."resourceId" AND x."from" < walk."from" ORDER BY x."from" DESC LIMIT 1
+      ) prev
+      WHERE prev."to" = walk."from" AND prev."status" = walk."status"
+    ),
+    since AS (SELECT "resourceId", min("from") AS "since" FROM walk GROUP BY "resourceId")
+    SELECT page.*, worst."resourceKey" AS "worstKey", worst."status" AS "worstStatus", worst."reason" AS "worstReason",
+           worst."message" AS "worstMessage", worst."conditions" AS "worstConditions", worst."presence" AS "worstPresence",
+           worst."generation" AS "worstGeneration", worst."observedGeneration" AS "worstObservedGeneration",
+           worst."customHealth" AS "worstCustomHealth", worst."revisionId" AS "worstRevisionId", worst."from" AS "worstFrom",
+           since."since" AS "worstSince"
+    FROM page
+    LEFT JOIN worst ON worst."phaseId" = page."id"
+    LEFT JOIN since ON since."resourceId" = worst."resourceId"
+    ORDER BY ${orderBy}`;
+}
+
+function toPhaseWithWorst(row: PhaseWithWorstRow): PhaseRecord {
+  const phase = toPhase(row);
+  if (phase.current?.worstResource == null) {
+    phase.worstResource = null;
+    return phase;
+  }
+  const resource: ResourceRecord | null =
+    row.worstKey === null || row.worstStatus === null || row.worstFrom === null
+      ? null
+      : toResource({
+          phaseId: row.id,
+          resourceKey: row.worstKey,
+          status: row.worstStatus,
+          reason: row.worstReason,
+          message: row.worstMessage ?? '',
+          conditions: row.worstConditions,
+          presence: row.worstPresence ?? '',
+          generation: row.worstGeneration === null ? null : BigInt(row.worstGeneration),
+          observedGeneration: row.worstObservedGeneration === null ? null : BigInt(row.worstObservedGeneration),
+          customHealth: row.worstCustomHealth,
+          revisionId: row.worstRevisionId,
+          from: row.worstFrom,
+          to: null,
+        } satisfies ResourceRow);
+  if (resource !== null && row.worstSince !== null) resource.since = row.worstSince;
+  phase.worstResource = resource;
+  return phase;
 }
 
 export { readJson };
@@ -102,6 +192,7 @@ function toPhase(row: PhaseRow): PhaseRecord {
     lastSeenAt: row.lastSeenAt,
     deletedAt: row.deletedAt,
     current,
+    since: current === null ? null : row.since,
   };
 }
 
@@ -171,6 +262,7 @@ export function createPhaseReader(db: Db): PhaseReader {
       }
       if (filter.includeDeleted !== true) where.push(Prisma.sql`p."deletedAt" IS NULL`);
       const byName = Prisma.sql`c."name", p."namespace", p."name", p."id"`;
+      const pageByName = Prisma.sql`page."cluster", page."namespace", page."name", page."id"`;
       if (after !== undefined) {
         where.push(
           order === 'NAME'
@@ -179,8 +271,9 @@ export function createPhaseReader(db: Db): PhaseReader {
         );
       }
       const orderBy = order === 'NAME' ? byName : Prisma.sql`${SEVERITY_SQL}, ${byName}`;
-      const rows = await sql.query<PhaseRow>(Prisma.sql`${PHASE_SELECT} ${whereClause(where)} ORDER BY ${orderBy} LIMIT ${first + 1}`);
-      return { items: rows.slice(0, first).map(toPhase), hasMore: rows.length > first };
+      const pageOrder = order === 'NAME' ? pageByName : Prisma.sql`${severitySql(Prisma.sql`page."status"`)}, ${pageByName}`;
+      const rows = await sql.query<PhaseWithWorstRow>(withWorstResources(Prisma.sql`${PHASE_SELECT} ${whereClause(where)} ORDER BY ${orderBy} LIMIT ${first + 1}`, pageOrder));
+      return { items: rows.slice(0, first).map(toPhaseWithWorst), hasMore: rows.length > first };
     },
 
     async getPhasesByIds(scope, ids) {

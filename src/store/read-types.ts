@@ -44,6 +44,13 @@ export interface PhaseRecord {
   lastSeenAt: Date;
   deletedAt: Date | null;
   current: PhaseStatusRecord | null;
+  /** When the run of the current status began (the phase's `since`), when the read included it. */
+  since?: Date | null;
+  /**
+   * The current status of the current status's worst resource, with when its run began, when the
+   * read included it (a page of phases reads it in the same statement); null when there is none.
+   */
+  worstResource?: ResourceRecord | null;
 }
 
 /** One resource's status interval. */
@@ -62,6 +69,8 @@ export interface ResourceRecord {
   revisionId: number | null;
   from: Date;
   to: Date | null;
+  /** When the run of this status began (earlier intervals of the same status with no gap count), when the read included it. */
+  since?: Date;
 }
 
 /** One entry of the status change log. */

@@ -7,7 +7,7 @@ import type { PhaseCursor, PhaseFilter } from '../../store/read-phases.ts';
 import { phaseCursorOf } from '../../store/read-phases.ts';
 import type { StatusChangeFilter } from '../../store/read-history.ts';
 import type { GraphqlContext } from '../context.ts';
-import { decodeCursor, encodeCursor, pageSize, parseSeq, toConnection } from '../cursor.ts';
+import { decodeCursor, encodeCursor, MAX_PHASES_PAGE_SIZE, pageSize, parseSeq, toConnection } from '../cursor.ts';
 import { badUserInput, notFound } from '../errors.ts';
 import { toApiToken, toGateResult, toStatusChange } from './shapes.ts';
 
@@ -62,7 +62,7 @@ export const queryResolvers: { Query: QueryResolvers } = {
     about: (_parent, _args, ctx) => ctx.about,
     clusters: async (_parent, _args, ctx) => (await ctx.clusters.listClusters()).filter((c) => canSee(ctx.principal, c.name, null)),
     phases: async (_parent, args, ctx) => {
-      const first = pageSize(args.first, 50);
+      const first = pageSize(args.first, 50, MAX_PHASES_PAGE_SIZE);
       const order = args.orderBy ?? 'NAME';
       const after = typeof args.after === 'string' ? decodeCursor(args.after, isPhaseCursor) : undefined;
       const page = await ctx.read.phases.listPhases(ctx.principal.access, { filter: toPhaseFilter(args.filter), order, first, ...(after ? { after } : {}) });

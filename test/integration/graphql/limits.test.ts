@@ -38,6 +38,13 @@ describe('query limits', () => {
     expect(big.errors?.[0]?.message).toMatch(/^the query costs \d+; the limit is 2000/);
   });
 
+  it('prices a phases page size the rule cannot see at the largest phases page (1,000), other lists at 100', async () => {
+    const phases = await gql(api.url, 'query($n: Int) { phases(first: $n) { edges { node { name } } } }', {});
+    expect(phases.errors?.[0]?.message).toMatch(/^the query costs 3001; the limit is 2000/);
+    const phase = await gql(api.url, 'query($n: Int) { phase(cluster: "prod", namespace: "shop", name: "web") { resources(first: $n) { edges { node { key } } } } }', {});
+    expect(phase.errors).toBeUndefined();
+  });
+
   it('refuses introspection when it is switched off, and still answers ordinary queries', async () => {
     const result = await gql(api.url, '{ __schema { types { name } } }');
     expect(result.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');

@@ -45,6 +45,15 @@ describe('phases', () => {
     expect(nodes[4]).toMatchObject({ status: 'Current', stale: true, since: iso(0), lastGoodReadAt: iso(30) });
   });
 
+  it('gives every phase of a page as the phase query (whose since and worst resource go through the loaders) gives it', async () => {
+    const data = await gqlData<{ phases: { edges: { node: Record<string, unknown> }[] } }>(api.url, `{ phases(filter: { includeDeleted: true }) { edges { node { ${PHASE_FIELDS} } } } }`);
+    expect(data.phases.edges.length).toBeGreaterThan(0);
+    for (const { node } of data.phases.edges) {
+      const one = await gqlData<{ phase: Record<string, unknown> }>(api.url, `query($id: ID!) { phase(id: $id) { ${PHASE_FIELDS} } }`, { id: node.id });
+      expect(one.phase).toEqual(node);
+    }
+  });
+
   it('filters by cluster, status, labels and search, and orders by severity', async () => {
     const names = async (args: string) => {
       const data = await gqlData<{ phases: { edges: { node: { cluster: string; name: string } }[] } }>(api.url, `{ phases(${args}) { edges { node { cluster name } } } }`);
@@ -75,8 +84,32 @@ describe('phases', () => {
     }
   });
 
+  it('gives each edge the cursor that resumes after it, the last one equal to endCursor', async () => {
+    type Page = { phases: { edges: { cursor: string; node: { name: string } }[]; pageInfo: { endCursor: string } } };
+    const q = 'query($after: String) { phases(first: 3, after: $after) { edges { cursor node { name } } pageInfo { endCursor } } }';
+    const all = await gqlData<Page>(api.url, q, {});
+    expect(all.phases.edges.at(-1)?.cursor).toBe(all.phases.pageInfo.endCursor);
+    const rest = await gqlData<Page>(api.url, q, { after: all.phases.edges[0]?.cursor });
+    expect(rest.phases.edges.slice(0, 2).map((e) => e.node.name)).toEqual(all.phases.edges.slice(1).map((e) => e.node.name));
+  });
+
+  it('lists up to 1,000 phases a page (a whole fleet in one request); a connection inside each of 1,000 phases is over the cost limit', async () => {
+    const all = await gqlData<{ phases: { edges: unknown[]; pageInfo: { hasNextPage: boolean } } }>(api.url, `query($n: Int) { phases(first: $n) { edges { node { ${PHASE_FIELDS} } } pageInfo { hasNextPage } } }`, { n: 1000 });
+    expect(all.phases.edges).toHaveLength(5);
+    expect(all.phases.pageInfo.hasNextPage).toBe(false);
+    const nested = await gql(api.url, '{ phases(first: 1000) { edges { node { name resources(first: 100) { edges { node { key status } } } } } } }');
+    expect(nested.data ?? null).toBeNull();
+    expect(nested.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', limit: 'cost' });
+  });
+
+  it('answers with cache-control: no-store (live data)', async () => {
+    const res = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ phases(first: 1) { edges { node { name } } } }' }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
   it.each([
-    ['first: 101', 'BAD_USER_INPUT'],
+    ['first: 1001', 'BAD_USER_INPUT'],
     ['first: 0', 'BAD_USER_INPUT'],
     ['after: "not-a-cursor"', 'BAD_USER_INPUT'],
     ['filter: { labels: ["x"] }', 'BAD_USER_INPUT'],

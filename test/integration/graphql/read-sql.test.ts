@@ -25,6 +25,7 @@ let phaseId: number;
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 const at = (m: number) => new Date(T0 + m * 60_000);
 const KEY = 'apps/Deployment/shop/api';
+const WEB_KEY = 'apps/Deployment/shop/web';
 
 beforeAll(async () => {
   database = await createTestDatabase('read_sql');
@@ -40,6 +41,12 @@ beforeAll(async () => {
   await insertResourceInterval(db, { phaseId, key: KEY, status: 'InProgress', from: at(0), to: at(10) });
   await insertResourceInterval(db, { phaseId, key: KEY, status: 'Current', from: at(10), to: at(20) });
   await insertResourceInterval(db, { phaseId, key: KEY, status: 'Failed', message: 'crash loop', from: at(20), to: null });
+  // A phase whose worst resource has been Failed over two contiguous intervals after a gap in the record.
+  const web = await db.phase.create({ data: { clusterId: cluster.id, sourceKind: 'cli-utils', namespace: 'shop', name: 'web', firstSeenAt: at(0), lastSeenAt: at(0) } });
+  await insertPhaseInterval(db, { phaseId: web.id, status: 'Failed', from: at(0), to: null, summary: { Failed: 1 }, worstResource: WEB_KEY });
+  await insertResourceInterval(db, { phaseId: web.id, key: WEB_KEY, status: 'Failed', from: at(0), to: at(5) });
+  await insertResourceInterval(db, { phaseId: web.id, key: WEB_KEY, status: 'Failed', from: at(8), to: at(15) });
+  await insertResourceInterval(db, { phaseId: web.id, key: WEB_KEY, status: 'Failed', message: 'still failing', from: at(15), to: null });
   phases = createPhaseReader(db);
   history = createHistoryReader(db);
 });
@@ -91,6 +98,21 @@ describe('read statements', () => {
     const viaPrisma = await db.$queryRaw<Record<string, unknown>[]>(statement);
     expect(prepared).toHaveLength(1);
     expect(prepared).toEqual(viaPrisma);
+  });
+
+  it('reads a page of phases with since, worst resource and its since as the separate reads give them', async () => {
+    const page = await phases.listPhases(FULL_ACCESS, { filter: {}, order: 'NAME', first: 10 });
+    expect(page.items.map((p) => p.name)).toEqual(['api', 'web']);
+    for (const phase of page.items) {
+      const [since] = await phases.currentRunStarts([phase.id], false);
+      expect(phase.since).toEqual(since?.from);
+      const key = phase.current?.worstResource as string;
+      const [resource] = await history.getCurrentResources([{ phaseId: phase.id, key }]);
+      const [run] = await history.resourceRunStarts([{ phaseId: phase.id, key, at: resource!.from }]);
+      expect(phase.worstResource).toEqual({ ...resource, since: run?.from });
+    }
+    // web's resource: Failed since 8 (two contiguous intervals; the one before ended at 5, a gap).
+    expect(page.items[1]?.worstResource).toMatchObject({ key: WEB_KEY, status: 'Failed', message: 'still failing', from: at(15), since: at(8) });
   });
 
   it('prepares each statement once per connection and reuses it', async () => {
