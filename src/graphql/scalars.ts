@@ -15,11 +15,27 @@ function parseDate(value: unknown): Date {
 
 // The internal types below are the ones codegen.ts maps each scalar to, so the two cannot drift apart.
 
+// The same instants are answered over and over (interval edges, since): their text is kept, up to a
+// bound, keyed by the instant (a pure function of it).
+const isoTexts = new Map<number, string>();
+const MAX_ISO_TEXTS = 100_000;
+
+function toIso(date: Date): string {
+  const ms = date.getTime();
+  let text = isoTexts.get(ms);
+  if (text === undefined) {
+    text = date.toISOString();
+    if (isoTexts.size >= MAX_ISO_TEXTS) isoTexts.clear();
+    isoTexts.set(ms, text);
+  }
+  return text;
+}
+
 /** RFC 3339 timestamps in UTC with milliseconds. */
 export const DateTimeScalar = new GraphQLScalarType<Scalars['DateTime']['input'], string>({
   name: 'DateTime',
   description: 'An RFC 3339 timestamp with milliseconds, always in UTC (e.g. 2026-11-22T03:04:05.000Z).',
-  serialize: (value) => (value instanceof Date ? value : parseDate(value)).toISOString(),
+  serialize: (value) => toIso(value instanceof Date ? value : parseDate(value)),
   parseValue: parseDate,
   parseLiteral: (ast) => parseDate(ast.kind === Kind.STRING ? ast.value : undefined),
 });

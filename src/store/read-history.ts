@@ -5,7 +5,7 @@
  */
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db } from './prisma.ts';
-import { createReadSql } from './read-sql.ts';
+import { createCoalescer, createReadSql } from './read-sql.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { readJson } from './read-json.ts';
 import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseStatusRecord, ResourceRecord, StatusChangeItem } from './read-types.ts';
@@ -122,7 +122,7 @@ interface IntervalRow {
  * the earliest that many ended intervals are read (an index range on (phaseId, from) that stops at a
  * page, instead of reading, joining and sorting every interval of the window).
  */
-function phaseIntervals(ended: Prisma.Sql, current: Prisma.Sql, firstEnded?: number): Prisma.Sql {
+function phaseIntervals(ended: Prisma.Sql, current: Prisma.Sql, firstEnded?: number | Prisma.Sql): Prisma.Sql {
   const limit = firstEnded === undefined ? Prisma.empty : Prisma.sql`ORDER BY s."from" LIMIT ${firstEnded}`;
   return Prisma.sql`(
     (SELECT s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", s."to"
@@ -226,6 +226,25 @@ function manifestQuery(phaseId: number): Prisma.Sql {
 
 export function createHistoryReader(db: Db): HistoryReader {
   const sql = createReadSql(db);
+  // Pages of phase intervals asked by concurrent requests (every history query) share statements:
+  // one lateral page per ask, each an index range on (phaseId, from) stopping at its limit.
+  const intervalPage = createCoalescer<{ phaseId: number; range: { from: Date; to: Date }; limit: number; after: Date | null }, IntervalRow[]>(async (asks) => {
+    // An interval's start is unique within its phase, so it is the whole cursor.
+    const where = Prisma.sql`s."phaseId" = k."phaseId" AND s."from" < k."to" AND s."from" > coalesce(k."after", '-infinity')`;
+    const rows = await sql.query<IntervalRow & { ask: string }>(Prisma.sql`
+      SELECT k."ask", s.*
+      FROM unnest(${asks.map((a) => a.phaseId)}::int[], ${asks.map((a) => a.range.from)}::timestamptz[], ${asks.map((a) => a.range.to)}::timestamptz[],
+                  ${asks.map((a) => a.after)}::timestamptz[], ${asks.map((a) => a.limit)}::int[])
+        WITH ORDINALITY AS k("phaseId", "from", "to", "after", "limit", "ask")
+      CROSS JOIN LATERAL (
+        SELECT s.* FROM ${phaseIntervals(Prisma.sql`${where} AND s."to" > k."from"`, where, Prisma.sql`k."limit"`)}
+        ORDER BY s."from" LIMIT k."limit"
+      ) s
+      ORDER BY k."ask", s."from"`);
+    const answers: IntervalRow[][] = asks.map(() => []);
+    for (const { ask, ...row } of rows) answers[Number(ask) - 1]?.push(row);
+    return answers;
+  });
   return {
     async listResources(phaseId, { at, filter = {}, first, after, keys }) {
       const where = [Prisma.sql`r."phaseId" = ${phaseId}::int`];
@@ -289,12 +308,7 @@ export function createHistoryReader(db: Db): HistoryReader {
     },
 
     async listPhaseIntervals(phaseId, range, first, after) {
-      const where = [Prisma.sql`s."phaseId" = ${phaseId}::int`, Prisma.sql`s."from" < ${range.to}`];
-      // An interval's start is unique within its phase, so it is the whole cursor.
-      if (after !== undefined) where.push(Prisma.sql`s."from" > ${after.from}`);
-      const rows = await sql.query<IntervalRow>(Prisma.sql`
-        SELECT s.* FROM ${phaseIntervals(Prisma.sql`${Prisma.join(where, ' AND ')} AND s."to" > ${range.from}`, Prisma.join(where, ' AND '), first + 1)}
-        ORDER BY s."from" LIMIT ${first + 1}`);
+      const rows = await intervalPage({ phaseId, range, limit: first + 1, after: after?.from ?? null });
       return { items: rows.slice(0, first).map(toInterval), hasMore: rows.length > first };
     },
 

@@ -5,7 +5,7 @@
  */
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db } from './prisma.ts';
-import { createReadSql } from './read-sql.ts';
+import { createCoalescer, createReadSql } from './read-sql.ts';
 import { intervalAt, RESOURCE_COLUMNS, toPhaseStatus, toResource, type ResourceRow } from './read-history.ts';
 import { readJson } from './read-json.ts';
 import type { AccessScope, Page, PhaseRecord, PhaseStatusRecord, ResourceRecord } from './read-types.ts';
@@ -55,14 +55,20 @@ function severitySql(status: Prisma.Sql): Prisma.Sql {
 
 const SEVERITY_SQL = severitySql(Prisma.sql`s."status"`);
 
-const PHASE_SELECT = Prisma.sql`
-  SELECT p."id", c."name" AS "cluster", c."reachable" AS "clusterReachable", c."lastGoodReadAt" AS "clusterLastGoodReadAt",
+const PHASE_COLUMNS = Prisma.sql`p."id", c."name" AS "cluster", c."reachable" AS "clusterReachable", c."lastGoodReadAt" AS "clusterLastGoodReadAt",
          p."sourceKind", p."namespace", p."name", p."inventoryId", p."labels", p."firstSeenAt", p."lastSeenAt", p."deletedAt",
-         s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", NULL::timestamptz(3) AS "to", s."since"
-  FROM "Phase" p
-  JOIN "Cluster" c ON c."id" = p."clusterId"
+         s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", NULL::timestamptz(3) AS "to", s."since"`;
+
+/** A phase's current status `s` and its detail `d`. */
+const CURRENT_STATUS_JOINS = Prisma.sql`
   LEFT JOIN "PhaseCurrentStatus" s ON s."phaseId" = p."id"
   LEFT JOIN "StatusDetail" d ON d."id" = s."detailId"`;
+
+const PHASE_SELECT = Prisma.sql`
+  SELECT ${PHASE_COLUMNS}
+  FROM "Phase" p
+  JOIN "Cluster" c ON c."id" = p."clusterId"
+  ${CURRENT_STATUS_JOINS}`;
 
 interface PhaseRow {
   id: number;
@@ -248,6 +254,32 @@ export interface PhaseReader {
 
 export function createPhaseReader(db: Db): PhaseReader {
   const sql = createReadSql(db);
+  // Identity lookups of concurrent requests (every phase(cluster, namespace, name) query) share statements.
+  const findPhase = createCoalescer<{ scope: AccessScope; ref: PhaseIdentityRef }, PhaseRecord[]>(async (asks) => {
+    const byScope = new Map<string, number[]>();
+    asks.forEach((ask, i) => {
+      const key = JSON.stringify(ask.scope);
+      byScope.set(key, [...(byScope.get(key) ?? []), i]);
+    });
+    const answers: PhaseRecord[][] = asks.map(() => []);
+    await Promise.all(
+      [...byScope.values()].map(async (indexes) => {
+        const refs = indexes.map((i) => (asks[i] as { ref: PhaseIdentityRef }).ref);
+        const scope = (asks[indexes[0] as number] as { scope: AccessScope }).scope;
+        const rows = await sql.query<PhaseRow & { ask: string }>(Prisma.sql`
+          SELECT k."ask", ${PHASE_COLUMNS}
+          FROM unnest(${refs.map((r) => r.cluster)}::text[], ${refs.map((r) => r.namespace)}::text[], ${refs.map((r) => r.name)}::text[], ${refs.map((r) => r.source ?? null)}::text[])
+            WITH ORDINALITY AS k("cluster", "namespace", "name", "source", "ask")
+          JOIN "Cluster" c ON c."name" = k."cluster"
+          JOIN "Phase" p ON p."clusterId" = c."id" AND p."namespace" = k."namespace" AND p."name" = k."name" AND (k."source" IS NULL OR p."sourceKind" = k."source")
+          ${CURRENT_STATUS_JOINS}
+          ${whereClause(scopeConditions(scope))}
+          ORDER BY k."ask", p."deletedAt" NULLS FIRST, p."sourceKind"`);
+        for (const row of rows) answers[indexes[Number(row.ask) - 1] as number]?.push(toPhase(row));
+      }),
+    );
+    return answers;
+  });
   return {
     async listPhases(scope, { filter, order, first, after }) {
       const where = scopeConditions(scope);
@@ -284,16 +316,8 @@ export function createPhaseReader(db: Db): PhaseReader {
       return ids.flatMap((id) => byId.get(id) ?? []);
     },
 
-    async findPhases(scope, ref) {
-      const where = [
-        ...scopeConditions(scope),
-        Prisma.sql`c."name" = ${ref.cluster}`,
-        Prisma.sql`p."namespace" = ${ref.namespace}`,
-        Prisma.sql`p."name" = ${ref.name}`,
-      ];
-      if (ref.source !== undefined) where.push(Prisma.sql`p."sourceKind" = ${ref.source}`);
-      const rows = await sql.query<PhaseRow>(Prisma.sql`${PHASE_SELECT} ${whereClause(where)} ORDER BY p."deletedAt" NULLS FIRST, p."sourceKind"`);
-      return rows.map(toPhase);
+    findPhases(scope, ref) {
+      return findPhase({ scope, ref });
     },
 
     async currentRunStarts(phaseIds, splitOnStale) {

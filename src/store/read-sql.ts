@@ -11,6 +11,7 @@
  * Date, json/jsonb parsed, arrays as arrays.
  */
 import { createHash } from 'node:crypto';
+import DataLoader from 'dataloader';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { poolOf, type Db } from './prisma.ts';
 
@@ -40,4 +41,16 @@ export function createReadSql(db: Db): ReadSql {
       return result.rows as T[];
     },
   };
+}
+
+/**
+ * Coalesces the same read asked by concurrent requests into one statement: the keys asked until
+ * the event loop has handled the I/O that is ready (setImmediate) go to `run` together, and each
+ * caller gets its own answer. Nothing is cached: every call is answered by a statement that started
+ * after it was made. Under load this replaces several round trips to PostgreSQL (each a write that
+ * wakes a backend) by one; a lone request waits one turn of the event loop.
+ */
+export function createCoalescer<K, V>(run: (keys: readonly K[]) => Promise<V[]>, maxBatchSize = 64): (key: K) => Promise<V> {
+  const loader = new DataLoader<K, V>(async (keys) => run(keys), { cache: false, maxBatchSize, batchScheduleFn: (callback) => setImmediate(callback) });
+  return (key) => loader.load(key);
 }

@@ -51,6 +51,21 @@ beforeAll(async () => {
   history = createHistoryReader(db);
 });
 
+/** Runs `fn` and counts the statements sent on the pool meanwhile. */
+async function countStatements<T>(fn: () => Promise<T>): Promise<{ result: T; count: number }> {
+  const query = pool.query;
+  let count = 0;
+  pool.query = ((...args: unknown[]) => {
+    count += 1;
+    return (query as (...a: unknown[]) => unknown).apply(pool, args);
+  }) as typeof pool.query;
+  try {
+    return { result: await fn(), count };
+  } finally {
+    pool.query = query;
+  }
+}
+
 afterAll(async () => {
   await db?.$disconnect();
   await database?.drop();
@@ -113,6 +128,45 @@ describe('read statements', () => {
     }
     // web's resource: Failed since 8 (two contiguous intervals; the one before ended at 5, a gap).
     expect(page.items[1]?.worstResource).toMatchObject({ key: WEB_KEY, status: 'Failed', message: 'still failing', from: at(15), since: at(8) });
+  });
+
+  it('answers concurrent identity lookups in one statement, each with its own answer and scope', async () => {
+    const asks = [
+      () => phases.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' }),
+      () => phases.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'web', source: 'cli-utils' }),
+      () => phases.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'web', source: 'flux' }),
+      () => phases.findPhases({ clusters: ['elsewhere'], namespaces: [] }, { cluster: 'c1', namespace: 'shop', name: 'api' }),
+      () => phases.findPhases({ clusters: [], namespaces: ['shop'] }, { cluster: 'c1', namespace: 'shop', name: 'nothing' }),
+    ];
+    const sequential = [];
+    for (const ask of asks) sequential.push(await ask());
+    const { result: together, count } = await countStatements(() => Promise.all(asks.map((ask) => ask())));
+    expect(together).toEqual(sequential);
+    expect(together.map((found) => found.map((p) => p.name))).toEqual([['api'], ['web'], [], [], []]);
+    // One statement per distinct scope: three here.
+    expect(count).toBe(3);
+  });
+
+  it('answers concurrent history pages in one statement, each its own window, page and cursor', async () => {
+    const asks = [
+      () => history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 2),
+      () => history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 2, { from: at(10), id: String(at(10).getTime()) }),
+      () => history.listPhaseIntervals(phaseId, { from: at(10), to: at(20) }, 10),
+      () => history.listPhaseIntervals(phaseId, { from: at(30), to: at(40) }, 1),
+      () => history.listPhaseIntervals(phaseId + 1000, { from: at(0), to: at(60) }, 5),
+    ];
+    const sequential = [];
+    for (const ask of asks) sequential.push(await ask());
+    const { result: together, count } = await countStatements(() => Promise.all(asks.map((ask) => ask())));
+    expect(together).toEqual(sequential);
+    expect(together.map((page) => [page.items.map((i) => i.status), page.hasMore])).toEqual([
+      [['InProgress', 'Current'], true],
+      [['Failed'], false],
+      [['Current'], false],
+      [['Failed'], false],
+      [[], false],
+    ]);
+    expect(count).toBe(1);
   });
 
   it('prepares each statement once per connection and reuses it', async () => {
