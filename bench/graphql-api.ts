@@ -7,8 +7,9 @@
  * that no query is answered from one hot row. A bare Apollo Server `{ __typename }` (in a child, as
  * the `http-apollo` baseline) is measured in the same run at both concurrencies for the ratios.
  *
- * The API's largest page is 100 phases, so "the 1,000-phase list" is a walk through all 10 pages
- * (with summaries, since and the worst resource), one after the other as a client pages.
+ * "The 1,000-phase list" (with summaries, since and the worst resource) is measured both ways a
+ * client can ask for it: one request of `phases(first: 1000)` (the largest phases page, what a
+ * dashboard showing the fleet sends) and a walk through 10 pages of 100, one after the other.
  *
  *   node --import tsx bench/graphql-api.ts [--phases 1000] [--resources 10] [--intervals 100] [--requests 3000] [--concurrency 16]
  *   PHASELOG_BENCH_CPU_PROF=/tmp/api.cpuprofile node --import tsx bench/graphql-api.ts   # server CPU profile
@@ -203,6 +204,8 @@ const HISTORY = `query History(${PHASE_ARGS}, $from: DateTime!) { phase(cluster:
 const STATUS_AT = `query StatusAt(${PHASE_ARGS}, $at: DateTime!) { phase(cluster: $cluster, namespace: $namespace, name: $name) { statusAt(at: $at) { status resources { edges { node { key status since } } } } } }`;
 const GATE = `query Gate(${PHASE_ARGS}) { gate(phase: { cluster: $cluster, namespace: $namespace, name: $name }, for: "10m") { passed reason heldSince } }`;
 const PHASE_LIST = `query Phases($after: String) { phases(first: 100, after: $after) { edges { node { name status since summary { current inProgress total } worstResource { key status since } } } pageInfo { hasNextPage endCursor } } }`;
+/** The same fields as PHASE_LIST, a page of `$first` phases. */
+const PHASE_PAGE = `query Phases($first: Int!) { phases(first: $first) { edges { node { name status since summary { current inProgress total } worstResource { key status since } } } pageInfo { hasNextPage endCursor } } }`;
 
 /**
  * Starts the API (in a child, on `databaseUrl`, seeded by {@link seed}) and a bare Apollo server,
@@ -237,6 +240,15 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
       {
         name: 'phase list page (100, summary + since + worst)',
         step: (agent) => gql(agent, PHASE_LIST, {}),
+      },
+      {
+        name: `all ${phases.toLocaleString('en-US')} phases (one request)`,
+        weight: 10,
+        step: async (agent) => {
+          const answer = await fetchJson(agent, url, Buffer.from(JSON.stringify({ query: PHASE_PAGE, variables: { first: phases } })), authorization);
+          const conn = answer?.data?.phases;
+          return conn !== undefined && answer?.errors === undefined && !conn.pageInfo.hasNextPage && (conn as { edges?: unknown[] }).edges?.length === phases;
+        },
       },
       {
         name: `all ${phases.toLocaleString('en-US')} phases (${Math.ceil(phases / 100)} pages of 100)`,
