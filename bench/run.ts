@@ -165,7 +165,7 @@ export const REGISTRY: BenchEntry[] = [
   {
     id: 'worker-rss', kind: 'scenario', file: 'worker-rss.ts',
     title: 'worker RSS per 10,000 watched resources (watch caches) vs the same objects in a plain Map',
-    options: { small: { resources: 2_000 }, default: { resources: 10_000 } },
+    options: { small: { resources: 2_000 }, default: { resources: 40_000 } },
     derive: [
       {
         name: `worker RSS MB watching ${FLEET.toLocaleString('en-US')} resources (loaded process + caches)`,

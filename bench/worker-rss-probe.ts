@@ -27,6 +27,11 @@ export interface ProbeResult {
   rssAfter: number;
   heapBefore: number;
   heapAfter: number;
+  /** V8 heap committed (heapTotal) and memory outside it (external, array buffers), before and after. */
+  heapTotalBefore?: number;
+  heapTotalAfter?: number;
+  externalBefore?: number;
+  externalAfter?: number;
   error?: string;
 }
 
@@ -57,7 +62,7 @@ async function probeWatch(kubeconfig: string): Promise<Omit<ProbeResult, 'ready'
   const errors = [...outcomes].filter(([, e]) => e !== undefined).map(([k, e]) => `${k}: ${e?.message ?? ''}`);
   const objects = [...set.caches.values()].reduce((n, c) => n + c.list().length, 0);
   const after = await settle();
-  const result = { objects, rssCold: cold.rss, rssBefore: before.rss, rssAfter: after.rss, heapBefore: before.heapUsed, heapAfter: after.heapUsed, ...(errors.length > 0 ? { error: errors.join('; ') } : {}) };
+  const result = { objects, rssCold: cold.rss, rssBefore: before.rss, rssAfter: after.rss, heapBefore: before.heapUsed, heapAfter: after.heapUsed, heapTotalBefore: before.heapTotal, heapTotalAfter: after.heapTotal, externalBefore: before.external, externalAfter: after.external, ...(errors.length > 0 ? { error: errors.join('; ') } : {}) };
   set.stop();
   client.close();
   return result;

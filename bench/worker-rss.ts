@@ -4,10 +4,13 @@
  * in phaselog's watch caches, scaled to 10,000, and in the same run the memory of the same objects
  * parsed and kept in a plain Map, the reference the stack notes give (~61 MB per 10,000).
  * The emulator runs in its own process; each measurement runs in a fresh process (the watch caches
- * in 3, the median RSS taken), warmed up by doing the same work once (see worker-rss-probe.ts), so
+ * in 5, the median RSS taken), warmed up by doing the same work once (see worker-rss-probe.ts), so
  * the figures are what the caches hold.
  *
- *   node --import tsx bench/worker-rss.ts [--resources 10000]
+ * The default is 40,000 objects: malloc's arenas move a process's RSS by several MB either way
+ * whatever it holds, which at 10,000 objects swamped the figure (0-36 MB per 10k across processes).
+ *
+ *   node --import tsx bench/worker-rss.ts [--resources 40000]
  */
 import { fileURLToPath } from 'node:url';
 import { startReadyChild } from './lib/child-server.ts';
@@ -19,7 +22,7 @@ import type { ProbeResult } from './worker-rss-probe.ts';
 
 /** Options of {@link run}. */
 export interface WorkerRssBenchOptions {
-  /** Objects in the emulated cluster, all watched. @default 10000 */
+  /** Objects in the emulated cluster, all watched; figures are scaled to 10,000. @default 40000 */
   resources?: number;
 }
 
@@ -45,11 +48,12 @@ function medianBy(results: ProbeResult[], value: (p: ProbeResult) => number): Pr
 
 /** Measures watch-cache memory and plain-Map memory for the same objects; returns MB per 10,000. */
 export async function run(options: WorkerRssBenchOptions = {}): Promise<Figures> {
-  const resources = options.resources ?? 10_000;
+  const resources = options.resources ?? 40_000;
   const cluster = await startReadyChild<ClusterReady>(CLUSTER_FILE, [String(resources)], 180_000);
   try {
-    // RSS moves by tens of MB when V8 and malloc hand pages back: the median of 3 processes.
-    const watches = [await probe(['watch', cluster.ready.kubeconfig]), await probe(['watch', cluster.ready.kubeconfig]), await probe(['watch', cluster.ready.kubeconfig])];
+    // RSS moves by tens of MB when V8 and malloc hand pages back: the median of 5 processes.
+    const watches: ProbeResult[] = [];
+    for (let i = 0; i < 5; i += 1) watches.push(await probe(['watch', cluster.ready.kubeconfig]));
     const watch = medianBy(watches, (p) => p.rssAfter - p.rssBefore);
     const map = await probe(['map', String(resources)]);
     const per10k = (bytes: number, objects: number) => round(((bytes / Math.max(1, objects)) * 10_000) / MB, 1);
@@ -62,6 +66,9 @@ export async function run(options: WorkerRssBenchOptions = {}): Promise<Figures>
       'watch caches: RSS MB per 10k resources': watchRss,
       'watch caches: RSS MB per 10k, without the warm-up': per10k(watch.rssAfter - watch.rssCold, watch.objects),
       'watch caches: JS heap MB per 10k resources': per10k(watch.heapAfter - watch.heapBefore, watch.objects),
+      'watch caches: V8 heap committed MB per 10k': per10k((watch.heapTotalAfter ?? 0) - (watch.heapTotalBefore ?? 0), watch.objects),
+      'watch caches: external memory MB per 10k': per10k((watch.externalAfter ?? 0) - (watch.externalBefore ?? 0), watch.objects),
+      'watch caches: RSS MB per 10k, each process': watches.map((p) => per10k(p.rssAfter - p.rssBefore, p.objects)).join(', '),
       'plain Map of parsed objects: RSS MB per 10k': mapRss,
       'plain Map of parsed objects: JS heap MB per 10k': per10k(map.heapAfter - map.heapBefore, map.objects),
       'watch caches / plain Map (RSS)': mapRss > 0 ? round(watchRss / mapRss, 2) : 'n/a',

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildTypicalObject } from '../../../bench/lib/k8s-objects.ts';
 import { hashRedacted } from '../../../src/history/redact.ts';
-import { compactObject, readView, toHashedDocument } from '../../../src/kube/compact.ts';
+import { compactObject, readView, statusView, toHashedDocument } from '../../../src/kube/compact.ts';
 import { slimObject } from '../../../src/kube/slim.ts';
 import { computeStatus } from '../../../src/status/compute.ts';
 import { fillTimes, fixture, loadCases, mergePatch, NOW, type ObjectName } from '../status/fixtures.ts';
@@ -75,6 +75,19 @@ describe('compact cache records', () => {
   it('keeps the whole object for kinds a custom health check reads', () => {
     const object = fixture('kustomization');
     expect(readView(compactObject(slimObject(object), { whole: true }))).toEqual(slimObject(object));
+  });
+
+  it.each([
+    ['deployment', false],
+    ['service', false],
+    ['pod', true],
+    ['statefulset', true],
+  ])('%s: the view is packed with the revision unless its status is computed on every tick (clear: %s)', (name, clear) => {
+    const object = cases.find((c) => (c.object.kind as string).toLowerCase() === name)?.object as Obj;
+    const record = compactObject(slimObject(object));
+    expect(record.view !== '').toBe(clear);
+    expect(readView(record)).toEqual(JSON.parse(JSON.stringify(statusView(slimObject(object)))));
+    expect(toHashedDocument(record).body).toEqual(hashRedacted(object).body);
   });
 
   it('keeps far less than the object', () => {
