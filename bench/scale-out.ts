@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { enqueueSnapshot, snapshotJobId } from '../src/queue/snapshot-jobs.ts';
 import { migrateDatabase } from '../src/store/migrate.ts';
 import { startReadyChild } from './lib/child-server.ts';
@@ -122,6 +123,27 @@ async function fleetTick(queue: Queue, events: QueueEvents, clusters: string[], 
   }
 }
 
+/**
+ * Changes in `(afterSeq, ...]` that are not Deployment flips: reachability changes and statuses
+ * to or from Unknown (a LIST that timed out under load), by what they were.
+ */
+async function otherChanges(connectionString: string, afterSeq: bigint): Promise<{ maxSeq: bigint; summary: string }> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    const max = await client.query<{ seq: string | null }>('SELECT max("seq")::text AS seq FROM "StatusChange"');
+    const rows = await client.query<{ what: string; n: string }>(
+      `SELECT scope || ' ' || coalesce("fromStatus", '-') || ' -> ' || coalesce("toStatus", '-') AS what, count(*)::text AS n FROM "StatusChange"
+       WHERE "seq" > $1 AND (scope = 'cluster' OR "toStatus" IS DISTINCT FROM 'InProgress' AND "toStatus" IS DISTINCT FROM 'Current'
+         OR "fromStatus" IS NOT NULL AND "fromStatus" NOT IN ('InProgress', 'Current')) GROUP BY 1 ORDER BY 1`,
+      [afterSeq.toString()],
+    );
+    return { maxSeq: BigInt(max.rows[0]?.seq ?? '0'), summary: rows.rows.map((r) => `${r.what}: ${r.n}`).join(', ') || 'none' };
+  } finally {
+    await client.end();
+  }
+}
+
 function parseWorkerCounts(value: number[] | string | undefined): number[] {
   const list = typeof value === 'string' ? value.split(',').map(Number) : (value ?? [1, 2, 4]);
   return [...new Set(list.filter((n) => Number.isInteger(n) && n > 0 && n <= 16))];
@@ -148,6 +170,7 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
     clustersChild = await startReadyChild<ClustersReady>(CLUSTERS_FILE, [JSON.stringify(shape)], 120_000);
     const { kubeconfigs } = clustersChild.ready;
     const names = kubeconfigs.map((k) => k.name);
+    let seenSeq = 0n;
     for (const n of counts) {
       const prefix = `${benchPrefix('scale-out')}n${n}`;
       prefixes.push(prefix);
@@ -163,7 +186,9 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
       try {
         await events.waitUntilReady();
         const results: TickResult[] = [];
+        let firstTimedSeq = seenSeq;
         for (let t = 0; t < warmup + ticks; t++) {
+          if (t === warmup) firstTimedSeq = (await otherChanges(db.connectionString, seenSeq)).maxSeq;
           const changed = await request(clustersChild.child, { mutate: ++mutation }, (m) => (m as { mutated?: number; changed?: number }).mutated === mutation ? (m as { changed: number }).changed : undefined);
           tickAt += 1_000;
           const result = await fleetTick(queue, events, names, tickAt, options.tickTimeoutMs ?? 60_000);
@@ -182,6 +207,9 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
         figures[`${label}: status changes per tick`] = Math.round(median(results.map((r) => r.changes)));
         figures[`${label}: rows written per tick`] = Math.round(median(results.map((r) => r.rows)));
         figures[`${label}: failed jobs`] = results.reduce((sum, r) => sum + r.failed, 0);
+        const other = await otherChanges(db.connectionString, firstTimedSeq);
+        seenSeq = other.maxSeq;
+        figures[`${label}: changes besides the flips (timed ticks)`] = other.summary;
         const reports = await Promise.all(workers.map((w) => request(w.child, { report: true }, (m) => ((m as { rss?: number }).rss !== undefined ? (m as { rss: number }) : undefined))));
         figures[`${label}: RSS MB per worker (max)`] = Math.round(Math.max(...reports.map((r) => r.rss)) / 1024 / 1024);
       } finally {
