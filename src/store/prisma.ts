@@ -23,6 +23,10 @@ export function createDb(url: string, options: { poolSize?: number } = {}): Db {
 
 /** A Prisma client over `pool`, which it owns: `$disconnect()` ends the pool. */
 export function createDbOnPool(pool: pg.Pool): Db {
+  // An idle connection the server closes (restart, database dropped) leaves the pool with an error
+  // event; the pool drops it and the next query opens another. Without a listener that event would
+  // end the process (Prisma listens only while connected, and reads may use the pool before it).
+  pool.on('error', () => undefined);
   const db = new PrismaClient({ adapter: new PrismaPg(pool) });
   // Prisma ends a pool it was given only if it connected; reads may have used the pool without it.
   const disconnect = db.$disconnect.bind(db);

@@ -169,6 +169,24 @@ describe('read statements', () => {
     expect(count).toBe(1);
   });
 
+  it('carries on when the server closes an idle connection of the pool (the next read opens another)', async () => {
+    // A client whose pool only the read side has used: Prisma never connected, so never listened on the pool.
+    const readOnlyPool = new pg.Pool({ connectionString: database.url, max: 1 });
+    const readOnly = createDbOnPool(readOnlyPool);
+    try {
+      const reader = createPhaseReader(readOnly);
+      expect((await reader.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' })).map((p) => p.name)).toEqual(['api']);
+      const [{ pid }] = (await readOnlyPool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
+      await pool.query('SELECT pg_terminate_backend($1)', [pid]);
+      const deadline = Date.now() + 5_000;
+      while (readOnlyPool.totalCount > 0 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+      expect(readOnlyPool.totalCount).toBe(0);
+      expect((await reader.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' })).map((p) => p.name)).toEqual(['api']);
+    } finally {
+      await readOnly.$disconnect();
+    }
+  });
+
   it('prepares each statement once per connection and reuses it', async () => {
     await phases.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' });
     const prepared = async () => (await pool.query<{ name: string }>(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'plg_%'`)).rows.map((r) => r.name);
