@@ -183,7 +183,7 @@ function toPhase(row: PhaseRow): PhaseRecord {
   const current: PhaseStatusRecord | null =
     row.status === null || row.from === null
       ? null
-      : toPhaseStatus({ ...row, phaseId: row.id, status: row.status, from: row.from, stale: row.stale ?? false });
+      : toPhaseStatus({ phaseId: row.id, status: row.status, body: row.body, conditionTimes: row.conditionTimes, stale: row.stale ?? false, staleSince: row.staleSince, from: row.from, to: row.to });
   return {
     id: Number(row.id),
     cluster: row.cluster,
