@@ -85,7 +85,13 @@ export function parseDatabaseUrl(url: string): DbConnectionFields {
 }
 
 function createPool(fields: DbConnectionFields): pg.Pool {
-  return new pg.Pool({ ...fields, max: 4, Client: RelabellingClient });
+  const pool = new pg.Pool({ ...fields, max: 4, Client: RelabellingClient });
+  // A connection the server ends while the pool holds it idle or is ending it (the shadow database
+  // dropped WITH (FORCE), a restart) reaches the pool as an error event; the pool drops that
+  // connection. Without a listener the event ends the process (seen as an uncaught 57P01
+  // "terminating connection due to administrator command" after the drift check).
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 /** A migration-aware adapter factory for the schema engine, with fixes 1–3 applied. */
