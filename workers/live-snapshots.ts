@@ -1,17 +1,25 @@
 /**
  * Live snapshots: watch caches over every kind a cluster's phases use (and the inventory kinds),
- * and a debounced snapshot job for the cluster on any change, so a change is recorded and
- * published about `debounceMs` after it happens instead of at the next scheduled tick (a steady
- * stream of changes snapshots at least every `maxWaitMs`). While a
- * cache is synced, snapshots read that kind from memory instead of listing it.
+ * and a debounced snapshot job on any change, so a change is recorded and published about
+ * `debounceMs` after it happens instead of at the next scheduled tick (a steady stream of changes
+ * snapshots at least every `maxWaitMs`). While a cache is synced, snapshots read that kind from
+ * memory instead of listing it.
  *
- * Every worker process may run this: the job id is the cluster plus the debounce slot the burst
- * ended in, so processes that see the same changes queue one job (rarely two, when their timers
- * straddle a slot boundary; the second snapshot finds nothing new to write).
+ * The job names the objects the burst changed (by identity), and the snapshot observes and records
+ * only the phases they affect, so one change in a large cluster costs about one phase, not the
+ * cluster. A burst of more than {@link MAX_CHANGED_OBJECTS} objects (the first list, a relist)
+ * snapshots the whole cluster.
+ *
+ * Every worker process may run this: the job id is the cluster, the debounce slot the burst ended
+ * in and a digest of the changes, so processes that see the same changes queue one job (rarely two,
+ * when their timers straddle a slot boundary; the second snapshot finds nothing new to write).
  */
 import type { Logger } from 'pino';
 import type { RedactionOptions } from '../src/history/redact.ts';
-import type { GroupKind } from '../src/inventory/types.ts';
+import type { ChangedObjects } from '../src/inventory/affected-phases.ts';
+import { refKey } from '../src/inventory/ref-key.ts';
+import type { GroupKind, ObjectRef } from '../src/inventory/types.ts';
+import { MAX_CHANGED_OBJECTS } from '../src/queue/snapshot-jobs.ts';
 import type { ClusterClient } from '../src/kube/cluster-client.ts';
 import { discoverPhases, INVENTORY_WATCHES } from '../src/kube/discover-phases.ts';
 import type { WatchedKind } from '../src/kube/watch-cache.ts';
@@ -39,10 +47,16 @@ export interface LiveSnapshots {
   close(): void;
 }
 
-/** Watches every cluster and calls `enqueue(cluster, tickAt)` once per debounce window with changes. */
+/**
+ * Queues a live snapshot of `cluster` for `tickAt`, of the phases `changed` affects (the whole
+ * cluster when `changed` is undefined).
+ */
+export type EnqueueLiveSnapshot = (cluster: string, tickAt: number, changed: ChangedObjects | undefined) => Promise<unknown>;
+
+/** Watches every cluster and calls `enqueue` once per debounce window with changes. */
 export async function startLiveSnapshots(
   clients: Iterable<ClusterClient>,
-  enqueue: (cluster: string, tickAt: number) => Promise<unknown>,
+  enqueue: EnqueueLiveSnapshot,
   log: Logger,
   options: LiveSnapshotOptions = {},
 ): Promise<LiveSnapshots> {
@@ -54,7 +68,7 @@ export async function startLiveSnapshots(
   };
 }
 
-async function watchCluster(client: ClusterClient, enqueue: (cluster: string, tickAt: number) => Promise<unknown>, log: Logger, options: LiveSnapshotOptions): Promise<LiveSnapshots> {
+async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot, log: Logger, options: LiveSnapshotOptions): Promise<LiveSnapshots> {
   const debounceMs = Math.max(1, options.debounceMs ?? 25);
   const maxWaitMs = Math.max(debounceMs, options.maxWaitMs ?? 250);
   const resyncMs = options.resyncKindsMs ?? 60_000;
@@ -63,14 +77,18 @@ async function watchCluster(client: ClusterClient, enqueue: (cluster: string, ti
   let timer: NodeJS.Timeout | undefined;
   let burstStart = 0;
   let closed = false;
+  let burst = createBurst();
   const fire = (): void => {
     timer = undefined;
     // The slot the burst ended in names the job, so processes that saw the same changes queue one job.
     const tickAt = Math.ceil(Date.now() / debounceMs) * debounceMs;
-    enqueue(client.name, tickAt).catch((error: unknown) => log.error({ err: error }, 'queueing a live snapshot failed'));
+    const changed = burst.changed();
+    burst = createBurst();
+    enqueue(client.name, tickAt, changed).catch((error: unknown) => log.error({ err: error }, 'queueing a live snapshot failed'));
   };
-  const onChange = (): void => {
+  const onChange = (ref: ObjectRef, inventory: boolean): void => {
     if (closed) return;
+    burst.add(ref, inventory);
     const now = Date.now();
     if (timer === undefined) burstStart = now;
     else clearTimeout(timer);
@@ -90,7 +108,7 @@ async function watchCluster(client: ClusterClient, enqueue: (cluster: string, ti
       ...(options.wholeObjects !== undefined ? { wholeObjects: options.wholeObjects } : {}),
       ...(options.redaction !== undefined ? { redaction: options.redaction } : {}),
     });
-    set.onChange(onChange);
+    set.onChange((change, _cluster, watched) => onChange(change.ref, INVENTORY_WATCHES.includes(watched as WatchedKind)));
     const outcomes = await set.start();
     for (const [kind, error] of outcomes) if (error !== undefined) log.warn({ kind, error }, 'watch not synced; that kind is listed on each snapshot');
   };
@@ -104,5 +122,22 @@ async function watchCluster(client: ClusterClient, enqueue: (cluster: string, ti
       if (timer !== undefined) clearTimeout(timer);
       set?.stop();
     },
+  };
+}
+
+/** The objects one burst of changes touched, up to {@link MAX_CHANGED_OBJECTS} of each sort. */
+function createBurst(): { add(ref: ObjectRef, inventory: boolean): void; changed(): ChangedObjects | undefined } {
+  const objects = new Map<string, ObjectRef>();
+  const inventories = new Map<string, ObjectRef>();
+  let overflow = false;
+  return {
+    add(ref, inventory) {
+      if (overflow) return;
+      const into = inventory ? inventories : objects;
+      into.set(refKey(ref), ref);
+      overflow = into.size > MAX_CHANGED_OBJECTS;
+    },
+    // Too many to name (a first list, a relist): the whole cluster.
+    changed: () => (overflow ? undefined : { objects: [...objects.values()], inventories: [...inventories.values()] }),
   };
 }

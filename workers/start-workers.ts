@@ -22,7 +22,7 @@ import { createClusterClient, type ClusterClient } from '../src/kube/cluster-cli
 import type { ClusterHandle } from '../src/kube/clusters.ts';
 import { createChangePublisher } from '../src/pubsub/change-publisher.ts';
 import { createClusterLocks } from '../src/queue/cluster-lock.ts';
-import { enqueueSnapshot, scheduleSnapshots, SNAPSHOT_QUEUE, snapshotJobSchema } from '../src/queue/snapshot-jobs.ts';
+import { enqueueLiveSnapshot, enqueueSnapshot, scheduleSnapshots, SNAPSHOT_QUEUE, snapshotJobSchema } from '../src/queue/snapshot-jobs.ts';
 import type { ObserveClusterOptions } from '../src/services/observe-cluster.ts';
 import { snapshotCluster, type SnapshotOutcome } from '../src/services/snapshot-cluster.ts';
 import { createHealthChecker } from '../src/status/custom/health-checker.ts';
@@ -103,7 +103,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       throw new DelayedError();
     }
     try {
-      return await snapshotCluster(deps, client, new Date(tickAt));
+      return await snapshotCluster(deps, client, new Date(tickAt), payload.data.changed !== undefined ? { changed: payload.data.changed } : {});
     } finally {
       await lock.release().catch(() => {});
     }
@@ -123,7 +123,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     await scheduleSnapshots(queue, [...clients.keys()], { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) });
   }
   const retention = options.retention !== undefined ? await startRetention(options, connection, prefix, `${queueName}-retention`, log) : undefined;
-  const live = options.live !== undefined ? await startLiveSnapshots(clients.values(), (cluster, tickAt) => enqueueSnapshot(queue, cluster, tickAt), log.child({ unit: 'live' }), {
+  const live = options.live !== undefined ? await startLiveSnapshots(clients.values(), (cluster, tickAt, changed) => enqueueLiveSnapshot(queue, cluster, tickAt, changed), log.child({ unit: 'live' }), {
     ...options.live,
     // Kinds a custom health check covers keep whole objects in the caches; revisions are redacted as snapshots redact them.
     ...(health ? { wholeObjects: (apiVersion: string, kind: string) => health.checker.matches(apiVersion, kind) } : {}),

@@ -96,6 +96,11 @@ export interface SnapshotPlan {
   stateHash: string;
   /** Extend the cluster's current observation run, or end it and start a new one. */
   tick: 'extend' | 'start';
+  /**
+   * A partial observation (some phases only): the cluster's tick watermark is not moved, so the
+   * next scheduled tick still observes the whole cluster.
+   */
+  partial?: true;
   reachability?: { closeId?: number; open: { reachable: boolean; errorKind?: string; message: string } };
   cluster: { reachable: boolean; lastGoodReadAt?: Date };
   phases: PhaseWrite[];
@@ -118,7 +123,8 @@ export function planSnapshot(stored: StoredClusterState, observation: ClusterObs
  */
 export function hashObservation(observation: ClusterObservation): string {
   if (observation.outcome === 'unreachable') return hashStrings(['unreachable', observation.error.kind]);
-  const parts: string[] = [`unobserved:${[...observation.unobservedSources].sort().join(',')}`];
+  // A partial observation never hashes like a whole one: the tick after it diffs the whole cluster.
+  const parts: string[] = [`unobserved:${[...observation.unobservedSources].sort().join(',')}`, ...(observation.partial ? ['partial'] : [])];
   for (const phase of observation.phases) {
     parts.push(`${phaseKey(phase.identity)}|${phase.manifest.hash}|${phase.inventoryId}|${canonicalJson(phase.labels)}|${fingerprintObservedPhase(phase.status, false)}`);
     for (const resource of phase.resources) parts.push(`${phaseKey(phase.identity)}|${resource.key}|${fingerprintObservedResource(resource)}`);
@@ -137,6 +143,7 @@ export function planUnchangedTick(observation: ClusterObservation, stateHash: st
     outcome: observation.outcome,
     stateHash,
     tick: 'extend',
+    ...(observation.outcome === 'ok' && observation.partial ? { partial: true } : {}),
     cluster: observation.outcome === 'ok' ? { reachable: true, lastGoodReadAt: observation.at } : { reachable: false },
     phases: [],
     changes: [],
@@ -162,6 +169,7 @@ function planUnreachable(stored: StoredClusterState, observation: Extract<Cluste
 
 function planReadable(stored: StoredClusterState, observation: Extract<ClusterObservation, { outcome: 'ok' }>): SnapshotPlan {
   const plan = basePlan(stored, observation.at, 'ok', hashObservation(observation));
+  if (observation.partial) plan.partial = true;
   plan.cluster = { reachable: true, lastGoodReadAt: observation.at };
   if (stored.reachability === null || !stored.reachability.reachable) {
     plan.reachability = { open: { reachable: true, message: '' } };
@@ -176,6 +184,8 @@ function planReadable(stored: StoredClusterState, observation: Extract<ClusterOb
     const write = planObservedPhase(storedByKey.get(key), phase, plan.changes, stored.lastGoodReadAt);
     if (write !== undefined) plan.phases.push(write);
   }
+  // Phases a partial observation left out were not looked at: they are not gone.
+  if (observation.partial) return plan;
   const unobserved = new Set(observation.unobservedSources);
   for (const phase of stored.phases) {
     if (phase.deleted || seen.has(phaseKey(phase.identity)) || unobserved.has(phase.identity.sourceKind)) continue;

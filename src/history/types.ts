@@ -93,6 +93,11 @@ export type ClusterObservation =
       phases: ObservedPhase[];
       /** Phase sources whose inventories could not be listed: their phases keep their state (never "deleted"). */
       unobservedSources: string[];
+      /**
+       * Only some phases were observed (a live snapshot of the phases a change affects): phases
+       * left out are as they were, never "deleted", and the cluster's tick watermark stays.
+       */
+      partial?: true;
     }
   | { outcome: 'unreachable'; cluster: string; labels?: Record<string, string>; at: Date; error: ClusterReadFailure };
 

@@ -13,8 +13,8 @@ export interface WatchSet {
   /** Starts every cache; resolves when each is synced or has failed once (failed ones keep retrying). */
   start(): Promise<Map<string, KubeError | undefined>>;
   stop(): void;
-  /** Called for every change in any of the kinds, with the cluster's name. */
-  onChange(listener: (change: WatchChange, cluster: string) => void): () => void;
+  /** Called for every change in any of the kinds, with the cluster's name and the kind entry whose cache saw it. */
+  onChange(listener: (change: WatchChange, cluster: string, watched: GroupKind | WatchedKind) => void): () => void;
   readonly caches: ReadonlyMap<string, WatchCache>;
 }
 
@@ -24,10 +24,14 @@ export interface WatchSet {
  */
 export function createWatchSet(cluster: ClusterClient, kinds: readonly (GroupKind | WatchedKind)[], options: WatchCacheOptions & { namespace?: string } = {}): WatchSet {
   const caches = new Map<string, WatchCache>();
+  const watchedBy = new Map<WatchCache, GroupKind | WatchedKind>();
   for (const gk of kinds) {
     const selector = 'labelSelector' in gk ? gk.labelSelector : undefined;
     const key = `${gk.group}/${gk.kind}${selector === undefined ? '' : `?${selector}`}`;
-    if (!caches.has(key)) caches.set(key, createWatchCache(cluster, gk, options.namespace, options));
+    if (caches.has(key)) continue;
+    const cache = createWatchCache(cluster, gk, options.namespace, options);
+    caches.set(key, cache);
+    watchedBy.set(cache, gk);
   }
   return {
     caches,
@@ -39,7 +43,10 @@ export function createWatchSet(cluster: ClusterClient, kinds: readonly (GroupKin
       for (const cache of caches.values()) cache.stop();
     },
     onChange(listener) {
-      const offs = [...caches.values()].map((cache) => cache.on('change', (change) => listener(change, cluster.name)));
+      const offs = [...caches.values()].map((cache) => {
+        const watched = watchedBy.get(cache) as GroupKind | WatchedKind;
+        return cache.on('change', (change) => listener(change, cluster.name, watched));
+      });
       return () => offs.forEach((off) => off());
     },
   };

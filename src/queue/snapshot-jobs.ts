@@ -1,9 +1,12 @@
 /**
- * The snapshot queue's contract: its name, the job payload (cluster name and tick time only, never
- * credentials or object contents), idempotent job ids, default retry policy and the per-cluster
- * job schedulers.
+ * The snapshot queue's contract: its name, the job payload (cluster name, tick time and, for a live
+ * snapshot, the identities of the changed objects; never credentials or object contents),
+ * idempotent job ids, default retry policy and the per-cluster job schedulers.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { ChangedObjects } from '../inventory/affected-phases.ts';
+import type { ObjectRef } from '../inventory/types.ts';
 import type { JobsOptions, Queue } from 'bullmq';
 
 /** Default name of the snapshot queue. */
@@ -12,11 +15,27 @@ export const SNAPSHOT_QUEUE = 'phaselog-snapshots';
 export const SNAPSHOT_JOB = 'snapshot-cluster';
 const SCHEDULER_PREFIX = 'snapshot.';
 
+/**
+ * Most changed objects a live snapshot job names; a burst with more is a snapshot of the whole
+ * cluster (its job carries no `changed`).
+ */
+export const MAX_CHANGED_OBJECTS = 256;
+
+/** An object's identity (never its contents). */
+const objectRefSchema = z.strictObject({ group: z.string(), kind: z.string().min(1), namespace: z.string(), name: z.string().min(1) });
+
 /** A snapshot job's payload, validated when read back from Redis. */
 export const snapshotJobSchema = z.strictObject({
   cluster: z.string().min(1),
   /** Epoch ms of the tick; scheduled jobs take it from their scheduler slot instead. */
   tickAt: z.number().int().nonnegative().optional(),
+  /** A live snapshot's changed objects, by identity: only the phases they affect are observed. */
+  changed: z
+    .strictObject({
+      objects: z.array(objectRefSchema).max(MAX_CHANGED_OBJECTS),
+      inventories: z.array(objectRefSchema).max(MAX_CHANGED_OBJECTS),
+    })
+    .optional(),
 });
 
 /** A snapshot job's payload. */
@@ -87,4 +106,22 @@ export async function scheduleSnapshots(queue: Queue, clusters: readonly string[
 export async function enqueueSnapshot(queue: Queue, cluster: string, tickAt: number = Date.now()): Promise<string> {
   const job = await queue.add(SNAPSHOT_JOB, { cluster, tickAt } satisfies SnapshotJobData, { ...SNAPSHOT_JOB_OPTIONS, jobId: snapshotJobId(cluster, tickAt) });
   return job.id ?? snapshotJobId(cluster, tickAt);
+}
+
+/**
+ * Queues a live snapshot of the phases `changed` affects (of the whole cluster when `changed` is
+ * undefined). The id names the changes too: worker processes that saw the same changes in the
+ * same debounce slot queue one job, and a process that saw others queues its own.
+ */
+export async function enqueueLiveSnapshot(queue: Queue, cluster: string, tickAt: number, changed: ChangedObjects | undefined): Promise<string> {
+  if (changed === undefined) return enqueueSnapshot(queue, cluster, tickAt);
+  const data = { cluster, tickAt, changed: { objects: changed.objects.map(refOnly), inventories: changed.inventories.map(refOnly) } } satisfies SnapshotJobData;
+  const digest = createHash('sha256').update(JSON.stringify(data.changed)).digest('base64url').slice(0, 16);
+  const jobId = `${snapshotJobId(cluster, tickAt)}.${digest}`;
+  const job = await queue.add(SNAPSHOT_JOB, data, { ...SNAPSHOT_JOB_OPTIONS, jobId });
+  return job.id ?? jobId;
+}
+
+function refOnly(ref: ObjectRef): { group: string; kind: string; namespace: string; name: string } {
+  return { group: ref.group, kind: ref.kind, namespace: ref.namespace, name: ref.name };
 }

@@ -9,7 +9,8 @@ import type { ClusterObservation, HashedDocument, ObservedPhase, ObservedResourc
 import type { ObjectRef, Phase } from '../inventory/types.ts';
 import { refKey } from '../inventory/ref-key.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
-import { discoverPhases, type DiscoverPhasesOptions, type DiscoverPhasesResult } from '../kube/discover-phases.ts';
+import { discoverPhases, type DiscoveredPhase, type DiscoverPhasesOptions, type DiscoverPhasesResult } from '../kube/discover-phases.ts';
+import { findAffectedPhases, type ChangedObjects } from '../inventory/affected-phases.ts';
 import { CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, type KubeError, type KubeErrorKind } from '../kube/errors.ts';
 import { readObjects, type ReadObjectsOptions } from '../kube/read-objects.ts';
 import { selectPhaseMembers } from '../kube/select-phase.ts';
@@ -35,6 +36,12 @@ export interface ObserveClusterOptions {
    * they are observed beside the phases discovered from inventory objects.
    */
   declared?: ReadonlyMap<string, readonly Phase[]>;
+  /**
+   * What changed since the last snapshot (a live snapshot after watch events): only the phases
+   * these changes can affect are read and observed, and the observation is `partial`. The whole
+   * cluster is observed when a change cannot be placed (see {@link findAffectedPhases}).
+   */
+  changed?: ChangedObjects;
 }
 
 /** The manifest source of a declared phase: its declaration, as an object like any inventory. */
@@ -58,6 +65,23 @@ async function resolveDeclared(cluster: ClusterClient, declared: readonly Phase[
   return out;
 }
 
+/**
+ * The discovered and declared phases to observe: all of them, or for a live snapshot only those
+ * its changes affect (`partial`). Declared selector phases are resolved only when observed.
+ */
+async function phasesToObserve(
+  cluster: ClusterClient,
+  discovered: readonly DiscoveredPhase[],
+  declared: readonly Phase[],
+  changed: ChangedObjects | undefined,
+): Promise<{ phases: { phase: Phase; manifest: KubeObject }[]; partial: boolean }> {
+  const affected = changed === undefined ? undefined : findAffectedPhases([...discovered.map((d) => d.phase), ...declared], changed);
+  if (affected === undefined || affected.whole) return { phases: [...discovered, ...(await resolveDeclared(cluster, declared))], partial: false };
+  const chosen = new Set(affected.indices);
+  const declaredChosen = declared.filter((_, i) => chosen.has(discovered.length + i));
+  return { phases: [...discovered.filter((_, i) => chosen.has(i)), ...(await resolveDeclared(cluster, declaredChosen))], partial: true };
+}
+
 const SOURCE_BY_KIND: Record<string, string> = {
   ConfigMap: 'cli-utils',
   ResourceGroup: 'resourcegroup',
@@ -72,8 +96,7 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
   const discovered = await discoverPhases(cluster, options.discover);
   const discoveryFailure = findDiscoveryFailure(discovered);
   if (discoveryFailure !== undefined) return unreachable(cluster, now(), discoveryFailure);
-  const declared = await resolveDeclared(cluster, options.declared?.get(cluster.name) ?? []);
-  const all = [...discovered.phases, ...declared];
+  const { phases: all, partial } = await phasesToObserve(cluster, discovered.phases, options.declared?.get(cluster.name) ?? [], options.changed);
   const refs = all.flatMap((d) => d.phase.entries);
   const read = await readObjects(cluster, refs, { includePods: true, ...options.read });
   if (read.clusterError !== undefined) return unreachable(cluster, now(), read.clusterError);
@@ -85,7 +108,7 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
     return observePhase(cluster.name, phase, manifest, resources, at, options.redaction);
   });
   const unobservedSources = [...new Set(discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind))];
-  return { outcome: 'ok', cluster: cluster.name, labels: cluster.labels, at, phases, unobservedSources };
+  return { outcome: 'ok', cluster: cluster.name, labels: cluster.labels, at, phases, unobservedSources, ...(partial ? { partial: true } : {}) };
 }
 
 /** Every inventory kind failed for a cluster-level reason and nothing was found: the cluster is down. */

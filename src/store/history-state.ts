@@ -3,9 +3,9 @@
  * tick, its reachability) as the history core's domain types. Runs inside the snapshot transaction.
  */
 import type { PhaseCondition } from '../status/phase-summary.ts';
-import type { StoredClusterState, StoredPhase } from '../history/types.ts';
+import type { PhaseIdentity, StoredClusterState, StoredPhase } from '../history/types.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 
 type Tx = Prisma.TransactionClient;
 
@@ -35,12 +35,18 @@ export async function lockCluster(tx: Tx, name: string): Promise<LockedCluster> 
   return row;
 }
 
-/** Loads the current state of a locked cluster (current-status rows only: its cost does not grow with history). */
-export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<StoredClusterState> {
+/**
+ * Loads the current state of a locked cluster (current-status rows only: its cost does not grow
+ * with history); with `only`, just those phases (a partial snapshot's), so recording a change of
+ * one phase does not read the whole cluster.
+ */
+export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: readonly PhaseIdentity[]): Promise<StoredClusterState> {
   const clusterId = cluster.id;
+  const ids = only === undefined ? undefined : await findPhaseIds(tx, clusterId, only);
+  const inPhases = ids === undefined ? Prisma.empty : Prisma.sql`AND p."id" = ANY(${ids}::int[])`;
   const [phases, statuses, resources, reachability] = await Promise.all([
     tx.phase.findMany({
-      where: { clusterId },
+      where: { clusterId, ...(ids === undefined ? {} : { id: { in: ids } }) },
       include: { manifests: { where: { to: null }, include: { manifest: { select: { hash: true } } } } },
     }),
     tx.$queryRaw<OpenPhaseRow[]>`
@@ -48,7 +54,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
       FROM "Phase" p
       JOIN "PhaseCurrentStatus" s ON s."phaseId" = p."id"
       JOIN "StatusDetail" d ON d."id" = s."detailId"
-      WHERE p."clusterId" = ${clusterId}`,
+      WHERE p."clusterId" = ${clusterId} ${inPhases}`,
     tx.$queryRaw<OpenResourceRow[]>`
       SELECT r."id" AS "resourceId", r."phaseId", r."key", i."from", i."status",
              d."body" ->> 'reason' AS "reason", coalesce(d."body" ->> 'message', '') AS "message", coalesce(d."body" ->> 'presence', '') AS "presence",
@@ -59,7 +65,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
       JOIN "ResourceCurrentStatus" i ON i."resourceId" = r."id"
       JOIN "StatusDetail" d ON d."id" = i."detailId"
       LEFT JOIN "ObjectRevision" rv ON rv."id" = i."revisionId"
-      WHERE p."clusterId" = ${clusterId} AND p."deletedAt" IS NULL`,
+      WHERE p."clusterId" = ${clusterId} AND p."deletedAt" IS NULL ${inPhases}`,
     tx.clusterReachability.findFirst({ where: { clusterId, to: null }, orderBy: { from: 'desc' } }),
   ]);
   const statusOf = new Map(statuses.map((s) => [s.phaseId, s]));
@@ -115,6 +121,17 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster): Promise<
     lastTick: cluster.tickOutcome === null || cluster.tickStateHash === null ? null : { outcome: cluster.tickOutcome, stateHash: cluster.tickStateHash },
     phases: [...byPhase.values()],
   };
+}
+
+/** Ids of the stored phases among `identities` (phases not stored yet have none). */
+async function findPhaseIds(tx: Tx, clusterId: number, identities: readonly PhaseIdentity[]): Promise<number[]> {
+  if (identities.length === 0) return [];
+  const rows = await tx.$queryRaw<{ id: number }[]>`
+    SELECT p."id" FROM "Phase" p
+    JOIN unnest(${identities.map((i) => i.sourceKind)}::text[], ${identities.map((i) => i.namespace)}::text[], ${identities.map((i) => i.name)}::text[]) AS k(s, ns, n)
+      ON p."sourceKind" = k.s AND p."namespace" = k.ns AND p."name" = k.n
+    WHERE p."clusterId" = ${clusterId}`;
+  return rows.map((r) => r.id);
 }
 
 function readBody(value: unknown): Record<string, unknown> {

@@ -55,15 +55,20 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
       return db.$transaction(
         async (tx) => {
           const cluster = await lockCluster(tx, observation.cluster);
-          if (cluster.lastTickAt !== null && cluster.lastTickAt.getTime() >= tickAt.getTime()) {
+          // A partial observation (a live snapshot of the phases a change affects) is no tick: it is
+          // diffed against what is stored like any other, whatever tick was written last.
+          const partial = observation.outcome === 'ok' && observation.partial === true;
+          if (!partial && cluster.lastTickAt !== null && cluster.lastTickAt.getTime() >= tickAt.getTime()) {
             return { written: false, reason: 'STALE_TICK', lastTickAt: cluster.lastTickAt } as const;
           }
           const stateHash = hashObservation(observation);
-          // The current run saw exactly this: nothing to diff, nothing to load.
+          // The current run saw exactly this: nothing to diff, nothing to load. A partial observation
+          // loads only the phases it observed.
+          const only = partial && observation.outcome === 'ok' ? observation.phases.map((p) => p.identity) : undefined;
           const plan =
             cluster.tickOutcome === observation.outcome && cluster.tickStateHash === stateHash
               ? planUnchangedTick(observation, stateHash)
-              : planSnapshot(await loadClusterState(tx, cluster), observation);
+              : planSnapshot(await loadClusterState(tx, cluster, only), observation);
           const applied = await applyPlan(tx, { ...cluster, name: observation.cluster, ...(observation.labels ? { labels: observation.labels } : {}) }, plan, tickAt);
           return { written: true, outcome: plan.outcome, changes: applied.changes, rows: applied.rows, extendedTick: plan.tick === 'extend' } as const;
         },

@@ -58,7 +58,8 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
     where: { id: clusterId },
     data: {
       reachable: plan.cluster.reachable,
-      lastTickAt: tickAt,
+      // A partial snapshot is no tick: the next scheduled tick must still run, whatever its slot.
+      ...(plan.partial ? {} : { lastTickAt: tickAt }),
       ...run,
       ...(plan.cluster.lastGoodReadAt ? { lastGoodReadAt: plan.cluster.lastGoodReadAt } : {}),
       ...(cluster.labels !== undefined ? { labels: cluster.labels as Json } : {}),

@@ -47,5 +47,10 @@ describe('live snapshots from watches', () => {
     const row = await database.db.statusChange.findFirstOrThrow({ where: { scope: 'resource', toStatus: 'InProgress' } });
     expect(row.seq.toString()).toBe(events.find((e) => e.scope === 'resource')?.seq);
     expect(cluster.emulator.requestCount({ verb: 'list', resource: 'deployments' })).toBe(0);
+    // The job named the changed Deployment, and the snapshot observed its phase only.
+    const jobs = await workers.queue.getJobs(['completed']);
+    const live = jobs.find((job) => (job.returnvalue as { changes?: number } | undefined)?.changes === 2);
+    expect(live?.data).toMatchObject({ cluster: 'watched', changed: { objects: [{ group: 'apps', kind: 'Deployment', namespace: 'team-0', name: resourceName(1, 2) }], inventories: [] } });
+    expect(live?.returnvalue).toMatchObject({ written: true, partial: true, phases: 1, changes: 2 });
   });
 });
