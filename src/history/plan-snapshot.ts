@@ -94,13 +94,13 @@ export interface SnapshotPlan {
   outcome: 'ok' | 'unreachable';
   /** Hash of everything observed; an equal hash extends the current observation run. */
   stateHash: string;
-  /** Extend the cluster's current observation run, or end it and start a new one. */
-  tick: 'extend' | 'start';
   /**
-   * A partial observation (some phases only): the cluster's tick watermark is not moved, so the
-   * next scheduled tick still observes the whole cluster.
+   * Extend the cluster's current observation run, or end it and start a new one; `keep` for a
+   * partial observation (a live snapshot of some phases), which is no tick: the run and the tick
+   * watermark stay, the run only marked as no longer matching its hash when the snapshot writes
+   * something, so the next tick diffs the whole cluster.
    */
-  partial?: true;
+  tick: 'extend' | 'start' | 'keep';
   reachability?: { closeId?: number; open: { reachable: boolean; errorKind?: string; message: string } };
   cluster: { reachable: boolean; lastGoodReadAt?: Date };
   phases: PhaseWrite[];
@@ -112,9 +112,9 @@ export function phaseKey(identity: PhaseIdentity): string {
   return `${identity.sourceKind}\u0000${identity.namespace}\u0000${identity.name}`;
 }
 
-/** Plans the writes that record `observation` on top of `stored`. Pure. */
-export function planSnapshot(stored: StoredClusterState, observation: ClusterObservation): SnapshotPlan {
-  return observation.outcome === 'ok' ? planReadable(stored, observation) : planUnreachable(stored, observation);
+/** Plans the writes that record `observation` on top of `stored`; `stateHash` when the caller has it already. Pure. */
+export function planSnapshot(stored: StoredClusterState, observation: ClusterObservation, stateHash = hashObservation(observation)): SnapshotPlan {
+  return observation.outcome === 'ok' ? planReadable(stored, observation, stateHash) : planUnreachable(stored, observation, stateHash);
 }
 
 /**
@@ -123,8 +123,7 @@ export function planSnapshot(stored: StoredClusterState, observation: ClusterObs
  */
 export function hashObservation(observation: ClusterObservation): string {
   if (observation.outcome === 'unreachable') return hashStrings(['unreachable', observation.error.kind]);
-  // A partial observation never hashes like a whole one: the tick after it diffs the whole cluster.
-  const parts: string[] = [`unobserved:${[...observation.unobservedSources].sort().join(',')}`, ...(observation.partial ? ['partial'] : [])];
+  const parts: string[] = [`unobserved:${[...observation.unobservedSources].sort().join(',')}`];
   for (const phase of observation.phases) {
     parts.push(`${phaseKey(phase.identity)}|${phase.manifest.hash}|${phase.inventoryId}|${canonicalJson(phase.labels)}|${fingerprintObservedPhase(phase.status, false)}`);
     for (const resource of phase.resources) parts.push(`${phaseKey(phase.identity)}|${resource.key}|${fingerprintObservedResource(resource)}`);
@@ -143,15 +142,14 @@ export function planUnchangedTick(observation: ClusterObservation, stateHash: st
     outcome: observation.outcome,
     stateHash,
     tick: 'extend',
-    ...(observation.outcome === 'ok' && observation.partial ? { partial: true } : {}),
     cluster: observation.outcome === 'ok' ? { reachable: true, lastGoodReadAt: observation.at } : { reachable: false },
     phases: [],
     changes: [],
   };
 }
 
-function planUnreachable(stored: StoredClusterState, observation: Extract<ClusterObservation, { outcome: 'unreachable' }>): SnapshotPlan {
-  const plan = basePlan(stored, observation.at, 'unreachable', hashObservation(observation));
+function planUnreachable(stored: StoredClusterState, observation: Extract<ClusterObservation, { outcome: 'unreachable' }>, stateHash: string): SnapshotPlan {
+  const plan = basePlan(stored, observation.at, 'unreachable', stateHash);
   plan.cluster = { reachable: false };
   if (stored.reachability === null || stored.reachability.reachable) {
     plan.reachability = { open: { reachable: false, errorKind: observation.error.kind, message: observation.error.message } };
@@ -167,9 +165,9 @@ function planUnreachable(stored: StoredClusterState, observation: Extract<Cluste
   return plan;
 }
 
-function planReadable(stored: StoredClusterState, observation: Extract<ClusterObservation, { outcome: 'ok' }>): SnapshotPlan {
-  const plan = basePlan(stored, observation.at, 'ok', hashObservation(observation));
-  if (observation.partial) plan.partial = true;
+function planReadable(stored: StoredClusterState, observation: Extract<ClusterObservation, { outcome: 'ok' }>, stateHash: string): SnapshotPlan {
+  const plan = basePlan(stored, observation.at, 'ok', stateHash);
+  if (observation.partial) plan.tick = 'keep';
   plan.cluster = { reachable: true, lastGoodReadAt: observation.at };
   if (stored.reachability === null || !stored.reachability.reachable) {
     plan.reachability = { open: { reachable: true, message: '' } };

@@ -61,14 +61,15 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
           if (!partial && cluster.lastTickAt !== null && cluster.lastTickAt.getTime() >= tickAt.getTime()) {
             return { written: false, reason: 'STALE_TICK', lastTickAt: cluster.lastTickAt } as const;
           }
-          const stateHash = hashObservation(observation);
+          // A partial observation's hash is never stored (it is no tick), so it is not computed.
+          const stateHash = partial ? '' : hashObservation(observation);
           // The current run saw exactly this: nothing to diff, nothing to load. A partial observation
-          // loads only the phases it observed.
+          // is always diffed, against the phases it observed only.
           const only = partial && observation.outcome === 'ok' ? observation.phases.map((p) => p.identity) : undefined;
           const plan =
-            cluster.tickOutcome === observation.outcome && cluster.tickStateHash === stateHash
+            !partial && cluster.tickOutcome === observation.outcome && cluster.tickStateHash === stateHash
               ? planUnchangedTick(observation, stateHash)
-              : planSnapshot(await loadClusterState(tx, cluster, only), observation);
+              : planSnapshot(await loadClusterState(tx, cluster, only), observation, stateHash);
           const applied = await applyPlan(tx, { ...cluster, name: observation.cluster, ...(observation.labels ? { labels: observation.labels } : {}) }, plan, tickAt);
           return { written: true, outcome: plan.outcome, changes: applied.changes, rows: applied.rows, extendedTick: plan.tick === 'extend' } as const;
         },

@@ -36,6 +36,8 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
   let rows = 0;
   const at = plan.at;
   const clusterId = cluster.id;
+  // A live snapshot that found nothing new writes nothing at all (the next tick moves the last good read).
+  if (plan.tick === 'keep' && plan.phases.length === 0 && plan.changes.length === 0 && plan.reachability === undefined) return { changes: [], rows: 0 };
   if (plan.reachability !== undefined) {
     if (plan.reachability.closeId !== undefined) {
       await tx.clusterReachability.update({ where: { id: plan.reachability.closeId }, data: { to: at } });
@@ -53,14 +55,13 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
     });
     rows += 1;
   }
-  const run = plan.tick === 'extend' ? { tickLastSeenAt: at, tickCount: { increment: 1 } } : { tickOutcome: plan.outcome, tickStateHash: plan.stateHash, tickFirstSeenAt: at, tickLastSeenAt: at, tickCount: 1 };
   await tx.cluster.update({
     where: { id: clusterId },
     data: {
       reachable: plan.cluster.reachable,
-      // A partial snapshot is no tick: the next scheduled tick must still run, whatever its slot.
-      ...(plan.partial ? {} : { lastTickAt: tickAt }),
-      ...run,
+      // A live (partial) snapshot is no tick: the next scheduled tick must still run, whatever its slot.
+      ...(plan.tick === 'keep' ? {} : { lastTickAt: tickAt }),
+      ...nextRun(plan, cluster.tickStateHash),
       ...(plan.cluster.lastGoodReadAt ? { lastGoodReadAt: plan.cluster.lastGoodReadAt } : {}),
       ...(cluster.labels !== undefined ? { labels: cluster.labels as Json } : {}),
     },
@@ -75,6 +76,17 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
   const changes = await appendChanges(tx, cluster, plan, known);
   return { changes, rows: rows + changes.length };
 }
+
+/** The cluster's observation run after `plan`: extended, a new one, or (a live snapshot) kept. */
+function nextRun(plan: SnapshotPlan, currentHash: string | null): Prisma.ClusterUpdateInput {
+  if (plan.tick === 'extend') return { tickLastSeenAt: plan.at, tickCount: { increment: 1 } };
+  if (plan.tick === 'start') return { tickOutcome: plan.outcome, tickStateHash: plan.stateHash, tickFirstSeenAt: plan.at, tickLastSeenAt: plan.at, tickCount: 1 };
+  // What is stored no longer matches the run's hash: a tick seeing that hash again is a change back.
+  return currentHash === null || currentHash.endsWith(LIVE_WRITE_MARK) ? {} : { tickStateHash: `${currentHash}${LIVE_WRITE_MARK}` };
+}
+
+/** Appended to the current run's state hash once a live snapshot wrote during the run. */
+const LIVE_WRITE_MARK = '+live';
 
 /** Ids learnt while writing phases, so appending the change log looks nothing up again. */
 interface KnownIds {

@@ -68,19 +68,34 @@ describe('live snapshots of the affected phases', () => {
     // Only the phase's namespace was read: one LIST of its Deployments (inventories come from the same read path).
     const deploymentLists = cluster.emulator.requests().filter((r) => r.verb === 'list' && r.resource === 'deployments');
     expect(deploymentLists.map((r) => r.namespace ?? '')).toEqual([namespaceOf(2, SHAPE)]);
-    // A live snapshot is no tick: the watermark stays, so the scheduled tick runs as it would have.
+    // A live snapshot is no tick: the watermark and the observation run stay (no ObservationTick
+    // row), so the scheduled tick runs as it would have and sees the run no longer matches.
     const after = await database.db.cluster.findFirstOrThrow();
     expect(after.lastTickAt).toEqual(before.lastTickAt);
     expect(after.lastGoodReadAt?.getTime()).toBe(tick);
+    expect({ first: after.tickFirstSeenAt, count: after.tickCount }).toEqual({ first: before.tickFirstSeenAt, count: before.tickCount });
+    expect(await database.db.observationTick.count()).toBe(0);
   });
 
-  it('leaves nothing for the next scheduled tick to write twice', async () => {
+  it('leaves nothing for the next scheduled tick to write twice; that tick ends the run the live snapshot changed', async () => {
     const seq = await lastSeq();
     const rows = await countRows(database.db);
     expect(await full()).toMatchObject({ written: true, partial: false, phases: 4, changes: 0 });
     expect(await changesSince(seq)).toEqual([]);
-    const now = await countRows(database.db);
-    expect({ ...now, Cluster: 0, ObservationTick: 0 }).toEqual({ ...rows, Cluster: 0, ObservationTick: 0 });
+    expect(await countRows(database.db)).toEqual({ ...rows, ObservationTick: rows.ObservationTick + 1 });
+    // From then on, unchanged ticks extend the new run as usual.
+    expect(await full()).toMatchObject({ written: true, changes: 0 });
+    expect(await countRows(database.db)).toEqual({ ...rows, ObservationTick: rows.ObservationTick + 1 });
+  });
+
+  it('writes no row at all when the changed objects changed nothing phaselog records', async () => {
+    const rows = await countRows(database.db);
+    const before = await database.db.cluster.findFirstOrThrow();
+    // The watch saw phase-1's objects change (say, an annotation), but no status did.
+    const outcome = await live({ objects: [deployment(1, 0), deployment(1, 1)], inventories: [inventory(1)] });
+    expect(outcome).toMatchObject({ written: true, partial: true, phases: 1, changes: 0, rows: 0 });
+    expect(await countRows(database.db)).toEqual(rows);
+    expect(await database.db.cluster.findFirstOrThrow()).toEqual(before);
   });
 
   it('records a revert at the next scheduled tick even when the whole cluster looks as it did before the live snapshot', async () => {

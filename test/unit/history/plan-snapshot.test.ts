@@ -150,19 +150,18 @@ describe('planning a snapshot', () => {
     expect(plan.phases).toEqual([expect.objectContaining({ closeResources: [], openResources: [], closeStatusFrom: EARLIER, openStatus: expect.objectContaining({ status: 'Current', stale: true, staleSince: EARLIER }) })]);
   });
 
-  it('leaves phases a partial observation did not look at alone, and never hashes it like a whole one', () => {
+  it('leaves phases a partial observation did not look at alone, and keeps the observation run', () => {
     const observed = phase([resource('web')]);
     const other: StoredPhase = { ...(storedAfter(observed).phases[0] as StoredPhase), id: 8, identity: { ...IDENTITY, name: 'phase-b' } };
     const state = { ...storedAfter(observed), phases: [...storedAfter(observed).phases, other] };
     const changed = phase([resource('web', 'InProgress', 'Deployment is not available')], 'InProgress', '1 of 1 resources not Current');
-    const partial = planSnapshot(state, { ...ok([changed]), partial: true });
-    expect(partial.partial).toBe(true);
+    const partial = planSnapshot(state, { outcome: 'ok', cluster: 'c1', at: AT, phases: [changed], unobservedSources: [], partial: true });
+    expect(partial.tick).toBe('keep');
     expect(partial.phases.map((p) => [p.identity.name, p.markDeleted ?? false])).toEqual([['phase-a', false]]);
     expect(partial.changes.map((c) => [c.scope, c.fromStatus, c.toStatus])).toEqual([['phase', 'Current', 'InProgress'], ['resource', 'Current', 'InProgress']]);
-    // The same phases observed as a whole cluster: phase-b is gone, and the hashes differ.
+    // The same phases observed as a whole cluster: phase-b is gone, and a new run starts.
     const whole = planSnapshot(state, ok([changed]));
     expect(whole.phases.map((p) => [p.identity.name, p.markDeleted ?? false])).toEqual([['phase-a', false], ['phase-b', true]]);
-    expect(whole.partial).toBeUndefined();
-    expect(partial.stateHash).not.toBe(whole.stateHash);
+    expect(whole.tick).toBe('start');
   });
 });
