@@ -61,20 +61,7 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
       orderBy: [{ phaseId: 'asc' }, { from: 'asc' }],
     }),
     // Ended intervals and current statuses of the phases' resources, per resource in time order.
-    Promise.all([
-      db.resourceStatusInterval.findMany({
-        where: { resource: { phaseId: { in: phaseIds } }, from: { lt: range.to }, to: { gte: range.from } },
-        select: { resource: { select: { phaseId: true, key: true } }, revisionId: true, from: true },
-      }),
-      db.resourceCurrentStatus.findMany({
-        where: { resource: { phaseId: { in: phaseIds } }, from: { lt: range.to } },
-        select: { resource: { select: { phaseId: true, key: true } }, revisionId: true, from: true },
-      }),
-    ]).then(([ended, current]) =>
-      [...ended, ...current]
-        .map((r) => ({ phaseId: r.resource.phaseId, resourceKey: r.resource.key, revisionId: r.revisionId, from: r.from }))
-        .sort((a, b) => a.phaseId - b.phaseId || (a.resourceKey < b.resourceKey ? -1 : a.resourceKey > b.resourceKey ? 1 : a.from.getTime() - b.from.getTime())),
-    ),
+    readResourceRevisions(db, phaseIds, range),
   ]);
 
   const byPhase = new Map<number, PhaseHistory>();
@@ -122,4 +109,21 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
     reachability: reachability.filter((r) => r.clusterId === id).map((r) => ({ reachable: r.reachable, from: r.from, to: r.to })),
   }));
   return { range, clusters, phases: [...byPhase.values()] };
+}
+
+/** Each resource's revision over `range` (ended intervals and current statuses), per phase and resource in time order. */
+async function readResourceRevisions(db: Db, phaseIds: number[], range: { from: Date; to: Date }): Promise<{ phaseId: number; resourceKey: string; revisionId: number | null; from: Date }[]> {
+  const resources = await db.resource.findMany({ where: { phaseId: { in: phaseIds } }, select: { id: true, phaseId: true, key: true } });
+  const byId = new Map(resources.map((r) => [r.id, r]));
+  const ids = resources.map((r) => r.id);
+  const [ended, current] = await Promise.all([
+    db.resourceStatusInterval.findMany({ where: { resourceId: { in: ids }, from: { lt: range.to }, to: { gte: range.from } }, select: { resourceId: true, revisionId: true, from: true } }),
+    db.resourceCurrentStatus.findMany({ where: { resourceId: { in: ids }, from: { lt: range.to } }, select: { resourceId: true, revisionId: true, from: true } }),
+  ]);
+  return [...ended, ...current]
+    .map((r) => {
+      const resource = byId.get(r.resourceId) as { phaseId: number; key: string };
+      return { phaseId: resource.phaseId, resourceKey: resource.key, revisionId: r.revisionId, from: r.from };
+    })
+    .sort((a, b) => a.phaseId - b.phaseId || (a.resourceKey < b.resourceKey ? -1 : a.resourceKey > b.resourceKey ? 1 : a.from.getTime() - b.from.getTime()));
 }

@@ -51,9 +51,15 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date 
     async (tx) => {
       const result: RetentionResult = { ResourceStatusInterval: 0, PhaseStatusInterval: 0, PhaseManifest: 0, StatusChange: 0, ObservationTick: 0, ClusterReachability: 0, Phase: 0, ObjectRevision: 0, Manifest: 0, StatusDetail: 0 };
       const deletedPhases = before(policy.deletedPhases);
-      if (deletedPhases) result.Phase = (await tx.phase.deleteMany({ where: { deletedAt: { lt: deletedPhases } } })).count;
+      if (deletedPhases) {
+        // Ended resource intervals have no foreign key to cascade from their resource: deleted here.
+        result.ResourceStatusInterval += await tx.$executeRaw`
+          DELETE FROM "ResourceStatusInterval" i USING "Resource" r, "Phase" p
+          WHERE i."resourceId" = r."id" AND r."phaseId" = p."id" AND p."deletedAt" < ${deletedPhases}::timestamptz(3)`;
+        result.Phase = (await tx.phase.deleteMany({ where: { deletedAt: { lt: deletedPhases } } })).count;
+      }
       const resources = before(policy.resourceIntervals);
-      if (resources) result.ResourceStatusInterval = (await tx.resourceStatusInterval.deleteMany({ where: { to: { lt: resources } } })).count;
+      if (resources) result.ResourceStatusInterval += (await tx.resourceStatusInterval.deleteMany({ where: { to: { lt: resources } } })).count;
       const phases = before(policy.phaseIntervals);
       if (phases) {
         result.PhaseStatusInterval = (await tx.phaseStatusInterval.deleteMany({ where: { to: { lt: phases } } })).count;

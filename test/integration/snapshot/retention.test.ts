@@ -103,4 +103,28 @@ describe('retention', () => {
       await workers.close();
     }
   });
+
+  it('removes a phase deleted longer ago than deletedPhases with everything recorded about it, and nothing of the others', async () => {
+    const orphans = async () => (await database.db.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM "ResourceStatusInterval" i WHERE NOT EXISTS (SELECT 1 FROM "Resource" r WHERE r."id" = i."resourceId")`)[0]?.n;
+    const intervalsOf = async (phase: string) => {
+      const resources = await database.db.resource.findMany({ where: { phase: { name: phase } }, select: { id: true } });
+      return database.db.resourceStatusInterval.count({ where: { resourceId: { in: resources.map((r) => r.id) } } });
+    };
+    // Day 12: phase-1's inventory is gone; its three resources' statuses end.
+    cluster.emulator.remove({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-0', name: 'inventory-1' });
+    await snapshotAt(12);
+    expect((await database.db.phase.findFirstOrThrow({ where: { name: 'phase-1' } })).deletedAt?.getTime()).toBe(T0 + 12 * DAY);
+    const ended = await intervalsOf('phase-1');
+    expect(ended).toBeGreaterThanOrEqual(3);
+    const kept = await intervalsOf('phase-0');
+    // Day 13: deleted a day ago, kept under a two-day policy; day 15: removed under it.
+    expect(await applyRetention(database.db, { deletedPhases: 2 * DAY }, new Date(T0 + 13 * DAY))).toMatchObject({ Phase: 0, ResourceStatusInterval: 0 });
+    const result = await applyRetention(database.db, { deletedPhases: 2 * DAY }, new Date(T0 + 15 * DAY));
+    expect(result).toMatchObject({ Phase: 1, ResourceStatusInterval: ended });
+    expect(await database.db.phase.findMany({ select: { name: true } })).toEqual([{ name: 'phase-0' }]);
+    expect(await database.db.resource.count({ where: { key: { contains: 'app-1-' } } })).toBe(0);
+    expect(await orphans()).toBe(0);
+    expect(await intervalsOf('phase-0')).toBe(kept);
+  });
 });

@@ -70,7 +70,8 @@ describe('recording snapshots of a cluster', () => {
     const key = `apps/Deployment/team-0/${resourceName(0, 1)}`;
     const resourceChanges = (await deps.history.listChangesSince(lastSeq)).filter((c) => c.scope === 'resource');
     expect(resourceChanges).toEqual([expect.objectContaining({ resourceKey: key, fromStatus: 'Current', toStatus: 'InProgress' })]);
-    const ended = await database.db.resourceStatusInterval.findMany({ where: { resource: { key } }, orderBy: { from: 'asc' } });
+    const { id: resourceId } = await database.db.resource.findFirstOrThrow({ where: { key } });
+    const ended = await database.db.resourceStatusInterval.findMany({ where: { resourceId }, orderBy: { from: 'asc' } });
     expect(ended.map((i) => [i.status, i.to.getTime()])).toEqual([['Current', tick]]);
     const current = await database.db.resourceCurrentStatus.findFirstOrThrow({ where: { resource: { key } } });
     expect([current.status, current.from.getTime()]).toEqual(['InProgress', tick]);
