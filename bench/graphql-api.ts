@@ -13,7 +13,12 @@
  *
  *   node --import tsx bench/graphql-api.ts [--phases 1000] [--resources 10] [--intervals 100] [--requests 3000] [--concurrency 16]
  *   PHASELOG_BENCH_CPU_PROF=/tmp/api.cpuprofile node --import tsx bench/graphql-api.ts   # server CPU profile
+ *
+ * While iterating: `--keep-db FILE` keeps the seeded database and writes what the next run needs
+ * to FILE; `--reuse-db FILE` measures that database again without seeding (drop it yourself);
+ * `--only REGEX` measures only the queries whose names match.
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'node:http';
 import pg from 'pg';
@@ -37,6 +42,23 @@ export interface GraphqlApiBenchOptions {
   requests?: number;
   /** Clients of the throughput run. @default 16 */
   concurrency?: number;
+  /** Keep the seeded database and write how to reuse it to this file. */
+  keepDb?: string;
+  /** Measure the database a `keepDb` run left (named in this file) instead of seeding one. */
+  reuseDb?: string;
+  /** Measure only the queries whose names match. */
+  only?: RegExp;
+}
+
+/** What `keepDb` writes and `reuseDb` reads. */
+interface KeptDatabase {
+  connectionString: string;
+  start: string;
+  secret: string;
+  statusChanges: number;
+  phases: number;
+  resources: number;
+  intervals: number;
 }
 
 const SERVER_FILE = fileURLToPath(new URL('./graphql-api-server.ts', import.meta.url));
@@ -211,7 +233,7 @@ const PHASE_PAGE = `query Phases($first: Int!) { phases(first: $first) { edges {
  * Starts the API (in a child, on `databaseUrl`, seeded by {@link seed}) and a bare Apollo server,
  * and measures every query (or the `only` ones) at 1 client and at `concurrency` clients.
  */
-export async function measureApi(databaseUrl: string, seeded: Seeded, options: Required<GraphqlApiBenchOptions> & { only?: RegExp }): Promise<Figures> {
+export async function measureApi(databaseUrl: string, seeded: Seeded, options: Required<Pick<GraphqlApiBenchOptions, 'phases' | 'resources' | 'intervals' | 'requests' | 'concurrency'>> & { only?: RegExp }): Promise<Figures> {
   const { phases, resources, intervals, requests, concurrency } = options;
   const figures: Figures = {};
   const cpuProfile = process.env['PHASELOG_BENCH_CPU_PROF'];
@@ -296,17 +318,32 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
 
 /** Runs the benchmark and returns its figures. */
 export async function run(options: GraphqlApiBenchOptions = {}): Promise<Figures> {
+  const requests = options.requests ?? 3000;
+  const concurrency = options.concurrency ?? 16;
+  const only = options.only === undefined ? {} : { only: options.only };
+  if (options.reuseDb !== undefined) {
+    const kept = JSON.parse(readFileSync(options.reuseDb, 'utf8')) as KeptDatabase;
+    const seeded: Seeded = { start: new Date(kept.start), secret: kept.secret, statusChanges: kept.statusChanges };
+    const figures: Figures = { phases: kept.phases, 'resources per phase': kept.resources, 'status changes (change-log rows)': kept.statusChanges };
+    const { phases, resources, intervals } = kept;
+    Object.assign(figures, await measureApi(kept.connectionString, seeded, { phases, resources, intervals, requests, concurrency, ...only }));
+    return figures;
+  }
   const phases = options.phases ?? 1000;
   const resources = options.resources ?? 10;
   const intervals = options.intervals ?? 100;
-  const requests = options.requests ?? 3000;
-  const concurrency = options.concurrency ?? 16;
   const scratch = await createScratchDatabase('graphql_api');
+  let keep = false;
   try {
     await migrateDatabase(scratch.connectionString);
     const seedStarted = Date.now();
     const seeded = await seed(scratch.connectionString, phases, resources, intervals);
     const seedMs = Date.now() - seedStarted;
+    if (options.keepDb !== undefined) {
+      const kept: KeptDatabase = { connectionString: scratch.connectionString, start: seeded.start.toISOString(), secret: seeded.secret, statusChanges: seeded.statusChanges, phases, resources, intervals };
+      writeFileSync(options.keepDb, JSON.stringify(kept));
+      keep = true;
+    }
     const figures: Figures = {
       phases,
       'resources per phase': resources,
@@ -316,10 +353,10 @@ export async function run(options: GraphqlApiBenchOptions = {}): Promise<Figures
       'seed s': round(seedMs / 1000),
     };
 
-    Object.assign(figures, await measureApi(scratch.connectionString, seeded, { phases, resources, intervals, requests, concurrency }));
+    Object.assign(figures, await measureApi(scratch.connectionString, seeded, { phases, resources, intervals, requests, concurrency, ...only }));
     return figures;
   } finally {
-    await scratch.drop();
+    if (!keep) await scratch.drop();
   }
 }
 
@@ -347,9 +384,19 @@ function fetchJson(agent: Agent, url: URL, body: Buffer, authorization: string):
   });
 }
 
+function readStringFlag(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? undefined : process.argv[index + 1];
+}
+
 if (isMain(import.meta.url)) {
+  const keepDb = readStringFlag('keep-db');
+  const reuseDb = readStringFlag('reuse-db');
+  const only = readStringFlag('only');
+  if (reuseDb !== undefined && !existsSync(reuseDb)) throw new Error(`--reuse-db: no file ${reuseDb} (write one with --keep-db)`);
   printFigures('GraphQL API over a seeded history', await run({
     phases: readNumberFlag('phases'), resources: readNumberFlag('resources'), intervals: readNumberFlag('intervals'),
     requests: readNumberFlag('requests'), concurrency: readNumberFlag('concurrency'),
+    ...(keepDb === undefined ? {} : { keepDb }), ...(reuseDb === undefined ? {} : { reuseDb }), ...(only === undefined ? {} : { only: new RegExp(only) }),
   }));
 }
