@@ -8,7 +8,7 @@ import type { Db } from './prisma.ts';
 import { createCoalescer, createReadSql } from './read-sql.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { readJson } from './read-json.ts';
-import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseStatusRecord, ResourceRecord, StatusChangeItem } from './read-types.ts';
+import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseIntervalRecord, PhaseStatusRecord, ResourceRecord, StatusChangeItem } from './read-types.ts';
 
 /** Filter of {@link HistoryReader.listResources}. */
 export interface ResourceFilter {
@@ -60,7 +60,7 @@ export interface HistoryReader {
   /** The phase status interval containing `at`. */
   phaseStatusAt(phaseId: number, at: Date): Promise<PhaseStatusRecord | null>;
   /** Phase status intervals overlapping [from, to), oldest first. */
-  listPhaseIntervals(phaseId: number, range: { from: Date; to: Date }, first: number, after?: IntervalCursor): Promise<Page<PhaseStatusRecord & { id: string }>>;
+  listPhaseIntervals(phaseId: number, range: { from: Date; to: Date }, first: number, after?: IntervalCursor): Promise<Page<PhaseIntervalRecord>>;
   /** The status change log, oldest first, after `afterSeq`. */
   listStatusChanges(scope: AccessScope, filter: StatusChangeFilter, first: number, afterSeq?: bigint): Promise<Page<StatusChangeItem>>;
   /** The manifest a phase had at `at`. */
@@ -224,25 +224,61 @@ function manifestQuery(phaseId: number): Prisma.Sql {
     LEFT JOIN "Manifest" pm2 ON pm2."id" = v."prevManifestId"`;
 }
 
+/** A row of a history page: only what {@link PhaseIntervalRecord} shows. */
+interface IntervalPageRow {
+  ask: string;
+  status: string;
+  message: string | null;
+  summary: Record<string, number> | null;
+  worstResource: string | null;
+  stale: boolean;
+  from: Date;
+  to: Date | null;
+}
+
+/** The detail fields a history page shows, from detail `d`. */
+const INTERVAL_PAGE_DETAIL = Prisma.sql`d."body" ->> 'message' AS "message", d."body" -> 'summary' AS "summary", d."body" ->> 'worstResource' AS "worstResource"`;
+
+function toIntervalRecord(row: IntervalPageRow): PhaseIntervalRecord {
+  return {
+    id: String(row.from.getTime()),
+    status: row.status,
+    message: row.message ?? '',
+    summary: row.summary ?? {},
+    worstResource: row.worstResource,
+    stale: row.stale,
+    from: row.from,
+    to: row.to,
+  };
+}
+
 export function createHistoryReader(db: Db): HistoryReader {
   const sql = createReadSql(db);
   // Pages of phase intervals asked by concurrent requests (every history query) share statements:
-  // one lateral page per ask, each an index range on (phaseId, from) stopping at its limit.
-  const intervalPage = createCoalescer<{ phaseId: number; range: { from: Date; to: Date }; limit: number; after: Date | null }, IntervalRow[]>(async (asks) => {
+  // one lateral page per ask, each an index range on (phaseId, from) stopping at its limit. Only
+  // the columns a page shows are read (no condition times, only three fields of the detail).
+  const intervalPage = createCoalescer<{ phaseId: number; range: { from: Date; to: Date }; limit: number; after: Date | null }, IntervalPageRow[]>(async (asks) => {
     // An interval's start is unique within its phase, so it is the whole cursor.
     const where = Prisma.sql`s."phaseId" = k."phaseId" AND s."from" < k."to" AND s."from" > coalesce(k."after", '-infinity')`;
-    const rows = await sql.query<IntervalRow & { ask: string }>(Prisma.sql`
+    const rows = await sql.query<IntervalPageRow>(Prisma.sql`
       SELECT k."ask", s.*
       FROM unnest(${asks.map((a) => a.phaseId)}::int[], ${asks.map((a) => a.range.from)}::timestamptz[], ${asks.map((a) => a.range.to)}::timestamptz[],
                   ${asks.map((a) => a.after)}::timestamptz[], ${asks.map((a) => a.limit)}::int[])
         WITH ORDINALITY AS k("phaseId", "from", "to", "after", "limit", "ask")
       CROSS JOIN LATERAL (
-        SELECT s.* FROM ${phaseIntervals(Prisma.sql`${where} AND s."to" > k."from"`, where, Prisma.sql`k."limit"`)}
+        SELECT s.* FROM (
+          (SELECT s."status", s."stale", s."from", s."to", ${INTERVAL_PAGE_DETAIL}
+           FROM "PhaseStatusInterval" s JOIN "StatusDetail" d ON d."id" = s."detailId"
+           WHERE ${where} AND s."to" > k."from" ORDER BY s."from" LIMIT k."limit")
+          UNION ALL
+          SELECT s."status", s."stale", s."from", NULL::timestamptz(3), ${INTERVAL_PAGE_DETAIL}
+          FROM "PhaseCurrentStatus" s JOIN "StatusDetail" d ON d."id" = s."detailId" WHERE ${where}
+        ) s
         ORDER BY s."from" LIMIT k."limit"
       ) s
       ORDER BY k."ask", s."from"`);
-    const answers: IntervalRow[][] = asks.map(() => []);
-    for (const { ask, ...row } of rows) answers[Number(ask) - 1]?.push(row);
+    const answers: IntervalPageRow[][] = asks.map(() => []);
+    for (const row of rows) answers[Number(row.ask) - 1]?.push(row);
     return answers;
   });
   return {
@@ -309,7 +345,7 @@ export function createHistoryReader(db: Db): HistoryReader {
 
     async listPhaseIntervals(phaseId, range, first, after) {
       const rows = await intervalPage({ phaseId, range, limit: first + 1, after: after?.from ?? null });
-      return { items: rows.slice(0, first).map(toInterval), hasMore: rows.length > first };
+      return { items: rows.slice(0, first).map(toIntervalRecord), hasMore: rows.length > first };
     },
 
     async listStatusChanges(scope, filter, first, afterSeq) {

@@ -29,6 +29,23 @@ export interface PhaseStatusRecord {
   to: Date | null;
 }
 
+/**
+ * One interval of a phase's history page: what the API shows of it (no conditions), read without
+ * the interval's condition times.
+ */
+export interface PhaseIntervalRecord {
+  /** Its start in epoch milliseconds (unique within the phase). */
+  id: string;
+  status: string;
+  message: string;
+  /** Members per status. */
+  summary: Record<string, number>;
+  worstResource: string | null;
+  stale: boolean;
+  from: Date;
+  to: Date | null;
+}
+
 /** A phase with its current (open) status interval, if any. */
 export interface PhaseRecord {
   id: number;

@@ -3,7 +3,7 @@
  * SDL types to these (and to the domain records of the stores and services), so a resolver's parent
  * is typed as what the resolver of the field above really returns.
  */
-import type { PhaseStatusRecord } from '../../store/read-types.ts';
+import type { PhaseIntervalRecord, PhaseStatusRecord } from '../../store/read-types.ts';
 
 /** PhaseSnapshot: a phase as of a moment, i.e. the interval containing the moment. */
 export interface PhaseSnapshotParent {
@@ -13,4 +13,4 @@ export interface PhaseSnapshotParent {
 }
 
 /** PhaseInterval: a phase's status interval with its id, as HistoryReader.listPhaseIntervals returns it. */
-export type PhaseIntervalParent = PhaseStatusRecord & { id: string };
+export type PhaseIntervalParent = PhaseIntervalRecord;

@@ -189,6 +189,31 @@ describe('phase', () => {
     expect(second.phase.history.pageInfo.hasNextPage).toBe(false);
   });
 
+  it('history gives every field of an interval: id, message, summary, worst resource, stale', async () => {
+    type Node = { id: string; status: string; message: string; summary: Record<string, number>; stale: boolean; worstResource: string | null; from: string; to: string | null };
+    const fields = 'id status message summary { current inProgress failed total } stale worstResource from to';
+    const q = (id: number, from: string) => `{ phase(id: "${id}") { history(from: "${from}", first: 10) { edges { cursor node { ${fields} } } } } }`;
+    const web = await gqlData<{ phase: { history: { edges: { cursor: string; node: Node }[] } } }>(api.url, q(seeded.web, iso(0)));
+    const counts = (current: number, inProgress: number, failed: number) => ({ current, inProgress, failed, total: current + inProgress + failed });
+    expect(web.phase.history.edges.map((e) => e.node)).toEqual([
+      { id: String(at(0).getTime()), status: 'InProgress', message: 'InProgress', summary: counts(1, 1, 0), stale: false, worstResource: 'apps/Deployment/shop/web', from: iso(0), to: iso(10) },
+      { id: String(at(10).getTime()), status: 'Current', message: 'all 2 resources Current', summary: counts(2, 0, 0), stale: false, worstResource: null, from: iso(10), to: iso(20) },
+      { id: String(at(20).getTime()), status: 'Current', message: 'all 3 resources Current', summary: counts(3, 0, 0), stale: false, worstResource: null, from: iso(20), to: iso(30) },
+      { id: String(at(30).getTime()), status: 'Failed', message: '1 of 3 resources not Current', summary: counts(2, 0, 1), stale: false, worstResource: 'apps/Deployment/shop/web', from: iso(30), to: iso(40) },
+      { id: String(at(40).getTime()), status: 'Current', message: 'all 3 resources Current', summary: counts(3, 0, 0), stale: false, worstResource: null, from: iso(40), to: null },
+    ]);
+    // Each cursor resumes right after its interval.
+    const cursorQuery = `query($after: String) { phase(id: "${seeded.web}") { history(from: "${iso(0)}", first: 1, after: $after) { edges { node { from } } } } }`;
+    const next = await gqlData<{ phase: { history: { edges: { node: { from: string } }[] } } }>(api.url, cursorQuery, { after: web.phase.history.edges[2]?.cursor });
+    expect(next.phase.history.edges.map((e) => e.node.from)).toEqual([iso(30)]);
+    // A status kept while the cluster could not be read is marked stale.
+    const staging = await gqlData<{ phase: { history: { edges: { node: Node }[] } } }>(api.url, q(seeded.stagingWeb, iso(0)));
+    expect(staging.phase.history.edges.map((e) => [e.node.status, e.node.stale, e.node.from, e.node.to])).toEqual([
+      ['Current', false, iso(0), iso(35)],
+      ['Current', true, iso(35), null],
+    ]);
+  });
+
   it('changes lists the phase change log in a window, by seq', async () => {
     const data = await gqlData<{ phase: { changes: { edges: { node: Record<string, unknown> }[] } } }>(api.url, `{ phase(id: "${seeded.web}") {
       changes(from: "${iso(30)}", to: "${iso(45)}") { edges { node { at scope resourceKey fromStatus toStatus phaseId phase { source namespace name } } } } } }`);
