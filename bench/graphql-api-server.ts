@@ -9,6 +9,8 @@
  * Sends `{ ready, url }` (the http:// URL of /graphql) once listening; closes on SIGTERM or when the
  * parent goes.
  */
+// First, as in `phaselog start`: NODE_ENV=production unless set, before graphql-js loads.
+import '../src/cli/node-env.ts';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { pino } from 'pino';

@@ -215,6 +215,52 @@ async function runLoad(concurrency: number, count: number, warmup: number, step:
   }
 }
 
+/** CPU time (user + system) a process has used, in ms, from /proc (Linux; undefined elsewhere or when it is gone). */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the line, in clock ticks (100 a second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU each side of a run spends, so that runs on shared cores can be compared: the API server
+ * process, the PostgreSQL backends serving its database, and this load generator.
+ */
+function createCpuMeter(serverPid: number, database: string): { start(): Promise<void>; stop(): Promise<{ serverMs: number; postgresMs: number; clientMs: number }> } {
+  const backends = async (): Promise<Map<number, number>> => {
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      return new Map(rows.flatMap((r) => { const ms = processCpuMs(r.pid); return ms === undefined ? [] : [[r.pid, ms] as const]; }));
+    } finally {
+      await client.end();
+    }
+  };
+  let server = 0;
+  let before = new Map<number, number>();
+  let client = process.cpuUsage();
+  return {
+    async start() {
+      before = await backends();
+      server = processCpuMs(serverPid) ?? 0;
+      client = process.cpuUsage();
+    },
+    async stop() {
+      const clientUsage = process.cpuUsage(client);
+      const serverMs = (processCpuMs(serverPid) ?? 0) - server;
+      let postgresMs = 0;
+      for (const [pid, ms] of await backends()) postgresMs += ms - (before.get(pid) ?? 0);
+      return { serverMs, postgresMs, clientMs: (clientUsage.user + clientUsage.system) / 1000 };
+    },
+  };
+}
+
 /** Variables naming phase `i` (clients send variables; the query text, and Apollo's parsed-document cache entry, stay the same). */
 function phaseVars(i: number, phases: number): { cluster: string; namespace: string; name: string } {
   const g = i % phases;
@@ -237,6 +283,9 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
   const { phases, resources, intervals, requests, concurrency } = options;
   const figures: Figures = {};
   const cpuProfile = process.env['PHASELOG_BENCH_CPU_PROF'];
+  // Both servers run as in production (phaselog's entry point sets the same when unset), so that
+  // the ratios compare like with like; the children inherit this environment.
+  process.env['NODE_ENV'] ??= 'production';
   const apiChild = await startReadyChild(SERVER_FILE, [JSON.stringify({ databaseUrl: databaseUrl, ...(cpuProfile ? { cpuProfile } : {}) })], 30_000);
   const apollo = await startReadyChild(APOLLO_FILE, ['apollo']);
   try {
@@ -291,6 +340,7 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
         },
       },
     ];
+    const cpu = createCpuMeter(apiChild.child.pid ?? 0, databaseUrl);
     const apolloUrl = new URL(apollo.ready.url);
     const typename = Buffer.from(JSON.stringify({ query: '{ __typename }' }));
     const bare = (agent: Agent) => post(agent, apolloUrl, typename, undefined);
@@ -301,12 +351,18 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
       figures[`bare Apollo { __typename }, ${label}: p95 ms`] = base.p95Ms;
       for (const query of queries.filter((q) => options.only === undefined || options.only.test(q.name))) {
         const weight = query.weight ?? 1;
+        await cpu.start();
         const result = await runLoad(clients, Math.max(20, Math.round(count / weight)), Math.max(2, Math.round(50 / weight)), query.step);
+        const used = await cpu.stop();
         figures[`${query.name}, ${label}: requests/s`] = result.requestsPerSecond;
         figures[`${query.name}, ${label}: p50 ms`] = result.p50Ms;
         figures[`${query.name}, ${label}: p95 ms`] = result.p95Ms;
         if (weight === 1) figures[`${query.name}, ${label}: × bare Apollo requests/s`] = round(result.requestsPerSecond / base.requestsPerSecond, 3);
         figures[`${query.name}, ${label}: errors`] = result.errors;
+        // Per request, so that runs on busy shared cores compare (a walk of pages counts as one).
+        figures[`${query.name}, ${label}: CPU ms per request, API server`] = round(used.serverMs / result.requests, 3);
+        figures[`${query.name}, ${label}: CPU ms per request, PostgreSQL`] = round(used.postgresMs / result.requests, 3);
+        figures[`${query.name}, ${label}: CPU ms per request, load generator`] = round(used.clientMs / result.requests, 3);
       }
     }
   } finally {

@@ -4,6 +4,8 @@
  * client commands (`status`, `history`, `manifest`, `gate`, `clusters`, `token`) talk to a running
  * server's GraphQL API, so the CLI sees exactly what any other API client sees.
  */
+// First: sets NODE_ENV before any module reads it.
+import './node-env.ts';
 import { parseArgs } from 'node:util';
 import { VERSION } from '../runtime/paths.ts';
 import { CliError, EXIT, exitWithError } from './errors.ts';
