@@ -5,7 +5,7 @@
  */
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db } from './prisma.ts';
-import { createCoalescer, createReadSql } from './read-sql.ts';
+import { createCoalescer, createReadSql, type ReadSql } from './read-sql.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { readJson } from './read-json.ts';
 import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseIntervalRecord, PhaseStatusRecord, ResourceRecord, StatusChangeItem } from './read-types.ts';
@@ -59,8 +59,11 @@ export interface HistoryReader {
   resourceRunStarts(refs: readonly { phaseId: number; key: string; at: Date }[]): Promise<{ phaseId: number; key: string; at: Date; from: Date }[]>;
   /** The phase status interval containing `at`. */
   phaseStatusAt(phaseId: number, at: Date): Promise<PhaseStatusRecord | null>;
-  /** Phase status intervals overlapping [from, to), oldest first. */
-  listPhaseIntervals(phaseId: number, range: { from: Date; to: Date }, first: number, after?: IntervalCursor): Promise<Page<PhaseIntervalRecord>>;
+  /**
+   * Phase status intervals overlapping [from, to), oldest first; with `detail: false` without their
+   * detail (message, summary, worst resource), which spares a lookup per interval.
+   */
+  listPhaseIntervals(phaseId: number, range: { from: Date; to: Date }, first: number, after?: IntervalCursor, options?: { detail?: boolean }): Promise<Page<PhaseIntervalRecord>>;
   /** The status change log, oldest first, after `afterSeq`. */
   listStatusChanges(scope: AccessScope, filter: StatusChangeFilter, first: number, afterSeq?: bigint): Promise<Page<StatusChangeItem>>;
   /** The manifest a phase had at `at`. */
@@ -224,63 +227,75 @@ function manifestQuery(phaseId: number): Prisma.Sql {
     LEFT JOIN "Manifest" pm2 ON pm2."id" = v."prevManifestId"`;
 }
 
-/** A row of a history page: only what {@link PhaseIntervalRecord} shows. */
+/** A row of a history page: only what {@link PhaseIntervalRecord} shows (the detail when asked). */
 interface IntervalPageRow {
-  ask: string;
+  ask: number;
   status: string;
-  message: string | null;
-  summary: Record<string, number> | null;
-  worstResource: string | null;
   stale: boolean;
   from: Date;
   to: Date | null;
+  message?: string | null;
+  summary?: Record<string, number> | null;
+  worstResource?: string | null;
 }
 
-/** The detail fields a history page shows, from detail `d`. */
-const INTERVAL_PAGE_DETAIL = Prisma.sql`d."body" ->> 'message' AS "message", d."body" -> 'summary' AS "summary", d."body" ->> 'worstResource' AS "worstResource"`;
-
-function toIntervalRecord(row: IntervalPageRow): PhaseIntervalRecord {
-  return {
-    id: String(row.from.getTime()),
-    status: row.status,
-    message: row.message ?? '',
-    summary: row.summary ?? {},
-    worstResource: row.worstResource,
-    stale: row.stale,
-    from: row.from,
-    to: row.to,
-  };
+interface IntervalPageAsk {
+  phaseId: number;
+  range: { from: Date; to: Date };
+  limit: number;
+  after: Date | null;
 }
 
-export function createHistoryReader(db: Db): HistoryReader {
-  const sql = createReadSql(db);
-  // Pages of phase intervals asked by concurrent requests (every history query) share statements:
-  // one lateral page per ask, each an index range on (phaseId, from) stopping at its limit. Only
-  // the columns a page shows are read (no condition times, only three fields of the detail).
-  const intervalPage = createCoalescer<{ phaseId: number; range: { from: Date; to: Date }; limit: number; after: Date | null }, IntervalPageRow[]>(async (asks) => {
+/**
+ * Pages of phase intervals asked by concurrent requests (every history query) share statements:
+ * one lateral page per ask, each an index range on (phaseId, from) stopping at its limit. Only the
+ * columns a page shows are read: no condition times, and the detail's three fields only when
+ * `withDetail` (each interval's detail is one more index lookup).
+ */
+function createIntervalPages(sql: ReadSql, withDetail: boolean): (ask: IntervalPageAsk) => Promise<IntervalPageRow[]> {
+  const detail = withDetail ? Prisma.sql`, d."body" ->> 'message' AS "message", d."body" -> 'summary' AS "summary", d."body" ->> 'worstResource' AS "worstResource"` : Prisma.empty;
+  const join = withDetail ? Prisma.sql`JOIN "StatusDetail" d ON d."id" = s."detailId"` : Prisma.empty;
+  return createCoalescer<IntervalPageAsk, IntervalPageRow[]>(async (asks) => {
     // An interval's start is unique within its phase, so it is the whole cursor.
     const where = Prisma.sql`s."phaseId" = k."phaseId" AND s."from" < k."to" AND s."from" > coalesce(k."after", '-infinity')`;
     const rows = await sql.query<IntervalPageRow>(Prisma.sql`
-      SELECT k."ask", s.*
+      SELECT k."ask"::int AS "ask", s.*
       FROM unnest(${asks.map((a) => a.phaseId)}::int[], ${asks.map((a) => a.range.from)}::timestamptz[], ${asks.map((a) => a.range.to)}::timestamptz[],
                   ${asks.map((a) => a.after)}::timestamptz[], ${asks.map((a) => a.limit)}::int[])
         WITH ORDINALITY AS k("phaseId", "from", "to", "after", "limit", "ask")
       CROSS JOIN LATERAL (
         SELECT s.* FROM (
-          (SELECT s."status", s."stale", s."from", s."to", ${INTERVAL_PAGE_DETAIL}
-           FROM "PhaseStatusInterval" s JOIN "StatusDetail" d ON d."id" = s."detailId"
+          (SELECT s."status", s."stale", s."from", s."to" ${detail}
+           FROM "PhaseStatusInterval" s ${join}
            WHERE ${where} AND s."to" > k."from" ORDER BY s."from" LIMIT k."limit")
           UNION ALL
-          SELECT s."status", s."stale", s."from", NULL::timestamptz(3), ${INTERVAL_PAGE_DETAIL}
-          FROM "PhaseCurrentStatus" s JOIN "StatusDetail" d ON d."id" = s."detailId" WHERE ${where}
+          SELECT s."status", s."stale", s."from", NULL::timestamptz(3) ${detail}
+          FROM "PhaseCurrentStatus" s ${join} WHERE ${where}
         ) s
         ORDER BY s."from" LIMIT k."limit"
       ) s
       ORDER BY k."ask", s."from"`);
     const answers: IntervalPageRow[][] = asks.map(() => []);
-    for (const row of rows) answers[Number(row.ask) - 1]?.push(row);
+    for (const row of rows) answers[row.ask - 1]?.push(row);
     return answers;
   });
+}
+
+function toIntervalRecord(row: IntervalPageRow): PhaseIntervalRecord {
+  return {
+    id: String(row.from.getTime()),
+    status: row.status,
+    stale: row.stale,
+    from: row.from,
+    to: row.to,
+    detail: row.message === undefined ? undefined : { message: row.message ?? '', summary: row.summary ?? {}, worstResource: row.worstResource ?? null },
+  };
+}
+
+export function createHistoryReader(db: Db): HistoryReader {
+  const sql = createReadSql(db);
+  const intervalPages = createIntervalPages(sql, true);
+  const bareIntervalPages = createIntervalPages(sql, false);
   return {
     async listResources(phaseId, { at, filter = {}, first, after, keys }) {
       const where = [Prisma.sql`r."phaseId" = ${phaseId}::int`];
@@ -343,8 +358,9 @@ export function createHistoryReader(db: Db): HistoryReader {
       return row === undefined ? null : toInterval(row);
     },
 
-    async listPhaseIntervals(phaseId, range, first, after) {
-      const rows = await intervalPage({ phaseId, range, limit: first + 1, after: after?.from ?? null });
+    async listPhaseIntervals(phaseId, range, first, after, options) {
+      const pages = options?.detail === false ? bareIntervalPages : intervalPages;
+      const rows = await pages({ phaseId, range, limit: first + 1, after: after?.from ?? null });
       return { items: rows.slice(0, first).map(toIntervalRecord), hasMore: rows.length > first };
     },
 

@@ -29,6 +29,14 @@ export interface PhaseStatusRecord {
   to: Date | null;
 }
 
+/** What a phase interval's status detail says (message, member counts, worst member). */
+export interface PhaseIntervalDetail {
+  message: string;
+  /** Members per status. */
+  summary: Record<string, number>;
+  worstResource: string | null;
+}
+
 /**
  * One interval of a phase's history page: what the API shows of it (no conditions), read without
  * the interval's condition times.
@@ -37,13 +45,11 @@ export interface PhaseIntervalRecord {
   /** Its start in epoch milliseconds (unique within the phase). */
   id: string;
   status: string;
-  message: string;
-  /** Members per status. */
-  summary: Record<string, number>;
-  worstResource: string | null;
   stale: boolean;
   from: Date;
   to: Date | null;
+  /** Undefined when the read was asked to leave the detail out. */
+  detail: PhaseIntervalDetail | undefined;
 }
 
 /** A phase with its current (open) status interval, if any. */

@@ -2,9 +2,11 @@
 import type { PhaseResourcesArgs, Resolvers, ResourceFilter as ResourceFilterInput } from '../../generated/graphql.ts';
 import { listManifestVersions } from '../../services/read-manifests.ts';
 import type { IntervalCursor, ResourceFilter } from '../../store/read-history.ts';
+import type { PhaseIntervalDetail, PhaseIntervalRecord } from '../../store/read-types.ts';
 import type { GraphqlContext } from '../context.ts';
 import { decodeCursor, encodeCursor, pageSize, parseSeq, toConnection } from '../cursor.ts';
 import { badUserInput } from '../errors.ts';
+import { selectsAnyBelow } from '../selection.ts';
 import { toConditions, toCounts, toCustomHealth, toManifest, toStatus, toStatusChange } from './shapes.ts';
 
 function toResourceFilter(input: ResourceFilterInput | null | undefined): ResourceFilter {
@@ -28,6 +30,15 @@ function intervalCursor(after: string | null | undefined): IntervalCursor | unde
   if (typeof after !== 'string') return undefined;
   const c = decodeCursor(after, isIntervalCursor);
   return { from: new Date(c.f), id: c.i };
+}
+
+/** PhaseInterval fields read from the interval's status detail. */
+const INTERVAL_DETAIL_FIELDS = new Set(['message', 'summary', 'worstResource']);
+
+function detailOf(interval: PhaseIntervalRecord): PhaseIntervalDetail {
+  // The history resolver reads the detail whenever the query may select one of these fields.
+  if (interval.detail === undefined) throw new Error('a phase interval was read without its detail, yet a detail field was asked');
+  return interval.detail;
 }
 
 async function resourcePage(ctx: GraphqlContext, phaseId: number, args: PhaseResourcesArgs, at?: Date) {
@@ -60,11 +71,12 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
       const interval = await ctx.read.history.phaseStatusAt(p.id, at);
       return interval === null ? null : { phaseId: p.id, at, interval };
     },
-    history: async (p, args, ctx) => {
+    history: async (p, args, ctx, info) => {
       const from = args.from;
       const to = args.to ?? new Date();
       if (to.getTime() < from.getTime()) throw badUserInput('history: to is before from');
-      const page = await ctx.read.history.listPhaseIntervals(p.id, { from, to }, pageSize(args.first, 100), intervalCursor(args.after));
+      const detail = selectsAnyBelow(info, ['edges', 'node'], INTERVAL_DETAIL_FIELDS);
+      const page = await ctx.read.history.listPhaseIntervals(p.id, { from, to }, pageSize(args.first, 100), intervalCursor(args.after), { detail });
       return toConnection(page, (i) => encodeCursor({ f: i.from.toISOString(), i: i.id }));
     },
     changes: async (p, args, ctx) => {
@@ -94,7 +106,9 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     resources: (s, args, ctx) => resourcePage(ctx, s.phaseId, args, s.at),
   },
   PhaseInterval: {
-    summary: (i) => toCounts(i.summary),
+    message: (i) => detailOf(i).message,
+    summary: (i) => toCounts(detailOf(i).summary),
+    worstResource: (i) => detailOf(i).worstResource,
   },
   PhaseCondition: {
     // Conditions keep Kubernetes' RFC 3339 strings; the DateTime scalar takes Dates.

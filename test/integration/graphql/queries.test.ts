@@ -214,6 +214,26 @@ describe('phase', () => {
     ]);
   });
 
+  it('history gives the detail fields however the query selects them (fragments, aliases, directives)', async () => {
+    const window = `from: "${iso(25)}", to: "${iso(35)}"`;
+    const queries = [
+      `{ phase(id: "${seeded.web}") { history(${window}) { edges { node { ...Detail } } } } } fragment Detail on PhaseInterval { from message summary { failed } worstResource }`,
+      `{ phase(id: "${seeded.web}") { history(${window}) { ...Page } } } fragment Page on PhaseIntervalConnection { edges { node { from ... on PhaseInterval { message } ... { summary { failed } worstResource } } } }`,
+      `{ phase(id: "${seeded.web}") { history(${window}) { edges { node { from message: message summary { failed } worstResource @include(if: true) } } } } }`,
+    ];
+    for (const query of queries) {
+      const data = await gqlData<{ phase: { history: { edges: { node: Record<string, unknown> }[] } } }>(api.url, query);
+      expect(data.phase.history.edges.map((e) => e.node)).toEqual([
+        { from: iso(20), message: 'all 3 resources Current', summary: { failed: 0 }, worstResource: null },
+        { from: iso(30), message: '1 of 3 resources not Current', summary: { failed: 1 }, worstResource: 'apps/Deployment/shop/web' },
+      ]);
+    }
+    const aliased = await gqlData<{ phase: { history: { edges: { n: { why: string } }[] } } }>(api.url, `{ phase(id: "${seeded.web}") { history(${window}) { edges { n: node { why: message } } } } }`);
+    expect(aliased.phase.history.edges.map((e) => e.n.why)).toEqual(['all 3 resources Current', '1 of 3 resources not Current']);
+    const skipped = await gqlData<{ phase: { history: { edges: { node: Record<string, unknown> }[] } } }>(api.url, `{ phase(id: "${seeded.web}") { history(${window}) { edges { node { status message @skip(if: true) } } } } }`);
+    expect(skipped.phase.history.edges.map((e) => e.node)).toEqual([{ status: 'Current' }, { status: 'Failed' }]);
+  });
+
   it('changes lists the phase change log in a window, by seq', async () => {
     const data = await gqlData<{ phase: { changes: { edges: { node: Record<string, unknown> }[] } } }>(api.url, `{ phase(id: "${seeded.web}") {
       changes(from: "${iso(30)}", to: "${iso(45)}") { edges { node { at scope resourceKey fromStatus toStatus phaseId phase { source namespace name } } } } } }`);

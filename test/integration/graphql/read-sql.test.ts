@@ -100,8 +100,19 @@ describe('read statements', () => {
     expect(all.items.map((i) => i.status)).toEqual(['InProgress', 'Current']);
     expect(all.hasMore).toBe(true);
     const rest = await history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 2, { from: at(10), id: String(at(10).getTime()) });
-    expect(rest.items.map((i) => [i.status, i.from, i.to, i.message])).toEqual([['Failed', at(20), null, 'crash loop']]);
+    expect(rest.items.map((i) => [i.status, i.from, i.to, i.detail?.message])).toEqual([['Failed', at(20), null, 'crash loop']]);
     expect(rest.hasMore).toBe(false);
+  });
+
+  it('pages intervals without their detail when asked, the same intervals otherwise', async () => {
+    const full = await history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 10);
+    const bare = await history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 10, undefined, { detail: false });
+    expect(bare.items).toEqual(full.items.map((i) => ({ ...i, detail: undefined })));
+    expect(full.items.map((i) => i.detail)).toEqual([
+      { message: '', summary: { InProgress: 1 }, worstResource: KEY },
+      { message: '', summary: { Current: 1 }, worstResource: null },
+      { message: 'crash loop', summary: { Failed: 1 }, worstResource: KEY },
+    ]);
   });
 
   it('gives the rows Prisma gave for the same statement', async () => {
