@@ -19,6 +19,8 @@ export interface LockedCluster {
   tickFirstSeenAt: Date | null;
   tickLastSeenAt: Date | null;
   tickCount: number;
+  /** Snapshots written for the cluster so far (see Cluster.stateVersion). */
+  stateVersion: number;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface LockedCluster {
 export async function lockCluster(tx: Tx, name: string): Promise<LockedCluster> {
   await tx.$executeRaw`INSERT INTO "Cluster" ("name") VALUES (${name}) ON CONFLICT ("name") DO NOTHING`;
   const rows = await tx.$queryRaw<LockedCluster[]>`
-    SELECT "id", "lastTickAt", "lastGoodReadAt", "tickOutcome", "tickStateHash", "tickFirstSeenAt", "tickLastSeenAt", "tickCount"
+    SELECT "id", "lastTickAt", "lastGoodReadAt", "tickOutcome", "tickStateHash", "tickFirstSeenAt", "tickLastSeenAt", "tickCount", "stateVersion"
     FROM "Cluster" WHERE "name" = ${name} FOR UPDATE`;
   const row = rows[0];
   if (row === undefined) throw new Error(`cluster row for ${name} vanished inside its transaction`);

@@ -5,10 +5,12 @@
  * (duplicate jobs, late retries), and a process killed half-way leaves nothing behind because
  * Postgres rolls the transaction back.
  */
+import { advanceClusterState } from '../history/advance-state.ts';
 import { hashObservation, planSnapshot, planUnchangedTick } from '../history/plan-snapshot.ts';
-import type { ClusterObservation, StatusChangeRecord } from '../history/types.ts';
+import type { ClusterObservation, StatusChangeRecord, StoredClusterState } from '../history/types.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { applyPlan, toChangeRecord, type ChangeRow } from './history-write.ts';
+import { createClusterStateCache, revivesDeletedPhase } from './cluster-state-cache.ts';
 import { loadClusterState, lockCluster } from './history-state.ts';
 import type { Db } from './prisma.ts';
 
@@ -46,15 +48,27 @@ export interface HistoryStore {
 export interface HistoryStoreOptions {
   /** Longest a snapshot transaction may run. @default 120000 */
   transactionTimeoutMs?: number;
+  /**
+   * Keep each cluster's current state in memory between its snapshots (checked against the
+   * cluster row's stateVersion under the snapshot lock, so it is used only when no other writer
+   * wrote since). @default true
+   */
+  cacheState?: boolean;
 }
 
 /** Creates the history store over a Prisma client. */
 export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): HistoryStore {
+  const cache = options.cacheState === false ? undefined : createClusterStateCache();
   return {
     async recordSnapshot(observation, { tickAt }) {
-      return db.$transaction(
+      // The cluster locked, and the state to keep once the transaction has committed (never before: it may roll back).
+      let clusterId: number | undefined;
+      let keep: { version: number; state: StoredClusterState | undefined } | undefined;
+      const result = await db.$transaction(
         async (tx) => {
+          keep = undefined;
           const cluster = await lockCluster(tx, observation.cluster);
+          clusterId = cluster.id;
           // A partial observation (a live snapshot of the phases a change affects) is no tick: it is
           // diffed against what is stored like any other, whatever tick was written last.
           const partial = observation.outcome === 'ok' && observation.partial === true;
@@ -66,15 +80,34 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
           // The current run saw exactly this: nothing to diff, nothing to load. A partial observation
           // is always diffed, against the phases it observed only.
           const only = partial && observation.outcome === 'ok' ? observation.phases.map((p) => p.identity) : undefined;
-          const plan =
-            !partial && cluster.tickOutcome === observation.outcome && cluster.tickStateHash === stateHash
-              ? planUnchangedTick(observation, stateHash)
-              : planSnapshot(await loadClusterState(tx, cluster, only), observation, stateHash);
+          const unchanged = !partial && cluster.tickOutcome === observation.outcome && cluster.tickStateHash === stateHash;
+          // The whole cluster's state as of the row's version, when this worker has it.
+          let whole = cache?.get(cluster);
+          if (whole !== undefined && revivesDeletedPhase(whole, observation)) whole = undefined;
+          let stored: StoredClusterState | undefined;
+          if (!unchanged) {
+            if (whole !== undefined) stored = only === undefined ? whole : cache?.get(cluster, only);
+            else {
+              stored = await loadClusterState(tx, cluster, only);
+              if (only === undefined) whole = stored;
+            }
+          }
+          const plan = stored === undefined ? planUnchangedTick(observation, stateHash) : planSnapshot(stored, observation, stateHash);
           const applied = await applyPlan(tx, { ...cluster, name: observation.cluster, ...(observation.labels ? { labels: observation.labels } : {}) }, plan, tickAt);
+          keep = { version: applied.stateVersion, state: whole === undefined ? undefined : advanceClusterState(whole, plan, applied.written) };
           return { written: true, outcome: plan.outcome, changes: applied.changes, rows: applied.rows, extendedTick: plan.tick === 'extend' } as const;
         },
         { timeout: options.transactionTimeoutMs ?? 120_000, maxWait: 30_000 },
-      );
+      ).catch((error: unknown) => {
+        // Rolled back, or its commit is in doubt: the next snapshot of the cluster reads the store.
+        if (clusterId !== undefined) cache?.delete(clusterId);
+        throw error;
+      });
+      if (clusterId !== undefined && keep !== undefined) {
+        if (keep.state === undefined) cache?.delete(clusterId);
+        else cache?.set(clusterId, keep.version, keep.state);
+      }
+      return result;
     },
     async listChangesSince(afterSeq, { limit = 500, cluster } = {}) {
       const clusterRow = cluster === undefined ? undefined : await db.cluster.findUnique({ where: { name: cluster }, select: { id: true } });

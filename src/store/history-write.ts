@@ -3,6 +3,7 @@
  * manifests, revisions and status details (stored once per hash), resources by int id, then the
  * change log under one advisory lock so `seq` grows in commit order. Returns the changes written and how many rows were touched.
  */
+import type { WrittenIds } from '../history/advance-state.ts';
 import type { PhaseWrite, PlannedChange, SnapshotPlan } from '../history/plan-snapshot.ts';
 import { phaseKey } from '../history/plan-snapshot.ts';
 import { messageDetail, phaseDetail, resourceDetail, type StatusDetailDoc } from '../history/status-detail.ts';
@@ -23,6 +24,10 @@ export interface AppliedPlan {
   changes: StatusChangeRecord[];
   /** Rows inserted or updated (closes count one each). */
   rows: number;
+  /** The cluster's stateVersion once the transaction commits (moved by one unless nothing was written). */
+  stateVersion: number;
+  /** Ids of the resource intervals opened. */
+  written: WrittenIds;
 }
 
 /** The locked cluster a plan is written for, with its configured labels when given. */
@@ -37,7 +42,9 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
   const at = plan.at;
   const clusterId = cluster.id;
   // A live snapshot that found nothing new writes nothing at all (the next tick moves the last good read).
-  if (plan.tick === 'keep' && plan.phases.length === 0 && plan.changes.length === 0 && plan.reachability === undefined) return { changes: [], rows: 0 };
+  const known: KnownIds = { details: new Map(), phases: new Map(), resources: new Map(), revisions: new Map() };
+  if (plan.tick === 'keep' && plan.phases.length === 0 && plan.changes.length === 0 && plan.reachability === undefined) return { changes: [], rows: 0, stateVersion: cluster.stateVersion, written: known };
+  const stateVersion = cluster.stateVersion + 1;
   if (plan.reachability !== undefined) {
     if (plan.reachability.closeId !== undefined) {
       await tx.clusterReachability.update({ where: { id: plan.reachability.closeId }, data: { to: at } });
@@ -64,17 +71,17 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
       ...nextRun(plan, cluster.tickStateHash),
       ...(plan.cluster.lastGoodReadAt ? { lastGoodReadAt: plan.cluster.lastGoodReadAt } : {}),
       ...(cluster.labels !== undefined ? { labels: cluster.labels as Json } : {}),
+      stateVersion,
     },
   });
   rows += 1;
   // What the writes learnt, for the change log: status details of what was opened (by phase id or
   // phase id + resource key; a change's message is its new status' message) and the ids of the phases
   // and resources written.
-  const known: KnownIds = { details: new Map(), phases: new Map(), resources: new Map() };
   if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at, known);
-  if (plan.changes.length === 0) return { changes: [], rows };
+  if (plan.changes.length === 0) return { changes: [], rows, stateVersion, written: known };
   const changes = await appendChanges(tx, cluster, plan, known);
-  return { changes, rows: rows + changes.length };
+  return { changes, rows: rows + changes.length, stateVersion, written: known };
 }
 
 /** The cluster's observation run after `plan`: extended, a new one, or (a live snapshot) kept. */
@@ -95,6 +102,8 @@ interface KnownIds {
   phases: Map<string, number>;
   /** Resource id by phase id + NUL + resource key. */
   resources: Map<string, number>;
+  /** Revision id of each opened resource interval, by resource id. */
+  revisions: Map<number, number | null>;
 }
 
 async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date, known: KnownIds): Promise<number> {
@@ -156,6 +165,7 @@ async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[],
     const detailIds = await storeDetails(tx, details);
     opened.forEach((o, i) => changeDetails.set(`${o.phaseId}\u0000${o.resource.key}`, detailIds.get((details[i] as StatusDetailDoc).hash) as number));
     const revisionOf = (o: (typeof opened)[number]): number | null => o.revisionId ?? (o.resource.revision === undefined ? null : (revisionIds.get(o.resource.revision.hash) ?? null));
+    opened.forEach((o, i) => known.revisions.set(resourceIds[i] as number, revisionOf(o)));
     rows += await setResourceStatuses(
       tx,
       // A resource that had an open interval has a current row (it was loaded from it).

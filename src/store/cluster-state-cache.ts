@@ -1,0 +1,72 @@
+/**
+ * A worker's in-memory copy of each cluster's stored current state, as of a stateVersion of the
+ * cluster's row. A snapshot uses it, under the cluster's lock, only while the row still has that
+ * version: any snapshot written since (by another worker process, or by this one without keeping
+ * the state) moved the version, and the state is read from the store again. A copy is installed
+ * only after its transaction committed, and dropped when a snapshot fails.
+ */
+import { phaseKey } from '../history/plan-snapshot.ts';
+import type { ClusterObservation, PhaseIdentity, StoredClusterState } from '../history/types.ts';
+import type { LockedCluster } from './history-state.ts';
+
+/** Clusters' stored states by cluster id, each valid at one stateVersion. */
+export interface ClusterStateCache {
+  /**
+   * The state of the locked `cluster` if the copy is at its current version (with the row's own
+   * tick and last good read), restricted to `only` like a partial load; undefined otherwise.
+   */
+  get(cluster: LockedCluster, only?: readonly PhaseIdentity[]): StoredClusterState | undefined;
+  set(clusterId: number, version: number, state: StoredClusterState): void;
+  delete(clusterId: number): void;
+}
+
+/** Options of {@link createClusterStateCache}. */
+export interface ClusterStateCacheOptions {
+  /** Clusters kept; the least recently used goes first. @default 64 */
+  maxClusters?: number;
+}
+
+/** Creates an empty cache. */
+export function createClusterStateCache(options: ClusterStateCacheOptions = {}): ClusterStateCache {
+  const max = Math.max(1, options.maxClusters ?? 64);
+  const entries = new Map<number, { version: number; state: StoredClusterState }>();
+  return {
+    get(cluster, only) {
+      const entry = entries.get(cluster.id);
+      if (entry === undefined || entry.version !== cluster.stateVersion) return undefined;
+      // Least recently used order: the entry moves to the end.
+      entries.delete(cluster.id);
+      entries.set(cluster.id, entry);
+      const row = {
+        lastGoodReadAt: cluster.lastGoodReadAt,
+        lastTick: cluster.tickOutcome === null || cluster.tickStateHash === null ? null : { outcome: cluster.tickOutcome, stateHash: cluster.tickStateHash },
+      };
+      if (only === undefined) return { ...entry.state, ...row };
+      const keys = new Set(only.map(phaseKey));
+      return { ...entry.state, ...row, phases: entry.state.phases.filter((p) => keys.has(phaseKey(p.identity))) };
+    },
+    set(clusterId, version, state) {
+      entries.delete(clusterId);
+      entries.set(clusterId, { version, state });
+      while (entries.size > max) {
+        const oldest = entries.keys().next();
+        if (oldest.done === true) break;
+        entries.delete(oldest.value);
+      }
+    },
+    delete(clusterId) {
+      entries.delete(clusterId);
+    },
+  };
+}
+
+/**
+ * True when `observation` brings back a phase `state` holds as deleted: the store does not keep a
+ * deleted phase's resources in its state, and retention may have removed the phase since, so such
+ * a snapshot reads the state from the store.
+ */
+export function revivesDeletedPhase(state: StoredClusterState, observation: ClusterObservation): boolean {
+  if (observation.outcome !== 'ok') return false;
+  const deleted = new Set(state.phases.filter((p) => p.deleted).map((p) => phaseKey(p.identity)));
+  return deleted.size > 0 && observation.phases.some((p) => deleted.has(phaseKey(p.identity)));
+}
