@@ -11,13 +11,29 @@ import type { ObservedPhaseStatus, ObservedResource, OpenPhaseInterval, OpenReso
  * (cheaper, and computed for every resource of every tick).
  */
 export function fingerprintObservedResource(r: ObservedResource): string {
-  return JSON.stringify([r.status, r.reason ?? null, r.message, r.presence, r.generation ?? null, r.observedGeneration ?? null, r.revision?.hash ?? null, r.customHealth?.health ?? null, r.unread === true]);
+  let fingerprint = observedFingerprints.get(r);
+  if (fingerprint === undefined) {
+    fingerprint = JSON.stringify([r.status, r.reason ?? null, r.message, r.presence, r.generation ?? null, r.observedGeneration ?? null, r.revision?.hash ?? null, r.customHealth?.health ?? null, r.unread === true]);
+    observedFingerprints.set(r, fingerprint);
+  }
+  return fingerprint;
 }
 
 /** Fingerprint of a stored open resource interval, comparable with {@link fingerprintObservedResource}. */
 export function fingerprintStoredResource(r: OpenResourceInterval): string {
-  return JSON.stringify([r.status, r.reason, r.message, r.presence, r.generation, r.observedGeneration, r.revisionHash, r.customHealth, false]);
+  let fingerprint = storedFingerprints.get(r);
+  if (fingerprint === undefined) {
+    fingerprint = JSON.stringify([r.status, r.reason, r.message, r.presence, r.generation, r.observedGeneration, r.revisionHash, r.customHealth, false]);
+    storedFingerprints.set(r, fingerprint);
+  }
+  return fingerprint;
 }
+
+// Observations and stored states are never modified once built: a snapshot fingerprints each
+// resource when it hashes the observation and again when it plans, and a worker keeps the stored
+// state from one snapshot to the next, so each object's fingerprint is computed once.
+const observedFingerprints = new WeakMap<ObservedResource, string>();
+const storedFingerprints = new WeakMap<OpenResourceInterval, string>();
 
 /** Fingerprint of a phase status; condition transition times are left out on purpose. */
 export function fingerprintObservedPhase(p: ObservedPhaseStatus, stale: boolean): string {

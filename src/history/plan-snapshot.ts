@@ -33,7 +33,11 @@ import type { PhaseCondition } from '../status/phase-summary.ts';
 export interface PlannedChange {
   scope: ChangeScope;
   phase?: PhaseIdentity;
+  /** The stored phase's id, when it has one (the writer learns the others'). */
+  phaseId?: number;
   resourceKey?: string;
+  /** The stored resource's id, when it had an interval (the writer learns the others'). */
+  resourceId?: number;
   fromStatus: string | null;
   toStatus: string | null;
   message: string;
@@ -228,7 +232,7 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
     write.openStatus = { ...phase.status, conditions: carryTransitionTimes(storedStatus?.conditions ?? [], phase.status.conditions), stale: false };
     if (storedStatus !== null && storedStatus.status === phase.status.status) write.openStatus.since = storedStatus.since;
     if (storedStatus === null || isVisibleChange(storedStatus, phase.status)) {
-      changes.push({ scope: 'phase', phase: phase.identity, fromStatus: storedStatus?.status ?? null, toStatus: phase.status.status, message: phase.status.message });
+      changes.push({ scope: 'phase', phase: phase.identity, ...idOf(stored), fromStatus: storedStatus?.status ?? null, toStatus: phase.status.status, message: phase.status.message });
     }
   }
 
@@ -241,18 +245,23 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
     if (open !== undefined) write.closeResources.push({ resourceId: open.resourceId, from: open.from, resourceKey: open.resourceKey });
     write.openResources.push(open === undefined ? { resource } : openedFrom(open, resource));
     if (open === undefined || isVisibleChange(open, resource)) {
-      changes.push({ scope: 'resource', phase: phase.identity, resourceKey: resource.key, fromStatus: open?.status ?? null, toStatus: resource.status, message: resource.message });
+      changes.push({ scope: 'resource', phase: phase.identity, ...idOf(stored), resourceKey: resource.key, ...(open === undefined ? {} : { resourceId: open.resourceId }), fromStatus: open?.status ?? null, toStatus: resource.status, message: resource.message });
     }
   }
   for (const gone of openByKey.values()) {
     write.closeResources.push({ resourceId: gone.resourceId, from: gone.from, resourceKey: gone.resourceKey });
-    changes.push({ scope: 'resource', phase: phase.identity, resourceKey: gone.resourceKey, fromStatus: gone.status, toStatus: null, message: 'removed from the inventory' });
+    changes.push({ scope: 'resource', phase: phase.identity, ...idOf(stored), resourceKey: gone.resourceKey, resourceId: gone.resourceId, fromStatus: gone.status, toStatus: null, message: 'removed from the inventory' });
   }
 
   const changed = write.openManifest !== undefined || write.openStatus !== undefined || write.closeResources.length > 0 || write.openResources.length > 0;
   if (live !== undefined && changed) write.upsert = ident;
   if (live !== undefined && !changed && !sameIdentityDetails(live, phase)) write.upsert = ident;
   return write.upsert !== undefined || changed ? write : undefined;
+}
+
+/** The stored phase's id for a change, when it is stored. */
+function idOf(stored: StoredPhase | undefined): { phaseId?: number } {
+  return stored === undefined ? {} : { phaseId: stored.id };
 }
 
 /** A stored resource's next interval; its revision id is kept when the revision did not change. */
@@ -273,7 +282,7 @@ function planDeletedPhase(phase: StoredPhase, changes: PlannedChange[]): PhaseWr
   if (phase.manifest !== null) write.closeManifestIntervalId = phase.manifest.intervalId;
   if (phase.status !== null) write.closeStatusFrom = phase.status.from;
   write.closeResources = phase.resources.map((r) => ({ resourceId: r.resourceId, from: r.from, resourceKey: r.resourceKey }));
-  changes.push({ scope: 'phase', phase: phase.identity, fromStatus: phase.status?.status ?? null, toStatus: null, message: 'inventory deleted' });
+  changes.push({ scope: 'phase', phase: phase.identity, phaseId: phase.id, fromStatus: phase.status?.status ?? null, toStatus: null, message: 'inventory deleted' });
   return write;
 }
 
