@@ -17,25 +17,35 @@ export interface Loaders {
   resourceSince: DataLoader<{ phaseId: number; key: string; at: Date }, Date | null, string>;
 }
 
+/** The loaders of one request, each made when first used (a request uses one kind at most, often none). */
 export function createLoaders(read: { phases: PhaseReader; history: HistoryReader }): Loaders {
+  let phaseSince: Loaders['phaseSince'] | undefined;
+  let currentResource: Loaders['currentResource'] | undefined;
+  let resourceSince: Loaders['resourceSince'] | undefined;
   return {
-    phaseSince: new DataLoader(async (ids) => {
-      const starts = new Map((await read.phases.currentRunStarts(ids, false)).map((s) => [s.phaseId, s.from]));
-      return ids.map((id) => starts.get(id) ?? null);
-    }),
-    currentResource: new DataLoader(
-      async (refs) => {
-        const rows = new Map((await read.history.getCurrentResources(refs)).map((r) => [`${r.phaseId}|${r.key}`, r]));
-        return refs.map((ref) => rows.get(`${ref.phaseId}|${ref.key}`) ?? null);
-      },
-      { cacheKeyFn: (ref) => `${ref.phaseId}|${ref.key}` },
-    ),
-    resourceSince: new DataLoader(
-      async (refs) => {
-        const rows = new Map((await read.history.resourceRunStarts(refs)).map((r) => [`${r.phaseId}|${r.key}|${r.at.getTime()}`, r.from]));
-        return refs.map((ref) => rows.get(`${ref.phaseId}|${ref.key}|${ref.at.getTime()}`) ?? null);
-      },
-      { cacheKeyFn: (ref) => `${ref.phaseId}|${ref.key}|${ref.at.getTime()}` },
-    ),
+    get phaseSince() {
+      return (phaseSince ??= new DataLoader(async (ids) => {
+        const starts = new Map((await read.phases.currentRunStarts(ids, false)).map((s) => [s.phaseId, s.from]));
+        return ids.map((id) => starts.get(id) ?? null);
+      }));
+    },
+    get currentResource() {
+      return (currentResource ??= new DataLoader(
+        async (refs) => {
+          const rows = new Map((await read.history.getCurrentResources(refs)).map((r) => [`${r.phaseId}|${r.key}`, r]));
+          return refs.map((ref) => rows.get(`${ref.phaseId}|${ref.key}`) ?? null);
+        },
+        { cacheKeyFn: (ref) => `${ref.phaseId}|${ref.key}` },
+      ));
+    },
+    get resourceSince() {
+      return (resourceSince ??= new DataLoader(
+        async (refs) => {
+          const rows = new Map((await read.history.resourceRunStarts(refs)).map((r) => [`${r.phaseId}|${r.key}|${r.at.getTime()}`, r.from]));
+          return refs.map((ref) => rows.get(`${ref.phaseId}|${ref.key}|${ref.at.getTime()}`) ?? null);
+        },
+        { cacheKeyFn: (ref) => `${ref.phaseId}|${ref.key}|${ref.at.getTime()}` },
+      ));
+    },
   };
 }

@@ -93,6 +93,25 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
+/**
+ * One operation's context. Its request id and child logger are made when a resolver first uses
+ * them: most operations never log, and both cost a little on every request otherwise.
+ */
+function requestContext(base: Omit<GraphqlContext, 'requestId' | 'log' | 'principal'>, principal: Principal, log: Logger): GraphqlContext {
+  let requestId: string | undefined;
+  let child: Logger | undefined;
+  return {
+    ...base,
+    principal,
+    get requestId() {
+      return (requestId ??= randomUUID());
+    },
+    get log() {
+      return (child ??= log.child({ requestId: this.requestId }));
+    },
+  };
+}
+
 export async function createGraphqlServer(options: GraphqlServerOptions): Promise<GraphqlServer> {
   const { log } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
@@ -140,8 +159,7 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
       context: (ctx) => {
         const principal = principals.get(ctx.extra);
         if (principal === undefined) throw unauthenticated('the connection is not authenticated');
-        const requestId = randomUUID();
-        return { ...options.context(), principal, requestId, log: log.child({ requestId }) };
+        return requestContext(options.context(), principal, log);
       },
     },
     wsServer,
@@ -204,14 +222,14 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
         res.end(JSON.stringify({ errors: [{ message: status === 413 ? (error as Error).message : 'request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] }));
         return;
       }
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const requestId = randomUUID();
+      const target = req.url ?? '/';
+      const query = target.indexOf('?');
       const response = await apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
+        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: query === -1 ? '' : target.slice(query), body },
         context: async () => {
           const auth = await options.authenticate(req.headers.authorization);
           if (!auth.ok) throw unauthenticated(auth.message);
-          return { ...options.context(), principal: auth.principal, requestId, log: log.child({ requestId }) };
+          return requestContext(options.context(), auth.principal, log);
         },
       });
       const outHeaders: Record<string, string> = {};
