@@ -231,7 +231,7 @@ function processCpuMs(pid: number): number | undefined {
  * CPU each side of a run spends, so that runs on shared cores can be compared: the API server
  * process, the PostgreSQL backends serving its database, and this load generator.
  */
-function createCpuMeter(serverPid: number, database: string): { start(): Promise<void>; stop(): Promise<{ serverMs: number; postgresMs: number; clientMs: number }> } {
+function createCpuMeter(serverPid: number | undefined, database: string): { start(): Promise<void>; stop(): Promise<{ serverMs: number; postgresMs: number; clientMs: number }> } {
   const backends = async (): Promise<Map<number, number>> => {
     const client = new pg.Client({ connectionString: database });
     await client.connect();
@@ -248,12 +248,12 @@ function createCpuMeter(serverPid: number, database: string): { start(): Promise
   return {
     async start() {
       before = await backends();
-      server = processCpuMs(serverPid) ?? 0;
+      server = serverPid === undefined ? 0 : (processCpuMs(serverPid) ?? 0);
       client = process.cpuUsage();
     },
     async stop() {
       const clientUsage = process.cpuUsage(client);
-      const serverMs = (processCpuMs(serverPid) ?? 0) - server;
+      const serverMs = (serverPid === undefined ? 0 : (processCpuMs(serverPid) ?? 0)) - server;
       let postgresMs = 0;
       for (const [pid, ms] of await backends()) postgresMs += ms - (before.get(pid) ?? 0);
       return { serverMs, postgresMs, clientMs: (clientUsage.user + clientUsage.system) / 1000 };
@@ -340,15 +340,20 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
         },
       },
     ];
-    const cpu = createCpuMeter(apiChild.child.pid ?? 0, databaseUrl);
+    const cpu = createCpuMeter(apiChild.child.pid, databaseUrl);
+    const bareCpu = createCpuMeter(apollo.child.pid, databaseUrl);
     const apolloUrl = new URL(apollo.ready.url);
     const typename = Buffer.from(JSON.stringify({ query: '{ __typename }' }));
     const bare = (agent: Agent) => post(agent, apolloUrl, typename, undefined);
     for (const [label, clients, count] of [['1 client', 1, Math.max(100, Math.round(requests / 3))], [`${concurrency} clients`, concurrency, requests]] as const) {
+      await bareCpu.start();
       const base = await runLoad(clients, count * 2, 200, bare);
+      const bareUsed = await bareCpu.stop();
       figures[`bare Apollo { __typename }, ${label}: requests/s`] = base.requestsPerSecond;
       figures[`bare Apollo { __typename }, ${label}: p50 ms`] = base.p50Ms;
       figures[`bare Apollo { __typename }, ${label}: p95 ms`] = base.p95Ms;
+      figures[`bare Apollo { __typename }, ${label}: CPU ms per request, server`] = round(bareUsed.serverMs / base.requests, 3);
+      figures[`bare Apollo { __typename }, ${label}: CPU ms per request, load generator`] = round(bareUsed.clientMs / base.requests, 3);
       for (const query of queries.filter((q) => options.only === undefined || options.only.test(q.name))) {
         const weight = query.weight ?? 1;
         await cpu.start();
