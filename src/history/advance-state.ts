@@ -5,6 +5,7 @@
  * read every resource back first. Plans whose writes create ids this cannot know (new phases,
  * manifests, reachability intervals) or delete phases give no state: the next snapshot loads it.
  */
+import { rememberStoredFingerprint } from './fingerprints.ts';
 import type { PhaseWrite, SnapshotPlan } from './plan-snapshot.ts';
 import { phaseDetail, withConditionTimes } from './status-detail.ts';
 import type { ObservedResource, OpenPhaseInterval, OpenResourceInterval, StoredClusterState, StoredPhase } from './types.ts';
@@ -64,7 +65,9 @@ function advancePhase(phase: StoredPhase, write: PhaseWrite, at: Date, written: 
     const revisionId = resourceId === undefined ? undefined : written.revisions.get(resourceId);
     if (resourceId === undefined || revisionId === undefined) return undefined;
     replaced.add(o.resource.key);
-    opened.push(storedResource(resourceId, o.resource, revisionId, at));
+    const stored = storedResource(resourceId, o.resource, revisionId, at);
+    rememberStoredFingerprint(stored, o.resource);
+    opened.push(stored);
   }
   next.resources = phase.resources.filter((r) => !replaced.has(r.resourceKey)).concat(opened);
   return next;

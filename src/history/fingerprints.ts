@@ -29,6 +29,17 @@ export function fingerprintStoredResource(r: OpenResourceInterval): string {
   return fingerprint;
 }
 
+/**
+ * Records that stored interval `stored` was made from observed `observed` (what the store reads
+ * back after writing it), so its fingerprint is the observed one's: a worker keeping the stored
+ * state does not compute it again. Ignored when the two could differ (an unread resource, a
+ * revision not stored).
+ */
+export function rememberStoredFingerprint(stored: OpenResourceInterval, observed: ObservedResource): void {
+  if (observed.unread === true || stored.revisionHash !== (observed.revision?.hash ?? null)) return;
+  storedFingerprints.set(stored, fingerprintObservedResource(observed));
+}
+
 // Observations and stored states are never modified once built: a snapshot fingerprints each
 // resource when it hashes the observation and again when it plans, and a worker keeps the stored
 // state from one snapshot to the next, so each object's fingerprint is computed once.

@@ -129,8 +129,9 @@ export function hashObservation(observation: ClusterObservation): string {
   if (observation.outcome === 'unreachable') return hashStrings(['unreachable', observation.error.kind]);
   const parts: string[] = [`unobserved:${[...observation.unobservedSources].sort().join(',')}`];
   for (const phase of observation.phases) {
-    parts.push(`${phaseKey(phase.identity)}|${phase.manifest.hash}|${phase.inventoryId}|${canonicalJson(phase.labels)}|${fingerprintObservedPhase(phase.status, false)}`);
-    for (const resource of phase.resources) parts.push(`${phaseKey(phase.identity)}|${resource.key}|${fingerprintObservedResource(resource)}`);
+    const key = phaseKey(phase.identity);
+    parts.push(`${key}|${phase.manifest.hash}|${phase.inventoryId}|${canonicalJson(phase.labels)}|${fingerprintObservedPhase(phase.status, false)}`);
+    for (const resource of phase.resources) parts.push(`${key}|${resource.key}|${fingerprintObservedResource(resource)}`);
   }
   return hashStrings(parts.sort());
 }

@@ -93,8 +93,12 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
             }
           }
           const plan = stored === undefined ? planUnchangedTick(observation, stateHash) : planSnapshot(stored, observation, stateHash);
-          const applied = await applyPlan(tx, { ...cluster, name: observation.cluster, ...(observation.labels ? { labels: observation.labels } : {}) }, plan, tickAt);
-          keep = { version: applied.stateVersion, state: whole === undefined ? undefined : advanceClusterState(whole, plan, applied.written) };
+          // The state after the snapshot is worked out while the change log is appended.
+          let next: StoredClusterState | undefined;
+          const applied = await applyPlan(tx, { ...cluster, name: observation.cluster, ...(observation.labels ? { labels: observation.labels } : {}) }, plan, tickAt, (written) => {
+            if (whole !== undefined) next = advanceClusterState(whole, plan, written);
+          });
+          keep = { version: applied.stateVersion, state: next };
           return { written: true, outcome: plan.outcome, changes: applied.changes, rows: applied.rows, extendedTick: plan.tick === 'extend' } as const;
         },
         { timeout: options.transactionTimeoutMs ?? 120_000, maxWait: 30_000 },

@@ -36,14 +36,21 @@ export interface PlanCluster extends LockedCluster {
   labels?: Record<string, string>;
 }
 
-/** Writes `plan` for the locked cluster `cluster`. */
-export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt: Date): Promise<AppliedPlan> {
+/**
+ * Writes `plan` for the locked cluster `cluster`. `meanwhile` is called once with the ids written,
+ * while the change log is being appended when there are changes: work done there runs while the
+ * database inserts them.
+ */
+export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt: Date, meanwhile: (written: WrittenIds) => void = () => undefined): Promise<AppliedPlan> {
   let rows = 0;
   const at = plan.at;
   const clusterId = cluster.id;
   // A live snapshot that found nothing new writes nothing at all (the next tick moves the last good read).
   const known: KnownIds = { phaseDetails: new Map(), resourceDetails: new Map(), phases: new Map(), resources: new Map(), revisions: new Map() };
-  if (plan.tick === 'keep' && plan.phases.length === 0 && plan.changes.length === 0 && plan.reachability === undefined) return { changes: [], rows: 0, stateVersion: cluster.stateVersion, written: known };
+  if (plan.tick === 'keep' && plan.phases.length === 0 && plan.changes.length === 0 && plan.reachability === undefined) {
+    meanwhile(known);
+    return { changes: [], rows: 0, stateVersion: cluster.stateVersion, written: known };
+  }
   const stateVersion = cluster.stateVersion + 1;
   if (plan.reachability !== undefined) {
     if (plan.reachability.closeId !== undefined) {
@@ -77,9 +84,17 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
   rows += 1;
   // What the writes learnt, for the change log: status details of what was opened (a change's
   // message is its new status' message) and the ids of the phases and resources created.
-  if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at, known);
-  if (plan.changes.length === 0) return { changes: [], rows, stateVersion, written: known };
-  const changes = await appendChanges(tx, cluster, plan, known);
+  // The change-log rows are worked out while the resource statuses are written.
+  let prepared: PreparedChanges | undefined;
+  const prepare = (): void => {
+    prepared = prepareChanges(plan, known);
+  };
+  if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at, known, prepare);
+  if (plan.changes.length === 0) {
+    meanwhile(known);
+    return { changes: [], rows, stateVersion, written: known };
+  }
+  const changes = await appendChanges(tx, cluster, plan, known, prepared ?? prepareChanges(plan, known), () => meanwhile(known));
   return { changes, rows: rows + changes.length, stateVersion, written: known };
 }
 
@@ -113,7 +128,7 @@ interface KnownIds {
   revisions: Map<number, number | null>;
 }
 
-async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date, known: KnownIds): Promise<number> {
+async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date, known: KnownIds, duringStatuses: () => void): Promise<number> {
   let rows = 0;
   const ids = await resolvePhaseIds(tx, clusterId, writes, at);
   for (const [key, id] of ids) known.phases.set(key, id);
@@ -173,11 +188,14 @@ async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[],
     opened.forEach((_, i) => known.resourceDetails.set(resourceIds[i] as number, detailIds.get((details[i] as StatusDetailDoc).hash) as number));
     const revisionOf = (o: (typeof opened)[number]): number | null => o.revisionId ?? (o.resource.revision === undefined ? null : (revisionIds.get(o.resource.revision.hash) ?? null));
     opened.forEach((o, i) => known.revisions.set(resourceIds[i] as number, revisionOf(o)));
-    rows += await setResourceStatuses(
-      tx,
-      // A resource that had an open interval has a current row (it was loaded from it).
-      opened.map((o, i) => ({ resourceId: resourceIds[i] as number, hasCurrent: o.resourceId !== undefined, status: o.resource.status, revisionId: revisionOf(o), detailId: detailIds.get((details[i] as StatusDetailDoc).hash) as number })),
-      at,
+    rows += await overlapping(
+      setResourceStatuses(
+        tx,
+        // A resource that had an open interval has a current row (it was loaded from it).
+        opened.map((o, i) => ({ resourceId: resourceIds[i] as number, hasCurrent: o.resourceId !== undefined, status: o.resource.status, revisionId: revisionOf(o), detailId: detailIds.get((details[i] as StatusDetailDoc).hash) as number })),
+        at,
+      ),
+      duringStatuses,
     );
   }
   return rows;
@@ -372,71 +390,117 @@ async function setResourceStatuses(tx: Tx, opened: { resourceId: number; hasCurr
   return rows;
 }
 
-async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, known: KnownIds): Promise<StatusChangeRecord[]> {
-  // Every change of a phase or resource comes with a write of its phase, so the plan or the writes
-  // named their ids.
-  const phaseIds = known.phases;
+/** Change-log rows as far as the plan and the writes so far tell them (ids the plan did not name are looked up later). */
+interface PreparedChanges {
+  rows: { change: PlannedChange; phaseId: number | null; resourceId: number | null }[];
+  /** Identities of the phases written, by id. */
+  identities: Map<number, PhaseIdentity>;
+  /** Detail id of the status each change opened, if known. */
+  opened: (number | undefined)[];
+}
+
+/** Every change's phase id, resource id and opened detail, from the plan and what the writes learnt; no I/O. */
+function prepareChanges(plan: SnapshotPlan, known: KnownIds): PreparedChanges {
   const identities = new Map<number, PhaseIdentity>();
   for (const w of plan.phases) {
-    const id = w.phaseId ?? phaseIds.get(phaseKey(w.identity));
+    const id = w.phaseId ?? known.phases.get(phaseKey(w.identity));
     if (id !== undefined) identities.set(id, w.identity);
   }
-  const phaseOf = (c: PlannedChange): number | null => c.phaseId ?? (c.phase === undefined ? null : (phaseIds.get(phaseKey(c.phase)) ?? null));
-  const resourceOf = (c: PlannedChange, phaseId: number | null): number | null =>
-    c.resourceId ?? (c.resourceKey === undefined ? null : (known.resources.get(`${phaseId ?? 0}\u0000${c.resourceKey}`) ?? null));
-  let rowsOf = plan.changes.map((c) => {
-    const phaseId = phaseOf(c);
-    return { change: c, phaseId, resourceId: resourceOf(c, phaseId) };
+  const rows = plan.changes.map((c) => {
+    const phaseId = phaseOf(c, known);
+    return { change: c, phaseId, resourceId: resourceOf(c, phaseId, known) };
   });
+  return { rows, identities, opened: rows.map((r) => openedDetail(r, known)) };
+}
+
+function phaseOf(c: PlannedChange, known: KnownIds): number | null {
+  return c.phaseId ?? (c.phase === undefined ? null : (known.phases.get(phaseKey(c.phase)) ?? null));
+}
+
+function resourceOf(c: PlannedChange, phaseId: number | null, known: KnownIds): number | null {
+  return c.resourceId ?? (c.resourceKey === undefined ? null : (known.resources.get(`${phaseId ?? 0}\u0000${c.resourceKey}`) ?? null));
+}
+
+/**
+ * The detail of the status a change opened, which carries its message; other changes (removals,
+ * reachability) get a detail of their message alone.
+ */
+function openedDetail({ change, phaseId, resourceId }: PreparedChanges['rows'][number], known: KnownIds): number | undefined {
+  if (change.toStatus === null) return undefined;
+  if (change.scope === 'resource') return resourceId === null ? undefined : known.resourceDetails.get(resourceId);
+  return change.scope === 'phase' && phaseId !== null ? known.phaseDetails.get(phaseId) : undefined;
+}
+
+async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, known: KnownIds, prepared: PreparedChanges, meanwhile: () => void): Promise<StatusChangeRecord[]> {
+  let { rows: rowsOf, opened } = prepared;
+  const { identities } = prepared;
+  // Every change of a phase or resource comes with a write of its phase, so the plan or the writes
+  // named their ids; any other plan's are looked up.
   const missing = rowsOf.filter((r) => (r.change.phase !== undefined && r.phaseId === null) || (r.change.resourceKey !== undefined && r.resourceId === null));
   if (missing.length > 0) {
-    await lookUpMissingIds(tx, cluster.id, missing.map((r) => r.change), phaseIds, identities, known.resources);
+    await lookUpMissingIds(tx, cluster.id, missing.map((r) => r.change), known.phases, identities, known.resources);
     rowsOf = rowsOf.map((r) => {
-      const phaseId = r.phaseId ?? phaseOf(r.change);
-      return { change: r.change, phaseId, resourceId: r.resourceId ?? resourceOf(r.change, phaseId) };
+      const phaseId = r.phaseId ?? phaseOf(r.change, known);
+      return { change: r.change, phaseId, resourceId: r.resourceId ?? resourceOf(r.change, phaseId, known) };
     });
+    opened = rowsOf.map((r) => openedDetail(r, known));
   }
-  // The detail of the status a change opened carries its message; other changes (removals,
-  // reachability) get a detail of their message alone.
-  const openedDetail = ({ change, phaseId, resourceId }: (typeof rowsOf)[number]): number | undefined => {
-    if (change.toStatus === null) return undefined;
-    if (change.scope === 'resource') return resourceId === null ? undefined : known.resourceDetails.get(resourceId);
-    return change.scope === 'phase' && phaseId !== null ? known.phaseDetails.get(phaseId) : undefined;
-  };
-  const opened = rowsOf.map(openedDetail);
   const own = rowsOf.filter((_, n) => opened[n] === undefined);
   const messageIds = own.length === 0 ? new Map<string, number>() : await storeDetails(tx, own.map((r) => messageDetail(r.change.message)));
   const detailIds = rowsOf.map((r, n) => opened[n] ?? (messageIds.get(messageDetail(r.change.message).hash) as number));
   // Taken last and held to commit: appends of different clusters commit in seq order.
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})`;
   const seqs: bigint[] = [];
+  let records: StatusChangeRecord[] = [];
   for (let i = 0; i < rowsOf.length; i += BATCH) {
     const batch = rowsOf.slice(i, i + BATCH);
-    const batchDetails = detailIds.slice(i, i + BATCH);
     // Only the range of seqs comes back: the rest of each row is what was sent.
-    const [range] = await tx.$queryRaw<{ first: bigint; last: bigint; count: bigint }[]>`
+    const inserting = tx.$queryRaw<{ first: bigint; last: bigint; count: bigint }[]>`
       WITH inserted AS (
         INSERT INTO "StatusChange" ("at", "clusterId", "phaseId", "scope", "resourceId", "fromStatus", "toStatus", "detailId")
         SELECT ${plan.at}::timestamptz(3), ${cluster.id}::int, p, s, r, f, t, d FROM unnest(
           ${intArray(batch.map((r) => r.phaseId))}::int[], ${textArray(batch.map((r) => r.change.scope))}::text[], ${intArray(batch.map((r) => r.resourceId))}::int[],
-          ${textArray(batch.map((r) => r.change.fromStatus))}::text[], ${textArray(batch.map((r) => r.change.toStatus))}::text[], ${intArray(batchDetails)}::int[]
+          ${textArray(batch.map((r) => r.change.fromStatus))}::text[], ${textArray(batch.map((r) => r.change.toStatus))}::text[], ${intArray(detailIds.slice(i, i + BATCH))}::int[]
         ) AS x(p, s, r, f, t, d)
         RETURNING "seq"
       )
       SELECT min("seq") AS first, max("seq") AS last, count(*) AS count FROM inserted`;
+    const [range] = await (i > 0
+      ? inserting
+      : overlapping(inserting, () => {
+          meanwhile();
+          // The records, their seqs filled in below.
+          records = rowsOf.map(({ change, phaseId, resourceId }) =>
+            toChangeRecord(
+              { seq: 0n, at: plan.at, phaseId, scope: change.scope, resourceKey: resourceId === null ? null : (change.resourceKey ?? null), fromStatus: change.fromStatus, toStatus: change.toStatus, message: change.message },
+              cluster,
+              identities,
+            ),
+          );
+        }));
     if (range === undefined || range.count !== BigInt(batch.length)) throw new Error('status change rows missing after insert');
     // seq follows insertion order (unnest order): with nobody else appending (the lock), the
     // batch's seqs are one run and the n-th is the n-th change's. Otherwise they are read back.
     if (range.last - range.first + 1n === range.count) for (let n = 0n; n < range.count; n += 1n) seqs.push(range.first + n);
     else seqs.push(...(await readSeqs(tx, cluster.id, plan.at, range.first, range.last)));
   }
-  return rowsOf.map(({ change, phaseId, resourceId }, n) =>
-    toChangeRecord(
-      { seq: seqs[n] as bigint, at: plan.at, phaseId, scope: change.scope, resourceKey: resourceId === null ? null : (change.resourceKey ?? null), fromStatus: change.fromStatus, toStatus: change.toStatus, message: change.message },
-      cluster,
-      identities,
-    ),
-  );
+  records.forEach((record, n) => {
+    record.seq = seqs[n] as bigint;
+  });
+  return records;
+}
+
+/**
+ * Runs `work` (synchronous, CPU only) while `statement` executes: one turn of the event loop lets
+ * the client send the statement first, so Node's work and the database's overlap (2 cores here).
+ */
+async function overlapping<T>(statement: PromiseLike<T>, work: () => void): Promise<T> {
+  const running = Promise.resolve(statement);
+  // Awaited below; until then a failure must not count as unhandled.
+  running.catch(() => undefined);
+  await new Promise((resolve) => setImmediate(resolve));
+  work();
+  return running;
 }
 
 /** The seqs of a cluster's changes at `at` between `first` and `last`, in order (only this transaction writes them: the cluster is locked). */

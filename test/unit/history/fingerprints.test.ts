@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src/history/canonical-hash.ts';
-import { fingerprintObservedResource, fingerprintStoredResource } from '../../../src/history/fingerprints.ts';
+import { fingerprintObservedResource, fingerprintStoredResource, rememberStoredFingerprint } from '../../../src/history/fingerprints.ts';
 import type { ObservedResource, OpenResourceInterval } from '../../../src/history/types.ts';
 
 const observed: ObservedResource[] = [
@@ -19,5 +19,16 @@ describe('resource fingerprints', () => {
     const stored: OpenResourceInterval = { resourceId: 1, from: new Date(), resourceKey: r.key, status: r.status, reason: null, message: r.message, presence: r.presence, generation: 3, observedGeneration: 3, revisionHash: 'abc', customHealth: null };
     expect(fingerprintStoredResource(stored)).toBe(fingerprintObservedResource(r));
     expect(fingerprintStoredResource({ ...stored, status: 'InProgress' })).not.toBe(fingerprintObservedResource(r));
+  });
+
+  it.each(observed.map((r) => [r.key, r] as const))('of a stored interval made from %s are what they would be if it was read back', (_key, r) => {
+    // As the store reads it back (an unread resource's interval is stored with its observed fields).
+    const made = (): OpenResourceInterval => ({
+      resourceId: 1, from: new Date(), resourceKey: r.key, status: r.status, reason: r.reason ?? null, message: r.message, presence: r.presence,
+      generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionHash: r.revision?.hash ?? null, customHealth: r.customHealth?.health ?? null,
+    });
+    const remembered = made();
+    rememberStoredFingerprint(remembered, r);
+    expect(fingerprintStoredResource(remembered)).toBe(fingerprintStoredResource(made()));
   });
 });
