@@ -11,7 +11,7 @@
  * client can ask for it: one request of `phases(first: 1000)` (the largest phases page, what a
  * dashboard showing the fleet sends) and a walk through 10 pages of 100, one after the other.
  *
- *   node --import tsx bench/graphql-api.ts [--phases 1000] [--resources 10] [--intervals 100] [--requests 3000] [--concurrency 16]
+ *   node --import tsx bench/graphql-api.ts [--phases 1000] [--resources 10] [--intervals 100] [--requests 3000] [--concurrency 16] [--warmup 50]
  *   PHASELOG_BENCH_CPU_PROF=/tmp/api.cpuprofile node --import tsx bench/graphql-api.ts   # server CPU profile
  *
  * While iterating: `--keep-db FILE` keeps the seeded database and writes what the next run needs
@@ -42,6 +42,11 @@ export interface GraphqlApiBenchOptions {
   requests?: number;
   /** Clients of the throughput run. @default 16 */
   concurrency?: number;
+  /**
+   * Untimed requests before each query's timed ones (divided by the query's weight). A server just
+   * started compiles its hot paths during the first few hundred requests. @default 50
+   */
+  warmup?: number;
   /** Keep the seeded database and write how to reuse it to this file. */
   keepDb?: string;
   /** Measure the database a `keepDb` run left (named in this file) instead of seeding one. */
@@ -181,13 +186,14 @@ function post(agent: Agent, url: URL, body: Buffer, authorization: string | unde
  * A closed loop of `concurrency` keep-alive clients; each "request" is `step(i)`, which may send
  * several HTTP requests (a walk through pages). Errors are GraphQL errors or non-200 answers.
  */
-async function runLoad(concurrency: number, count: number, warmup: number, step: (agent: Agent, i: number) => Promise<boolean>, maxMs = 60_000): Promise<LoadResult> {
+async function runLoad(concurrency: number, count: number, warmup: number, step: (agent: Agent, i: number) => Promise<boolean>, onWarm?: () => Promise<void>, maxMs = 60_000): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   try {
     let warm = 0;
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (warm < warmup) await step(agent, warm++);
     }));
+    await onWarm?.();
     const latencies: number[] = [];
     let issued = 0;
     let errors = 0;
@@ -279,8 +285,9 @@ const PHASE_PAGE = `query Phases($first: Int!) { phases(first: $first) { edges {
  * Starts the API (in a child, on `databaseUrl`, seeded by {@link seed}) and a bare Apollo server,
  * and measures every query (or the `only` ones) at 1 client and at `concurrency` clients.
  */
-export async function measureApi(databaseUrl: string, seeded: Seeded, options: Required<Pick<GraphqlApiBenchOptions, 'phases' | 'resources' | 'intervals' | 'requests' | 'concurrency'>> & { only?: RegExp }): Promise<Figures> {
+export async function measureApi(databaseUrl: string, seeded: Seeded, options: Required<Pick<GraphqlApiBenchOptions, 'phases' | 'resources' | 'intervals' | 'requests' | 'concurrency'>> & { only?: RegExp; warmup?: number }): Promise<Figures> {
   const { phases, resources, intervals, requests, concurrency } = options;
+  const warmup = options.warmup ?? 50;
   const figures: Figures = {};
   const cpuProfile = process.env['PHASELOG_BENCH_CPU_PROF'];
   // Both servers run as in production (phaselog's entry point sets the same when unset), so that
@@ -346,8 +353,7 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
     const typename = Buffer.from(JSON.stringify({ query: '{ __typename }' }));
     const bare = (agent: Agent) => post(agent, apolloUrl, typename, undefined);
     for (const [label, clients, count] of [['1 client', 1, Math.max(100, Math.round(requests / 3))], [`${concurrency} clients`, concurrency, requests]] as const) {
-      await bareCpu.start();
-      const base = await runLoad(clients, count * 2, 200, bare);
+      const base = await runLoad(clients, count * 2, 200, bare, () => bareCpu.start());
       const bareUsed = await bareCpu.stop();
       figures[`bare Apollo { __typename }, ${label}: requests/s`] = base.requestsPerSecond;
       figures[`bare Apollo { __typename }, ${label}: p50 ms`] = base.p50Ms;
@@ -356,8 +362,7 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
       figures[`bare Apollo { __typename }, ${label}: CPU ms per request, load generator`] = round(bareUsed.clientMs / base.requests, 3);
       for (const query of queries.filter((q) => options.only === undefined || options.only.test(q.name))) {
         const weight = query.weight ?? 1;
-        await cpu.start();
-        const result = await runLoad(clients, Math.max(20, Math.round(count / weight)), Math.max(2, Math.round(50 / weight)), query.step);
+        const result = await runLoad(clients, Math.max(20, Math.round(count / weight)), Math.max(2, Math.round(warmup / weight)), query.step, () => cpu.start());
         const used = await cpu.stop();
         figures[`${query.name}, ${label}: requests/s`] = result.requestsPerSecond;
         figures[`${query.name}, ${label}: p50 ms`] = result.p50Ms;
@@ -381,13 +386,13 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
 export async function run(options: GraphqlApiBenchOptions = {}): Promise<Figures> {
   const requests = options.requests ?? 3000;
   const concurrency = options.concurrency ?? 16;
-  const only = options.only === undefined ? {} : { only: options.only };
+  const measuring = { ...(options.only === undefined ? {} : { only: options.only }), ...(options.warmup === undefined ? {} : { warmup: options.warmup }) };
   if (options.reuseDb !== undefined) {
     const kept = JSON.parse(readFileSync(options.reuseDb, 'utf8')) as KeptDatabase;
     const seeded: Seeded = { start: new Date(kept.start), secret: kept.secret, statusChanges: kept.statusChanges };
     const figures: Figures = { phases: kept.phases, 'resources per phase': kept.resources, 'status changes (change-log rows)': kept.statusChanges };
     const { phases, resources, intervals } = kept;
-    Object.assign(figures, await measureApi(kept.connectionString, seeded, { phases, resources, intervals, requests, concurrency, ...only }));
+    Object.assign(figures, await measureApi(kept.connectionString, seeded, { phases, resources, intervals, requests, concurrency, ...measuring }));
     return figures;
   }
   const phases = options.phases ?? 1000;
@@ -414,7 +419,7 @@ export async function run(options: GraphqlApiBenchOptions = {}): Promise<Figures
       'seed s': round(seedMs / 1000),
     };
 
-    Object.assign(figures, await measureApi(scratch.connectionString, seeded, { phases, resources, intervals, requests, concurrency, ...only }));
+    Object.assign(figures, await measureApi(scratch.connectionString, seeded, { phases, resources, intervals, requests, concurrency, ...measuring }));
     return figures;
   } finally {
     if (!keep) await scratch.drop();
@@ -457,7 +462,7 @@ if (isMain(import.meta.url)) {
   if (reuseDb !== undefined && !existsSync(reuseDb)) throw new Error(`--reuse-db: no file ${reuseDb} (write one with --keep-db)`);
   printFigures('GraphQL API over a seeded history', await run({
     phases: readNumberFlag('phases'), resources: readNumberFlag('resources'), intervals: readNumberFlag('intervals'),
-    requests: readNumberFlag('requests'), concurrency: readNumberFlag('concurrency'),
+    requests: readNumberFlag('requests'), concurrency: readNumberFlag('concurrency'), warmup: readNumberFlag('warmup'),
     ...(keepDb === undefined ? {} : { keepDb }), ...(reuseDb === undefined ? {} : { reuseDb }), ...(only === undefined ? {} : { only: new RegExp(only) }),
   }));
 }
