@@ -130,7 +130,12 @@ interface KnownIds {
 
 async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date, known: KnownIds, duringStatuses: () => void): Promise<number> {
   let rows = 0;
-  const ids = await resolvePhaseIds(tx, clusterId, writes, at);
+  // The details of the resource statuses opened (in the order of `opened` below) are hashed while
+  // the phases are written.
+  let details: StatusDetailDoc[] = [];
+  const ids = await overlapping(resolvePhaseIds(tx, clusterId, writes, at), () => {
+    details = writes.flatMap((w) => w.openResources.map((o) => resourceDetail(o.resource)));
+  });
   for (const [key, id] of ids) known.phases.set(key, id);
   rows += writes.filter((w) => w.upsert !== undefined || w.markDeleted === true).length;
   const idOf = (w: PhaseWrite): number => {
@@ -183,7 +188,6 @@ async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[],
     });
     // A revision the resource already had is not sent again (most status changes leave the object's spec alone).
     const revisionIds = await storeRevisions(tx, opened.flatMap((o) => (o.revisionId === undefined && o.resource.revision !== undefined ? [o.resource.revision] : [])));
-    const details = opened.map((o) => resourceDetail(o.resource));
     const detailIds = await storeDetails(tx, details);
     opened.forEach((_, i) => known.resourceDetails.set(resourceIds[i] as number, detailIds.get((details[i] as StatusDetailDoc).hash) as number));
     const revisionOf = (o: (typeof opened)[number]): number | null => o.revisionId ?? (o.resource.revision === undefined ? null : (revisionIds.get(o.resource.revision.hash) ?? null));
@@ -397,6 +401,31 @@ interface PreparedChanges {
   identities: Map<number, PhaseIdentity>;
   /** Detail id of the status each change opened, if known. */
   opened: (number | undefined)[];
+  /** Per batch of {@link BATCH} rows, the array literals of every column but the detail's. */
+  columns: ChangeColumns[];
+}
+
+interface ChangeColumns {
+  phaseIds: string;
+  scopes: string;
+  resourceIds: string;
+  fromStatuses: string;
+  toStatuses: string;
+}
+
+function changeColumns(rows: PreparedChanges['rows']): ChangeColumns[] {
+  const columns: ChangeColumns[] = [];
+  for (let i = 0; i < rows.length; i += BATCH) {
+    const batch = rows.slice(i, i + BATCH);
+    columns.push({
+      phaseIds: intArray(batch.map((r) => r.phaseId)),
+      scopes: textArray(batch.map((r) => r.change.scope)),
+      resourceIds: intArray(batch.map((r) => r.resourceId)),
+      fromStatuses: textArray(batch.map((r) => r.change.fromStatus)),
+      toStatuses: textArray(batch.map((r) => r.change.toStatus)),
+    });
+  }
+  return columns;
 }
 
 /** Every change's phase id, resource id and opened detail, from the plan and what the writes learnt; no I/O. */
@@ -410,7 +439,7 @@ function prepareChanges(plan: SnapshotPlan, known: KnownIds): PreparedChanges {
     const phaseId = phaseOf(c, known);
     return { change: c, phaseId, resourceId: resourceOf(c, phaseId, known) };
   });
-  return { rows, identities, opened: rows.map((r) => openedDetail(r, known)) };
+  return { rows, identities, opened: rows.map((r) => openedDetail(r, known)), columns: changeColumns(rows) };
 }
 
 function phaseOf(c: PlannedChange, known: KnownIds): number | null {
@@ -432,7 +461,7 @@ function openedDetail({ change, phaseId, resourceId }: PreparedChanges['rows'][n
 }
 
 async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, known: KnownIds, prepared: PreparedChanges, meanwhile: () => void): Promise<StatusChangeRecord[]> {
-  let { rows: rowsOf, opened } = prepared;
+  let { rows: rowsOf, opened, columns } = prepared;
   const { identities } = prepared;
   // Every change of a phase or resource comes with a write of its phase, so the plan or the writes
   // named their ids; any other plan's are looked up.
@@ -444,6 +473,7 @@ async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan
       return { change: r.change, phaseId, resourceId: r.resourceId ?? resourceOf(r.change, phaseId, known) };
     });
     opened = rowsOf.map((r) => openedDetail(r, known));
+    columns = changeColumns(rowsOf);
   }
   const own = rowsOf.filter((_, n) => opened[n] === undefined);
   const messageIds = own.length === 0 ? new Map<string, number>() : await storeDetails(tx, own.map((r) => messageDetail(r.change.message)));
@@ -454,13 +484,14 @@ async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan
   let records: StatusChangeRecord[] = [];
   for (let i = 0; i < rowsOf.length; i += BATCH) {
     const batch = rowsOf.slice(i, i + BATCH);
+    const column = columns[i / BATCH] as ChangeColumns;
     // Only the range of seqs comes back: the rest of each row is what was sent.
     const inserting = tx.$queryRaw<{ first: bigint; last: bigint; count: bigint }[]>`
       WITH inserted AS (
         INSERT INTO "StatusChange" ("at", "clusterId", "phaseId", "scope", "resourceId", "fromStatus", "toStatus", "detailId")
         SELECT ${plan.at}::timestamptz(3), ${cluster.id}::int, p, s, r, f, t, d FROM unnest(
-          ${intArray(batch.map((r) => r.phaseId))}::int[], ${textArray(batch.map((r) => r.change.scope))}::text[], ${intArray(batch.map((r) => r.resourceId))}::int[],
-          ${textArray(batch.map((r) => r.change.fromStatus))}::text[], ${textArray(batch.map((r) => r.change.toStatus))}::text[], ${intArray(detailIds.slice(i, i + BATCH))}::int[]
+          ${column.phaseIds}::int[], ${column.scopes}::text[], ${column.resourceIds}::int[],
+          ${column.fromStatuses}::text[], ${column.toStatuses}::text[], ${intArray(detailIds.slice(i, i + BATCH))}::int[]
         ) AS x(p, s, r, f, t, d)
         RETURNING "seq"
       )
