@@ -121,15 +121,12 @@ interface IntervalRow {
 
 /**
  * A phase's status intervals, ended ones and the current one (`to` NULL), as rows `s` with their
- * detail body; `ended` and `current` are the conditions each part must meet. With `firstEnded`, only
- * the earliest that many ended intervals are read (an index range on (phaseId, from) that stops at a
- * page, instead of reading, joining and sorting every interval of the window).
+ * detail body; `ended` and `current` are the conditions each part must meet.
  */
-function phaseIntervals(ended: Prisma.Sql, current: Prisma.Sql, firstEnded?: number | Prisma.Sql): Prisma.Sql {
-  const limit = firstEnded === undefined ? Prisma.empty : Prisma.sql`ORDER BY s."from" LIMIT ${firstEnded}`;
+function phaseIntervals(ended: Prisma.Sql, current: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`(
     (SELECT s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", s."to"
-    FROM "PhaseStatusInterval" s JOIN "StatusDetail" d ON d."id" = s."detailId" WHERE ${ended} ${limit})
+    FROM "PhaseStatusInterval" s JOIN "StatusDetail" d ON d."id" = s."detailId" WHERE ${ended})
     UNION ALL
     SELECT s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", NULL::timestamptz(3)
     FROM "PhaseCurrentStatus" s JOIN "StatusDetail" d ON d."id" = s."detailId" WHERE ${current}
