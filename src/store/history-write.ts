@@ -8,7 +8,7 @@ import type { PhaseWrite, PlannedChange, SnapshotPlan } from '../history/plan-sn
 import { phaseKey } from '../history/plan-snapshot.ts';
 import { messageDetail, phaseDetail, resourceDetail, type StatusDetailDoc } from '../history/status-detail.ts';
 import type { HashedDocument, ObservedManifest, PhaseIdentity, ObservedResource, StatusChangeRecord } from '../history/types.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 import type { LockedCluster } from './history-state.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -192,6 +192,7 @@ async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[],
     opened.forEach((_, i) => known.resourceDetails.set(resourceIds[i] as number, detailIds.get((details[i] as StatusDetailDoc).hash) as number));
     const revisionOf = (o: (typeof opened)[number]): number | null => o.revisionId ?? (o.resource.revision === undefined ? null : (revisionIds.get(o.resource.revision.hash) ?? null));
     opened.forEach((o, i) => known.revisions.set(resourceIds[i] as number, revisionOf(o)));
+    await tx.$executeRaw`SAVEPOINT ${Prisma.raw(STATUSES_SAVEPOINT)}`;
     rows += await overlapping(
       setResourceStatuses(
         tx,
@@ -349,6 +350,17 @@ async function storeRevisions(tx: Tx, revisions: HashedDocument[]): Promise<Map<
   return ids;
 }
 
+/** Taken just before {@link setResourceStatuses}, which rolls back to it when an ended interval exists already. */
+const STATUSES_SAVEPOINT = 'resource_statuses';
+
+interface StatusRow {
+  resourceId: number;
+  hasCurrent: boolean;
+  status: string;
+  detailId: number;
+  revisionId: number | null;
+}
+
 /**
  * Sets resources' current statuses and ends the ones they replace, in one statement per batch of
  * 10,000: the ended interval [from, at) is copied from the current row as the snapshot read it
@@ -356,8 +368,29 @@ async function storeRevisions(tx: Tx, revisions: HashedDocument[]): Promise<Map<
  * (it keeps its page: HOT), or inserted for a resource without one (new to its phase, or back in
  * it). A plain UPDATE costs about 60 % of an upsert here. One `unnest` per batch (Prisma's
  * createMany costs ~0.5 ms a row here). Returns rows written (ended + set).
+ *
+ * The ended intervals are inserted as they are first: an interval with the same resource and start
+ * can exist only when workers' clocks disagree, and ON CONFLICT's arbitration costs ~30 % of the
+ * statement (134 vs 97 ms for 10,000 rows, median of 8, load ~2.4). When one exists, the writes
+ * roll back to {@link STATUSES_SAVEPOINT} (taken by the caller) and run again skipping it.
  */
-async function setResourceStatuses(tx: Tx, opened: { resourceId: number; hasCurrent: boolean; status: string; detailId: number; revisionId: number | null }[], at: Date): Promise<number> {
+async function setResourceStatuses(tx: Tx, opened: StatusRow[], at: Date): Promise<number> {
+  try {
+    return await writeResourceStatuses(tx, opened, at, false);
+  } catch (error) {
+    if (!isUniqueViolation(error, 'ResourceStatusInterval')) throw error;
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT ${Prisma.raw(STATUSES_SAVEPOINT)}`;
+    return writeResourceStatuses(tx, opened, at, true);
+  }
+}
+
+/** True for a unique violation on `table` raised through Prisma's driver adapter. */
+function isUniqueViolation(error: unknown, table: string): boolean {
+  const cause = (error as { meta?: { driverAdapterError?: { cause?: { kind?: string; table?: string } } } } | null)?.meta?.driverAdapterError?.cause;
+  return cause?.kind === 'UniqueConstraintViolation' && cause.table === table;
+}
+
+async function writeResourceStatuses(tx: Tx, opened: StatusRow[], at: Date, skipEnded: boolean): Promise<number> {
   let rows = 0;
   for (let i = 0; i < opened.length; i += BATCH) {
     const batch = opened.slice(i, i + BATCH);
@@ -371,7 +404,7 @@ async function setResourceStatuses(tx: Tx, opened: { resourceId: number; hasCurr
         INSERT INTO "ResourceStatusInterval" ("resourceId", "status", "detailId", "revisionId", "from", "to")
         SELECT c."resourceId", c."status", c."detailId", c."revisionId", c."from", ${at}::timestamptz(3)
         FROM "ResourceCurrentStatus" c JOIN t ON c."resourceId" = t.r WHERE c."from" < ${at}::timestamptz(3)
-        ON CONFLICT ("resourceId", "from") DO NOTHING
+        ${skipEnded ? Prisma.sql`ON CONFLICT ("resourceId", "from") DO NOTHING` : Prisma.empty}
         RETURNING 1
       ), updated AS (
         UPDATE "ResourceCurrentStatus" c SET "status" = t.s, "detailId" = t.d, "revisionId" = t.rv, "from" = ${at}::timestamptz(3)

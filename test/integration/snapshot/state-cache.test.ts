@@ -102,4 +102,20 @@ describe('a worker keeping cluster state between snapshots', () => {
     const counts = await countRows(shared.db);
     expect(counts.ResourceStatusInterval).toBe(3);
   });
+
+  it('records a change whose ended interval exists already (clocks of workers disagreeing) without writing it twice', async () => {
+    const store = createHistoryStore(shared.db);
+    const key = `apps/Deployment/${namespaceOf(0, SHAPE)}/app-0-3`;
+    const current = await shared.db.resourceCurrentStatus.findFirstOrThrow({ where: { resource: { key } } });
+    // Another worker, its clock behind, ended this very interval already.
+    await shared.db.resourceStatusInterval.create({ data: { resourceId: current.resourceId, status: current.status, detailId: current.detailId, revisionId: current.revisionId, from: current.from, to: new Date(tick) } });
+    cluster.emulator.patchStatus(deploymentRef(0, 3, SHAPE), rollingStatus());
+    tick += 30_000;
+    const outcome = await store.recordSnapshot(await observe(), { tickAt: new Date(tick) });
+    expect(outcome).toMatchObject({ written: true });
+    if (!outcome.written) return;
+    expect(outcome.changes.filter((c) => c.scope === 'resource').map((c) => `${c.resourceKey ?? ''} ${c.toStatus ?? ''}`)).toEqual([`${key} InProgress`]);
+    expect(await shared.db.resourceStatusInterval.count({ where: { resourceId: current.resourceId } })).toBe(1);
+    expect(await shared.db.resourceCurrentStatus.findUniqueOrThrow({ where: { resourceId: current.resourceId } })).toMatchObject({ status: 'InProgress', from: new Date(tick) });
+  });
 });
