@@ -32,6 +32,21 @@ const noStore: ApolloServerPlugin<GraphqlContext> = {
   },
 };
 
+/**
+ * The operation each error came from (Apollo formats errors without their context), so a masked
+ * error names the request id its operation's log lines carry.
+ */
+const errorContexts = new WeakMap<object, GraphqlContext>();
+const rememberErrorContexts: ApolloServerPlugin<GraphqlContext> = {
+  async requestDidStart() {
+    return {
+      async didEncounterErrors({ errors, contextValue }) {
+        for (const error of errors) errorContexts.set(error, contextValue);
+      },
+    };
+  },
+};
+
 export interface GraphqlServerOptions {
   schema: GraphQLSchema;
   httpServer: Server;
@@ -120,7 +135,8 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && EXPECTED_CODES.has(code)) return formatted;
     const original = unwrapResolverError(error);
-    const requestId = randomUUID();
+    const context = typeof error === 'object' && error !== null ? errorContexts.get(error) : undefined;
+    const requestId = context?.requestId ?? randomUUID();
     log.error({ err: original, requestId, path: formatted.path }, 'internal error in a GraphQL operation');
     if (options.exposeInternalErrors) return formatted;
     return { message: `Internal server error (request id ${requestId})`, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } };
@@ -173,7 +189,7 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     includeStacktraceInErrorResponses: options.exposeInternalErrors ?? false,
     // phaselog sets no cache hints, so Apollo's cache-control plugin would only cost a hook on every
     // field of every response (about a tenth of a history page's server time) to compute "no-store".
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), noStore],
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), noStore, rememberErrorContexts],
     logger: {
       debug: (m) => log.debug(m),
       info: (m) => log.info(m),

@@ -3,7 +3,7 @@
  * stores over real Postgres, change feed over real Redis), plus small clients for HTTP and WebSocket.
  */
 import { createClient, type Client } from 'graphql-ws';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import WebSocket from 'ws';
 import { createApiWiring, type ApiWiring } from '../../../src/graphql/api-wiring.ts';
 import { createSchema } from '../../../src/graphql/schema.ts';
@@ -32,10 +32,12 @@ export interface TestApiOptions {
   graphiql?: boolean;
   /** Re-check of tokens in use (api-wiring's tokenRecheckMs). */
   tokenRecheckMs?: number;
+  /** The server's logger (default: silent unless TEST_API_LOG names a level). */
+  log?: Logger;
 }
 
 export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
-  const log = pino({ level: process.env.TEST_API_LOG ?? 'silent' });
+  const log = options.log ?? pino({ level: process.env.TEST_API_LOG ?? 'silent' });
   const host = options.host ?? '127.0.0.1';
   const api = { introspection: options.introspection ?? true, graphiql: options.graphiql ?? false, maxDepth: options.maxDepth ?? 12, maxCost: options.maxCost ?? 50_000, ...(options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead }) };
   const wiring = await createApiWiring({
