@@ -26,8 +26,6 @@ export interface AppliedPlan {
   rows: number;
   /** The cluster's stateVersion once the transaction commits (moved by one unless nothing was written). */
   stateVersion: number;
-  /** Ids of the resource intervals opened. */
-  written: WrittenIds;
 }
 
 /** The locked cluster a plan is written for, with its configured labels when given. */
@@ -49,7 +47,7 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
   const known: KnownIds = { phaseDetails: new Map(), resourceDetails: new Map(), phases: new Map(), resources: new Map(), revisions: new Map() };
   if (plan.tick === 'keep' && plan.phases.length === 0 && plan.changes.length === 0 && plan.reachability === undefined) {
     meanwhile(known);
-    return { changes: [], rows: 0, stateVersion: cluster.stateVersion, written: known };
+    return { changes: [], rows: 0, stateVersion: cluster.stateVersion };
   }
   const stateVersion = cluster.stateVersion + 1;
   if (plan.reachability !== undefined) {
@@ -92,10 +90,10 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
   if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at, known, prepare);
   if (plan.changes.length === 0) {
     meanwhile(known);
-    return { changes: [], rows, stateVersion, written: known };
+    return { changes: [], rows, stateVersion };
   }
   const changes = await appendChanges(tx, cluster, plan, known, prepared ?? prepareChanges(plan, known), () => meanwhile(known));
-  return { changes, rows: rows + changes.length, stateVersion, written: known };
+  return { changes, rows: rows + changes.length, stateVersion };
 }
 
 /** The cluster's observation run after `plan`: extended, a new one, or (a live snapshot) kept. */
