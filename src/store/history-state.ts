@@ -19,7 +19,7 @@ export interface LockedCluster {
   tickFirstSeenAt: Date | null;
   tickLastSeenAt: Date | null;
   tickCount: number;
-  /** Snapshots written for the cluster so far (see Cluster.stateVersion). */
+  /** The version of the cluster's stored state, new with every snapshot written (see Cluster.stateVersion). */
   stateVersion: number;
 }
 

@@ -3,6 +3,7 @@
  * manifests, revisions and status details (stored once per hash), resources by int id, then the
  * change log under one advisory lock so `seq` grows in commit order. Returns the changes written and how many rows were touched.
  */
+import { randomInt } from 'node:crypto';
 import type { WrittenIds } from '../history/advance-state.ts';
 import type { PhaseWrite, PlannedChange, SnapshotPlan } from '../history/plan-snapshot.ts';
 import { phaseKey } from '../history/plan-snapshot.ts';
@@ -24,8 +25,20 @@ export interface AppliedPlan {
   changes: StatusChangeRecord[];
   /** Rows inserted or updated (closes count one each). */
   rows: number;
-  /** The cluster's stateVersion once the transaction commits (moved by one unless nothing was written). */
+  /** The cluster's stateVersion once the transaction commits (a new one unless nothing was written). */
   stateVersion: number;
+}
+
+/**
+ * The version a snapshot gives its cluster's row: random rather than the next count, so that a
+ * database restored from a backup under running workers never climbs back to a version a worker
+ * kept a (now wrong) state for; a worker's kept version matches a later random one with odds of
+ * 1 in 2^31 per snapshot.
+ */
+function nextStateVersion(previous: number): number {
+  let next = previous;
+  while (next === previous) next = randomInt(1, 2 ** 31 - 1);
+  return next;
 }
 
 /** The locked cluster a plan is written for, with its configured labels when given. */
@@ -49,7 +62,7 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
     meanwhile(known);
     return { changes: [], rows: 0, stateVersion: cluster.stateVersion };
   }
-  const stateVersion = cluster.stateVersion + 1;
+  const stateVersion = nextStateVersion(cluster.stateVersion);
   if (plan.reachability !== undefined) {
     if (plan.reachability.closeId !== undefined) {
       await tx.clusterReachability.update({ where: { id: plan.reachability.closeId }, data: { to: at } });

@@ -3,6 +3,11 @@
  * it records must be exactly what a worker that reads the store every time records, and a
  * snapshot another worker wrote in between must make it read the store again.
  */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterObservation, StatusChangeRecord } from '../../../src/history/types.ts';
 import { observeCluster } from '../../../src/services/observe-cluster.ts';
@@ -21,18 +26,19 @@ describe('a worker keeping cluster state between snapshots', () => {
   let cached: TestDatabase;
   let reading: TestDatabase;
   let shared: TestDatabase;
+  let restored: TestDatabase;
   let cluster: EmulatedCluster;
   let tick = Date.UTC(2026, 0, 1);
   const observe = async (): Promise<ClusterObservation> => observeCluster(cluster.client, { now: () => new Date(tick) });
 
   beforeAll(async () => {
-    [cached, reading, shared] = await Promise.all([createTestDatabase('cache_kept'), createTestDatabase('cache_read'), createTestDatabase('cache_shared')]);
+    [cached, reading, shared, restored] = await Promise.all([createTestDatabase('cache_kept'), createTestDatabase('cache_read'), createTestDatabase('cache_shared'), createTestDatabase('cache_restored')]);
     cluster = await startEmulatedCluster('cached');
     applyFleet(cluster.emulator, SHAPE);
   });
   afterAll(async () => {
     await cluster?.close();
-    await Promise.all([cached?.drop(), reading?.drop(), shared?.drop()]);
+    await Promise.all([cached?.drop(), reading?.drop(), shared?.drop(), restored?.drop()]);
   });
 
   it('records the same changes and rows as a worker that reads the store every snapshot', async () => {
@@ -117,5 +123,41 @@ describe('a worker keeping cluster state between snapshots', () => {
     expect(outcome.changes.filter((c) => c.scope === 'resource').map((c) => `${c.resourceKey ?? ''} ${c.toStatus ?? ''}`)).toEqual([`${key} InProgress`]);
     expect(await shared.db.resourceStatusInterval.count({ where: { resourceId: current.resourceId } })).toBe(1);
     expect(await shared.db.resourceCurrentStatus.findUniqueOrThrow({ where: { resourceId: current.resourceId } })).toMatchObject({ status: 'InProgress', from: new Date(tick) });
+  });
+  it('reads the store again after the database was restored from a backup under it and written since', async () => {
+    // A fleet of its own: the earlier tests left this cluster's resources in various states.
+    const restore = await startEmulatedCluster('restored');
+    const run = promisify(execFile);
+    const dir = await mkdtemp(join(tmpdir(), 'phaselog-backup-'));
+    try {
+      applyFleet(restore.emulator, SHAPE);
+      const [keeping, other] = [createHistoryStore(restored.db), createHistoryStore(restored.db, { cacheState: false })];
+      const record = async (store: HistoryStore): Promise<string[]> => {
+        tick += 30_000;
+        const outcome = await store.recordSnapshot(await observeCluster(restore.client, { now: () => new Date(tick) }), { tickAt: new Date(tick) });
+        if (!outcome.written) throw new Error('snapshot not written');
+        return outcome.changes.filter((c) => c.scope === 'resource' && c.fromStatus !== null).map((c) => `${c.resourceKey ?? ''} ${c.fromStatus ?? ''} -> ${c.toStatus ?? ''}`);
+      };
+      await record(keeping);
+      const backup = join(dir, 'backup.dump');
+      await run('pg_dump', ['--format=custom', `--file=${backup}`, restored.url]);
+      restore.emulator.patchStatus(deploymentRef(0, 0, SHAPE), rollingStatus());
+      expect(await record(keeping)).toEqual(['apps/Deployment/team-0/app-0-0 Current -> InProgress']);
+      // The operator restores the backup (app-0-0 Current again) while the worker keeps running;
+      // another worker records the cluster as it is now.
+      await run('pg_restore', ['--clean', '--if-exists', '--single-transaction', '--no-owner', `--dbname=${restored.url}`, backup]);
+      restore.emulator.patchStatus(deploymentRef(0, 0, SHAPE), readyStatus());
+      restore.emulator.patchStatus(deploymentRef(0, 1, SHAPE), rollingStatus());
+      expect(await record(other)).toEqual(['apps/Deployment/team-0/app-0-1 Current -> InProgress']);
+      // Nothing changed since: with a kept state from before the restore it would record app-0-0
+      // InProgress -> Current and app-0-1 again (as it did when versions were counted: the
+      // restored row counted up to the version the worker kept).
+      expect(await record(keeping)).toEqual([]);
+      restore.emulator.patchStatus(deploymentRef(0, 1, SHAPE), readyStatus());
+      expect(await record(keeping)).toEqual(['apps/Deployment/team-0/app-0-1 InProgress -> Current']);
+    } finally {
+      await restore.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
