@@ -5,8 +5,8 @@
  * read every resource back first. Plans whose writes create ids this cannot know (new phases,
  * manifests, reachability intervals) or delete phases give no state: the next snapshot loads it.
  */
-import { rememberStoredFingerprint } from './fingerprints.ts';
 import type { PhaseWrite, SnapshotPlan } from './plan-snapshot.ts';
+import { createTextIntern, type InternText } from './intern.ts';
 import { phaseDetail, withConditionTimes } from './status-detail.ts';
 import type { ObservedResource, OpenPhaseInterval, OpenResourceInterval, StoredClusterState, StoredPhase } from './types.ts';
 import type { PhaseCondition } from '../status/phase-summary.ts';
@@ -32,11 +32,13 @@ export function advanceClusterState(state: StoredClusterState, plan: SnapshotPla
     writes.set(w.phaseId, w);
   }
   let found = 0;
+  // The kept state outlives the observation: values most resources share are kept once.
+  const text = createTextIntern();
   const phases = state.phases.map((phase) => {
     const write = writes.get(phase.id);
     if (write === undefined) return phase;
     found += 1;
-    return advancePhase(phase, write, plan.at, written);
+    return advancePhase(phase, write, plan.at, written, text);
   });
   if (found !== writes.size || phases.includes(undefined)) return undefined;
   return {
@@ -47,7 +49,7 @@ export function advanceClusterState(state: StoredClusterState, plan: SnapshotPla
   };
 }
 
-function advancePhase(phase: StoredPhase, write: PhaseWrite, at: Date, written: WrittenIds): StoredPhase | undefined {
+function advancePhase(phase: StoredPhase, write: PhaseWrite, at: Date, written: WrittenIds, text: InternText): StoredPhase | undefined {
   // A deleted phase coming back has its resources loaded again (the store skips a deleted phase's).
   if (phase.deleted) return undefined;
   const next: StoredPhase = { ...phase };
@@ -65,9 +67,7 @@ function advancePhase(phase: StoredPhase, write: PhaseWrite, at: Date, written: 
     const revisionId = resourceId === undefined ? undefined : written.revisions.get(resourceId);
     if (resourceId === undefined || revisionId === undefined) return undefined;
     replaced.add(o.resource.key);
-    const stored = storedResource(resourceId, o.resource, revisionId, at);
-    rememberStoredFingerprint(stored, o.resource);
-    opened.push(stored);
+    opened.push(storedResource(resourceId, o.resource, revisionId, at, text));
   }
   next.resources = phase.resources.filter((r) => !replaced.has(r.resourceKey)).concat(opened);
   return next;
@@ -91,19 +91,19 @@ function storedPhaseStatus(s: NonNullable<PhaseWrite['openStatus']>, at: Date): 
 }
 
 /** A resource's open interval as the store reads it back from its current row and status detail. */
-function storedResource(resourceId: number, r: ObservedResource, revisionId: number | null, at: Date): OpenResourceInterval {
+function storedResource(resourceId: number, r: ObservedResource, revisionId: number | null, at: Date, text: InternText): OpenResourceInterval {
   return {
     resourceId,
     from: at,
     resourceKey: r.key,
-    status: r.status,
-    reason: r.reason ?? null,
-    message: r.message,
-    presence: r.presence,
+    status: text(r.status),
+    reason: text(r.reason ?? null),
+    message: text(r.message),
+    presence: text(r.presence),
     generation: r.generation ?? null,
     observedGeneration: r.observedGeneration ?? null,
     revisionHash: revisionId === null ? null : (r.revision?.hash ?? null),
     revisionId,
-    customHealth: r.customHealth?.health ?? null,
+    customHealth: text(r.customHealth?.health ?? null),
   };
 }

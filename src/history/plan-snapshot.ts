@@ -10,7 +10,7 @@ import {
   fingerprintObservedPhase,
   fingerprintObservedResource,
   fingerprintStoredPhase,
-  fingerprintStoredResource,
+  storedMatchesObserved,
   isVisibleChange,
 } from './fingerprints.ts';
 import type {
@@ -242,7 +242,7 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
     const open = openByKey.get(resource.key);
     openByKey.delete(resource.key);
     if (open !== undefined && resource.unread === true) continue;
-    if (open !== undefined && fingerprintStoredResource(open) === fingerprintObservedResource(resource)) continue;
+    if (open !== undefined && storedMatchesObserved(open, resource)) continue;
     if (open !== undefined) write.closeResources.push({ resourceId: open.resourceId, from: open.from, resourceKey: open.resourceKey });
     write.openResources.push(open === undefined ? { resource } : openedFrom(open, resource));
     if (open === undefined || isVisibleChange(open, resource)) {

@@ -5,6 +5,7 @@
 import type { PhaseCondition } from '../status/phase-summary.ts';
 import type { PhaseIdentity, StoredClusterState, StoredPhase } from '../history/types.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
+import { createDateIntern, createTextIntern } from '../history/intern.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -100,20 +101,24 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
       resources: [],
     });
   }
+  // A worker may keep this state between snapshots, and the driver makes a string and a Date per
+  // column of every row.
+  const text = createTextIntern();
+  const moment = createDateIntern();
   for (const r of resources) {
     byPhase.get(r.phaseId)?.resources.push({
       resourceId: r.resourceId,
-      from: r.from,
+      from: moment(r.from),
       resourceKey: r.key,
-      status: r.status,
-      reason: r.reason,
-      message: r.message,
-      presence: r.presence,
+      status: text(r.status),
+      reason: text(r.reason),
+      message: text(r.message),
+      presence: text(r.presence),
       generation: r.generation === null ? null : Number(r.generation),
       observedGeneration: r.observedGeneration === null ? null : Number(r.observedGeneration),
       revisionHash: r.revisionHash,
       revisionId: r.revisionId,
-      customHealth: r.customHealth,
+      customHealth: text(r.customHealth),
     });
   }
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src/history/canonical-hash.ts';
-import { fingerprintObservedResource, fingerprintStoredResource, rememberStoredFingerprint } from '../../../src/history/fingerprints.ts';
+import { fingerprintObservedResource, storedMatchesObserved } from '../../../src/history/fingerprints.ts';
 import type { ObservedResource, OpenResourceInterval } from '../../../src/history/types.ts';
 
 const observed: ObservedResource[] = [
@@ -14,21 +14,32 @@ describe('resource fingerprints', () => {
     expect(fingerprintObservedResource(r)).toBe(canonicalJson([r.status, r.reason ?? null, r.message, r.presence, r.generation ?? null, r.observedGeneration ?? null, r.revision?.hash ?? null, r.customHealth?.health ?? null, r.unread === true]));
   });
 
-  it('of a stored interval equal those of the same observation', () => {
-    const r = observed[0] as ObservedResource;
-    const stored: OpenResourceInterval = { resourceId: 1, from: new Date(), resourceKey: r.key, status: r.status, reason: null, message: r.message, presence: r.presence, generation: 3, observedGeneration: 3, revisionHash: 'abc', customHealth: null };
-    expect(fingerprintStoredResource(stored)).toBe(fingerprintObservedResource(r));
-    expect(fingerprintStoredResource({ ...stored, status: 'InProgress' })).not.toBe(fingerprintObservedResource(r));
+  // As the store reads an interval back (an unread resource's interval is stored with its observed fields).
+  const storedFrom = (r: ObservedResource): OpenResourceInterval => ({
+    resourceId: 1, from: new Date(), resourceKey: r.key, status: r.status, reason: r.reason ?? null, message: r.message, presence: r.presence,
+    generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionHash: r.revision?.hash ?? null, customHealth: r.customHealth?.health ?? null,
   });
 
-  it.each(observed.map((r) => [r.key, r] as const))('of a stored interval made from %s are what they would be if it was read back', (_key, r) => {
-    // As the store reads it back (an unread resource's interval is stored with its observed fields).
-    const made = (): OpenResourceInterval => ({
-      resourceId: 1, from: new Date(), resourceKey: r.key, status: r.status, reason: r.reason ?? null, message: r.message, presence: r.presence,
-      generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionHash: r.revision?.hash ?? null, customHealth: r.customHealth?.health ?? null,
-    });
-    const remembered = made();
-    rememberStoredFingerprint(remembered, r);
-    expect(fingerprintStoredResource(remembered)).toBe(fingerprintStoredResource(made()));
+  it.each(observed.filter((r) => r.unread !== true).map((r) => [r.key, r] as const))('of %s match the interval stored from it: the next observation extends it', (_key, r) => {
+    expect(storedMatchesObserved(storedFrom(r), r)).toBe(true);
+  });
+
+  it('of an unread resource never match: what could not be read does not extend what was stored', () => {
+    const r = observed[1] as ObservedResource;
+    expect(storedMatchesObserved(storedFrom(r), r)).toBe(false);
+  });
+
+  it.each([
+    ['status', { status: 'InProgress' }],
+    ['reason', { reason: 'Progressing' }],
+    ['message', { message: 'Deployment is available. Replicas: 3' }],
+    ['presence', { presence: 'Absent' }],
+    ['generation', { generation: 4 }],
+    ['observed generation', { observedGeneration: null }],
+    ['revision', { revisionHash: 'abd' }],
+    ['custom health', { customHealth: 'Healthy' }],
+  ] as const)('of a stored interval with another %s do not match', (_field, change) => {
+    const r = observed[0] as ObservedResource;
+    expect(storedMatchesObserved({ ...storedFrom(r), ...change } as OpenResourceInterval, r)).toBe(false);
   });
 });

@@ -1,0 +1,32 @@
+/**
+ * One copy of each distinct value: a worker keeps its clusters' stored states between snapshots,
+ * and the values most resources share (statuses, messages, the moments of the ticks that changed
+ * them) would otherwise be held once per resource, as the database driver or the observation
+ * made them.
+ */
+
+/** Returns one copy of each distinct string (null passes through). */
+export type InternText = <T extends string | null>(value: T) => T;
+
+/** An interner for strings, for the span of one state being built. */
+export function createTextIntern(): InternText {
+  const strings = new Map<string, string>();
+  return <T extends string | null>(value: T): T => {
+    if (value === null) return value;
+    const known = strings.get(value);
+    if (known !== undefined) return known as T;
+    strings.set(value, value);
+    return value;
+  };
+}
+
+/** An interner for instants (the Dates are shared, so nothing may modify them). */
+export function createDateIntern(): (value: Date) => Date {
+  const dates = new Map<number, Date>();
+  return (value) => {
+    const known = dates.get(value.getTime());
+    if (known !== undefined) return known;
+    dates.set(value.getTime(), value);
+    return value;
+  };
+}
