@@ -6,14 +6,20 @@
  * first (not timed); the timed part is `recordSnapshot`: lock, load current state, plan, and the
  * one transaction that ends intervals, opens statuses, stores details and revisions and appends
  * the change log. The baseline (the `postgres-write` baseline's multi-row INSERT of 1,000-row
- * batches) is measured in the same process just before, against the same Postgres.
+ * batches) is measured in the same process just before, against the same Postgres. It also prints
+ * the heap a worker holds for the cluster's state it keeps between snapshots.
  *
  *   node --import tsx bench/ingest.ts [--phases 200] [--resources 50] [--rounds 5] [--baseline-rows 200000]
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { planSnapshot } from '../src/history/plan-snapshot.ts';
+import type { ClusterObservation, StoredClusterState } from '../src/history/types.ts';
 import { startEmulator } from '../src/emulator/index.ts';
 import { createClusterClient } from '../src/kube/cluster-client.ts';
 import { loadKubeconfigClusters } from '../src/kube/clusters.ts';
 import { observeCluster } from '../src/services/observe-cluster.ts';
+import { loadClusterState, lockCluster } from '../src/store/history-state.ts';
 import { createHistoryStore } from '../src/store/history-store.ts';
 import { migrateDatabase } from '../src/store/migrate.ts';
 import { createDb, type Db } from '../src/store/prisma.ts';
@@ -84,6 +90,7 @@ export async function run(options: IngestBenchOptions = {}): Promise<Figures> {
       flipAll(i % 2 === 0 ? 'ready' : 'rolling');
       timed.push(await record());
     }
+    const keptMb = await keptStateHeap(db, 'ingest', await observeCluster(client));
     const ms = median(timed.map((t) => t.ms));
     const changes = median(timed.map((t) => t.changes));
     const rate = Math.round(changes / (ms / 1000));
@@ -98,6 +105,7 @@ export async function run(options: IngestBenchOptions = {}): Promise<Figures> {
       'status changes/s': rate,
       'raw INSERT 1,000-row batches rows/s (same run)': typeof baselineRate === 'number' ? baselineRate : 'n/a',
       'status changes/s / raw INSERT rows/s': typeof baselineRate === 'number' ? round(rate / baselineRate, 2) : 'n/a',
+      'kept cluster state: heap MB per 10,000 resources (median of 3)': keptMb,
     };
     return figures;
   } finally {
@@ -106,6 +114,33 @@ export async function run(options: IngestBenchOptions = {}): Promise<Figures> {
     await emulator.close();
     await scratch.drop();
   }
+}
+
+/**
+ * Heap a worker holds for a cluster's state kept between snapshots: the state loaded from the
+ * store and planned against once (as a snapshot does), per 10,000 resources, median of 3; the
+ * worker keeps it for the 64 clusters it snapshotted last.
+ */
+async function keptStateHeap(db: Db, cluster: string, observation: ClusterObservation): Promise<number> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const kept: StoredClusterState[] = [];
+  const perTenThousand: number[] = [];
+  // One untimed load first: code and caches the first one creates are not the state's.
+  for (let i = 0; i < 4; i += 1) {
+    gc();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const state = await db.$transaction(async (tx) => loadClusterState(tx, await lockCluster(tx, cluster)));
+    planSnapshot(state, observation);
+    gc();
+    gc();
+    const after = process.memoryUsage().heapUsed;
+    kept.push(state);
+    const count = state.phases.reduce((sum, p) => sum + p.resources.length, 0);
+    if (i > 0) perTenThousand.push(((after - before) / count) * 10_000 / 1e6);
+  }
+  return round(median(perTenThousand), 2);
 }
 
 if (isMain(import.meta.url)) {
