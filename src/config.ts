@@ -90,8 +90,13 @@ export const configSchema = z.strictObject({
       live: booleanString.default(true),
       /** Changes seen by watches within this window become one snapshot. */
       liveDebounce: durationSchema.default(25),
+      /**
+       * Keep each cluster's current state in the worker between snapshots (~3 MB of heap per
+       * 10,000 resources) instead of reading it back from the database on every snapshot.
+       */
+      keepState: booleanString.default(true),
     })
-    .default({ interval: 30_000, live: true, liveDebounce: 25 }),
+    .default({ interval: 30_000, live: true, liveDebounce: 25, keepState: true }),
   /** What is dropped from stored object revisions, besides Secret data and last-applied-configuration. */
   history: z.strictObject({ redactAnnotations: z.array(z.string().min(1)).default([]) }).default({ redactAnnotations: [] }),
   /** How long each kind of history is kept (e.g. `observationTicks: 30d`); a kind left out is kept forever. */

@@ -33,7 +33,7 @@ import type { Db } from '../src/store/prisma.ts';
 
 /** Options of {@link startWorkers}. */
 export interface StartWorkersOptions {
-  config: Pick<Config, 'health' | 'baseDir'> & { snapshot: Pick<Config['snapshot'], 'interval' | 'jitter'> };
+  config: Pick<Config, 'health' | 'baseDir'> & { snapshot: Pick<Config['snapshot'], 'interval' | 'jitter'> & Partial<Pick<Config['snapshot'], 'keepState'>> };
   db: Db;
   redisUrl: string;
   log: Logger;
@@ -87,7 +87,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const observe: ObserveClusterOptions = { ...options.observe, ...(health ? { customHealth: (object) => health.checker.evaluate(object) } : {}) };
   const publisher = createChangePublisher(options.redisUrl, options.channelPrefix !== undefined ? { prefix: options.channelPrefix } : {});
   // The caller binds `part` (app.ts: part=worker); sub-units bind `unit`, so no JSON log line carries a key twice.
-  const deps = { history: createHistoryStore(db), publisher, log: log.child({ unit: 'snapshot' }), observe };
+  const deps = { history: createHistoryStore(db, { cacheState: config.snapshot.keepState ?? true }), publisher, log: log.child({ unit: 'snapshot' }), observe };
   const locks = createClusterLocks(lockRedis, { prefix: `${prefix}:${queueName}:cluster-lock`, ttlMs: options.clusterLockTtlMs ?? 60_000 });
   const queue = new Queue(queueName, { connection, prefix });
 

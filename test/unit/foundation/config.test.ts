@@ -30,7 +30,7 @@ describe('loadConfig', () => {
       server: { host: '127.0.0.1', port: 4000 },
       database: {},
       redis: {},
-      snapshot: { interval: 30_000 },
+      snapshot: { interval: 30_000, live: true, keepState: true },
       stateDir: path.join(dir, '.phaselog'),
       clusters: [],
     });
@@ -38,10 +38,11 @@ describe('loadConfig', () => {
   });
 
   it('reads phaselog.yaml from the working directory and lets env vars win', () => {
-    const dir = dirWith('server:\n  port: 5000\n  host: 0.0.0.0\nsnapshot:\n  interval: 1m\nlog:\n  level: debug\n');
+    const dir = dirWith('server:\n  port: 5000\n  host: 0.0.0.0\nsnapshot:\n  interval: 1m\n  keepState: false\nlog:\n  level: debug\n');
     const config = loadConfig({ PHASELOG_PORT: '6000', DATABASE_URL: 'postgresql://u:p@db:5432/x' }, dir);
     expect(config.server).toEqual({ host: '0.0.0.0', port: 6000 });
     expect(config.snapshot.interval).toBe(60_000);
+    expect(config.snapshot.keepState).toBe(false);
     expect(config.log.level).toBe('debug');
     expect(config.database.url).toBe('postgresql://u:p@db:5432/x');
     expect(config.configFile).toBe(path.join(dir, 'phaselog.yaml'));
