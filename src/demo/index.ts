@@ -24,6 +24,7 @@ import {
   readyDeployment,
   ref,
   resourceGroup,
+  runningPod,
   service,
 } from './objects.ts';
 
@@ -59,6 +60,8 @@ function seedCluster(em: Emulator, cluster: 'staging' | 'prod'): void {
     service(NS, 'api'),
     readyDeployment(NS, 'api', 2, 'example/api:1.0.0'),
     configMap(NS, 'worker-config', { QUEUE: 'orders' }),
+    // Staging's worker-0 comes and crash-loops with its scenario; prod's simply runs.
+    ...(cluster === 'prod' ? [runningPod(NS, 'worker-0')] : []),
     readyDeployment(NS, 'checkout', 2, 'example/checkout:2.3.0'),
     service(NS, 'checkout'),
     // The four phases, one per inventory kind.

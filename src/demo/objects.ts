@@ -4,8 +4,20 @@
  * Kustomization, Argo CD Application).
  */
 import type { KubeObject } from '../emulator/index.ts';
+import { buildPodStatus } from '../emulator/workload-objects.ts';
 
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** A Pod whose one container runs and is ready (kstatus: Current). */
+export function runningPod(namespace: string, name: string, image = 'busybox:1.36'): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels: { app: name } },
+    spec: { containers: [{ name: 'main', image }], restartPolicy: 'Always' },
+    status: buildPodStatus('main', image, 'running', 0),
+  };
+}
 
 /** A Deployment whose status says it is fully rolled out (kstatus: Current). */
 export function readyDeployment(namespace: string, name: string, replicas = 2, image = 'nginx:1.27'): KubeObject {

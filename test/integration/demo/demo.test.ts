@@ -54,6 +54,8 @@ describe('the demo clusters', () => {
         expect(phase.entries.length).toBeGreaterThanOrEqual(2);
       }
     }
+    // Every object a prod phase lists exists there (staging's worker-0 comes with its scenario).
+    expect(await statusOf('demo-prod', 'Pod', 'worker-0')).toBe('Current');
   });
 
   it('roll the api Deployment out to Current, crash-loop and recover worker-0, and take prod away for a while', async () => {
