@@ -128,12 +128,20 @@ export function planSnapshot(stored: StoredClusterState, observation: ClusterObs
 export function hashObservation(observation: ClusterObservation): string {
   if (observation.outcome === 'unreachable') return hashStrings(['unreachable', observation.error.kind]);
   const parts: string[] = [`unobserved:${[...observation.unobservedSources].sort().join(',')}`];
-  for (const phase of observation.phases) {
-    const key = phaseKey(phase.identity);
-    parts.push(`${key}|${phase.manifest.hash}|${phase.inventoryId}|${canonicalJson(phase.labels)}|${fingerprintObservedPhase(phase.status, false)}`);
-    for (const resource of phase.resources) parts.push(`${key}|${resource.key}|${fingerprintObservedResource(resource)}`);
+  // Phases in key order, each followed by its resources in key order: the same observation hashes
+  // the same whatever order the API listed things in. (Sorting every resource line of the cluster
+  // at once, each behind its phase's key, cost a third of the hash.)
+  const phases = observation.phases.map((phase) => ({ key: phaseKey(phase.identity), phase })).sort((a, b) => compareText(a.key, b.key));
+  for (const { key, phase } of phases) {
+    parts.push(`P|${key}|${phase.manifest.hash}|${phase.inventoryId}|${canonicalJson(phase.labels)}|${fingerprintObservedPhase(phase.status, false)}`);
+    const resources = [...phase.resources].sort((a, b) => compareText(a.key, b.key));
+    for (const resource of resources) parts.push(`R|${resource.key}|${fingerprintObservedResource(resource)}`);
   }
-  return hashStrings(parts.sort());
+  return hashStrings(parts);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashDocument } from '../../../src/history/canonical-hash.ts';
-import { planSnapshot } from '../../../src/history/plan-snapshot.ts';
+import { hashObservation, planSnapshot } from '../../../src/history/plan-snapshot.ts';
 import type { ClusterObservation, ObservedPhase, ObservedResource, StoredClusterState, StoredPhase } from '../../../src/history/types.ts';
 
 const AT = new Date('2026-03-01T10:00:00Z');
@@ -163,5 +163,30 @@ describe('planning a snapshot', () => {
     const whole = planSnapshot(state, ok([changed]));
     expect(whole.phases.map((p) => [p.identity.name, p.markDeleted ?? false])).toEqual([['phase-a', false], ['phase-b', true]]);
     expect(whole.tick).toBe('start');
+  });
+});
+
+describe('the hash of an observation (equal: the snapshot changes nothing, one row per cluster)', () => {
+  const other = (resources: ObservedResource[]): ObservedPhase => ({ ...phase(resources), identity: { ...IDENTITY, name: 'phase-b' }, inventoryId: 'id-b' });
+
+  it('does not depend on the order the API listed phases and resources in', () => {
+    const a = phase([resource('web'), resource('api'), resource('db')]);
+    const b = other([resource('queue'), resource('cache')]);
+    const reordered = { ...a, resources: [...a.resources].reverse() };
+    expect(hashObservation(ok([a, b]))).toBe(hashObservation(ok([b, reordered])));
+  });
+
+  it("changes when a resource's status, message or generation changes, or when it moves to another phase", () => {
+    const base = hashObservation(ok([phase([resource('web'), resource('api')]), other([resource('queue')])]));
+    expect(hashObservation(ok([phase([resource('web', 'InProgress'), resource('api')]), other([resource('queue')])]))).not.toBe(base);
+    expect(hashObservation(ok([phase([resource('web', 'Current', 'Deployment is available. Replicas: 3'), resource('api')]), other([resource('queue')])]))).not.toBe(base);
+    expect(hashObservation(ok([phase([{ ...resource('web'), generation: 2 }, resource('api')]), other([resource('queue')])]))).not.toBe(base);
+    expect(hashObservation(ok([phase([resource('web')]), other([resource('queue'), resource('api')])]))).not.toBe(base);
+  });
+
+  it('changes when a source is unobserved or the cluster is unreachable', () => {
+    const base = hashObservation(ok([phase([resource('web')])]));
+    expect(hashObservation(ok([phase([resource('web')])], ['flux']))).not.toBe(base);
+    expect(hashObservation({ outcome: 'unreachable', cluster: 'c1', at: AT, error: { kind: 'UNREACHABLE', message: 'x' } } as ClusterObservation)).not.toBe(base);
   });
 });
