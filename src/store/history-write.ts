@@ -8,9 +8,10 @@ import type { WrittenIds } from '../history/advance-state.ts';
 import type { PhaseWrite, PlannedChange, SnapshotPlan } from '../history/plan-snapshot.ts';
 import { phaseKey } from '../history/plan-snapshot.ts';
 import { messageDetail, phaseDetail, resourceDetail, type StatusDetailDoc } from '../history/status-detail.ts';
-import type { HashedDocument, ObservedManifest, PhaseIdentity, ObservedResource, StatusChangeRecord } from '../history/types.ts';
+import type { ObservedManifest, PhaseIdentity, ObservedResource, StatusChangeRecord } from '../history/types.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import type { LockedCluster } from './history-state.ts';
+import { storeRevisions } from './revisions.ts';
 
 type Tx = Prisma.TransactionClient;
 type Json = Prisma.InputJsonValue;
@@ -342,23 +343,6 @@ async function storeManifests(tx: Tx, manifests: ObservedManifest[]): Promise<Ma
     ON CONFLICT ("hash") DO NOTHING`;
   const rows = await tx.$queryRaw<{ id: number; hash: string }[]>`SELECT "id", "hash" FROM "Manifest" WHERE "hash" = ANY(${hashes}::text[])`;
   return new Map(rows.map((r) => [r.hash, r.id]));
-}
-
-async function storeRevisions(tx: Tx, revisions: HashedDocument[]): Promise<Map<string, number>> {
-  // In hash order, as storeDetails, so concurrent snapshots never deadlock on the unique index.
-  const unique = [...new Map(revisions.map((r) => [r.hash, r])).values()].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
-  const ids = new Map<string, number>();
-  for (let i = 0; i < unique.length; i += BATCH) {
-    const batch = unique.slice(i, i + BATCH);
-    const hashes = batch.map((r) => r.hash);
-    await tx.$executeRaw`
-      INSERT INTO "ObjectRevision" ("hash", "object")
-      SELECT * FROM unnest(${hashes}::text[], ${batch.map((r) => JSON.stringify(r.body))}::jsonb[])
-      ON CONFLICT ("hash") DO NOTHING`;
-    const rows = await tx.$queryRaw<{ id: number; hash: string }[]>`SELECT "id", "hash" FROM "ObjectRevision" WHERE "hash" = ANY(${hashes}::text[])`;
-    for (const row of rows) ids.set(row.hash, row.id);
-  }
-  return ids;
 }
 
 /** Taken just before {@link setResourceStatuses}, which rolls back to it when an ended interval exists already. */

@@ -1,0 +1,30 @@
+/**
+ * Object revisions: content-addressed by the sha256 of their redacted canonical JSON, stored once
+ * per hash whatever the number of resources and snapshots that reference them.
+ */
+import type { HashedDocument } from '../history/types.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+
+type Tx = Prisma.TransactionClient;
+
+/** Rows per statement. */
+const BATCH = 10_000;
+
+/** Stores the revisions not stored yet; returns the id of every given hash. */
+export async function storeRevisions(tx: Tx, revisions: HashedDocument[]): Promise<Map<string, number>> {
+  // In hash order, as storeDetails, so concurrent snapshots never deadlock on the unique index.
+  const unique = [...new Map(revisions.map((r) => [r.hash, r])).values()].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+  const ids = new Map<string, number>();
+  for (let i = 0; i < unique.length; i += BATCH) {
+    const batch = unique.slice(i, i + BATCH);
+    const hashes = batch.map((r) => r.hash);
+    await tx.$executeRaw`
+      INSERT INTO "ObjectRevision" ("hash", "object")
+      SELECT * FROM unnest(${hashes}::text[], ${batch.map((r) => JSON.stringify(r.body))}::jsonb[])
+      ON CONFLICT ("hash") DO NOTHING`;
+    const rows = await tx.$queryRaw<{ id: number; hash: string }[]>`SELECT "id", "hash" FROM "ObjectRevision" WHERE "hash" = ANY(${hashes}::text[])`;
+    for (const row of rows) ids.set(row.hash, row.id);
+  }
+  return ids;
+}
+
