@@ -19,6 +19,7 @@ import type { AuthResult, Principal } from '../auth/principal.ts';
 import type { GraphqlContext } from './context.ts';
 import { unauthenticated } from './errors.ts';
 import { bundleGraphiql, graphiqlPage, type GraphiqlAssets } from './graphiql.ts';
+import { createCompiledExecution, type CompiledExecutionOptions } from './executor.ts';
 import { createLimitsRule, DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
 
 /** Every answer is live data: never stored by a cache (what Apollo's cache-control plugin said without hints). */
@@ -69,6 +70,8 @@ export interface GraphqlServerOptions {
   exposeInternalErrors?: boolean;
   /** Largest request body accepted, in bytes. @default 1 MiB */
   maxBodyBytes?: number;
+  /** How HTTP queries are compiled (see executor.ts). @default {} */
+  compiledExecution?: CompiledExecutionOptions;
 }
 
 export interface GraphqlServer {
@@ -182,7 +185,8 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
   );
 
   const apollo = new ApolloServer<GraphqlContext>({
-    schema: options.schema,
+    // The schema, its HTTP queries executed compiled (see executor.ts).
+    gateway: createCompiledExecution(options.schema, options.compiledExecution).gateway,
     formatError,
     introspection,
     validationRules,

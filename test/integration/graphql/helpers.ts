@@ -34,6 +34,11 @@ export interface TestApiOptions {
   tokenRecheckMs?: number;
   /** The server's logger (default: silent unless TEST_API_LOG names a level). */
   log?: Logger;
+  /**
+   * The use at which a query is compiled. Default 1, unlike the server's 2, so that every query of
+   * these tests runs compiled; equivalence.test.ts compares compiled answers with graphql-js' ones.
+   */
+  compileOnUse?: number;
 }
 
 export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
@@ -61,6 +66,7 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     graphiql: options.graphiql ?? false,
     limits: { maxDepth: api.maxDepth, maxCost: api.maxCost },
     context: () => ({ about: { version: 'test', role: 'api', startedAt: new Date(0) }, clusters, read: wiring.read, loaders: wiring.newLoaders() }),
+    compiledExecution: { compileOnUse: options.compileOnUse ?? 1 },
   });
   http.mount('/graphql', graphql.handle);
   await http.listen();
