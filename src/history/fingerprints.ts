@@ -6,24 +6,11 @@ import { canonicalJson } from './canonical-hash.ts';
 import type { ObservedPhaseStatus, ObservedResource, OpenPhaseInterval, OpenResourceInterval } from './types.ts';
 
 /**
- * Fingerprint of an observed resource: status, reason, message, generations, revision, custom health.
- * Resource fingerprints are arrays of primitives, whose JSON.stringify is their canonical JSON
- * (cheaper, and computed for every resource of every tick).
- */
-export function fingerprintObservedResource(r: ObservedResource): string {
-  let fingerprint = observedFingerprints.get(r);
-  if (fingerprint === undefined) {
-    fingerprint = JSON.stringify([r.status, r.reason ?? null, r.message, r.presence, r.generation ?? null, r.observedGeneration ?? null, r.revision?.hash ?? null, r.customHealth?.health ?? null, r.unread === true]);
-    observedFingerprints.set(r, fingerprint);
-  }
-  return fingerprint;
-}
-
-/**
- * True when stored open interval `stored` and observed `r` have the same fingerprint (the fields
- * {@link fingerprintObservedResource} covers): the observation extends the interval. Compared
- * field by field: a worker keeps its clusters' stored intervals between snapshots, and a
- * fingerprint string kept for each would double their memory (~2 MB per 10,000 resources).
+ * True when stored open interval `stored` and observed `r` agree on what a resource's interval
+ * records (status, reason, message, presence, generations, revision, custom health), and `r` was
+ * read: the observation extends the interval. Compared field by field: a worker keeps its clusters'
+ * stored intervals between snapshots, and a fingerprint string kept for each would double their
+ * memory (~2 MB per 10,000 resources).
  */
 export function storedMatchesObserved(stored: OpenResourceInterval, r: ObservedResource): boolean {
   return (
@@ -38,10 +25,6 @@ export function storedMatchesObserved(stored: OpenResourceInterval, r: ObservedR
     (stored.customHealth ?? null) === (r.customHealth?.health ?? null)
   );
 }
-
-// Observations are never modified once built: a snapshot fingerprints each resource when it
-// hashes the observation and again when it plans, so each object's fingerprint is computed once.
-const observedFingerprints = new WeakMap<ObservedResource, string>();
 
 /** Fingerprint of a phase status; condition transition times are left out on purpose. */
 export function fingerprintObservedPhase(p: ObservedPhaseStatus, stale: boolean): string {

@@ -48,18 +48,37 @@ export interface PlanCluster extends LockedCluster {
   labels?: Record<string, string>;
 }
 
-/**
- * Writes `plan` for the locked cluster `cluster`. `meanwhile` is called once with the ids written,
- * while the change log is being appended when there are changes: work done there runs while the
- * database inserts them.
- */
-export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt: Date, meanwhile: (written: WrittenIds) => void = () => undefined): Promise<AppliedPlan> {
+/** Callbacks of {@link applyPlan}: CPU work run while the database writes. */
+export interface ApplyPlanHooks {
+  /**
+   * Called once with the ids written, while the change log is being appended when there are
+   * changes: work done there runs while the database inserts them.
+   */
+  meanwhile?: (written: WrittenIds) => void;
+  /**
+   * Called once before the plan's `tick` and `stateHash` are read (a plan made before its
+   * observation was hashed sets them here, see settleRun): while the resource statuses are written
+   * when there are any, so the hashing runs while the database works.
+   */
+  settleRun?: () => void;
+}
+
+/** Writes `plan` for the locked cluster `cluster`. */
+export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt: Date, hooks: ApplyPlanHooks = {}): Promise<AppliedPlan> {
   let rows = 0;
   const at = plan.at;
   const clusterId = cluster.id;
+  const meanwhile = hooks.meanwhile ?? (() => undefined);
+  let settled = false;
+  const settle = (): void => {
+    if (settled) return;
+    settled = true;
+    hooks.settleRun?.();
+  };
   // A live snapshot that found nothing new writes nothing at all (the next tick moves the last good read).
   const known: KnownIds = { phaseDetails: new Map(), resourceDetails: new Map(), phases: new Map(), resources: new Map(), revisions: new Map() };
   if (plan.tick === 'keep' && plan.phases.length === 0 && plan.changes.length === 0 && plan.reachability === undefined) {
+    settle();
     meanwhile(known);
     return { changes: [], rows: 0, stateVersion: cluster.stateVersion };
   }
@@ -73,7 +92,33 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
     await tx.clusterReachability.create({ data: { clusterId, reachable: open.reachable, errorKind: open.errorKind ?? null, message: open.message, from: at } });
     rows += 1;
   }
-  // The current run ends: it moves to ObservationTick, and the cluster row starts the next one.
+  // What the writes learnt, for the change log: status details of what was opened (a change's
+  // message is its new status' message) and the ids of the phases and resources created.
+  // The change-log rows are worked out, and the run settled, while the resource statuses are written.
+  let prepared: PreparedChanges | undefined;
+  const prepare = (): void => {
+    prepared = prepareChanges(plan, known);
+    settle();
+  };
+  if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at, known, prepare);
+  settle();
+  rows += await writeRun(tx, cluster, plan, tickAt, stateVersion);
+  if (plan.changes.length === 0) {
+    meanwhile(known);
+    return { changes: [], rows, stateVersion };
+  }
+  const changes = await appendChanges(tx, cluster, plan, known, prepared ?? prepareChanges(plan, known), () => meanwhile(known));
+  return { changes, rows: rows + changes.length, stateVersion };
+}
+
+/**
+ * Ends the cluster's current observation run (it moves to ObservationTick) when the plan starts a
+ * new one, and updates the cluster's row: its run, tick watermark, last good read, labels and
+ * stateVersion. Returns rows written.
+ */
+async function writeRun(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt: Date, stateVersion: number): Promise<number> {
+  let rows = 0;
+  const clusterId = cluster.id;
   const endedRun = plan.tick === 'start' && cluster.tickOutcome !== null && cluster.tickStateHash !== null && cluster.tickFirstSeenAt !== null && cluster.tickLastSeenAt !== null;
   if (endedRun) {
     await tx.observationTick.create({
@@ -93,21 +138,7 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
       stateVersion,
     },
   });
-  rows += 1;
-  // What the writes learnt, for the change log: status details of what was opened (a change's
-  // message is its new status' message) and the ids of the phases and resources created.
-  // The change-log rows are worked out while the resource statuses are written.
-  let prepared: PreparedChanges | undefined;
-  const prepare = (): void => {
-    prepared = prepareChanges(plan, known);
-  };
-  if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at, known, prepare);
-  if (plan.changes.length === 0) {
-    meanwhile(known);
-    return { changes: [], rows, stateVersion };
-  }
-  const changes = await appendChanges(tx, cluster, plan, known, prepared ?? prepareChanges(plan, known), () => meanwhile(known));
-  return { changes, rows: rows + changes.length, stateVersion };
+  return rows + 1;
 }
 
 /** The cluster's observation run after `plan`: extended, a new one, or (a live snapshot) kept. */
@@ -142,12 +173,19 @@ interface KnownIds {
 
 async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date, known: KnownIds, duringStatuses: () => void): Promise<number> {
   let rows = 0;
-  // The details of the resource statuses opened (in the order of `opened` below) are hashed while
-  // the phases are written.
-  let details: StatusDetailDoc[] = [];
-  const ids = await overlapping(resolvePhaseIds(tx, clusterId, writes, at), () => {
-    details = writes.flatMap((w) => w.openResources.map((o) => resourceDetail(o.resource)));
-  });
+  // The resource intervals the plan ends are ended first: that statement needs nothing but their
+  // ids, and the details of the statuses opened (in the order of `opened` below) are hashed while
+  // it runs (or, with none to end, while the phases are written).
+  let details: StatusDetailDoc[] | undefined;
+  const hashDetails = (): void => {
+    details ??= writes.flatMap((w) => w.openResources.map((o) => resourceDetail(o.resource)));
+  };
+  const ending = writes.flatMap((w) => w.closeResources.map((r) => r.resourceId));
+  if (ending.length > 0) {
+    await tx.$executeRaw`SAVEPOINT ${Prisma.raw(ENDED_SAVEPOINT)}`;
+    rows += await overlapping(endResourceIntervals(tx, ending, at), hashDetails);
+  }
+  const ids = await overlapping(resolvePhaseIds(tx, clusterId, writes, at), hashDetails);
   for (const [key, id] of ids) known.phases.set(key, id);
   rows += writes.filter((w) => w.upsert !== undefined || w.markDeleted === true).length;
   const idOf = (w: PhaseWrite): number => {
@@ -185,31 +223,32 @@ async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[],
     rows += statusWrites.length;
   }
 
-  // Resources that get a new status are ended in the statement that sets it; the others (removed) here.
+  // Resources that left their phase (or whose phase was deleted) lose their current status.
   const reopened = new Set(writes.flatMap((w) => w.openResources.flatMap((o) => (o.resourceId === undefined ? [] : [o.resourceId]))));
-  const gone = writes.flatMap((w) => w.closeResources.filter((r) => !reopened.has(r.resourceId)));
-  if (gone.length > 0) rows += await closeResourceStatuses(tx, gone.map((r) => ({ id: r.resourceId, reopened: false })), at);
+  const gone = writes.flatMap((w) => w.closeResources.flatMap((r) => (reopened.has(r.resourceId) ? [] : [r.resourceId])));
+  for (let i = 0; i < gone.length; i += BATCH) rows += await tx.$executeRaw`DELETE FROM "ResourceCurrentStatus" WHERE "resourceId" = ANY(${gone.slice(i, i + BATCH)}::int[])`;
   const opened = writes.flatMap((w) => {
     const phaseId = idOf(w);
     return w.openResources.map((o) => ({ phaseId, ...o }));
   });
   if (opened.length > 0) {
+    hashDetails();
+    const hashed = details as StatusDetailDoc[];
     const resourceIds = await resolveResourceIds(tx, opened);
     opened.forEach((o, i) => {
       if (o.resourceId === undefined) known.resources.set(`${o.phaseId}\u0000${o.resource.key}`, resourceIds[i] as number);
     });
     // A revision the resource already had is not sent again (most status changes leave the object's spec alone).
     const revisionIds = await storeRevisions(tx, opened.flatMap((o) => (o.revisionId === undefined && o.resource.revision !== undefined ? [o.resource.revision] : [])));
-    const detailIds = await storeDetails(tx, details);
-    opened.forEach((_, i) => known.resourceDetails.set(resourceIds[i] as number, detailIds.get((details[i] as StatusDetailDoc).hash) as number));
+    const detailIds = await storeDetails(tx, hashed);
+    opened.forEach((_, i) => known.resourceDetails.set(resourceIds[i] as number, detailIds.get((hashed[i] as StatusDetailDoc).hash) as number));
     const revisionOf = (o: (typeof opened)[number]): number | null => o.revisionId ?? (o.resource.revision === undefined ? null : (revisionIds.get(o.resource.revision.hash) ?? null));
     opened.forEach((o, i) => known.revisions.set(resourceIds[i] as number, revisionOf(o)));
-    await tx.$executeRaw`SAVEPOINT ${Prisma.raw(STATUSES_SAVEPOINT)}`;
     rows += await overlapping(
       setResourceStatuses(
         tx,
         // A resource that had an open interval has a current row (it was loaded from it).
-        opened.map((o, i) => ({ resourceId: resourceIds[i] as number, hasCurrent: o.resourceId !== undefined, status: o.resource.status, revisionId: revisionOf(o), detailId: detailIds.get((details[i] as StatusDetailDoc).hash) as number })),
+        opened.map((o, i) => ({ resourceId: resourceIds[i] as number, hasCurrent: o.resourceId !== undefined, status: o.resource.status, revisionId: revisionOf(o), detailId: detailIds.get((hashed[i] as StatusDetailDoc).hash) as number })),
         at,
       ),
       duringStatuses,
@@ -235,21 +274,41 @@ async function closePhaseStatuses(tx: Tx, refs: { id: number; reopened: boolean 
   return ended + gone.length;
 }
 
-/** Ends resources' current statuses at `at`, as {@link closePhaseStatuses} does for phases. */
-async function closeResourceStatuses(tx: Tx, refs: { id: number; reopened: boolean }[], at: Date): Promise<number> {
+/**
+ * Ends the current statuses of resources `ids` at `at`: each becomes an ended interval [from, at)
+ * copied from its current row (one that began at `at` would be empty and is not copied); the
+ * current rows are set or removed afterwards. Returns the intervals ended.
+ *
+ * Inserted as they are first: an interval with the same resource and start can exist only when
+ * workers' clocks disagree, and ON CONFLICT's arbitration costs ~30 % of the statement (134 vs
+ * 97 ms for 10,000 rows, median of 8, load ~2.4). When one exists, the inserts roll back to
+ * {@link ENDED_SAVEPOINT}, which the caller takes just before (a statement of its own, so that this
+ * one is on its way to the database before the caller turns to other work), and run again skipping it.
+ */
+async function endResourceIntervals(tx: Tx, ids: number[], at: Date): Promise<number> {
+  try {
+    return await insertEndedIntervals(tx, ids, at, false);
+  } catch (error) {
+    if (!isUniqueViolation(error, 'ResourceStatusInterval')) throw error;
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT ${Prisma.raw(ENDED_SAVEPOINT)}`;
+    return insertEndedIntervals(tx, ids, at, true);
+  }
+}
+
+async function insertEndedIntervals(tx: Tx, ids: number[], at: Date, skipExisting: boolean): Promise<number> {
   let count = 0;
-  for (let i = 0; i < refs.length; i += BATCH) {
-    const batch = refs.slice(i, i + BATCH);
+  for (let i = 0; i < ids.length; i += BATCH) {
     count += await tx.$executeRaw`
       INSERT INTO "ResourceStatusInterval" ("resourceId", "status", "detailId", "revisionId", "from", "to")
       SELECT c."resourceId", c."status", c."detailId", c."revisionId", c."from", ${at}::timestamptz(3)
-      FROM "ResourceCurrentStatus" c WHERE c."resourceId" = ANY(${batch.map((r) => r.id)}::int[]) AND c."from" < ${at}::timestamptz(3)
-      ON CONFLICT ("resourceId", "from") DO NOTHING`;
-    const gone = batch.filter((r) => !r.reopened).map((r) => r.id);
-    if (gone.length > 0) count += await tx.$executeRaw`DELETE FROM "ResourceCurrentStatus" WHERE "resourceId" = ANY(${gone}::int[])`;
+      FROM "ResourceCurrentStatus" c WHERE c."resourceId" = ANY(${intArray(ids.slice(i, i + BATCH))}::int[]) AND c."from" < ${at}::timestamptz(3)
+      ${skipExisting ? Prisma.sql`ON CONFLICT ("resourceId", "from") DO NOTHING` : Prisma.empty}`;
   }
   return count;
 }
+
+/** Taken just before {@link endResourceIntervals}, which rolls back to it when an ended interval exists already. */
+const ENDED_SAVEPOINT = 'ended_resource_intervals';
 
 /** Ids of the resources of `opened`, creating the ones new to their phase (in order of `opened`). */
 async function resolveResourceIds(tx: Tx, opened: { phaseId: number; resourceId?: number; resource: ObservedResource }[]): Promise<number[]> {
@@ -345,9 +404,6 @@ async function storeManifests(tx: Tx, manifests: ObservedManifest[]): Promise<Ma
   return new Map(rows.map((r) => [r.hash, r.id]));
 }
 
-/** Taken just before {@link setResourceStatuses}, which rolls back to it when an ended interval exists already. */
-const STATUSES_SAVEPOINT = 'resource_statuses';
-
 interface StatusRow {
   resourceId: number;
   hasCurrent: boolean;
@@ -357,50 +413,22 @@ interface StatusRow {
 }
 
 /**
- * Sets resources' current statuses and ends the ones they replace, in one statement per batch of
- * 10,000: the ended interval [from, at) is copied from the current row as the snapshot read it
- * (every part of one statement sees the same snapshot), then the current row is updated in place
- * (it keeps its page: HOT), or inserted for a resource without one (new to its phase, or back in
- * it). A plain UPDATE costs about 60 % of an upsert here. One `unnest` per batch (Prisma's
- * createMany costs ~0.5 ms a row here). Returns rows written (ended + set).
- *
- * The ended intervals are inserted as they are first: an interval with the same resource and start
- * can exist only when workers' clocks disagree, and ON CONFLICT's arbitration costs ~30 % of the
- * statement (134 vs 97 ms for 10,000 rows, median of 8, load ~2.4). When one exists, the writes
- * roll back to {@link STATUSES_SAVEPOINT} (taken by the caller) and run again skipping it.
+ * Sets resources' current statuses (their ended intervals were copied by
+ * {@link endResourceIntervals}), in one statement per batch of 10,000: the current row is updated
+ * in place (it keeps its page: HOT), or inserted for a resource without one (new to its phase, or
+ * back in it). A plain UPDATE costs about 60 % of an upsert here. One `unnest` per batch (Prisma's
+ * createMany costs ~0.5 ms a row here). Returns rows written.
  */
 async function setResourceStatuses(tx: Tx, opened: StatusRow[], at: Date): Promise<number> {
-  try {
-    return await writeResourceStatuses(tx, opened, at, false);
-  } catch (error) {
-    if (!isUniqueViolation(error, 'ResourceStatusInterval')) throw error;
-    await tx.$executeRaw`ROLLBACK TO SAVEPOINT ${Prisma.raw(STATUSES_SAVEPOINT)}`;
-    return writeResourceStatuses(tx, opened, at, true);
-  }
-}
-
-/** True for a unique violation on `table` raised through Prisma's driver adapter. */
-function isUniqueViolation(error: unknown, table: string): boolean {
-  const cause = (error as { meta?: { driverAdapterError?: { cause?: { kind?: string; table?: string } } } } | null)?.meta?.driverAdapterError?.cause;
-  return cause?.kind === 'UniqueConstraintViolation' && cause.table === table;
-}
-
-async function writeResourceStatuses(tx: Tx, opened: StatusRow[], at: Date, skipEnded: boolean): Promise<number> {
   let rows = 0;
   for (let i = 0; i < opened.length; i += BATCH) {
     const batch = opened.slice(i, i + BATCH);
-    const counts = await tx.$queryRaw<{ ended: number; updated: number; inserted: number }[]>`
+    const counts = await tx.$queryRaw<{ updated: number; inserted: number }[]>`
       WITH t AS (
         SELECT * FROM unnest(
           ${intArray(batch.map((o) => o.resourceId))}::int[], ${boolArray(batch.map((o) => o.hasCurrent))}::boolean[], ${textArray(batch.map((o) => o.status))}::text[],
           ${intArray(batch.map((o) => o.detailId))}::int[], ${intArray(batch.map((o) => o.revisionId))}::int[]
         ) AS t(r, h, s, d, rv)
-      ), ended AS (
-        INSERT INTO "ResourceStatusInterval" ("resourceId", "status", "detailId", "revisionId", "from", "to")
-        SELECT c."resourceId", c."status", c."detailId", c."revisionId", c."from", ${at}::timestamptz(3)
-        FROM "ResourceCurrentStatus" c JOIN t ON c."resourceId" = t.r WHERE c."from" < ${at}::timestamptz(3)
-        ${skipEnded ? Prisma.sql`ON CONFLICT ("resourceId", "from") DO NOTHING` : Prisma.empty}
-        RETURNING 1
       ), updated AS (
         UPDATE "ResourceCurrentStatus" c SET "status" = t.s, "detailId" = t.d, "revisionId" = t.rv, "from" = ${at}::timestamptz(3)
         FROM t WHERE t.h AND c."resourceId" = t.r
@@ -411,15 +439,21 @@ async function writeResourceStatuses(tx: Tx, opened: StatusRow[], at: Date, skip
         ON CONFLICT ("resourceId") DO UPDATE SET "status" = excluded."status", "detailId" = excluded."detailId", "revisionId" = excluded."revisionId", "from" = excluded."from"
         RETURNING 1
       )
-      SELECT (SELECT count(*) FROM ended)::int AS ended, (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM inserted)::int AS inserted`;
+      SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM inserted)::int AS inserted`;
     const count = counts[0];
     if (count !== undefined && count.updated !== batch.filter((o) => o.hasCurrent).length) {
       // Only a process that changed the store outside the cluster lock could cause this.
       throw new Error(`resource current statuses changed under the snapshot: ${count.updated} updated of ${batch.filter((o) => o.hasCurrent).length}`);
     }
-    rows += (count?.ended ?? 0) + (count?.updated ?? 0) + (count?.inserted ?? 0);
+    rows += (count?.updated ?? 0) + (count?.inserted ?? 0);
   }
   return rows;
+}
+
+/** True for a unique violation on `table` raised through Prisma's driver adapter. */
+function isUniqueViolation(error: unknown, table: string): boolean {
+  const cause = (error as { meta?: { driverAdapterError?: { cause?: { kind?: string; table?: string } } } } | null)?.meta?.driverAdapterError?.cause;
+  return cause?.kind === 'UniqueConstraintViolation' && cause.table === table;
 }
 
 /** Change-log rows as far as the plan and the writes so far tell them (ids the plan did not name are looked up later). */
@@ -583,7 +617,13 @@ function boolArray(values: readonly boolean[]): string {
 }
 
 function textArray(values: readonly (string | null)[]): string {
-  return `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(/["\\]/g, '\\$&')}"`)).join(',')}}`;
+  return `{${values.map(quoteElement).join(',')}}`;
+}
+
+/** One element of an array literal: quoted, with `"` and `\\` escaped (statuses and scopes have neither; a regexp per element cost ~1 µs). */
+function quoteElement(value: string | null): string {
+  if (value === null) return 'NULL';
+  return value.includes('"') || value.includes('\\') ? `"${value.replace(/["\\]/g, '\\$&')}"` : `"${value}"`;
 }
 
 /** Ids of changes the writes did not name (none in plans from planSnapshot; kept for any other plan). */

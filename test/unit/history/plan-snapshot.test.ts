@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashDocument } from '../../../src/history/canonical-hash.ts';
-import { hashObservation, planSnapshot } from '../../../src/history/plan-snapshot.ts';
+import { hashObservation, planSnapshot, settleRun } from '../../../src/history/plan-snapshot.ts';
 import type { ClusterObservation, ObservedPhase, ObservedResource, StoredClusterState, StoredPhase } from '../../../src/history/types.ts';
 
 const AT = new Date('2026-03-01T10:00:00Z');
@@ -188,5 +188,47 @@ describe('the hash of an observation (equal: the snapshot changes nothing, one r
     const base = hashObservation(ok([phase([resource('web')])]));
     expect(hashObservation(ok([phase([resource('web')])], ['flux']))).not.toBe(base);
     expect(hashObservation({ outcome: 'unreachable', cluster: 'c1', at: AT, error: { kind: 'UNREACHABLE', message: 'x' } } as ClusterObservation)).not.toBe(base);
+  });
+
+  it("changes when one field's text moves into the next (reason into message, a key into the status)", () => {
+    const base = hashObservation(ok([phase([{ ...resource('web'), reason: 'Progressing', message: 'deadline' }])]));
+    expect(hashObservation(ok([phase([{ ...resource('web'), message: 'Progressingdeadline' }])]))).not.toBe(base);
+    expect(hashObservation(ok([phase([{ ...resource('web'), reason: 'Progressingdeadline', message: '' }])]))).not.toBe(base);
+    const generations = hashObservation(ok([phase([{ ...resource('web'), generation: 12, observedGeneration: 3 }])]));
+    expect(hashObservation(ok([phase([{ ...resource('web'), generation: 1, observedGeneration: 23 }])]))).not.toBe(generations);
+  });
+
+  it('changes when a resource could not be read, or gets a revision or custom health', () => {
+    const base = hashObservation(ok([phase([resource('web')])]));
+    expect(hashObservation(ok([phase([{ ...resource('web'), unread: true }])]))).not.toBe(base);
+    expect(hashObservation(ok([phase([{ ...resource('web'), revision: { hash: 'abc', body: {} } }])]))).not.toBe(base);
+    expect(hashObservation(ok([phase([{ ...resource('web'), customHealth: { engine: 'lua', source: 'x', health: 'Healthy', message: '' } }])]))).not.toBe(base);
+  });
+});
+
+describe('a plan made before its observation is hashed', () => {
+  const observed = phase([resource('web'), resource('api')]);
+  const changed = phase([resource('web', 'InProgress', 'Deployment does not have minimum availability.'), resource('api')], 'InProgress', '1 of 2 resources not Current');
+
+  it('is, once its run is settled, the plan made with the hash', () => {
+    const stored = { ...storedAfter(observed), lastTick: { outcome: 'ok', stateHash: hashObservation(ok([observed])) } };
+    const later = planSnapshot(stored, ok([changed]), null);
+    settleRun(later, stored.lastTick, hashObservation(ok([changed])));
+    expect(later).toEqual(planSnapshot(stored, ok([changed])));
+    expect(later.tick).toBe('start');
+  });
+
+  it("extends the cluster's run when the settled hash is the run's", () => {
+    const stored = { ...storedAfter(observed), lastTick: { outcome: 'ok', stateHash: hashObservation(ok([observed])) } };
+    const same = planSnapshot(stored, ok([observed]), null);
+    settleRun(same, stored.lastTick, hashObservation(ok([observed])));
+    expect(same).toMatchObject({ tick: 'extend', phases: [], changes: [] });
+  });
+
+  it("keeps the run of a partial observation, whatever its hash", () => {
+    const stored = { ...storedAfter(observed), lastTick: { outcome: 'ok', stateHash: 'run' } };
+    const partial = planSnapshot(stored, { ...ok([changed]), partial: true } as ClusterObservation, null);
+    settleRun(partial, stored.lastTick, 'run');
+    expect(partial.tick).toBe('keep');
   });
 });
