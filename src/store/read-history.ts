@@ -224,17 +224,19 @@ function manifestQuery(phaseId: number): Prisma.Sql {
     LEFT JOIN "Manifest" pm2 ON pm2."id" = v."prevManifestId"`;
 }
 
-/** A row of a history page: only what {@link PhaseIntervalRecord} shows (the detail when asked). */
-interface IntervalPageRow {
-  ask: number;
-  status: string;
-  stale: boolean;
-  from: Date;
-  to: Date | null;
-  message?: string | null;
-  summary?: Record<string, number> | null;
-  worstResource?: string | null;
-}
+/**
+ * A history page as PostgreSQL sends it: one JSON array per column (null for an empty page), times
+ * in epoch milliseconds, the detail's fields when asked.
+ */
+export type IntervalColumns = [
+  status: string[] | null,
+  stale: boolean[] | null,
+  from: number[] | null,
+  to: (number | null)[] | null,
+  message?: (string | null)[] | null,
+  summary?: (Record<string, number> | null)[] | null,
+  worstResource?: (string | null)[] | null,
+];
 
 interface IntervalPageAsk {
   phaseId: number;
@@ -243,50 +245,70 @@ interface IntervalPageAsk {
   after: Date | null;
 }
 
+/** Epoch milliseconds of a timestamptz(3) column (float8 arithmetic, rounded: exact, and cheaper than extract's numeric). */
+const epochMs = (column: Prisma.Sql) => Prisma.sql`round(date_part('epoch', ${column}) * 1000)::int8`;
+
 /**
  * Pages of phase intervals asked by concurrent requests (every history query) share statements:
  * one lateral page per ask, each an index range on (phaseId, from) stopping at its limit. Only the
  * columns a page shows are read: no condition times, and the detail's three fields only when
- * `withDetail` (each interval's detail is one more index lookup).
+ * `withDetail` (each interval's detail is one more index lookup). Each page comes back as one JSON
+ * value of column arrays: the driver parses one text per page instead of a row per interval with
+ * two timestamps (a tenth of a history request's CPU), and PostgreSQL spends about what it spent
+ * sending the rows (per-row JSON, or aggregates that sort, cost it 25-40 % more).
  */
-function createIntervalPages(sql: ReadSql, withDetail: boolean): (ask: IntervalPageAsk) => Promise<IntervalPageRow[]> {
+function createIntervalPages(sql: ReadSql, withDetail: boolean): (ask: IntervalPageAsk) => Promise<PhaseIntervalRecord[]> {
   const detail = withDetail ? Prisma.sql`, d."body" ->> 'message' AS "message", d."body" -> 'summary' AS "summary", d."body" ->> 'worstResource' AS "worstResource"` : Prisma.empty;
+  const detailColumns = withDetail ? Prisma.sql`, array_agg(s."message"), array_agg(s."summary"), array_agg(s."worstResource")` : Prisma.empty;
   const join = withDetail ? Prisma.sql`JOIN "StatusDetail" d ON d."id" = s."detailId"` : Prisma.empty;
-  return createCoalescer<IntervalPageAsk, IntervalPageRow[]>(async (asks) => {
+  return createCoalescer<IntervalPageAsk, PhaseIntervalRecord[]>(async (asks) => {
     // An interval's start is unique within its phase, so it is the whole cursor.
     const where = Prisma.sql`s."phaseId" = k."phaseId" AND s."from" < k."to" AND s."from" > coalesce(k."after", '-infinity')`;
-    const rows = await sql.query<IntervalPageRow>(Prisma.sql`
-      SELECT k."ask"::int AS "ask", s.*
+    const rows = await sql.query<{ ask: number; page: IntervalColumns }>(Prisma.sql`
+      SELECT k."ask"::int AS "ask", (
+        SELECT json_build_array(array_agg(s."status"), array_agg(s."stale"), array_agg(${epochMs(Prisma.sql`s."from"`)}), array_agg(${epochMs(Prisma.sql`s."to"`)}) ${detailColumns})
+        FROM (
+          SELECT s.* FROM (
+            (SELECT s."status", s."stale", s."from", s."to" ${detail}
+             FROM "PhaseStatusInterval" s ${join}
+             WHERE ${where} AND s."to" > k."from" ORDER BY s."from" LIMIT k."limit")
+            UNION ALL
+            SELECT s."status", s."stale", s."from", NULL::timestamptz(3) ${detail}
+            FROM "PhaseCurrentStatus" s ${join} WHERE ${where}
+          ) s
+          ORDER BY s."from" LIMIT k."limit"
+        ) s
+      ) AS "page"
       FROM unnest(${asks.map((a) => a.phaseId)}::int[], ${asks.map((a) => a.range.from)}::timestamptz[], ${asks.map((a) => a.range.to)}::timestamptz[],
                   ${asks.map((a) => a.after)}::timestamptz[], ${asks.map((a) => a.limit)}::int[])
-        WITH ORDINALITY AS k("phaseId", "from", "to", "after", "limit", "ask")
-      CROSS JOIN LATERAL (
-        SELECT s.* FROM (
-          (SELECT s."status", s."stale", s."from", s."to" ${detail}
-           FROM "PhaseStatusInterval" s ${join}
-           WHERE ${where} AND s."to" > k."from" ORDER BY s."from" LIMIT k."limit")
-          UNION ALL
-          SELECT s."status", s."stale", s."from", NULL::timestamptz(3) ${detail}
-          FROM "PhaseCurrentStatus" s ${join} WHERE ${where}
-        ) s
-        ORDER BY s."from" LIMIT k."limit"
-      ) s
-      ORDER BY k."ask", s."from"`);
-    const answers: IntervalPageRow[][] = asks.map(() => []);
-    for (const row of rows) answers[row.ask - 1]?.push(row);
+        WITH ORDINALITY AS k("phaseId", "from", "to", "after", "limit", "ask")`);
+    const answers: PhaseIntervalRecord[][] = asks.map(() => []);
+    for (const row of rows) answers[row.ask - 1] = toIntervalPage(row.page, withDetail);
     return answers;
   });
 }
 
-function toIntervalRecord(row: IntervalPageRow): PhaseIntervalRecord {
-  return {
-    id: String(row.from.getTime()),
-    status: row.status,
-    stale: row.stale,
-    from: row.from,
-    to: row.to,
-    detail: row.message === undefined ? undefined : { message: row.message ?? '', summary: row.summary ?? {}, worstResource: row.worstResource ?? null },
-  };
+/** The intervals of a page in the order of their start, from the columns PostgreSQL sent. */
+export function toIntervalPage([statuses, stale, from, to, messages, summaries, worst]: IntervalColumns, withDetail: boolean): PhaseIntervalRecord[] {
+  if (statuses === null || from === null) return [];
+  const items = statuses.map((status, i): PhaseIntervalRecord => {
+    const start = from[i] as number;
+    const end = to?.[i] ?? null;
+    return {
+      id: String(start),
+      status,
+      stale: stale?.[i] === true,
+      from: new Date(start),
+      to: end === null ? null : new Date(end),
+      detail: withDetail ? { message: messages?.[i] ?? '', summary: summaries?.[i] ?? {}, worstResource: worst?.[i] ?? null } : undefined,
+    };
+  });
+  // array_agg keeps the order of the ordered subquery it reads (PostgreSQL reads it as it comes),
+  // which SQL does not promise: a page out of order is sorted here.
+  for (let i = 1; i < from.length; i++) {
+    if ((from[i - 1] as number) > (from[i] as number)) return items.sort((a, b) => a.from.getTime() - b.from.getTime());
+  }
+  return items;
 }
 
 export function createHistoryReader(db: Db): HistoryReader {
@@ -357,8 +379,8 @@ export function createHistoryReader(db: Db): HistoryReader {
 
     async listPhaseIntervals(phaseId, range, first, after, options) {
       const pages = options?.detail === false ? bareIntervalPages : intervalPages;
-      const rows = await pages({ phaseId, range, limit: first + 1, after: after?.from ?? null });
-      return { items: rows.slice(0, first).map(toIntervalRecord), hasMore: rows.length > first };
+      const items = await pages({ phaseId, range, limit: first + 1, after: after?.from ?? null });
+      return { items: items.slice(0, first), hasMore: items.length > first };
     },
 
     async listStatusChanges(scope, filter, first, afterSeq) {
