@@ -3,9 +3,15 @@
  *
  *   node --import tsx --expose-gc bench/worker-rss-probe.ts watch '<kubeconfig yaml>'
  *   node --import tsx --expose-gc bench/worker-rss-probe.ts map <count>
+ *   node --import tsx --expose-gc bench/worker-rss-probe.ts worker '<kubeconfig yaml>' <database url>
  *
  * `watch`: loads phaselog's kube layer, then starts one watch cache per kind of the typical mix
  * (Deployment, Pod, Service, ConfigMap) cluster-wide, as watch mode does, and waits until synced.
+ * `worker`: what a watch-mode worker holds once it has recorded the cluster: the watch caches of
+ * the phases' kinds and inventories (as workers/live-snapshots.ts starts them), the observation's
+ * per-object memos, and the cluster state the history store keeps between snapshots, after two
+ * snapshots into the (migrated, empty) database: one storing every phase, one recording a change. Reported as `heapAfter`, with the
+ * caches alone (synced, before the snapshot) as `heapCaches`.
  * `map`: JSON.parse of `count` typical objects kept in a Map (the stack notes' reference figure).
  * Either way it reports RSS and heap before and after, each after two full garbage collections.
  * "Before" follows a warm-up that does the same work once and drops it (a watch set synced and
@@ -32,6 +38,10 @@ export interface ProbeResult {
   heapTotalAfter?: number;
   externalBefore?: number;
   externalAfter?: number;
+  /** `worker`: the heap once the caches synced, before the snapshot. */
+  heapCaches?: number;
+  /** `worker`: the heap with the snapshot's kept cluster state dropped (caches and memos only). */
+  heapWithoutKeptState?: number;
   error?: string;
 }
 
@@ -80,8 +90,85 @@ async function probeMap(count: number): Promise<Omit<ProbeResult, 'ready' | 'url
   return { objects: map.size, rssCold: cold.rss, rssBefore: before.rss, rssAfter: after.rss, heapBefore: before.heapUsed, heapAfter: after.heapUsed };
 }
 
-const [mode, arg] = process.argv.slice(2);
-const result = mode === 'watch' ? await probeWatch(arg ?? '') : await probeMap(Number(arg ?? '10000'));
+async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omit<ProbeResult, 'ready' | 'url'>> {
+  const { loadKubeconfigClusters } = await import('../src/kube/clusters.ts');
+  const { createClusterClient } = await import('../src/kube/cluster-client.ts');
+  const { createWatchSet } = await import('../src/kube/watch-set.ts');
+  const { discoverPhases, INVENTORY_WATCHES } = await import('../src/kube/discover-phases.ts');
+  const { observeCluster } = await import('../src/services/observe-cluster.ts');
+  const { createHistoryStore } = await import('../src/store/history-store.ts');
+  const { createDb, forgetQueryArguments } = await import('../src/store/prisma.ts');
+  const db = createDb(databaseUrl, { poolSize: 2 });
+  // One cycle as a worker runs it, under its own cluster name (so the second one writes everything).
+  const cycle = async (name: string) => {
+    const handle = loadKubeconfigClusters({ yaml: kubeconfig, name }).clusters[0];
+    if (handle === undefined) throw new Error('kubeconfig did not load');
+    const client = createClusterClient(handle, { transport: { timeoutMs: 120_000 } });
+    const discovered = await discoverPhases(client);
+    const kinds = new Map(INVENTORY_WATCHES.map((k) => [`${k.group}/${k.kind}?${k.labelSelector ?? ''}`, k as { group: string; kind: string }]));
+    for (const { phase } of discovered.phases) for (const ref of phase.entries) kinds.set(`${ref.group}/${ref.kind}`, { group: ref.group, kind: ref.kind });
+    const set = createWatchSet(client, [...kinds.values()], { pageSize: 500 });
+    const outcomes = await set.start();
+    const errors = [...outcomes].filter(([, e]) => e !== undefined).map(([k, e]) => `${k}: ${e?.message ?? ''}`);
+    const history = createHistoryStore(db);
+    const objects = [...set.caches.values()].reduce((n, c) => n + c.list().length, 0);
+    return { client, set, errors, history, objects, phases: discovered.phases.length };
+  };
+  // Two snapshots: the first stores every phase; the second, with one resource's message changed
+  // in the observation, is what every later snapshot is: it reads the stored state and keeps it.
+  let tick = Date.now();
+  const record = async (run: Awaited<ReturnType<typeof cycle>>) => {
+    for (const round of [0, 1]) {
+      const observation = await observeCluster(run.client);
+      if (observation.outcome !== 'ok') throw new Error('emulated cluster unreachable');
+      const changed = observation.phases[0]?.resources[0];
+      if (round === 1 && changed !== undefined) changed.message = `${changed.message} (changed)`;
+      // As the snapshot core (src/services/snapshot-cluster.ts) records it.
+      const result = await run.history.recordSnapshot(observation, { tickAt: new Date((tick += 1000)) }).finally(forgetQueryArguments);
+      if (!result.written || (round === 1 && result.changes.length === 0)) throw new Error(`snapshot ${round} not written`);
+    }
+  };
+  // Prisma's client runtime keeps its last 100 debug lines whatever DEBUG says (~25 queries), and
+  // a raw query's line holds its parameters: right after a snapshot of every resource, the big
+  // statements' arrays. Unlike the pg adapter's history (src/store/prisma.ts forgetQueryArguments),
+  // it cannot be cleared from outside; the worker's next queries push them out, and so do these.
+  const flushPrismaDebugRing = async () => {
+    for (let i = 0; i < 40; i += 1) await db.$queryRaw`SELECT 1`;
+  };
+  const cold = await settle();
+  // The warm-up: the same work once, dropped (code, V8's young generation, the database pool).
+  let warm: Awaited<ReturnType<typeof cycle>> | undefined = await cycle('rss-warm-up');
+  await record(warm);
+  warm.set.stop();
+  warm.client.close();
+  warm = undefined;
+  await flushPrismaDebugRing();
+  const before = await settle();
+  let run: Awaited<ReturnType<typeof cycle>> | undefined = await cycle('rss');
+  await flushPrismaDebugRing();
+  const caches = await settle();
+  await record(run);
+  await flushPrismaDebugRing();
+  const after = await settle();
+  // The same heap without the kept state: a history store that keeps none (the memos stay, held by the cache records).
+  run.history = createHistoryStore(db, { cacheState: false });
+  await flushPrismaDebugRing();
+  const withoutKept = await settle();
+  const result = {
+    objects: run.objects, rssCold: cold.rss, rssBefore: before.rss, rssAfter: after.rss, heapBefore: before.heapUsed, heapAfter: after.heapUsed,
+    heapCaches: caches.heapUsed, heapWithoutKeptState: withoutKept.heapUsed,
+    heapTotalBefore: before.heapTotal, heapTotalAfter: after.heapTotal, externalBefore: before.external, externalAfter: after.external,
+    ...(run.errors.length > 0 ? { error: run.errors.join('; ') } : {}),
+  };
+  run.set.stop();
+  run.client.close();
+  run = undefined;
+  await db.$disconnect();
+  return result;
+}
+
+const [mode, arg, arg2] = process.argv.slice(2);
+const result = mode === 'watch' ? await probeWatch(arg ?? '') : mode === 'worker' ? await probeWorker(arg ?? '', arg2 ?? '') : await probeMap(Number(arg ?? '10000'));
 process.send?.({ ready: true, url: '', ...result } satisfies ProbeResult);
 process.once('disconnect', () => process.exit(0));
 process.once('SIGTERM', () => process.exit(0));

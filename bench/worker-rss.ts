@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { startReadyChild } from './lib/child-server.ts';
 import type { ServerReadyMessage } from './lib/child-server.ts';
 import { isMain, printFigures, readNumberFlag } from './lib/cli.ts';
+import { createScratchDatabase } from './lib/scratch-db.ts';
+import { migrateDatabase } from '../src/store/migrate.ts';
 import { round } from './lib/stats.ts';
 import type { Figures } from './lib/types.ts';
 import type { ProbeResult } from './worker-rss-probe.ts';
@@ -33,6 +35,17 @@ interface ClusterReady extends ServerReadyMessage {
 const CLUSTER_FILE = fileURLToPath(new URL('./worker-rss-cluster.ts', import.meta.url));
 const PROBE_FILE = fileURLToPath(new URL('./worker-rss-probe.ts', import.meta.url));
 const MB = 1024 * 1024;
+
+/** The `worker` probe against a fresh, migrated scratch database. */
+async function probeWorker(kubeconfig: string): Promise<ProbeResult> {
+  const scratch = await createScratchDatabase('worker_rss');
+  try {
+    await migrateDatabase(scratch.connectionString);
+    return await probe(['worker', kubeconfig, scratch.connectionString]);
+  } finally {
+    await scratch.drop();
+  }
+}
 
 async function probe(args: string[]): Promise<ProbeResult> {
   const child = await startReadyChild<ProbeResult>(PROBE_FILE, args, 180_000, ['--expose-gc']);
@@ -55,6 +68,9 @@ export async function run(options: WorkerRssBenchOptions = {}): Promise<Figures>
     const watches: ProbeResult[] = [];
     for (let i = 0; i < 5; i += 1) watches.push(await probe(['watch', cluster.ready.kubeconfig]));
     const watch = medianBy(watches, (p) => p.rssAfter - p.rssBefore);
+    const workers: ProbeResult[] = [];
+    for (let i = 0; i < 3; i += 1) workers.push(await probeWorker(cluster.ready.kubeconfig));
+    const worker = medianBy(workers, (p) => p.heapAfter - p.heapBefore);
     const map = await probe(['map', String(resources)]);
     const per10k = (bytes: number, objects: number) => round(((bytes / Math.max(1, objects)) * 10_000) / MB, 1);
     const watchRss = per10k(watch.rssAfter - watch.rssBefore, watch.objects);
@@ -69,6 +85,12 @@ export async function run(options: WorkerRssBenchOptions = {}): Promise<Figures>
       'watch caches: V8 heap committed MB per 10k': per10k((watch.heapTotalAfter ?? 0) - (watch.heapTotalBefore ?? 0), watch.objects),
       'watch caches: external memory MB per 10k': per10k((watch.externalAfter ?? 0) - (watch.externalBefore ?? 0), watch.objects),
       'watch caches: RSS MB per 10k, each process': watches.map((p) => per10k(p.rssAfter - p.rssBefore, p.objects)).join(', '),
+      'worker (caches, memos, kept state): JS heap MB per 10k resources': per10k(worker.heapAfter - worker.heapBefore, worker.objects),
+      'worker: watch caches of its phases: JS heap MB per 10k': per10k((worker.heapCaches ?? 0) - worker.heapBefore, worker.objects),
+      'worker: observation memos: JS heap MB per 10k': per10k((worker.heapWithoutKeptState ?? 0) - (worker.heapCaches ?? 0), worker.objects),
+      'worker: kept cluster state: JS heap MB per 10k': per10k(worker.heapAfter - (worker.heapWithoutKeptState ?? 0), worker.objects),
+      'worker: RSS MB per 10k resources': per10k(worker.rssAfter - worker.rssBefore, worker.objects),
+      'worker: JS heap MB per 10k, each process': workers.map((p) => per10k(p.heapAfter - p.heapBefore, p.objects)).join(', '),
       'plain Map of parsed objects: RSS MB per 10k': mapRss,
       'plain Map of parsed objects: JS heap MB per 10k': per10k(map.heapAfter - map.heapBefore, map.objects),
       'watch caches / plain Map (RSS)': mapRss > 0 ? round(watchRss / mapRss, 2) : 'n/a',

@@ -16,9 +16,30 @@ export interface PhaseDraft {
   selector?: Phase['selector'];
 }
 
+/**
+ * One copy of each group, kind and namespace string of the entries parsed: parsed phases are kept
+ * from tick to tick (by watch-cache record or object version), and every entry's strings are new
+ * ones cut from its inventory. Few distinct values; past {@link VOCABULARY_LIMIT} new ones are
+ * kept as they come.
+ */
+const vocabulary = new Map<string, string>();
+const VOCABULARY_LIMIT = 20_000;
+
+function shared(value: string): string {
+  const known = vocabulary.get(value);
+  if (known !== undefined) return known;
+  if (vocabulary.size < VOCABULARY_LIMIT) vocabulary.set(value, value);
+  return value;
+}
+
 /** Normalises entries (dedupe + sort) and keeps details only for entries that survived. */
 export function buildPhase(draft: PhaseDraft): Phase {
   const entries = normalizeRefs(draft.entries);
+  for (const entry of entries) {
+    entry.group = shared(entry.group);
+    entry.kind = shared(entry.kind);
+    entry.namespace = shared(entry.namespace);
+  }
   const details: Record<string, EntryDetail> = {};
   for (const entry of entries) {
     const detail = draft.details?.get(refKey(entry));

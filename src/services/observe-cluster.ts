@@ -5,7 +5,7 @@
  */
 import { hashDocument } from '../history/canonical-hash.ts';
 import { hashRedacted, redactObject, type RedactionOptions } from '../history/redact.ts';
-import type { ClusterObservation, HashedDocument, ObservedPhase, ObservedResource } from '../history/types.ts';
+import type { ClusterObservation, HashedDocument, ObservedManifest, ObservedPhase, ObservedResource } from '../history/types.ts';
 import type { ObjectRef, Phase } from '../inventory/types.ts';
 import { refKey } from '../inventory/ref-key.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
@@ -238,26 +238,55 @@ function observePhase(clusterName: string, phase: Phase, manifest: KubeObject, r
 }
 
 /**
- * Observed manifests by cluster, inventory object version (uid, resourceVersion) and redaction: a phase's
- * entries are parsed from that object, so an unchanged inventory is not redacted and hashed again
- * on every tick. Declared phases have no version and are always computed. Cleared when large.
+ * Manifest hashes by cluster, inventory object version (uid, resourceVersion) and redaction: a
+ * phase's entries are parsed from that object, so an unchanged inventory is not redacted and
+ * hashed again on every tick. Only the hash is kept: the source and entries are made from the
+ * objects in hand when a snapshot stores a new manifest (whole copies of every inventory, twice,
+ * if they were kept). Declared phases have no version and are always computed. Cleared when large.
  */
-const manifests = new Map<string, ObservedPhase['manifest']>();
+const manifestHashes = new Map<string, { hash: string; entries: number }>();
 const MANIFEST_MEMO_LIMIT = 50_000;
 
-function observeManifest(clusterName: string, phase: Phase, manifest: KubeObject, redaction: RedactionOptions | undefined): ObservedPhase['manifest'] {
+/** An observed manifest whose hash is known: its source and entries are made when read. */
+class KnownManifest implements ObservedManifest {
+  readonly hash: string;
+  readonly #manifest: KubeObject;
+  readonly #phase: Phase;
+  readonly #redaction: RedactionOptions | undefined;
+
+  constructor(hash: string, manifest: KubeObject, phase: Phase, redaction: RedactionOptions | undefined) {
+    this.hash = hash;
+    this.#manifest = manifest;
+    this.#phase = phase;
+    this.#redaction = redaction;
+  }
+
+  get source(): Record<string, unknown> {
+    return redactObject(this.#manifest, this.#redaction);
+  }
+
+  get entries(): ObservedManifest['entries'] {
+    return manifestEntries(this.#phase);
+  }
+}
+
+function manifestEntries(phase: Phase): ObservedManifest['entries'] {
+  return phase.entries.map((e) => ({ group: e.group, kind: e.kind, namespace: e.namespace, name: e.name, ...(e.version !== undefined ? { version: e.version } : {}) }));
+}
+
+function observeManifest(clusterName: string, phase: Phase, manifest: KubeObject, redaction: RedactionOptions | undefined): ObservedManifest {
   const meta = (manifest.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
   const key = typeof meta.uid === 'string' && typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && phase.selector === undefined
     ? `${clusterName}\u0000${phase.source}\u0000${meta.uid}\u0000${meta.resourceVersion}\u0000${redactionKey(redaction)}`
     : undefined;
-  const memo = key === undefined ? undefined : manifests.get(key);
-  if (memo !== undefined && memo.entries.length === phase.entries.length) return memo;
-  const entries = phase.entries.map((e) => ({ group: e.group, kind: e.kind, namespace: e.namespace, name: e.name, ...(e.version !== undefined ? { version: e.version } : {}) }));
+  const memo = key === undefined ? undefined : manifestHashes.get(key);
+  if (memo !== undefined && memo.entries === phase.entries.length) return new KnownManifest(memo.hash, manifest, phase, redaction);
+  const entries = manifestEntries(phase);
   const source = redactObject(manifest, redaction);
   const observed = { hash: hashDocument({ source, entries }), source, entries };
   if (key !== undefined) {
-    if (manifests.size >= MANIFEST_MEMO_LIMIT) manifests.clear();
-    manifests.set(key, observed);
+    if (manifestHashes.size >= MANIFEST_MEMO_LIMIT) manifestHashes.clear();
+    manifestHashes.set(key, { hash: observed.hash, entries: entries.length });
   }
   return observed;
 }

@@ -4,6 +4,7 @@
  * stay inside src/store.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
+import { clearLogs } from '@prisma/debug';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 
@@ -43,4 +44,15 @@ export function poolOf(db: Db): pg.Pool {
   const pool = pools.get(db);
   if (pool === undefined) throw new Error('this Prisma client was not made by createDb or createDbOnPool, so its pg pool is unknown');
   return pool;
+}
+
+/**
+ * Drops the arguments Prisma's pg adapter keeps for error reports: whatever DEBUG says, its debug
+ * module holds its last 100 lines, and the line of every query holds the query's SQL and
+ * parameters. After a snapshot those are the bulk statements' arrays (the changed resources'
+ * statuses, details and redacted revisions: ~10 MB per 10,000 changed resources), held until 100
+ * more queries push them out. The snapshot core calls this after each snapshot.
+ */
+export function forgetQueryArguments(): void {
+  clearLogs();
 }

@@ -20,7 +20,8 @@ async function observedManifests(client: ClusterClient): Promise<unknown[]> {
   const observation = await observeCluster(client);
   if (observation.outcome !== 'ok') throw new Error('cluster unreachable');
   return observation.phases
-    .map((p) => ({ identity: p.identity, inventoryId: p.inventoryId, manifest: p.manifest, status: p.status.status }))
+    // What a snapshot stores of a manifest (a memoised one makes its source and entries on read).
+    .map((p) => ({ identity: p.identity, inventoryId: p.inventoryId, manifest: { hash: p.manifest.hash, source: p.manifest.source, entries: p.manifest.entries }, status: p.status.status }))
     .sort((a, b) => JSON.stringify(a.identity).localeCompare(JSON.stringify(b.identity)));
 }
 
