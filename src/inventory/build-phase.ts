@@ -32,6 +32,18 @@ function shared(value: string): string {
   return value;
 }
 
+/** One frozen copy of each distinct entry detail (most entries of an inventory have the same one). */
+const detailsSeen = new Map<string, EntryDetail>();
+
+function sharedDetail(detail: EntryDetail): EntryDetail {
+  const key = JSON.stringify(detail);
+  const known = detailsSeen.get(key);
+  if (known !== undefined) return known;
+  const frozen = Object.freeze({ ...detail });
+  if (detailsSeen.size < VOCABULARY_LIMIT) detailsSeen.set(key, frozen);
+  return frozen;
+}
+
 /** Normalises entries (dedupe + sort) and keeps details only for entries that survived. */
 export function buildPhase(draft: PhaseDraft): Phase {
   const entries = normalizeRefs(draft.entries);
@@ -43,7 +55,7 @@ export function buildPhase(draft: PhaseDraft): Phase {
   const details: Record<string, EntryDetail> = {};
   for (const entry of entries) {
     const detail = draft.details?.get(refKey(entry));
-    if (detail !== undefined && Object.keys(detail).length > 0) details[refKey(entry)] = detail;
+    if (detail !== undefined && Object.keys(detail).length > 0) details[refKey(entry)] = sharedDetail(detail);
   }
   const phase: Phase = {
     source: draft.source,
