@@ -26,16 +26,23 @@ export interface LockedCluster {
 
 /**
  * Creates the cluster row if needed and locks it until the transaction ends, so two snapshots of
- * the same cluster never write at once (whatever process they run in).
+ * the same cluster never write at once (whatever process they run in). One round trip once the
+ * row exists: the insert is sent only when the lock found no row.
  */
 export async function lockCluster(tx: Tx, name: string): Promise<LockedCluster> {
+  const existing = await selectForUpdate(tx, name);
+  if (existing !== undefined) return existing;
   await tx.$executeRaw`INSERT INTO "Cluster" ("name") VALUES (${name}) ON CONFLICT ("name") DO NOTHING`;
+  const row = await selectForUpdate(tx, name);
+  if (row === undefined) throw new Error(`cluster row for ${name} vanished inside its transaction`);
+  return row;
+}
+
+async function selectForUpdate(tx: Tx, name: string): Promise<LockedCluster | undefined> {
   const rows = await tx.$queryRaw<LockedCluster[]>`
     SELECT "id", "lastTickAt", "lastGoodReadAt", "tickOutcome", "tickStateHash", "tickFirstSeenAt", "tickLastSeenAt", "tickCount", "stateVersion"
     FROM "Cluster" WHERE "name" = ${name} FOR UPDATE`;
-  const row = rows[0];
-  if (row === undefined) throw new Error(`cluster row for ${name} vanished inside its transaction`);
-  return row;
+  return rows[0];
 }
 
 /**
