@@ -16,9 +16,41 @@ import type { WatchedKind } from './watch-cache.ts';
 
 /** A phase found in a cluster, with the inventory object it came from. */
 export interface DiscoveredPhase {
-  phase: Phase;
-  /** The raw inventory object, slimmed (no managedFields, no last-applied, never Secret data). */
-  manifest: KubeObject;
+  readonly phase: Phase;
+  /**
+   * The raw inventory object, slimmed (no managedFields, no last-applied, never Secret data). For a
+   * phase read from a watch cache it is parsed from the cache's record on each read: read it when
+   * the object itself is needed (a new manifest to store), not to tell whether it changed.
+   */
+  readonly manifest: KubeObject;
+  /** The inventory object's uid and resourceVersion, when it has both: its content, without reading it. */
+  readonly manifestVersion?: string;
+}
+
+/** The uid and resourceVersion of an inventory object, NUL-separated, when it has both. */
+export function manifestVersionOf(manifest: KubeObject): string | undefined {
+  const meta = (manifest.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
+  return typeof meta.uid === 'string' && typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' ? `${meta.uid}\u0000${meta.resourceVersion}` : undefined;
+}
+
+/**
+ * A phase parsed from a watch-cache record. A worker keeps the parsed phase from tick to tick (by
+ * record), not the parsed object: that is read again only when a snapshot stores a new manifest.
+ */
+class CachedInventoryPhase implements DiscoveredPhase {
+  readonly phase: Phase;
+  readonly manifestVersion: string | undefined;
+  readonly #record: CachedObject;
+
+  constructor(phase: Phase, record: CachedObject, manifestVersion: string | undefined) {
+    this.phase = phase;
+    this.#record = record;
+    this.manifestVersion = manifestVersion;
+  }
+
+  get manifest(): KubeObject {
+    return readView(this.#record);
+  }
 }
 
 /** An inventory object that is not a valid phase. */
@@ -142,16 +174,17 @@ function inventoryCache(cluster: ClusterClient, source: SourceKind, namespace: s
  * Inventories parsed from watch-cache records: a record is replaced when its object changes, so an
  * unchanged inventory is parsed once, and its phase keeps the same ref objects from tick to tick.
  */
-const parsedRecords = new WeakMap<CachedObject, { manifest: KubeObject; parsed: ReturnType<typeof parseInventory> }>();
+const parsedRecords = new WeakMap<CachedObject, { parsed: ReturnType<typeof parseInventory>; version: string | undefined }>();
 
 function collectRecord(record: CachedObject, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
   let memo = parsedRecords.get(record);
   if (memo === undefined) {
     const manifest = readView(record);
-    memo = { manifest, parsed: parseInventory(manifest) };
+    memo = { parsed: parseInventory(manifest), version: manifestVersionOf(manifest) };
     parsedRecords.set(record, memo);
   }
-  addParsed(memo.manifest, memo.parsed, found, invalid);
+  if (memo.parsed.ok) found.push(new CachedInventoryPhase(memo.parsed.phase, record, memo.version));
+  else addInvalid(readView(record), memo.parsed.error, invalid);
 }
 
 /**
@@ -180,15 +213,20 @@ function collect(clusterName: string, manifest: KubeObject, found: DiscoveredPha
 
 function addParsed(manifest: KubeObject, parsed: ReturnType<typeof parseInventory>, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
   if (parsed.ok) {
-    found.push({ phase: parsed.phase, manifest });
+    const version = manifestVersionOf(manifest);
+    found.push({ phase: parsed.phase, manifest, ...(version !== undefined ? { manifestVersion: version } : {}) });
     return;
   }
+  addInvalid(manifest, parsed.error, invalid);
+}
+
+function addInvalid(manifest: KubeObject, error: InventoryError, invalid: InvalidInventory[]): void {
   const meta = (manifest.metadata ?? {}) as { namespace?: unknown; name?: unknown };
   invalid.push({
     source: sourceOf(manifest),
     namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
     name: typeof meta.name === 'string' ? meta.name : '',
-    error: parsed.error,
+    error,
   });
 }
 
@@ -204,9 +242,15 @@ function sourceOf(manifest: KubeObject): PhaseSource {
 function mergeDiscovered(found: DiscoveredPhase[]): DiscoveredPhase[] {
   const sorted = [...found].sort((a, b) => phaseKey(a.phase).localeCompare(phaseKey(b.phase)));
   const merged = mergePhases(sorted.map((d) => d.phase));
-  const firstManifest = new Map<string, KubeObject>();
-  for (const d of sorted) if (!firstManifest.has(phaseKey(d.phase))) firstManifest.set(phaseKey(d.phase), d.manifest);
-  return merged.map((phase) => ({ phase, manifest: firstManifest.get(phaseKey(phase)) ?? {} }));
+  const first = new Map<string, DiscoveredPhase>();
+  for (const d of sorted) if (!first.has(phaseKey(d.phase))) first.set(phaseKey(d.phase), d);
+  return merged.map((phase) => {
+    const d = first.get(phaseKey(phase));
+    if (d === undefined) return { phase, manifest: {} };
+    if (d.phase === phase) return d;
+    // Merged from several objects: the first one's manifest and version, read when read.
+    return { phase, get manifest() { return d.manifest; }, ...(d.manifestVersion !== undefined ? { manifestVersion: d.manifestVersion } : {}) };
+  });
 }
 
 function phaseKey(phase: Phase): string {

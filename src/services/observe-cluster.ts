@@ -9,7 +9,7 @@ import type { ClusterObservation, HashedDocument, ObservedManifest, ObservedPhas
 import type { ObjectRef, Phase } from '../inventory/types.ts';
 import { refKey } from '../inventory/ref-key.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
-import { discoverPhases, type DiscoveredPhase, type DiscoverPhasesOptions, type DiscoverPhasesResult } from '../kube/discover-phases.ts';
+import { discoverPhases, manifestVersionOf, type DiscoveredPhase, type DiscoverPhasesOptions, type DiscoverPhasesResult } from '../kube/discover-phases.ts';
 import { findAffectedPhases, type ChangedObjects } from '../inventory/affected-phases.ts';
 import { CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, type KubeError, type KubeErrorKind } from '../kube/errors.ts';
 import { readObjects, type ReadObjectsOptions } from '../kube/read-objects.ts';
@@ -103,9 +103,9 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
   const at = now();
   const outcomeOf = indexOutcomes(read);
   const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
-  const phases = all.map(({ phase, manifest }) => {
-    const resources = phase.entries.map((ref) => observeResource(cluster.name, ref, outcomeOf(ref), statusOptions, options.redaction));
-    return observePhase(cluster.name, phase, manifest, resources, at, options.redaction);
+  const phases = all.map((source) => {
+    const resources = source.phase.entries.map((ref) => observeResource(cluster.name, ref, outcomeOf(ref), statusOptions, options.redaction));
+    return observePhase(cluster.name, source, resources, at, options.redaction);
   });
   const unobservedSources = [...new Set(discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind))];
   return { outcome: 'ok', cluster: cluster.name, labels: cluster.labels, at, phases, unobservedSources, ...(partial ? { partial: true } : {}) };
@@ -217,7 +217,8 @@ function partOfObject(object: KubeObject, statusOptions: StatusOptions, revision
   return part;
 }
 
-function observePhase(clusterName: string, phase: Phase, manifest: KubeObject, resources: ObservedResource[], at: Date, redaction: RedactionOptions | undefined): ObservedPhase {
+function observePhase(clusterName: string, source: DiscoveredPhase, resources: ObservedResource[], at: Date, redaction: RedactionOptions | undefined): ObservedPhase {
+  const phase = source.phase;
   const summary = summarizePhase(
     phase.entries.map((ref, index) => {
       const r = resources[index] as ObservedResource;
@@ -229,7 +230,7 @@ function observePhase(clusterName: string, phase: Phase, manifest: KubeObject, r
     identity: { sourceKind: phase.source, namespace: phase.namespace, name: phase.name },
     inventoryId: phase.id,
     labels: phase.labels,
-    manifest: observeManifest(clusterName, phase, manifest, redaction),
+    manifest: observeManifest(clusterName, source, redaction),
     status: { status: summary.status, message: summary.message, summary: summary.counts, conditions: summary.conditions },
     resources,
   };
@@ -250,23 +251,21 @@ const MANIFEST_MEMO_LIMIT = 50_000;
 /** An observed manifest whose hash is known: its source and entries are made when read. */
 class KnownManifest implements ObservedManifest {
   readonly hash: string;
-  readonly #manifest: KubeObject;
-  readonly #phase: Phase;
+  readonly #from: DiscoveredPhase;
   readonly #redaction: RedactionOptions | undefined;
 
-  constructor(hash: string, manifest: KubeObject, phase: Phase, redaction: RedactionOptions | undefined) {
+  constructor(hash: string, from: DiscoveredPhase, redaction: RedactionOptions | undefined) {
     this.hash = hash;
-    this.#manifest = manifest;
-    this.#phase = phase;
+    this.#from = from;
     this.#redaction = redaction;
   }
 
   get source(): Record<string, unknown> {
-    return redactObject(this.#manifest, this.#redaction);
+    return redactObject(this.#from.manifest, this.#redaction);
   }
 
   get entries(): ObservedManifest['entries'] {
-    return manifestEntries(this.#phase);
+    return manifestEntries(this.#from.phase);
   }
 }
 
@@ -274,15 +273,15 @@ function manifestEntries(phase: Phase): ObservedManifest['entries'] {
   return phase.entries.map((e) => ({ group: e.group, kind: e.kind, namespace: e.namespace, name: e.name, ...(e.version !== undefined ? { version: e.version } : {}) }));
 }
 
-function observeManifest(clusterName: string, phase: Phase, manifest: KubeObject, redaction: RedactionOptions | undefined): ObservedManifest {
-  const meta = (manifest.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
-  const key = typeof meta.uid === 'string' && typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' && phase.selector === undefined
-    ? `${clusterName}\u0000${phase.source}\u0000${meta.uid}\u0000${meta.resourceVersion}\u0000${redactionKey(redaction)}`
-    : undefined;
+/** The manifest of a discovered or declared phase; an inventory object is read only when its hash is not known. */
+function observeManifest(clusterName: string, from: DiscoveredPhase, redaction: RedactionOptions | undefined): ObservedManifest {
+  const phase = from.phase;
+  const version = phase.selector === undefined ? (from.manifestVersion ?? manifestVersionOf(from.manifest)) : undefined;
+  const key = version === undefined ? undefined : `${clusterName}\u0000${phase.source}\u0000${version}\u0000${redactionKey(redaction)}`;
   const memo = key === undefined ? undefined : manifestHashes.get(key);
-  if (memo !== undefined && memo.entries === phase.entries.length) return new KnownManifest(memo.hash, manifest, phase, redaction);
+  if (memo !== undefined && memo.entries === phase.entries.length) return new KnownManifest(memo.hash, from, redaction);
   const entries = manifestEntries(phase);
-  const source = redactObject(manifest, redaction);
+  const source = redactObject(from.manifest, redaction);
   const observed = { hash: hashDocument({ source, entries }), source, entries };
   if (key !== undefined) {
     if (manifestHashes.size >= MANIFEST_MEMO_LIMIT) manifestHashes.clear();
