@@ -60,16 +60,26 @@ function advancePhase(phase: StoredPhase, write: PhaseWrite, at: Date, written: 
   if (write.openStatus !== undefined) next.status = storedPhaseStatus(write.openStatus, at);
   else if (write.closeStatusFrom !== undefined) next.status = null;
   if (write.closeResources.length === 0 && write.openResources.length === 0) return next;
-  const replaced = new Set(write.closeResources.map((r) => r.resourceKey));
-  const opened: OpenResourceInterval[] = [];
+  const opened = new Map<string, OpenResourceInterval>();
   for (const o of write.openResources) {
     const resourceId = o.resourceId ?? written.resources.get(`${phase.id}\u0000${o.resource.key}`);
     const revisionId = resourceId === undefined ? undefined : written.revisions.get(resourceId);
     if (resourceId === undefined || revisionId === undefined) return undefined;
-    replaced.add(o.resource.key);
-    opened.push(storedResource(resourceId, o.resource, revisionId, at, text));
+    opened.set(o.resource.key, storedResource(resourceId, o.resource, revisionId, at, text));
   }
-  next.resources = phase.resources.filter((r) => !replaced.has(r.resourceKey)).concat(opened);
+  // A new interval takes its resource's place, so the resources stay in the order they were
+  // observed in: the next plan then pairs them without a map (planSnapshot). New ones go last.
+  const closed = new Set(write.closeResources.map((r) => r.resourceKey));
+  const resources: OpenResourceInterval[] = [];
+  for (const r of phase.resources) {
+    const replacement = opened.get(r.resourceKey);
+    if (replacement !== undefined) {
+      resources.push(replacement);
+      opened.delete(r.resourceKey);
+    } else if (!closed.has(r.resourceKey)) resources.push(r);
+  }
+  for (const r of opened.values()) resources.push(r);
+  next.resources = resources;
   return next;
 }
 

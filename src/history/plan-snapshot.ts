@@ -289,8 +289,14 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
 
   // Every resource of a cluster passes here on every tick: plain loops and fixed-shape objects.
   const phaseId = stored?.id;
+  const storedResources = live?.resources ?? [];
+  if (inSameOrder(storedResources, phase.resources)) {
+    // The usual tick: the same resources as stored, listed in the same order; no map needed.
+    for (let i = 0; i < storedResources.length; i += 1) planStoredResource(write, changes, phase.identity, phaseId, storedResources[i] as OpenResourceInterval, phase.resources[i] as ObservedResource);
+    return finishPhaseWrite(write, live, phase, ident);
+  }
   const openByKey = new Map<string, OpenResourceInterval>();
-  if (live !== undefined) for (const r of live.resources) openByKey.set(r.resourceKey, r);
+  for (const r of storedResources) openByKey.set(r.resourceKey, r);
   for (const resource of phase.resources) {
     const open = openByKey.get(resource.key);
     if (open === undefined) {
@@ -299,16 +305,33 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
       continue;
     }
     openByKey.delete(resource.key);
-    if (resource.unread === true || storedMatchesObserved(open, resource)) continue;
-    write.closeResources.push({ resourceId: open.resourceId, from: open.from, resourceKey: open.resourceKey });
-    write.openResources.push(openedFrom(open, resource));
-    if (isVisibleChange(open, resource)) changes.push(resourceChange(phase.identity, phaseId, resource.key, open.resourceId, open.status, resource.status, resource.message));
+    planStoredResource(write, changes, phase.identity, phaseId, open, resource);
   }
   for (const gone of openByKey.values()) {
     write.closeResources.push({ resourceId: gone.resourceId, from: gone.from, resourceKey: gone.resourceKey });
     changes.push(resourceChange(phase.identity, phaseId, gone.resourceKey, gone.resourceId, gone.status, null, 'removed from the inventory'));
   }
 
+  return finishPhaseWrite(write, live, phase, ident);
+}
+
+/** True when `stored` and `observed` name the same resources in the same order. */
+function inSameOrder(stored: readonly OpenResourceInterval[], observed: readonly ObservedResource[]): boolean {
+  if (stored.length !== observed.length) return false;
+  for (let i = 0; i < stored.length; i += 1) if ((stored[i] as OpenResourceInterval).resourceKey !== (observed[i] as ObservedResource).key) return false;
+  return true;
+}
+
+/** Plans observed `resource` against its open interval `open`: nothing when it extends it, else its end, the next one and (when visible) a change. */
+function planStoredResource(write: PhaseWrite, changes: PlannedChange[], phase: PhaseIdentity, phaseId: number | undefined, open: OpenResourceInterval, resource: ObservedResource): void {
+  if (resource.unread === true || storedMatchesObserved(open, resource)) return;
+  write.closeResources.push({ resourceId: open.resourceId, from: open.from, resourceKey: open.resourceKey });
+  write.openResources.push(openedFrom(open, resource));
+  if (isVisibleChange(open, resource)) changes.push(resourceChange(phase, phaseId, resource.key, open.resourceId, open.status, resource.status, resource.message));
+}
+
+/** `write` with its identity upsert when it writes anything or the phase's inventory id or labels moved; undefined when it writes nothing. */
+function finishPhaseWrite(write: PhaseWrite, live: StoredPhase | undefined, phase: ObservedPhase, ident: NonNullable<PhaseWrite['upsert']>): PhaseWrite | undefined {
   const changed = write.openManifest !== undefined || write.openStatus !== undefined || write.closeResources.length > 0 || write.openResources.length > 0;
   if (live !== undefined && changed) write.upsert = ident;
   if (live !== undefined && !changed && !sameIdentityDetails(live, phase)) write.upsert = ident;

@@ -232,3 +232,24 @@ describe('a plan made before its observation is hashed', () => {
     expect(partial.tick).toBe('keep');
   });
 });
+
+describe('planning resources listed in the order they were stored in, or in another', () => {
+  const byKey = <T>(items: T[], key: (item: T) => string): T[] => [...items].sort((a, b) => (key(a) < key(b) ? -1 : 1));
+  const resourceParts = (plan: ReturnType<typeof planSnapshot>) => ({
+    changes: byKey(plan.changes.filter((c) => c.scope === 'resource'), (c) => c.resourceKey ?? ''),
+    closed: byKey(plan.phases.flatMap((w) => w.closeResources), (r) => r.resourceKey),
+    opened: byKey(plan.phases.flatMap((w) => w.openResources), (o) => o.resource.key),
+  });
+
+  it.each([
+    ['some resources change', [resource('web', 'InProgress', 'rolling out'), resource('api'), resource('db', 'Failed', 'crash loop')], 2],
+    ['one leaves and one joins', [resource('web'), resource('queue', 'InProgress', 'starting'), resource('db')], 2],
+    ['nothing changes', [resource('web'), resource('api'), resource('db')], 0],
+  ] as const)('ends, opens and records the same when %s', (_case, next, changes) => {
+    const stored = storedAfter(phase([resource('web'), resource('api'), resource('db')]));
+    const inOrder = planSnapshot(stored, ok([phase([...next])]));
+    const reversed = planSnapshot(stored, ok([phase([...next].reverse())]));
+    expect(resourceParts(reversed)).toEqual(resourceParts(inOrder));
+    expect(resourceParts(inOrder).changes).toHaveLength(changes);
+  });
+});
