@@ -41,3 +41,12 @@ export function selectsAnyBelow(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'f
   const fields = fieldsOf(sets, info);
   return fields === undefined || fields.some((f) => names.has(f.name.value));
 }
+
+/**
+ * The fields named `name` selected right below the field being resolved (through fragments);
+ * undefined when a named fragment is unknown.
+ */
+export function fieldsNamedBelow(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, name: string): FieldNode[] | undefined {
+  const fields = fieldsOf(info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])), info);
+  return fields?.filter((f) => f.name.value === name);
+}

@@ -249,23 +249,22 @@ interface IntervalPageAsk {
 const epochMs = (column: Prisma.Sql) => Prisma.sql`round(date_part('epoch', ${column}) * 1000)::int8`;
 
 /**
- * Pages of phase intervals asked by concurrent requests (every history query) share statements:
- * one lateral page per ask, each an index range on (phaseId, from) stopping at its limit. Only the
- * columns a page shows are read: no condition times, and the detail's three fields only when
- * `withDetail` (each interval's detail is one more index lookup). Each page comes back as one JSON
- * value of column arrays: the driver parses one text per page instead of a row per interval with
- * two timestamps (a tenth of a history request's CPU), and PostgreSQL spends about what it spent
- * sending the rows (per-row JSON, or aggregates that sort, cost it 25-40 % more).
+ * One history page as a scalar subquery: the intervals of phase `phaseId` (an SQL expression) in
+ * the window, after the cursor and up to the limit of the row `k` around it (columns "from", "to",
+ * "after", "limit"), as one JSON value of column arrays ({@link IntervalColumns}). An index range
+ * on (phaseId, from) stopping at the limit. Only the columns a page shows are read: no condition
+ * times, and the detail's three fields only when `withDetail` (each interval's detail is one more
+ * index lookup). One JSON value per page: the driver parses one text per page instead of a row per
+ * interval with two timestamps (a tenth of a history request's CPU), and PostgreSQL spends about
+ * what it spent sending the rows (per-row JSON, or aggregates that sort, cost it 25-40 % more).
  */
-function createIntervalPages(sql: ReadSql, withDetail: boolean): (ask: IntervalPageAsk) => Promise<PhaseIntervalRecord[]> {
+export function intervalPageSql(phaseId: Prisma.Sql, withDetail: boolean): Prisma.Sql {
   const detail = withDetail ? Prisma.sql`, d."body" ->> 'message' AS "message", d."body" -> 'summary' AS "summary", d."body" ->> 'worstResource' AS "worstResource"` : Prisma.empty;
   const detailColumns = withDetail ? Prisma.sql`, array_agg(s."message"), array_agg(s."summary"), array_agg(s."worstResource")` : Prisma.empty;
   const join = withDetail ? Prisma.sql`JOIN "StatusDetail" d ON d."id" = s."detailId"` : Prisma.empty;
-  return createCoalescer<IntervalPageAsk, PhaseIntervalRecord[]>(async (asks) => {
-    // An interval's start is unique within its phase, so it is the whole cursor.
-    const where = Prisma.sql`s."phaseId" = k."phaseId" AND s."from" < k."to" AND s."from" > coalesce(k."after", '-infinity')`;
-    const rows = await sql.query<{ ask: number; page: IntervalColumns }>(Prisma.sql`
-      SELECT k."ask"::int AS "ask", (
+  // An interval's start is unique within its phase, so it is the whole cursor.
+  const where = Prisma.sql`s."phaseId" = ${phaseId} AND s."from" < k."to" AND s."from" > coalesce(k."after", '-infinity')`;
+  return Prisma.sql`(
         SELECT json_build_array(array_agg(s."status"), array_agg(s."stale"), array_agg(${epochMs(Prisma.sql`s."from"`)}), array_agg(${epochMs(Prisma.sql`s."to"`)}) ${detailColumns})
         FROM (
           SELECT s.* FROM (
@@ -278,7 +277,18 @@ function createIntervalPages(sql: ReadSql, withDetail: boolean): (ask: IntervalP
           ) s
           ORDER BY s."from" LIMIT k."limit"
         ) s
-      ) AS "page"
+      )`;
+}
+
+/**
+ * Pages of phase intervals asked by concurrent requests (every history query of a phase already
+ * resolved) share statements: one {@link intervalPageSql} per ask.
+ */
+function createIntervalPages(sql: ReadSql, withDetail: boolean): (ask: IntervalPageAsk) => Promise<PhaseIntervalRecord[]> {
+  const page = intervalPageSql(Prisma.sql`k."phaseId"`, withDetail);
+  return createCoalescer<IntervalPageAsk, PhaseIntervalRecord[]>(async (asks) => {
+    const rows = await sql.query<{ ask: number; page: IntervalColumns }>(Prisma.sql`
+      SELECT k."ask"::int AS "ask", ${page} AS "page"
       FROM unnest(${asks.map((a) => a.phaseId)}::int[], ${asks.map((a) => a.range.from)}::timestamptz[], ${asks.map((a) => a.range.to)}::timestamptz[],
                   ${asks.map((a) => a.after)}::timestamptz[], ${asks.map((a) => a.limit)}::int[])
         WITH ORDINALITY AS k("phaseId", "from", "to", "after", "limit", "ask")`);

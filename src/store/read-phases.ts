@@ -6,9 +6,9 @@
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db } from './prisma.ts';
 import { createCoalescer, createReadSql } from './read-sql.ts';
-import { intervalAt, RESOURCE_COLUMNS, toPhaseStatus, toResource, type ResourceRow } from './read-history.ts';
+import { intervalAt, intervalPageSql, RESOURCE_COLUMNS, toIntervalPage, toPhaseStatus, toResource, type IntervalColumns, type ResourceRow } from './read-history.ts';
 import { readJson } from './read-json.ts';
-import type { AccessScope, Page, PhaseRecord, PhaseStatusRecord, ResourceRecord } from './read-types.ts';
+import type { AccessScope, Page, PhaseHistoryAsk, PhaseRecord, PhaseStatusRecord, ResourceRecord } from './read-types.ts';
 
 /** Filter of {@link PhaseReader.listPhases}; every field narrows. */
 export interface PhaseFilter {
@@ -222,6 +222,9 @@ export interface PhaseIdentityRef {
   source?: string;
 }
 
+/** A phase named by id or by identity, for {@link PhaseReader.findPhasesWithHistory}. */
+export type PhaseLookup = { id: number } | PhaseIdentityRef;
+
 /** Options of {@link PhaseReader.listPhases}. */
 export interface ListPhasesOptions {
   filter: PhaseFilter;
@@ -244,12 +247,54 @@ export interface PhaseReader {
   /** Phases matching an identity (several when `source` is left out and names repeat across sources). */
   findPhases(scope: AccessScope, ref: PhaseIdentityRef): Promise<PhaseRecord[]>;
   /**
+   * What {@link getPhasesByIds} (one id) or {@link findPhases} answers, each phase with the page of
+   * its history that `history` asks in `PhaseRecord.history`: the lookup and the page in one
+   * statement (those of concurrent requests shared), where a lookup followed by
+   * `HistoryReader.listPhaseIntervals` takes two round trips one after the other.
+   */
+  findPhasesWithHistory(scope: AccessScope, ref: PhaseLookup, history: PhaseHistoryAsk): Promise<PhaseRecord[]>;
+  /**
    * For each phase with an open status interval: when the run of its current status began
    * (earlier intervals of the same status count while no gap separates them). Costs one index
    * lookup per interval of the run, however long the history. With `splitOnStale`, a change
    * between stale and fresh also ends a run (a gate trusts only fresh reads).
    */
   currentRunStarts(phaseIds: readonly number[], splitOnStale: boolean): Promise<StatusRunStart[]>;
+}
+
+const PHASE_PAGE = intervalPageSql(Prisma.sql`p."id"`, false);
+const PHASE_PAGE_WITH_DETAIL = intervalPageSql(Prisma.sql`p."id"`, true);
+
+/**
+ * The phases `asks` name (all by id, or all by identity; within `scope`), each with its history
+ * page ({@link intervalPageSql} over the ask's window, cursor and limit), in the order
+ * {@link PhaseReader.findPhases} gives them, as rows with the ask's ordinal and the page.
+ */
+function phasesWithHistoryPages(scope: AccessScope, asks: readonly { ref: PhaseLookup; history: PhaseHistoryAsk }[], detail: boolean): Prisma.Sql {
+  const pages = Prisma.sql`${asks.map((a) => a.history.range.from)}::timestamptz[], ${asks.map((a) => a.history.range.to)}::timestamptz[],
+              ${asks.map((a) => a.history.after ?? null)}::timestamptz[], ${asks.map((a) => a.history.first + 1)}::int[]`;
+  const page = detail ? PHASE_PAGE_WITH_DETAIL : PHASE_PAGE;
+  const where = whereClause(scopeConditions(scope));
+  if (asks.every((a) => 'id' in a.ref)) {
+    return Prisma.sql`
+      SELECT k."ask", ${PHASE_COLUMNS}, ${page} AS "page"
+      FROM unnest(${asks.map((a) => (a.ref as { id: number }).id)}::int[], ${pages})
+        WITH ORDINALITY AS k("id", "from", "to", "after", "limit", "ask")
+      JOIN "Phase" p ON p."id" = k."id"
+      JOIN "Cluster" c ON c."id" = p."clusterId"
+      ${CURRENT_STATUS_JOINS}
+      ${where}`;
+  }
+  const refs = asks.map((a) => a.ref as PhaseIdentityRef);
+  return Prisma.sql`
+    SELECT k."ask", ${PHASE_COLUMNS}, ${page} AS "page"
+    FROM unnest(${refs.map((r) => r.cluster)}::text[], ${refs.map((r) => r.namespace)}::text[], ${refs.map((r) => r.name)}::text[], ${refs.map((r) => r.source ?? null)}::text[], ${pages})
+      WITH ORDINALITY AS k("cluster", "namespace", "name", "source", "from", "to", "after", "limit", "ask")
+    JOIN "Cluster" c ON c."name" = k."cluster"
+    JOIN "Phase" p ON p."clusterId" = c."id" AND p."namespace" = k."namespace" AND p."name" = k."name" AND (k."source" IS NULL OR p."sourceKind" = k."source")
+    ${CURRENT_STATUS_JOINS}
+    ${where}
+    ORDER BY k."ask", p."deletedAt" NULLS FIRST, p."sourceKind"`;
 }
 
 export function createPhaseReader(db: Db): PhaseReader {
@@ -276,6 +321,30 @@ export function createPhaseReader(db: Db): PhaseReader {
           ${whereClause(scopeConditions(scope))}
           ORDER BY k."ask", p."deletedAt" NULLS FIRST, p."sourceKind"`);
         for (const row of rows) answers[indexes[Number(row.ask) - 1] as number]?.push(toPhase(row));
+      }),
+    );
+    return answers;
+  });
+  const findWithHistory = createCoalescer<{ scope: AccessScope; ref: PhaseLookup; history: PhaseHistoryAsk }, PhaseRecord[]>(async (asks) => {
+    // One statement per shape: by id or by identity, with or without the detail, per distinct scope.
+    const groups = new Map<string, number[]>();
+    asks.forEach((ask, i) => {
+      const key = `${'id' in ask.ref ? 'id' : 'name'}|${ask.history.detail}|${JSON.stringify(ask.scope)}`;
+      groups.set(key, [...(groups.get(key) ?? []), i]);
+    });
+    const answers: PhaseRecord[][] = asks.map(() => []);
+    await Promise.all(
+      [...groups.values()].map(async (indexes) => {
+        const group = indexes.map((i) => asks[i] as (typeof asks)[number]);
+        const first = group[0] as (typeof asks)[number];
+        const rows = await sql.query<PhaseRow & { ask: string; page: IntervalColumns }>(phasesWithHistoryPages(first.scope, group, first.history.detail));
+        for (const row of rows) {
+          const ask = group[Number(row.ask) - 1] as (typeof asks)[number];
+          const items = toIntervalPage(row.page, ask.history.detail);
+          const phase = toPhase(row);
+          phase.history = { key: ask.history.key, page: { items: items.slice(0, ask.history.first), hasMore: items.length > ask.history.first } };
+          answers[indexes[Number(row.ask) - 1] as number]?.push(phase);
+        }
       }),
     );
     return answers;
@@ -318,6 +387,10 @@ export function createPhaseReader(db: Db): PhaseReader {
 
     findPhases(scope, ref) {
       return findPhase({ scope, ref });
+    },
+
+    findPhasesWithHistory(scope, ref, history) {
+      return findWithHistory({ scope, ref, history });
     },
 
     async currentRunStarts(phaseIds, splitOnStale) {

@@ -74,6 +74,29 @@ export interface PhaseRecord {
    * read included it (a page of phases reads it in the same statement); null when there is none.
    */
   worstResource?: ResourceRecord | null;
+  /** A history page read in the same statement as the phase, when the lookup asked for one ({@link PhaseHistoryAsk}). */
+  history?: PhaseHistoryPage;
+}
+
+/**
+ * A page of a phase's history to read with the phase lookup itself (one statement for both), as
+ * `HistoryReader.listPhaseIntervals` reads it.
+ */
+export interface PhaseHistoryAsk {
+  /** Identifies the ask for the caller (which field, which arguments); handed back with the page. */
+  key: string;
+  range: { from: Date; to: Date };
+  first: number;
+  /** Start after the interval that starts here (the cursor). */
+  after?: Date;
+  /** With each interval's message, summary and worst resource. */
+  detail: boolean;
+}
+
+/** The page a {@link PhaseHistoryAsk} asked, under the ask's key. */
+export interface PhaseHistoryPage {
+  key: string;
+  page: Page<PhaseIntervalRecord>;
 }
 
 /** One resource's status interval. */

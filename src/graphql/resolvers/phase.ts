@@ -1,12 +1,13 @@
 /** Resolvers of Phase and the types hanging off it (resources, snapshots, intervals, manifests). */
-import type { PhaseResourcesArgs, Resolvers, ResourceFilter as ResourceFilterInput } from '../../generated/graphql.ts';
+import { getArgumentValues, getNamedType, isObjectType, type FieldNode, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
+import type { PhaseHistoryArgs, PhaseResourcesArgs, Resolvers, ResourceFilter as ResourceFilterInput } from '../../generated/graphql.ts';
 import { listManifestVersions } from '../../services/read-manifests.ts';
 import type { IntervalCursor, ResourceFilter } from '../../store/read-history.ts';
-import type { PhaseIntervalDetail, PhaseIntervalRecord } from '../../store/read-types.ts';
+import type { PhaseHistoryAsk, PhaseIntervalDetail, PhaseIntervalRecord } from '../../store/read-types.ts';
 import type { GraphqlContext } from '../context.ts';
 import { decodeCursor, encodeCursor, pageSize, parseSeq, toConnection } from '../cursor.ts';
 import { badUserInput } from '../errors.ts';
-import { selectsAnyBelow } from '../selection.ts';
+import { fieldsNamedBelow, selectsAnyBelow } from '../selection.ts';
 import { toConditions, toCounts, toCustomHealth, toManifest, toStatus, toStatusChange } from './shapes.ts';
 
 function toResourceFilter(input: ResourceFilterInput | null | undefined): ResourceFilter {
@@ -41,6 +42,80 @@ function detailOf(interval: PhaseIntervalRecord): PhaseIntervalDetail {
   return interval.detail;
 }
 
+/** The page a `history` field asks; throws BAD_USER_INPUT for arguments it refuses. */
+interface HistoryRead {
+  /** The arguments as given (`to` omitted is now, whenever read) and whether the detail is read. */
+  key: string;
+  range: { from: Date; to: Date };
+  first: number;
+  after: IntervalCursor | undefined;
+  detail: boolean;
+}
+
+function toHistoryRead(args: PhaseHistoryArgs, detail: boolean): HistoryRead {
+  const from = args.from;
+  const to = args.to ?? new Date();
+  if (to.getTime() < from.getTime()) throw badUserInput('history: to is before from');
+  const first = pageSize(args.first, 100);
+  const after = intervalCursor(args.after);
+  const key = JSON.stringify([from.getTime(), args.to == null ? null : args.to.getTime(), first, args.after ?? null, detail]);
+  return { key, range: { from, to }, first, after, detail };
+}
+
+/**
+ * The history page that the query selects below the phase being resolved (`info` is the field
+ * giving the phase), for the lookup to read with the phase in one statement. Undefined when there
+ * is no such page to read ahead: no `history` field, several (each is read on its own), or
+ * arguments the history resolver will refuse (it answers the error, as without the read-ahead).
+ */
+export function historyAskBelow(info: GraphQLResolveInfo): PhaseHistoryAsk | undefined {
+  const below = historyFieldBelow(info);
+  if (below === null) return undefined;
+  try {
+    const args = getArgumentValues(below.field, below.node, info.variableValues) as PhaseHistoryArgs;
+    const read = toHistoryRead(args, below.detail);
+    return { key: read.key, range: read.range, first: read.first, ...(read.after === undefined ? {} : { after: read.after.from }), detail: read.detail };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The one `history` field below a phase field, what it is and whether it asks for the detail. */
+interface HistoryBelow {
+  field: GraphQLField<unknown, unknown>;
+  node: FieldNode;
+  detail: boolean;
+}
+
+/**
+ * What a phase field's selection holds depends only on the document (parsed once and kept by
+ * Apollo), so it is worked out once per field node; only the arguments' values vary per request.
+ */
+const historyBelowByNode = new WeakMap<FieldNode, HistoryBelow | null>();
+
+function historyFieldBelow(info: GraphQLResolveInfo): HistoryBelow | null {
+  const phaseNode = info.fieldNodes[0];
+  if (phaseNode === undefined) return null;
+  let below = historyBelowByNode.get(phaseNode);
+  if (below === undefined) {
+    below = findHistoryBelow(info);
+    // Several nodes of one field (the same response key repeated) are a rarer shape: not kept.
+    if (info.fieldNodes.length === 1) historyBelowByNode.set(phaseNode, below);
+  }
+  return below;
+}
+
+function findHistoryBelow(info: GraphQLResolveInfo): HistoryBelow | null {
+  const nodes = fieldsNamedBelow(info, 'history');
+  const node = nodes?.[0];
+  if (nodes === undefined || node === undefined || nodes.some((n) => (n.alias ?? n.name).value !== (node.alias ?? node.name).value)) return null;
+  const phaseType = getNamedType(info.returnType);
+  const field = isObjectType(phaseType) ? phaseType.getFields()['history'] : undefined;
+  if (field === undefined) return null;
+  // As the history resolver will see it: all the field's nodes (same response key) in its info.
+  return { field, node, detail: selectsAnyBelow({ fieldNodes: nodes, fragments: info.fragments }, ['edges', 'node'], INTERVAL_DETAIL_FIELDS) };
+}
+
 async function resourcePage(ctx: GraphqlContext, phaseId: number, args: PhaseResourcesArgs, at?: Date) {
   const first = pageSize(args.first, 100);
   const after = typeof args.after === 'string' ? decodeCursor(args.after, isKeyCursor).k : undefined;
@@ -72,11 +147,9 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
       return interval === null ? null : { phaseId: p.id, at, interval };
     },
     history: async (p, args, ctx, info) => {
-      const from = args.from;
-      const to = args.to ?? new Date();
-      if (to.getTime() < from.getTime()) throw badUserInput('history: to is before from');
-      const detail = selectsAnyBelow(info, ['edges', 'node'], INTERVAL_DETAIL_FIELDS);
-      const page = await ctx.read.history.listPhaseIntervals(p.id, { from, to }, pageSize(args.first, 100), intervalCursor(args.after), { detail });
+      const read = toHistoryRead(args, selectsAnyBelow(info, ['edges', 'node'], INTERVAL_DETAIL_FIELDS));
+      // The page the phase's lookup read along with it (historyAskBelow), when it is this one.
+      const page = p.history?.key === read.key ? p.history.page : await ctx.read.history.listPhaseIntervals(p.id, read.range, read.first, read.after, { detail: read.detail });
       return toConnection(page, (i) => encodeCursor({ f: i.from.toISOString(), i: i.id }));
     },
     changes: async (p, args, ctx) => {

@@ -9,6 +9,7 @@ import type { StatusChangeFilter } from '../../store/read-history.ts';
 import type { GraphqlContext } from '../context.ts';
 import { decodeCursor, encodeCursor, MAX_PHASES_PAGE_SIZE, pageSize, parseSeq, toConnection } from '../cursor.ts';
 import { badUserInput, notFound } from '../errors.ts';
+import { historyAskBelow } from './phase.ts';
 import { toApiToken, toGateResult, toStatusChange } from './shapes.ts';
 
 function isPhaseCursor(value: unknown): value is PhaseCursor {
@@ -68,8 +69,10 @@ export const queryResolvers: { Query: QueryResolvers } = {
       const page = await ctx.read.phases.listPhases(ctx.principal.access, { filter: toPhaseFilter(args.filter), order, first, ...(after ? { after } : {}) });
       return toConnection(page, (phase) => encodeCursor(phaseCursorOf(phase)));
     },
-    phase: async (_parent, args, ctx) => {
-      const resolved = await resolvePhaseRef(ctx.read.phases, ctx.principal.access, args);
+    phase: async (_parent, args, ctx, info) => {
+      // A history page below is read in the lookup's statement: one round trip instead of two in a row.
+      const history = historyAskBelow(info);
+      const resolved = await resolvePhaseRef(ctx.read.phases, ctx.principal.access, args, history === undefined ? {} : { history });
       if (resolved.ok) return resolved.phase;
       if (resolved.kind === 'NOT_FOUND') return null;
       throw badUserInput(resolved.message);

@@ -74,6 +74,20 @@ describe('restrictions', () => {
     expect(changes.statusChanges.edges.map((e) => e.node)).toEqual([{ scope: 'phase', phase: { name: 'ledger' } }]);
   });
 
+  it('a restricted token reads the history only of phases it may see (the others are null, as if they did not exist)', async () => {
+    const history = 'history(from: "2026-01-01T00:00:00Z") { edges { node { status } } }';
+    const answer = await gqlData<Record<string, unknown>>(
+      api.url,
+      `{ byId: phase(id: "${seeded.web}") { name ${history} } byName: phase(cluster: "prod", namespace: "shop", name: "web") { name ${history} }
+         otherCluster: phase(cluster: "staging", namespace: "shop", name: "web") { name ${history} }
+         ledger: phase(cluster: "prod", namespace: "payments", name: "ledger") { name ${history} } ledgerById: phase(id: "${seeded.ledger}") { name ${history} } }`,
+      {},
+      paymentsReader,
+    );
+    const ledger = { name: 'ledger', history: { edges: [{ node: { status: 'Current' } }] } };
+    expect(answer).toEqual({ byId: null, byName: null, otherCluster: null, ledger, ledgerById: ledger });
+  });
+
   it('a restricted token cannot gate on a phase it may not see (NOT_FOUND, as if it did not exist)', async () => {
     const hidden = await gql(api.url, '{ gate(phase: { cluster: "prod", namespace: "shop", name: "web" }, for: "1m") { passed } }', {}, paymentsReader);
     expect(hidden.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');

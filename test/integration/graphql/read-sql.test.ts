@@ -180,6 +180,32 @@ describe('read statements', () => {
     expect(count).toBe(1);
   });
 
+  it('answers concurrent lookups with history pages in one statement per shape and scope, each its phases with the page listPhaseIntervals gives', async () => {
+    const window = { from: at(0), to: at(60) };
+    const page = (key: string, first: number, after?: Date, detail = true) => ({ key, range: window, first, detail, ...(after ? { after } : {}) });
+    const api = { cluster: 'c1', namespace: 'shop', name: 'api' };
+    const asks = [
+      () => phases.findPhasesWithHistory(FULL_ACCESS, api, page('a', 2)),
+      () => phases.findPhasesWithHistory(FULL_ACCESS, api, page('b', 2, at(10))),
+      () => phases.findPhasesWithHistory(FULL_ACCESS, { ...api, source: 'flux' }, page('c', 2)),
+      () => phases.findPhasesWithHistory({ clusters: ['elsewhere'], namespaces: [] }, api, page('d', 2)),
+      () => phases.findPhasesWithHistory(FULL_ACCESS, { id: phaseId }, page('e', 1, undefined, false)),
+      () => phases.findPhasesWithHistory(FULL_ACCESS, { id: phaseId + 1000 }, page('f', 1, undefined, false)),
+    ];
+    const { result: together, count } = await countStatements(() => Promise.all(asks.map((ask) => ask())));
+    // By identity in full access, by identity in another scope, by id without the detail.
+    expect(count).toBe(3);
+    const [lookup] = await phases.findPhases(FULL_ACCESS, api);
+    const { history: _history, ...withoutPage } = together[0]?.[0] ?? {};
+    expect(withoutPage).toEqual(lookup);
+    expect(together.map((found) => found.map((p) => [p.name, p.history?.key]))).toEqual([[['api', 'a']], [['api', 'b']], [], [], [['api', 'e']], []]);
+    expect(together[0]?.[0]?.history?.page).toEqual(await history.listPhaseIntervals(phaseId, window, 2));
+    expect(together[1]?.[0]?.history?.page).toEqual(await history.listPhaseIntervals(phaseId, window, 2, { from: at(10), id: String(at(10).getTime()) }));
+    expect(together[4]?.[0]?.history?.page).toEqual(await history.listPhaseIntervals(phaseId, window, 1, undefined, { detail: false }));
+    expect(together[4]?.[0]?.history?.page.items.map((i) => [i.status, i.detail])).toEqual([['InProgress', undefined]]);
+    expect(together[4]?.[0]?.history?.page.hasMore).toBe(true);
+  });
+
   it('carries on when the server closes an idle connection of the pool (the next read opens another)', async () => {
     // A client whose pool only the read side has used: Prisma never connected, so never listened on the pool.
     const readOnlyPool = new pg.Pool({ connectionString: database.url, max: 1 });
