@@ -164,7 +164,7 @@ export const REGISTRY: BenchEntry[] = [
   },
   {
     id: 'worker-rss', kind: 'scenario', file: 'worker-rss.ts',
-    title: 'worker RSS per 10,000 watched resources (watch caches) vs the same objects in a plain Map',
+    title: 'worker memory per 10,000 watched resources: the watch caches alone, and a worker holding a cluster whose objects are phase members (caches, status memos, kept state), vs the same objects in a plain Map',
     options: { small: { resources: 2_000 }, default: { resources: 40_000 } },
     derive: [
       {

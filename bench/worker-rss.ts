@@ -7,6 +7,11 @@
  * in 5, the median RSS taken), warmed up by doing the same work once (see worker-rss-probe.ts), so
  * the figures are what the caches hold.
  *
+ * Then what a watch-mode worker holds, in 3 fresh processes against scratch databases (the median
+ * heap taken): the same objects, each a member of a phase, watched, observed through the caches
+ * and recorded twice (the `worker` probe): caches, status memos and parsed inventories, and the
+ * cluster state the history store keeps between snapshots, each also printed alone.
+ *
  * The default is 40,000 objects: malloc's arenas move a process's RSS by several MB either way
  * whatever it holds, which at 10,000 objects swamped the figure (0-36 MB per 10k across processes).
  *
@@ -101,5 +106,5 @@ export async function run(options: WorkerRssBenchOptions = {}): Promise<Figures>
 }
 
 if (isMain(import.meta.url)) {
-  printFigures('worker RSS per 10,000 watched resources', await run({ resources: readNumberFlag('resources') }));
+  printFigures('worker memory per 10,000 watched resources', await run({ resources: readNumberFlag('resources') }));
 }
