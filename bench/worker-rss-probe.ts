@@ -97,7 +97,7 @@ async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omi
   const { discoverPhases, INVENTORY_WATCHES } = await import('../src/kube/discover-phases.ts');
   const { observeCluster } = await import('../src/services/observe-cluster.ts');
   const { createHistoryStore } = await import('../src/store/history-store.ts');
-  const { createDb, forgetQueryArguments } = await import('../src/store/prisma.ts');
+  const { createDb } = await import('../src/store/prisma.ts');
   const db = createDb(databaseUrl, { poolSize: 2 });
   // One cycle as a worker runs it, under its own cluster name (so the second one writes everything).
   const cycle = async (name: string) => {
@@ -123,8 +123,7 @@ async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omi
       if (observation.outcome !== 'ok') throw new Error('emulated cluster unreachable');
       const changed = observation.phases[0]?.resources[0];
       if (round === 1 && changed !== undefined) changed.message = `${changed.message} (changed)`;
-      // As the snapshot core (src/services/snapshot-cluster.ts) records it.
-      const result = await run.history.recordSnapshot(observation, { tickAt: new Date((tick += 1000)) }).finally(forgetQueryArguments);
+      const result = await run.history.recordSnapshot(observation, { tickAt: new Date((tick += 1000)) });
       if (!result.written || (round === 1 && result.changes.length === 0)) throw new Error(`snapshot ${round} not written`);
     }
   };

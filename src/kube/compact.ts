@@ -147,10 +147,11 @@ function inflateText(record: CachedObject): string {
 /**
  * The revision as the history core takes it. A watch-mode worker holds one per cached phase member
  * from tick to tick (in the status memo of src/services/observe-cluster.ts), so it holds nothing
- * but its record: the hex hash is made on each read (~0.3 µs), the body inflated on each read and
- * never kept (a snapshot reads it once, for a revision it stores; kept, it would be the whole
- * parsed object again per record). An object literal with a getter costs ~500 bytes here (closure,
- * context, and a property dictionary), this class ~40.
+ * but its record: the hex hash is made on each read (~0.65 µs; a snapshot reads it a few times per
+ * resource, ~25 ms per 10,000, where keeping it cost 0.6 MB of heap per 10,000 in bench/worker-rss),
+ * the body inflated on each read and never kept (a snapshot reads it once, for a revision it
+ * stores; kept, it would be the whole parsed object again per record). An object literal with a
+ * getter costs ~500 bytes here (closure, context, and a property dictionary), this class ~40.
  */
 class CachedRevision implements HashedDocument {
   readonly #record: CachedObject;

@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import type { ChangePublisher } from '../pubsub/change-publisher.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
 import type { HistoryStore } from '../store/history-store.ts';
-import { forgetQueryArguments } from '../store/prisma.ts';
 import type { ChangedObjects } from '../inventory/affected-phases.ts';
 import { observeCluster, type ObserveClusterOptions } from './observe-cluster.ts';
 
@@ -54,8 +53,7 @@ export async function snapshotCluster(deps: SnapshotDeps, cluster: ClusterClient
     log.debug('live snapshot skipped: the changes affect no phase');
     return { ...base, written: false, skipped: 'NOTHING_AFFECTED', ...observed, changes: 0, rows: 0, published: false };
   }
-  // Prisma's debug history would hold the snapshot's bulk parameters for the next 100 queries.
-  const result = await deps.history.recordSnapshot(observation, { tickAt }).finally(forgetQueryArguments);
+  const result = await deps.history.recordSnapshot(observation, { tickAt });
   if (!result.written) {
     log.debug({ lastTickAt: result.lastTickAt.toISOString() }, 'snapshot skipped: this tick is already recorded');
     return { ...base, written: false, skipped: 'STALE_TICK', ...observed, changes: 0, rows: 0, published: false };

@@ -12,7 +12,7 @@ import { Prisma } from '../generated/prisma/client.ts';
 import { applyPlan, toChangeRecord, type ChangeRow } from './history-write.ts';
 import { createClusterStateCache, revivesDeletedPhase } from './cluster-state-cache.ts';
 import { loadClusterState, lockCluster, type LockedCluster } from './history-state.ts';
-import type { Db } from './prisma.ts';
+import { forgetQueryArguments, type Db } from './prisma.ts';
 
 /** What {@link HistoryStore.recordSnapshot} did. */
 export type RecordSnapshotResult =
@@ -114,11 +114,14 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
           return { written: true, outcome: plan.outcome, changes: applied.changes, rows: applied.rows, extendedTick: plan.tick === 'extend' } as const;
         },
         { timeout: options.transactionTimeoutMs ?? 120_000, maxWait: 30_000 },
-      ).catch((error: unknown) => {
-        // Rolled back, or its commit is in doubt: the next snapshot of the cluster reads the store.
-        if (clusterId !== undefined) cache?.delete(clusterId);
-        throw error;
-      });
+      )
+        .catch((error: unknown) => {
+          // Rolled back, or its commit is in doubt: the next snapshot of the cluster reads the store.
+          if (clusterId !== undefined) cache?.delete(clusterId);
+          throw error;
+        })
+        // Prisma's debug history would hold the snapshot's bulk parameters for the next 100 queries.
+        .finally(forgetQueryArguments);
       if (clusterId !== undefined && keep !== undefined) {
         if (keep.state === undefined) cache?.delete(clusterId);
         else cache?.set(clusterId, keep.version, keep.state);

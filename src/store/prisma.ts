@@ -51,7 +51,7 @@ export function poolOf(db: Db): pg.Pool {
  * module holds its last 100 lines, and the line of every query holds the query's SQL and
  * parameters. After a snapshot those are the bulk statements' arrays (the changed resources'
  * statuses, details and redacted revisions: ~10 MB per 10,000 changed resources), held until 100
- * more queries push them out. The snapshot core calls this after each snapshot.
+ * more queries push them out. The history store calls this after each snapshot.
  */
 export function forgetQueryArguments(): void {
   clearLogs();
