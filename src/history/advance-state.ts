@@ -6,6 +6,7 @@
  * manifests, reachability intervals) or delete phases give no state: the next snapshot loads it.
  */
 import type { PhaseWrite, SnapshotPlan } from './plan-snapshot.ts';
+import { revisionDigest } from './fingerprints.ts';
 import { createTextIntern, type InternText } from './intern.ts';
 import { phaseDetail, withConditionTimes } from './status-detail.ts';
 import type { ObservedResource, OpenPhaseInterval, OpenResourceInterval, StoredClusterState, StoredPhase } from './types.ts';
@@ -112,7 +113,8 @@ function storedResource(resourceId: number, r: ObservedResource, revisionId: num
     presence: text(r.presence),
     generation: r.generation ?? null,
     observedGeneration: r.observedGeneration ?? null,
-    revisionHash: revisionId === null ? null : (r.revision?.hash ?? null),
+    // The revision's own digest when it has one: a watch cache holds that string anyway.
+    revisionDigest: revisionId === null || r.revision === undefined ? null : revisionDigest(r.revision),
     revisionId,
     customHealth: text(r.customHealth?.health ?? null),
   };

@@ -2,8 +2,9 @@
  * When two observations of the same thing count as "unchanged". An equal fingerprint extends the
  * open interval (no write); a different one closes it and opens a new one.
  */
+import { Buffer } from 'node:buffer';
 import { canonicalJson } from './canonical-hash.ts';
-import type { ObservedPhaseStatus, ObservedResource, OpenPhaseInterval, OpenResourceInterval } from './types.ts';
+import type { HashedDocument, ObservedPhaseStatus, ObservedResource, OpenPhaseInterval, OpenResourceInterval } from './types.ts';
 
 /**
  * True when stored open interval `stored` and observed `r` agree on what a resource's interval
@@ -21,9 +22,22 @@ export function storedMatchesObserved(stored: OpenResourceInterval, r: ObservedR
     stored.presence === r.presence &&
     (stored.generation ?? null) === (r.generation ?? null) &&
     (stored.observedGeneration ?? null) === (r.observedGeneration ?? null) &&
-    (stored.revisionHash ?? null) === (r.revision?.hash ?? null) &&
+    stored.revisionDigest === (r.revision === undefined ? null : revisionDigest(r.revision)) &&
     (stored.customHealth ?? null) === (r.customHealth?.health ?? null)
   );
+}
+
+/**
+ * The revision's sha256 as 32 latin1 characters, the form a kept state holds: the document's own
+ * `digest` (the same string, so the state shares it), else made from its hex `hash`.
+ */
+export function revisionDigest(document: HashedDocument): string {
+  return document.digest ?? digestOfHex(document.hash);
+}
+
+/** A hex sha256 as 32 latin1 characters: a new flat string, holding nothing else alive. */
+export function digestOfHex(hex: string): string {
+  return Buffer.from(hex, 'hex').toString('latin1');
 }
 
 /** Fingerprint of a phase status; condition transition times are left out on purpose. */

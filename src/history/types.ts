@@ -21,8 +21,15 @@ export interface PhaseIdentity {
 
 /** A redacted, content-addressed JSON document (a manifest or an object revision). */
 export interface HashedDocument {
+  /** sha256 of the canonical JSON, hex. */
   hash: string;
   body: Record<string, unknown>;
+  /**
+   * The same sha256 as 32 latin1 characters, when the document keeps it that way (watch-cache
+   * records, src/kube/compact.ts): one flat string that a worker's kept state can share instead
+   * of holding a 64-character hex copy. Absent: derive it from `hash`.
+   */
+  readonly digest?: string;
 }
 
 /** A phase's inventory as observed, redacted and hashed. */
@@ -112,8 +119,13 @@ export interface OpenResourceInterval {
   presence: string;
   generation: number | null;
   observedGeneration: number | null;
-  revisionHash: string | null;
-  /** Id of the stored revision (`revisionHash`), when the store loaded it: an unchanged revision is not stored again. */
+  /**
+   * sha256 of the stored revision as 32 latin1 characters ({@link HashedDocument.digest}), not the
+   * hex `hash`: a worker keeps one per resource between snapshots, and this is half the heap (the
+   * watch cache's own string when the revision came from one).
+   */
+  revisionDigest: string | null;
+  /** Id of the stored revision (`revisionDigest`), when the store loaded it: an unchanged revision is not stored again. */
   revisionId?: number | null;
   customHealth: string | null;
 }

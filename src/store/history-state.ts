@@ -5,6 +5,7 @@
 import type { PhaseCondition } from '../status/phase-summary.ts';
 import type { PhaseIdentity, StoredClusterState, StoredPhase } from '../history/types.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
+import { digestOfHex } from '../history/fingerprints.ts';
 import { createDateIntern, createTextIntern } from '../history/intern.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 
@@ -123,7 +124,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
       presence: text(r.presence),
       generation: r.generation === null ? null : Number(r.generation),
       observedGeneration: r.observedGeneration === null ? null : Number(r.observedGeneration),
-      revisionHash: r.revisionHash,
+      revisionDigest: r.revisionHash === null ? null : digestOfHex(r.revisionHash),
       revisionId: r.revisionId,
       customHealth: text(r.customHealth),
     });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hashDocument } from '../../../src/history/canonical-hash.ts';
+import { hashDocument, hashStrings } from '../../../src/history/canonical-hash.ts';
+import { digestOfHex } from '../../../src/history/fingerprints.ts';
 import { hashObservation, planSnapshot, settleRun } from '../../../src/history/plan-snapshot.ts';
 import type { ClusterObservation, ObservedPhase, ObservedResource, StoredClusterState, StoredPhase } from '../../../src/history/types.ts';
 
@@ -34,7 +35,7 @@ function storedAfter(observed: ObservedPhase, extra: Partial<StoredPhase> = {}):
     status: { from: EARLIER, since: EARLIER, status: observed.status.status, message: observed.status.message, summary: observed.status.summary, conditions: [], worstResource: null, stale: false },
     resources: observed.resources.map((r, i) => ({
       resourceId: 7000 + i, from: EARLIER, resourceKey: r.key, status: r.status, reason: null, message: r.message, presence: r.presence,
-      generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionHash: null, customHealth: null,
+      generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionDigest: null, customHealth: null,
     })),
     ...extra,
   };
@@ -87,15 +88,19 @@ describe('planning a snapshot', () => {
     expect(plan.tick).toBe('start');
   });
 
+  const H1 = hashStrings(['revision 1']);
+  const H2 = hashStrings(['revision 2']);
   it.each([
-    ['the same revision keeps its stored id', 'h1', 55],
-    ['a new revision is stored anew', 'h2', undefined],
-  ])('a status change with %s', (_what, observedHash, revisionId) => {
-    const withRevision = (r: ObservedResource, hash: string): ObservedResource => ({ ...r, revision: { hash, body: { kind: 'Deployment' } } });
-    const observed = phase([withRevision(resource('web'), 'h1')]);
+    ['the same revision keeps its stored id', H1, false, 55],
+    ['the same revision (given with its digest, as a watch cache does) keeps its stored id', H1, true, 55],
+    ['a new revision is stored anew', H2, false, undefined],
+    ['a new revision (given with its digest) is stored anew', H2, true, undefined],
+  ])('a status change with %s', (_what, observedHash, withDigest, revisionId) => {
+    const withRevision = (r: ObservedResource, hash: string): ObservedResource => ({ ...r, revision: { hash, body: { kind: 'Deployment' }, ...(withDigest ? { digest: digestOfHex(hash) } : {}) } });
+    const observed = phase([withRevision(resource('web'), H1)]);
     const stored = storedAfter(observed);
     const storedPhase = stored.phases[0] as StoredPhase;
-    storedPhase.resources = storedPhase.resources.map((r) => ({ ...r, revisionHash: 'h1', revisionId: 55 }));
+    storedPhase.resources = storedPhase.resources.map((r) => ({ ...r, revisionDigest: digestOfHex(H1), revisionId: 55 }));
     const plan = planSnapshot(stored, ok([phase([withRevision(resource('web', 'InProgress'), observedHash)])]));
     expect(plan.phases[0]?.openResources).toEqual([{ resourceId: 7000, resource: expect.objectContaining({ status: 'InProgress' }), ...(revisionId === undefined ? {} : { revisionId }) }]);
   });
@@ -198,10 +203,17 @@ describe('the hash of an observation (equal: the snapshot changes nothing, one r
     expect(hashObservation(ok([phase([{ ...resource('web'), generation: 1, observedGeneration: 23 }])]))).not.toBe(generations);
   });
 
+  it('is the same whether a revision comes with its digest (a watch cache) or its hex hash only (a list)', () => {
+    const hash = hashStrings(['web']);
+    const listed = hashObservation(ok([phase([{ ...resource('web'), revision: { hash, body: {} } }])]));
+    expect(hashObservation(ok([phase([{ ...resource('web'), revision: { hash, digest: digestOfHex(hash), body: {} } }])]))).toBe(listed);
+    expect(hashObservation(ok([phase([{ ...resource('web'), revision: { hash: hashStrings(['web, next']), body: {} } }])]))).not.toBe(listed);
+  });
+
   it('changes when a resource could not be read, or gets a revision or custom health', () => {
     const base = hashObservation(ok([phase([resource('web')])]));
     expect(hashObservation(ok([phase([{ ...resource('web'), unread: true }])]))).not.toBe(base);
-    expect(hashObservation(ok([phase([{ ...resource('web'), revision: { hash: 'abc', body: {} } }])]))).not.toBe(base);
+    expect(hashObservation(ok([phase([{ ...resource('web'), revision: { hash: hashStrings(['web']), body: {} } }])]))).not.toBe(base);
     expect(hashObservation(ok([phase([{ ...resource('web'), customHealth: { engine: 'lua', source: 'x', health: 'Healthy', message: '' } }])]))).not.toBe(base);
   });
 });
