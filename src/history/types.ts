@@ -30,6 +30,14 @@ export interface HashedDocument {
    * of holding a 64-character hex copy. Absent: derive it from `hash`.
    */
   readonly digest?: string;
+  /**
+   * Called after a snapshot that references this revision has committed: the store holds the
+   * body, so the document may drop its own copy. Reading `body` after that may be impossible;
+   * {@link HashedDocument.reloadBody} then reads it again from its source.
+   */
+  stored?(): void;
+  /** The body read again from its source (the API server), for a document that dropped it. */
+  reloadBody?(): Promise<Record<string, unknown>>;
 }
 
 /** A phase's inventory as observed, redacted and hashed. */

@@ -23,32 +23,92 @@ import { canonicalJson } from '../history/canonical-hash.ts';
 import { redactObject, type RedactionOptions } from '../history/redact.ts';
 import type { HashedDocument } from '../history/types.ts';
 import { findRule } from '../status/rules/index.ts';
+import { flatString } from './flat-string.ts';
 import type { KubeObject } from './slim.ts';
 
-/** One cached object. */
-export interface CachedObject {
-  /**
-   * JSON of what status rules read (or of the whole slimmed object, for kinds with a custom health
-   * check), when kept in the clear: a string costs a third of the same data as parsed objects.
-   * Empty when the view is packed in {@link revision}. Read it with {@link readView}.
-   */
-  readonly view: string;
-  /**
-   * One latin1 string: the 32 bytes of the sha256 of the redacted object's canonical JSON (as
-   * `hashRedacted` hashes it), then, deflated (raw, with {@link DICTIONARY}), the view's JSON and a
-   * NUL when `view` is empty, and that canonical JSON. One string costs 16 bytes of overhead where
-   * a Buffer costs ~100.
-   */
-  readonly revision: string;
+/**
+ * One cached object. Its hash is kept for good; its body (the revision, and the view when packed)
+ * until a snapshot has stored the revision ({@link CachedRevision.stored}): after that the store
+ * holds the revision and the status layer keeps its result in `memo`, so a worker holds ~250 bytes
+ * per object instead of ~600. A body needed again (the store lost the revision, or the status must
+ * be computed under other options) is read from the API server: see src/services/observe-cluster.ts.
+ */
+export class CachedObject {
+  readonly resourceVersion: string;
   /** {@link redactionKey} of the options the revision was redacted with. */
   readonly redaction: string;
-  readonly resourceVersion: string;
+  /**
+   * JSON of what status rules read (or of the whole slimmed object), when kept in the clear: a
+   * string costs a third of the same data as parsed objects. Empty when the view is packed with the
+   * revision. Read it with {@link readView}.
+   */
+  readonly view: string;
+  /** The view is the whole object (inventory parsing reads it too): it is never dropped. */
+  readonly whole: boolean;
+  /**
+   * The sha256 of the redacted object's canonical JSON (as `hashRedacted` hashes it), as 32 latin1
+   * characters: one flat string, which the history store's kept state shares.
+   */
+  readonly digest: string;
+  /**
+   * What the status layer computed from this record and under what (set and read only by
+   * src/services/observe-cluster.ts). A record is replaced when its object changes, so an unchanged
+   * object's status is computed once. On the record rather than in a WeakMap beside it: an
+   * ephemeron entry and a wrapper object cost ~90 bytes per object.
+   */
+  memo: unknown = undefined;
+  /**
+   * Deflated (raw, with {@link DICTIONARY}): the view's JSON and a NUL when `view` is empty, then
+   * the revision's canonical JSON. A latin1 string costs 16 bytes of overhead where a Buffer costs
+   * ~100. Empty once dropped.
+   */
+  #packed: string;
+
+  constructor(fields: { resourceVersion: string; redaction: string; view: string; whole: boolean; digest: string; packed: string }) {
+    this.resourceVersion = fields.resourceVersion;
+    this.redaction = fields.redaction;
+    this.view = fields.view;
+    this.whole = fields.whole;
+    this.digest = fields.digest;
+    this.#packed = fields.packed;
+  }
+
+  /** False once a packed view was dropped. */
+  get hasView(): boolean {
+    return this.view !== '' || this.#packed !== '';
+  }
+
+  /** Characters held: the view, the digest and the body. */
+  get size(): number {
+    return this.view.length + this.digest.length + this.#packed.length;
+  }
+
+  /** False once the revision's body was dropped. */
+  get hasBody(): boolean {
+    return this.#packed !== '';
+  }
+
+  /** The packed text: the view's JSON and a NUL when packed, then the revision's canonical JSON. */
+  unpack(): string {
+    if (this.#packed === '') throw new Error('the cached object no longer holds its body (a snapshot stored it); read the object from the API server');
+    return inflateRawSync(Buffer.from(this.#packed, 'latin1'), ZLIB).toString('utf8');
+  }
+
+  /** Forgets the body (the revision, and the view when packed), unless the view is packed and whole. */
+  dropBody(): void {
+    if (this.view !== '' || !this.whole) this.#packed = '';
+  }
 }
 
 /** Options of {@link compactObject}. */
 export interface CompactOptions {
-  /** Keep the whole (slimmed) object as the view: a custom health check covers this kind. @default false */
+  /** Keep the whole (slimmed) object as the view: a custom health check or inventory parsing reads it. @default false */
   whole?: boolean;
+  /**
+   * Keep the view in the clear, for views read on every tick: custom health checks run every tick,
+   * and some kinds' status depends on the time or on pods. @default `whole`, or one of those kinds
+   */
+  clear?: boolean;
   redaction?: RedactionOptions;
 }
 
@@ -101,9 +161,6 @@ const DICTIONARY = Buffer.from([
  */
 const ZLIB = { dictionary: DICTIONARY, windowBits: 13, memLevel: 5 };
 
-/** Bytes of the sha256 digest at the start of a record's revision string. */
-const DIGEST_BYTES = 32;
-
 /** A stable name of redaction options, so a revision redacted differently is recognised. */
 export function redactionKey(options: RedactionOptions | undefined): string {
   const drops = options?.dropAnnotations ?? [];
@@ -116,78 +173,104 @@ const READ_EVERY_TICK = new Set(['v1/Pod', 'apps/v1/StatefulSet', 'apps/v1/Repli
 /** The compact record of `object` (already slimmed, with apiVersion and kind set). */
 export function compactObject(object: KubeObject, options: CompactOptions = {}): CachedObject {
   const view = JSON.stringify(options.whole === true ? object : statusView(object));
-  const clear = options.whole === true || READ_EVERY_TICK.has(`${String(object.apiVersion)}/${String(object.kind)}`);
-  return {
-    view: clear ? view : '',
-    revision: compactRevision(object, options.redaction, clear ? undefined : view),
-    redaction: redactionKey(options.redaction),
+  const clear = options.clear ?? (options.whole === true || READ_EVERY_TICK.has(`${String(object.apiVersion)}/${String(object.kind)}`));
+  const text = canonicalJson(redactObject(object, options.redaction));
+  return new CachedObject({
     resourceVersion: readResourceVersion(object),
-  };
+    redaction: redactionKey(options.redaction),
+    view: clear ? flatString(view) : '',
+    whole: options.whole === true,
+    digest: createHash('sha256').update(text).digest().toString('latin1'),
+    packed: deflateRawSync(clear ? text : `${view}\u0000${text}`, ZLIB).toString('latin1'),
+  });
 }
 
-/** The status view of a cached object, parsed. */
+/** The status view of a cached object, parsed; throws when it was packed and dropped ({@link CachedObject.hasView}). */
 export function readView(record: CachedObject): KubeObject {
   if (record.view !== '') return JSON.parse(record.view) as KubeObject;
-  const text = inflateText(record);
+  const text = record.unpack();
   // JSON text never holds a raw NUL (JSON.stringify escapes control characters).
   return JSON.parse(text.slice(0, text.indexOf('\u0000'))) as KubeObject;
 }
 
-/** The redacted revision of `object` (and the packed view): its hash and its canonical JSON deflated, in one string. */
-function compactRevision(object: KubeObject, redaction: RedactionOptions | undefined, packedView: string | undefined): string {
-  const text = canonicalJson(redactObject(object, redaction));
-  const digest = createHash('sha256').update(text).digest();
-  return Buffer.concat([digest, deflateRawSync(packedView === undefined ? text : `${packedView}\u0000${text}`, ZLIB)]).toString('latin1');
+/** The redacted object a record's revision holds; throws when it was dropped ({@link CachedObject.hasBody}). */
+export function inflateRevision(record: CachedObject): Record<string, unknown> {
+  const text = record.unpack();
+  return JSON.parse(record.view === '' ? text.slice(text.indexOf('\u0000') + 1) : text) as Record<string, unknown>;
 }
 
-function inflateText(record: CachedObject): string {
-  return inflateRawSync(Buffer.from(record.revision.slice(DIGEST_BYTES), 'latin1'), ZLIB).toString('utf8');
+/** The hex form of a 32-character latin1 digest. */
+export function hexDigest(digest: string): string {
+  return Buffer.from(digest, 'latin1').toString('hex');
+}
+
+/** Thrown when a dropped body is read again from the API server and the object has changed since. */
+export class RevisionMovedError extends Error {
+  constructor(readonly hash: string) {
+    super(`object revision ${hash} is no longer held and the object has changed on the API server since; the next snapshot records the new one`);
+    this.name = 'RevisionMovedError';
+  }
 }
 
 /**
- * The revision as the history core takes it. A watch-mode worker holds one per cached phase member
- * from tick to tick (in the status memo of src/services/observe-cluster.ts), so it holds nothing
- * but its record: the hex hash is made on each read (~0.65 µs; a snapshot reads it a few times per
- * resource, ~25 ms per 10,000, where keeping it cost 0.6 MB of heap per 10,000 in bench/worker-rss),
- * the body inflated on each read and never kept (a snapshot reads it once, for a revision it
- * stores; kept, it would be the whole parsed object again per record). An object literal with a
- * getter costs ~500 bytes here (closure, context, and a property dictionary), this class ~40.
+ * The revision of a cached record as the history core takes it, made per observation (a worker
+ * keeps the record, not this). The hex hash is made on each read (~0.65 µs; keeping it cost 0.6 MB
+ * of heap per 10,000 in bench/worker-rss), the body inflated on each read and never kept (kept, it
+ * would be the whole parsed object again). Once a snapshot stored it ({@link stored}), the record
+ * drops its body; `reloadBody` reads it from the API server for a store that lost it since.
  */
 class CachedRevision implements HashedDocument {
   readonly #record: CachedObject;
+  readonly #reload: (() => Promise<Record<string, unknown> | undefined>) | undefined;
 
-  constructor(record: CachedObject) {
+  constructor(record: CachedObject, reload: (() => Promise<Record<string, unknown> | undefined>) | undefined) {
     this.#record = record;
+    this.#reload = reload;
   }
 
   get hash(): string {
-    return Buffer.from(this.#record.revision.slice(0, DIGEST_BYTES), 'latin1').toString('hex');
+    return hexDigest(this.#record.digest);
+  }
+
+  get digest(): string {
+    return this.#record.digest;
   }
 
   get body(): Record<string, unknown> {
     return inflateRevision(this.#record);
   }
+
+  /**
+   * The store now holds this revision. The record drops its body unless it still needs it: a view
+   * packed with it is dropped only when the status layer has memoised what it computed from it.
+   */
+  stored(): void {
+    if (this.#record.view !== '' || this.#record.memo !== undefined) this.#record.dropBody();
+  }
+
+  async reloadBody(): Promise<Record<string, unknown>> {
+    if (this.#record.hasBody) return this.body;
+    const body = this.#reload === undefined ? undefined : await this.#reload();
+    const hash = this.hash;
+    if (body === undefined || createHash('sha256').update(canonicalJson(body)).digest('hex') !== hash) throw new RevisionMovedError(hash);
+    return body;
+  }
 }
 
 /**
- * The revision of a cached record as the history core takes it. When the cache redacted with
- * other options than `redaction`, the body is redacted again and hashed anew (correct when the
- * cache dropped no annotation that `redaction` keeps; caches drop none unless told).
+ * The revision of a cached record as the history core takes it. `reload` reads the redacted object
+ * from the API server, for a record that dropped its body. When the cache redacted with other
+ * options than `redaction`, the body is redacted again and hashed anew (correct when the cache
+ * dropped no annotation that `redaction` keeps; caches drop none unless told); the record must
+ * hold its body then.
  */
-export function toHashedDocument(record: CachedObject, redaction?: RedactionOptions): HashedDocument {
+export function toHashedDocument(record: CachedObject, redaction?: RedactionOptions, reload?: () => Promise<Record<string, unknown> | undefined>): HashedDocument {
   if (record.redaction !== redactionKey(redaction)) {
     const body = redactObject(inflateRevision(record), redaction);
     return { hash: createHash('sha256').update(canonicalJson(body)).digest('hex'), body };
   }
-  return new CachedRevision(record);
+  return new CachedRevision(record, reload);
 }
-
-/** The redacted object a record's revision holds. */
-export function inflateRevision(record: CachedObject): Record<string, unknown> {
-  const text = inflateText(record);
-  return JSON.parse(record.view === '' ? text.slice(text.indexOf('\u0000') + 1) : text) as Record<string, unknown>;
-}
-
 
 /**
  * The fields of `object` that status rules read; the input is not modified. A field of the wrong

@@ -58,6 +58,8 @@ export interface ReadObjectsOptions extends Pick<ListOptions, 'pageSize' | 'maxT
   includePods?: boolean;
   /** LISTs in flight at once for this cluster. @default 4 */
   concurrency?: number;
+  /** Read from the API server even where a synced watch cache could answer. @default false */
+  fromServer?: boolean;
 }
 
 interface KindGroup {
@@ -170,7 +172,7 @@ async function planPodTasks(cluster: ClusterClient, refs: readonly ObjectRef[], 
 async function runTask(cluster: ClusterClient, task: ListTask, options: ReadObjectsOptions, result: ReadObjectsResult, settled: Set<string>): Promise<void> {
   const { resolved } = task;
   const podNamespaces = new Set(task.refs.map((r) => r.namespace));
-  const cache = cluster.caches.get(cacheKey(resolved.group, resolved.kind, task.namespace))
+  const cache = options.fromServer === true ? undefined : cluster.caches.get(cacheKey(resolved.group, resolved.kind, task.namespace))
     ?? cluster.caches.get(cacheKey(resolved.group, resolved.kind));
   if (cache?.synced === true) {
     result.stats.cacheReads += 1;

@@ -6,6 +6,7 @@
  */
 import { refKey } from '../inventory/ref-key.ts';
 import type { ObjectRef } from '../inventory/types.ts';
+import { flatString } from './flat-string.ts';
 
 const keys = new WeakMap<ObjectRef, string>();
 
@@ -13,7 +14,8 @@ const keys = new WeakMap<ObjectRef, string>();
 export function keyOf(ref: ObjectRef): string {
   let key = keys.get(ref);
   if (key === undefined) {
-    key = refKey(ref);
+    // Kept as long as the ref: flat (see flat-string.ts).
+    key = flatString(refKey(ref));
     keys.set(ref, key);
   }
   return key;

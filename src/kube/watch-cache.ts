@@ -9,6 +9,7 @@ import { cacheKey, type CacheView, type ClusterClient } from './cluster-client.t
 import { collectionPath, isKubeError, type ResolvedKind } from './discovery.ts';
 import { classifyKubeError, KubeRequestError, type KubeError } from './errors.ts';
 import { compactObject, readView, type CachedObject } from './compact.ts';
+import { flatString } from './flat-string.ts';
 import { listCollection } from './list-collection.ts';
 import { slimObject, type KubeObject } from './slim.ts';
 import type { RedactionOptions } from '../history/redact.ts';
@@ -18,8 +19,6 @@ import type { ObjectRef } from '../inventory/types.ts';
 export interface WatchChange {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   ref: ObjectRef;
-  /** The new object, or the last state before deletion: its status view (see compact.ts). */
-  object: KubeObject;
 }
 
 /** Events of a {@link WatchCache}. */
@@ -113,11 +112,14 @@ export function createWatchCache(
   let abortWatch: (() => void) | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let firstSync: ((error?: KubeError) => void) | undefined;
-  let whole: boolean | undefined;
+  let forHealth: boolean | undefined;
 
+  // Custom health checks read the whole object on every tick: in the clear. Inventory objects are
+  // parsed once per version: packed like status views.
   const compact = (object: KubeObject): CachedObject => {
-    whole ??= kind.whole === true || (options.wholeObjects?.(String(object.apiVersion ?? ''), String(object.kind ?? '')) ?? false);
-    return compactObject(object, { whole, ...(options.redaction !== undefined ? { redaction: options.redaction } : {}) });
+    forHealth ??= options.wholeObjects?.(String(object.apiVersion ?? ''), String(object.kind ?? '')) ?? false;
+    const whole = forHealth || kind.whole === true;
+    return compactObject(object, { whole, ...(whole ? { clear: forHealth } : {}), ...(options.redaction !== undefined ? { redaction: options.redaction } : {}) });
   };
 
   const emit = <E extends keyof WatchCacheEvents>(event: E, ...args: Parameters<WatchCacheEvents[E]>): void => {
@@ -162,7 +164,7 @@ export function createWatchCache(
     synced = true;
     failures = 0;
     if (stats.lists > 1) diffAndEmit(previous, fresh);
-    else for (const obj of fresh.values()) emitChange('ADDED', obj);
+    else for (const k of fresh.keys()) emitChange('ADDED', k);
     emit('synced');
     firstSync?.();
     firstSync = undefined;
@@ -172,17 +174,18 @@ export function createWatchCache(
   function diffAndEmit(previous: Map<string, CachedObject>, fresh: Map<string, CachedObject>): void {
     for (const [k, obj] of fresh) {
       const old = previous.get(k);
-      if (old === undefined) emitChange('ADDED', obj);
-      else if (old.resourceVersion !== obj.resourceVersion) emitChange('MODIFIED', obj);
+      if (old === undefined) emitChange('ADDED', k);
+      else if (old.resourceVersion !== obj.resourceVersion) emitChange('MODIFIED', k);
     }
-    for (const [k, old] of previous) if (!fresh.has(k)) emitChange('DELETED', old);
+    for (const k of previous.keys()) if (!fresh.has(k)) emitChange('DELETED', k);
   }
 
-  function emitChange(type: WatchChange['type'], record: CachedObject): void {
+  /** Emits a change of the object cached under `key` (`namespace/name`). */
+  function emitChange(type: WatchChange['type'], key: string): void {
     stats.events += 1;
     if (listeners.change.size === 0) return;
-    const object = readView(record);
-    emit('change', { type, ref: toRef(object, resolved), object });
+    const slash = key.indexOf('/');
+    emit('change', { type, ref: { group: resolved?.group ?? kind.group, kind: resolved?.kind ?? kind.kind, namespace: key.slice(0, slash), name: key.slice(slash + 1) } });
   }
 
   function watch(): void {
@@ -215,11 +218,10 @@ export function createWatchCache(
         }
         failures = 0;
         if (event.type !== 'ADDED' && event.type !== 'MODIFIED' && event.type !== 'DELETED') return;
-        const record = compact(slimObject(withKind(event.object, resolved)));
         const k = objectKey(event.object);
         if (event.type === 'DELETED') objects.delete(k);
-        else objects.set(k, record);
-        emitChange(event.type, record);
+        else objects.set(k, compact(slimObject(withKind(event.object, resolved))));
+        emitChange(event.type, k);
       },
       onClose(error) {
         abortWatch = undefined;
@@ -305,23 +307,14 @@ function readMessage(obj: KubeObject): string {
   return typeof obj.message === 'string' ? obj.message : 'watch error';
 }
 
+/** The cache key of `obj`, `namespace/name`: kept as long as the object is cached, so flat (see flat-string.ts). */
 function objectKey(obj: KubeObject): string {
   const meta = (obj.metadata ?? {}) as { namespace?: unknown; name?: unknown };
-  return `${typeof meta.namespace === 'string' ? meta.namespace : ''}/${typeof meta.name === 'string' ? meta.name : ''}`;
+  return flatString(`${typeof meta.namespace === 'string' ? meta.namespace : ''}/${typeof meta.name === 'string' ? meta.name : ''}`);
 }
 
 function withKind(obj: KubeObject, resolved: ResolvedKind | undefined): KubeObject {
   if (resolved === undefined || (obj.apiVersion !== undefined && obj.kind !== undefined)) return obj;
   const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
   return { ...obj, apiVersion: obj.apiVersion ?? apiVersion, kind: obj.kind ?? resolved.kind };
-}
-
-function toRef(obj: KubeObject, resolved: ResolvedKind | undefined): ObjectRef {
-  const meta = (obj.metadata ?? {}) as { namespace?: unknown; name?: unknown };
-  return {
-    group: resolved?.group ?? '',
-    kind: resolved?.kind ?? String(obj.kind ?? ''),
-    namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
-    name: typeof meta.name === 'string' ? meta.name : '',
-  };
 }

@@ -101,10 +101,11 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
   const read = await readObjects(cluster, refs, { includePods: true, ...options.read });
   if (read.clusterError !== undefined) return unreachable(cluster, now(), read.clusterError);
   const at = now();
-  const outcomeOf = indexOutcomes(read);
   const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
+  const outcomeOf = await withServerReads(cluster, refs, indexOutcomes(read), statusOptions, options);
+  const reload = (ref: ObjectRef) => () => reloadRevision(cluster, ref, options);
   const phases = all.map((source) => {
-    const resources = source.phase.entries.map((ref) => observeResource(cluster.name, ref, outcomeOf(ref), statusOptions, options.redaction));
+    const resources = source.phase.entries.map((ref) => observeResource(cluster.name, ref, outcomeOf(ref), statusOptions, options.redaction, reload));
     return observePhase(cluster.name, source, resources, at, options.redaction);
   });
   const unobservedSources = [...new Set(discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind))];
@@ -129,19 +130,67 @@ type StatusOptions = Parameters<typeof computeStatus>[1];
 /** What one resource's observation takes from its object (found objects only). */
 type ObjectPart = Pick<ObservedResource, 'status' | 'message' | 'conditions' | 'presence' | 'reason' | 'customHealth' | 'generation' | 'observedGeneration' | 'revision'>;
 
-/** An object part computed from a watch cache record, with what it was computed under. */
-interface Memo {
-  part: ObjectPart;
-  customHealth: StatusOptions['customHealth'];
-  withPods: boolean;
-  redaction: string;
+/** What a memoised status was computed under: a memo serves only an observation made under the same. */
+class MemoContext {
+  /** Memos made under this context, by their content: see {@link memoize}. */
+  readonly memos = new Map<string, StatusMemo>();
+  constructor(
+    readonly customHealth: StatusOptions['customHealth'],
+    readonly withPods: boolean,
+    readonly redaction: string,
+  ) {}
 }
 
 /**
- * Object parts of watch-cache records. A record is replaced when its object changes, so an
- * unchanged object costs a lookup instead of a parse and a status computation on every tick.
+ * The status computed from a watch-cache record; kept on the record (`CachedObject.memo`), which is
+ * replaced when its object changes, so an unchanged object costs a lookup instead of a parse and a
+ * status computation on every tick. Memos are shared: most objects of a kind are in the same state
+ * (Current, the same message, the same generations), and a worker holds one per watched member.
  */
-const memos = new WeakMap<CachedObject, Memo>();
+class StatusMemo {
+  constructor(
+    readonly context: MemoContext,
+    readonly status: ObservedResource['status'],
+    readonly message: string,
+    readonly conditions: ObservedResource['conditions'],
+    readonly presence: ObservedResource['presence'],
+    readonly reason: string | undefined,
+    readonly generation: number | undefined,
+    readonly observedGeneration: number | undefined,
+  ) {}
+}
+
+/** The few contexts observations are made under (checks, pods read or not, redaction). */
+const memoContexts: MemoContext[] = [];
+/** Distinct memos kept per context before the sharing index starts over (memos in use stay on their records). */
+const SHARED_MEMO_LIMIT = 20_000;
+
+function contextOf(statusOptions: StatusOptions, redaction: string): MemoContext {
+  const withPods = statusOptions.pods !== undefined;
+  const known = memoContexts.find((c) => c.customHealth === statusOptions.customHealth && c.withPods === withPods && c.redaction === redaction);
+  if (known !== undefined) return known;
+  const context = new MemoContext(statusOptions.customHealth, withPods, redaction);
+  // Contexts of checks replaced by a reload are dropped with their index.
+  if (memoContexts.length >= 8) memoContexts.shift();
+  memoContexts.push(context);
+  return context;
+}
+
+function memoOf(record: CachedObject): StatusMemo | undefined {
+  return record.memo instanceof StatusMemo ? record.memo : undefined;
+}
+
+/** The shared memo of `part` under `context`. */
+function memoize(context: MemoContext, part: ObjectPart): StatusMemo {
+  const key = JSON.stringify([part.status, part.message, part.conditions, part.presence, part.reason ?? null, part.generation ?? null, part.observedGeneration ?? null]);
+  const known = context.memos.get(key);
+  if (known !== undefined) return known;
+  const conditions = part.conditions.length === 0 ? NO_CONDITIONS : part.conditions;
+  const memo = new StatusMemo(context, part.status, part.message, conditions, part.presence, part.reason, part.generation, part.observedGeneration);
+  if (context.memos.size >= SHARED_MEMO_LIMIT) context.memos.clear();
+  context.memos.set(key, memo);
+  return memo;
+}
 
 /**
  * Kinds whose status also depends on the time (a Pending Pod's scheduling window) or on other
@@ -149,10 +198,51 @@ const memos = new WeakMap<CachedObject, Memo>();
  */
 const NOT_MEMOIZED = new Set(['/Pod', 'apps/StatefulSet', 'apps/ReplicaSet', 'extensions/ReplicaSet']);
 
-function observeResource(clusterName: string, ref: ObjectRef, outcome: Outcome, statusOptions: StatusOptions, redaction: RedactionOptions | undefined): ObservedResource {
+/** The empty condition list of memoised statuses, shared (nothing modifies an observation's conditions). */
+const NO_CONDITIONS: ObservedResource['conditions'] = Object.freeze([]) as unknown as ObservedResource['conditions'];
+
+/**
+ * `outcomeOf`, with the objects whose cached record can no longer answer this observation read
+ * from the API server: records that dropped their view once a snapshot stored them, when the
+ * status must be computed under other options than memoised (a custom health check or redaction
+ * changed, pods appeared), and records whose revision must be redacted anew but dropped its body.
+ * Rare: each such object is read once, then its new memo serves again.
+ */
+async function withServerReads(
+  cluster: ClusterClient,
+  refs: readonly ObjectRef[],
+  outcomeOf: (ref: ObjectRef) => Outcome,
+  statusOptions: StatusOptions,
+  options: ObserveClusterOptions,
+): Promise<(ref: ObjectRef) => Outcome> {
+  const key = redactionKey(options.redaction);
+  const stale = refs.filter((ref) => {
+    const outcome = outcomeOf(ref);
+    if (outcome.kind !== 'found' || outcome.record === undefined) return false;
+    const record = outcome.record;
+    if (record.redaction !== key) return !record.hasBody;
+    return !record.hasView && memoOf(record)?.context !== contextOf(statusOptions, key);
+  });
+  if (stale.length === 0) return outcomeOf;
+  const fresh = await readObjects(cluster, stale, { ...options.read, fromServer: true });
+  const freshOutcomeOf = indexOutcomes(fresh);
+  const staleKeys = new Set(stale.map(keyOf));
+  return (ref) => (staleKeys.has(keyOf(ref)) ? freshOutcomeOf(ref) : outcomeOf(ref));
+}
+
+/** The redacted object `ref` names, read from the API server (undefined when it cannot be read). */
+async function reloadRevision(cluster: ClusterClient, ref: ObjectRef, options: ObserveClusterOptions): Promise<Record<string, unknown> | undefined> {
+  const read = await readObjects(cluster, [ref], { ...options.read, fromServer: true });
+  const object = read.objects.get(keyOf(ref));
+  return object === undefined ? undefined : redactObject(object, options.redaction);
+}
+
+type Reloader = (ref: ObjectRef) => () => Promise<Record<string, unknown> | undefined>;
+
+function observeResource(clusterName: string, ref: ObjectRef, outcome: Outcome, statusOptions: StatusOptions, redaction: RedactionOptions | undefined, reload: Reloader): ObservedResource {
   let part: ObjectPart;
   if (outcome.kind === 'found') {
-    part = outcome.record !== undefined ? partOfRecord(ref, outcome.record, () => outcome.object, statusOptions, redaction) : partOfObject(outcome.object, statusOptions, revisionOfListed(clusterName, outcome.object, redaction));
+    part = outcome.record !== undefined ? partOfRecord(ref, outcome.record, () => outcome.object, statusOptions, redaction, reload) : partOfObject(outcome.object, statusOptions, revisionOfListed(clusterName, outcome.object, redaction));
   } else {
     const result = outcome.kind === 'missing' ? notFoundStatus() : unknownStatus(outcome.reason, outcome.message);
     part = { status: result.status, message: result.message, conditions: result.conditions, presence: presenceOf(result) };
@@ -163,15 +253,23 @@ function observeResource(clusterName: string, ref: ObjectRef, outcome: Outcome, 
   return observed;
 }
 
-function partOfRecord(ref: ObjectRef, record: CachedObject, view: () => KubeObject, statusOptions: StatusOptions, redaction: RedactionOptions | undefined): ObjectPart {
-  const key = redactionKey(redaction);
-  const withPods = statusOptions.pods !== undefined;
-  const memo = memos.get(record);
-  if (memo !== undefined && memo.customHealth === statusOptions.customHealth && memo.withPods === withPods && memo.redaction === key) return memo.part;
+function partOfRecord(ref: ObjectRef, record: CachedObject, view: () => KubeObject, statusOptions: StatusOptions, redaction: RedactionOptions | undefined, reload: Reloader): ObjectPart {
+  const context = contextOf(statusOptions, redactionKey(redaction));
+  const revision = toHashedDocument(record, redaction, reload(ref));
+  const memo = memoOf(record);
+  if (memo !== undefined && memo.context === context) return partOfMemo(memo, revision);
   // The view is what status rules read of the object; the revision was computed from the whole object.
-  const part = partOfObject(view(), statusOptions, toHashedDocument(record, redaction));
+  const part = partOfObject(view(), statusOptions, revision);
   // Custom checks (CEL, Lua) are evaluated on every tick: phaselog cannot tell that a script is pure.
-  if (!NOT_MEMOIZED.has(`${ref.group}/${ref.kind}`) && part.customHealth === undefined) memos.set(record, { part, customHealth: statusOptions.customHealth, withPods, redaction: key });
+  if (!NOT_MEMOIZED.has(`${ref.group}/${ref.kind}`) && part.customHealth === undefined) record.memo = memoize(context, part);
+  return part;
+}
+
+function partOfMemo(memo: StatusMemo, revision: HashedDocument): ObjectPart {
+  const part: ObjectPart = { status: memo.status, message: memo.message, conditions: memo.conditions, presence: memo.presence, revision };
+  if (memo.reason !== undefined) part.reason = memo.reason;
+  if (memo.generation !== undefined) part.generation = memo.generation;
+  if (memo.observedGeneration !== undefined) part.observedGeneration = memo.observedGeneration;
   return part;
 }
 

@@ -126,6 +126,7 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
         if (keep.state === undefined) cache?.delete(clusterId);
         else cache?.set(clusterId, keep.version, keep.state);
       }
+      if (result.written) releaseStoredRevisions(observation);
       return result;
     },
     async listChangesSince(afterSeq, { limit = 500, cluster } = {}) {
@@ -151,6 +152,16 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
       return rows.map((row) => toChangeRecord(row, { id: row.clusterId, name: clusterNames.get(row.clusterId) ?? '' }, identities));
     },
   };
+}
+
+/**
+ * Tells every revision the committed snapshot refers to that the store holds it (a read resource's
+ * open interval refers to its revision, written now or before), so a watch-cache record can drop
+ * its copy (src/kube/compact.ts). Unread resources kept their interval and are left alone.
+ */
+function releaseStoredRevisions(observation: ClusterObservation): void {
+  if (observation.outcome !== 'ok') return;
+  for (const phase of observation.phases) for (const r of phase.resources) if (r.unread !== true) r.revision?.stored?.();
 }
 
 /** True when `stateHash` is the hash of the cluster's current run: the observation changes nothing. */
