@@ -8,10 +8,11 @@
  * `watch`: loads phaselog's kube layer, then starts one watch cache per kind of the typical mix
  * (Deployment, Pod, Service, ConfigMap) cluster-wide, as watch mode does, and waits until synced.
  * `worker`: what a watch-mode worker holds once it has recorded the cluster: the watch caches of
- * the phases' kinds and inventories (as workers/live-snapshots.ts starts them), the observation's
- * per-object memos, and the cluster state the history store keeps between snapshots, after two
- * snapshots into the (migrated, empty) database: one storing every phase, one recording a change. Reported as `heapAfter`, with the
- * caches alone (synced, before the snapshot) as `heapCaches`.
+ * the phases' kinds and inventories (as workers/live-snapshots.ts starts them), with the status
+ * memos on their records, and the cluster state the history store keeps between snapshots, after
+ * two snapshots into the (migrated, empty) database: one storing every phase, one recording a
+ * change. Reported as `heapAfter`, with the caches as synced, before any snapshot (records still
+ * holding their bodies) as `heapCaches`. Objects are counted once, whichever caches hold them.
  * `map`: JSON.parse of `count` typical objects kept in a Map (the stack notes' reference figure).
  * Either way it reports RSS and heap before and after, each after two full garbage collections.
  * "Before" follows a warm-up that does the same work once and drops it (a watch set synced and
@@ -55,6 +56,19 @@ async function settle(): Promise<NodeJS.MemoryUsage> {
   return process.memoryUsage();
 }
 
+/**
+ * Objects watched, each counted once: an inventory ConfigMap is in the labelled inventory cache and
+ * in the ConfigMap cache of phase members, and is one watched resource.
+ */
+function distinctObjects(caches: ReadonlyMap<string, { records(): Iterable<[string, unknown]> }>): number {
+  const seen = new Set<string>();
+  for (const [key, cache] of caches) {
+    const kind = key.split('?')[0] ?? key;
+    for (const [name] of cache.records()) seen.add(`${kind} ${name}`);
+  }
+  return seen.size;
+}
+
 async function probeWatch(kubeconfig: string): Promise<Omit<ProbeResult, 'ready' | 'url'>> {
   const { loadKubeconfigClusters } = await import('../src/kube/clusters.ts');
   const { createClusterClient } = await import('../src/kube/cluster-client.ts');
@@ -70,7 +84,7 @@ async function probeWatch(kubeconfig: string): Promise<Omit<ProbeResult, 'ready'
   const set = createWatchSet(client, TYPICAL_KINDS, { pageSize: 500 });
   const outcomes = await set.start();
   const errors = [...outcomes].filter(([, e]) => e !== undefined).map(([k, e]) => `${k}: ${e?.message ?? ''}`);
-  const objects = [...set.caches.values()].reduce((n, c) => n + c.list().length, 0);
+  const objects = distinctObjects(set.caches);
   const after = await settle();
   const result = { objects, rssCold: cold.rss, rssBefore: before.rss, rssAfter: after.rss, heapBefore: before.heapUsed, heapAfter: after.heapUsed, heapTotalBefore: before.heapTotal, heapTotalAfter: after.heapTotal, externalBefore: before.external, externalAfter: after.external, ...(errors.length > 0 ? { error: errors.join('; ') } : {}) };
   set.stop();
@@ -111,7 +125,7 @@ async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omi
     const outcomes = await set.start();
     const errors = [...outcomes].filter(([, e]) => e !== undefined).map(([k, e]) => `${k}: ${e?.message ?? ''}`);
     const history = createHistoryStore(db);
-    const objects = [...set.caches.values()].reduce((n, c) => n + c.list().length, 0);
+    const objects = distinctObjects(set.caches);
     return { client, set, errors, history, objects, phases: discovered.phases.length };
   };
   // Two snapshots: the first stores every phase; the second, with one resource's message changed

@@ -9,8 +9,10 @@
  *
  * Then what a watch-mode worker holds, in 3 fresh processes against scratch databases (the median
  * heap taken): the same objects, each a member of a phase, watched, observed through the caches
- * and recorded twice (the `worker` probe): caches, status memos and parsed inventories, and the
- * cluster state the history store keeps between snapshots, each also printed alone.
+ * and recorded twice (the `worker` probe): caches with their status memos and parsed inventories,
+ * and the cluster state the history store keeps between snapshots, each also printed alone, and
+ * the caches as synced, before a snapshot let their records drop the bodies it stored. Objects
+ * are counted once (inventory ConfigMaps are in two caches).
  *
  * The default is 40,000 objects: malloc's arenas move a process's RSS by several MB either way
  * whatever it holds, which at 10,000 objects swamped the figure (0-36 MB per 10k across processes).
@@ -91,9 +93,9 @@ export async function run(options: WorkerRssBenchOptions = {}): Promise<Figures>
       'watch caches: external memory MB per 10k': per10k((watch.externalAfter ?? 0) - (watch.externalBefore ?? 0), watch.objects),
       'watch caches: RSS MB per 10k, each process': watches.map((p) => per10k(p.rssAfter - p.rssBefore, p.objects)).join(', '),
       'worker (caches, memos, kept state): JS heap MB per 10k resources': per10k(worker.heapAfter - worker.heapBefore, worker.objects),
-      'worker: watch caches of its phases: JS heap MB per 10k': per10k((worker.heapCaches ?? 0) - worker.heapBefore, worker.objects),
-      'worker: observation memos: JS heap MB per 10k': per10k((worker.heapWithoutKeptState ?? 0) - (worker.heapCaches ?? 0), worker.objects),
+      'worker: watch caches and status memos after the snapshots: JS heap MB per 10k': per10k((worker.heapWithoutKeptState ?? 0) - worker.heapBefore, worker.objects),
       'worker: kept cluster state: JS heap MB per 10k': per10k(worker.heapAfter - (worker.heapWithoutKeptState ?? 0), worker.objects),
+      'worker: watch caches before the first snapshot (bodies held): JS heap MB per 10k': per10k((worker.heapCaches ?? 0) - worker.heapBefore, worker.objects),
       'worker: RSS MB per 10k resources': per10k(worker.rssAfter - worker.rssBefore, worker.objects),
       'worker: JS heap MB per 10k, each process': workers.map((p) => per10k(p.heapAfter - p.heapBefore, p.objects)).join(', '),
       'plain Map of parsed objects: RSS MB per 10k': mapRss,

@@ -126,6 +126,17 @@ const POD_STATUS_FIELDS = ['phase', 'conditions', 'containerStatuses', 'observed
 const GENERIC_STATUS_FIELDS = ['conditions', 'observedGeneration'] as const;
 /** What kstatus reads of a condition (conditions.ts); timestamps are never read. */
 const CONDITION_FIELDS = ['type', 'status', 'reason', 'message'] as const;
+/**
+ * The condition types a Pod's status is computed from (the standard ones, and the Pod rule's). A
+ * Pod's view is kept in the clear and is most of a worker's cache (~40% of typical objects), so its
+ * other conditions (Initialized, ContainersReady, ...) are left out, when every condition is well
+ * formed: a malformed one's error names its index in the list.
+ */
+const POD_CONDITION_TYPES: ReadonlySet<string> = new Set(['Ready', 'PodScheduled', 'Reconciling', 'Stalled']);
+
+function isWellFormedCondition(c: unknown): boolean {
+  return isRecord(c) && CONDITION_FIELDS.every((field) => c[field] === undefined || c[field] === null || typeof c[field] === 'string') && typeof c.type === 'string';
+}
 
 /**
  * Kubernetes vocabulary in the shape canonical JSON gives it (keys sorted), used as the deflate
@@ -291,7 +302,10 @@ export function statusView(object: KubeObject): KubeObject {
 function statusFields(status: unknown, isPod: boolean, hasRule: boolean): unknown {
   if (!isRecord(status)) return status;
   const out = isPod ? pick(status, POD_STATUS_FIELDS) as Record<string, unknown> : hasRule ? { ...status } : pick(status, GENERIC_STATUS_FIELDS) as Record<string, unknown>;
-  if (Array.isArray(out.conditions)) out.conditions = (out.conditions as unknown[]).map((c) => pick(c, CONDITION_FIELDS));
+  if (Array.isArray(out.conditions)) {
+    out.conditions = (out.conditions as unknown[]).map((c) => pick(c, CONDITION_FIELDS));
+    if (isPod && (out.conditions as unknown[]).every(isWellFormedCondition)) out.conditions = (out.conditions as Record<string, unknown>[]).filter((c) => POD_CONDITION_TYPES.has(c.type as string));
+  }
   if (isPod && Array.isArray(out.containerStatuses)) out.containerStatuses = (out.containerStatuses as unknown[]).map(containerStatusView);
   return out;
 }

@@ -90,6 +90,15 @@ describe('compact cache records', () => {
     expect(toHashedDocument(record).body).toEqual(hashRedacted(object).body);
   });
 
+  it("keeps of a Pod's conditions those its status is computed from, all of them when one is malformed", () => {
+    const conditions = [{ type: 'Initialized', status: 'True' }, { type: 'Ready', status: 'False', reason: 'ContainersNotReady' }, { type: 'ContainersReady', status: 'False' }, { type: 'PodScheduled', status: 'True' }];
+    const pod = mergePatch(fixture('pod'), { status: { phase: 'Running', conditions } }) as Obj;
+    expect((readView(compactObject(slimObject(pod))).status as { conditions: unknown[] }).conditions).toEqual([conditions[1], conditions[3]]);
+    const malformed = mergePatch(fixture('pod'), { status: { phase: 'Running', conditions: [...conditions, { type: 'Ready', status: 7 }] } }) as Obj;
+    expect((readView(compactObject(slimObject(malformed))).status as { conditions: unknown[] }).conditions).toHaveLength(5);
+    expect(computeStatus(readView(compactObject(slimObject(malformed))), { now: NOW })).toEqual(computeStatus(malformed, { now: NOW }));
+  });
+
   it('drops the body once a snapshot stored the revision, keeping what later ticks read', () => {
     const pod = compactObject(slimObject(fixture('pod')));
     const view = readView(pod);
