@@ -34,7 +34,11 @@ import type { KubeObject } from './slim.ts';
  * be computed under other options) is read from the API server: see src/services/observe-cluster.ts.
  */
 export class CachedObject {
-  readonly resourceVersion: string;
+  /**
+   * The object's resourceVersion, only ever compared with another record's: a number when it is a
+   * small decimal (as etcd's are), which costs nothing beside the record, else the string.
+   */
+  readonly resourceVersion: string | number;
   /** {@link redactionKey} of the options the revision was redacted with. */
   readonly redaction: string;
   /**
@@ -64,7 +68,7 @@ export class CachedObject {
    */
   #packed: string;
 
-  constructor(fields: { resourceVersion: string; redaction: string; view: string; whole: boolean; digest: string; packed: string }) {
+  constructor(fields: { resourceVersion: string | number; redaction: string; view: string; whole: boolean; digest: string; packed: string }) {
     this.resourceVersion = fields.resourceVersion;
     this.redaction = fields.redaction;
     this.view = fields.view;
@@ -330,7 +334,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function readResourceVersion(object: KubeObject): string {
+function readResourceVersion(object: KubeObject): string | number {
   const rv = isRecord(object.metadata) ? object.metadata.resourceVersion : undefined;
-  return typeof rv === 'string' ? rv : '';
+  if (typeof rv !== 'string') return '';
+  // Up to 9 digits without a leading zero: a small integer, one way back to the same text.
+  return /^[1-9]\d{0,8}$/.test(rv) ? Number(rv) : rv;
 }
