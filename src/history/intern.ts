@@ -4,6 +4,7 @@
  * them) would otherwise be held once per resource, as the database driver or the observation
  * made them.
  */
+import { Buffer } from 'node:buffer';
 
 /** Returns one copy of each distinct string (null passes through). */
 export type InternText = <T extends string | null>(value: T) => T;
@@ -29,4 +30,14 @@ export function createDateIntern(): (value: Date) => Date {
     dates.set(value.getTime(), value);
     return value;
   };
+}
+
+/**
+ * A flat copy of `text`: V8 keeps a string built by concatenation as a tree of parts, and a slice
+ * as a view that holds its whole parent. For strings a kept state would otherwise hold that way.
+ */
+export function flatString(text: string): string {
+  // A UTF-8 round trip makes a new sequential string; a lone surrogate would not survive it.
+  const flat = Buffer.from(text, 'utf8').toString('utf8');
+  return flat === text ? flat : text;
 }

@@ -6,7 +6,7 @@ import type { PhaseCondition } from '../status/phase-summary.ts';
 import type { PhaseIdentity, StoredClusterState, StoredPhase } from '../history/types.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { digestOfHex } from '../history/fingerprints.ts';
-import { createDateIntern, createTextIntern } from '../history/intern.ts';
+import { createDateIntern, createTextIntern, flatString, type InternText } from '../history/intern.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -80,6 +80,10 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
     tx.clusterReachability.findFirst({ where: { clusterId, to: null }, orderBy: { from: 'desc' } }),
   ]);
   const statusOf = new Map(statuses.map((s) => [s.phaseId, s]));
+  // A worker may keep this state between snapshots, and the driver makes a string and a Date per
+  // column of every row.
+  const text = createTextIntern();
+  const moment = createDateIntern();
   const byPhase = new Map<number, StoredPhase>();
   for (const phase of phases) {
     const status = statusOf.get(phase.id);
@@ -97,22 +101,18 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
         status === undefined
           ? null
           : {
-              from: status.from,
-              since: status.since,
+              from: moment(status.from),
+              since: moment(status.since),
               status: status.status,
               message,
               summary: (body['summary'] ?? {}) as Record<string, number>,
-              conditions: withConditionTimes((body['conditions'] ?? []) as PhaseCondition[], status.conditionTimes, { reason: status.status, message }),
+              conditions: withConditionTimes((body['conditions'] ?? []) as PhaseCondition[], status.conditionTimes, { reason: status.status, message }).map((c) => keptCondition(c, text)),
               worstResource: typeof body['worstResource'] === 'string' ? body['worstResource'] : null,
               stale: status.stale,
             },
       resources: [],
     });
   }
-  // A worker may keep this state between snapshots, and the driver makes a string and a Date per
-  // column of every row.
-  const text = createTextIntern();
-  const moment = createDateIntern();
   for (const r of resources) {
     byPhase.get(r.phaseId)?.resources.push({
       resourceId: r.resourceId,
@@ -136,6 +136,18 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
     lastTick: cluster.tickOutcome === null || cluster.tickStateHash === null ? null : { outcome: cluster.tickOutcome, stateHash: cluster.tickStateHash },
     phases: [...byPhase.values()],
   };
+}
+
+/**
+ * `condition` as a worker keeps it: a plain literal with its strings shared. The copies
+ * withConditionTimes makes of the parsed detail each get a hidden class of their own (a map and
+ * descriptors, ~250 bytes per condition in heap snapshots), and a formatted time is a concatenation
+ * over a slice of a longer string. A condition of another shape is kept as it is.
+ */
+function keptCondition(condition: PhaseCondition, text: InternText): PhaseCondition {
+  const { type, status, reason, message, lastTransitionTime } = condition;
+  if (Object.keys(condition).length !== 5 || typeof lastTransitionTime !== 'string' || typeof reason !== 'string' || typeof message !== 'string') return condition;
+  return { type, status, reason: text(reason), message: text(message), lastTransitionTime: text(flatString(lastTransitionTime)) };
 }
 
 /** Ids of the stored phases among `identities` (phases not stored yet have none). */
