@@ -3,7 +3,8 @@
  * tick, its reachability) as the history core's domain types. Runs inside the snapshot transaction.
  */
 import type { PhaseCondition } from '../status/phase-summary.ts';
-import type { PhaseIdentity, StoredClusterState, StoredPhase } from '../history/types.ts';
+import { phaseKey } from '../history/plan-snapshot.ts';
+import type { ClusterObservation, ObservedResource, PhaseIdentity, StoredClusterState, StoredPhase } from '../history/types.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { digestOfHex } from '../history/fingerprints.ts';
 import { createDateIntern, createTextIntern, flatString, type InternText } from '../history/intern.ts';
@@ -49,9 +50,11 @@ async function selectForUpdate(tx: Tx, name: string): Promise<LockedCluster | un
 /**
  * Loads the current state of a locked cluster (current-status rows only: its cost does not grow
  * with history); with `only`, just those phases (a partial snapshot's), so recording a change of
- * one phase does not read the whole cluster.
+ * one phase does not read the whole cluster. With `observation`, the one about to be planned
+ * against the state, each resource's key and revision digest are the observation's own strings
+ * where they are equal (see {@link observedResources}).
  */
-export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: readonly PhaseIdentity[]): Promise<StoredClusterState> {
+export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: readonly PhaseIdentity[], observation?: ClusterObservation): Promise<StoredClusterState> {
   const clusterId = cluster.id;
   const ids = only === undefined ? undefined : await findPhaseIds(tx, clusterId, only);
   const inPhases = ids === undefined ? Prisma.empty : Prisma.sql`AND p."id" = ANY(${ids}::int[])`;
@@ -113,18 +116,21 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
       resources: [],
     });
   }
+  const observed = observedResources(byPhase.values(), observation);
   for (const r of resources) {
+    const seen = observed.get(r.phaseId)?.get(r.key);
+    const digest = r.revisionHash === null ? null : digestOfHex(r.revisionHash);
     byPhase.get(r.phaseId)?.resources.push({
       resourceId: r.resourceId,
       from: moment(r.from),
-      resourceKey: r.key,
+      resourceKey: seen?.key ?? r.key,
       status: text(r.status),
       reason: text(r.reason),
       message: text(r.message),
       presence: text(r.presence),
       generation: r.generation === null ? null : Number(r.generation),
       observedGeneration: r.observedGeneration === null ? null : Number(r.observedGeneration),
-      revisionDigest: r.revisionHash === null ? null : digestOfHex(r.revisionHash),
+      revisionDigest: digest !== null && seen?.revision?.digest === digest ? seen.revision.digest : digest,
       revisionId: r.revisionId,
       customHealth: text(r.customHealth),
     });
@@ -136,6 +142,23 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
     lastTick: cluster.tickOutcome === null || cluster.tickStateHash === null ? null : { outcome: cluster.tickOutcome, stateHash: cluster.tickStateHash },
     phases: [...byPhase.values()],
   };
+}
+
+/**
+ * The observed resources of each stored phase by key (none without an observation). A watch-mode
+ * worker holds each resource's key and revision digest from tick to tick (src/kube/ref-keys.ts, its
+ * watch cache's records): a state it keeps that shares them holds ~100 bytes less per resource than
+ * one holding the driver's copies, until the resource changes.
+ */
+function observedResources(phases: Iterable<StoredPhase>, observation: ClusterObservation | undefined): Map<number, Map<string, ObservedResource>> {
+  const byPhase = new Map<number, Map<string, ObservedResource>>();
+  if (observation?.outcome !== 'ok') return byPhase;
+  const observed = new Map(observation.phases.map((p) => [phaseKey(p.identity), p]));
+  for (const phase of phases) {
+    const resources = observed.get(phaseKey(phase.identity))?.resources;
+    if (resources !== undefined) byPhase.set(phase.id, new Map(resources.map((r) => [r.key, r])));
+  }
+  return byPhase;
 }
 
 /**

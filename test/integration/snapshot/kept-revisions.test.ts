@@ -6,8 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestOfHex } from '../../../src/history/fingerprints.ts';
+import { planSnapshot } from '../../../src/history/plan-snapshot.ts';
 import type { ClusterObservation, HashedDocument, ObservedResource } from '../../../src/history/types.ts';
 import { observeCluster } from '../../../src/services/observe-cluster.ts';
+import { loadClusterState, lockCluster } from '../../../src/store/history-state.ts';
 import { createHistoryStore } from '../../../src/store/history-store.ts';
 import type { Db } from '../../../src/store/prisma.ts';
 import { applyFleet, deploymentRef, namespaceOf, readyDeployment, readyStatus, rollingStatus, type FleetShape } from './fleet.ts';
@@ -116,5 +118,21 @@ describe('revisions of a kept cluster state', () => {
     }
     // Three first revisions and three new images.
     expect((await countRows(kept.db)).ObjectRevision).toBe(6);
+  });
+
+  it.each(['watched', 'listed'] as const)('are read from the store the same with the %s observation to share strings with as without one', async (form) => {
+    // A status change, and a spec the store has no revision of yet (its stored digest is not the observed one).
+    cluster.emulator.patchStatus(deploymentRef(0, 1, SHAPE), readyStatus());
+    const respecified = readyDeployment(namespaceOf(0, SHAPE), 'app-0-2');
+    (respecified['spec'] as { replicas: number }).replicas = 3;
+    cluster.emulator.apply([respecified]);
+    const observation = inForm(await observeCluster(cluster.client, { now: () => new Date(tick + 30_000) }), form, new Set());
+    const [plain, sharing] = await kept.db.$transaction(async (tx) => {
+      const row = await lockCluster(tx, 'revisions');
+      return [await loadClusterState(tx, row), await loadClusterState(tx, row, undefined, observation)];
+    });
+    expect(sharing.phases.flatMap((p) => p.resources).map((r) => r.revisionDigest)).not.toContain(null);
+    expect(sharing).toEqual(plain);
+    expect(planSnapshot(sharing, observation)).toEqual(planSnapshot(plain, observation));
   });
 });
