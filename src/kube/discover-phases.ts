@@ -30,7 +30,8 @@ export interface DiscoveredPhase {
 /** The uid and resourceVersion of an inventory object, NUL-separated, when it has both. */
 export function manifestVersionOf(manifest: KubeObject): string | undefined {
   const meta = (manifest.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
-  return typeof meta.uid === 'string' && typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' ? `${meta.uid}\u0000${meta.resourceVersion}` : undefined;
+  // Joined, one flat string: it is kept with the parsed phase from tick to tick.
+  return typeof meta.uid === 'string' && typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' ? [meta.uid, meta.resourceVersion].join('\u0000') : undefined;
 }
 
 /**
@@ -135,6 +136,8 @@ export async function discoverPhases(cluster: ClusterClient, options: DiscoverPh
         for (const [key, record] of cache.records()) {
           if (namespace === undefined || key.startsWith(`${namespace}/`)) collectRecord(record, found, result.invalid);
         }
+        // The records keep their own parsed phases (parsedRecords): the last LIST's are not needed.
+        listedGenerations.get(cluster)?.delete(listKey(source, namespace));
         continue;
       }
       const batch: KubeObject[] = [];
@@ -151,7 +154,7 @@ export async function discoverPhases(cluster: ClusterClient, options: DiscoverPh
         result.errors.push(failure);
         continue;
       }
-      for (const manifest of batch) collect(cluster.name, manifest, found, result.invalid);
+      collectListed(cluster, listKey(source, namespace), batch, found, result.invalid);
     }
   }));
   result.phases = mergeDiscovered(found);
@@ -188,32 +191,38 @@ function collectRecord(record: CachedObject, found: DiscoveredPhase[], invalid: 
 }
 
 /**
- * Parsed inventories by cluster and object version (uid, resourceVersion): an inventory object
- * that has not changed is not parsed again on every tick. Cleared when large.
+ * Parsed inventories of each cluster's latest LIST of each source kind and namespace, by object
+ * version (uid, resourceVersion): an inventory that has not changed is not parsed again on the next
+ * tick. Each successful LIST replaces its generation, so only inventories that still exist are
+ * kept; a kind read from a synced watch cache drops its generation, and a cluster whose client is
+ * gone (closed, no longer configured) drops all of its own.
  */
-const parsedInventories = new Map<string, ReturnType<typeof parseInventory>>();
-const PARSED_LIMIT = 50_000;
+const listedGenerations = new WeakMap<ClusterClient, Map<string, Map<string, ReturnType<typeof parseInventory>>>>();
 
-function parseOnce(clusterName: string, manifest: KubeObject): ReturnType<typeof parseInventory> {
-  const meta = (manifest.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
-  if (typeof meta.uid !== 'string' || typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '') return parseInventory(manifest);
-  const key = `${clusterName}\u0000${String(manifest.apiVersion)}\u0000${String(manifest.kind)}\u0000${meta.uid}\u0000${meta.resourceVersion}`;
-  let parsed = parsedInventories.get(key);
-  if (parsed === undefined) {
-    parsed = parseInventory(manifest);
-    if (parsedInventories.size >= PARSED_LIMIT) parsedInventories.clear();
-    parsedInventories.set(key, parsed);
+function listKey(source: SourceKind, namespace: string | undefined): string {
+  return `${source.group}\u0000${source.kind}\u0000${namespace ?? ''}`;
+}
+
+function collectListed(cluster: ClusterClient, key: string, manifests: readonly KubeObject[], found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
+  let generations = listedGenerations.get(cluster);
+  if (generations === undefined) {
+    generations = new Map();
+    listedGenerations.set(cluster, generations);
   }
-  return parsed;
-}
-
-function collect(clusterName: string, manifest: KubeObject, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
-  addParsed(manifest, parseOnce(clusterName, manifest), found, invalid);
-}
-
-function addParsed(manifest: KubeObject, parsed: ReturnType<typeof parseInventory>, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
-  if (parsed.ok) {
+  const previous = generations.get(key);
+  const next = new Map<string, ReturnType<typeof parseInventory>>();
+  for (const manifest of manifests) {
     const version = manifestVersionOf(manifest);
+    let parsed = version === undefined ? undefined : (next.get(version) ?? previous?.get(version));
+    if (parsed === undefined) parsed = parseInventory(manifest);
+    if (version !== undefined) next.set(version, parsed);
+    addParsed(manifest, parsed, version, found, invalid);
+  }
+  generations.set(key, next);
+}
+
+function addParsed(manifest: KubeObject, parsed: ReturnType<typeof parseInventory>, version: string | undefined, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
+  if (parsed.ok) {
     found.push({ phase: parsed.phase, manifest, ...(version !== undefined ? { manifestVersion: version } : {}) });
     return;
   }

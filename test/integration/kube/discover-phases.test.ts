@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { discoverPhases } from '../../../src/kube/discover-phases.ts';
+import { discoverPhases, INVENTORY_WATCHES, type DiscoveredPhase, type DiscoverPhasesResult } from '../../../src/kube/discover-phases.ts';
+import { createWatchSet } from '../../../src/kube/watch-set.ts';
 import { loadAirshipctlInventory, loadInventoryFixture } from '../../unit/inventory/load-fixture.ts';
 import { connect, startTestCluster, type TestCluster } from './helpers.ts';
 
@@ -89,5 +90,61 @@ describe('clusters without some inventory kinds', () => {
     } finally {
       await cluster.close();
     }
+  });
+});
+
+describe('inventories parsed once, kept while they are listed', () => {
+  let cluster: TestCluster;
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+    cluster.emulator.apply(['cli-utils-configmap.json', 'flux-kustomization.json', 'argocd-application.json'].map(loadInventoryFixture));
+  });
+  afterEach(() => cluster.emulator.clearFaults());
+  afterAll(async () => cluster.close());
+
+  const cliUtils = (result: DiscoverPhasesResult): DiscoveredPhase => {
+    const found = result.phases.find((d) => d.phase.source === 'cli-utils');
+    if (found === undefined) throw new Error('no cli-utils phase found');
+    return found;
+  };
+  /** What a snapshot reads of each phase, in a stable order. */
+  const comparable = (result: DiscoverPhasesResult): unknown[] => result.phases
+    .map(({ phase, manifest, manifestVersion }) => ({ phase, manifest, manifestVersion }))
+    .sort((a, b) => `${a.phase.source}/${a.phase.id}`.localeCompare(`${b.phase.source}/${b.phase.id}`));
+
+  it('parses an unchanged inventory once, through a failed LIST, and again once it changes on the server', async () => {
+    const first = await discoverPhases(cluster.client);
+    expect(cliUtils(await discoverPhases(cluster.client)).phase).toBe(cliUtils(first).phase);
+    cluster.emulator.injectFault({ match: { verb: 'list', resource: 'configmaps' }, effect: 'status', statusCode: 403 });
+    expect((await discoverPhases(cluster.client)).errors).toEqual([expect.objectContaining({ kind: 'ConfigMap' })]);
+    cluster.emulator.clearFaults();
+    expect(cliUtils(await discoverPhases(cluster.client)).phase).toBe(cliUtils(first).phase);
+
+    const edited = loadInventoryFixture('cli-utils-configmap.json');
+    (edited.data as Record<string, string>)['shop_checkout-worker-blue_apps_Deployment'] = '{"strategy":"Apply","actuation":"Pending"}';
+    cluster.emulator.apply(edited);
+    const changed = cliUtils(await discoverPhases(cluster.client));
+    expect(changed.phase.entries).toHaveLength(cliUtils(first).phase.entries.length + 1);
+    expect(changed.phase.entries).toContainEqual({ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'checkout-worker-blue' });
+    expect(changed.phase.details['apps/Deployment/shop/checkout-worker-blue']).toEqual({ strategy: 'Apply', actuation: 'Pending' });
+    expect(changed.manifestVersion).not.toBe(cliUtils(first).manifestVersion);
+  });
+
+  it('gives the same phases from synced watch caches as the LISTs before them, and parses anew when it lists again', async () => {
+    const listed = await discoverPhases(cluster.client);
+    const set = createWatchSet(cluster.client, INVENTORY_WATCHES);
+    try {
+      expect([...(await set.start()).values()].every((error) => error === undefined)).toBe(true);
+      cluster.emulator.resetRequests();
+      const cached = await discoverPhases(cluster.client);
+      expect(cluster.emulator.requestCount({ verb: 'list' })).toBe(0);
+      expect(comparable(cached)).toEqual(comparable(listed));
+    } finally {
+      set.stop();
+    }
+    // Read from the caches, the kinds kept no parsed LIST: the next LIST parses them again, alike.
+    const relisted = await discoverPhases(cluster.client);
+    expect(comparable(relisted)).toEqual(comparable(listed));
+    expect(cliUtils(relisted).phase).not.toBe(cliUtils(listed).phase);
   });
 });
