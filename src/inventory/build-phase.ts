@@ -52,11 +52,7 @@ export function buildPhase(draft: PhaseDraft): Phase {
     entry.kind = shared(entry.kind);
     entry.namespace = shared(entry.namespace);
   }
-  const details: Record<string, EntryDetail> = {};
-  for (const entry of entries) {
-    const detail = draft.details?.get(refKey(entry));
-    if (detail !== undefined && Object.keys(detail).length > 0) details[refKey(entry)] = sharedDetail(detail);
-  }
+  const entryDetails = detailsByPosition(entries, draft.details);
   const phase: Phase = {
     source: draft.source,
     id: draft.id,
@@ -64,7 +60,14 @@ export function buildPhase(draft: PhaseDraft): Phase {
     namespace: draft.namespace,
     labels: draft.labels,
     entries,
-    details,
+    // Built on read: nothing in a worker reads details, and a record keyed by each entry's key
+    // cost ~100 bytes per entry in every phase kept from tick to tick.
+    get details(): Record<string, EntryDetail> {
+      return detailsRecord(entries, entryDetails);
+    },
+    set details(value: Record<string, EntryDetail>) {
+      Object.defineProperty(this, 'details', { value, writable: true, enumerable: true, configurable: true });
+    },
     errors: draft.errors,
   };
   if (draft.inventory !== undefined) {
@@ -73,6 +76,30 @@ export function buildPhase(draft: PhaseDraft): Phase {
   }
   if (draft.selector !== undefined) phase.selector = draft.selector;
   return phase;
+}
+
+/** Each entry's non-empty detail (shared), by position in `entries`; `undefined` when none has one. */
+function detailsByPosition(entries: readonly ObjectRef[], details: ReadonlyMap<string, EntryDetail> | undefined): (EntryDetail | undefined)[] | undefined {
+  if (details === undefined || details.size === 0) return undefined;
+  let byPosition: (EntryDetail | undefined)[] | undefined;
+  entries.forEach((entry, index) => {
+    const detail = details.get(refKey(entry));
+    if (detail === undefined || Object.keys(detail).length === 0) return;
+    byPosition ??= new Array<EntryDetail | undefined>(entries.length).fill(undefined);
+    byPosition[index] = sharedDetail(detail);
+  });
+  return byPosition;
+}
+
+/** {@link Phase.details} of entries and their details by position. */
+function detailsRecord(entries: readonly ObjectRef[], byPosition: readonly (EntryDetail | undefined)[] | undefined): Record<string, EntryDetail> {
+  const record: Record<string, EntryDetail> = {};
+  if (byPosition === undefined) return record;
+  entries.forEach((entry, index) => {
+    const detail = byPosition[index];
+    if (detail !== undefined) record[refKey(entry)] = detail;
+  });
+  return record;
 }
 
 /** A whole-object failure as a parse result. */

@@ -87,7 +87,10 @@ export interface Phase {
   namespace: string;
   labels: Record<string, string>;
   entries: ObjectRef[];
-  /** Per-entry data the tool recorded, keyed by {@link refKey}. */
+  /**
+   * Per-entry data the tool recorded, keyed by {@link refKey}. A parsed phase builds it on each
+   * read (phases are kept from tick to tick, and only tools and tests read it).
+   */
   details: Record<string, EntryDetail>;
   errors: InventoryError[];
   /** The inventory object itself, when the phase was read from one. */

@@ -12,6 +12,9 @@ describe('ObjMetadata strings', () => {
     ['cluster-scoped object has a leading "_"', '_shop__Namespace', ref('', 'Namespace', '', 'shop')],
     ['cluster-scoped CRD keeps its dotted name', '_widgets.example.com_apiextensions.k8s.io_CustomResourceDefinition', ref('apiextensions.k8s.io', 'CustomResourceDefinition', '', 'widgets.example.com')],
     ['RBAC name with colons is written with "__"', '_system__aggregate-to-view__shop_rbac.authorization.k8s.io_ClusterRole', ref('rbac.authorization.k8s.io', 'ClusterRole', '', 'system:aggregate-to-view:shop')],
+    ['a name of 13 characters and more, cut from the id', 'shop_checkout-worker-blue_apps_Deployment', ref('apps', 'Deployment', 'shop', 'checkout-worker-blue')],
+    ['a name of exactly 13 characters', 'shop_abcdefghijklm__ConfigMap', ref('', 'ConfigMap', 'shop', 'abcdefghijklm')],
+    ['a long name outside Latin-1', 'shop_grüße-an-das-team-日本_example.com_Widget', ref('example.com', 'Widget', 'shop', 'grüße-an-das-team-日本')],
     ['namespaced RoleBinding with a colon', 'kube-system_system__controller__bootstrap-signer_rbac.authorization.k8s.io_RoleBinding', ref('rbac.authorization.k8s.io', 'RoleBinding', 'kube-system', 'system:controller:bootstrap-signer')],
   ])('%s: %s', (_label, id, expected) => {
     const parsed = parseObjMetadata(id);

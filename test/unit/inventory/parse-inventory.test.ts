@@ -212,4 +212,26 @@ describe('edge cases of whole inventories', () => {
     expect(merged).toHaveLength(1);
     expect(merged[0]?.entries.map(refKey)).toEqual(['/Service/shop/web', 'apps/Deployment/shop/web']);
   });
+
+  it('merged ConfigMaps keep the details of every one, the first one winning', () => {
+    const a = expectPhase(parseInventory(configMap({ shop_web_apps_Deployment: '{"strategy":"Apply","actuation":"Succeeded"}' })));
+    const b = expectPhase(parseInventory({
+      ...configMap({ shop_web__Service: '{"strategy":"Apply","actuation":"Failed"}', shop_web_apps_Deployment: '{"strategy":"Delete"}' }),
+      metadata: { name: 'inventory-2', namespace: 'shop', labels: { 'cli-utils.sigs.k8s.io/inventory-id': 'web' } },
+    }));
+    expect(mergePhases([a, b])[0]?.details).toEqual({
+      '/Service/shop/web': { strategy: 'Apply', actuation: 'Failed' },
+      'apps/Deployment/shop/web': { strategy: 'Apply', actuation: 'Succeeded' },
+    });
+  });
+
+  it('a parsed phase\'s details copy, serialise and can be replaced like its other fields', () => {
+    const phase = expectPhase(parseInventory(loadInventoryFixture('cli-utils-configmap.json')));
+    const orders = { strategy: 'Apply', actuation: 'Failed', reconcile: 'Skipped' };
+    expect({ ...phase }.details['apps/StatefulSet/shop/orders']).toEqual(orders);
+    expect((JSON.parse(JSON.stringify(phase)) as Phase).details['apps/StatefulSet/shop/orders']).toEqual(orders);
+    expect(Object.keys(phase.details)).toHaveLength(8);
+    phase.details = { 'apps/StatefulSet/shop/orders': { strategy: 'Delete' } };
+    expect(phase.details).toEqual({ 'apps/StatefulSet/shop/orders': { strategy: 'Delete' } });
+  });
 });
