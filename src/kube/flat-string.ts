@@ -1,8 +1,7 @@
 /**
- * Strings a worker keeps for as long as it watches an object (cache keys, ref keys, status views)
- * are built by concatenation or JSON.stringify, and V8 keeps such a string as a tree of parts (a
- * 32-byte cons cell per part, and after the first lookup a cons cell around a flat copy). A flat
- * copy made once costs its characters only: ~32 to ~100 bytes less per kept string.
+ * A status view kept in the clear for as long as a worker watches the object is made by
+ * JSON.stringify, which may give it as a tree of parts (32-byte cons cells). A flat copy made once
+ * costs its characters only. (Keys built from parts are joined instead: `[a, b].join('/')` is flat.)
  */
 
 /** A flat copy of `text` (same characters). */

@@ -6,7 +6,6 @@
  */
 import { refKey } from '../inventory/ref-key.ts';
 import type { ObjectRef } from '../inventory/types.ts';
-import { flatString } from './flat-string.ts';
 
 const keys = new WeakMap<ObjectRef, string>();
 
@@ -14,8 +13,7 @@ const keys = new WeakMap<ObjectRef, string>();
 export function keyOf(ref: ObjectRef): string {
   let key = keys.get(ref);
   if (key === undefined) {
-    // Kept as long as the ref: flat (see flat-string.ts).
-    key = flatString(refKey(ref));
+    key = refKey(ref);
     keys.set(ref, key);
   }
   return key;

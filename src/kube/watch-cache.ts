@@ -9,7 +9,6 @@ import { cacheKey, type CacheView, type ClusterClient } from './cluster-client.t
 import { collectionPath, isKubeError, type ResolvedKind } from './discovery.ts';
 import { classifyKubeError, KubeRequestError, type KubeError } from './errors.ts';
 import { compactObject, readView, type CachedObject } from './compact.ts';
-import { flatString } from './flat-string.ts';
 import { listCollection } from './list-collection.ts';
 import { slimObject, type KubeObject } from './slim.ts';
 import type { RedactionOptions } from '../history/redact.ts';
@@ -307,10 +306,13 @@ function readMessage(obj: KubeObject): string {
   return typeof obj.message === 'string' ? obj.message : 'watch error';
 }
 
-/** The cache key of `obj`, `namespace/name`: kept as long as the object is cached, so flat (see flat-string.ts). */
+/**
+ * The cache key of `obj`, `namespace/name`, kept as long as the object is cached: joined, one flat
+ * string (a template literal leaves 32-byte concatenation cells around it).
+ */
 function objectKey(obj: KubeObject): string {
   const meta = (obj.metadata ?? {}) as { namespace?: unknown; name?: unknown };
-  return flatString(`${typeof meta.namespace === 'string' ? meta.namespace : ''}/${typeof meta.name === 'string' ? meta.name : ''}`);
+  return [typeof meta.namespace === 'string' ? meta.namespace : '', typeof meta.name === 'string' ? meta.name : ''].join('/');
 }
 
 function withKind(obj: KubeObject, resolved: ResolvedKind | undefined): KubeObject {
