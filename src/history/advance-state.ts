@@ -7,7 +7,7 @@
  */
 import type { PhaseWrite, SnapshotPlan } from './plan-snapshot.ts';
 import { revisionDigest } from './fingerprints.ts';
-import { createTextIntern, type InternText } from './intern.ts';
+import { createStatusIntern, createTextIntern, type InternStatus } from './intern.ts';
 import { phaseDetail, withConditionTimes } from './status-detail.ts';
 import type { ObservedResource, OpenPhaseInterval, OpenResourceInterval, StoredClusterState, StoredPhase } from './types.ts';
 import type { PhaseCondition } from '../status/phase-summary.ts';
@@ -34,12 +34,12 @@ export function advanceClusterState(state: StoredClusterState, plan: SnapshotPla
   }
   let found = 0;
   // The kept state outlives the observation: values most resources share are kept once.
-  const text = createTextIntern();
+  const status = createStatusIntern(createTextIntern());
   const phases = state.phases.map((phase) => {
     const write = writes.get(phase.id);
     if (write === undefined) return phase;
     found += 1;
-    return advancePhase(phase, write, plan.at, written, text);
+    return advancePhase(phase, write, plan.at, written, status);
   });
   if (found !== writes.size || phases.includes(undefined)) return undefined;
   return {
@@ -50,7 +50,7 @@ export function advanceClusterState(state: StoredClusterState, plan: SnapshotPla
   };
 }
 
-function advancePhase(phase: StoredPhase, write: PhaseWrite, at: Date, written: WrittenIds, text: InternText): StoredPhase | undefined {
+function advancePhase(phase: StoredPhase, write: PhaseWrite, at: Date, written: WrittenIds, status: InternStatus): StoredPhase | undefined {
   // A deleted phase coming back has its resources loaded again (the store skips a deleted phase's).
   if (phase.deleted) return undefined;
   const next: StoredPhase = { ...phase };
@@ -66,7 +66,7 @@ function advancePhase(phase: StoredPhase, write: PhaseWrite, at: Date, written: 
     const resourceId = o.resourceId ?? written.resources.get(`${phase.id}\u0000${o.resource.key}`);
     const revisionId = resourceId === undefined ? undefined : written.revisions.get(resourceId);
     if (resourceId === undefined || revisionId === undefined) return undefined;
-    opened.set(o.resource.key, storedResource(resourceId, o.resource, revisionId, at, text));
+    opened.set(o.resource.key, storedResource(resourceId, o.resource, revisionId, at, status));
   }
   // A new interval takes its resource's place, so the resources stay in the order they were
   // observed in: the next plan then pairs them without a map (planSnapshot). New ones go last.
@@ -102,20 +102,16 @@ function storedPhaseStatus(s: NonNullable<PhaseWrite['openStatus']>, at: Date): 
 }
 
 /** A resource's open interval as the store reads it back from its current row and status detail. */
-function storedResource(resourceId: number, r: ObservedResource, revisionId: number | null, at: Date, text: InternText): OpenResourceInterval {
+function storedResource(resourceId: number, r: ObservedResource, revisionId: number | null, at: Date, status: InternStatus): OpenResourceInterval {
   return {
     resourceId,
     from: at,
     resourceKey: r.key,
-    status: text(r.status),
-    reason: text(r.reason ?? null),
-    message: text(r.message),
-    presence: text(r.presence),
+    recorded: status({ status: r.status, reason: r.reason ?? null, message: r.message, presence: r.presence, customHealth: r.customHealth?.health ?? null }),
     generation: r.generation ?? null,
     observedGeneration: r.observedGeneration ?? null,
     // The revision's own digest when it has one: a watch cache holds that string anyway.
     revisionDigest: revisionId === null || r.revision === undefined ? null : revisionDigest(r.revision),
     revisionId,
-    customHealth: text(r.customHealth?.health ?? null),
   };
 }

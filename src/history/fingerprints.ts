@@ -14,16 +14,17 @@ import type { HashedDocument, ObservedPhaseStatus, ObservedResource, OpenPhaseIn
  * memory (~2 MB per 10,000 resources).
  */
 export function storedMatchesObserved(stored: OpenResourceInterval, r: ObservedResource): boolean {
+  const recorded = stored.recorded;
   return (
     r.unread !== true &&
-    stored.status === r.status &&
-    (stored.reason ?? null) === (r.reason ?? null) &&
-    stored.message === r.message &&
-    stored.presence === r.presence &&
+    recorded.status === r.status &&
+    (recorded.reason ?? null) === (r.reason ?? null) &&
+    recorded.message === r.message &&
+    recorded.presence === r.presence &&
     (stored.generation ?? null) === (r.generation ?? null) &&
     (stored.observedGeneration ?? null) === (r.observedGeneration ?? null) &&
     stored.revisionDigest === (r.revision === undefined ? null : revisionDigest(r.revision)) &&
-    (stored.customHealth ?? null) === (r.customHealth?.health ?? null)
+    (recorded.customHealth ?? null) === (r.customHealth?.health ?? null)
   );
 }
 

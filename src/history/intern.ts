@@ -5,6 +5,7 @@
  * made them.
  */
 import { Buffer } from 'node:buffer';
+import type { ResourceIntervalStatus } from './types.ts';
 
 /** Returns one copy of each distinct string (null passes through). */
 export type InternText = <T extends string | null>(value: T) => T;
@@ -29,6 +30,24 @@ export function createDateIntern(): (value: Date) => Date {
     if (known !== undefined) return known;
     dates.set(value.getTime(), value);
     return value;
+  };
+}
+
+/** Returns one frozen copy of each distinct resource interval status. */
+export type InternStatus = (value: ResourceIntervalStatus) => ResourceIntervalStatus;
+
+/** An interner for resource interval statuses, its strings interned by `text`. */
+export function createStatusIntern(text: InternText): InternStatus {
+  // By message, the field that tells them apart most: the statuses with one message are few.
+  const byMessage = new Map<string, ResourceIntervalStatus[]>();
+  return (value) => {
+    const known = byMessage.get(value.message);
+    const same = known?.find((k) => k.status === value.status && k.reason === value.reason && k.presence === value.presence && k.customHealth === value.customHealth);
+    if (same !== undefined) return same;
+    const kept = Object.freeze({ status: text(value.status), reason: text(value.reason), message: text(value.message), presence: text(value.presence), customHealth: text(value.customHealth) });
+    if (known === undefined) byMessage.set(kept.message, [kept]);
+    else known.push(kept);
+    return kept;
   };
 }
 

@@ -312,7 +312,7 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
   }
   for (const gone of openByKey.values()) {
     write.closeResources.push({ resourceId: gone.resourceId, from: gone.from, resourceKey: gone.resourceKey });
-    changes.push(resourceChange(phase.identity, phaseId, gone.resourceKey, gone.resourceId, gone.status, null, 'removed from the inventory'));
+    changes.push(resourceChange(phase.identity, phaseId, gone.resourceKey, gone.resourceId, gone.recorded.status, null, 'removed from the inventory'));
   }
 
   return finishPhaseWrite(write, live, phase, ident);
@@ -330,7 +330,7 @@ function planStoredResource(write: PhaseWrite, changes: PlannedChange[], phase: 
   if (resource.unread === true || storedMatchesObserved(open, resource)) return;
   write.closeResources.push({ resourceId: open.resourceId, from: open.from, resourceKey: open.resourceKey });
   write.openResources.push(openedFrom(open, resource));
-  if (isVisibleChange(open, resource)) changes.push(resourceChange(phase, phaseId, resource.key, open.resourceId, open.status, resource.status, resource.message));
+  if (isVisibleChange(open.recorded, resource)) changes.push(resourceChange(phase, phaseId, resource.key, open.resourceId, open.recorded.status, resource.status, resource.message));
 }
 
 /** `write` with its identity upsert when it writes anything or the phase's inventory id or labels moved; undefined when it writes nothing. */

@@ -116,15 +116,26 @@ export type ClusterObservation =
     }
   | { outcome: 'unreachable'; cluster: string; labels?: Record<string, string>; at: Date; error: ClusterReadFailure };
 
+/**
+ * What a resource interval records of its resource's status besides the generations and revision.
+ * Most resources of a cluster record one of a few such values: a kept state holds each once
+ * (src/history/intern.ts), shared by its intervals, so nothing may modify one.
+ */
+export interface ResourceIntervalStatus {
+  status: string;
+  reason: string | null;
+  message: string;
+  presence: string;
+  customHealth: string | null;
+}
+
 /** A resource interval still open in the store, known by its resource and start. */
 export interface OpenResourceInterval {
   resourceId: number;
   from: Date;
   resourceKey: string;
-  status: string;
-  reason: string | null;
-  message: string;
-  presence: string;
+  /** One object for five fields: a worker keeps an interval per resource, and each field costs 8 bytes. */
+  recorded: ResourceIntervalStatus;
   generation: number | null;
   observedGeneration: number | null;
   /**
@@ -135,7 +146,6 @@ export interface OpenResourceInterval {
   revisionDigest: string | null;
   /** Id of the stored revision (`revisionDigest`), when the store loaded it: an unchanged revision is not stored again. */
   revisionId?: number | null;
-  customHealth: string | null;
 }
 
 /** A phase status interval still open in the store, known by its phase and start. */

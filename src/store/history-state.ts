@@ -7,7 +7,7 @@ import { phaseKey } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, ObservedResource, PhaseIdentity, StoredClusterState, StoredPhase } from '../history/types.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { digestOfHex } from '../history/fingerprints.ts';
-import { createDateIntern, createTextIntern, flatString, type InternText } from '../history/intern.ts';
+import { createDateIntern, createStatusIntern, createTextIntern, flatString, type InternText } from '../history/intern.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -116,6 +116,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
       resources: [],
     });
   }
+  const status = createStatusIntern(text);
   const observed = observedResources(byPhase.values(), observation);
   for (const r of resources) {
     const seen = observed.get(r.phaseId)?.get(r.key);
@@ -124,15 +125,11 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
       resourceId: r.resourceId,
       from: moment(r.from),
       resourceKey: seen?.key ?? r.key,
-      status: text(r.status),
-      reason: text(r.reason),
-      message: text(r.message),
-      presence: text(r.presence),
+      recorded: status({ status: r.status, reason: r.reason, message: r.message, presence: r.presence, customHealth: r.customHealth }),
       generation: r.generation === null ? null : Number(r.generation),
       observedGeneration: r.observedGeneration === null ? null : Number(r.observedGeneration),
       revisionDigest: digest !== null && seen?.revision?.digest === digest ? seen.revision.digest : digest,
       revisionId: r.revisionId,
-      customHealth: text(r.customHealth),
     });
   }
   return {

@@ -15,8 +15,9 @@ const observed: ObservedResource[] = [
 describe('resource fingerprints', () => {
   // As the store reads an interval back (an unread resource's interval is stored with its observed fields).
   const storedFrom = (r: ObservedResource): OpenResourceInterval => ({
-    resourceId: 1, from: new Date(), resourceKey: r.key, status: r.status, reason: r.reason ?? null, message: r.message, presence: r.presence,
-    generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionDigest: r.revision === undefined ? null : digestOfHex(r.revision.hash), customHealth: r.customHealth?.health ?? null,
+    resourceId: 1, from: new Date(), resourceKey: r.key,
+    recorded: { status: r.status, reason: r.reason ?? null, message: r.message, presence: r.presence, customHealth: r.customHealth?.health ?? null },
+    generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionDigest: r.revision === undefined ? null : digestOfHex(r.revision.hash),
   });
 
   it.each(observed.filter((r) => r.unread !== true).map((r) => [r.key, r] as const))('of %s match the interval stored from it: the next observation extends it', (_key, r) => {
@@ -33,11 +34,18 @@ describe('resource fingerprints', () => {
     ['reason', { reason: 'Progressing' }],
     ['message', { message: 'Deployment is available. Replicas: 3' }],
     ['presence', { presence: 'Absent' }],
+    ['custom health', { customHealth: 'Healthy' }],
+  ] as const)('of a stored interval with another %s do not match', (_field, change) => {
+    const r = observed[0] as ObservedResource;
+    const stored = storedFrom(r);
+    expect(storedMatchesObserved({ ...stored, recorded: { ...stored.recorded, ...change } }, r)).toBe(false);
+  });
+
+  it.each([
     ['generation', { generation: 4 }],
     ['observed generation', { observedGeneration: null }],
     ['revision', { revisionDigest: digestOfHex(WEB_NEXT) }],
     ['revision (none stored)', { revisionDigest: null }],
-    ['custom health', { customHealth: 'Healthy' }],
   ] as const)('of a stored interval with another %s do not match', (_field, change) => {
     const r = observed[0] as ObservedResource;
     expect(storedMatchesObserved({ ...storedFrom(r), ...change } as OpenResourceInterval, r)).toBe(false);

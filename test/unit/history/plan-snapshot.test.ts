@@ -34,8 +34,8 @@ function storedAfter(observed: ObservedPhase, extra: Partial<StoredPhase> = {}):
     manifest: { intervalId: 70, hash: observed.manifest.hash },
     status: { from: EARLIER, since: EARLIER, status: observed.status.status, message: observed.status.message, summary: observed.status.summary, conditions: [], worstResource: null, stale: false },
     resources: observed.resources.map((r, i) => ({
-      resourceId: 7000 + i, from: EARLIER, resourceKey: r.key, status: r.status, reason: null, message: r.message, presence: r.presence,
-      generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionDigest: null, customHealth: null,
+      resourceId: 7000 + i, from: EARLIER, resourceKey: r.key, recorded: { status: r.status, reason: null, message: r.message, presence: r.presence, customHealth: null },
+      generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionDigest: null,
     })),
     ...extra,
   };
