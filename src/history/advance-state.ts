@@ -9,7 +9,7 @@ import type { PhaseWrite, SnapshotPlan } from './plan-snapshot.ts';
 import { revisionDigest } from './fingerprints.ts';
 import { createStatusIntern, createTextIntern, type InternStatus } from './intern.ts';
 import { phaseDetail, withConditionTimes } from './status-detail.ts';
-import type { ObservedResource, OpenPhaseInterval, OpenResourceInterval, StoredClusterState, StoredPhase } from './types.ts';
+import type { ObservedResource, OpenPhaseInterval, OpenResourceInterval, ResourceIntervalStatus, StoredClusterState, StoredPhase } from './types.ts';
 import type { PhaseCondition } from '../status/phase-summary.ts';
 
 /** Ids the writer gave the rows a plan opened. */
@@ -33,8 +33,10 @@ export function advanceClusterState(state: StoredClusterState, plan: SnapshotPla
     writes.set(w.phaseId, w);
   }
   let found = 0;
-  // The kept state outlives the observation: values most resources share are kept once.
-  const status = createStatusIntern(createTextIntern());
+  // The kept state outlives the observation: values most resources share are kept once, and a
+  // resource that comes to say what others of its phase say shares their status (a state advanced
+  // snapshot after snapshot would otherwise hold one per snapshot that changed a resource).
+  const status = createStatusIntern(createTextIntern(), keptStatuses(state.phases, writes));
   const phases = state.phases.map((phase) => {
     const write = writes.get(phase.id);
     if (write === undefined) return phase;
@@ -48,6 +50,11 @@ export function advanceClusterState(state: StoredClusterState, plan: SnapshotPla
     lastTick: plan.tick === 'start' ? { outcome: plan.outcome, stateHash: plan.stateHash } : state.lastTick,
     phases: phases as StoredPhase[],
   };
+}
+
+/** The statuses the resources of the phases written hold now. */
+function* keptStatuses(phases: readonly StoredPhase[], writes: ReadonlyMap<number, PhaseWrite>): Generator<ResourceIntervalStatus> {
+  for (const phase of phases) if (writes.has(phase.id)) for (const r of phase.resources) yield r.recorded;
 }
 
 function advancePhase(phase: StoredPhase, write: PhaseWrite, at: Date, written: WrittenIds, status: InternStatus): StoredPhase | undefined {

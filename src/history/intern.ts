@@ -36,18 +36,27 @@ export function createDateIntern(): (value: Date) => Date {
 /** Returns one frozen copy of each distinct resource interval status. */
 export type InternStatus = (value: ResourceIntervalStatus) => ResourceIntervalStatus;
 
-/** An interner for resource interval statuses, its strings interned by `text`. */
-export function createStatusIntern(text: InternText): InternStatus {
+/**
+ * An interner for resource interval statuses, its strings interned by `text`, that returns the
+ * `kept` statuses (of a state being built upon) for their values first.
+ */
+export function createStatusIntern(text: InternText, kept: Iterable<ResourceIntervalStatus> = []): InternStatus {
   // By message, the field that tells them apart most: the statuses with one message are few.
   const byMessage = new Map<string, ResourceIntervalStatus[]>();
-  return (value) => {
+  const find = (value: ResourceIntervalStatus): ResourceIntervalStatus | undefined =>
+    byMessage.get(value.message)?.find((k) => k.status === value.status && k.reason === value.reason && k.presence === value.presence && k.customHealth === value.customHealth);
+  const add = (value: ResourceIntervalStatus): void => {
     const known = byMessage.get(value.message);
-    const same = known?.find((k) => k.status === value.status && k.reason === value.reason && k.presence === value.presence && k.customHealth === value.customHealth);
-    if (same !== undefined) return same;
-    const kept = Object.freeze({ status: text(value.status), reason: text(value.reason), message: text(value.message), presence: text(value.presence), customHealth: text(value.customHealth) });
-    if (known === undefined) byMessage.set(kept.message, [kept]);
-    else known.push(kept);
-    return kept;
+    if (known === undefined) byMessage.set(value.message, [value]);
+    else known.push(value);
+  };
+  for (const value of kept) if (find(value) === undefined) add(value);
+  return (value) => {
+    const known = find(value);
+    if (known !== undefined) return known;
+    const made = Object.freeze({ status: text(value.status), reason: text(value.reason), message: text(value.message), presence: text(value.presence), customHealth: text(value.customHealth) });
+    add(made);
+    return made;
   };
 }
 

@@ -27,4 +27,11 @@ describe('resource interval statuses of a kept state', () => {
     expect(other).toEqual({ ...CURRENT, ...change });
     expect(intern({ ...CURRENT })).toBe(current);
   });
+
+  it('are the kept ones for their values, when a state is built upon', () => {
+    const kept = createStatusIntern(createTextIntern())({ ...CURRENT });
+    const intern = createStatusIntern(createTextIntern(), [kept, kept]);
+    expect(intern({ ...CURRENT })).toBe(kept);
+    expect(intern({ ...CURRENT, status: 'InProgress' })).not.toBe(kept);
+  });
 });
