@@ -96,7 +96,7 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
             if (!unchanged) {
               if (whole !== undefined) stored = only === undefined ? whole : cache?.get(cluster, only);
               else {
-                stored = await loadClusterState(tx, cluster, only);
+                stored = await loadClusterState(tx, cluster, only, observation);
                 if (only === undefined) whole = stored;
               }
             }
