@@ -166,6 +166,8 @@ export const REGISTRY: BenchEntry[] = [
     id: 'worker-rss', kind: 'scenario', file: 'worker-rss.ts',
     title: 'worker memory per 10,000 watched resources: the watch caches alone, and a worker holding a cluster whose objects are phase members (caches, status memos, kept state), vs the same objects in a plain Map',
     options: { small: { resources: 2_000 }, default: { resources: 40_000 } },
+    // 5 watch probes, 3 worker probes (two snapshots of 40,000 objects each) and a plain Map: ~5 minutes here.
+    timeoutMs: 480_000,
     derive: [
       {
         name: `worker RSS MB watching ${FLEET.toLocaleString('en-US')} resources (loaded process + caches)`,
