@@ -1,20 +1,21 @@
 /**
  * What a watch cache keeps of an object, instead of the parsed object (issue #6: Flux's reader ran
- * out of memory holding whole objects). Three things are needed later, and only those are kept:
+ * out of memory holding whole objects). Only what is needed later is kept:
  *
  * - a status view: the fields kstatus and phaselog's pod-aware rule read (apiVersion, kind, a few
  *   metadata fields, the spec fields of the built-in rules, status). Every path a status rule
  *   reads gives the same value in the view as in the object, so statuses are identical
  *   (test/unit/kube/compact.test.ts checks this over the kstatus conformance fixtures). Kinds a
- *   custom health check (CEL, Lua) covers keep the whole slimmed object: a check may read anything.
- * - the object revision: the sha256 of the redacted metadata+spec (src/history/redact.ts) and
- *   that canonical JSON deflated with a dictionary of Kubernetes vocabulary, in one one-byte
- *   string. It is inflated only when a snapshot opens a new interval for the resource.
+ *   custom health check (CEL, Lua) covers, and inventory objects, keep the whole slimmed object.
+ * - the object revision: the sha256 of the redacted metadata+spec (src/history/redact.ts), kept
+ *   for good, and that canonical JSON deflated with a dictionary of Kubernetes vocabulary, kept
+ *   until a snapshot has stored it (then the store has it; see {@link CachedObject}).
  * - the view is deflated together with the revision (they share names, labels and vocabulary:
- *   half the bytes of the two apart), except where it is read on every tick: whole objects (custom
- *   health checks run every tick) and the kinds whose status depends on time or pods (Pods,
- *   StatefulSets, ReplicaSets). Other kinds' statuses are computed once per object version, so
- *   their view is inflated once (~10 µs) when the object changes.
+ *   half the bytes of the two apart), except where it is read on every tick: custom health checks,
+ *   and the kinds whose status depends on time or pods (Pods, StatefulSets, ReplicaSets). Other
+ *   kinds' statuses are computed once per object version (the status layer memoises them on the
+ *   record), so their view is inflated once (~10 µs) when the object changes, and dropped with the
+ *   revision.
  * - the resourceVersion, to tell a relist's MODIFIED objects from unchanged ones.
  */
 import { createHash } from 'node:crypto';
