@@ -79,7 +79,8 @@ interface ListTask {
   fallbackNamespaces?: string[];
 }
 
-const POD_AWARE = new Set(['apps/StatefulSet', 'apps/ReplicaSet', 'extensions/ReplicaSet']);
+/** Pod-aware kinds by group: looked up with a ref's own strings, no key built per ref. */
+const POD_AWARE: ReadonlyMap<string, ReadonlySet<string>> = new Map([['apps', new Set(['StatefulSet', 'ReplicaSet'])], ['extensions', new Set(['ReplicaSet'])]]);
 
 /** Reads every ref of one cluster in as few LISTs as the heuristic allows. Never throws. */
 export async function readObjects(cluster: ClusterClient, refs: readonly ObjectRef[], options: ReadObjectsOptions = {}): Promise<ReadObjectsResult> {
@@ -118,18 +119,24 @@ export async function readObjects(cluster: ClusterClient, refs: readonly ObjectR
 }
 
 function groupByKind(refs: readonly ObjectRef[]): KindGroup[] {
-  const byKind = new Map<string, KindGroup>();
+  // By group, then kind: the ref's own strings (shared, hashes cached), no key built per ref.
+  const byKind = new Map<string, Map<string, KindGroup>>();
+  const groups: KindGroup[] = [];
   const seen = new Set<string>();
   for (const ref of refs) {
     const key = keyOf(ref);
     if (seen.has(key)) continue;
     seen.add(key);
-    const gk = `${ref.group}/${ref.kind}`;
-    let group = byKind.get(gk);
-    if (group === undefined) byKind.set(gk, (group = { group: ref.group, kind: ref.kind, refs: [] }));
+    let kinds = byKind.get(ref.group);
+    if (kinds === undefined) byKind.set(ref.group, (kinds = new Map()));
+    let group = kinds.get(ref.kind);
+    if (group === undefined) {
+      kinds.set(ref.kind, (group = { group: ref.group, kind: ref.kind, refs: [] }));
+      groups.push(group);
+    }
     group.refs.push(ref);
   }
-  return [...byKind.values()];
+  return groups;
 }
 
 /** A cluster-level failure is one where every kind failed for a reason that is about the cluster. */
@@ -157,7 +164,7 @@ function planTasks(resolved: ResolvedKind, refs: ObjectRef[], threshold: number)
 }
 
 async function planPodTasks(cluster: ClusterClient, refs: readonly ObjectRef[], options: ReadObjectsOptions, result: ReadObjectsResult): Promise<ListTask[]> {
-  const owners = refs.filter((r) => POD_AWARE.has(`${r.group}/${r.kind}`) && r.namespace !== '');
+  const owners = refs.filter((r) => POD_AWARE.get(r.group)?.has(r.kind) === true && r.namespace !== '');
   if (owners.length === 0) return [];
   const resolved = await cluster.discovery.resolve('', 'Pod');
   if (isKubeError(resolved)) {

@@ -97,7 +97,7 @@ export function createWatchCache(
   namespace?: string,
   options: WatchCacheOptions = {},
 ): WatchCache {
-  const objects = new Map<string, CachedObject>();
+  let objects: ObjectMap = new Map();
   const listeners: { [E in keyof WatchCacheEvents]: Set<WatchCacheEvents[E]> } = { change: new Set(), synced: new Set(), failure: new Set() };
   const stats: WatchCacheStats = { lists: 0, relists: 0, watches: 0, bookmarks: 0, events: 0 };
   const key = cacheKey(kind.group, kind.kind, namespace, kind.labelSelector);
@@ -146,45 +146,42 @@ export function createWatchCache(
       if (isKubeError(found)) return fail(found);
       resolved = found;
     }
-    const fresh = new Map<string, CachedObject>();
+    const fresh: ObjectMap = new Map();
     const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
     const listOptions = { apiVersion, kind: resolved.kind, ...selector, ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) };
     const outcome = await listCollection(cluster.transport, collectionPath(resolved, namespace), listOptions, (item) => {
-      fresh.set(objectKey(item), compact(slimObject(item)));
+      setObject(fresh, item, compact(slimObject(item)));
     }, () => fresh.clear());
     if (stopped) return;
     if (!outcome.ok) return fail(outcome.error);
     if (stats.lists > 0) stats.relists += 1;
     stats.lists += 1;
-    const previous = new Map(objects);
-    objects.clear();
-    for (const [k, obj] of fresh) objects.set(k, obj);
+    const previous = objects;
+    objects = fresh;
     resourceVersion = outcome.resourceVersion;
     synced = true;
     failures = 0;
     if (stats.lists > 1) diffAndEmit(previous, fresh);
-    else for (const k of fresh.keys()) emitChange('ADDED', k);
+    else for (const [namespace, name] of entries(fresh)) emitChange('ADDED', namespace, name);
     emit('synced');
     firstSync?.();
     firstSync = undefined;
     watch();
   }
 
-  function diffAndEmit(previous: Map<string, CachedObject>, fresh: Map<string, CachedObject>): void {
-    for (const [k, obj] of fresh) {
-      const old = previous.get(k);
-      if (old === undefined) emitChange('ADDED', k);
-      else if (old.resourceVersion !== obj.resourceVersion) emitChange('MODIFIED', k);
+  function diffAndEmit(previous: ObjectMap, fresh: ObjectMap): void {
+    for (const [namespace, name, obj] of entries(fresh)) {
+      const old = previous.get(namespace)?.get(name);
+      if (old === undefined) emitChange('ADDED', namespace, name);
+      else if (old.resourceVersion !== obj.resourceVersion) emitChange('MODIFIED', namespace, name);
     }
-    for (const k of previous.keys()) if (!fresh.has(k)) emitChange('DELETED', k);
+    for (const [namespace, name] of entries(previous)) if (fresh.get(namespace)?.has(name) !== true) emitChange('DELETED', namespace, name);
   }
 
-  /** Emits a change of the object cached under `key` (`namespace/name`). */
-  function emitChange(type: WatchChange['type'], key: string): void {
+  function emitChange(type: WatchChange['type'], namespace: string, name: string): void {
     stats.events += 1;
     if (listeners.change.size === 0) return;
-    const slash = key.indexOf('/');
-    emit('change', { type, ref: { group: resolved?.group ?? kind.group, kind: resolved?.kind ?? kind.kind, namespace: key.slice(0, slash), name: key.slice(slash + 1) } });
+    emit('change', { type, ref: { group: resolved?.group ?? kind.group, kind: resolved?.kind ?? kind.kind, namespace, name } });
   }
 
   function watch(): void {
@@ -217,10 +214,10 @@ export function createWatchCache(
         }
         failures = 0;
         if (event.type !== 'ADDED' && event.type !== 'MODIFIED' && event.type !== 'DELETED') return;
-        const k = objectKey(event.object);
-        if (event.type === 'DELETED') objects.delete(k);
-        else objects.set(k, compact(slimObject(withKind(event.object, resolved))));
-        emitChange(event.type, k);
+        const [namespace, name] = objectName(event.object);
+        if (event.type === 'DELETED') deleteObject(objects, namespace, name);
+        else setObject(objects, event.object, compact(slimObject(withKind(event.object, resolved))));
+        emitChange(event.type, namespace, name);
       },
       onClose(error) {
         abortWatch = undefined;
@@ -245,11 +242,13 @@ export function createWatchCache(
       return resourceVersion;
     },
     stats,
-    list: () => [...objects.values()].map(readView),
-    records: () => objects.entries(),
-    record: (ns, name) => objects.get(`${ns}/${name}`),
+    list: () => [...entries(objects)].map(([, , record]) => readView(record)),
+    *records() {
+      for (const [namespace, name, record] of entries(objects)) yield [`${namespace}/${name}`, record];
+    },
+    record: (ns, name) => objects.get(ns)?.get(name),
     get(ns, name) {
-      const record = objects.get(`${ns}/${name}`);
+      const record = objects.get(ns)?.get(name);
       return record === undefined ? undefined : readView(record);
     },
     on(event, listener) {
@@ -307,12 +306,31 @@ function readMessage(obj: KubeObject): string {
 }
 
 /**
- * The cache key of `obj`, `namespace/name`, kept as long as the object is cached: joined, one flat
- * string (a template literal leaves 32-byte concatenation cells around it).
+ * Cached objects by namespace (`''` when cluster-scoped), then name: a tick looks every phase member
+ * up by the namespace and name strings its ref already holds (their hashes cached in them), where
+ * a `namespace/name` key would be a new string to build and hash per lookup, and kept per object.
  */
-function objectKey(obj: KubeObject): string {
+type ObjectMap = Map<string, Map<string, CachedObject>>;
+
+function objectName(obj: KubeObject): [string, string] {
   const meta = (obj.metadata ?? {}) as { namespace?: unknown; name?: unknown };
-  return [typeof meta.namespace === 'string' ? meta.namespace : '', typeof meta.name === 'string' ? meta.name : ''].join('/');
+  return [typeof meta.namespace === 'string' ? meta.namespace : '', typeof meta.name === 'string' ? meta.name : ''];
+}
+
+function setObject(map: ObjectMap, obj: KubeObject, record: CachedObject): void {
+  const [namespace, name] = objectName(obj);
+  let names = map.get(namespace);
+  if (names === undefined) map.set(namespace, (names = new Map()));
+  names.set(name, record);
+}
+
+function deleteObject(map: ObjectMap, namespace: string, name: string): void {
+  const names = map.get(namespace);
+  if (names?.delete(name) === true && names.size === 0) map.delete(namespace);
+}
+
+function* entries(map: ObjectMap): Generator<[string, string, CachedObject]> {
+  for (const [namespace, names] of map) for (const [name, record] of names) yield [namespace, name, record];
 }
 
 function withKind(obj: KubeObject, resolved: ResolvedKind | undefined): KubeObject {

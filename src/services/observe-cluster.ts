@@ -12,7 +12,7 @@ import type { ClusterClient } from '../kube/cluster-client.ts';
 import { discoverPhases, manifestVersionOf, type DiscoveredPhase, type DiscoverPhasesOptions, type DiscoverPhasesResult } from '../kube/discover-phases.ts';
 import { findAffectedPhases, type ChangedObjects } from '../inventory/affected-phases.ts';
 import { CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, type KubeError, type KubeErrorKind } from '../kube/errors.ts';
-import { readObjects, type ReadObjectsOptions } from '../kube/read-objects.ts';
+import { readObjects, type ReadObjectsOptions, type ReadObjectsResult } from '../kube/read-objects.ts';
 import { selectPhaseMembers } from '../kube/select-phase.ts';
 import { indexOutcomes } from '../kube/ref-outcome.ts';
 import { keyOf } from '../kube/ref-keys.ts';
@@ -102,7 +102,7 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
   if (read.clusterError !== undefined) return unreachable(cluster, now(), read.clusterError);
   const at = now();
   const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
-  const outcomeOf = await withServerReads(cluster, refs, indexOutcomes(read), statusOptions, options);
+  const outcomeOf = await withServerReads(cluster, refs, read, statusOptions, options);
   const reload = (ref: ObjectRef) => () => reloadRevision(cluster, ref, options);
   const phases = all.map((source) => {
     const resources = source.phase.entries.map((ref) => observeResource(cluster.name, ref, outcomeOf(ref), statusOptions, options.redaction, reload));
@@ -211,22 +211,22 @@ const NO_CONDITIONS: ObservedResource['conditions'] = Object.freeze([]) as unkno
 async function withServerReads(
   cluster: ClusterClient,
   refs: readonly ObjectRef[],
-  outcomeOf: (ref: ObjectRef) => Outcome,
+  read: ReadObjectsResult,
   statusOptions: StatusOptions,
   options: ObserveClusterOptions,
 ): Promise<(ref: ObjectRef) => Outcome> {
+  const outcomeOf = indexOutcomes(read);
   const key = redactionKey(options.redaction);
-  const stale = refs.filter((ref) => {
-    const outcome = outcomeOf(ref);
-    if (outcome.kind !== 'found' || outcome.record === undefined) return false;
-    const record = outcome.record;
-    if (record.redaction !== key) return !record.hasBody;
-    return !record.hasView && memoOf(record)?.context !== contextOf(statusOptions, key);
-  });
-  if (stale.length === 0) return outcomeOf;
-  const fresh = await readObjects(cluster, stale, { ...options.read, fromServer: true });
-  const freshOutcomeOf = indexOutcomes(fresh);
-  const staleKeys = new Set(stale.map(keyOf));
+  const context = contextOf(statusOptions, key);
+  // Every cached member passes here on every tick: the records are looked at, no outcome is made.
+  const staleKeys = new Set<string>();
+  for (const [memberKey, record] of read.records) {
+    const stale = record.redaction !== key ? !record.hasBody : !record.hasView && memoOf(record)?.context !== context;
+    if (stale) staleKeys.add(memberKey);
+  }
+  if (staleKeys.size === 0) return outcomeOf;
+  const stale = refs.filter((ref) => staleKeys.has(keyOf(ref)));
+  const freshOutcomeOf = indexOutcomes(await readObjects(cluster, stale, { ...options.read, fromServer: true }));
   return (ref) => (staleKeys.has(keyOf(ref)) ? freshOutcomeOf(ref) : outcomeOf(ref));
 }
 
