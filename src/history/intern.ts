@@ -62,7 +62,8 @@ export function createStatusIntern(text: InternText, kept: Iterable<ResourceInte
 
 /**
  * A flat copy of `text`: V8 keeps a string built by concatenation as a tree of parts, and a slice
- * as a view that holds its whole parent. For strings a kept state would otherwise hold that way.
+ * as a view that holds its whole parent. For strings kept from tick to tick that way (a kept state,
+ * a watch cache's status views).
  */
 export function flatString(text: string): string {
   // A UTF-8 round trip makes a new sequential string; a lone surrogate would not survive it.

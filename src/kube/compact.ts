@@ -21,10 +21,10 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { canonicalJson } from '../history/canonical-hash.ts';
+import { flatString } from '../history/intern.ts';
 import { redactObject, type RedactionOptions } from '../history/redact.ts';
 import type { HashedDocument } from '../history/types.ts';
 import { findRule } from '../status/rules/index.ts';
-import { flatString } from './flat-string.ts';
 import type { KubeObject } from './slim.ts';
 
 /**
@@ -194,6 +194,7 @@ export function compactObject(object: KubeObject, options: CompactOptions = {}):
   return new CachedObject({
     resourceVersion: readResourceVersion(object),
     redaction: redactionKey(options.redaction),
+    // Kept for as long as the object is cached: JSON.stringify may give it as a tree of parts.
     view: clear ? flatString(view) : '',
     whole: options.whole === true,
     digest: createHash('sha256').update(text).digest().toString('latin1'),
@@ -216,7 +217,7 @@ export function inflateRevision(record: CachedObject): Record<string, unknown> {
 }
 
 /** The hex form of a 32-character latin1 digest. */
-export function hexDigest(digest: string): string {
+function hexDigest(digest: string): string {
   return Buffer.from(digest, 'latin1').toString('hex');
 }
 

@@ -102,10 +102,16 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
   if (read.clusterError !== undefined) return unreachable(cluster, now(), read.clusterError);
   const at = now();
   const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
-  const outcomeOf = await withServerReads(cluster, refs, read, statusOptions, options);
-  const reload = (ref: ObjectRef) => () => reloadRevision(cluster, ref, options);
+  const tick: TickContext = {
+    clusterName: cluster.name,
+    statusOptions,
+    redaction: options.redaction,
+    memo: contextOf(statusOptions, redactionKey(options.redaction)),
+    reload: (ref) => () => reloadRevision(cluster, ref, options),
+  };
+  const outcomeOf = await withServerReads(cluster, refs, read, tick, options);
   const phases = all.map((source) => {
-    const resources = source.phase.entries.map((ref) => observeResource(cluster.name, ref, outcomeOf(ref), statusOptions, options.redaction, reload));
+    const resources = source.phase.entries.map((ref) => observeResource(ref, outcomeOf(ref), tick));
     return observePhase(cluster.name, source, resources, at, options.redaction);
   });
   const unobservedSources = [...new Set(discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind))];
@@ -212,16 +218,15 @@ async function withServerReads(
   cluster: ClusterClient,
   refs: readonly ObjectRef[],
   read: ReadObjectsResult,
-  statusOptions: StatusOptions,
+  tick: TickContext,
   options: ObserveClusterOptions,
 ): Promise<(ref: ObjectRef) => Outcome> {
   const outcomeOf = indexOutcomes(read);
-  const key = redactionKey(options.redaction);
-  const context = contextOf(statusOptions, key);
+  const key = tick.memo.redaction;
   // Every cached member passes here on every tick: the records are looked at, no outcome is made.
   const staleKeys = new Set<string>();
   for (const [memberKey, record] of read.records) {
-    const stale = record.redaction !== key ? !record.hasBody : !record.hasView && memoOf(record)?.context !== context;
+    const stale = record.redaction !== key ? !record.hasBody : !record.hasView && memoOf(record)?.context !== tick.memo;
     if (stale) staleKeys.add(memberKey);
   }
   if (staleKeys.size === 0) return outcomeOf;
@@ -237,12 +242,21 @@ async function reloadRevision(cluster: ClusterClient, ref: ObjectRef, options: O
   return object === undefined ? undefined : redactObject(object, options.redaction);
 }
 
-type Reloader = (ref: ObjectRef) => () => Promise<Record<string, unknown> | undefined>;
+/** What every resource of one observation is observed under. */
+interface TickContext {
+  clusterName: string;
+  statusOptions: StatusOptions;
+  redaction: RedactionOptions | undefined;
+  /** The memo context of `statusOptions` and `redaction`. */
+  memo: MemoContext;
+  /** Reads a resource's redacted object from the API server again, for a record that dropped its body. */
+  reload: (ref: ObjectRef) => () => Promise<Record<string, unknown> | undefined>;
+}
 
-function observeResource(clusterName: string, ref: ObjectRef, outcome: Outcome, statusOptions: StatusOptions, redaction: RedactionOptions | undefined, reload: Reloader): ObservedResource {
+function observeResource(ref: ObjectRef, outcome: Outcome, tick: TickContext): ObservedResource {
   let part: ObjectPart;
   if (outcome.kind === 'found') {
-    part = outcome.record !== undefined ? partOfRecord(ref, outcome.record, () => outcome.object, statusOptions, redaction, reload) : partOfObject(outcome.object, statusOptions, revisionOfListed(clusterName, outcome.object, redaction));
+    part = outcome.record !== undefined ? partOfRecord(ref, outcome.record, () => outcome.object, tick) : partOfObject(outcome.object, tick.statusOptions, revisionOfListed(tick.clusterName, outcome.object, tick.redaction));
   } else {
     const result = outcome.kind === 'missing' ? notFoundStatus() : unknownStatus(outcome.reason, outcome.message);
     part = { status: result.status, message: result.message, conditions: result.conditions, presence: presenceOf(result) };
@@ -253,15 +267,14 @@ function observeResource(clusterName: string, ref: ObjectRef, outcome: Outcome, 
   return observed;
 }
 
-function partOfRecord(ref: ObjectRef, record: CachedObject, view: () => KubeObject, statusOptions: StatusOptions, redaction: RedactionOptions | undefined, reload: Reloader): ObjectPart {
-  const context = contextOf(statusOptions, redactionKey(redaction));
-  const revision = toHashedDocument(record, redaction, reload(ref));
+function partOfRecord(ref: ObjectRef, record: CachedObject, view: () => KubeObject, tick: TickContext): ObjectPart {
+  const revision = toHashedDocument(record, tick.redaction, tick.reload(ref));
   const memo = memoOf(record);
-  if (memo !== undefined && memo.context === context) return partOfMemo(memo, revision);
+  if (memo !== undefined && memo.context === tick.memo) return partOfMemo(memo, revision);
   // The view is what status rules read of the object; the revision was computed from the whole object.
-  const part = partOfObject(view(), statusOptions, revision);
+  const part = partOfObject(view(), tick.statusOptions, revision);
   // Custom checks (CEL, Lua) are evaluated on every tick: phaselog cannot tell that a script is pure.
-  if (!NOT_MEMOIZED.has(`${ref.group}/${ref.kind}`) && part.customHealth === undefined) record.memo = memoize(context, part);
+  if (!NOT_MEMOIZED.has(`${ref.group}/${ref.kind}`) && part.customHealth === undefined) record.memo = memoize(tick.memo, part);
   return part;
 }
 
