@@ -48,17 +48,18 @@ local function as_string(v)
   return nil
 end
 
--- Index just past the single-character class starting at i (lstrlib's classEnd), or nil when malformed.
+-- Index just past the single-character class starting at i (lstrlib's classEnd), or nil and
+-- Lua's own complaint when malformed.
 local function class_end(p, i)
   local c = sub(p, i, i)
   if c == '%' then
-    if i >= #p then return nil end
+    if i >= #p then return nil, "malformed pattern (ends with '%')" end
     return i + 2
   elseif c == '[' then
     local j = i + 1
     if sub(p, j, j) == '^' then j = j + 1 end
     repeat
-      if j > #p then return nil end
+      if j > #p then return nil, "malformed pattern (missing ']')" end
       local cc = sub(p, j, j)
       j = j + 1
       if cc == '%' and j <= #p then j = j + 1 end
@@ -68,7 +69,15 @@ local function class_end(p, i)
   return i + 1
 end
 
--- Splits a pattern into the items that decide the matcher's work.
+-- A pattern matching a maximal run of the class (nil for '.', which matches every byte).
+local function run_pattern(class)
+  if class == '.' then return nil end
+  if #class == 1 and not find(class, '^%w') then return '%' .. class .. '+' end
+  return class .. '+'
+end
+
+-- Splits a pattern into the items that decide the matcher's work. items.first is the index of
+-- the first item when it must consume a byte of its class (so only such bytes can start a match).
 local function parse_pattern(p, anchor_allowed)
   local items, i, m = {}, 1, #p
   local anchored = anchor_allowed and sub(p, 1, 1) == '^'
@@ -82,68 +91,66 @@ local function parse_pattern(p, anchor_allowed)
     elseif c == '$' and i == m then
       i = i + 1
     elseif c == '%' and nextc == 'b' then
-      if i + 3 > m then return nil end
+      if i + 3 > m then return nil, "malformed pattern (missing arguments to '%b')" end
       items[#items + 1] = { kind = 'scan' }
       i = i + 4
     elseif c == '%' and nextc == 'f' then
-      if sub(p, i + 2, i + 2) ~= '[' then return nil end
-      local e = class_end(p, i + 2)
-      if not e then return nil end
+      if sub(p, i + 2, i + 2) ~= '[' then return nil, "missing '[' after '%f' in pattern" end
+      local e, complaint = class_end(p, i + 2)
+      if not e then return nil, complaint end
       items[#items + 1] = { kind = 'step' }
       i = e
     elseif c == '%' and find(nextc, '^%d') then
       items[#items + 1] = { kind = 'scan' }
       i = i + 2
     else
-      local e = class_end(p, i)
-      if not e then return nil end
-      local class, q = sub(p, i, e - 1), sub(p, e, e)
+      local e, complaint = class_end(p, i)
+      if not e then return nil, complaint end
+      local run, q = run_pattern(sub(p, i, e - 1)), sub(p, e, e)
       if q == '*' or q == '+' or q == '-' then
-        items[#items + 1] = { kind = 'repeat', class = class, plus = q == '+' }
+        items[#items + 1] = { kind = 'repeat', run = run, plus = q == '+' }
         i = e + 1
       elseif q == '?' then
-        items[#items + 1] = { kind = 'optional', class = class }
+        items[#items + 1] = { kind = 'optional' }
         i = e + 1
       else
-        items[#items + 1] = { kind = 'one', class = class }
+        items[#items + 1] = { kind = 'one', run = run }
         i = e
       end
+    end
+  end
+  for k = 1, #items do
+    local item = items[k]
+    if item.kind ~= 'step' then
+      if item.kind == 'one' or (item.kind == 'repeat' and item.plus) then items.first = k end
+      break
     end
   end
   return items, anchored
 end
 
--- Longest run and total count of subject bytes the class matches (one linear pass, charged).
-local function class_stats(s, class, cache)
-  local stats = cache[class]
-  if stats then return stats end
-  if class == '.' then
-    stats = { longest = #s, total = #s }
-  else
-    spend(#s // 32)
-    local q = class
-    if #class == 1 and not find(class, '^%w') then q = '%' .. class end
-    local longest, total = 0, 0
-    for run in gmatch(s, q .. '+') do
-      local n = #run
-      total = total + n
-      if n > longest then longest = n end
-    end
-    stats = { longest = longest, total = total }
+-- Longest run and total count of subject bytes the class matches: one charged pass over s,
+-- without building strings.
+local function class_stats(s, run)
+  local n = #s
+  if run == nil then return n, n end
+  spend(n // 32)
+  local longest, total, pos = 0, 0, 1
+  while true do
+    local i, j = find(s, run, pos)
+    if not i then break end
+    local len = j - i + 1
+    total = total + len
+    if len > longest then longest = len end
+    pos = j + 1
   end
-  cache[class] = stats
-  return stats
+  return longest, total
 end
 
--- Upper bound of the matcher's steps for p over s; with exact = false every class is assumed to
--- match the whole subject (cheap, no pass over s).
+-- Upper bound of the matcher's steps for the items over s; with exact = false every class is
+-- assumed to match the whole subject (no pass over s).
 local function pattern_bound(s, items, anchored, exact)
   local n = #s
-  local cache = {}
-  local function longest(class)
-    if not exact then return n end
-    return class_stats(s, class, cache).longest
-  end
   local w = 1.0
   for k = #items, 1, -1 do
     local item = items[k]
@@ -155,22 +162,16 @@ local function pattern_bound(s, items, anchored, exact)
     elseif kind == 'optional' then
       w = 2 * w + 1
     else
-      local r = longest(item.class)
+      local r = n
+      if exact then r = class_stats(s, item.run) end
       w = (r + 1) * w + r + 1
     end
   end
   if anchored then return w end
   local starts = n + 1.0
-  if exact then
-    for k = 1, #items do
-      local item = items[k]
-      if item.kind ~= 'step' then
-        if item.kind == 'one' or (item.kind == 'repeat' and item.plus) then
-          starts = class_stats(s, item.class, cache).total + 1.0
-        end
-        break
-      end
-    end
+  if exact and items.first then
+    local _, total = class_stats(s, items[items.first].run)
+    starts = total + 1.0
   end
   return starts * w + n + 1
 end
@@ -181,6 +182,7 @@ local function parse_cached(p, anchor_allowed)
   local hit = parsed[anchor_allowed][p]
   if hit then return hit[1], hit[2] end
   local items, anchored = parse_pattern(p, anchor_allowed)
+  if not items then return nil, anchored end
   if parsed_count >= 256 then parsed, parsed_count = { [true] = {}, [false] = {} }, 0 end
   parsed[anchor_allowed][p] = { items, anchored }
   parsed_count = parsed_count + 1
@@ -194,8 +196,9 @@ local function check_pattern(what, s, p, anchor_allowed, plain)
     spend((#s + 1.0) * (#p + 1) // 32)
     return
   end
-  local items, anchored = parse_cached(p, anchor_allowed)
-  if not items then error('malformed pattern in ' .. what, 3) end
+  local items, anchored_or_complaint = parse_cached(p, anchor_allowed)
+  if not items then error(anchored_or_complaint, 3) end
+  local anchored = anchored_or_complaint
   local bound = pattern_bound(s, items, anchored, false)
   if bound <= FREE_COST then return end
   bound = pattern_bound(s, items, anchored, true)

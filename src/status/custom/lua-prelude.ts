@@ -31,7 +31,7 @@ local type, next, select, error, rawget = type, next, select, error, rawget
 local native_tostring, native_setmetatable, tonumber = tostring, setmetatable, tonumber
 local native_pcall, native_xpcall, native_resume = pcall, xpcall, coroutine.resume
 local math_type, tointeger, floor, ceil = math.type, math.tointeger, math.floor, math.ceil
-local native_format, find, native_concat, pack, unpack = string.format, checked.find, table.concat, table.pack, table.unpack
+local native_format, find, native_concat, pack, unpack = string.format, string.find, table.concat, table.pack, table.unpack
 
 -- A function, not a table: a script that catches it (as a __close handler's argument) cannot
 -- store anything in it for the next evaluation to find.
@@ -46,7 +46,10 @@ local function gopher_tostring(v)
   return native_tostring(v)
 end
 
+-- The conversion pattern cannot backtrack far (its last item matches any byte), so the native find
+-- costs one step per byte of the format: charged once here, with the formatting itself.
 local function gopher_format(fmt, ...)
+  if type(fmt) == 'string' and #fmt > 64 then charge(#fmt) end
   local n = select('#', ...)
   if n == 0 or type(fmt) ~= 'string' then return native_format(fmt, ...) end
   local args = pack(...)
