@@ -28,6 +28,9 @@ const hostile: Record<string, { script: string; message: RegExp; health?: string
   RepWithSeparator: { script: 'local s = string.rep("", 1e8, "") return { status = "Healthy" }', message: INSTRUCTIONS },
   // One C call that walks the whole range of two empty tables.
   MoveOfEmptyRange: { script: 'table.move({}, 1, 3e7, 1) return { status = "Healthy" }', message: INSTRUCTIONS },
+  ConcatOfHugeRange: { script: 'return { status = "Healthy", message = table.concat({}, "", 1, 1e8) }', message: INSTRUCTIONS },
+  UnpackOfHugeRange: { script: 'local t = { table.unpack({}, 1, 9e5) } return { status = "Healthy" }', message: INSTRUCTIONS },
+  FormatWithHugeWidth: { script: 'return { status = "Healthy", message = string.format("%999999999d", 1) }', message: /invalid conversion/ },
   // table.insert and table.remove shift as many elements as __len claims.
   InsertWithLyingLength: {
     script: 'local t = setmetatable({}, { __len = function() return 3e7 end }) table.insert(t, 1, "x") return { status = "Healthy" }',
