@@ -12,16 +12,20 @@
  * - gopher-lua's `%d` truncates non-integers; Lua 5.4 raises "number has no integer representation".
  * - Lua 5.1 names scripts still use: `table.getn`, `table.maxn`, `unpack`, `math.pow`, `math.mod`,
  *   `math.log10`, `string.gfind`.
- * - Sandbox: libraries are read-only proxies created per evaluation, so nothing a script does
- *   survives it; no `load`, `dofile`, `io`, `debug`, `package`; `os` has only `time` and `date`;
- *   `require` knows only "os" (Argo CD preloads a safe os module); finalizers (`__gc`) are refused
- *   because they could run outside the budget; `pcall`, `xpcall` and `coroutine.resume` cannot
- *   swallow ABORT; pattern calls whose backtracking could run for minutes inside one C call
- *   (n^k steps for k repeated wildcards over n bytes) are refused, since the hook cannot
- *   interrupt them;
- *   without `useOpenLibs` strings have no methods, as in Argo CD.
+ * - Sandbox: libraries are read-only proxies created per evaluation whose `pairs` never hands out
+ *   the library itself, so nothing a script does survives it; no `load`, `dofile`, `io`, `debug`,
+ *   `package`, `string.dump`, `string.pack`; `os` has only `time` and `date`; `require` knows only
+ *   "os" (Argo CD preloads a safe os module); finalizers (`__gc`) are refused because they could
+ *   run outside the budget; once the evaluation is aborted `pcall`, `xpcall` and
+ *   `coroutine.resume` raise ABORT again whatever error reached them, so neither they nor a
+ *   `__close` handler can swallow it; library calls whose C work grows with an argument charge it
+ *   to the budget (see lua-checked-calls.ts); without `useOpenLibs` strings have no methods, as
+ *   in Argo CD.
+ *
+ * The chunk is called with the table lua-checked-calls returns and the host's `charge` function.
  */
 export const LUA_PRELUDE = String.raw`
+local checked, charge = ...
 local string, table, math, os, coroutine = string, table, math, os, coroutine
 local type, next, select, error, rawget = type, next, select, error, rawget
 local native_tostring, native_setmetatable, tonumber = tostring, setmetatable, tonumber
@@ -29,7 +33,9 @@ local native_pcall, native_xpcall, native_resume = pcall, xpcall, coroutine.resu
 local math_type, tointeger, floor, ceil = math.type, math.tointeger, math.floor, math.ceil
 local native_format, find, native_concat, pack, unpack = string.format, string.find, table.concat, table.pack, table.unpack
 
-local ABORT = native_setmetatable({}, { __tostring = function() return 'health check aborted' end, __metatable = false })
+-- A function, not a table: a script that catches it (as a __close handler's argument) cannot
+-- store anything in it for the next evaluation to find.
+local ABORT = function() end
 
 local function gopher_tostring(v)
   if math_type(v) == 'float' then
@@ -40,7 +46,10 @@ local function gopher_tostring(v)
   return native_tostring(v)
 end
 
+-- The conversion pattern cannot backtrack far (its last item matches any byte), so the native find
+-- costs one step per byte of the format: charged once here, with the formatting itself.
 local function gopher_format(fmt, ...)
+  if type(fmt) == 'string' and #fmt > 64 then charge(#fmt) end
   local n = select('#', ...)
   if n == 0 or type(fmt) ~= 'string' then return native_format(fmt, ...) end
   local args = pack(...)
@@ -90,8 +99,10 @@ local function maxn(t)
   return max
 end
 
+-- charge(0) raises ABORT again once the evaluation was aborted: the abort is sticky, so an error a
+-- __close handler raises while ABORT unwinds (which replaces ABORT) cannot end it either.
 local function rethrow(ok, ...)
-  if not ok and (...) == ABORT then error(ABORT, 0) end
+  if not ok then charge(0) end
   return ok, ...
 end
 
@@ -101,7 +112,7 @@ end
 
 local function safe_xpcall(f, handler, ...)
   local function guarded(e)
-    if e == ABORT then return ABORT end
+    charge(0)
     return handler(e)
   end
   return rethrow(native_xpcall(f, guarded, ...))
@@ -112,36 +123,23 @@ local function safe_resume(co, ...)
 end
 
 local function safe_setmetatable(t, mt)
+  if type(t) ~= 'table' then
+    error("bad argument #1 to 'setmetatable' (table expected, got " .. type(t) .. ")", 2)
+  end
   if type(mt) == 'table' and rawget(mt, '__gc') ~= nil then
     error('__gc metamethods are not allowed in health scripts', 2)
   end
   return native_setmetatable(t, mt)
 end
 
--- Lua patterns backtrack: k repeated wildcards ('.' or a '[set]' followed by *, + or -) over an
--- n-byte subject cost up to n^k steps (one more factor n when the pattern is not anchored with ^)
--- inside one C call, which no instruction hook can interrupt. Refuse the call when that bound
--- passes ~1e8 steps (about a second). Quantified classes such as %d+ stop at the next literal and
--- are not counted, so ordinary patterns on long messages still run.
-local log = math.log
-local PATTERN_COST_LIMIT = log(1e8)
-local native_find, native_match, native_gmatch, native_gsub = string.find, string.match, string.gmatch, string.gsub
-local function check_pattern(s, pattern, plain)
-  if plain or type(s) ~= 'string' or type(pattern) ~= 'string' or #s < 64 then return end
-  local wildcards = select(2, native_gsub(native_gsub(pattern, '%%.', 'e'), '[%.%]][%*%+%-]', ''))
-  local exponent = wildcards
-  if native_find(pattern, '^', 1, true) ~= 1 then exponent = exponent + 1 end
-  if exponent > 1 and exponent * log(#s) > PATTERN_COST_LIMIT then
-    error(native_format('pattern too complex for a %d-byte subject (%d repeated wildcards)', #s, wildcards), 3)
-  end
-end
-string.find = function(s, pattern, init, plain) check_pattern(s, pattern, plain) return native_find(s, pattern, init, plain) end
-string.match = function(s, pattern, init) check_pattern(s, pattern) return native_match(s, pattern, init) end
-string.gmatch = function(s, pattern) check_pattern(s, pattern) return native_gmatch(s, pattern) end
-string.gsub = function(s, pattern, repl, n) check_pattern(s, pattern) return native_gsub(s, pattern, repl, n) end
+-- Library functions whose C work grows with an argument charge it to the budget (lua-checked-calls).
+-- string.pack/unpack/packsize are Lua 5.3 additions gopher-lua lacks; string.dump exposes bytecode.
+string.find, string.match, string.gmatch, string.gsub = checked.find, checked.match, checked.gmatch, checked.gsub
+string.rep, string.byte = checked.rep, checked.byte
+string.upper, string.lower, string.reverse = checked.upper, checked.lower, checked.reverse
 string.format = gopher_format
 string.gfind = string.gmatch
-string.dump = nil
+string.dump, string.pack, string.unpack, string.packsize = nil, nil, nil, nil
 
 -- Without useOpenLibs Argo CD has no string library at all, so s:upper() must fail there too.
 local string_meta = getmetatable('')
@@ -151,12 +149,12 @@ local no_string_methods = {}
 local libs = {
   string = string,
   table = {
-    concat = gopher_concat, insert = table.insert, remove = table.remove, sort = table.sort,
-    unpack = unpack, pack = pack, move = table.move,
+    concat = gopher_concat, insert = checked.insert, remove = checked.remove, sort = checked.sort,
+    unpack = checked.unpack, pack = pack, move = checked.move,
     getn = function(t) return #t end, maxn = maxn,
   },
   math = {},
-  os = { time = os.time, date = os.date },
+  os = { time = os.time, date = checked.date },
   coroutine = {
     create = coroutine.create, resume = safe_resume, running = coroutine.running,
     status = coroutine.status, wrap = coroutine.wrap, yield = coroutine.yield,
@@ -175,13 +173,18 @@ libs.math.log = function(x, base) return integral(math.log(x, base)) end
 libs.math.log10 = function(x) return integral(math.log(x, 10)) end
 libs.math.ldexp = function(m, e) return integral(m * 2.0 ^ e) end
 libs.math.mod = math.fmod
+-- The generator's state is shared by every evaluation: a seed one script sets is reset before the next.
+local native_randomseed, reseed = math.randomseed, false
+libs.math.randomseed = function(...) reseed = true return native_randomseed(...) end
 
 local metas = {}
 for name, lib in next, libs do
   metas[name] = {
     __index = lib,
     __newindex = function() error("attempt to modify read-only library '" .. name .. "'", 2) end,
-    __pairs = function() return next, lib, nil end,
+    -- Iterating must not hand out lib itself (pairs returns its state), or a script could change
+    -- the library every later evaluation sees.
+    __pairs = function(proxy) return function(_, k) return next(lib, k) end, proxy, nil end,
     __metatable = false,
   }
 end
@@ -190,11 +193,15 @@ local base = {
   assert = assert, error = error, ipairs = ipairs, next = next, pairs = pairs,
   pcall = safe_pcall, xpcall = safe_xpcall, rawequal = rawequal, rawget = rawget, rawset = rawset,
   rawlen = rawlen, select = select, setmetatable = safe_setmetatable, getmetatable = getmetatable,
-  tonumber = tonumber, tostring = gopher_tostring, type = type, unpack = unpack,
+  tonumber = checked.tonumber, tostring = gopher_tostring, type = type, unpack = checked.unpack,
   print = function() end, collectgarbage = function() return 0 end, _VERSION = 'Lua 5.1',
 }
 
 local function make_env(obj, open_libs)
+  if reseed then
+    native_randomseed()
+    reseed = false
+  end
   local env = {}
   for k, v in next, base do env[k] = v end
   env._G = env

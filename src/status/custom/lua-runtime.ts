@@ -1,6 +1,7 @@
 import { LuaEngine, LuaFactory, LuaReturn, LuaType, LUA_REGISTRYINDEX } from 'wasmoon';
 import type { LuaWasm } from 'wasmoon';
 import type { LuaSandboxLimits } from './config.ts';
+import { LUA_CHECKED_CALLS } from './lua-checked-calls.ts';
 import { LUA_PRELUDE } from './lua-prelude.ts';
 
 /** What one script run gave: the returned `status`/`message`, or why it could not run. */
@@ -20,10 +21,19 @@ export interface LuaCompileFailure {
   line?: number;
 }
 
-const LUA_MULTRET = -1;
 const HOOK_MASK_COUNT = 8;
-/** The hook runs every this many VM instructions: cheap, yet stops a loop within microseconds. */
-const HOOK_STEP = 1000;
+/**
+ * The hook runs every this many VM instructions. Some single instructions take time in proportion
+ * to a string's length (`..`, `<`, `==`, arithmetic on a numeral string), so the interval also
+ * bounds how far past the deadline a run can get.
+ */
+const HOOK_STEP = 100;
+/**
+ * No single allocation of a running script may exceed this: a string or table part larger than
+ * the largest object Kubernetes stores (etcd's 1.5 MiB) has no use in a health check, and the cap
+ * keeps every one of those length-proportional instructions short.
+ */
+const MAX_BLOCK_BYTES = 4 * 1024 * 1024;
 const MAX_DEPTH = 64;
 const encoder = new TextEncoder();
 
@@ -31,6 +41,7 @@ const encoder = new TextEncoder();
 interface RawLuaExports {
   HEAPU8: Uint8Array;
   _malloc(size: number): number;
+  _realloc(pointer: number, size: number): number;
   _free(pointer: number): void;
   _lua_pushlstring(L: number, pointer: number, length: number): number;
   _lua_pushinteger(L: number, value: bigint): void;
@@ -52,8 +63,12 @@ interface ScriptRecord {
 /**
  * Argo CD health scripts on Lua 5.4 (wasmoon), driven through Lua's C API so a run is synchronous.
  * One Lua state holds every compiled script; each run gets a fresh global table (see the prelude),
- * an instruction budget and a wall-clock deadline (an instruction hook) and a memory cap (a
- * counting allocator). A run that breaks the WebAssembly instance itself rebuilds the state and
+ * an instruction budget and a wall-clock deadline (an instruction hook, plus `charge` for work done
+ * inside library C functions, see lua-checked-calls.ts) and a memory cap (our allocator, which
+ * also caps single blocks). An abort is sticky: once the budget or deadline is passed, every later
+ * hook, charge and allocation of that run fails again, and the run is reported as failed whatever
+ * the script returns. The result is read with raw gets, so no metamethod of the script runs after
+ * the limits are lifted. A run that breaks the WebAssembly instance itself rebuilds the state and
  * recompiles, so the next run works normally.
  */
 export class LuaRuntime {
@@ -62,7 +77,13 @@ export class LuaRuntime {
   private makeEnvRef = 0;
   private abortRef = 0;
   private readonly hook: number;
+  private readonly charge: number;
+  private readonly allocator: number;
   private readonly scripts: ScriptRecord[] = [];
+  private memoryUsed = 0;
+  private memoryMax = 0;
+  private limiting = false;
+  private refusedBlock = false;
   private budgetLeft = 0;
   private deadline = 0;
   private abortReason = '';
@@ -79,6 +100,11 @@ export class LuaRuntime {
   ) {
     this.raw = lua.module as unknown as RawLuaExports;
     this.hook = lua.module.addFunction((state: number) => this.onHook(state), 'vii');
+    this.charge = lua.module.addFunction((state: number) => this.onCharge(state), 'ii');
+    this.allocator = lua.module.addFunction(
+      (_ud: number, pointer: number, oldSize: number, newSize: number) => this.onAlloc(pointer, oldSize, newSize),
+      'iiiii',
+    );
     this.buildState();
   }
 
@@ -92,12 +118,27 @@ export class LuaRuntime {
     this.engine = new LuaEngine(this.lua, { openStandardLibs: true, injectObjects: false, enableProxy: false, traceAllocations: true });
     this.L = this.engine.global.address;
     const { lua, L } = this;
-    const status = this.loadChunk(LUA_PRELUDE, '=prelude');
-    if (status !== LuaReturn.Ok || lua.lua_pcallk(L, 0, 2, 0, 0, null) !== LuaReturn.Ok) {
-      throw new Error(`Lua prelude failed: ${lua.lua_tolstring(L, -1, null)}`);
+    // From here on our allocator counts every block (wasmoon's counted the ones made so far).
+    this.memoryUsed = this.engine.global.getMemoryUsed();
+    this.limiting = false;
+    lua.lua_setallocf(L, this.allocator, null);
+    lua.lua_settop(L, 0);
+    let status = this.loadChunk(LUA_CHECKED_CALLS, '=checked-calls');
+    if (status === LuaReturn.Ok) {
+      lua.lua_pushcclosure(L, this.charge, 0);
+      lua.lua_pushinteger(L, BigInt(Math.min(this.limits.instructionLimit, Number.MAX_SAFE_INTEGER)));
+      status = lua.lua_pcallk(L, 2, 1, 0, 0, null);
     }
+    if (status === LuaReturn.Ok) status = this.loadChunk(LUA_PRELUDE, '=prelude');
+    if (status === LuaReturn.Ok) {
+      lua.lua_pushvalue(L, 1);
+      lua.lua_pushcclosure(L, this.charge, 0);
+      status = lua.lua_pcallk(L, 2, 2, 0, 0, null);
+    }
+    if (status !== LuaReturn.Ok) throw new Error(`Lua prelude failed: ${lua.lua_tolstring(L, -1, null)}`);
     this.abortRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
     this.makeEnvRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
+    lua.lua_settop(L, 0);
     for (const script of this.scripts) {
       if (this.loadChunk(script.source, `@${script.name}`) !== LuaReturn.Ok) throw new Error(`recompiling ${script.name} failed`);
       script.ref = lua.luaL_ref(L, LUA_REGISTRYINDEX);
@@ -138,9 +179,8 @@ export class LuaRuntime {
 
   private runProtected(script: ScriptRecord, object: Record<string, unknown>, useOpenLibs: boolean): LuaRunOutcome {
     const { lua, L } = this;
-    const global = this.engine.global;
     lua.lua_settop(L, 0);
-    global.setMemoryMax(undefined);
+    this.limiting = false;
     lua.lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.makeEnvRef));
     this.ancestors.clear();
     this.pushValue(object, 0);
@@ -154,19 +194,24 @@ export class LuaRuntime {
     lua.lua_pushvalue(L, 1);
     lua.lua_setupvalue(L, 2, 1);
 
-    global.setMemoryMax(global.getMemoryUsed() + this.limits.memoryLimitMiB * 1024 * 1024);
+    this.memoryMax = this.memoryUsed + this.limits.memoryLimitMiB * 1024 * 1024;
+    this.refusedBlock = false;
     this.budgetLeft = this.limits.instructionLimit;
     this.deadline = Date.now() + this.limits.timeoutMs;
     this.abortReason = '';
+    this.limiting = true;
     lua.lua_sethook(L, this.hook, HOOK_MASK_COUNT, HOOK_STEP);
     let status: LuaReturn;
     try {
-      status = lua.lua_pcallk(L, 0, LUA_MULTRET, 0, 0, null);
+      // Only the first returned value is read; asking for one keeps extra values off the stack.
+      status = lua.lua_pcallk(L, 0, 1, 0, 0, null);
     } finally {
       lua.lua_sethook(L, null, 0, 0);
-      global.setMemoryMax(undefined);
+      this.limiting = false;
     }
     try {
+      // A script may swallow the abort's error and return normally; the abort still decides.
+      if (this.abortReason !== '') return { ok: false, error: `Lua script ${this.abortReason}` };
       if (status !== LuaReturn.Ok) return { ok: false, error: this.describeError(status) };
       return this.readResult(lua.lua_gettop(L) >= 2 ? 2 : 0);
     } finally {
@@ -176,19 +221,64 @@ export class LuaRuntime {
 
   private onHook(state: number): void {
     this.budgetLeft -= HOOK_STEP;
+    if (this.isOverLimit()) this.raiseAbort(state);
+  }
+
+  /** `charge(cost)`: work a library C function is about to do, in instructions; `charge(0)` only checks. */
+  private onCharge(state: number): number {
+    const cost = this.lua.lua_tonumberx(state, 1, null);
+    if (cost > 0) this.budgetLeft -= cost;
+    if (this.isOverLimit()) this.raiseAbort(state);
+    return 0;
+  }
+
+  /** Sticky: once a limit was passed, every later check of the run fails too. */
+  private isOverLimit(): boolean {
+    if (this.abortReason !== '') return true;
     if (this.budgetLeft < 0) {
       this.abortReason = `exceeded the instruction limit of ${this.limits.instructionLimit}`;
     } else if (Date.now() > this.deadline) {
       this.abortReason = `exceeded the time limit of ${this.limits.timeoutMs} ms`;
-    } else {
-      return;
     }
+    return this.abortReason !== '';
+  }
+
+  private raiseAbort(state: number): void {
     this.lua.lua_rawgeti(state, LUA_REGISTRYINDEX, BigInt(this.abortRef));
     this.lua.lua_error(state);
   }
 
+  /**
+   * Lua's allocator (`lua_Alloc`). While a script runs, growth is refused past the memory cap,
+   * for a single block over MAX_BLOCK_BYTES, and after an abort; Lua turns a refusal into a
+   * memory error. When `pointer` is 0, `oldSize` is a type tag, not a size.
+   */
+  private onAlloc(pointer: number, oldSize: number, newSize: number): number {
+    const raw = this.raw;
+    if (newSize === 0) {
+      if (pointer !== 0) {
+        this.memoryUsed -= oldSize;
+        raw._free(pointer);
+      }
+      return 0;
+    }
+    const growth = pointer === 0 ? newSize : newSize - oldSize;
+    if (this.limiting && growth > 0) {
+      const tooBig = newSize > MAX_BLOCK_BYTES;
+      if (tooBig || this.abortReason !== '' || this.memoryUsed + growth > this.memoryMax) {
+        this.refusedBlock = tooBig;
+        return 0;
+      }
+    }
+    const moved = raw._realloc(pointer, newSize);
+    if (moved !== 0) this.memoryUsed += growth;
+    return moved;
+  }
+
   private describeError(status: LuaReturn): string {
-    if (this.abortReason !== '') return `Lua script ${this.abortReason}`;
+    if (status === LuaReturn.ErrorMem && this.refusedBlock) {
+      return `Lua script exceeded the limit of ${MAX_BLOCK_BYTES / 1024 / 1024} MiB for a single string or table`;
+    }
     if (status === LuaReturn.ErrorMem) return `Lua script exceeded the memory limit of ${this.limits.memoryLimitMiB} MiB`;
     const { lua, L } = this;
     const type = lua.lua_type(L, -1);
@@ -196,7 +286,10 @@ export class LuaRuntime {
     return `Lua script raised a ${lua.lua_typename(L, type)} value as error`;
   }
 
-  /** Argo CD reads the returned table's `status` and `message` as JSON strings. */
+  /**
+   * Argo CD reads the returned table's `status` and `message` as JSON strings, encoding the table
+   * without its metatable; raw gets do the same and run none of the script's metamethods.
+   */
   private readResult(index: number): LuaRunOutcome {
     const { lua, L } = this;
     const type = index === 0 ? LuaType.Nil : lua.lua_type(L, index);
@@ -212,7 +305,8 @@ export class LuaRuntime {
 
   private readStringField(index: number, field: string): string | { error: string } {
     const { lua, L } = this;
-    const type = lua.lua_getfield(L, index, field);
+    lua.lua_pushstring(L, field);
+    const type = lua.lua_rawget(L, index) as LuaType;
     try {
       if (type === LuaType.Nil) return '';
       if (type === LuaType.String) return lua.lua_tolstring(L, -1, null);
@@ -296,6 +390,8 @@ export class LuaRuntime {
     this.closed = true;
     this.engine.global.close();
     this.lua.module.removeFunction(this.hook);
+    this.lua.module.removeFunction(this.charge);
+    this.lua.module.removeFunction(this.allocator);
     if (this.scratch !== 0) this.raw._free(this.scratch);
     this.scratch = 0;
     this.scratchView = undefined;
