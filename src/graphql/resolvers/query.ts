@@ -1,6 +1,7 @@
 /** Query resolvers: each makes one call into a store, service or loader and shapes the result. */
 import type { PhaseFilter as PhaseFilterInput, QueryResolvers, StatusChangeFilter as StatusChangeFilterInput } from '../../generated/graphql.ts';
 import { canSee } from '../../auth/principal.ts';
+import { listTokens } from '../../auth/tokens.ts';
 import { checkGate } from '../../services/read-gate.ts';
 import { resolvePhaseRef, type PhaseRef } from '../../services/read-phase-ref.ts';
 import type { PhaseCursor, PhaseFilter } from '../../store/read-phases.ts';
@@ -87,6 +88,6 @@ export const queryResolvers: { Query: QueryResolvers } = {
       if (result.ok) return toGateResult(result.gate);
       throw result.kind === 'NOT_FOUND' ? notFound(result.message) : badUserInput(result.message);
     },
-    tokens: async (_parent, _args, ctx) => (await ctx.read.tokens.list()).map(toApiToken),
+    tokens: async (_parent, _args, ctx) => (await listTokens(ctx.read.tokens, ctx.principal.access)).map(toApiToken),
   },
 };
