@@ -4,6 +4,7 @@
  * and should a schema reach a request without that check, the field is refused there
  * ({@link guardRootFields}), never answered with a default scope.
  */
+import { defaultFieldResolver } from 'graphql';
 import type { GraphQLField, GraphQLFieldResolver, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { hasScope, type Principal } from '../auth/principal.ts';
 import type { TokenScope } from '../auth/tokens.ts';
@@ -131,8 +132,7 @@ export function guardRootFields(schema: GraphQLSchema, rules: RootFieldRules = R
           return subscribe(parent, args, ctx, info);
         });
       } else {
-        const resolve = field.resolve;
-        field.resolve = guarded(key, rule, (parent, args, ctx, info) => (resolve === undefined ? (parent as Record<string, unknown> | undefined)?.[field.name] : resolve(parent, args, ctx, info)));
+        field.resolve = guarded(key, rule, field.resolve ?? defaultFieldResolver);
       }
     }
   }

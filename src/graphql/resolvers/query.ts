@@ -8,14 +8,17 @@ import type { PhaseCursor, PhaseFilter } from '../../store/read-phases.ts';
 import { phaseCursorOf } from '../../store/read-phases.ts';
 import type { StatusChangeFilter } from '../../store/read-history.ts';
 import type { GraphqlContext } from '../context.ts';
-import { decodeCursor, encodeCursor, MAX_PHASES_PAGE_SIZE, pageSize, parseSeq, toConnection } from '../cursor.ts';
+import { decodeCursor, encodeCursor, isRowId, MAX_PHASES_PAGE_SIZE, pageSize, parseSeq, toConnection } from '../cursor.ts';
 import { badUserInput, notFound } from '../errors.ts';
 import { historyAskBelow } from './phase.ts';
 import { toApiToken, toGateResult, toStatusChange } from './shapes.ts';
 
 function isPhaseCursor(value: unknown): value is PhaseCursor {
   const v = value as Partial<PhaseCursor> | null;
-  return typeof v === 'object' && v !== null && typeof v.severity === 'number' && typeof v.cluster === 'string' && typeof v.namespace === 'string' && typeof v.name === 'string' && typeof v.id === 'number';
+  return (
+    typeof v === 'object' && v !== null && typeof v.severity === 'number' && Number.isInteger(v.severity) && v.severity >= 0 && v.severity <= 100 &&
+    typeof v.cluster === 'string' && typeof v.namespace === 'string' && typeof v.name === 'string' && isRowId(v.id)
+  );
 }
 
 function toPhaseFilter(input: PhaseFilterInput | null | undefined): PhaseFilter {
