@@ -31,16 +31,6 @@ export function canSee(principal: Principal, cluster: string, namespace: string 
   return true;
 }
 
-/**
- * Whether a token restricted to `inner` sees no more than one restricted to `outer`: on each of
- * clusters and namespaces, `outer` is unrestricted (empty), or `inner` is restricted to some of
- * `outer`'s (an empty `inner` list means all, which is broader than any restriction).
- */
-export function isAccessWithin(inner: AccessScope, outer: AccessScope): boolean {
-  const within = (names: readonly string[], allowed: readonly string[]) => allowed.length === 0 || (names.length > 0 && names.every((name) => allowed.includes(name)));
-  return within(inner.clusters, outer.clusters) && within(inner.namespaces, outer.namespaces);
-}
-
 /** Outcome of {@link Authenticator.authenticate}. */
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: 'MISSING_TOKEN' | 'INVALID_TOKEN' | 'MALFORMED_HEADER'; message: string };
 

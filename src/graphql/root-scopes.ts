@@ -126,11 +126,7 @@ export function guardRootFields(schema: GraphQLSchema, rules: RootFieldRules = R
       const key = `${typeName}.${field.name}`;
       const rule = ruleOf(rules, typeName, field.name);
       if (typeName === 'Subscription') {
-        const subscribe = field.subscribe;
-        field.subscribe = guarded(key, rule, (parent, args, ctx, info) => {
-          if (subscribe === undefined) throw forbidden(`${key} has no subscribe function`);
-          return subscribe(parent, args, ctx, info);
-        });
+        field.subscribe = guarded(key, rule, field.subscribe ?? defaultFieldResolver);
       } else {
         field.resolve = guarded(key, rule, field.resolve ?? defaultFieldResolver);
       }
