@@ -141,6 +141,11 @@ describe('the HTTP request itself', () => {
     expectRefused({ status: res.status, ...body }, 'OPERATION_RESOLUTION_FAILURE');
     expect(body.errors?.[0]?.message).toMatch(/"B"/);
   });
+
+  it('a document of several operations without an operationName: 400 with a code', async () => {
+    const res = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'query A { about { version } } query B { clusters { name } }' }) });
+    expectRefused({ status: res.status, ...((await res.json()) as Omit<GqlResult, 'status'>) }, 'OPERATION_RESOLUTION_FAILURE');
+  });
 });
 
 describe('DateTime and ranges', () => {
