@@ -10,6 +10,7 @@ import { REPORT_QUEUE, reportJobSchema, scheduleReports } from '../src/queue/rep
 import type { ReportSchedule } from '../src/queue/report-jobs.ts';
 import { createAuditReport } from '../src/services/audit-report.ts';
 import type { Db } from '../src/store/prisma.ts';
+import { FULL_ACCESS } from '../src/store/read-types.ts';
 import { createReportStore } from '../src/store/report-store.ts';
 
 export interface ReportWorkerOptions {
@@ -50,6 +51,8 @@ export async function startReportWorker(options: ReportWorkerOptions): Promise<R
         now: to,
         format: schedule.format,
         selection: { clusters: schedule.clusters, namespaces: schedule.namespaces, phases: schedule.phases },
+        // A schedule is the operator's own configuration: it may cover every cluster.
+        access: FULL_ACCESS,
       });
       const stored = await reports.save({
         format: schedule.format,

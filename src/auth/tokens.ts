@@ -5,6 +5,7 @@
  * database, since no token exists yet to call the API with.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { FULL_ACCESS, type AccessScope } from '../store/read-types.ts';
 import { createApiTokenStore, type ApiTokenRecord, type ApiTokenStore } from '../store/api-token-store.ts';
 import { createDb } from '../store/prisma.ts';
 import { createTokenRevocationPublisher } from '../pubsub/token-revocations.ts';
@@ -35,6 +36,31 @@ export class TokenInputError extends Error {
   override readonly name = 'TokenInputError';
 }
 
+/**
+ * A token manager restricted to some clusters or namespaces asked to create, or revoke, a token
+ * broader than itself. A restricted admin manages only tokens at most as narrow as itself: else it
+ * could mint an unrestricted admin token, or revoke tokens of the rest of the fleet.
+ */
+export class TokenAccessError extends Error {
+  override readonly name = 'TokenAccessError';
+}
+
+/**
+ * Whether a token restricted to `inner` sees no more than one restricted to `outer`: on each of
+ * clusters and namespaces, `outer` is unrestricted (empty), or `inner` is restricted to some of
+ * `outer`'s (an empty `inner` list means all, which is broader than any restriction).
+ */
+export function isAccessWithin(inner: AccessScope, outer: AccessScope): boolean {
+  const within = (names: readonly string[], allowed: readonly string[]) => allowed.length === 0 || (names.length > 0 && names.every((name) => allowed.includes(name)));
+  return within(inner.clusters, outer.clusters) && within(inner.namespaces, outer.namespaces);
+}
+
+/** The restriction of a token manager, as words for an error message. */
+function describeAccess(access: AccessScope): string {
+  const parts = [access.clusters.length ? `clusters ${access.clusters.join(', ')}` : '', access.namespaces.length ? `namespaces ${access.namespaces.join(', ')}` : ''];
+  return parts.filter(Boolean).join(' and ');
+}
+
 /** sha256 of a secret, hex. */
 export function hashToken(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
@@ -45,12 +71,19 @@ export function generateSecret(): string {
   return `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
 }
 
-/** Creates a token; the secret is returned here and never again. */
-export async function createToken(store: ApiTokenStore, input: CreateTokenInput): Promise<{ token: TokenInfo; secret: string }> {
+/**
+ * Creates a token; the secret is returned here and never again. `manager` is the access of whoever
+ * creates it: the new token's clusters and namespaces must be within it (see {@link TokenAccessError}).
+ * @param manager @default FULL_ACCESS (the database owner, as the CLI without a token)
+ */
+export async function createToken(store: ApiTokenStore, input: CreateTokenInput, manager: AccessScope = FULL_ACCESS): Promise<{ token: TokenInfo; secret: string }> {
   const name = input.name.trim();
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) throw new TokenInputError('a token name is 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit');
   if (input.scopes.length === 0) throw new TokenInputError('a token needs at least one scope (read or admin)');
   for (const scope of input.scopes) if (!TOKEN_SCOPES.includes(scope)) throw new TokenInputError(`unknown scope "${String(scope)}" (known: read, admin)`);
+  if (!isAccessWithin({ clusters: input.clusters ?? [], namespaces: input.namespaces ?? [] }, manager)) {
+    throw new TokenAccessError(`a token restricted to ${describeAccess(manager)} may only create tokens restricted to some of them (an empty list means all)`);
+  }
   const secret = generateSecret();
   const token = await store.insert({
     name,
@@ -62,14 +95,26 @@ export async function createToken(store: ApiTokenStore, input: CreateTokenInput)
   return { token, secret };
 }
 
-/** Revokes a token by name; false when there was no such unrevoked token. */
-export function revokeToken(store: ApiTokenStore, name: string, now: Date = new Date()): Promise<boolean> {
-  return store.revoke(name, now);
+/**
+ * Revokes a token by name and returns it as it was; null when there was no such unrevoked token.
+ * Throws {@link TokenAccessError} when the token is broader than `manager`.
+ * @param manager @default FULL_ACCESS
+ */
+export async function revokeToken(store: ApiTokenStore, name: string, manager: AccessScope = FULL_ACCESS, now: Date = new Date()): Promise<TokenInfo | null> {
+  const token = await store.findActiveByName(name);
+  if (token === null) return null;
+  // A token's restriction never changes, so the check holds for the row the update below revokes.
+  if (!isAccessWithin(token, manager)) throw new TokenAccessError(`token "${name}" sees more than ${describeAccess(manager)}: only a token at least as broad may revoke it`);
+  return (await store.revoke(name, now)) ? token : null;
 }
 
-/** Every token, revoked ones included, by name. */
-export function listTokens(store: ApiTokenStore): Promise<TokenInfo[]> {
-  return store.list();
+/**
+ * Every token, revoked ones included, by name: for a restricted `manager`, only those at most as
+ * narrow as it.
+ * @param manager @default FULL_ACCESS
+ */
+export async function listTokens(store: ApiTokenStore, manager: AccessScope = FULL_ACCESS): Promise<TokenInfo[]> {
+  return (await store.list()).filter((token) => isAccessWithin(token, manager));
 }
 
 /** The unrevoked token a secret belongs to, or null. */
@@ -109,7 +154,7 @@ export async function revokeTokenInDatabase(databaseUrl: string, name: string, a
   const db = createDb(databaseUrl, { poolSize: 1 });
   let revoked: boolean;
   try {
-    revoked = await revokeToken(createApiTokenStore(db), name);
+    revoked = (await revokeToken(createApiTokenStore(db), name)) !== null;
   } finally {
     await db.$disconnect();
   }

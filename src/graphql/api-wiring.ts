@@ -112,7 +112,7 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
     options.redisUrl === undefined
       ? undefined
       : await subscribeTokenRevocations(options.redisUrl, (revocation) => {
-          options.log.info({ token: revocation.name }, 'API token revoked elsewhere: closing its connections');
+          options.log.info({ tokenName: revocation.name }, 'API token revoked elsewhere: closing its connections');
           authenticator.revoke(revocation.name);
         }, revocationPrefix);
   const tokens: ApiTokenStore = {
@@ -121,7 +121,7 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
       const revoked = await store.revoke(name, at);
       if (revoked) {
         authenticator.revoke(name);
-        await revocations?.publish(name, at).catch((err: unknown) => options.log.warn({ err, token: name }, 'announcing a token revocation failed; other replicas notice it at their next re-check'));
+        await revocations?.publish(name, at).catch((err: unknown) => options.log.warn({ err, tokenName: name }, 'announcing a token revocation failed; other replicas notice it at their next re-check'));
       }
       return revoked;
     },

@@ -1,8 +1,30 @@
 /**
- * Opaque page cursors: base64url of a small JSON sort key. A cursor that does not decode is a
- * BAD_USER_INPUT, never an internal error.
+ * Opaque page cursors: base64url of a small JSON sort key. A cursor that does not decode, or whose
+ * values the database could not take (an id past PostgreSQL's integer, a NUL in a name, an instant
+ * outside the years 0-9999), is a BAD_USER_INPUT, never an internal error.
  */
 import { badUserInput } from './errors.ts';
+import { findNul } from './input-guard.ts';
+
+/** Largest PostgreSQL `integer` (ids of phases, intervals and reports). */
+const MAX_INT4 = 2_147_483_647;
+/** Largest PostgreSQL `bigint` (the change log's seq). */
+const MAX_INT8 = 9_223_372_036_854_775_807n;
+
+/** Whether a cursor value is a row id the database can hold: a whole number 1..2^31-1. */
+export function isRowId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MAX_INT4;
+}
+
+/** Like {@link isRowId}, for an id written as decimal text. */
+export function isRowIdText(value: unknown): value is string {
+  return typeof value === 'string' && /^[1-9]\d{0,9}$/.test(value) && Number(value) <= MAX_INT4;
+}
+
+/** Whether a cursor value is an instant as this API writes one (ISO 8601 in UTC, years 0-9999). */
+export function isCursorInstant(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{4}-/.test(value) && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value;
+}
 
 /** Largest page a list returns, except {@link MAX_PHASES_PAGE_SIZE}. */
 export const MAX_PAGE_SIZE = 100;
@@ -26,7 +48,7 @@ export function decodeCursor<T>(cursor: string, guard: (value: unknown) => value
   } catch {
     throw badUserInput('the cursor is not one this API gave out');
   }
-  if (!guard(value)) throw badUserInput('the cursor is not one this API gave out');
+  if (findNul(value, 'cursor') !== null || !guard(value)) throw badUserInput('the cursor is not one this API gave out');
   return value;
 }
 
@@ -40,7 +62,7 @@ export function pageSize(first: number | null | undefined, fallback: number, max
 /** A change-log cursor: a decimal seq (as the API shows it). */
 export function parseSeq(after: string | null | undefined): bigint | undefined {
   if (after === null || after === undefined) return undefined;
-  if (!/^\d{1,19}$/.test(after)) throw badUserInput(`after must be a seq (a decimal number), got ${JSON.stringify(after)}`);
+  if (!/^\d{1,19}$/.test(after) || BigInt(after) > MAX_INT8) throw badUserInput(`after must be a seq (a decimal number up to ${MAX_INT8}), got ${JSON.stringify(after)}`);
   return BigInt(after);
 }
 

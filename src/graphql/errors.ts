@@ -1,8 +1,9 @@
 /** Errors the API client sees, each with its `extensions.code`. Never match on their messages. */
 import { GraphQLError } from 'graphql';
 
+/** Input the API refuses: HTTP 400, as Apollo answers variables it cannot coerce. */
 export function badUserInput(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
 }
 
 export function notFound(message: string): GraphQLError {

@@ -79,6 +79,13 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operationName: s
   }
 }
 
+/** A subscription over HTTP: answered 400 (Apollo takes the status from the error). */
+function subscriptionOverHttp(): GraphQLError {
+  return new GraphQLError('subscriptions are served over WebSocket with the graphql-ws protocol: connect a graphql-ws client to this same URL', {
+    extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+  });
+}
+
 export function createCompiledExecution(schema: GraphQLSchema, options: CompiledExecutionOptions = {}): CompiledExecution {
   const maxOperations = Math.max(1, options.maxOperations ?? 1000);
   const compileOnUse = Math.max(1, options.compileOnUse ?? 2);
@@ -102,7 +109,10 @@ export function createCompiledExecution(schema: GraphQLSchema, options: Compiled
   };
 
   const run = async (request: OperationRequest): Promise<ExecutionResult> => {
-    // Mutations (rare, mostly one-off) and subscriptions sent over HTTP stay on graphql-js.
+    // graphql-js would run a subscription's event resolver once, with no event, and fail inside it.
+    if (request.operationType === 'subscription') return { errors: [subscriptionOverHttp()] };
+    // Mutations (rare, mostly one-off) stay on graphql-js, and so does a document with no operation
+    // of the name asked: graphql-js' error then tells Apollo, which answers 400 with its code.
     if (request.operationType !== 'query') return interpret(request);
     const entry = entryOf(`${request.queryHash}\u0000${request.operationName ?? ''}`);
     entry.uses += 1;
@@ -133,7 +143,9 @@ export function createCompiledExecution(schema: GraphQLSchema, options: Compiled
             run({
               queryHash: requestContext.queryHash,
               document: requestContext.document,
-              operationName: requestContext.operationName,
+              // The operation's name once Apollo has found it, else the name asked for (which the
+              // document does not define, or a document of several operations that needs one).
+              operationName: requestContext.operationName ?? requestContext.request.operationName ?? null,
               operationType: requestContext.operation?.operation,
               variables: requestContext.request.variables,
               context: requestContext.context,

@@ -3,14 +3,45 @@ import type { ValueNode } from 'graphql';
 import type { Scalars } from '../generated/graphql.ts';
 import { formatDuration, parseDuration } from '../duration.ts';
 
-function parseDate(value: unknown): Date {
-  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(value)) {
-    const date = new Date(value);
-    if (!Number.isNaN(date.getTime())) return date;
-  }
-  throw new GraphQLError(`DateTime must be an RFC 3339 timestamp such as 2026-11-22T03:04:05Z, got ${JSON.stringify(value)}`, {
+/** RFC 3339 date-time: date, `T`, time with optional fraction, and `Z` or a numeric offset. */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})?$/;
+
+function badDate(value: unknown, why: string): GraphQLError {
+  return new GraphQLError(`DateTime must be an RFC 3339 timestamp such as 2026-11-22T03:04:05Z (${why}), got ${JSON.stringify(value)}`, {
     extensions: { code: 'BAD_USER_INPUT' },
   });
+}
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * An RFC 3339 timestamp, checked field by field and built from its fields: `Date` alone rolls
+ * 2026-02-31 over to March 3 and reads a timestamp without an offset as the server's local time,
+ * so both are refused here. Fractions past milliseconds are cut (the API keeps milliseconds).
+ */
+function parseDate(value: unknown): Date {
+  const match = typeof value === 'string' ? RFC3339.exec(value) : null;
+  if (match === null) throw badDate(value, 'date, "T" and time');
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const fraction = match[7] ?? '';
+  const zone = match[8];
+  if (zone === undefined) throw badDate(value, 'it needs Z or an offset such as +02:00');
+  const days = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
+  if (days === undefined || day < 1 || day > days) throw badDate(value, 'no such date');
+  if (hour > 23 || minute > 59 || second > 59) throw badDate(value, 'no such time of day');
+  const offsetHours = zone.length === 1 ? 0 : Number(zone.slice(1, 3));
+  const offsetMinutes = zone.length === 1 ? 0 : Number(zone.slice(4, 6));
+  if (offsetHours > 23 || offsetMinutes > 59) throw badDate(value, 'no such offset');
+  const date = new Date(0);
+  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999.
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, Number(`${fraction.slice(1)}000`.slice(0, 3)));
+  const sign = zone.startsWith('-') ? -1 : 1;
+  return new Date(date.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000);
 }
 
 // The internal types below are the ones codegen.ts maps each scalar to, so the two cannot drift apart.

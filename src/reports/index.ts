@@ -6,6 +6,6 @@ export { computeAuditReport, DEFAULT_FLAPPING_CHANGES_PER_HOUR } from './compute
 export { RESOURCE_STATUSES_IN_REPORT } from './statuses.ts';
 export { formatDuration, formatPercent, formatTime } from './format.ts';
 export { renderJson } from './render-json.ts';
-export { quoteCsvField, renderCsv } from './render-csv.ts';
+export { csvCell, neutraliseCsvText, quoteCsvField, renderCsv } from './render-csv.ts';
 export { escapeMarkdown, renderMarkdown } from './render-markdown.ts';
 export { escapeHtml, renderHtml, STATUS_COLOURS } from './render-html.ts';

@@ -1,10 +1,37 @@
-/** One CSV row per phase (RFC 4180: CRLF line ends, fields quoted when they hold `,` `"` CR or LF). */
+/**
+ * One CSV row per phase (RFC 4180: CRLF line ends, fields quoted when they hold `,` `"` CR or LF).
+ * Text cells are neutralised against formula injection (OWASP "CSV Injection"): names and messages
+ * come from clusters and configuration, and a spreadsheet runs a cell that starts with `=`, `+`,
+ * `-`, `@`, a tab or a carriage return as a formula.
+ */
 import { RESOURCE_STATUSES_IN_REPORT } from './statuses.ts';
 import type { AuditReport, PhaseAudit } from './types.ts';
 
 /** Quotes one field per RFC 4180 when it needs it; inner quotes are doubled. */
 export function quoteCsvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** Characters that make a spreadsheet read a cell as a formula (OWASP's list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A text cell a spreadsheet shows as text: one starting with a formula character gets a leading
+ * single quote, which spreadsheets read as "this is text" (and do not display).
+ */
+export function neutraliseCsvText(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+/**
+ * One cell as written. Only text is neutralised: numbers the report computed are written as numbers
+ * (a negative figure stays `-5`, which a spreadsheet reads as the number it is), while text that
+ * merely looks like a number (a name `-5`) is text and is neutralised like any other.
+ */
+export function csvCell(value: string | number | boolean | null): string {
+  if (value === null) return '';
+  if (typeof value === 'string') return quoteCsvField(neutraliseCsvText(value));
+  return quoteCsvField(String(value));
 }
 
 const COLUMNS: readonly [string, (phase: PhaseAudit) => string | number | boolean | null][] = [
@@ -45,12 +72,9 @@ function roundOrNull(value: number | null, decimals: number): number | null {
 
 /** Header row plus one row per phase; empty cells for `null`. Percentages to 4 decimals, ms whole. */
 export function renderCsv(report: AuditReport): string {
-  const rows = [COLUMNS.map(([header]) => header)];
+  const rows = [COLUMNS.map(([header]) => csvCell(header))];
   for (const phase of report.phases) {
-    rows.push(COLUMNS.map(([, read]) => {
-      const value = read(phase);
-      return value === null ? '' : String(value);
-    }));
+    rows.push(COLUMNS.map(([, read]) => csvCell(read(phase))));
   }
-  return rows.map((row) => row.map(quoteCsvField).join(',')).join('\r\n') + '\r\n';
+  return rows.map((row) => row.join(',')).join('\r\n') + '\r\n';
 }

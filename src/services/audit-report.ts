@@ -6,6 +6,7 @@ import { computeAuditReport, renderCsv, renderHtml, renderJson, renderMarkdown }
 import type { AuditReport } from '../reports/index.ts';
 import { readAuditInput } from '../store/read-audit.ts';
 import type { AuditSelection } from '../store/read-audit.ts';
+import type { AccessScope } from '../store/read-types.ts';
 import type { Db } from '../store/prisma.ts';
 
 export type ReportFormat = 'json' | 'csv' | 'markdown' | 'html';
@@ -29,10 +30,10 @@ const CONTENT_TYPES: Record<ReportFormat, string> = {
 /** Compute and render an audit report for [from, to). A `to` in the future is cut to `now`. */
 export async function createAuditReport(
   db: Db,
-  request: { from: Date; to: Date; selection: AuditSelection; format: ReportFormat; now: Date },
+  request: { from: Date; to: Date; selection: AuditSelection; access: AccessScope; format: ReportFormat; now: Date },
 ): Promise<RenderedReport> {
   const to = request.to > request.now ? request.now : request.to;
-  const input = await readAuditInput(db, { from: request.from, to }, request.selection);
+  const input = await readAuditInput(db, { from: request.from, to }, request.selection, request.access);
   const report = computeAuditReport(input);
   const render = { json: () => renderJson(report), csv: () => renderCsv(report), markdown: () => renderMarkdown(report), html: () => renderHtml(report, input) };
   return { format: request.format, contentType: CONTENT_TYPES[request.format], content: render[request.format](), report };

@@ -23,6 +23,8 @@ export interface ApiTokenStore {
   list(): Promise<ApiTokenRecord[]>;
   /** Marks the token revoked; false when no unrevoked token has that name. */
   revoke(name: string, at: Date): Promise<boolean>;
+  /** The unrevoked token with this name. */
+  findActiveByName(name: string): Promise<ApiTokenRecord | null>;
   /** The unrevoked token with this hash. */
   findActiveByHash(tokenHash: string): Promise<ApiTokenRecord | null>;
   touch(id: number, at: Date): Promise<void>;
@@ -46,6 +48,7 @@ export function createApiTokenStore(db: Db): ApiTokenStore {
       const result = await db.apiToken.updateMany({ where: { name, revokedAt: null }, data: { revokedAt: at } });
       return result.count > 0;
     },
+    findActiveByName: (name) => db.apiToken.findFirst({ where: { name, revokedAt: null }, select: SELECT }),
     findActiveByHash: (tokenHash) => db.apiToken.findFirst({ where: { tokenHash, revokedAt: null }, select: SELECT }),
     async touch(id, at) {
       await db.apiToken.update({ where: { id }, data: { lastUsedAt: at } });

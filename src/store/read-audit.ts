@@ -6,8 +6,9 @@
 import type { AuditInput, ManifestChange, PhaseHistory } from '../reports/index.ts';
 import { isResourceStatus } from '../status/types.ts';
 import type { Db } from './prisma.ts';
+import type { AccessScope } from './read-types.ts';
 
-/** Which phases a report covers; empty lists mean all. Token restrictions arrive here too. */
+/** Which phases a report asks for; empty lists mean all. The caller's restrictions are apart ({@link readAuditInput}). */
 export interface AuditSelection {
   clusters: string[];
   namespaces: string[];
@@ -28,13 +29,18 @@ function entriesOf(value: unknown): string[] {
   return Array.isArray(value) ? (value as Entry[]).map(entryKey) : [];
 }
 
-/** Build the report input for [from, to) from the store. `to` must not be in the future. */
-export async function readAuditInput(db: Db, range: { from: Date; to: Date }, selection: AuditSelection): Promise<AuditInput> {
+/**
+ * Build the report input for [from, to) from the store. `to` must not be in the future. `access`
+ * is what the caller may see: it narrows the selection as one more condition, so a selection
+ * outside it matches no phase (an empty report), as every other read treats restrictions.
+ */
+export async function readAuditInput(db: Db, range: { from: Date; to: Date }, selection: AuditSelection, access: AccessScope): Promise<AuditInput> {
   const overlaps = { from: { lt: range.to }, OR: [{ to: null }, { to: { gt: range.from } }] };
+  const inClusters = (names: readonly string[]) => (names.length ? [{ cluster: { name: { in: [...names] } } }] : []);
+  const inNamespaces = (names: readonly string[]) => (names.length ? [{ namespace: { in: [...names] } }] : []);
   const phases = await db.phase.findMany({
     where: {
-      ...(selection.clusters.length ? { cluster: { name: { in: selection.clusters } } } : {}),
-      ...(selection.namespaces.length ? { namespace: { in: selection.namespaces } } : {}),
+      AND: [...inClusters(selection.clusters), ...inClusters(access.clusters), ...inNamespaces(selection.namespaces), ...inNamespaces(access.namespaces)],
       ...(selection.phases.length ? { name: { in: selection.phases } } : {}),
       firstSeenAt: { lt: range.to },
       OR: [{ deletedAt: null }, { deletedAt: { gt: range.from } }],

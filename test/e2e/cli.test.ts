@@ -183,4 +183,22 @@ describe('phaselog CLI', () => {
     const denied = await cli(['token', 'list'], { PHASELOG_TOKEN: 'plg_not-a-real-token' });
     expect(denied.code).toBe(5);
   }, 120_000);
+
+  it('a cluster-restricted admin token manages only tokens within its cluster', async () => {
+    const root = (await cli(['token', 'create', 'ci-root', '--admin'], { DATABASE_URL: database.url })).stdout.split('\n')[0] as string;
+    const scoped = await cli(['token', 'create', 'ci-test-admin', '--admin', '--cluster', 'test'], { PHASELOG_TOKEN: root });
+    expect(scoped.code).toBe(0);
+    const secret = scoped.stdout.split('\n')[0] as string;
+    const escape = await cli(['token', 'create', 'ci-escape', '--admin'], { PHASELOG_TOKEN: secret });
+    expect(escape.code).toBe(5);
+    expect(escape.stderr).toMatch(/restricted to clusters test may only create tokens restricted to some of them/);
+    expect((await cli(['token', 'create', 'ci-test-reader', '--cluster', 'test'], { PHASELOG_TOKEN: secret })).code).toBe(0);
+    const list = await cli(['token', 'list', '-o', 'json'], { PHASELOG_TOKEN: secret });
+    const names = (JSON.parse(list.stdout) as { name: string; clusters: string[] }[]).map((t) => [t.name, t.clusters]);
+    expect(names.filter(([name]) => name !== 'ci-reader')).toEqual([['ci-test-admin', ['test']], ['ci-test-reader', ['test']]]);
+    const refused = await cli(['token', 'revoke', 'ci-root'], { PHASELOG_TOKEN: secret });
+    expect(refused.code).toBe(5);
+    expect(refused.stderr).toMatch(/token "ci-root" sees more than clusters test/);
+    expect((await cli(['token', 'revoke', 'ci-test-reader'], { PHASELOG_TOKEN: secret })).stdout).toBe('token "ci-test-reader" revoked\n');
+  }, 120_000);
 });

@@ -5,7 +5,7 @@ import { listManifestVersions } from '../../services/read-manifests.ts';
 import type { IntervalCursor, ResourceFilter } from '../../store/read-history.ts';
 import type { PhaseHistoryAsk, PhaseIntervalDetail, PhaseIntervalRecord } from '../../store/read-types.ts';
 import type { GraphqlContext } from '../context.ts';
-import { decodeCursor, encodeCursor, pageSize, parseSeq, toConnection } from '../cursor.ts';
+import { decodeCursor, encodeCursor, isCursorInstant, isRowIdText, pageSize, parseSeq, toConnection } from '../cursor.ts';
 import { badUserInput } from '../errors.ts';
 import { fieldsNamedBelow, selectsAnyBelow } from '../selection.ts';
 import { toConditions, toCounts, toCustomHealth, toManifest, toStatus, toStatusChange } from './shapes.ts';
@@ -22,16 +22,20 @@ function isKeyCursor(value: unknown): value is { k: string } {
   return typeof value === 'object' && value !== null && typeof (value as { k?: unknown }).k === 'string';
 }
 
-function isIntervalCursor(value: unknown): value is { f: string; i: string } {
-  const v = value as { f?: unknown; i?: unknown } | null;
-  return typeof v === 'object' && v !== null && typeof v.f === 'string' && !Number.isNaN(Date.parse(v.f)) && typeof v.i === 'string' && /^\d+$/.test(v.i);
-}
-
-function intervalCursor(after: string | null | undefined): IntervalCursor | undefined {
+/**
+ * A page cursor of intervals: the start of the last one and its id. A status interval's id is its
+ * start in epoch milliseconds (the database never sees it); a manifest's is its row id (it does).
+ */
+function intervalCursor(after: string | null | undefined, isId: (id: unknown) => boolean): IntervalCursor | undefined {
   if (typeof after !== 'string') return undefined;
-  const c = decodeCursor(after, isIntervalCursor);
+  const c = decodeCursor(after, (value: unknown): value is { f: string; i: string } => {
+    const v = value as { f?: unknown; i?: unknown } | null;
+    return typeof v === 'object' && v !== null && isCursorInstant(v.f) && isId(v.i);
+  });
   return { from: new Date(c.f), id: c.i };
 }
+
+const isStatusIntervalId = (id: unknown) => typeof id === 'string' && /^\d{1,16}$/.test(id);
 
 /** PhaseInterval fields read from the interval's status detail. */
 const INTERVAL_DETAIL_FIELDS = new Set(['message', 'summary', 'worstResource']);
@@ -57,7 +61,7 @@ function toHistoryRead(args: PhaseHistoryArgs, detail: boolean): HistoryRead {
   const to = args.to ?? new Date();
   if (to.getTime() < from.getTime()) throw badUserInput('history: to is before from');
   const first = pageSize(args.first, 100);
-  const after = intervalCursor(args.after);
+  const after = intervalCursor(args.after, isStatusIntervalId);
   const key = JSON.stringify([from.getTime(), args.to == null ? null : args.to.getTime(), first, args.after ?? null, detail]);
   return { key, range: { from, to }, first, after, detail };
 }
@@ -153,6 +157,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
       return toConnection(page, (i) => encodeCursor({ f: i.from.toISOString(), i: i.id }));
     },
     changes: async (p, args, ctx) => {
+      if (args.from && args.to && args.from.getTime() > args.to.getTime()) throw badUserInput('changes: to is before from');
       const filter = { phaseId: p.id, ...(args.from ? { from: args.from } : {}), ...(args.to ? { to: args.to } : {}) };
       // The phase is already one the caller may see.
       const page = await ctx.read.history.listStatusChanges({ clusters: [], namespaces: [] }, filter, pageSize(args.first, 100), parseSeq(args.after));
@@ -163,7 +168,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
       return record === null ? null : toManifest(record);
     },
     manifests: async (p, args, ctx) => {
-      const page = await listManifestVersions(ctx.read.history, p.id, pageSize(args.first, 20), intervalCursor(args.after));
+      const page = await listManifestVersions(ctx.read.history, p.id, pageSize(args.first, 20), intervalCursor(args.after, isRowIdText));
       return toConnection(page, (v) => encodeCursor({ f: v.record.from.toISOString(), i: String(v.record.id) }));
     },
   },

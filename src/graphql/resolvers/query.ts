@@ -1,20 +1,24 @@
 /** Query resolvers: each makes one call into a store, service or loader and shapes the result. */
 import type { PhaseFilter as PhaseFilterInput, QueryResolvers, StatusChangeFilter as StatusChangeFilterInput } from '../../generated/graphql.ts';
 import { canSee } from '../../auth/principal.ts';
+import { listTokens } from '../../auth/tokens.ts';
 import { checkGate } from '../../services/read-gate.ts';
 import { resolvePhaseRef, type PhaseRef } from '../../services/read-phase-ref.ts';
 import type { PhaseCursor, PhaseFilter } from '../../store/read-phases.ts';
 import { phaseCursorOf } from '../../store/read-phases.ts';
 import type { StatusChangeFilter } from '../../store/read-history.ts';
 import type { GraphqlContext } from '../context.ts';
-import { decodeCursor, encodeCursor, MAX_PHASES_PAGE_SIZE, pageSize, parseSeq, toConnection } from '../cursor.ts';
+import { decodeCursor, encodeCursor, isRowId, MAX_PHASES_PAGE_SIZE, pageSize, parseSeq, toConnection } from '../cursor.ts';
 import { badUserInput, notFound } from '../errors.ts';
 import { historyAskBelow } from './phase.ts';
 import { toApiToken, toGateResult, toStatusChange } from './shapes.ts';
 
 function isPhaseCursor(value: unknown): value is PhaseCursor {
   const v = value as Partial<PhaseCursor> | null;
-  return typeof v === 'object' && v !== null && typeof v.severity === 'number' && typeof v.cluster === 'string' && typeof v.namespace === 'string' && typeof v.name === 'string' && typeof v.id === 'number';
+  return (
+    typeof v === 'object' && v !== null && typeof v.severity === 'number' && Number.isInteger(v.severity) && v.severity >= 0 && v.severity <= 100 &&
+    typeof v.cluster === 'string' && typeof v.namespace === 'string' && typeof v.name === 'string' && isRowId(v.id)
+  );
 }
 
 function toPhaseFilter(input: PhaseFilterInput | null | undefined): PhaseFilter {
@@ -87,6 +91,6 @@ export const queryResolvers: { Query: QueryResolvers } = {
       if (result.ok) return toGateResult(result.gate);
       throw result.kind === 'NOT_FOUND' ? notFound(result.message) : badUserInput(result.message);
     },
-    tokens: async (_parent, _args, ctx) => (await ctx.read.tokens.list()).map(toApiToken),
+    tokens: async (_parent, _args, ctx) => (await listTokens(ctx.read.tokens, ctx.principal.access)).map(toApiToken),
   },
 };

@@ -1,8 +1,8 @@
 /** Audit report resolvers: one service call each; a token's restrictions narrow the selection. */
-import type { Principal } from '../../auth/principal.ts';
 import type { QueryResolvers, ReportFormat as ReportFormatEnum } from '../../generated/graphql.ts';
 import type { ReportFormat } from '../../services/audit-report.ts';
-import { badUserInput, forbidden } from '../errors.ts';
+import { isRowIdText } from '../cursor.ts';
+import { badUserInput } from '../errors.ts';
 
 /** The SDL's report formats and the report service's, one for one. */
 const FORMATS: Readonly<Record<ReportFormatEnum, ReportFormat>> = { JSON: 'json', CSV: 'csv', MARKDOWN: 'markdown', HTML: 'html' };
@@ -12,18 +12,6 @@ function toFormatEnum(stored: string): ReportFormatEnum {
   const found = (Object.keys(FORMATS) as ReportFormatEnum[]).find((key) => FORMATS[key] === stored);
   if (found === undefined) throw new Error(`stored report format ${JSON.stringify(stored)} is not one the API knows`);
   return found;
-}
-
-/** Narrow a requested list by a restriction; an empty result of two non-empty lists matches nothing. */
-function narrow(requested: string[], allowed: readonly string[]): string[] {
-  if (allowed.length === 0) return requested;
-  if (requested.length === 0) return [...allowed];
-  const both = requested.filter((r) => allowed.includes(r));
-  return both.length ? both : ['\u0000none'];
-}
-
-function isUnrestricted(principal: Principal): boolean {
-  return principal.access.clusters.length === 0 && principal.access.namespaces.length === 0;
 }
 
 export const reportResolvers: { Query: Pick<QueryResolvers, 'auditReport' | 'storedReports' | 'storedReport'> } = {
@@ -39,25 +27,20 @@ export const reportResolvers: { Query: Pick<QueryResolvers, 'auditReport' | 'sto
         to,
         now,
         format,
-        selection: {
-          clusters: narrow(args.filter?.clusters ?? [], ctx.principal.access.clusters),
-          namespaces: narrow(args.filter?.namespaces ?? [], ctx.principal.access.namespaces),
-          phases: args.filter?.phases ?? [],
-        },
+        selection: { clusters: args.filter?.clusters ?? [], namespaces: args.filter?.namespaces ?? [], phases: args.filter?.phases ?? [] },
+        access: ctx.principal.access,
       });
       return { format: args.format, contentType: rendered.contentType, content: rendered.content, figures: JSON.parse(JSON.stringify(rendered.report)) as unknown };
     },
     storedReports: async (_parent, args, ctx) => {
-      if (!isUnrestricted(ctx.principal)) throw forbidden('stored reports may cover any cluster: they need a token without cluster or namespace restrictions');
       if (args.first < 1 || args.first > 100) throw badUserInput('first must be between 1 and 100');
       const list = await ctx.read.reports.stored.list(args.first);
       // Content is fetched one report at a time (storedReport); the list only says what exists.
       return list.map((r) => ({ ...r, format: toFormatEnum(r.format), content: '' }));
     },
     storedReport: async (_parent, args, ctx) => {
-      if (!isUnrestricted(ctx.principal)) throw forbidden('stored reports may cover any cluster: they need a token without cluster or namespace restrictions');
+      if (!isRowIdText(args.id)) throw badUserInput(`${JSON.stringify(args.id)} is not a report id`);
       const id = Number(args.id);
-      if (!Number.isSafeInteger(id) || id <= 0) throw badUserInput(`"${args.id}" is not a report id`);
       const report = await ctx.read.reports.stored.get(id);
       return report ? { ...report, format: toFormatEnum(report.format) } : null;
     },

@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/services.ts
 import { gql, gqlData, startTestApi, wsClient, type TestApi } from './helpers.ts';
 import { seedHistory, type Seeded } from './seed.ts';
 import pino from 'pino';
+import { createLogger } from '../../../src/runtime/logger.ts';
 
 let database: TestDatabase;
 let db: Db;
@@ -151,6 +152,81 @@ describe('admin mutations', () => {
     expect(await gqlData(api.url, 'mutation { revokeToken(name: "staging-ci") }', {}, admin)).toEqual({ revokeToken: false });
     const after = await gql(api.url, PHASE_NAMES, {}, secret);
     expect(after.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+});
+
+describe('token management by a restricted admin (only tokens at most as narrow as itself)', () => {
+  let prodAdmin: string;
+  let paymentsAdmin: string;
+  const TOKENS = '{ tokens { name clusters namespaces } }';
+
+  beforeAll(async () => {
+    const tokens = createApiTokenStore(db);
+    prodAdmin = (await createToken(tokens, { name: 'prod-admin', scopes: ['admin'], clusters: ['prod'] })).secret;
+    paymentsAdmin = (await createToken(tokens, { name: 'payments-admin', scopes: ['admin'], namespaces: ['payments'] })).secret;
+  });
+
+  it('lists only the tokens within its restriction', async () => {
+    const listed = await gqlData<{ tokens: { name: string }[] }>(api.url, TOKENS, {}, prodAdmin);
+    expect(listed.tokens.map((t) => t.name)).toEqual(['payments-ci', 'prod-admin']);
+    const byNamespace = await gqlData<{ tokens: { name: string }[] }>(api.url, TOKENS, {}, paymentsAdmin);
+    expect(byNamespace.tokens.map((t) => t.name)).toEqual(['payments-admin', 'payments-ci']);
+  });
+
+  it.each([
+    ['an unrestricted admin token', 'mutation { createToken(name: "escape-all", scopes: [admin]) { secret } }', () => prodAdmin],
+    ['a token for another cluster', 'mutation { createToken(name: "escape-staging", scopes: [read], clusters: ["staging"]) { secret } }', () => prodAdmin],
+    ['a token for its cluster and another', 'mutation { createToken(name: "escape-both", scopes: [read], clusters: ["prod", "staging"]) { secret } }', () => prodAdmin],
+    ['a token for every namespace of a cluster', 'mutation { createToken(name: "escape-ns", scopes: [read], clusters: ["prod"]) { secret } }', () => paymentsAdmin],
+  ])('may not create %s (FORBIDDEN, nothing created)', async (_label, mutation, token) => {
+    const result = await gql(api.url, mutation, {}, token());
+    expect(result.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(result.data ?? null).toBeNull();
+    const names = (await db.apiToken.findMany({ select: { name: true } })).map((t) => t.name);
+    expect(names.filter((n) => n.startsWith('escape'))).toEqual([]);
+  });
+
+  it('creates tokens within its restriction, which see no more than it does', async () => {
+    const created = await gqlData<{ createToken: { secret: string; token: { clusters: string[]; namespaces: string[] } } }>(
+      api.url, 'mutation { createToken(name: "prod-payments-ci", scopes: [admin], clusters: ["prod"], namespaces: ["payments"]) { secret token { clusters namespaces } } }', {}, prodAdmin,
+    );
+    expect(created.createToken.token).toEqual({ clusters: ['prod'], namespaces: ['payments'] });
+    const seen = await gqlData<{ phases: { edges: { node: unknown }[] } }>(api.url, PHASE_NAMES, {}, created.createToken.secret);
+    expect(seen.phases.edges.map((e) => e.node)).toEqual([{ cluster: 'prod', namespace: 'payments', name: 'ledger' }]);
+    const byNamespace = await gqlData<{ createToken: { token: { clusters: string[]; namespaces: string[] } } }>(
+      api.url, 'mutation { createToken(name: "payments-staging-ci", scopes: [read], clusters: ["staging"], namespaces: ["payments"]) { token { clusters namespaces } } }', {}, paymentsAdmin,
+    );
+    expect(byNamespace.createToken.token).toEqual({ clusters: ['staging'], namespaces: ['payments'] });
+  });
+
+  it('may not revoke a broader token (FORBIDDEN, and it keeps working), but revokes one within', async () => {
+    const refused = await gql(api.url, 'mutation { revokeToken(name: "root") }', {}, prodAdmin);
+    expect(refused.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const sibling = await gql(api.url, 'mutation { revokeToken(name: "payments-admin") }', {}, prodAdmin);
+    expect(sibling.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await gql(api.url, '{ about { version } }', {}, admin)).status).toBe(200);
+    expect(await db.apiToken.count({ where: { name: { in: ['root', 'payments-admin'] }, revokedAt: null } })).toBe(2);
+
+    expect(await gqlData(api.url, 'mutation { revokeToken(name: "prod-payments-ci") }', {}, prodAdmin)).toEqual({ revokeToken: true });
+    expect(await gqlData(api.url, 'mutation { revokeToken(name: "prod-payments-ci") }', {}, prodAdmin)).toEqual({ revokeToken: false });
+  });
+});
+
+describe('audit log of token management', () => {
+  it('says which token was created or revoked (name, scopes, restriction, by whom), never its secret', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const destination = { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
+    const logged = await startTestApi({ db, anonymousRead: false, log: createLogger('info', destination) });
+    try {
+      const created = await gqlData<{ createToken: { secret: string } }>(logged.url, 'mutation { createToken(name: "audited-ci", scopes: [read], clusters: ["prod"], namespaces: ["shop"]) { secret } }', {}, admin);
+      await gqlData(logged.url, 'mutation { revokeToken(name: "audited-ci") }', {}, admin);
+      const audit = lines.filter((l) => l.msg === 'API token created' || l.msg === 'API token revoked');
+      const facts = { tokenName: 'audited-ci', scopes: ['read'], clusters: ['prod'], namespaces: ['shop'], by: 'root' };
+      expect(audit).toEqual([expect.objectContaining({ msg: 'API token created', ...facts }), expect.objectContaining({ msg: 'API token revoked', ...facts })]);
+      expect(JSON.stringify(lines)).not.toContain(created.createToken.secret);
+    } finally {
+      await logged.close();
+    }
   });
 });
 

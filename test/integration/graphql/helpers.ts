@@ -3,6 +3,7 @@
  * stores over real Postgres, change feed over real Redis), plus small clients for HTTP and WebSocket.
  */
 import { createClient, type Client } from 'graphql-ws';
+import type { GraphQLSchema } from 'graphql';
 import pino, { type Logger } from 'pino';
 import WebSocket from 'ws';
 import { createApiWiring, type ApiWiring } from '../../../src/graphql/api-wiring.ts';
@@ -39,6 +40,8 @@ export interface TestApiOptions {
    * these tests runs compiled; equivalence.test.ts compares compiled answers with graphql-js' ones.
    */
   compileOnUse?: number;
+  /** The schema served (default: createSchema(), the real one). */
+  schema?: GraphQLSchema;
 }
 
 export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
@@ -57,7 +60,7 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
   const http = createHttpServer({ host, port: 0, log, readiness: {} });
   const clusters = createClusterStore(options.db);
   const graphql = await createGraphqlServer({
-    schema: createSchema(),
+    schema: options.schema ?? createSchema(),
     httpServer: http.server,
     path: '/graphql',
     log,

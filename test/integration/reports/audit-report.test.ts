@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuditReport } from '../../../src/services/audit-report.ts';
 import { createDb } from '../../../src/store/prisma.ts';
 import type { Db } from '../../../src/store/prisma.ts';
+import { FULL_ACCESS } from '../../../src/store/read-types.ts';
 import { insertPhaseInterval, insertResourceInterval } from '../../helpers/history-rows.ts';
 import { createTestDatabase } from '../../helpers/services.ts';
 import type { TestDatabase } from '../../helpers/services.ts';
@@ -64,7 +65,7 @@ afterAll(async () => {
 
 describe('audit reports over stored history', () => {
   it('computes availability, failures, recovery, outages and manifest changes for a range', async () => {
-    const { report } = await createAuditReport(db, { from: t('10:00'), to: t('12:00'), now: t('12:00'), format: 'json', selection: { clusters: ['prod'], namespaces: [], phases: [] } });
+    const { report } = await createAuditReport(db, { from: t('10:00'), to: t('12:00'), now: t('12:00'), format: 'json', access: FULL_ACCESS, selection: { clusters: ['prod'], namespaces: [], phases: [] } });
     expect(report.phases).toHaveLength(1);
     const shop = report.phases[0];
     expect(shop).toMatchObject({ cluster: 'prod', name: 'shop', observedMs: 7_200_000, unreachableMs: 600_000, failures: 1 });
@@ -81,7 +82,7 @@ describe('audit reports over stored history', () => {
   });
 
   it('leaves changes before the range out and clips intervals that cross its start', async () => {
-    const { report } = await createAuditReport(db, { from: t('11:05'), to: t('11:20'), now: t('12:00'), format: 'json', selection: { clusters: ['prod'], namespaces: [], phases: ['shop'] } });
+    const { report } = await createAuditReport(db, { from: t('11:05'), to: t('11:20'), now: t('12:00'), format: 'json', access: FULL_ACCESS, selection: { clusters: ['prod'], namespaces: [], phases: ['shop'] } });
     const shop = report.phases[0];
     expect(shop).toMatchObject({ observedMs: 15 * 60_000, failures: 0, availability: 100 });
     expect(shop?.manifestChanges.map((c) => c.at)).toEqual([t('11:15')]);
@@ -89,7 +90,7 @@ describe('audit reports over stored history', () => {
 
   it('renders every format, and an HTML timeline per phase', async () => {
     const selection = { clusters: [], namespaces: [], phases: [] };
-    const request = { from: t('10:00'), to: t('12:00'), now: t('12:00'), selection };
+    const request = { from: t('10:00'), to: t('12:00'), now: t('12:00'), selection, access: FULL_ACCESS };
     const csv = await createAuditReport(db, { ...request, format: 'csv' });
     expect(csv.contentType).toContain('text/csv');
     expect(csv.content.trim().split('\n')).toHaveLength(3); // header + prod/shop + staging/shop
@@ -101,7 +102,7 @@ describe('audit reports over stored history', () => {
   });
 
   it('cuts a range that ends in the future at now', async () => {
-    const { report } = await createAuditReport(db, { from: t('10:00'), to: t('23:00'), now: t('12:00'), format: 'json', selection: { clusters: ['prod'], namespaces: [], phases: [] } });
+    const { report } = await createAuditReport(db, { from: t('10:00'), to: t('23:00'), now: t('12:00'), format: 'json', access: FULL_ACCESS, selection: { clusters: ['prod'], namespaces: [], phases: [] } });
     expect(report.phases[0]?.observedMs).toBe(7_200_000);
   });
 });

