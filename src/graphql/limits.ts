@@ -24,7 +24,7 @@ export interface QueryLimits {
   maxCost: number;
   /** Most aliases in an operation, counted as the operation expands its fragments (`__typename` included). @default 30 */
   maxAliases: number;
-  /** Most lexical tokens in a document (the standard introspection query has about 190). @default 2000 */
+  /** Most lexical tokens in a document (the standard introspection query has about 190). @default 1000 */
   maxTokens: number;
   /** Most directives in an operation, counted as it expands its fragments. @default 50 */
   maxDirectives: number;
@@ -32,7 +32,7 @@ export interface QueryLimits {
   maxLength: number;
 }
 
-export const DEFAULT_LIMITS: Readonly<QueryLimits> = { maxDepth: 12, maxCost: 50_000, maxAliases: 30, maxTokens: 2_000, maxDirectives: 50, maxLength: 64 * 1024 };
+export const DEFAULT_LIMITS: Readonly<QueryLimits> = { maxDepth: 12, maxCost: 50_000, maxAliases: 30, maxTokens: 1_000, maxDirectives: 50, maxLength: 64 * 1024 };
 
 /** graphql-js' parse options enforcing the limits that apply before a document is parsed. */
 export function parseOptionsOf(limits: QueryLimits): ParseOptions {

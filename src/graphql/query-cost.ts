@@ -47,9 +47,9 @@ export function maxPageSizeOf(coordinate: string): number {
   return coordinate === 'Query.phases' ? MAX_PHASES_PAGE_SIZE : MAX_PAGE_SIZE;
 }
 
-/** A page size the API refuses: BAD_USER_INPUT, as the resolvers would say it. */
+/** A page size the API refuses: BAD_USER_INPUT, as the resolvers would say it, naming the limit as the others do. */
 export function pageSizeError(message: string, node?: FieldNode): GraphQLError {
-  return new GraphQLError(message, { ...(node ? { nodes: node } : {}), extensions: { code: 'BAD_USER_INPUT', argument: 'first' } });
+  return new GraphQLError(message, { ...(node ? { nodes: node } : {}), extensions: { code: 'BAD_USER_INPUT', limit: 'pageSize' } });
 }
 
 function fieldsOf(type: GraphQLNamedType | undefined) {

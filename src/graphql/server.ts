@@ -46,12 +46,13 @@ const refusePageSizeVariables: ApolloServerPlugin<GraphqlContext> = {
 };
 
 /**
- * The code a validation error's own rule gave it (BAD_USER_INPUT for a page size), which Apollo
+ * The code a limit rule gave its validation error (BAD_USER_INPUT for a page size), which Apollo
  * replaces with GRAPHQL_VALIDATION_FAILED for every validation error.
  */
-function ruleCode(error: unknown): string | undefined {
+function limitCode(error: unknown): string | undefined {
   const original = error instanceof GraphQLError ? error.originalError : undefined;
-  const code = original instanceof GraphQLError ? original.extensions.code : undefined;
+  if (!(original instanceof GraphQLError) || typeof original.extensions.limit !== 'string') return undefined;
+  const code = original.extensions.code;
   return typeof code === 'string' ? code : undefined;
 }
 
@@ -159,7 +160,7 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
   const formatError = (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const code = formatted.extensions?.code;
     if (code === 'GRAPHQL_VALIDATION_FAILED') {
-      const own = ruleCode(error);
+      const own = limitCode(error);
       return own === undefined ? formatted : { ...formatted, extensions: { ...formatted.extensions, code: own } };
     }
     if (typeof code === 'string' && EXPECTED_CODES.has(code)) return formatted;
