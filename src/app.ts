@@ -190,7 +190,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         authenticate: (header) => api.authenticator.authenticate(header),
         introspection: config.api.introspection,
         graphiql: config.api.graphiql && config.api.introspection,
-        limits: { maxDepth: config.api.maxDepth, maxCost: config.api.maxCost },
+        limits: { maxDepth: config.api.maxDepth, maxCost: config.api.maxCost, maxAliases: config.api.maxAliases, maxTokens: config.api.maxTokens },
         context: () => ({ about: { version: VERSION, role: config.role, startedAt }, clusters, read: api.read, loaders: api.newLoaders() }),
       });
       http.mount('/graphql', graphql.handle);

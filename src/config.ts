@@ -133,8 +133,12 @@ export const configSchema = z.strictObject({
       maxDepth: z.coerce.number().int().min(2).max(64).default(12),
       /** Largest query cost (fields, times page sizes). @default 50000 */
       maxCost: z.coerce.number().int().min(10).default(50_000),
+      /** Most aliases in an operation, as it expands its fragments (`__typename` included). @default 30 */
+      maxAliases: z.coerce.number().int().min(0).default(30),
+      /** Most lexical tokens in a query document, refused before it is parsed. @default 1000 */
+      maxTokens: z.coerce.number().int().min(200).default(1_000),
     })
-    .default({ introspection: true, graphiql: true, maxDepth: 12, maxCost: 50_000 }),
+    .default({ introspection: true, graphiql: true, maxDepth: 12, maxCost: 50_000, maxAliases: 30, maxTokens: 1_000 }),
 });
 
 export type Config = z.infer<typeof configSchema> & {

@@ -52,10 +52,16 @@ export function decodeCursor<T>(cursor: string, guard: (value: unknown) => value
   return value;
 }
 
+/** What is wrong with a page size, or undefined when it is one of 1..max. */
+export function pageSizeProblem(size: number, max: number): string | undefined {
+  return Number.isInteger(size) && size >= 1 && size <= max ? undefined : `first must be between 1 and ${max}, got ${size}`;
+}
+
 /** Checks a page size: 1..max (100 unless said). */
 export function pageSize(first: number | null | undefined, fallback: number, max = MAX_PAGE_SIZE): number {
   const size = first ?? fallback;
-  if (!Number.isInteger(size) || size < 1 || size > max) throw badUserInput(`first must be between 1 and ${max}, got ${size}`);
+  const problem = pageSizeProblem(size, max);
+  if (problem !== undefined) throw badUserInput(problem);
   return size;
 }
 

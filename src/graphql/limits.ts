@@ -1,89 +1,145 @@
 /**
- * Query limits, as validation rules so HTTP and WebSocket apply the same ones before anything runs:
- * a maximum depth and a simple cost (every field costs 1, and a field taking `first` multiplies
- * what is below it by its page size, the default when none is given).
+ * Query limits, the same over HTTP (Apollo) and WebSocket (graphql-ws), all applied before any
+ * resolver runs:
+ * - while parsing: the document's length and its number of lexical tokens (graphql-js' own parse
+ *   options; the parser stops at the limit, so a huge document costs no more than one at the limit);
+ * - as validation rules: depth, aliases and directives (graphql-armor's rules, which measure each
+ *   fragment once), then page sizes written in the document and cost (query-cost.ts);
+ * - before execution: page sizes given by variables (a validated document is cached by its text,
+ *   so validation rules never see variables).
  */
-import { GraphQLError, Kind } from 'graphql';
-import type { ASTVisitor, FieldNode, FragmentDefinitionNode, GraphQLField, GraphQLNamedType, GraphQLSchema, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
-import { getNamedType, isObjectType, isInterfaceType } from 'graphql';
-import { MAX_PAGE_SIZE, MAX_PHASES_PAGE_SIZE } from './cursor.ts';
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
+import { GraphQLError, Kind, TypeInfo, parse, specifiedRules, validate, visit, visitWithTypeInfo } from 'graphql';
+import type { DocumentNode, ExecutionArgs, GraphQLSchema, ParseOptions, ValidationContext, ValidationRule } from 'graphql';
+import { pageSizeProblem } from './cursor.ts';
+import { createCostRule, limitError, maxPageSizeOf, pageSizeError } from './query-cost.ts';
 
 /** Limits a query must stay within. */
 export interface QueryLimits {
-  /** Deepest field nesting. @default 12 */
+  /** Deepest field nesting (fragments add no level; `__schema` introspection is not counted). @default 12 */
   maxDepth: number;
-  /** Largest computed cost. @default 50000 */
+  /** Largest computed cost (query-cost.ts). @default 50000 */
   maxCost: number;
+  /** Most aliases in an operation, counted as the operation expands its fragments (`__typename` included). @default 30 */
+  maxAliases: number;
+  /** Most lexical tokens in a document (the standard introspection query has about 190). @default 1000 */
+  maxTokens: number;
+  /** Most directives in an operation, counted as it expands its fragments. @default 50 */
+  maxDirectives: number;
+  /** Longest document, in UTF-16 code units (the request body is capped apart from this). @default 65536 */
+  maxLength: number;
 }
 
-export const DEFAULT_LIMITS: QueryLimits = { maxDepth: 12, maxCost: 50_000 };
+export const DEFAULT_LIMITS: Readonly<QueryLimits> = { maxDepth: 12, maxCost: 50_000, maxAliases: 30, maxTokens: 1_000, maxDirectives: 50, maxLength: 64 * 1024 };
 
-/** A validation error (code GRAPHQL_VALIDATION_FAILED, as Apollo gives every one) naming the limit hit. */
-function tooComplex(message: string, limit: 'depth' | 'cost'): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit } });
+/** graphql-js' parse options enforcing the limits that apply before a document is parsed. */
+export function parseOptionsOf(limits: QueryLimits): ParseOptions {
+  return { maxLexicalTokens: limits.maxTokens, maxSourceLength: limits.maxLength };
 }
 
-interface Walk {
-  fragments: Record<string, FragmentDefinitionNode>;
-  variables: Record<string, unknown>;
-  schema: GraphQLSchema;
+/** Reports graphql-armor's refusal as our own validation error (graphql-armor's would throw out of validate). */
+function reportAs(message: string, limit: string) {
+  return [(context: ValidationContext | null) => context?.reportError(limitError(message, limit))];
 }
 
-function pageArg(field: FieldNode, def: GraphQLField<unknown, unknown> | undefined, walk: Walk, parent: GraphQLNamedType | undefined): number | undefined {
-  // A page size given by a variable the rule cannot see is priced at the field's largest page.
-  const argDef = def?.args.find((a) => a.name === 'first');
-  if (argDef === undefined) return undefined;
-  const node = field.arguments?.find((a) => a.name.value === 'first');
-  if (node?.value.kind === Kind.INT) return Number(node.value.value);
-  if (node?.value.kind === Kind.VARIABLE) {
-    const value = walk.variables[node.value.name.value];
-    return typeof value === 'number' ? value : parent === walk.schema.getQueryType() && def?.name === 'phases' ? MAX_PHASES_PAGE_SIZE : MAX_PAGE_SIZE;
-  }
-  return typeof argDef.defaultValue === 'number' ? argDef.defaultValue : 1;
+/** The validation rules enforcing `limits`, to run after graphql-js' specified rules. */
+export function createLimitRules(limits: QueryLimits): ValidationRule[] {
+  const common = { propagateOnRejection: false, exposeLimits: false };
+  return [
+    maxDepthRule({ ...common, n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: true, onReject: reportAs(`the query is more than ${limits.maxDepth} levels deep (the limit)`, 'depth') }),
+    maxAliasesRule({ ...common, n: limits.maxAliases, allowList: [], onReject: reportAs(`the query has more than ${limits.maxAliases} aliases (the limit)`, 'aliases') }),
+    maxDirectivesRule({ ...common, n: limits.maxDirectives, onReject: reportAs(`the query has more than ${limits.maxDirectives} directives (the limit)`, 'directives') }),
+    createCostRule(limits.maxCost),
+  ];
 }
 
-/** Returns [depth, cost] of a selection set on `type`. */
-function measure(set: SelectionSetNode, type: GraphQLNamedType | undefined, walk: Walk, seen: Set<string>): [number, number] {
-  let depth = 0;
-  let cost = 0;
-  for (const selection of set.selections) {
-    if (selection.kind === Kind.FIELD) {
-      const def = type && (isObjectType(type) || isInterfaceType(type)) ? type.getFields()[selection.name.value] : undefined;
-      let [childDepth, childCost] = [0, 0];
-      if (selection.selectionSet) [childDepth, childCost] = measure(selection.selectionSet, def ? getNamedType(def.type) : undefined, walk, seen);
-      const multiplier = pageArg(selection, def, walk, type) ?? 1;
-      depth = Math.max(depth, 1 + childDepth);
-      cost += 1 + multiplier * childCost;
-    } else {
-      const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : walk.fragments[selection.name.value];
-      if (fragment === undefined) continue;
-      if (selection.kind === Kind.FRAGMENT_SPREAD) {
-        if (seen.has(selection.name.value)) continue;
-        seen = new Set(seen).add(selection.name.value);
-      }
-      const onType = fragment.typeCondition ? (walk.schema.getType(fragment.typeCondition.name.value) ?? undefined) : type;
-      const [d, c] = measure(fragment.selectionSet, onType, walk, seen);
-      depth = Math.max(depth, d);
-      cost += c;
-    }
-  }
-  return [depth, cost];
+/** A page size given by a variable: the variable, the field and its largest page. */
+interface PageVariable {
+  variable: string;
+  field: string;
+  max: number;
 }
 
-/** A validation rule enforcing `limits` (variables are needed to price `first: $n`). */
-export function createLimitsRule(limits: QueryLimits, variables: Record<string, unknown> = {}): ValidationRule {
-  return (context: ValidationContext): ASTVisitor => {
-    const document = context.getDocument();
-    const fragments: Record<string, FragmentDefinitionNode> = {};
-    for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments[def.name.value] = def;
-    const schema = context.getSchema();
-    return {
-      OperationDefinition(operation) {
-        const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
-        const [depth, cost] = measure(operation.selectionSet, root ?? undefined, { fragments, variables, schema }, new Set());
-        if (depth > limits.maxDepth) context.reportError(tooComplex(`the query is ${depth} levels deep; the limit is ${limits.maxDepth}`, 'depth'));
-        if (cost > limits.maxCost) context.reportError(tooComplex(`the query costs ${cost}; the limit is ${limits.maxCost} (a field with first: N counts what it selects N times)`, 'cost'));
+/** Found once per parsed document (Apollo hands back the same object for the same text). */
+const pageVariablesOfDocument = new WeakMap<DocumentNode, { uses: PageVariable[]; defaults: Map<string, number> }>();
+
+function pageVariablesOf(schema: GraphQLSchema, document: DocumentNode) {
+  const known = pageVariablesOfDocument.get(document);
+  if (known !== undefined) return known;
+  const found = { uses: [] as PageVariable[], defaults: new Map<string, number>() };
+  const typeInfo = new TypeInfo(schema);
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      VariableDefinition(node) {
+        if (node.defaultValue?.kind === Kind.INT) found.defaults.set(node.variable.name.value, Number(node.defaultValue.value));
       },
-    };
-  };
+      Argument(node) {
+        if (node.name.value !== 'first' || node.value.kind !== Kind.VARIABLE || typeInfo.getArgument() === null) return;
+        const parent = typeInfo.getParentType();
+        const field = typeInfo.getFieldDef();
+        if (parent == null || field == null) return;
+        found.uses.push({ variable: node.value.name.value, field: field.name, max: maxPageSizeOf(`${parent.name}.${field.name}`) });
+      },
+    }),
+  );
+  pageVariablesOfDocument.set(document, found);
+  return found;
+}
+
+/**
+ * The error for a page size given by a variable (or a variable's default) outside what its field
+ * allows, before anything runs; undefined when every one is allowed.
+ */
+export function checkPageSizeVariables(schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined): GraphQLError | undefined {
+  const { uses, defaults } = pageVariablesOf(schema, document);
+  for (const use of uses) {
+    const value = variables?.[use.variable] ?? defaults.get(use.variable);
+    // null or absent: the field's default; not a number: refused by variable coercion.
+    if (typeof value !== 'number') continue;
+    const problem = pageSizeProblem(value, use.max);
+    if (problem !== undefined) return pageSizeError(`${use.field}: ${problem} (variable $${use.variable})`);
+  }
+  return undefined;
+}
+
+/** `error` with `code` in its extensions, unless it names one already. */
+function withCode(error: GraphQLError, code: string): GraphQLError {
+  if (typeof error.extensions.code === 'string') return error;
+  return new GraphQLError(error.message, {
+    ...(error.nodes ? { nodes: error.nodes } : {}),
+    ...(error.source ? { source: error.source } : {}),
+    ...(error.positions ? { positions: error.positions } : {}),
+    ...(error.originalError ? { originalError: error.originalError } : {}),
+    extensions: { ...error.extensions, code },
+  });
+}
+
+/** What a graphql-ws client asks to run. */
+export interface OperationPayload {
+  query: string;
+  operationName?: string | null | undefined;
+  variables?: Readonly<Record<string, unknown>> | null | undefined;
+}
+
+/**
+ * Parses and validates an operation under `limits` the way Apollo does for HTTP (codes
+ * GRAPHQL_PARSE_FAILED and GRAPHQL_VALIDATION_FAILED, unless a rule names its own), for graphql-ws'
+ * `onSubscribe`: its own parse has no options, and an error thrown from it closes the socket.
+ */
+export function prepareOperation(schema: GraphQLSchema, payload: OperationPayload, limits: QueryLimits, rules: readonly ValidationRule[]): ExecutionArgs | GraphQLError[] {
+  let document: DocumentNode;
+  try {
+    document = parse(payload.query, parseOptionsOf(limits));
+  } catch (error) {
+    if (error instanceof GraphQLError) return [withCode(error, 'GRAPHQL_PARSE_FAILED')];
+    throw error;
+  }
+  const errors = validate(schema, document, [...specifiedRules, ...rules]);
+  if (errors.length > 0) return errors.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED'));
+  const pageError = checkPageSizeVariables(schema, document, payload.variables);
+  if (pageError !== undefined) return [pageError];
+  return { schema, document, operationName: payload.operationName, variableValues: payload.variables };
 }

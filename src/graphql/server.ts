@@ -9,7 +9,7 @@ import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { NoSchemaIntrospectionCustomRule, specifiedRules, validate } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import type { GraphQLFormattedError, GraphQLSchema, ValidationRule } from 'graphql';
 import { WebSocketServer } from 'ws';
 import { CloseCode } from 'graphql-ws';
@@ -20,7 +20,7 @@ import type { GraphqlContext } from './context.ts';
 import { unauthenticated } from './errors.ts';
 import { bundleGraphiql, graphiqlPage, type GraphiqlAssets } from './graphiql.ts';
 import { createCompiledExecution, type CompiledExecutionOptions } from './executor.ts';
-import { createLimitsRule, DEFAULT_LIMITS, type QueryLimits } from './limits.ts';
+import { checkPageSizeVariables, createLimitRules, DEFAULT_LIMITS, parseOptionsOf, prepareOperation, type QueryLimits } from './limits.ts';
 
 /** Every answer is live data: never stored by a cache (what Apollo's cache-control plugin said without hints). */
 const noStore: ApolloServerPlugin<GraphqlContext> = {
@@ -32,6 +32,29 @@ const noStore: ApolloServerPlugin<GraphqlContext> = {
     };
   },
 };
+
+/** Page sizes given by variables are refused before anything runs, as those written in the query are. */
+const refusePageSizeVariables: ApolloServerPlugin<GraphqlContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ schema, document, request }) {
+        const error = checkPageSizeVariables(schema, document, request.variables);
+        if (error !== undefined) throw new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
+      },
+    };
+  },
+};
+
+/**
+ * The code a limit rule gave its validation error (BAD_USER_INPUT for a page size), which Apollo
+ * replaces with GRAPHQL_VALIDATION_FAILED for every validation error.
+ */
+function limitCode(error: unknown): string | undefined {
+  const original = error instanceof GraphQLError ? error.originalError : undefined;
+  if (!(original instanceof GraphQLError) || typeof original.extensions.limit !== 'string') return undefined;
+  const code = original.extensions.code;
+  return typeof code === 'string' ? code : undefined;
+}
 
 /**
  * The operation each error came from (Apollo formats errors without their context), so a masked
@@ -62,8 +85,8 @@ export interface GraphqlServerOptions {
   authenticate: (authorization: string | undefined) => Promise<AuthResult>;
   /** Answer introspection queries. @default true */
   introspection?: boolean;
-  /** Depth and cost limits. @default DEFAULT_LIMITS */
-  limits?: QueryLimits;
+  /** Query limits; those left out take their default. @default DEFAULT_LIMITS */
+  limits?: Partial<QueryLimits>;
   /** Serve GraphiQL to browsers on GET (bundled from local packages on first use). @default false */
   graphiql?: boolean;
   /** Show internal error messages to clients (development only). @default false */
@@ -136,6 +159,10 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
 
   const formatError = (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const code = formatted.extensions?.code;
+    if (code === 'GRAPHQL_VALIDATION_FAILED') {
+      const own = limitCode(error);
+      return own === undefined ? formatted : { ...formatted, extensions: { ...formatted.extensions, code: own } };
+    }
     if (typeof code === 'string' && EXPECTED_CODES.has(code)) return formatted;
     const original = unwrapResolverError(error);
     const context = typeof error === 'object' && error !== null ? errorContexts.get(error) : undefined;
@@ -146,7 +173,8 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
   };
 
   const introspection = options.introspection ?? true;
-  const validationRules: ValidationRule[] = [createLimitsRule(options.limits ?? DEFAULT_LIMITS), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+  const limits: QueryLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const validationRules: ValidationRule[] = [...createLimitRules(limits), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
 
   // The principal of each WebSocket connection, set at connection_init.
   const principals = new WeakMap<object, Principal>();
@@ -154,7 +182,8 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
   const wsCleanup = useServer(
     {
       schema: options.schema,
-      validate: (schema, document) => validate(schema, document, [...specifiedRules, ...validationRules]),
+      // Parsed here, not by graphql-ws, so that the token and length limits apply while parsing.
+      onSubscribe: (_ctx, _id, payload) => prepareOperation(options.schema, payload, limits, validationRules),
       onConnect: async (ctx) => {
         const param = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         const header = typeof param === 'string' ? param : ctx.extra.request.headers.authorization;
@@ -189,11 +218,12 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     gateway: createCompiledExecution(options.schema, options.compiledExecution).gateway,
     formatError,
     introspection,
+    parseOptions: parseOptionsOf(limits),
     validationRules,
     includeStacktraceInErrorResponses: options.exposeInternalErrors ?? false,
     // phaselog sets no cache hints, so Apollo's cache-control plugin would only cost a hook on every
     // field of every response (about a tenth of a history page's server time) to compute "no-store".
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), noStore, rememberErrorContexts],
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), noStore, rememberErrorContexts, refusePageSizeVariables],
     logger: {
       debug: (m) => log.debug(m),
       info: (m) => log.info(m),

@@ -27,6 +27,8 @@ export interface TestApiOptions {
   introspection?: boolean;
   maxDepth?: number;
   maxCost?: number;
+  maxAliases?: number;
+  maxTokens?: number;
   redisUrl?: string;
   channelPrefix?: string;
   snapshotQueue?: { name: string; prefix: string };
@@ -67,7 +69,7 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     authenticate: (header) => wiring.authenticator.authenticate(header),
     introspection: api.introspection,
     graphiql: options.graphiql ?? false,
-    limits: { maxDepth: api.maxDepth, maxCost: api.maxCost },
+    limits: { maxDepth: api.maxDepth, maxCost: api.maxCost, ...(options.maxAliases === undefined ? {} : { maxAliases: options.maxAliases }), ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }) },
     context: () => ({ about: { version: 'test', role: 'api', startedAt: new Date(0) }, clusters, read: wiring.read, loaders: wiring.newLoaders() }),
     compiledExecution: { compileOnUse: options.compileOnUse ?? 1 },
   });

@@ -1,7 +1,7 @@
 /** Pure rules of the read side: change matching (live subscriptions), manifest diffs, query pricing. */
 import { buildSchema, parse, specifiedRules, validate } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { createLimitsRule } from '../../../src/graphql/limits.ts';
+import { createLimitRules, DEFAULT_LIMITS } from '../../../src/graphql/limits.ts';
 import { changeMatches } from '../../../src/services/read-change-feed.ts';
 import { diffEntries } from '../../../src/services/read-manifests.ts';
 import type { StatusChangeItem } from '../../../src/store/read-types.ts';
@@ -47,16 +47,24 @@ describe('query limits', () => {
     type Query { items(first: Int = 10): [Item!]! one: Item }
     type Item { id: ID! children(first: Int = 5): [Item!]! }
   `);
-  const errorsOf = (query: string, limits = { maxDepth: 4, maxCost: 100 }) =>
-    validate(schema, parse(query), [...specifiedRules, createLimitsRule(limits)]).map((e) => e.message);
+  const errorsOf = (query: string) =>
+    validate(schema, parse(query), [...specifiedRules, ...createLimitRules({ ...DEFAULT_LIMITS, maxDepth: 4, maxCost: 100, maxAliases: 3 })]).map((e) => e.message);
+  const DEEP = 'the query is more than 4 levels deep (the limit)';
 
   it.each([
     ['a flat field', '{ one { id } }', []],
     ['page sizes multiply what they select: 1 + 10 * (1 + 1 + 5 * 1) = 71', '{ items { id children { id } } }', []],
     ['an explicit page size counts: 1 + 20 * (1 + 1 + 5) = 141', '{ items(first: 20) { id children { id } } }', ['the query costs 141; the limit is 100 (a field with first: N counts what it selects N times)']],
     ['a variable page size counts as the largest page (100): 1 + 100 * 1', 'query($n: Int) { items(first: $n) { id } }', ['the query costs 101; the limit is 100 (a field with first: N counts what it selects N times)']],
-    ['depth counts nested fields (cost 1 + 1 + 5 * (1 + 5 * (1 + 5)) = 157)', '{ one { children { children { children { id } } } } }', ['the query is 5 levels deep; the limit is 4', COST_157]],
-    ['fragments count where they are spread', 'fragment F on Item { children { children { id } } } { one { children { ...F } } }', ['the query is 5 levels deep; the limit is 4', COST_157]],
+    ['depth counts nested fields (cost 1 + 1 + 5 * (1 + 5 * (1 + 5)) = 157)', '{ one { children { children { children { id } } } } }', [DEEP, COST_157]],
+    ['fragments count where they are spread', 'fragment F on Item { children { children { id } } } { one { children { ...F } } }', [DEEP, COST_157]],
+    ['a negative page size is refused, and not costed', '{ a: items(first: -2147483648) { id children { id } } b: items(first: 100) { id children { id } } }', ['items: first must be between 1 and 100, got -2147483648']],
+    ['a page size of 0 is refused', '{ items(first: 0) { id } }', ['items: first must be between 1 and 100, got 0']],
+    ['a page size over the largest page is refused', '{ items(first: 101) { id } }', ['items: first must be between 1 and 100, got 101']],
+    ['a page size inside a fragment is refused', 'fragment F on Item { children(first: -1) { id } } { one { ...F } }', ['children: first must be between 1 and 100, got -1']],
+    ['aliases count, __typename too', '{ a: __typename b: __typename c: __typename d: __typename }', ['the query has more than 3 aliases (the limit)']],
+    ['a fragment spread twice counts twice: 2 * 2 * 2 * 50 = 400', 'fragment A on Query { items(first: 49) { id } } fragment B on Query { ...A ... on Query { ...A } } fragment C on Query { ...B ... on Query { ...B } } { ...C ... on Query { ...C } }', ['the query costs 400; the limit is 100 (a field with first: N counts what it selects N times)']],
+    ['introspection is not counted in depth, and costs a fixed amount', '{ __schema { types { fields { type { ofType { ofType { ofType { name } } } } } } } }', ['the query costs 1000; the limit is 100 (a field with first: N counts what it selects N times)']],
   ])('%s', (_name, query, expected) => {
     expect(errorsOf(query)).toEqual(expected);
   });
