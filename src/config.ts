@@ -13,6 +13,7 @@ import { reportsConfigSchema } from './queue/report-jobs.ts';
 import { retentionPolicySchema } from './store/retention.ts';
 import { declaredPhasesSchema } from './declared-phases.ts';
 import { parseDuration } from './duration.ts';
+import { normalizeOrigin } from './http/origin.ts';
 
 /** Which parts of phaselog a process runs. */
 export type Role = 'all' | 'api' | 'worker';
@@ -38,6 +39,8 @@ export const ENV_KEYS = {
   PHASELOG_URL: 'client.url',
   PHASELOG_TOKEN: 'client.token',
   PHASELOG_ANONYMOUS_READ: 'api.anonymousRead',
+  PHASELOG_ALLOWED_ORIGINS: 'api.allowedOrigins',
+  PHASELOG_ALLOWED_HOSTS: 'api.allowedHosts',
 } as const;
 
 const durationSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
@@ -56,6 +59,11 @@ const postgresUrl = z.string().refine((v) => /^postgres(ql)?:\/\/[^\s]+$/.test(v
 const redisUrl = z.string().refine((v) => /^rediss?:\/\/[^\s]*$/.test(v) && URL.canParse(v), {
   message: 'must be a redis:// or rediss:// URL',
 });
+/** A list, from YAML or as a comma-separated environment value. */
+const listOf = <T extends z.ZodType<string>>(item: T) =>
+  z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v), z.array(item));
+const originSchema = z.string().refine((v) => normalizeOrigin(v) !== undefined, { message: 'must be an origin such as https://dash.example.com (scheme, host, optional port; no path)' });
+const hostNameSchema = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)$/, 'must be a host name or address, without port');
 const booleanString = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
 
 /** The whole configuration, as `phaselog.yaml` spells it. */
@@ -133,6 +141,20 @@ export const configSchema = z.strictObject({
       maxDepth: z.coerce.number().int().min(2).max(64).default(12),
       /** Largest query cost (fields, times page sizes). @default 50000 */
       maxCost: z.coerce.number().int().min(10).default(50_000),
+      /** Origins whose web pages may use the API (WebSocket and HTTP) besides same-origin ones. @default [] */
+      allowedOrigins: listOf(originSchema).optional(),
+      /** Host names the API answers to besides loopback ones (checked on loopback binds, and on any bind once set). @default [] */
+      allowedHosts: listOf(hostNameSchema).optional(),
+      /** WebSocket limits; each defaults as in DEFAULT_WEBSOCKET_LIMITS (src/graphql/ws-limits.ts). */
+      webSocket: z
+        .strictObject({
+          maxMessageBytes: z.coerce.number().int().min(1024).optional(),
+          maxConnectionsPerIp: z.coerce.number().int().min(1).optional(),
+          maxConnectionsPerToken: z.coerce.number().int().min(1).optional(),
+          maxOperationsPerConnection: z.coerce.number().int().min(1).optional(),
+          connectionInitTimeout: durationSchema.optional(),
+        })
+        .optional(),
     })
     .default({ introspection: true, graphiql: true, maxDepth: 12, maxCost: 50_000 }),
 });

@@ -5,10 +5,12 @@
 import { createClient, type Client } from 'graphql-ws';
 import pino, { type Logger } from 'pino';
 import WebSocket from 'ws';
-import { createApiWiring, type ApiWiring } from '../../../src/graphql/api-wiring.ts';
+import { createApiWiring, isLoopbackHost, type ApiWiring } from '../../../src/graphql/api-wiring.ts';
 import { createSchema } from '../../../src/graphql/schema.ts';
 import { createGraphqlServer } from '../../../src/graphql/server.ts';
 import { createHttpServer } from '../../../src/http/server.ts';
+import { createRequestGuard } from '../../../src/http/origin.ts';
+import type { WebSocketLimits } from '../../../src/graphql/ws-limits.ts';
 import { createClusterStore } from '../../../src/store/cluster-store.ts';
 import type { Db } from '../../../src/store/prisma.ts';
 
@@ -39,6 +41,12 @@ export interface TestApiOptions {
    * these tests runs compiled; equivalence.test.ts compares compiled answers with graphql-js' ones.
    */
   compileOnUse?: number;
+  /** api.allowedOrigins (the Host/Origin guard is on, as app.ts wires it). */
+  allowedOrigins?: string[];
+  /** api.allowedHosts. */
+  allowedHosts?: string[];
+  /** WebSocket limits (defaults: the server's). */
+  webSocket?: Partial<WebSocketLimits>;
 }
 
 export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
@@ -54,7 +62,8 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     ...(options.snapshotQueue ? { snapshotQueue: options.snapshotQueue } : {}),
     ...(options.tokenRecheckMs === undefined ? {} : { tokenRecheckMs: options.tokenRecheckMs }),
   });
-  const http = createHttpServer({ host, port: 0, log, readiness: {} });
+  const guard = createRequestGuard({ loopbackBind: isLoopbackHost(host), allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
+  const http = createHttpServer({ host, port: 0, log, readiness: {}, guard });
   const clusters = createClusterStore(options.db);
   const graphql = await createGraphqlServer({
     schema: createSchema(),
@@ -67,6 +76,8 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     limits: { maxDepth: api.maxDepth, maxCost: api.maxCost },
     context: () => ({ about: { version: 'test', role: 'api', startedAt: new Date(0) }, clusters, read: wiring.read, loaders: wiring.newLoaders() }),
     compiledExecution: { compileOnUse: options.compileOnUse ?? 1 },
+    guard,
+    ...(options.webSocket ? { webSocket: options.webSocket } : {}),
   });
   http.mount('/graphql', graphql.handle);
   await http.listen();
