@@ -59,11 +59,19 @@ const postgresUrl = z.string().refine((v) => /^postgres(ql)?:\/\/[^\s]+$/.test(v
 const redisUrl = z.string().refine((v) => /^rediss?:\/\/[^\s]*$/.test(v) && URL.canParse(v), {
   message: 'must be a redis:// or rediss:// URL',
 });
-/** A list, from YAML or as a comma-separated environment value. */
-const listOf = <T extends z.ZodType<string>>(item: T) =>
-  z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v), z.array(item));
-const originSchema = z.string().refine((v) => normalizeOrigin(v) !== undefined, { message: 'must be an origin such as https://dash.example.com (scheme, host, optional port; no path)' });
-const hostNameSchema = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)$/, 'must be a host name or address, without port');
+/**
+ * A list of strings, from YAML or as a comma-separated environment value. Entries are checked as a
+ * whole list, so a bad entry is reported under the list's key (and its environment variable).
+ */
+const listOf = (isValid: (entry: string) => boolean, what: string) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v),
+    z.array(z.string()).superRefine((entries, ctx) => {
+      for (const entry of entries) if (!isValid(entry)) ctx.addIssue({ code: 'custom', message: `"${entry}" ${what}` });
+    }),
+  );
+const originList = listOf((v) => normalizeOrigin(v) !== undefined, 'is not an origin such as https://dash.example.com (scheme, host, optional port; no path)');
+const hostNameList = listOf((v) => /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)$/.test(v), 'is not a host name or address without port');
 const booleanString = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
 
 /** The whole configuration, as `phaselog.yaml` spells it. */
@@ -142,9 +150,9 @@ export const configSchema = z.strictObject({
       /** Largest query cost (fields, times page sizes). @default 50000 */
       maxCost: z.coerce.number().int().min(10).default(50_000),
       /** Origins whose web pages may use the API (WebSocket and HTTP) besides same-origin ones. @default [] */
-      allowedOrigins: listOf(originSchema).optional(),
+      allowedOrigins: originList.optional(),
       /** Host names the API answers to besides loopback ones (checked on loopback binds, and on any bind once set). @default [] */
-      allowedHosts: listOf(hostNameSchema).optional(),
+      allowedHosts: hostNameList.optional(),
       /** WebSocket limits; each defaults as in DEFAULT_WEBSOCKET_LIMITS (src/graphql/ws-limits.ts). */
       webSocket: z
         .strictObject({
