@@ -210,6 +210,8 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
         }
         const { revoked } = result.principal;
         if (revoked?.aborted) return false;
+        // Gone while authenticating: its 'close' has fired, and a slot taken now would never be released.
+        if (socket.readyState === socket.CLOSED) return false;
         if (result.principal.kind === 'token') {
           const release = perToken.acquire(result.principal.name);
           if (release === undefined) {
