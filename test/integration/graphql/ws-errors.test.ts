@@ -90,6 +90,12 @@ describe('errors over graphql-ws', () => {
     const badInput = await connection.next((m) => m.id === 'bad-cursor');
     expect((badInput.payload as { errors: WireError[] }).errors[0]).toMatchObject({ message: expect.stringMatching(/after must be a seq/), extensions: { code: 'BAD_USER_INPUT' } });
 
+    connection.socket.send(subscribe('admin-only', '{ tokens { name } }'));
+    const forbidden = await connection.next((m) => m.id === 'admin-only');
+    // As over HTTP: the code, not Apollo's internal `http` status hint.
+    expect((forbidden.payload as { errors: WireError[] }).errors[0]).toMatchObject({ message: expect.stringMatching(/admin scope/), extensions: { code: 'FORBIDDEN' } });
+    expect((forbidden.payload as { errors: WireError[] }).errors[0]?.extensions).toEqual({ code: 'FORBIDDEN' });
+
     connection.socket.send(subscribe('unknown-field', '{ noSuchField }'));
     const invalid = await connection.next((m) => m.id === 'unknown-field');
     expect(invalid.type).toBe('error');
