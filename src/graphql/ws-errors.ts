@@ -4,10 +4,11 @@
  * that id. graphql-ws would otherwise send `error.toJSON()`, a database error's text included.
  *
  * Apollo gives every error a code before formatting; graphql-ws does not, so the code an error
- * without one gets here follows Apollo's: an execution that never started failed on its variables
- * (BAD_USER_INPUT); a GraphQL error no code threw is a validation error; what code threw is internal.
+ * without one gets here follows Apollo's: an error blaming a variable definition is a variable
+ * that failed coercion (BAD_USER_INPUT); a GraphQL error no code threw is a validation error;
+ * what code threw (a resolver, a stream) is internal.
  */
-import { GraphQLError, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
+import { GraphQLError, Kind, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
 import type { GraphqlContext } from './context.ts';
 
 /** Options of {@link createWebSocketErrorFormatter}. */
@@ -32,6 +33,11 @@ export interface WebSocketErrorFormatter {
 /** Whether the error came from code (a resolver, a stream) rather than from GraphQL's own checks. */
 function isThrownByCode(error: GraphQLError): boolean {
   return error.originalError !== undefined && error.originalError !== null && !(error.originalError instanceof GraphQLError);
+}
+
+/** Whether the error is a variable's value refused before execution (Apollo's UserInputError). */
+function isVariableError(error: GraphQLError): boolean {
+  return error.nodes?.length === 1 && error.nodes[0]?.kind === Kind.VARIABLE_DEFINITION;
 }
 
 export function createWebSocketErrorFormatter(options: WebSocketErrorFormatterOptions): WebSocketErrorFormatter {
@@ -61,7 +67,7 @@ export function createWebSocketErrorFormatter(options: WebSocketErrorFormatterOp
       const { errors, ...rest } = result;
       return {
         ...rest,
-        errors: errors.map((error) => formatOne(error, context, result.data === undefined && error.path === undefined && !isThrownByCode(error) ? 'BAD_USER_INPUT' : 'INTERNAL_SERVER_ERROR')),
+        errors: errors.map((error) => formatOne(error, context, isVariableError(error) ? 'BAD_USER_INPUT' : 'INTERNAL_SERVER_ERROR')),
       };
     },
     formatErrors(connection, id, errors) {

@@ -90,6 +90,10 @@ describe('errors over graphql-ws', () => {
     const badInput = await connection.next((m) => m.id === 'bad-cursor');
     expect((badInput.payload as { errors: WireError[] }).errors[0]).toMatchObject({ message: expect.stringMatching(/after must be a seq/), extensions: { code: 'BAD_USER_INPUT' } });
 
+    connection.socket.send(JSON.stringify({ id: 'bad-variable', type: 'subscribe', payload: { query: 'query($since: DateTime!) { phase(cluster: "prod", namespace: "shop", name: "web") { history(from: $since) { edges { node { status } } } } }', variables: { since: 'yesterday' } } }));
+    const badVariable = await connection.next((m) => m.id === 'bad-variable');
+    expect((badVariable.payload as { errors: WireError[] }).errors[0]).toMatchObject({ message: expect.stringMatching(/\$since/), extensions: { code: 'BAD_USER_INPUT' } });
+
     connection.socket.send(subscribe('admin-only', '{ tokens { name } }'));
     const forbidden = await connection.next((m) => m.id === 'admin-only');
     // As over HTTP: the code, not Apollo's internal `http` status hint.
