@@ -13,9 +13,13 @@ export interface WebSocketLimits {
    * @default 1048576
    */
   maxMessageBytes: number;
-  /** Open connections from one client address; the next upgrade is refused with HTTP 429. @default 64 */
+  /**
+   * Open connections from one client address; the next upgrade is refused with HTTP 429. Behind a
+   * reverse proxy every client has the proxy's address, so this bounds them all together.
+   * @default 256
+   */
   maxConnectionsPerIp: number;
-  /** Open connections of one API token; the next is closed at `connection_init` with 4429. @default 32 */
+  /** Open connections of one API token; the next is closed at `connection_init` with 4429. @default 64 */
   maxConnectionsPerToken: number;
   /** Operations (mostly subscriptions) running at once on one connection; the next gets a TOO_MANY_OPERATIONS error. @default 100 */
   maxOperationsPerConnection: number;
@@ -25,8 +29,8 @@ export interface WebSocketLimits {
 
 export const DEFAULT_WEBSOCKET_LIMITS: WebSocketLimits = {
   maxMessageBytes: 1024 * 1024,
-  maxConnectionsPerIp: 64,
-  maxConnectionsPerToken: 32,
+  maxConnectionsPerIp: 256,
+  maxConnectionsPerToken: 64,
   maxOperationsPerConnection: 100,
   connectionInitTimeoutMs: 3000,
 };
