@@ -12,9 +12,10 @@ import type { Config } from './config.ts';
 import { startDemo } from './demo/index.ts';
 import { groupDeclaredPhases } from './declared-phases.ts';
 import { createSchema } from './graphql/schema.ts';
-import { createApiWiring } from './graphql/api-wiring.ts';
+import { createApiWiring, isLoopbackHost } from './graphql/api-wiring.ts';
 import { createGraphqlServer } from './graphql/server.ts';
 import { createHttpServer } from './http/server.ts';
+import { createRequestGuard } from './http/origin.ts';
 import { startEmbeddedPostgres } from './runtime/embedded-postgres.ts';
 import { StartupError } from './runtime/errors.ts';
 import { VERSION } from './runtime/paths.ts';
@@ -153,10 +154,14 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     }
 
     if (config.role === 'all' || config.role === 'api') {
+      const guard = createRequestGuard({ loopbackBind: isLoopbackHost(config.server.host), allowedHosts: config.api.allowedHosts ?? [], allowedOrigins: config.api.allowedOrigins ?? [] });
+      const webSocketConfig = config.api.webSocket ?? {};
+      const { connectionInitTimeout, ...webSocketLimits } = webSocketConfig;
       const http = createHttpServer({
         host: config.server.host,
         port: config.server.port,
         log: log.child({ part: 'http' }),
+        guard,
         readiness: {
           database: async () => void (await db.$queryRaw`SELECT 1`),
           redis: async () => {
@@ -191,6 +196,8 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         introspection: config.api.introspection,
         graphiql: config.api.graphiql && config.api.introspection,
         limits: { maxDepth: config.api.maxDepth, maxCost: config.api.maxCost, maxAliases: config.api.maxAliases, maxTokens: config.api.maxTokens },
+        guard,
+        webSocket: { ...webSocketLimits, ...(connectionInitTimeout === undefined ? {} : { connectionInitTimeoutMs: connectionInitTimeout }) },
         context: () => ({ about: { version: VERSION, role: config.role, startedAt }, clusters, read: api.read, loaders: api.newLoaders() }),
       });
       http.mount('/graphql', graphql.handle);

@@ -13,6 +13,7 @@ import { reportsConfigSchema } from './queue/report-jobs.ts';
 import { retentionPolicySchema } from './store/retention.ts';
 import { declaredPhasesSchema } from './declared-phases.ts';
 import { parseDuration } from './duration.ts';
+import { normalizeOrigin } from './http/origin.ts';
 
 /** Which parts of phaselog a process runs. */
 export type Role = 'all' | 'api' | 'worker';
@@ -38,6 +39,8 @@ export const ENV_KEYS = {
   PHASELOG_URL: 'client.url',
   PHASELOG_TOKEN: 'client.token',
   PHASELOG_ANONYMOUS_READ: 'api.anonymousRead',
+  PHASELOG_ALLOWED_ORIGINS: 'api.allowedOrigins',
+  PHASELOG_ALLOWED_HOSTS: 'api.allowedHosts',
 } as const;
 
 const durationSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
@@ -56,6 +59,19 @@ const postgresUrl = z.string().refine((v) => /^postgres(ql)?:\/\/[^\s]+$/.test(v
 const redisUrl = z.string().refine((v) => /^rediss?:\/\/[^\s]*$/.test(v) && URL.canParse(v), {
   message: 'must be a redis:// or rediss:// URL',
 });
+/**
+ * A list of strings, from YAML or as a comma-separated environment value. Entries are checked as a
+ * whole list, so a bad entry is reported under the list's key (and its environment variable).
+ */
+const listOf = (isValid: (entry: string) => boolean, what: string) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v),
+    z.array(z.string()).superRefine((entries, ctx) => {
+      for (const entry of entries) if (!isValid(entry)) ctx.addIssue({ code: 'custom', message: `"${entry}" ${what}` });
+    }),
+  );
+const originList = listOf((v) => normalizeOrigin(v) !== undefined, 'is not an origin such as https://dash.example.com (scheme, host, optional port; no path)');
+const hostNameList = listOf((v) => /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)$/.test(v), 'is not a host name or address without port');
 const booleanString = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
 
 /** The whole configuration, as `phaselog.yaml` spells it. */
@@ -137,6 +153,20 @@ export const configSchema = z.strictObject({
       maxAliases: z.coerce.number().int().min(0).default(30),
       /** Most lexical tokens in a query document, refused before it is parsed. @default 1000 */
       maxTokens: z.coerce.number().int().min(200).default(1_000),
+      /** Origins whose web pages may use the API (WebSocket and HTTP) besides same-origin ones. @default [] */
+      allowedOrigins: originList.optional(),
+      /** Host names the API answers to besides loopback ones (checked on loopback binds, and on any bind once set). @default [] */
+      allowedHosts: hostNameList.optional(),
+      /** WebSocket limits; each defaults as in DEFAULT_WEBSOCKET_LIMITS (src/graphql/ws-limits.ts). */
+      webSocket: z
+        .strictObject({
+          maxMessageBytes: z.coerce.number().int().min(1024).optional(),
+          maxConnectionsPerIp: z.coerce.number().int().min(1).optional(),
+          maxConnectionsPerToken: z.coerce.number().int().min(1).optional(),
+          maxOperationsPerConnection: z.coerce.number().int().min(1).optional(),
+          connectionInitTimeout: durationSchema.optional(),
+        })
+        .optional(),
     })
     .default({ introspection: true, graphiql: true, maxDepth: 12, maxCost: 50_000, maxAliases: 30, maxTokens: 1_000 }),
 });

@@ -21,6 +21,9 @@ import { unauthenticated } from './errors.ts';
 import { bundleGraphiql, graphiqlPage, type GraphiqlAssets } from './graphiql.ts';
 import { createCompiledExecution, type CompiledExecutionOptions } from './executor.ts';
 import { checkPageSizeVariables, createLimitRules, DEFAULT_LIMITS, parseOptionsOf, prepareOperation, type QueryLimits } from './limits.ts';
+import { refusalBody, type RequestGuard } from '../http/origin.ts';
+import { createWebSocketErrorFormatter } from './ws-errors.ts';
+import { createConnectionCounter, DEFAULT_WEBSOCKET_LIMITS, TOO_MANY_CONNECTIONS_CLOSE_CODE, tooManyOperations, type WebSocketLimits } from './ws-limits.ts';
 
 /** Every answer is live data: never stored by a cache (what Apollo's cache-control plugin said without hints). */
 const noStore: ApolloServerPlugin<GraphqlContext> = {
@@ -95,6 +98,10 @@ export interface GraphqlServerOptions {
   maxBodyBytes?: number;
   /** How HTTP queries are compiled (see executor.ts). @default {} */
   compiledExecution?: CompiledExecutionOptions;
+  /** Checks `Host` and `Origin` of WebSocket upgrades (see http/origin.ts); HTTP requests are checked by the HTTP server. @default none */
+  guard?: RequestGuard;
+  /** Message size, connection and operation limits of the WebSocket endpoint. @default DEFAULT_WEBSOCKET_LIMITS */
+  webSocket?: Partial<WebSocketLimits>;
 }
 
 export interface GraphqlServer {
@@ -110,7 +117,7 @@ export interface GraphqlServer {
   stop(): Promise<void>;
 }
 
-const EXPECTED_CODES = new Set(['BAD_USER_INPUT', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', 'UNAUTHENTICATED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'OPERATION_RESOLUTION_FAILURE', 'QUERY_TOO_COMPLEX', 'SERVICE_UNAVAILABLE']);
+const EXPECTED_CODES = new Set(['TOO_MANY_OPERATIONS', 'BAD_USER_INPUT', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', 'UNAUTHENTICATED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'OPERATION_RESOLUTION_FAILURE', 'QUERY_TOO_COMPLEX', 'SERVICE_UNAVAILABLE']);
 
 class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
@@ -178,22 +185,69 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
 
   // The principal of each WebSocket connection, set at connection_init.
   const principals = new WeakMap<object, Principal>();
-  const wsServer = new WebSocketServer({ server: options.httpServer, path: options.path });
+  const wsLimits: WebSocketLimits = { ...DEFAULT_WEBSOCKET_LIMITS, ...Object.fromEntries(Object.entries(options.webSocket ?? {}).filter(([, v]) => v !== undefined)) };
+  const perIp = createConnectionCounter(wsLimits.maxConnectionsPerIp);
+  const perToken = createConnectionCounter(wsLimits.maxConnectionsPerToken);
+  const wsServer = new WebSocketServer({
+    server: options.httpServer,
+    path: options.path,
+    maxPayload: wsLimits.maxMessageBytes,
+    // Refused before the handshake completes, so no GraphQL message is ever read from these.
+    // Counted in 'connection', which ws emits in the same tick as this callback's acceptance.
+    verifyClient: ({ req }, accept) => {
+      const refusal = options.guard?.(req);
+      if (refusal !== undefined) {
+        log.info({ code: refusal.code, host: req.headers.host, origin: req.headers.origin }, 'WebSocket upgrade refused');
+        accept(false, refusal.status, refusalBody(refusal), { 'content-type': 'application/json; charset=utf-8' });
+        return;
+      }
+      if (!perIp.hasRoom(req.socket.remoteAddress ?? '')) {
+        log.warn({ address: req.socket.remoteAddress, limit: wsLimits.maxConnectionsPerIp }, 'WebSocket upgrade refused: too many connections from one address');
+        const message = `this address already holds ${wsLimits.maxConnectionsPerIp} WebSocket connections`;
+        accept(false, 429, JSON.stringify({ errors: [{ message, extensions: { code: 'TOO_MANY_CONNECTIONS' } }] }), { 'content-type': 'application/json; charset=utf-8' });
+        return;
+      }
+      accept(true);
+    },
+  });
+  const wsErrors = createWebSocketErrorFormatter({ format: formatError, contexts: errorContexts });
   const wsCleanup = useServer(
     {
       schema: options.schema,
-      // Parsed here, not by graphql-ws, so that the token and length limits apply while parsing.
-      onSubscribe: (_ctx, _id, payload) => prepareOperation(options.schema, payload, limits, validationRules),
+      // What escapes the hooks closes the connection; its close reason carries no error text.
+      isProd: !options.exposeInternalErrors,
+      connectionInitWaitTimeout: wsLimits.connectionInitTimeoutMs,
       onConnect: async (ctx) => {
         const param = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         const header = typeof param === 'string' ? param : ctx.extra.request.headers.authorization;
-        const result = await options.authenticate(header);
+        const socket = ctx.extra.socket;
+        let result: AuthResult;
+        try {
+          result = await options.authenticate(header);
+        } catch (error) {
+          // Closed here rather than thrown: graphql-ws would put the raw message in the close reason.
+          const requestId = randomUUID();
+          log.error({ err: error, requestId }, 'internal error authenticating a WebSocket connection');
+          socket.close(CloseCode.InternalServerError, options.exposeInternalErrors ? String((error as Error).message).slice(0, 120) : `Internal server error (request id ${requestId})`);
+          return false;
+        }
         if (!result.ok) {
           log.info({ reason: result.reason }, 'WebSocket connection refused');
           return false;
         }
         const { revoked } = result.principal;
         if (revoked?.aborted) return false;
+        // Gone while authenticating: its 'close' has fired, and a slot taken now would never be released.
+        if (socket.readyState === socket.CLOSED) return false;
+        if (result.principal.kind === 'token') {
+          const release = perToken.acquire(result.principal.name);
+          if (release === undefined) {
+            log.warn({ token: result.principal.name, limit: wsLimits.maxConnectionsPerToken }, 'WebSocket connection refused: too many connections with one token');
+            socket.close(TOO_MANY_CONNECTIONS_CLOSE_CODE, 'Too many connections with this token');
+            return false;
+          }
+          socket.once('close', release);
+        }
         principals.set(ctx.extra, result.principal);
         if (revoked !== undefined) {
           // The token was revoked while this connection is open: close it as graphql-ws refuses one.
@@ -204,14 +258,37 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
         }
         return true;
       },
-      context: (ctx) => {
+      onSubscribe: (ctx, _id, payload) => {
+        // ctx.subscriptions already holds the operation being started.
+        if (Object.keys(ctx.subscriptions).length > wsLimits.maxOperationsPerConnection) return [tooManyOperations(wsLimits.maxOperationsPerConnection)];
+        // Parsed and validated here, not by graphql-ws: the token and length limits apply while
+        // parsing, and a syntax error is answered as HTTP answers it (graphql-ws would close the
+        // whole connection with 4500).
+        return prepareOperation(options.schema, payload, limits, validationRules);
+      },
+      context: (ctx, id) => {
         const principal = principals.get(ctx.extra);
         if (principal === undefined) throw unauthenticated('the connection is not authenticated');
-        return requestContext(options.context(), principal, log);
+        return wsErrors.remember(ctx, id, requestContext(options.context(), principal, log));
       },
+      onNext: (ctx, id, _payload, _args, result) => wsErrors.formatResult(ctx, id, result),
+      onError: (ctx, id, _payload, errors) => wsErrors.formatErrors(ctx, id, errors),
+      onComplete: (ctx, id) => wsErrors.forget(ctx, id),
     },
     wsServer,
   );
+  // Registered after useServer's, so it runs after graphql-ws has added its own socket listeners.
+  wsServer.on('connection', (socket, req) => {
+    const release = perIp.acquire(req.socket.remoteAddress ?? '');
+    if (release !== undefined) socket.once('close', release);
+    // A server-side socket only emits errors for a client breaking the protocol (a message over
+    // maxPayload, a bad frame), after ws has closed it with the matching code. graphql-ws would
+    // print each to stderr with a stack, outside the JSON log, as an internal error.
+    socket.removeAllListeners('error');
+    socket.on('error', (error: Error & { code?: string }) => {
+      log.info({ code: error.code, reason: error.message, address: req.socket.remoteAddress }, 'WebSocket closed: the client broke the protocol');
+    });
+  });
 
   const apollo = new ApolloServer<GraphqlContext>({
     // The schema, its HTTP queries executed compiled (see executor.ts).

@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { refusalBody, type RequestGuard } from './origin.ts';
 
 /** One readiness check: resolves to nothing when OK, throws (or rejects) with the reason otherwise. */
 export type ReadinessCheck = () => Promise<void>;
@@ -17,6 +18,11 @@ export interface HttpServerOptions {
   readiness: Record<string, ReadinessCheck>;
   /** Time a readiness check may take before it counts as failed. @default 2000 */
   readinessTimeoutMs?: number;
+  /**
+   * Checks `Host` and `Origin` of every request but the probes (see origin.ts). Probes are exempt:
+   * kubelet sends the pod's address as `Host`, and they answer nothing a page could use. @default none
+   */
+  guard?: RequestGuard;
 }
 
 export interface HttpServer {
@@ -72,6 +78,13 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
         const ready = !closing && checks.every(([, c]) => c.ok);
         sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : closing ? 'shutting down' : 'not ready', checks: Object.fromEntries(checks) });
       })();
+      return;
+    }
+    const refusal = options.guard?.(req);
+    if (refusal !== undefined) {
+      log.info({ code: refusal.code, host: req.headers.host, origin: req.headers.origin, path }, 'request refused');
+      res.writeHead(refusal.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(refusalBody(refusal));
       return;
     }
     const handler = mounts.get(path);

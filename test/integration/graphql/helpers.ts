@@ -6,10 +6,12 @@ import { createClient, type Client } from 'graphql-ws';
 import type { GraphQLSchema } from 'graphql';
 import pino, { type Logger } from 'pino';
 import WebSocket from 'ws';
-import { createApiWiring, type ApiWiring } from '../../../src/graphql/api-wiring.ts';
+import { createApiWiring, isLoopbackHost, type ApiWiring } from '../../../src/graphql/api-wiring.ts';
 import { createSchema } from '../../../src/graphql/schema.ts';
 import { createGraphqlServer } from '../../../src/graphql/server.ts';
 import { createHttpServer } from '../../../src/http/server.ts';
+import { createRequestGuard } from '../../../src/http/origin.ts';
+import type { WebSocketLimits } from '../../../src/graphql/ws-limits.ts';
 import { createClusterStore } from '../../../src/store/cluster-store.ts';
 import type { Db } from '../../../src/store/prisma.ts';
 
@@ -44,6 +46,12 @@ export interface TestApiOptions {
   compileOnUse?: number;
   /** The schema served (default: createSchema(), the real one). */
   schema?: GraphQLSchema;
+  /** api.allowedOrigins (the Host/Origin guard is on, as app.ts wires it). */
+  allowedOrigins?: string[];
+  /** api.allowedHosts. */
+  allowedHosts?: string[];
+  /** WebSocket limits (defaults: the server's). */
+  webSocket?: Partial<WebSocketLimits>;
 }
 
 export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
@@ -59,7 +67,8 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     ...(options.snapshotQueue ? { snapshotQueue: options.snapshotQueue } : {}),
     ...(options.tokenRecheckMs === undefined ? {} : { tokenRecheckMs: options.tokenRecheckMs }),
   });
-  const http = createHttpServer({ host, port: 0, log, readiness: {} });
+  const guard = createRequestGuard({ loopbackBind: isLoopbackHost(host), allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
+  const http = createHttpServer({ host, port: 0, log, readiness: {}, guard });
   const clusters = createClusterStore(options.db);
   const graphql = await createGraphqlServer({
     schema: options.schema ?? createSchema(),
@@ -72,6 +81,8 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     limits: { maxDepth: api.maxDepth, maxCost: api.maxCost, ...(options.maxAliases === undefined ? {} : { maxAliases: options.maxAliases }), ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }) },
     context: () => ({ about: { version: 'test', role: 'api', startedAt: new Date(0) }, clusters, read: wiring.read, loaders: wiring.newLoaders() }),
     compiledExecution: { compileOnUse: options.compileOnUse ?? 1 },
+    guard,
+    ...(options.webSocket ? { webSocket: options.webSocket } : {}),
   });
   http.mount('/graphql', graphql.handle);
   await http.listen();
