@@ -9,6 +9,7 @@ import type { TokenScope } from '../auth/tokens.ts';
 import type { Resolvers, ResolverFn } from '../generated/graphql.ts';
 import type { GraphqlContext } from './context.ts';
 import { forbidden } from './errors.ts';
+import { clusterResolvers } from './resolvers/cluster.ts';
 import { mutationResolvers } from './resolvers/mutation.ts';
 import { phaseResolvers } from './resolvers/phase.ts';
 import { queryResolvers } from './resolvers/query.ts';
@@ -51,5 +52,6 @@ export function createResolvers(): Resolvers {
     Mutation: guardRoot('Mutation', mutationResolvers.Mutation),
     Subscription: guardRoot('Subscription', subscriptionResolvers.Subscription),
     ...phaseResolvers,
+    ...clusterResolvers,
   };
 }
