@@ -10,6 +10,12 @@
 /** Ticks a cluster may miss before it counts as unobserved. */
 export const UNOBSERVED_AFTER_TICKS = 3;
 
+/**
+ * The least time a tick may come late: with a short interval, a snapshot's own length and a job's
+ * wait in the queue on a busy host would otherwise count as the cluster going unobserved.
+ */
+export const UNOBSERVED_GRACE_MS = 10_000;
+
 /** The interval assumed for a cluster whose interval no worker has recorded yet (the configuration's default). */
 export const DEFAULT_SNAPSHOT_INTERVAL_MS = 30_000;
 
@@ -38,9 +44,13 @@ export type ObservationState =
 /** Why a status is stale: its cluster could not be read, was not observed, or is no longer configured. */
 export type StaleReason = 'UNREACHABLE' | 'UNOBSERVED' | 'RETIRED';
 
-/** How long after its last tick a cluster snapshot every `snapshotIntervalMs` stays observed. */
+/**
+ * How long after its last tick a cluster snapshot every `snapshotIntervalMs` stays observed: three
+ * intervals, and at least one interval plus {@link UNOBSERVED_GRACE_MS}.
+ */
 export function observedForMs(snapshotIntervalMs: number | null): number {
-  return UNOBSERVED_AFTER_TICKS * (snapshotIntervalMs ?? DEFAULT_SNAPSHOT_INTERVAL_MS);
+  const interval = snapshotIntervalMs ?? DEFAULT_SNAPSHOT_INTERVAL_MS;
+  return Math.max(UNOBSERVED_AFTER_TICKS * interval, interval + UNOBSERVED_GRACE_MS);
 }
 
 /** The cluster's observation state at `now`. */

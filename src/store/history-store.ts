@@ -6,7 +6,7 @@
  * Postgres rolls the transaction back.
  */
 import { advanceClusterState } from '../history/advance-state.ts';
-import { hashObservation, planSnapshot, planUnchangedTick, settleRun as settlePlanRun, writesOnlyRun, type SnapshotPlan } from '../history/plan-snapshot.ts';
+import { hashObservation, planSnapshot, planUnchangedTick, settleRun as settlePlanRun, unobservedSpanChange, writesOnlyRun, type SnapshotPlan } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, StatusChangeRecord, StoredClusterState } from '../history/types.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { applyPlan, toChangeRecord, type ChangeRow } from './history-write.ts';
@@ -107,7 +107,10 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
             plan = stored === undefined ? planUnchangedTick(observation, stateHash) : planSnapshot(stored, observation, stateHash);
           }
           // The run before the gap ends where the cluster was last observed; this tick starts the next.
-          if (gapFrom !== undefined && plan.tick === 'extend') plan.tick = 'start';
+          if (gapFrom !== undefined) {
+            if (plan.tick === 'extend') plan.tick = 'start';
+            plan.changes.unshift(unobservedSpanChange(gapFrom, plan.outcome));
+          }
           // The state after the snapshot is worked out while the change log is appended.
           let next: StoredClusterState | undefined;
           const applied = await applyPlan(tx, { ...cluster, name: observation.cluster, ...(observation.labels ? { labels: observation.labels } : {}) }, plan, tickAt, {

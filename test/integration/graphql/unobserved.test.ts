@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToken } from '../../../src/auth/tokens.ts';
+import { observedForMs } from '../../../src/history/observation.ts';
 import { createApiTokenStore } from '../../../src/store/api-token-store.ts';
 import { createDb, type Db } from '../../../src/store/prisma.ts';
 import { startWorkers, type RunningWorkers, type StartWorkersOptions } from '../../../workers/start-workers.ts';
@@ -15,8 +16,10 @@ import { applyFleet } from '../snapshot/fleet.ts';
 import { startEmulatedCluster, testLogger, type EmulatedCluster } from '../snapshot/helpers.ts';
 import { gqlData, startTestApi, type TestApi } from './helpers.ts';
 
-/** Snapshot interval the workers record: the cluster counts as unobserved 3 intervals after its last tick. */
+/** Snapshot interval the workers record. */
 const INTERVAL_MS = 2000;
+/** How long after its last tick the cluster counts as observed. */
+const BOUND_MS = observedForMs(INTERVAL_MS);
 
 let database: TestDatabase;
 let db: Db;
@@ -98,7 +101,7 @@ describe('a cluster nobody reads', () => {
   /** The unobserved span the tick after it recorded. */
   let span: { from: number; to: number };
 
-  it('is stale (UNOBSERVED) once no snapshot completed within three intervals, and its gate does not pass', async () => {
+  it('is stale (UNOBSERVED) once no snapshot completed within its bound, and its gate does not pass', async () => {
     await refresh('east');
     // Read just now: fresh, and the gate passes.
     expect(await phase('east')).toMatchObject({ status: 'Current', stale: false, staleReason: null });
@@ -120,7 +123,7 @@ describe('a cluster nobody reads', () => {
 
   it('statusAt inside the span is not Current-and-fresh, before and after the next tick records it', async () => {
     const { id } = await phase('east');
-    const inSpan = new Date(lastObservedAt.getTime() + 3 * INTERVAL_MS + 1);
+    const inSpan = new Date(lastObservedAt.getTime() + BOUND_MS + 1);
     const statusAt = async (at: Date) =>
       (await gqlData<{ phase: { statusAt: { status: string; stale: boolean; staleReason: string | null } | null } }>(api.url, 'query($id: ID!, $at: DateTime!) { phase(id: $id) { statusAt(at: $at) { status stale staleReason } } }', { id, at: at.toISOString() }, admin)).phase.statusAt;
     // Still unobserved: the open interval is vouched for only until the bound passed.
@@ -139,8 +142,16 @@ describe('a cluster nobody reads', () => {
     );
     const intervals = history.phase.history.edges.map((e) => e.node);
     expect(intervals.map((i) => [i.status, i.staleReason])).toEqual([['Current', null], ['Current', 'UNOBSERVED'], ['Current', null]]);
-    expect(intervals[1]).toMatchObject({ stale: true, from: new Date(lastObservedAt.getTime() + 3 * INTERVAL_MS).toISOString() });
+    expect(intervals[1]).toMatchObject({ stale: true, from: new Date(lastObservedAt.getTime() + BOUND_MS).toISOString() });
     span = { from: Date.parse(intervals[1]?.from as string), to: Date.parse(intervals[1]?.to as string) };
+    // The change log (and so the live feed) says so too.
+    const changes = await gqlData<{ statusChanges: { edges: { node: { fromStatus: string | null; toStatus: string; message: string } }[] } }>(
+      api.url, '{ statusChanges(filter: { cluster: "east", scopes: [cluster] }) { edges { node { fromStatus toStatus message } } } }', {}, admin,
+    );
+    expect(changes.statusChanges.edges.map((e) => e.node)).toEqual([
+      { fromStatus: null, toStatus: 'Reachable', message: '' },
+      { fromStatus: 'Unobserved', toStatus: 'Reachable', message: `not observed from ${intervals[1]?.from} until this snapshot` },
+    ]);
     // A gate measures fresh reads only: the run starts again after the span.
     expect(await gate('east')).toMatchObject({ passed: true, reason: 'HELD' });
   });

@@ -11,6 +11,8 @@ describe('observation state', () => {
     ['a tick within three intervals is observed', facts({}), 30_000, { state: 'OBSERVED' }],
     ['past three intervals it is unobserved since the bound', facts({}), 30_001, { state: 'UNOBSERVED', since: at(30_000), lastObservedAt: at(0) }],
     ['an unknown interval is the default 30 s', facts({ snapshotIntervalMs: null }), 90_001, { state: 'UNOBSERVED', since: at(90_000), lastObservedAt: at(0) }],
+    ['a short interval gets at least the grace past one interval', facts({ snapshotIntervalMs: 300 }), 10_300, { state: 'OBSERVED' }],
+    ['a short interval is unobserved past the grace', facts({ snapshotIntervalMs: 300 }), 10_301, { state: 'UNOBSERVED', since: at(10_300), lastObservedAt: at(0) }],
     ['never observed is unobserved from the start', facts({ lastObservedAt: null }), 0, { state: 'UNOBSERVED', since: null, lastObservedAt: null }],
     ['retired, however recent its last tick', facts({ retiredAt: at(5_000) }), 6_000, { state: 'RETIRED', since: at(5_000), retiredAt: at(5_000), lastObservedAt: at(0) }],
     ['retired long after its last tick: unobserved since the bound', facts({ retiredAt: at(60_000) }), 70_000, { state: 'RETIRED', since: at(30_000), retiredAt: at(60_000), lastObservedAt: at(0) }],
