@@ -30,6 +30,7 @@ const config: CodegenConfig = {
         mapperTypeSuffix: 'Model',
         mappers: {
           Phase: '../store/read-types.ts#PhaseRecord',
+          Cluster: '../store/cluster-store.ts#ClusterRecord',
           PhaseSnapshot: '../graphql/resolvers/parents.ts#PhaseSnapshotParent',
           PhaseInterval: '../graphql/resolvers/parents.ts#PhaseIntervalParent',
           Resource: '../store/read-types.ts#ResourceRecord',

@@ -123,7 +123,8 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
 
     if (config.role === 'all' || config.role === 'worker') {
       const workerLog = log.child({ part: 'worker' });
-      let clusters = loadWorkerClusters(withDefaultKubeconfig(config), workerLog);
+      const loaded = loadWorkerClusters(withDefaultKubeconfig(config), workerLog);
+      let clusters = loaded.clusters;
       let workerConfig = config;
       if (config.demo.enabled ?? clusters.length === 0) {
         // The embedded default: with no cluster configured, read the emulated demo clusters.
@@ -140,6 +141,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         redisUrl: redis.url,
         log: workerLog,
         clusters,
+        unloadedClusters: loaded.unloaded,
         prefix,
         channelPrefix: prefix,
         observe: { redaction: { dropAnnotations: config.history.redactAnnotations }, declared: groupDeclaredPhases(config.phases) },

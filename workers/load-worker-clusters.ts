@@ -7,8 +7,11 @@ import type { Logger } from 'pino';
 import type { Config } from '../src/config.ts';
 import { loadClusters, loadKubeconfigClusters, type ClusterHandle } from '../src/kube/clusters.ts';
 
-/** Loads the configured clusters; names must be unique (later duplicates are skipped). */
-export function loadWorkerClusters(config: Pick<Config, 'clusters' | 'kube'>, log: Logger): ClusterHandle[] {
+/**
+ * Loads the configured clusters; names must be unique (later duplicates are skipped). `unloaded`
+ * names the entries that failed to load: still configured, so they are not retired.
+ */
+export function loadWorkerClusters(config: Pick<Config, 'clusters' | 'kube'>, log: Logger): { clusters: ClusterHandle[]; unloaded: string[] } {
   const fromConfig = loadClusters(config.clusters);
   const fromKubeconfig = config.kube.kubeconfig !== undefined ? loadKubeconfigClusters({ path: config.kube.kubeconfig }) : { clusters: [], errors: [] };
   const clusters: ClusterHandle[] = [];
@@ -21,6 +24,7 @@ export function loadWorkerClusters(config: Pick<Config, 'clusters' | 'kube'>, lo
     names.add(handle.name);
     clusters.push(handle);
   }
-  for (const error of [...fromConfig.errors, ...fromKubeconfig.errors]) log.error({ cluster: error.cluster, reason: error.message }, 'cluster not loaded');
-  return clusters;
+  const errors = [...fromConfig.errors, ...fromKubeconfig.errors];
+  for (const error of errors) log.error({ cluster: error.cluster, reason: error.message }, 'cluster not loaded');
+  return { clusters, unloaded: errors.map((e) => e.cluster).filter((name) => !names.has(name)) };
 }

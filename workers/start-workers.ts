@@ -10,6 +10,8 @@
  *   delayed and tried again, never run beside the other;
  * - no partial or double write: the snapshot transaction locks the cluster row and skips ticks
  *   already written, and a killed process's transaction is rolled back by Postgres;
+ * - every cluster of the configuration is registered with its snapshot interval, and clusters no
+ *   longer configured are marked retired (an API-only process has no list and registers nothing);
  * - a killed worker's job is recovered by another worker once its BullMQ lock expires (stalled
  *   jobs); store failures are retried with exponential backoff; a job whose payload is invalid or
  *   whose cluster is not configured fails at once with `UnrecoverableError`.
@@ -26,6 +28,7 @@ import { enqueueLiveSnapshot, enqueueSnapshot, scheduleSnapshots, SNAPSHOT_QUEUE
 import type { ObserveClusterOptions } from '../src/services/observe-cluster.ts';
 import { snapshotCluster, type SnapshotOutcome } from '../src/services/snapshot-cluster.ts';
 import { createHealthChecker } from '../src/status/custom/health-checker.ts';
+import { createClusterStore } from '../src/store/cluster-store.ts';
 import { createHistoryStore } from '../src/store/history-store.ts';
 import { applyRetention, type RetentionPolicy } from '../src/store/retention.ts';
 import { startLiveSnapshots, type LiveSnapshotOptions } from './live-snapshots.ts';
@@ -39,6 +42,11 @@ export interface StartWorkersOptions {
   log: Logger;
   /** The clusters this process can read (every worker process should get the same list). */
   clusters: readonly ClusterHandle[];
+  /**
+   * Names of clusters configured but not loaded (a broken kubeconfig entry): still configured, so
+   * not retired, but not read either. @default []
+   */
+  unloadedClusters?: readonly string[];
   /** Queue name and BullMQ key prefix (tests use unique ones). @default SNAPSHOT_QUEUE, 'bull' */
   queueName?: string;
   prefix?: string;
@@ -119,6 +127,11 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   });
   worker.on('failed', (job, error) => log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'));
   worker.on('error', (error) => log.error({ err: error }, 'snapshot worker error'));
+  // The configured list is known here only: record each cluster's interval (readers judge from it
+  // whether a cluster is still observed) and retire the clusters no longer configured.
+  const registered = await createClusterStore(db).registerClusters({ configured: [...clients.keys(), ...(options.unloadedClusters ?? [])], snapshotIntervalMs: config.snapshot.interval });
+  if (registered.retired.length > 0) log.warn({ clusters: registered.retired }, 'clusters no longer configured are marked retired');
+  if (registered.restored.length > 0) log.info({ clusters: registered.restored }, 'retired clusters are configured again');
   if (options.schedule !== false) {
     await scheduleSnapshots(queue, [...clients.keys()], { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) });
   }

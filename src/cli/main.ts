@@ -38,7 +38,7 @@ Ask a running phaselog (PHASELOG_URL, default http://127.0.0.1:4000/graphql; PHA
   gate <phase> --for 10m         exit 0 if the phase held --status (default Current) for the whole window, else 1
   report --from T [--to T] [--format json|csv|markdown|html] [--out FILE] [--cluster C] [--namespace N] [--phase P]
                                  an audit report: availability, failures, time to recover, manifest changes
-  clusters                       clusters and their reachability
+  clusters                       clusters: observed, unobserved or retired, and their reachability
   token create <name> [--admin | --scope read|admin] [--cluster C] [--namespace N] | token list | token revoke <name>
                                  without PHASELOG_TOKEN these work on this machine's phaselog database directly
                                  (DATABASE_URL or the running embedded one): that is how the first admin token is made

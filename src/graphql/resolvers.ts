@@ -5,6 +5,7 @@
  * from schema.graphql through graphql-codegen (`npm run codegen`, see codegen.ts).
  */
 import type { Resolvers } from '../generated/graphql.ts';
+import { clusterResolvers } from './resolvers/cluster.ts';
 import { mutationResolvers } from './resolvers/mutation.ts';
 import { phaseResolvers } from './resolvers/phase.ts';
 import { queryResolvers } from './resolvers/query.ts';
@@ -21,5 +22,6 @@ export function createResolvers(): Resolvers {
     Mutation: mutationResolvers.Mutation,
     Subscription: subscriptionResolvers.Subscription,
     ...phaseResolvers,
+    ...clusterResolvers,
   };
 }

@@ -384,6 +384,14 @@ function statusOf(open: OpenPhaseInterval): ObservedPhaseStatus {
   return status;
 }
 
+/**
+ * The cluster-scope change a tick appends when it ends a span no snapshot observed the cluster
+ * (from `gapFrom`, see src/history/observation.ts): from Unobserved to what the tick read.
+ */
+export function unobservedSpanChange(gapFrom: Date, outcome: SnapshotPlan['outcome']): PlannedChange {
+  return reachabilityChange('Unobserved', outcome === 'ok' ? 'Reachable' : 'Unreachable', `not observed from ${gapFrom.toISOString()} until this snapshot`);
+}
+
 function reachabilityChange(from: ReachabilityStatus | null, to: ReachabilityStatus, message: string): PlannedChange {
   return { scope: 'cluster', fromStatus: from, toStatus: to, message };
 }

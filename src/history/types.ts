@@ -8,8 +8,11 @@ import type { CustomHealthDetail, Presence, ResourceStatus, StatusCondition } fr
 /** Who a status change is about. */
 export type ChangeScope = 'cluster' | 'phase' | 'resource';
 
-/** Reachability written as a cluster-scope status change. */
-export type ReachabilityStatus = 'Reachable' | 'Unreachable';
+/**
+ * Reachability written as a cluster-scope status change; `Unobserved` for the span no snapshot
+ * observed the cluster, written by the tick that ends it (src/history/observation.ts).
+ */
+export type ReachabilityStatus = 'Reachable' | 'Unreachable' | 'Unobserved';
 
 /** A phase's identity within its cluster (unique in the store). */
 export interface PhaseIdentity {

@@ -72,6 +72,8 @@ function measureTime(
   let observedMs = 0;
   let unreachableMs = 0;
   for (const interval of intervals) {
+    // Nothing vouched for the status then: that time counts as unobserved, as a gap does.
+    if (interval.item.unobserved === true) continue;
     const from = Math.max(interval.from, context.rangeFrom);
     const to = Math.min(interval.to, context.rangeTo);
     if (to <= from) continue;

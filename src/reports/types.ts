@@ -39,6 +39,12 @@ export interface StatusInterval {
    * is reported as `unreachableMs`, never as Current nor as down.
    */
   stale: boolean;
+  /**
+   * No snapshot observed the cluster during this interval (phaselog or its workers were down, or
+   * the cluster was retired); `status` is the last one known. Reported as `unobservedMs`, like time
+   * with no interval at all, never as Current nor as down. @default false
+   */
+  unobserved?: boolean;
 }
 
 /** A change of a phase's manifest (its inventory), as the history store records it. */
@@ -134,7 +140,7 @@ export interface PhaseAudit {
   observedMs: number;
   /** Observed time that was stale or during which the phase's cluster was unreachable. */
   unreachableMs: number;
-  /** Time in the range covered by no status interval: before the first record, in gaps, after the last. */
+  /** Time in the range covered by no status interval (before the first record, in gaps, after the last) or by an unobserved one. */
   unobservedMs: number;
   /** Reachable observed time per status; sums to `observedMs - unreachableMs`. */
   timeInStatus: StatusDurations;

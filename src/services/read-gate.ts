@@ -1,13 +1,15 @@
 /**
  * The promotion gate: has a phase held a status for the whole window ending now? Only fresh reads
- * count: a stale status (its cluster could not be read) proves nothing, so it never passes, and a
- * stale stretch ends the run a gate measures.
+ * count: a stale status (its cluster could not be read, has not been observed recently, or is
+ * retired) proves nothing, so it never passes, and a stale stretch ends the run a gate measures.
  */
+import type { StaleReason } from '../history/observation.ts';
 import type { HistoryReader } from '../store/read-history.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
 import { severityOf } from '../store/read-phases.ts';
 import type { AccessScope, PhaseRecord, ResourceRecord } from '../store/read-types.ts';
 import { resolvePhaseRef, type PhaseRef, type ResolvedPhase } from './read-phase-ref.ts';
+import { phaseStaleness, type PhaseStaleness } from './read-staleness.ts';
 
 export type GateReason = 'HELD' | 'NOT_HELD_LONG_ENOUGH' | 'DIFFERENT_STATUS' | 'STALE' | 'NO_STATUS';
 
@@ -22,6 +24,8 @@ export interface GateOutcome {
   /** Milliseconds still to hold; 0 when passed; null when the status is not held. */
   remainingMs: number | null;
   lastGoodReadAt: Date | null;
+  /** Why the status is stale, when the reason is STALE. */
+  staleReason: StaleReason | null;
   blockingResources: ResourceRecord[];
 }
 
@@ -36,19 +40,21 @@ const MAX_BLOCKING = 20;
 /** Evaluates the gate for `phase` now. */
 export async function evaluateGate(deps: GateDeps, phase: PhaseRecord, wanted: string, forMs: number, now: Date): Promise<GateOutcome> {
   const current = phase.current;
-  const base = { phase, status: current?.status ?? null, heldSince: null, remainingMs: null, lastGoodReadAt: phase.clusterLastGoodReadAt, blockingResources: [] as ResourceRecord[] };
+  const base = { phase, status: current?.status ?? null, heldSince: null, remainingMs: null, lastGoodReadAt: phase.clusterLastGoodReadAt, staleReason: null, blockingResources: [] as ResourceRecord[] };
   const label = `${phase.cluster}/${phase.namespace}/${phase.name}`;
   if (current === null) {
     return { ...base, passed: false, reason: 'NO_STATUS', message: `${label} has no recorded status${phase.deletedAt ? ` (its inventory was deleted at ${phase.deletedAt.toISOString()})` : ''}` };
   }
-  if (current.stale || phase.clusterReachable === false) {
+  const staleness = phaseStaleness(phase, now);
+  if (staleness.reason !== null) {
     const lastGood = current.staleSince ?? phase.clusterLastGoodReadAt;
     return {
       ...base,
       lastGoodReadAt: lastGood,
+      staleReason: staleness.reason,
       passed: false,
       reason: 'STALE',
-      message: `cluster ${phase.cluster} cannot be read; ${label} was last seen ${current.status}${lastGood ? ` at ${lastGood.toISOString()}` : ''}, which proves nothing about now`,
+      message: `${whyStale(phase.cluster, staleness)}; ${label} was last seen ${current.status}${lastGood ? ` at ${lastGood.toISOString()}` : ''}, which proves nothing about now`,
     };
   }
   if (current.status !== wanted) {
@@ -71,6 +77,14 @@ export async function evaluateGate(deps: GateDeps, phase: PhaseRecord, wanted: s
     reason: 'NOT_HELD_LONG_ENOUGH',
     message: `${label} has been ${wanted} only since ${heldSince.toISOString()}; ${Math.ceil(remainingMs / 1000)}s to go`,
   };
+}
+
+/** Why a stale phase's cluster proves nothing now, for the gate's message. */
+function whyStale(cluster: string, { reason, observation }: PhaseStaleness): string {
+  const lastObserved = observation.state === 'OBSERVED' || observation.lastObservedAt === null ? 'ever' : `since ${observation.lastObservedAt.toISOString()}`;
+  if (reason === 'RETIRED' && observation.state === 'RETIRED') return `cluster ${cluster} is retired (no longer configured since ${observation.retiredAt.toISOString()}) and not observed ${lastObserved}`;
+  if (reason === 'UNOBSERVED') return `cluster ${cluster} is unobserved: no snapshot of it completed ${lastObserved === 'ever' ? 'ever' : lastObserved}`;
+  return `cluster ${cluster} cannot be read`;
 }
 
 /** Resolves `ref` within `scope`, then evaluates the gate: the whole use case, for the API and the CLI. */

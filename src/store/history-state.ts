@@ -24,6 +24,8 @@ export interface LockedCluster {
   tickCount: number;
   /** The version of the cluster's stored state, new with every snapshot written (see Cluster.stateVersion). */
   stateVersion: number;
+  /** The interval its workers snapshot it at, when one recorded it. */
+  snapshotIntervalMs: number | null;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function lockCluster(tx: Tx, name: string): Promise<LockedCluster> 
 
 async function selectForUpdate(tx: Tx, name: string): Promise<LockedCluster | undefined> {
   const rows = await tx.$queryRaw<LockedCluster[]>`
-    SELECT "id", "lastTickAt", "lastGoodReadAt", "tickOutcome", "tickStateHash", "tickFirstSeenAt", "tickLastSeenAt", "tickCount", "stateVersion"
+    SELECT "id", "lastTickAt", "lastGoodReadAt", "tickOutcome", "tickStateHash", "tickFirstSeenAt", "tickLastSeenAt", "tickCount", "stateVersion", "snapshotIntervalMs"
     FROM "Cluster" WHERE "name" = ${name} FOR UPDATE`;
   return rows[0];
 }
@@ -210,4 +212,28 @@ interface OpenResourceRow {
   customHealth: string | null;
   revisionHash: string | null;
   revisionId: number | null;
+}
+
+/**
+ * Records that the locked cluster went unobserved from `gapFrom` until the tick at `at` (see
+ * src/history/observation.ts): each phase's current status ends at `gapFrom`, the span
+ * [gapFrom, at) becomes an interval of the same status marked stale and unobserved, and the current
+ * status starts again at `at` (its run too: nothing vouched for it in between). The snapshot then
+ * diffs the observation against these rows as usual. One statement.
+ */
+export async function recordUnobservedGap(tx: Tx, cluster: LockedCluster, gapFrom: Date, at: Date): Promise<number> {
+  return tx.$executeRaw`
+    WITH cur AS (
+      SELECT c."phaseId", c."status", c."detailId", c."conditionTimes", c."stale", c."staleSince", c."from"
+      FROM "PhaseCurrentStatus" c JOIN "Phase" p ON p."id" = c."phaseId"
+      WHERE p."clusterId" = ${cluster.id}::int AND c."from" < ${at}::timestamptz(3)
+    ), ended AS (
+      INSERT INTO "PhaseStatusInterval" ("phaseId", "status", "detailId", "conditionTimes", "stale", "staleSince", "unobserved", "from", "to")
+      SELECT "phaseId", "status", "detailId", "conditionTimes", "stale", "staleSince", false, "from", ${gapFrom}::timestamptz(3) FROM cur WHERE "from" < ${gapFrom}::timestamptz(3)
+      UNION ALL
+      SELECT "phaseId", "status", "detailId", "conditionTimes", true, coalesce("staleSince", ${cluster.lastGoodReadAt}::timestamptz(3)), true,
+             greatest("from", ${gapFrom}::timestamptz(3)), ${at}::timestamptz(3) FROM cur
+      ON CONFLICT ("phaseId", "from") DO NOTHING
+    )
+    UPDATE "PhaseCurrentStatus" c SET "from" = ${at}::timestamptz(3), "since" = ${at}::timestamptz(3) FROM cur WHERE c."phaseId" = cur."phaseId"`;
 }

@@ -6,12 +6,13 @@
  * Postgres rolls the transaction back.
  */
 import { advanceClusterState } from '../history/advance-state.ts';
-import { hashObservation, planSnapshot, planUnchangedTick, settleRun as settlePlanRun, writesOnlyRun, type SnapshotPlan } from '../history/plan-snapshot.ts';
+import { hashObservation, planSnapshot, planUnchangedTick, settleRun as settlePlanRun, unobservedSpanChange, writesOnlyRun, type SnapshotPlan } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, StatusChangeRecord, StoredClusterState } from '../history/types.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { applyPlan, toChangeRecord, type ChangeRow } from './history-write.ts';
 import { createClusterStateCache, revivesDeletedPhase } from './cluster-state-cache.ts';
-import { loadClusterState, lockCluster, type LockedCluster } from './history-state.ts';
+import { loadClusterState, lockCluster, recordUnobservedGap, type LockedCluster } from './history-state.ts';
+import { unobservedGapBefore } from '../history/observation.ts';
 import { forgetQueryArguments, type Db } from './prisma.ts';
 
 /** What {@link HistoryStore.recordSnapshot} did. */
@@ -76,8 +77,11 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
           if (!partial && cluster.lastTickAt !== null && cluster.lastTickAt.getTime() >= tickAt.getTime()) {
             return { written: false, reason: 'STALE_TICK', lastTickAt: cluster.lastTickAt } as const;
           }
+          // A tick after the cluster went unobserved records the gap first; the state is then read again.
+          const gapFrom = partial ? undefined : unobservedGapBefore(cluster.tickLastSeenAt, cluster.snapshotIntervalMs, observation.at);
+          if (gapFrom !== undefined) await recordUnobservedGap(tx, cluster, gapFrom, observation.at);
           // The whole cluster's state as of the row's version, when this worker has it.
-          let whole = cache?.get(cluster);
+          let whole = gapFrom === undefined ? cache?.get(cluster) : undefined;
           if (whole !== undefined && revivesDeletedPhase(whole, observation)) whole = undefined;
           const planned = partial ? undefined : planWithKeptState(cluster, observation, whole);
           let plan: SnapshotPlan;
@@ -101,6 +105,11 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
               }
             }
             plan = stored === undefined ? planUnchangedTick(observation, stateHash) : planSnapshot(stored, observation, stateHash);
+          }
+          // The run before the gap ends where the cluster was last observed; this tick starts the next.
+          if (gapFrom !== undefined) {
+            if (plan.tick === 'extend') plan.tick = 'start';
+            plan.changes.unshift(unobservedSpanChange(gapFrom, plan.outcome));
           }
           // The state after the snapshot is worked out while the change log is appended.
           let next: StoredClusterState | undefined;

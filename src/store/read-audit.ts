@@ -5,6 +5,7 @@
  */
 import type { AuditInput, ManifestChange, PhaseHistory } from '../reports/index.ts';
 import { isResourceStatus } from '../status/types.ts';
+import { observationStateOf } from '../history/observation.ts';
 import type { Db } from './prisma.ts';
 import type { AccessScope } from './read-types.ts';
 
@@ -45,19 +46,26 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
       firstSeenAt: { lt: range.to },
       OR: [{ deletedAt: null }, { deletedAt: { gt: range.from } }],
     },
-    include: { cluster: { select: { name: true, id: true } } },
+    include: { cluster: { select: { name: true, id: true, tickLastSeenAt: true, snapshotIntervalMs: true, retiredAt: true } } },
     orderBy: [{ clusterId: 'asc' }, { namespace: 'asc' }, { name: 'asc' }],
   });
   const phaseIds = phases.map((p) => p.id);
+  // A current status is vouched for only while its cluster was observed (src/history/observation.ts):
+  // from then on it counts as unobserved, as the next tick will record it.
+  const unobservedFrom = new Map<number, Date | null>();
+  for (const p of phases) {
+    const state = observationStateOf({ lastObservedAt: p.cluster.tickLastSeenAt, snapshotIntervalMs: p.cluster.snapshotIntervalMs, retiredAt: p.cluster.retiredAt }, range.to);
+    if (state.state !== 'OBSERVED') unobservedFrom.set(p.id, state.since ?? new Date(0));
+  }
   const clusterIds = [...new Set(phases.map((p) => p.clusterId))];
 
   const [intervals, reachability, manifestIntervals, revisions] = await Promise.all([
     // Ended intervals overlapping the range, then current statuses begun before its end.
     Promise.all([
-      db.phaseStatusInterval.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to }, to: { gt: range.from } }, select: { phaseId: true, status: true, from: true, to: true, stale: true } }),
+      db.phaseStatusInterval.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to }, to: { gt: range.from } }, select: { phaseId: true, status: true, from: true, to: true, stale: true, unobserved: true } }),
       db.phaseCurrentStatus.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to } }, select: { phaseId: true, status: true, from: true, stale: true } }),
     ]).then(([ended, current]) =>
-      [...ended, ...current.map((c) => ({ ...c, to: null }))].sort((a, b) => a.phaseId - b.phaseId || a.from.getTime() - b.from.getTime()),
+      [...ended, ...current.flatMap((c) => openIntervals(c, unobservedFrom.get(c.phaseId) ?? null))].sort((a, b) => a.phaseId - b.phaseId || a.from.getTime() - b.from.getTime()),
     ),
     db.clusterReachability.findMany({ where: { clusterId: { in: clusterIds }, ...overlaps }, orderBy: [{ clusterId: 'asc' }, { from: 'asc' }] }),
     // One interval before the range too, so the first change in the range has something to diff against.
@@ -76,7 +84,7 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
   }
   for (const i of intervals) {
     if (!isResourceStatus(i.status)) continue;
-    byPhase.get(i.phaseId)?.statusIntervals.push({ status: i.status, from: i.from, to: i.to, stale: i.stale });
+    byPhase.get(i.phaseId)?.statusIntervals.push({ status: i.status, from: i.from, to: i.to, stale: i.stale, unobserved: i.unobserved });
   }
 
   const changes = new Map<number, Map<number, ManifestChange>>();
@@ -115,6 +123,13 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
     reachability: reachability.filter((r) => r.clusterId === id).map((r) => ({ reachable: r.reachable, from: r.from, to: r.to })),
   }));
   return { range, clusters, phases: [...byPhase.values()] };
+}
+
+/** A current status as the report's intervals: open, or ended where its cluster's observation ended and unobserved after. */
+function openIntervals<T extends { phaseId: number; status: string; from: Date; stale: boolean }>(current: T, unobservedFrom: Date | null): (T & { to: Date | null; unobserved: boolean })[] {
+  if (unobservedFrom === null) return [{ ...current, to: null, unobserved: false }];
+  if (unobservedFrom <= current.from) return [{ ...current, to: null, unobserved: true }];
+  return [{ ...current, to: unobservedFrom, unobserved: false }, { ...current, from: unobservedFrom, to: null, unobserved: true }];
 }
 
 /** Each resource's revision over `range` (ended intervals and current statuses), per phase and resource in time order. */

@@ -115,6 +115,7 @@ interface IntervalRow {
   conditionTimes: (Date | string | null)[] | null;
   stale: boolean;
   staleSince: Date | null;
+  unobserved: boolean;
   from: Date;
   to: Date | null;
 }
@@ -125,10 +126,10 @@ interface IntervalRow {
  */
 function phaseIntervals(ended: Prisma.Sql, current: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`(
-    (SELECT s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", s."to"
+    (SELECT s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."unobserved", s."from", s."to"
     FROM "PhaseStatusInterval" s JOIN "StatusDetail" d ON d."id" = s."detailId" WHERE ${ended})
     UNION ALL
-    SELECT s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", NULL::timestamptz(3)
+    SELECT s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."staleSince", false, s."from", NULL::timestamptz(3)
     FROM "PhaseCurrentStatus" s JOIN "StatusDetail" d ON d."id" = s."detailId" WHERE ${current}
   ) s`;
 }
@@ -146,6 +147,7 @@ export function toPhaseStatus(row: Omit<IntervalRow, 'phaseId'> & { phaseId: num
     worstResource: typeof body['worstResource'] === 'string' ? body['worstResource'] : null,
     stale: row.stale,
     staleSince: row.staleSince,
+    unobserved: row.unobserved,
     from: row.from,
     to: row.to,
   };
@@ -236,6 +238,8 @@ export type IntervalColumns = [
   message?: (string | null)[] | null,
   summary?: (Record<string, number> | null)[] | null,
   worstResource?: (string | null)[] | null,
+  /** Last, so pages without the detail keep their shape (NULLs where the detail would be). */
+  unobserved?: boolean[] | null,
 ];
 
 interface IntervalPageAsk {
@@ -260,19 +264,19 @@ const epochMs = (column: Prisma.Sql) => Prisma.sql`round(date_part('epoch', ${co
  */
 export function intervalPageSql(phaseId: Prisma.Sql, withDetail: boolean): Prisma.Sql {
   const detail = withDetail ? Prisma.sql`, d."body" ->> 'message' AS "message", d."body" -> 'summary' AS "summary", d."body" ->> 'worstResource' AS "worstResource"` : Prisma.empty;
-  const detailColumns = withDetail ? Prisma.sql`, array_agg(s."message"), array_agg(s."summary"), array_agg(s."worstResource")` : Prisma.empty;
+  const detailColumns = withDetail ? Prisma.sql`, array_agg(s."message"), array_agg(s."summary"), array_agg(s."worstResource")` : Prisma.sql`, NULL, NULL, NULL`;
   const join = withDetail ? Prisma.sql`JOIN "StatusDetail" d ON d."id" = s."detailId"` : Prisma.empty;
   // An interval's start is unique within its phase, so it is the whole cursor.
   const where = Prisma.sql`s."phaseId" = ${phaseId} AND s."from" < k."to" AND s."from" > coalesce(k."after", '-infinity')`;
   return Prisma.sql`(
-        SELECT json_build_array(array_agg(s."status"), array_agg(s."stale"), array_agg(${epochMs(Prisma.sql`s."from"`)}), array_agg(${epochMs(Prisma.sql`s."to"`)}) ${detailColumns})
+        SELECT json_build_array(array_agg(s."status"), array_agg(s."stale"), array_agg(${epochMs(Prisma.sql`s."from"`)}), array_agg(${epochMs(Prisma.sql`s."to"`)}) ${detailColumns}, array_agg(s."unobserved"))
         FROM (
           SELECT s.* FROM (
-            (SELECT s."status", s."stale", s."from", s."to" ${detail}
+            (SELECT s."status", s."stale", s."unobserved", s."from", s."to" ${detail}
              FROM "PhaseStatusInterval" s ${join}
              WHERE ${where} AND s."to" > k."from" ORDER BY s."from" LIMIT k."limit")
             UNION ALL
-            SELECT s."status", s."stale", s."from", NULL::timestamptz(3) ${detail}
+            SELECT s."status", s."stale", false, s."from", NULL::timestamptz(3) ${detail}
             FROM "PhaseCurrentStatus" s ${join} WHERE ${where}
           ) s
           ORDER BY s."from" LIMIT k."limit"
@@ -299,7 +303,7 @@ function createIntervalPages(sql: ReadSql, withDetail: boolean): (ask: IntervalP
 }
 
 /** The intervals of a page in the order of their start, from the columns PostgreSQL sent. */
-export function toIntervalPage([statuses, stale, from, to, messages, summaries, worst]: IntervalColumns, withDetail: boolean): PhaseIntervalRecord[] {
+export function toIntervalPage([statuses, stale, from, to, messages, summaries, worst, unobserved]: IntervalColumns, withDetail: boolean): PhaseIntervalRecord[] {
   if (statuses === null || from === null) return [];
   const items = statuses.map((status, i): PhaseIntervalRecord => {
     const start = from[i] as number;
@@ -308,6 +312,7 @@ export function toIntervalPage([statuses, stale, from, to, messages, summaries, 
       id: String(start),
       status,
       stale: stale?.[i] === true,
+      unobserved: unobserved?.[i] === true,
       from: new Date(start),
       to: end === null ? null : new Date(end),
       detail: withDetail ? { message: messages?.[i] ?? '', summary: summaries?.[i] ?? {}, worstResource: worst?.[i] ?? null } : undefined,

@@ -56,6 +56,7 @@ function severitySql(status: Prisma.Sql): Prisma.Sql {
 const SEVERITY_SQL = severitySql(Prisma.sql`s."status"`);
 
 const PHASE_COLUMNS = Prisma.sql`p."id", c."name" AS "cluster", c."reachable" AS "clusterReachable", c."lastGoodReadAt" AS "clusterLastGoodReadAt",
+         c."tickLastSeenAt" AS "clusterLastObservedAt", c."snapshotIntervalMs" AS "clusterSnapshotIntervalMs", c."retiredAt" AS "clusterRetiredAt",
          p."sourceKind", p."namespace", p."name", p."inventoryId", p."labels", p."firstSeenAt", p."lastSeenAt", p."deletedAt",
          s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", NULL::timestamptz(3) AS "to", s."since"`;
 
@@ -75,6 +76,9 @@ interface PhaseRow {
   cluster: string;
   clusterReachable: boolean | null;
   clusterLastGoodReadAt: Date | null;
+  clusterLastObservedAt: Date | null;
+  clusterSnapshotIntervalMs: number | null;
+  clusterRetiredAt: Date | null;
   sourceKind: string;
   namespace: string;
   name: string;
@@ -183,12 +187,13 @@ function toPhase(row: PhaseRow): PhaseRecord {
   const current: PhaseStatusRecord | null =
     row.status === null || row.from === null
       ? null
-      : toPhaseStatus({ phaseId: row.id, status: row.status, body: row.body, conditionTimes: row.conditionTimes, stale: row.stale ?? false, staleSince: row.staleSince, from: row.from, to: row.to });
+      : toPhaseStatus({ phaseId: row.id, status: row.status, body: row.body, conditionTimes: row.conditionTimes, stale: row.stale ?? false, staleSince: row.staleSince, unobserved: false, from: row.from, to: row.to });
   return {
     id: Number(row.id),
     cluster: row.cluster,
     clusterReachable: row.clusterReachable,
     clusterLastGoodReadAt: row.clusterLastGoodReadAt,
+    clusterObservation: { lastObservedAt: row.clusterLastObservedAt, snapshotIntervalMs: row.clusterSnapshotIntervalMs, retiredAt: row.clusterRetiredAt },
     source: row.sourceKind,
     namespace: row.namespace,
     name: row.name,

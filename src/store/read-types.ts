@@ -2,6 +2,7 @@
  * Domain types of the read side: what the history store answers about phases, resources, intervals,
  * manifests and status changes. Plain data; no Prisma types.
  */
+import type { ClusterObservationFacts } from '../history/observation.ts';
 
 /** Which clusters and namespaces a caller may see. An empty list means "all". */
 export interface AccessScope {
@@ -22,9 +23,11 @@ export interface PhaseStatusRecord {
   conditions: unknown[];
   /** group/kind/namespace/name of the member most worth a look. */
   worstResource: string | null;
-  /** The cluster could not be read: the status is the last one known. */
+  /** The cluster could not be read (or was not observed): the status is the last one known. */
   stale: boolean;
   staleSince: Date | null;
+  /** The cluster was not observed during the interval (see PhaseStatusInterval.unobserved). */
+  unobserved: boolean;
   from: Date;
   to: Date | null;
 }
@@ -46,6 +49,8 @@ export interface PhaseIntervalRecord {
   id: string;
   status: string;
   stale: boolean;
+  /** The cluster was not observed during the interval (see PhaseStatusInterval.unobserved). */
+  unobserved: boolean;
   from: Date;
   to: Date | null;
   /** Undefined when the read was asked to leave the detail out. */
@@ -58,6 +63,8 @@ export interface PhaseRecord {
   cluster: string;
   clusterReachable: boolean | null;
   clusterLastGoodReadAt: Date | null;
+  /** What decides whether the cluster is observed now (src/history/observation.ts). */
+  clusterObservation: ClusterObservationFacts;
   source: string;
   namespace: string;
   name: string;

@@ -3,6 +3,7 @@
  * `--all` every status change of the phase and its resources (like `airshipctl phase history`).
  */
 import type { CommandContext } from '../context.ts';
+import { staleNote } from './status.ts';
 import { formatDuration } from '../../duration.ts';
 import { parseTime, renderData, renderTable } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
@@ -10,7 +11,7 @@ import { resolvePhase } from '../phase-arg.ts';
 
 const INTERVALS = `query History($id: ID!, $from: DateTime!, $to: DateTime, $after: String) {
   phase(id: $id) { history(from: $from, to: $to, first: 100, after: $after) {
-    edges { node { status message stale from to summary { total failed } } } pageInfo { hasNextPage endCursor } } }
+    edges { node { status message stale staleReason from to summary { total failed } } } pageInfo { hasNextPage endCursor } } }
 }`;
 
 const CHANGES = `query Changes($id: ID!, $from: DateTime, $to: DateTime, $after: String) {
@@ -45,13 +46,13 @@ export async function runHistory(ctx: CommandContext, options: { phase?: string;
     else ctx.out(renderTable(['TIME', 'WHAT', 'FROM', 'TO', 'MESSAGE'], changes.map((c) => [c.at, c.scope === 'phase' ? 'phase' : (c.resourceKey ?? c.scope), c.fromStatus ?? '-', c.toStatus ?? '-', c.message])));
     return 0;
   }
-  const intervals = await collect<{ status: string; message: string; stale: boolean; from: string; to: string | null }>(ctx, INTERVALS, 'history', window);
+  const intervals = await collect<{ status: string; message: string; stale: boolean; staleReason: string | null; from: string; to: string | null }>(ctx, INTERVALS, 'history', window);
   if (options.output !== 'table') ctx.out(renderData(intervals, options.output));
   else
     ctx.out(
       renderTable(
         ['FROM', 'TO', 'DURATION', 'STATUS', 'MESSAGE'],
-        intervals.map((i) => [i.from, i.to ?? 'now', formatDuration((i.to ? Date.parse(i.to) : now.getTime()) - Date.parse(i.from)), `${i.status}${i.stale ? ' (stale)' : ''}`, i.message]),
+        intervals.map((i) => [i.from, i.to ?? 'now', formatDuration((i.to ? Date.parse(i.to) : now.getTime()) - Date.parse(i.from)), `${i.status}${staleNote(i)}`, i.message]),
       ),
     );
   return 0;

@@ -15,11 +15,12 @@ interface PhaseRow {
   message: string;
   since: string | null;
   stale: boolean;
+  staleReason: string | null;
   lastGoodReadAt: string | null;
   summary: Record<string, number>;
 }
 
-const PHASE_FIELDS = 'id cluster namespace name source status message since stale lastGoodReadAt summary { current inProgress failed terminating notFound unknown total }';
+const PHASE_FIELDS = 'id cluster namespace name source status message since stale staleReason lastGoodReadAt summary { current inProgress failed terminating notFound unknown total }';
 
 const LIST = `query Phases($filter: PhaseFilter, $after: String) {
   phases(filter: $filter, first: 100, after: $after) { edges { node { ${PHASE_FIELDS} } } pageInfo { hasNextPage endCursor } }
@@ -36,8 +37,14 @@ const WATCH = `subscription Watch($filter: StatusChangeFilter) {
   phaseStatusChanged(filter: $filter) { seq at cluster phase { namespace name } fromStatus toStatus message }
 }`;
 
+/** ` (stale)` for an unreachable cluster, ` (unobserved)` or ` (retired)` for a cluster nobody reads. */
+export function staleNote(p: { stale: boolean; staleReason?: string | null }): string {
+  if (!p.stale) return '';
+  return p.staleReason === 'UNOBSERVED' ? ' (unobserved)' : p.staleReason === 'RETIRED' ? ' (retired)' : ' (stale)';
+}
+
 function statusCell(p: PhaseRow): string {
-  return `${p.status ?? '-'}${p.stale ? ' (stale)' : ''}`;
+  return `${p.status ?? '-'}${staleNote(p)}`;
 }
 
 export interface StatusOptions {

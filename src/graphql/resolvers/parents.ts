@@ -3,14 +3,20 @@
  * SDL types to these (and to the domain records of the stores and services), so a resolver's parent
  * is typed as what the resolver of the field above really returns.
  */
+import type { StaleReason } from '../../history/observation.ts';
 import type { PhaseIntervalRecord, PhaseStatusRecord } from '../../store/read-types.ts';
 
-/** PhaseSnapshot: a phase as of a moment, i.e. the interval containing the moment. */
+/** PhaseSnapshot: a phase as of a moment, i.e. the interval containing the moment, and why it was stale then. */
 export interface PhaseSnapshotParent {
   phaseId: number;
   at: Date;
   interval: PhaseStatusRecord;
+  staleReason: StaleReason | null;
 }
 
-/** PhaseInterval: a phase's status interval with its id, as HistoryReader.listPhaseIntervals returns it. */
-export type PhaseIntervalParent = PhaseIntervalRecord;
+/**
+ * PhaseInterval: a phase's status interval with its id, as HistoryReader.listPhaseIntervals returns
+ * it; `staleReason` set where the read knows more than the stored row (an open interval of a
+ * cluster not observed now).
+ */
+export type PhaseIntervalParent = PhaseIntervalRecord & { staleReason?: StaleReason | null };

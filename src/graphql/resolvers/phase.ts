@@ -9,6 +9,10 @@ import { decodeCursor, encodeCursor, isCursorInstant, isRowIdText, pageSize, par
 import { badUserInput } from '../errors.ts';
 import { fieldsNamedBelow, selectsAnyBelow } from '../selection.ts';
 import { toConditions, toCounts, toCustomHealth, toManifest, toStatus, toStatusChange } from './shapes.ts';
+import { observedAt, storedStaleReason, type ObservationState } from '../../history/observation.ts';
+import { phaseStaleness } from '../../services/read-staleness.ts';
+import type { Page } from '../../store/read-types.ts';
+import type { PhaseIntervalParent } from './parents.ts';
 
 function toResourceFilter(input: ResourceFilterInput | null | undefined): ResourceFilter {
   const filter: ResourceFilter = {};
@@ -120,6 +124,26 @@ function findHistoryBelow(info: GraphQLResolveInfo): HistoryBelow | null {
   return { field, node, detail: selectsAnyBelow({ fieldNodes: nodes, fragments: info.fragments }, ['edges', 'node'], INTERVAL_DETAIL_FIELDS) };
 }
 
+/**
+ * A history page with the open interval of a cluster not observed now ended where its observation
+ * ended, and the rest shown as a stale interval of the last status (what the next tick will record):
+ * history never shows an unobserved span as the status read last. When the page has no room for
+ * the extra interval, or the observation ended before the interval began, the open interval itself
+ * is marked stale.
+ */
+function withUnobservedTail(page: Page<PhaseIntervalParent>, observation: ObservationState, first: number, until: Date): Page<PhaseIntervalParent> {
+  if (observation.state === 'OBSERVED') return page;
+  const last = page.items[page.items.length - 1];
+  if (last === undefined || last.to !== null || page.hasMore) return page;
+  const reason = observation.state;
+  const since = observation.since;
+  // The window ends before the observation did: all of it was vouched for.
+  if (since !== null && since >= until) return page;
+  const head = page.items.slice(0, -1);
+  if (since === null || since <= last.from || page.items.length >= first) return { ...page, items: [...head, { ...last, stale: true, staleReason: reason }] };
+  return { ...page, items: [...head, { ...last, to: since }, { ...last, id: String(since.getTime()), from: since, stale: true, staleReason: reason }] };
+}
+
 async function resourcePage(ctx: GraphqlContext, phaseId: number, args: PhaseResourcesArgs, at?: Date) {
   const first = pageSize(args.first, 100);
   const after = typeof args.after === 'string' ? decodeCursor(args.after, isKeyCursor).k : undefined;
@@ -135,7 +159,8 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     message: (p) => p.current?.message ?? '',
     summary: (p) => toCounts(p.current?.summary ?? {}),
     conditions: (p) => toConditions(p.current?.conditions ?? []),
-    stale: (p) => p.current?.stale ?? false,
+    stale: (p) => phaseStaleness(p, new Date()).reason !== null,
+    staleReason: (p) => phaseStaleness(p, new Date()).reason,
     lastGoodReadAt: (p) => (p.current?.stale ? (p.current.staleSince ?? p.clusterLastGoodReadAt) : p.clusterLastGoodReadAt),
     // What the phase's read already brought is answered as it is, without a promise per field
     // (a page of 1,000 phases would otherwise make graphql-js await every node); else a DataLoader.
@@ -148,12 +173,20 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     resources: (p, args, ctx) => resourcePage(ctx, p.id, args),
     statusAt: async (p, { at }, ctx) => {
       const interval = await ctx.read.history.phaseStatusAt(p.id, at);
-      return interval === null ? null : { phaseId: p.id, at, interval };
+      if (interval === null) return null;
+      // The open interval is vouched for only while the cluster was observed.
+      const { observation } = phaseStaleness(p, new Date());
+      if (interval.to === null && !observedAt(observation, at) && observation.state !== 'OBSERVED') {
+        const from = observation.since !== null && observation.since > interval.from ? observation.since : interval.from;
+        return { phaseId: p.id, at, interval: { ...interval, stale: true, from }, staleReason: observation.state };
+      }
+      return { phaseId: p.id, at, interval, staleReason: storedStaleReason(interval.stale, interval.unobserved) };
     },
     history: async (p, args, ctx, info) => {
       const read = toHistoryRead(args, selectsAnyBelow(info, ['edges', 'node'], INTERVAL_DETAIL_FIELDS));
       // The page the phase's lookup read along with it (historyAskBelow), when it is this one.
-      const page = p.history?.key === read.key ? p.history.page : await ctx.read.history.listPhaseIntervals(p.id, read.range, read.first, read.after, { detail: read.detail });
+      const stored = p.history?.key === read.key ? p.history.page : await ctx.read.history.listPhaseIntervals(p.id, read.range, read.first, read.after, { detail: read.detail });
+      const page = withUnobservedTail(stored, phaseStaleness(p, new Date()).observation, read.first, read.range.to);
       return toConnection(page, (i) => encodeCursor({ f: i.from.toISOString(), i: i.id }));
     },
     changes: async (p, args, ctx) => {
@@ -179,11 +212,13 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     summary: (s) => toCounts(s.interval.summary),
     conditions: (s) => toConditions(s.interval.conditions),
     stale: (s) => s.interval.stale,
+    staleReason: (s) => s.staleReason,
     from: (s) => s.interval.from,
     to: (s) => s.interval.to,
     resources: (s, args, ctx) => resourcePage(ctx, s.phaseId, args, s.at),
   },
   PhaseInterval: {
+    staleReason: (i) => (i.staleReason !== undefined ? i.staleReason : storedStaleReason(i.stale, i.unobserved)),
     message: (i) => detailOf(i).message,
     summary: (i) => toCounts(detailOf(i).summary),
     worstResource: (i) => detailOf(i).worstResource,

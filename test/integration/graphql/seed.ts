@@ -50,8 +50,10 @@ async function resourceInterval(db: Db, phaseId: number, key: string, status: st
 export async function seedHistory(url: string): Promise<Seeded> {
   const db = createDb(url, { poolSize: 2 });
   try {
-    const prod = await db.cluster.create({ data: { name: 'prod', reachable: true, lastGoodReadAt: at(60) } });
-    const staging = await db.cluster.create({ data: { name: 'staging', reachable: false, lastGoodReadAt: at(30) } });
+    // Both observed by a tick just now, on an hourly schedule: observed for the whole test run.
+    const observed = { tickLastSeenAt: new Date(), snapshotIntervalMs: 3_600_000 };
+    const prod = await db.cluster.create({ data: { name: 'prod', reachable: true, lastGoodReadAt: at(60), ...observed } });
+    const staging = await db.cluster.create({ data: { name: 'staging', reachable: false, lastGoodReadAt: at(30), ...observed } });
     const phase = (clusterId: number, sourceKind: string, namespace: string, name: string, labels: Record<string, string>, firstSeenAt: Date) =>
       db.phase.create({ data: { clusterId, sourceKind, namespace, name, inventoryId: `${name}-inv`, labels, firstSeenAt, lastSeenAt: firstSeenAt } });
     const web = await phase(prod.id, 'cli-utils', 'shop', 'web', { team: 'shop' }, at(0));

@@ -18,8 +18,10 @@ let db: Db;
 beforeAll(async () => {
   database = await createTestDatabase('audit');
   db = createDb(database.url);
-  const prod = await db.cluster.create({ data: { name: 'prod', labels: {} } });
-  const other = await db.cluster.create({ data: { name: 'staging', labels: {} } });
+  // Both observed just now on an hourly schedule: their open intervals are vouched for until now.
+  const observed = { tickLastSeenAt: new Date(), snapshotIntervalMs: 3_600_000 };
+  const prod = await db.cluster.create({ data: { name: 'prod', labels: {}, ...observed } });
+  const other = await db.cluster.create({ data: { name: 'staging', labels: {}, ...observed } });
   const shop = await db.phase.create({ data: { clusterId: prod.id, sourceKind: 'flux', namespace: 'flux-system', name: 'shop', firstSeenAt: t('09:00'), lastSeenAt: t('12:00') } });
   await db.phase.create({ data: { clusterId: other.id, sourceKind: 'flux', namespace: 'flux-system', name: 'shop', firstSeenAt: t('09:00'), lastSeenAt: t('12:00') } });
   const summary = { current: 1 };

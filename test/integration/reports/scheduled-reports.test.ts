@@ -20,7 +20,8 @@ const now = new Date('2026-11-17T12:00:00Z');
 beforeAll(async () => {
   database = await createTestDatabase('scheduled_reports');
   db = createDb(database.url);
-  const cluster = await db.cluster.create({ data: { name: 'prod', labels: {} } });
+  // Observed just now on an hourly schedule: its open intervals are vouched for until now.
+  const cluster = await db.cluster.create({ data: { name: 'prod', labels: {}, tickLastSeenAt: new Date(), snapshotIntervalMs: 3_600_000 } });
   const phase = await db.phase.create({ data: { clusterId: cluster.id, sourceKind: 'argocd', namespace: 'argocd', name: 'checkout', firstSeenAt: new Date('2026-11-17T00:00:00Z'), lastSeenAt: now } });
   for (const row of [
       { phaseId: phase.id, status: 'Current', summary: {}, from: new Date('2026-11-17T00:00:00Z'), to: new Date('2026-11-17T06:00:00Z') },

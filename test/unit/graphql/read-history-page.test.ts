@@ -7,9 +7,14 @@ const T = Date.parse('2026-01-01T00:00:00.000Z');
 describe('history page columns', () => {
   it('give the intervals with their times, the open one last', () => {
     expect(toIntervalPage([['InProgress', 'Current'], [false, true], [T, T + 600_123], [T + 600_123, null]], false)).toEqual([
-      { id: String(T), status: 'InProgress', stale: false, from: new Date(T), to: new Date(T + 600_123), detail: undefined },
-      { id: String(T + 600_123), status: 'Current', stale: true, from: new Date(T + 600_123), to: null, detail: undefined },
+      { id: String(T), status: 'InProgress', stale: false, unobserved: false, from: new Date(T), to: new Date(T + 600_123), detail: undefined },
+      { id: String(T + 600_123), status: 'Current', stale: true, unobserved: false, from: new Date(T + 600_123), to: null, detail: undefined },
     ]);
+  });
+
+  it('mark the intervals no snapshot observed (the last column, after the detail or its NULLs)', () => {
+    const page = toIntervalPage([['Current', 'Current', 'Current'], [false, true, false], [T, T + 1, T + 2], [T + 1, T + 2, null], null, null, null, [false, true, false]], false);
+    expect(page.map((i) => [i.stale, i.unobserved])).toEqual([[false, false], [true, true], [false, false]]);
   });
 
   it('give the detail when it was read, with defaults for what a detail left out', () => {

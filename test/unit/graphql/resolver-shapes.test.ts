@@ -19,10 +19,11 @@ const admin: Principal = { kind: 'token', name: 'root', scopes: new Set(['admin'
 
 function phaseWith(status: string): PhaseRecord {
   return {
-    id: 1, cluster: 'prod', clusterReachable: true, clusterLastGoodReadAt: null, source: 'cli-utils', namespace: 'shop', name: 'web',
+    id: 1, cluster: 'prod', clusterReachable: true, clusterLastGoodReadAt: null,
+    clusterObservation: { lastObservedAt: new Date(), snapshotIntervalMs: 3_600_000, retiredAt: null }, source: 'cli-utils', namespace: 'shop', name: 'web',
     inventoryId: 'web', labels: {}, firstSeenAt: new Date(0), lastSeenAt: new Date(0), deletedAt: null,
     current: {
-      phaseId: 1, status, message: '', summary: { Current: 2 }, worstResource: null, stale: false, staleSince: null, from: new Date(0), to: null,
+      phaseId: 1, status, message: '', summary: { Current: 2 }, worstResource: null, stale: false, staleSince: null, unobserved: false, from: new Date(0), to: null,
       conditions: [{ type: 'Ready', status: 'True', reason: 'Current', message: 'all current', lastTransitionTime: '2026-11-22T03:04:05Z' }],
     },
   };
