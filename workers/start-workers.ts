@@ -124,14 +124,18 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     queue, redis: lockRedis, key: `${prefix}:${queueName}:recorded`, clusters: [...clients.keys()], schedulers: schedule, log: log.child({ unit: 'recording' }),
     boundMs: options.recordingBoundMs ?? 3 * config.snapshot.interval + lockTtlMs + 15_000,
   });
-  // A tick should not wait on a lock longer than a tick takes: past that, the holder is stuck or very slow.
-  const heldSince = new Map<string, number>();
+  // A tick should not wait on a lock longer than a tick takes: past that, the holder is stuck or very
+  // slow. An episode is the lock found held again and again (a delayed job retries every few hundred
+  // ms); a gap longer than a lease means the retry went to another process and this is a new episode.
+  const heldSince = new Map<string, { since: number; seen: number; warned: boolean }>();
   const noteHeld = (cluster: string): void => {
-    const since = heldSince.get(cluster);
-    if (since === undefined) return void heldSince.set(cluster, Date.now());
-    if (since > 0 && Date.now() - since > config.snapshot.interval + lockTtlMs) {
-      log.warn({ cluster, heldForMs: Date.now() - since }, 'cluster lock held past expectation; its holder is stuck or slow');
-      heldSince.set(cluster, -1);
+    const now = Date.now();
+    const episode = heldSince.get(cluster);
+    if (episode === undefined || now - episode.seen > lockTtlMs) return void heldSince.set(cluster, { since: now, seen: now, warned: false });
+    episode.seen = now;
+    if (!episode.warned && now - episode.since > config.snapshot.interval + lockTtlMs) {
+      log.warn({ cluster, heldForMs: now - episode.since }, 'cluster lock held past expectation; its holder is stuck or slow');
+      episode.warned = true;
     }
   };
 

@@ -97,12 +97,12 @@ describe('the cluster lock of a worker killed mid-snapshot', () => {
     const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
     const lockRedis = new Redis(REDIS_URL);
     // A stuck holder keeps renewing its lease and never finishes.
-    const stuck = await createClusterLocks(lockRedis, { prefix: `${queueName}:${queueName}:cluster-lock`, ttlMs: 600 }).tryAcquire(cluster.name);
+    const stuck = await createClusterLocks(lockRedis, { prefix: `${queueName}:${queueName}:cluster-lock`, ttlMs: 1500 }).tryAcquire(cluster.name);
     try {
       expect(stuck).toBeDefined();
       survivor = await startWorkers({
         config: CONFIG, db: database.db, redisUrl: REDIS_URL, log, clusters: [cluster.handle], queueName, prefix: queueName, channelPrefix: queueName,
-        clusterLockTtlMs: 600,
+        clusterLockTtlMs: 1500,
       });
       await waitUntil(() => lines.some((l) => l.msg === 'cluster lock held past expectation; its holder is stuck or slow' && l.cluster === 'leased'), 'the warning', 15_000);
       await stuck?.release();
