@@ -36,6 +36,11 @@ export interface RecordingCheckOptions {
   boundMs: number;
   /** Whether this process keeps job schedulers (and so checks them). */
   schedulers: boolean;
+  /**
+   * Whether the queue's connection is up; while it is not, the check fails at once instead of
+   * queueing look-ups that would pile up until Redis is back. @default always up
+   */
+  connected?: () => boolean;
   log: Logger;
   /** @default Date.now */
   now?: () => number;
@@ -77,6 +82,7 @@ export function createRecordingCheck(options: RecordingCheckOptions): RecordingC
     async check() {
       if (clusters.length === 0) return;
       if (options.schedulers) {
+        if (options.connected?.() === false) throw new NotRecordingError('SCHEDULERS_UNREADABLE', 'the job schedulers cannot be read');
         let found;
         try {
           found = await Promise.all(clusters.map((cluster) => options.queue.getJobScheduler(snapshotSchedulerId(cluster))));

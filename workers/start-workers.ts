@@ -122,6 +122,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const schedule = options.schedule !== false;
   const recording = createRecordingCheck({
     queue, redis: lockRedis, key: `${prefix}:${queueName}:recorded`, clusters: [...clients.keys()], schedulers: schedule, log: log.child({ unit: 'recording' }),
+    connected: () => connection.status === 'ready',
     boundMs: options.recordingBoundMs ?? 3 * config.snapshot.interval + lockTtlMs + 15_000,
   });
   // A tick should not wait on a lock longer than a tick takes: past that, the holder is stuck or very

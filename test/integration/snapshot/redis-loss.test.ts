@@ -75,6 +75,8 @@ describe('Redis losing its data under running workers', () => {
     const { running, lines } = await start();
     await firstTick();
     await redis.kill();
+    // While Redis is down the check answers at once (it does not queue look-ups until Redis is back).
+    await waitUntil(() => running.recording().then(() => false, (e: { code?: string }) => e.code === 'SCHEDULERS_UNREADABLE'), 'the check to see Redis gone', 5000);
     await redis.start();
     await changeIsRecorded(1, 20_000);
     expect(lines).toContainEqual(expect.objectContaining({ msg: expect.stringContaining('job schedulers were missing') }));
