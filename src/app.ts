@@ -120,6 +120,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
 
     const running: RunningPhaselog = { databaseUrl, redisUrl: redis.url, close };
     const startedAt = new Date();
+    let recording: (() => Promise<void>) | undefined;
 
     if (config.role === 'all' || config.role === 'worker') {
       const workerLog = log.child({ part: 'worker' });
@@ -145,10 +146,11 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         prefix,
         channelPrefix: prefix,
         observe: { redaction: { dropAnnotations: config.history.redactAnnotations }, declared: groupDeclaredPhases(config.phases) },
-        ...(config.snapshot.live ? { live: { debounceMs: config.snapshot.liveDebounce } } : {}),
+        ...(config.snapshot.live ? { live: { debounceMs: config.snapshot.liveDebounce, watchBackoffMaxMs: config.snapshot.watchBackoffMax } } : {}),
         ...(config.retention ? { retention: { policy: retentionPolicy, intervalMs: compactEvery } } : {}),
       });
       closers.push({ name: 'workers', close: () => workers.close() });
+      recording = () => workers.recording();
       if (config.reports.schedules.length) {
         const reports = await startReportWorker({ db, redisUrl: redis.url, log: log.child({ part: 'reports' }), schedules: config.reports.schedules, prefix: config.redis.prefix });
         closers.push({ name: 'report-worker', close: () => reports.close() });
@@ -177,6 +179,8 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
             const missing = expectedMigrations.filter((name) => !applied.has(name));
             if (missing.length) throw new Error(`not applied: ${missing.join(', ')}`);
           },
+          // A process that records must say when it does not (schedulers lost, snapshots stopped).
+          ...(recording !== undefined ? { recording } : {}),
         },
       });
       const clusters = createClusterStore(db);

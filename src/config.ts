@@ -111,8 +111,13 @@ export const configSchema = z.strictObject({
        * 10,000 resources) instead of reading it back from the database on every snapshot.
        */
       keepState: booleanString.default(true),
+      /**
+       * Longest wait between a failed watch's reconnects (each wait doubles from 250 ms, ±20 %
+       * jitter); after an API outage the watches relist within about this long.
+       */
+      watchBackoffMax: durationSchema.pipe(z.number().max(300_000, 'at most 5m: a longer wait leaves watches down long after the API is back')).default(5_000),
     })
-    .default({ interval: 30_000, live: true, liveDebounce: 25, keepState: true }),
+    .default({ interval: 30_000, live: true, liveDebounce: 25, keepState: true, watchBackoffMax: 5_000 }),
   /** What is dropped from stored object revisions, besides Secret data and last-applied-configuration. */
   history: z.strictObject({ redactAnnotations: z.array(z.string().min(1)).default([]) }).default({ redactAnnotations: [] }),
   /** How long each kind of history is kept (e.g. `observationTicks: 30d`); a kind left out is kept forever. */

@@ -40,6 +40,8 @@ export interface LiveSnapshotOptions {
   wholeObjects?: (apiVersion: string, kind: string) => boolean;
   /** The snapshots' redaction, so revisions computed by the caches are reused as they are. */
   redaction?: RedactionOptions;
+  /** Longest wait between a failed watch's reconnects (`snapshot.watchBackoffMax`). @default 5000 */
+  watchBackoffMaxMs?: number;
 }
 
 /** Running watches. */
@@ -107,6 +109,7 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     set = createWatchSet(client, [...kinds.values()], {
       ...(options.wholeObjects !== undefined ? { wholeObjects: options.wholeObjects } : {}),
       ...(options.redaction !== undefined ? { redaction: options.redaction } : {}),
+      ...(options.watchBackoffMaxMs !== undefined ? { maxBackoffMs: options.watchBackoffMaxMs } : {}),
     });
     set.onChange((change, _cluster, watched) => onChange(change.ref, INVENTORY_WATCHES.includes(watched as WatchedKind)));
     const outcomes = await set.start();

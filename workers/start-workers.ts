@@ -14,7 +14,12 @@
  *   longer configured are marked retired (an API-only process has no list and registers nothing);
  * - a killed worker's job is recovered by another worker once its BullMQ lock expires (stalled
  *   jobs); store failures are retried with exponential backoff; a job whose payload is invalid or
- *   whose cluster is not configured fails at once with `UnrecoverableError`.
+ *   whose cluster is not configured fails at once with `UnrecoverableError`;
+ * - a killed worker's cluster lock is a short lease (renewed while its holder lives), so the next
+ *   tick of that cluster runs within about one lease; a lock found held for longer than a tick
+ *   should take is logged;
+ * - job schedulers lost with Redis' data are re-created by a reconciler, and {@link RunningWorkers.recording}
+ *   fails while they are missing or a cluster's snapshots have stopped completing.
  */
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -24,7 +29,7 @@ import { createClusterClient, type ClusterClient } from '../src/kube/cluster-cli
 import type { ClusterHandle } from '../src/kube/clusters.ts';
 import { createChangePublisher } from '../src/pubsub/change-publisher.ts';
 import { createClusterLocks } from '../src/queue/cluster-lock.ts';
-import { enqueueLiveSnapshot, enqueueSnapshot, scheduleSnapshots, SNAPSHOT_QUEUE, snapshotJobSchema } from '../src/queue/snapshot-jobs.ts';
+import { enqueueLiveSnapshot, enqueueSnapshot, scheduleSnapshots, snapshotSchedulerId, SNAPSHOT_QUEUE, snapshotJobSchema, upsertSnapshotScheduler } from '../src/queue/snapshot-jobs.ts';
 import type { ObserveClusterOptions } from '../src/services/observe-cluster.ts';
 import { snapshotCluster, type SnapshotOutcome } from '../src/services/snapshot-cluster.ts';
 import { createHealthChecker } from '../src/status/custom/health-checker.ts';
@@ -32,6 +37,8 @@ import { createClusterStore } from '../src/store/cluster-store.ts';
 import { createHistoryStore } from '../src/store/history-store.ts';
 import { applyRetention, type RetentionPolicy } from '../src/store/retention.ts';
 import { startLiveSnapshots, type LiveSnapshotOptions } from './live-snapshots.ts';
+import { createRecordingCheck } from './recording-check.ts';
+import { startSchedulerReconciler, type KeptScheduler } from './scheduler-reconciler.ts';
 import type { Db } from '../src/store/prisma.ts';
 
 /** Options of {@link startWorkers}. */
@@ -56,12 +63,25 @@ export interface StartWorkersOptions {
   concurrency?: number;
   /** Upsert the job schedulers. @default true */
   schedule?: boolean;
-  /** BullMQ job lock; a killed worker's job is picked up after about this long. @default 30000 */
+  /**
+   * BullMQ job lock (renewed every half of it while the job runs); a killed worker's job is picked
+   * up after about this long plus `stalledIntervalMs`. @default 10000
+   */
   lockDurationMs?: number;
-  /** How often BullMQ looks for stalled jobs. @default 30000 */
+  /** How often BullMQ looks for stalled jobs. @default 5000 */
   stalledIntervalMs?: number;
-  /** Per-cluster read lock lifetime. @default 60000 */
+  /**
+   * Per-cluster read lock lease, renewed every third of it while held: a killed holder frees its
+   * cluster within this time. @default 6000
+   */
   clusterLockTtlMs?: number;
+  /** How often the job schedulers are checked and missing ones re-created. @default the snapshot interval, at most 30000 */
+  reconcileIntervalMs?: number;
+  /**
+   * Longest time a cluster may go without a completed snapshot before {@link RunningWorkers.recording}
+   * fails. @default 3 intervals + the cluster lock lease + 15000 (one read timeout)
+   */
+  recordingBoundMs?: number;
   /** Delay before a job that found its cluster locked tries again. @default 250 */
   lockedRetryDelayMs?: number;
   /** Extra observation options (redaction, read tuning). */
@@ -78,6 +98,14 @@ export interface RunningWorkers {
   readonly worker: Worker;
   /** Queues an immediate snapshot of one cluster ("refresh now", watch events). */
   snapshotNow(cluster: string, tickAt?: number): Promise<string>;
+  /**
+   * The `recording` readiness check: rejects with a `NotRecordingError` (code SCHEDULER_MISSING,
+   * SCHEDULERS_UNREADABLE or NOT_RECORDING) when a configured cluster has no job scheduler or no
+   * snapshot of it completed within the bound.
+   */
+  recording(): Promise<void>;
+  /** Re-creates missing job schedulers now (it also happens every interval and on reconnect); resolves with their ids. */
+  reconcileSchedulers(): Promise<string[]>;
   /** Stops taking jobs, waits for running ones, closes connections and cluster clients. */
   close(): Promise<void>;
 }
@@ -96,8 +124,29 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const publisher = createChangePublisher(options.redisUrl, options.channelPrefix !== undefined ? { prefix: options.channelPrefix } : {});
   // The caller binds `part` (app.ts: part=worker); sub-units bind `unit`, so no JSON log line carries a key twice.
   const deps = { history: createHistoryStore(db, { cacheState: config.snapshot.keepState ?? true }), publisher, log: log.child({ unit: 'snapshot' }), observe };
-  const locks = createClusterLocks(lockRedis, { prefix: `${prefix}:${queueName}:cluster-lock`, ttlMs: options.clusterLockTtlMs ?? 60_000 });
+  const lockTtlMs = options.clusterLockTtlMs ?? 6_000;
+  const locks = createClusterLocks(lockRedis, { prefix: `${prefix}:${queueName}:cluster-lock`, ttlMs: lockTtlMs });
   const queue = new Queue(queueName, { connection, prefix });
+  const schedule = options.schedule !== false;
+  const recording = createRecordingCheck({
+    queue, redis: lockRedis, key: `${prefix}:${queueName}:recorded`, clusters: [...clients.keys()], schedulers: schedule, log: log.child({ unit: 'recording' }),
+    connected: () => connection.status === 'ready',
+    boundMs: options.recordingBoundMs ?? 3 * config.snapshot.interval + lockTtlMs + 15_000,
+  });
+  // A tick should not wait on a lock longer than a tick takes: past that, the holder is stuck or very
+  // slow. An episode is the lock found held again and again (a delayed job retries every few hundred
+  // ms); a gap longer than a lease means the retry went to another process and this is a new episode.
+  const heldSince = new Map<string, { since: number; seen: number; warned: boolean }>();
+  const noteHeld = (cluster: string): void => {
+    const now = Date.now();
+    const episode = heldSince.get(cluster);
+    if (episode === undefined || now - episode.seen > lockTtlMs) return void heldSince.set(cluster, { since: now, seen: now, warned: false });
+    episode.seen = now;
+    if (!episode.warned && now - episode.since > config.snapshot.interval + lockTtlMs) {
+      log.warn({ cluster, heldForMs: now - episode.since }, 'cluster lock held past expectation; its holder is stuck or slow');
+      episode.warned = true;
+    }
+  };
 
   const processSnapshot = async (job: Job, token?: string): Promise<SnapshotOutcome> => {
     const payload = snapshotJobSchema.safeParse(job.data);
@@ -107,11 +156,16 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     const tickAt = payload.data.tickAt ?? scheduledSlot(job) ?? job.timestamp;
     const lock = await locks.tryAcquire(client.name);
     if (lock === undefined) {
+      noteHeld(client.name);
       await job.moveToDelayed(Date.now() + (options.lockedRetryDelayMs ?? 250), token);
       throw new DelayedError();
     }
+    heldSince.delete(client.name);
     try {
-      return await snapshotCluster(deps, client, new Date(tickAt), payload.data.changed !== undefined ? { changed: payload.data.changed } : {});
+      const outcome = await snapshotCluster(deps, client, new Date(tickAt), payload.data.changed !== undefined ? { changed: payload.data.changed } : {});
+      // Only a snapshot of the whole cluster shows that recording goes on; a live one may cover one phase.
+      if (outcome.partial !== true && outcome.skipped !== 'NOTHING_AFFECTED') recording.completed(client.name);
+      return outcome;
     } finally {
       await lock.release().catch(() => {});
     }
@@ -121,8 +175,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     connection,
     prefix,
     concurrency: options.concurrency ?? 4,
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    lockDuration: options.lockDurationMs ?? 10_000,
+    stalledInterval: options.stalledIntervalMs ?? 5_000,
     maxStalledCount: 2,
   });
   worker.on('failed', (job, error) => log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'));
@@ -132,10 +186,20 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const registered = await createClusterStore(db).registerClusters({ configured: [...clients.keys(), ...(options.unloadedClusters ?? [])], snapshotIntervalMs: config.snapshot.interval });
   if (registered.retired.length > 0) log.warn({ clusters: registered.retired }, 'clusters no longer configured are marked retired');
   if (registered.restored.length > 0) log.info({ clusters: registered.restored }, 'retired clusters are configured again');
-  if (options.schedule !== false) {
-    await scheduleSnapshots(queue, [...clients.keys()], { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) });
-  }
+  const scheduleOptions = { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) };
+  if (schedule) await scheduleSnapshots(queue, [...clients.keys()], scheduleOptions);
   const retention = options.retention !== undefined ? await startRetention(options, connection, prefix, `${queueName}-retention`, log) : undefined;
+  const kept: KeptScheduler[] = [
+    ...(schedule ? [...clients.keys()].map((cluster) => ({ queue, id: snapshotSchedulerId(cluster), upsert: () => upsertSnapshotScheduler(queue, cluster, scheduleOptions) })) : []),
+    ...(retention !== undefined ? [retention.scheduler] : []),
+  ];
+  const reconciler = startSchedulerReconciler({
+    schedulers: kept,
+    intervalMs: options.reconcileIntervalMs ?? Math.min(config.snapshot.interval, 30_000),
+    connection,
+    log: log.child({ unit: 'schedulers' }),
+    onRecreated: () => recording.rescheduled(),
+  });
   const live = options.live !== undefined ? await startLiveSnapshots(clients.values(), (cluster, tickAt, changed) => enqueueLiveSnapshot(queue, cluster, tickAt, changed), log.child({ unit: 'live' }), {
     ...options.live,
     // Kinds a custom health check covers keep whole objects in the caches; revisions are redacted as snapshots redact them.
@@ -148,7 +212,10 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     queue,
     worker,
     snapshotNow: (cluster, tickAt) => enqueueSnapshot(queue, cluster, tickAt),
+    recording: () => recording.check(),
+    reconcileSchedulers: () => reconciler.reconcile(),
     async close() {
+      reconciler.stop();
       live?.close();
       await worker.close();
       await retention?.close();
@@ -168,10 +235,15 @@ function scheduledSlot(job: Job): number | undefined {
 }
 
 /** One compaction job scheduler for the whole fleet; any worker process may run it. */
-async function startRetention(options: StartWorkersOptions, connection: Redis, prefix: string, queueName: string, log: Logger): Promise<{ close(): Promise<void> }> {
+async function startRetention(options: StartWorkersOptions, connection: Redis, prefix: string, queueName: string, log: Logger): Promise<{ scheduler: KeptScheduler; close(): Promise<void> }> {
   const { policy, intervalMs = 3_600_000 } = options.retention as NonNullable<StartWorkersOptions['retention']>;
   const queue = new Queue(queueName, { connection, prefix });
-  await queue.upsertJobScheduler('retention', { every: intervalMs }, { name: 'apply-retention', data: {}, opts: { attempts: 3, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } });
+  const scheduler: KeptScheduler = {
+    queue,
+    id: 'retention',
+    upsert: () => queue.upsertJobScheduler('retention', { every: intervalMs }, { name: 'apply-retention', data: {}, opts: { attempts: 3, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } }),
+  };
+  await scheduler.upsert();
   const worker = new Worker(queueName, async () => {
     const removed = await applyRetention(options.db, policy);
     log.info({ removed }, 'retention applied');
@@ -179,6 +251,7 @@ async function startRetention(options: StartWorkersOptions, connection: Redis, p
   }, { connection, prefix, concurrency: 1 });
   worker.on('error', (error) => log.error({ err: error }, 'retention worker error'));
   return {
+    scheduler,
     async close() {
       await worker.close();
       await queue.close();

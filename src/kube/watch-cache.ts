@@ -1,7 +1,8 @@
 /**
  * An informer-style cache of one kind (in one namespace or cluster-wide): LIST, then WATCH from
  * the list's resourceVersion with bookmarks, tracking the resourceVersion of every event; relist
- * when the server answers 410 Gone; reconnect with exponential backoff after failures. Every
+ * when the server answers 410 Gone; reconnect with jittered exponential backoff after failures,
+ * capped low so a cache relists soon after an API outage ends. Every
  * change is emitted at once so a snapshot pipeline can act within a second. While synced, the
  * batched reader answers this kind from the cache instead of sending a LIST.
  */
@@ -44,6 +45,8 @@ export interface WatchCache extends CacheView {
   start(): Promise<KubeError | undefined>;
   /** Stops watching and unregisters from the cluster. */
   stop(): void;
+  /** Cuts a pending reconnect wait short (another cache of the cluster got through). */
+  retryNow(): void;
   /** The status view of one object (see compact.ts). */
   get(namespace: string, name: string): KubeObject | undefined;
   /** Status views of every cached object. */
@@ -61,7 +64,10 @@ export interface WatchCacheOptions {
   timeoutSeconds?: number;
   /** First reconnect delay, doubled per failure up to `maxBackoffMs`. @default 250 */
   initialBackoffMs?: number;
-  /** @default 30000 */
+  /**
+   * Longest reconnect wait. Kept short: while a cache waits, deletions in the cluster go unseen,
+   * and a refused connection costs the API server nothing. @default 5000
+   */
   maxBackoffMs?: number;
   /** Silence after which a watch is treated as dead. @default timeoutSeconds + 30 s */
   idleTimeoutMs?: number;
@@ -110,6 +116,7 @@ export function createWatchCache(
   let failures = 0;
   let abortWatch: (() => void) | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
+  let retry: (() => void) | undefined;
   let firstSync: ((error?: KubeError) => void) | undefined;
   let forHealth: boolean | undefined;
 
@@ -132,10 +139,19 @@ export function createWatchCache(
     firstSync = undefined;
     failures += 1;
     const base = options.initialBackoffMs ?? 250;
-    const wait = Math.min(options.maxBackoffMs ?? 30_000, base * 2 ** Math.min(failures - 1, 16));
+    const wait = Math.min(options.maxBackoffMs ?? 5_000, base * 2 ** Math.min(failures - 1, 16));
     // Jitter spreads the reconnects of many caches after a shared outage.
     const delay = Math.max(wait * (0.8 + Math.random() * 0.4), error.retryAfterMs ?? 0);
-    retryTimer = setTimeout(() => void (resourceVersion === '' || !synced ? relist() : watch()), delay);
+    const again = (): void => {
+      clearTimeout(retryTimer);
+      retryTimer = undefined;
+      retry = undefined;
+      void (resourceVersion === '' || !synced ? relist() : watch());
+    };
+    // A server that asked for a wait (Retry-After) is not hurried by another cache's success.
+    retry = error.retryAfterMs === undefined ? again : undefined;
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(again, delay);
   }
 
   async function relist(): Promise<void> {
@@ -264,9 +280,13 @@ export function createWatchCache(
         void relist();
       });
     },
+    retryNow() {
+      if (!stopped) retry?.();
+    },
     stop() {
       stopped = true;
       synced = false;
+      retry = undefined;
       clearTimeout(retryTimer);
       abortWatch?.();
       abortWatch = undefined;

@@ -33,6 +33,13 @@ export function createWatchSet(cluster: ClusterClient, kinds: readonly (GroupKin
     caches.set(key, cache);
     watchedBy.set(cache, gk);
   }
+  // One cache that lists again shows the API is back: the others waiting out a backoff relist now,
+  // so deletions during an outage are learned together, not one backoff apart.
+  for (const cache of caches.values()) {
+    cache.on('synced', () => {
+      for (const other of caches.values()) if (other !== cache) other.retryNow();
+    });
+  }
   return {
     caches,
     async start() {

@@ -16,7 +16,7 @@ export interface HeldLock {
 export interface ClusterLockOptions {
   /** Key prefix. @default 'phaselog:lock:snapshot' */
   prefix?: string;
-  /** Lock lifetime; renewed every third of it while held, so a killed holder frees it within this time. @default 30000 */
+  /** Lock lease; renewed every third of it while held, so a killed holder frees it within this time. @default 6000 */
   ttlMs?: number;
 }
 
@@ -32,7 +32,7 @@ const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('
 /** Creates the locks over an ioredis connection the caller owns. */
 export function createClusterLocks(redis: Redis, options: ClusterLockOptions = {}): ClusterLocks {
   const prefix = options.prefix ?? 'phaselog:lock:snapshot';
-  const ttl = options.ttlMs ?? 30_000;
+  const ttl = options.ttlMs ?? 6_000;
   return {
     async tryAcquire(cluster) {
       const key = `${prefix}:${cluster}`;

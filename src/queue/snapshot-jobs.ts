@@ -87,19 +87,22 @@ export interface ScheduleOptions {
  * removes the schedulers of clusters no longer configured. Safe to call from every worker process.
  */
 export async function scheduleSnapshots(queue: Queue, clusters: readonly string[], options: ScheduleOptions): Promise<void> {
-  const jitter = options.jitterMs ?? Math.floor(options.intervalMs / 10);
   const wanted = new Set(clusters.map(snapshotSchedulerId));
-  for (const cluster of clusters) {
-    await queue.upsertJobScheduler(
-      snapshotSchedulerId(cluster),
-      { every: options.intervalMs, offset: jitterOffset(cluster, Math.min(jitter, options.intervalMs)) },
-      { name: SNAPSHOT_JOB, data: { cluster } satisfies SnapshotJobData, opts: SNAPSHOT_JOB_OPTIONS },
-    );
-  }
+  for (const cluster of clusters) await upsertSnapshotScheduler(queue, cluster, options);
   for (const scheduler of await queue.getJobSchedulers()) {
     const id = scheduler.key;
     if (id.startsWith(SCHEDULER_PREFIX) && !wanted.has(id)) await queue.removeJobScheduler(id);
   }
+}
+
+/** Creates or updates the job scheduler of one cluster (also how a scheduler lost with Redis' data is re-created). */
+export async function upsertSnapshotScheduler(queue: Queue, cluster: string, options: ScheduleOptions): Promise<void> {
+  const jitter = options.jitterMs ?? Math.floor(options.intervalMs / 10);
+  await queue.upsertJobScheduler(
+    snapshotSchedulerId(cluster),
+    { every: options.intervalMs, offset: jitterOffset(cluster, Math.min(jitter, options.intervalMs)) },
+    { name: SNAPSHOT_JOB, data: { cluster } satisfies SnapshotJobData, opts: SNAPSHOT_JOB_OPTIONS },
+  );
 }
 
 /** Queues a snapshot of `cluster` for `tickAt` (a refresh, a watch event); a second call for the same tick is a no-op. */

@@ -62,7 +62,7 @@ describe('phaselog start with nothing configured', () => {
     expect(health.status).toBe(200);
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: true } } });
+    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: true }, recording: { ok: true } } });
     expect(await graphql(first.url, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
 
     // The main job: the workers snapshot the two demo clusters into the database.

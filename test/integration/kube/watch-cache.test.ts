@@ -107,6 +107,33 @@ describe('watch caches over real HTTP', () => {
     await waitFor(() => names.includes('after-hang'), 'an event on the new watch');
   });
 
+  it('a cache of the set that lists again pulls the others out of their backoff, so a deletion is learned at once', async () => {
+    cluster.emulator.apply([makeObject('Deployment', 'nudge', 'web'), makeObject('Deployment', 'nudge', 'doomed'), makeObject('ConfigMap', 'nudge', 'web')]);
+    const client = connect(cluster.emulator, {}, 'nudge-cluster');
+    // Waits far longer than the test: only the nudge can bring the Deployment cache back in time.
+    const set = createWatchSet(client, [{ group: 'apps', kind: 'Deployment' }, { group: '', kind: 'ConfigMap' }], { namespace: 'nudge', initialBackoffMs: 60_000, maxBackoffMs: 60_000 });
+    const seen: string[] = [];
+    set.onChange((change) => seen.push(`${change.type} ${change.ref.kind}/${change.ref.name}`));
+    try {
+      await set.start();
+      const deployments = set.caches.get('apps/Deployment');
+      let failed = false;
+      deployments?.on('failure', () => (failed = true));
+      cluster.emulator.injectFault({ match: { resource: 'deployments' }, effect: 'reset' });
+      cluster.emulator.closeWatches();
+      await waitFor(() => failed, 'the Deployment watch to fail');
+      cluster.emulator.remove({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'nudge', name: 'doomed' });
+      cluster.emulator.clearFaults();
+      // The ConfigMap cache is told its resourceVersion is gone, and relists.
+      cluster.emulator.injectFault({ match: { verb: 'watch', resource: 'configmaps' }, effect: 'status', statusCode: 410, times: 1 });
+      cluster.emulator.closeWatches();
+      await waitFor(() => seen.includes('DELETED Deployment/doomed'), 'the deletion, learned by the Deployment cache\'s relist', 3000);
+    } finally {
+      set.stop();
+      client.close();
+    }
+  });
+
   it('an unserved kind fails with KIND_NOT_FOUND', async () => {
     cache = createWatchCache(cluster.client, { group: 'example.com', kind: 'Widget' }, undefined, { initialBackoffMs: 60_000 });
     expect((await cache.start())?.kind).toBe('KIND_NOT_FOUND');

@@ -1,6 +1,7 @@
 /**
- * A snapshot worker in a process of its own, for the crash test: reads its database, queue and
+ * A snapshot worker in a process of its own, for the crash tests: reads its database, queue and
  * kubeconfig from SNAPSHOT_TEST_* variables, prints "ready" once it takes jobs, and runs until killed.
+ * With SNAPSHOT_TEST_DEFAULT_LOCKS=1 it keeps startWorkers' own lock settings, as a deployed worker does.
  */
 import { loadKubeconfigClusters } from '../../../src/kube/clusters.ts';
 import { createDb } from '../../../src/store/prisma.ts';
@@ -19,6 +20,7 @@ const { clusters } = loadKubeconfigClusters({ path: env('SNAPSHOT_TEST_KUBECONFI
 await startWorkers({
   config: { snapshot: { interval: 60_000 }, health: undefined, baseDir: process.cwd() },
   db, redisUrl: REDIS_URL, log: testLogger(), clusters, queueName, prefix: queueName, channelPrefix: queueName,
-  schedule: false, lockDurationMs: 1000, stalledIntervalMs: 500, clusterLockTtlMs: 1000,
+  schedule: false,
+  ...(process.env.SNAPSHOT_TEST_DEFAULT_LOCKS === '1' ? {} : { lockDurationMs: 1000, stalledIntervalMs: 500, clusterLockTtlMs: 1000 }),
 });
 process.stdout.write('ready\n');

@@ -117,4 +117,23 @@ describe('snapshot workers', () => {
       redis.disconnect();
     }
   });
+
+  it('keeps a cluster lock past its lease while the holder lives (a long snapshot), and frees it on release', async () => {
+    const redis = new Redis(REDIS_URL);
+    try {
+      const locks = createClusterLocks(redis, { prefix: uniqueId('lease'), ttlMs: 300 });
+      const held = await locks.tryAcquire('east');
+      expect(held).toBeDefined();
+      // Several leases long: only the renewals keep it.
+      const until = Date.now() + 1500;
+      await waitUntil(async () => {
+        expect(await locks.tryAcquire('east')).toBeUndefined();
+        return Date.now() >= until;
+      }, 'several lease lengths to pass');
+      await held?.release();
+      expect(await locks.tryAcquire('east')).toBeDefined();
+    } finally {
+      redis.disconnect();
+    }
+  });
 });

@@ -30,7 +30,7 @@ describe('loadConfig', () => {
       server: { host: '127.0.0.1', port: 4000 },
       database: {},
       redis: {},
-      snapshot: { interval: 30_000, live: true, keepState: true },
+      snapshot: { interval: 30_000, live: true, keepState: true, watchBackoffMax: 5_000 },
       stateDir: path.join(dir, '.phaselog'),
       clusters: [],
     });
@@ -46,6 +46,10 @@ describe('loadConfig', () => {
     expect(config.log.level).toBe('debug');
     expect(config.database.url).toBe('postgresql://u:p@db:5432/x');
     expect(config.configFile).toBe(path.join(dir, 'phaselog.yaml'));
+  });
+
+  it('reads the watch backoff cap as a duration', () => {
+    expect(loadConfig({}, dirWith('snapshot:\n  watchBackoffMax: 2s\n')).snapshot.watchBackoffMax).toBe(2_000);
   });
 
   it('takes command-line overrides over env vars', () => {
@@ -67,6 +71,10 @@ describe('loadConfig', () => {
     ['a DATABASE_URL that is not PostgreSQL', '', { DATABASE_URL: 'mysql://x' }, 'DATABASE_URL (database.url)'],
     ['a REDIS_URL that is not Redis', '', { REDIS_URL: 'http://x' }, 'REDIS_URL (redis.url)'],
     ['a bad duration', 'snapshot:\n  interval: soon\n', {}, 'snapshot.interval'],
+    ['a watch backoff cap that is not a duration', 'snapshot:\n  watchBackoffMax: never\n', {}, 'snapshot.watchBackoffMax'],
+    ['a watch backoff cap of zero', 'snapshot:\n  watchBackoffMax: 0\n', {}, 'snapshot.watchBackoffMax'],
+    ['a negative watch backoff cap', 'snapshot:\n  watchBackoffMax: -1s\n', {}, 'snapshot.watchBackoffMax'],
+    ['a watch backoff cap longer than 5m', 'snapshot:\n  watchBackoffMax: 1h\n', {}, 'snapshot.watchBackoffMax'],
     ['an unknown role', '', { PHASELOG_ROLE: 'boss' }, 'PHASELOG_ROLE (role)'],
     ['an unknown PHASELOG_ variable', '', { PHASELOG_PROT: '1' }, 'PHASELOG_PROT'],
     ['a cluster entry with two modes', 'clusters:\n  - name: a\n    server: https://x\n    inCluster: true\n', {}, 'clusters.0'],
