@@ -17,6 +17,7 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { logRedisErrors } from '../src/runtime/redis-errors.ts';
 import type { Config } from '../src/config.ts';
 import { createClusterClient, type ClusterClient } from '../src/kube/cluster-client.ts';
 import type { ClusterHandle } from '../src/kube/clusters.ts';
@@ -81,15 +82,19 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const prefix = options.prefix ?? 'bull';
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   const lockRedis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
+  logRedisErrors(connection, log, 'snapshot-queue');
+  logRedisErrors(lockRedis, log, 'cluster-locks');
   const clients = new Map<string, ClusterClient>(options.clusters.map((handle) => [handle.name, createClusterClient(handle)]));
   const health = config.health !== undefined ? await createHealthChecker(config.health, { baseDir: config.baseDir }) : undefined;
   for (const error of health?.errors ?? []) log.warn({ error }, 'custom health check not loaded');
   const observe: ObserveClusterOptions = { ...options.observe, ...(health ? { customHealth: (object) => health.checker.evaluate(object) } : {}) };
-  const publisher = createChangePublisher(options.redisUrl, options.channelPrefix !== undefined ? { prefix: options.channelPrefix } : {});
+  const publisher = createChangePublisher(options.redisUrl, { ...(options.channelPrefix !== undefined ? { prefix: options.channelPrefix } : {}), log });
   // The caller binds `part` (app.ts: part=worker); sub-units bind `unit`, so no JSON log line carries a key twice.
   const deps = { history: createHistoryStore(db, { cacheState: config.snapshot.keepState ?? true }), publisher, log: log.child({ unit: 'snapshot' }), observe };
   const locks = createClusterLocks(lockRedis, { prefix: `${prefix}:${queueName}:cluster-lock`, ttlMs: options.clusterLockTtlMs ?? 60_000 });
   const queue = new Queue(queueName, { connection, prefix });
+  // The queue re-emits its connection's errors, logged above; BullMQ writes unheard ones to stderr.
+  queue.on('error', () => {});
 
   const processSnapshot = async (job: Job, token?: string): Promise<SnapshotOutcome> => {
     const payload = snapshotJobSchema.safeParse(job.data);
@@ -118,7 +123,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     maxStalledCount: 2,
   });
   worker.on('failed', (job, error) => log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'));
-  worker.on('error', (error) => log.error({ err: error }, 'snapshot worker error'));
+  logRedisErrors(worker, log, 'snapshot-worker');
   if (options.schedule !== false) {
     await scheduleSnapshots(queue, [...clients.keys()], { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) });
   }
@@ -158,13 +163,14 @@ function scheduledSlot(job: Job): number | undefined {
 async function startRetention(options: StartWorkersOptions, connection: Redis, prefix: string, queueName: string, log: Logger): Promise<{ close(): Promise<void> }> {
   const { policy, intervalMs = 3_600_000 } = options.retention as NonNullable<StartWorkersOptions['retention']>;
   const queue = new Queue(queueName, { connection, prefix });
+  queue.on('error', () => {}); // its connection's errors are logged by startWorkers
   await queue.upsertJobScheduler('retention', { every: intervalMs }, { name: 'apply-retention', data: {}, opts: { attempts: 3, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } });
   const worker = new Worker(queueName, async () => {
     const removed = await applyRetention(options.db, policy);
     log.info({ removed }, 'retention applied');
     return removed;
   }, { connection, prefix, concurrency: 1 });
-  worker.on('error', (error) => log.error({ err: error }, 'retention worker error'));
+  logRedisErrors(worker, log, 'retention-worker');
   return {
     async close() {
       await worker.close();
