@@ -24,7 +24,8 @@ export function logRedisErrors(emitter: EventEmitter, log: Logger | undefined, c
     const now = Date.now();
     if (failing?.key === key && now - failing.at < repeatMs) return;
     failing = { key, at: now };
-    log.warn({ client, err: { type: err.name, code: (err as { code?: string }).code, message: err.message } }, 'Redis connection error');
+    // The message and code say it all; a stack of ioredis internals per client would only add noise.
+    log.warn({ client, error: { code: (err as { code?: string }).code, message: err.message } }, 'Redis connection error');
   });
   emitter.on('ready', () => {
     if (failing === undefined) return;
