@@ -77,6 +77,8 @@ describe('a Redis outage under a running phaselog', () => {
     }).catch((error: unknown) => {
       throw new Error(`${(error as Error).message}; reported: ${[...errorsOf()].join(', ')}\nstdout:\n${proc.stdout()}\nstderr:\n${proc.stderr()}`);
     });
+    const nonJson = () => [...outputLines(proc.stdout()), ...outputLines(proc.stderr())].filter((line) => !isJson(line));
+    expect(nonJson()).toEqual([]);
     const readyz = await fetch(`${base}/readyz`);
     expect(readyz.status).toBe(503);
     expect(await readyz.json()).toMatchObject({ status: 'not ready', checks: { redis: { ok: false, code: 'UNAVAILABLE' } } });
@@ -89,7 +91,7 @@ describe('a Redis outage under a running phaselog', () => {
     expect(await exitCodeWithin(proc, 15_000)).toBe(0);
     const output = [...outputLines(proc.stdout()), ...outputLines(proc.stderr())];
     expect(output.join('\n')).not.toContain('Unhandled error event');
-    expect(output.filter((line) => !isJson(line))).toEqual([]);
+    expect(nonJson()).toEqual([]);
     // One line per client and state, not one per reconnect attempt.
     const errorLines = output.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'Redis connection error');
     const perClient = new Map<string, number>();
