@@ -229,7 +229,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         while (failures.length && (failures[0] as number) < now - policy.windowMs) failures.shift();
         if (failures.length > policy.maxRestarts) {
           const error = new StartupError(
-            `the embedded PostgreSQL exited ${failures.length} times within ${Math.round(policy.windowMs / 1000)} s; phaselog gives up restarting it (see ${logPath})`,
+            `the embedded PostgreSQL stopped or failed to start ${failures.length} times within ${Math.round(policy.windowMs / 1000)} s; phaselog gives up restarting it (see ${logPath})`,
           );
           gaveUp = true;
           log.error({ dataDir, restarts: failures.length - 1 }, error.message);
@@ -238,7 +238,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         }
         await delay(Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (failures.length - 1)));
         if (stopping) return;
-        removeReusedPidFile(dataDir, exit.pid);
+        removeReusedPidFile(dataDir, server?.child.pid); // the server that exited last
         try {
           await launch();
           log.warn({ dataDir, port, pid: server?.child.pid }, 'the embedded PostgreSQL was restarted');
