@@ -85,7 +85,8 @@ describe('a Redis outage under a running phaselog', () => {
 
     await startRedis(port);
     await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, { timeoutMs: 30_000, intervalMs: 200, what: '/readyz to answer 200 again' });
-    await proc.waitForLog((l) => l.msg === 'Redis connection restored' && l.client === 'snapshot-queue', 30_000);
+    const restored = () => outputLines(proc.stdout()).filter(isJson).map((l) => JSON.parse(l) as Record<string, unknown>).some((l) => l.msg === 'Redis connection restored' && l.client === 'snapshot-queue');
+    await waitFor(restored, { timeoutMs: 30_000, intervalMs: 100, what: 'the snapshot queue to report its connection restored' });
 
     proc.child.kill('SIGTERM');
     expect(await exitCodeWithin(proc, 15_000)).toBe(0);
