@@ -7,25 +7,26 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import pg from 'pg';
 import type { Config } from './config.ts';
 import { startDemo } from './demo/index.ts';
 import { groupDeclaredPhases } from './declared-phases.ts';
 import { createSchema } from './graphql/schema.ts';
 import { createApiWiring, isLoopbackHost } from './graphql/api-wiring.ts';
 import { createGraphqlServer } from './graphql/server.ts';
-import { createHttpServer } from './http/server.ts';
+import { createHttpServer, ReadinessError } from './http/server.ts';
 import { createRequestGuard } from './http/origin.ts';
 import { startEmbeddedPostgres } from './runtime/embedded-postgres.ts';
 import { StartupError } from './runtime/errors.ts';
 import { VERSION } from './runtime/paths.ts';
 import { pingRedis, resolveRedis } from './runtime/redis.ts';
 import { createClusterStore } from './store/cluster-store.ts';
-import { ensureDatabase, migrateDatabase, MIGRATIONS_DIR } from './store/migrate.ts';
+import { migrateDatabase, MIGRATIONS_DIR } from './store/migrate.ts';
 import { createDb } from './store/prisma.ts';
-import { parseDatabaseUrl, readMigrationsList } from './store/schema-engine.ts';
+import { readMigrationsList } from './store/schema-engine.ts';
+import { checkDatabase, describeDatabase, firstLine } from './store/check-database.ts';
 import { loadWorkerClusters } from '../workers/load-worker-clusters.ts';
 import { startWorkers } from '../workers/start-workers.ts';
+import { NotRecordingError } from '../workers/recording-check.ts';
 import { startReportWorker } from '../workers/report-worker.ts';
 import { SNAPSHOT_QUEUE } from './queue/snapshot-jobs.ts';
 
@@ -34,6 +35,11 @@ export interface RunningPhaselog {
   url?: string;
   databaseUrl: string;
   redisUrl: string;
+  /**
+   * Resolves when a part phaselog owns has failed beyond repair (the embedded PostgreSQL kept
+   * exiting); the process should close and exit non-zero. Never resolves otherwise.
+   */
+  failed: Promise<Error>;
   close(): Promise<void>;
 }
 
@@ -49,42 +55,6 @@ function withDefaultKubeconfig(config: Config): Config {
   return existsSync(home) ? { ...config, kube: { ...config.kube, kubeconfig: home } } : config;
 }
 
-function describeDb(url: string): string {
-  try {
-    const f = parseDatabaseUrl(url);
-    return `${f.host}:${f.port}/${f.database}`;
-  } catch {
-    return '(unparseable DATABASE_URL)';
-  }
-}
-
-/** Connect once, so a wrong URL or a down server fails with one clear line. */
-async function checkDatabase(url: string): Promise<void> {
-  let fields;
-  try {
-    fields = parseDatabaseUrl(url);
-  } catch (error) {
-    throw new StartupError(`DATABASE_URL is not a usable PostgreSQL URL: ${(error as Error).message}`);
-  }
-  try {
-    await ensureDatabase(url);
-  } catch (error) {
-    const err = error as Error & { code?: string };
-    // No right to create databases is fine as long as the database itself exists.
-    if (err.code !== '42501') {
-      throw new StartupError(`cannot connect to PostgreSQL at ${describeDb(url)}: ${err.message || err.code || 'connection failed'}`);
-    }
-  }
-  const client = new pg.Client({ ...fields, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new StartupError(`cannot connect to PostgreSQL at ${describeDb(url)}: ${(error as Error).message}`);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
 /** Start phaselog with the given configuration. */
 export async function startPhaselog(config: Config, log: Logger): Promise<RunningPhaselog> {
   const closers: Closer[] = [];
@@ -98,16 +68,19 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
       }
     }
   };
+  let fail: (error: Error) => void = () => {};
+  const failed = new Promise<Error>((resolve) => (fail = resolve));
   try {
     let databaseUrl = config.database.url;
     if (!databaseUrl) {
-      const embedded = await startEmbeddedPostgres({ stateDir: config.stateDir, log: log.child({ part: 'embedded-postgres' }) });
+      // Only the server phaselog started is restarted; an external DATABASE_URL is only reported by /readyz.
+      const embedded = await startEmbeddedPostgres({ stateDir: config.stateDir, log: log.child({ part: 'embedded-postgres' }), onGiveUp: fail });
       closers.push({ name: 'embedded-postgres', close: () => embedded.stop() });
       databaseUrl = embedded.url;
     }
     await checkDatabase(databaseUrl);
     const migrated = await migrateDatabase(databaseUrl).catch((error: unknown) => {
-      throw new StartupError(`applying database migrations failed on ${describeDb(databaseUrl as string)}: ${(error as Error).message}`);
+      throw new StartupError(`applying database migrations failed on ${describeDatabase(databaseUrl as string)}: ${firstLine(error)}`);
     });
     if (migrated.applied.length) log.info({ applied: migrated.applied }, 'database migrations applied');
     const expectedMigrations = (await readMigrationsList(MIGRATIONS_DIR)).migrationDirectories.map((d) => d.path);
@@ -118,7 +91,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     const db = createDb(databaseUrl);
     closers.push({ name: 'database', close: () => db.$disconnect() });
 
-    const running: RunningPhaselog = { databaseUrl, redisUrl: redis.url, close };
+    const running: RunningPhaselog = { databaseUrl, redisUrl: redis.url, failed, close };
     const startedAt = new Date();
     let recording: (() => Promise<void>) | undefined;
 
@@ -150,7 +123,11 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         ...(config.retention ? { retention: { policy: retentionPolicy, intervalMs: compactEvery } } : {}),
       });
       closers.push({ name: 'workers', close: () => workers.close() });
-      recording = () => workers.recording();
+      // /readyz shows why recording stopped as the check's code; the detail stays in the log.
+      recording = () =>
+        workers.recording().catch((error: unknown) => {
+          throw error instanceof NotRecordingError ? new ReadinessError(error.code, error.message) : error;
+        });
       if (config.reports.schedules.length) {
         const reports = await startReportWorker({ db, redisUrl: redis.url, log: log.child({ part: 'reports' }), schedules: config.reports.schedules, prefix: config.redis.prefix });
         closers.push({ name: 'report-worker', close: () => reports.close() });
@@ -177,7 +154,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
               SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
             const applied = new Set(rows.map((r) => r.migration_name));
             const missing = expectedMigrations.filter((name) => !applied.has(name));
-            if (missing.length) throw new Error(`not applied: ${missing.join(', ')}`);
+            if (missing.length) throw new ReadinessError('MIGRATIONS_PENDING', `not applied: ${missing.join(', ')}`);
           },
           // A process that records must say when it does not (schedulers lost, snapshots stopped).
           ...(recording !== undefined ? { recording } : {}),

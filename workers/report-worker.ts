@@ -5,6 +5,7 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { logRedisErrors } from '../src/runtime/redis-errors.ts';
 import { parseDuration } from '../src/duration.ts';
 import { REPORT_QUEUE, reportJobSchema, scheduleReports } from '../src/queue/report-jobs.ts';
 import type { ReportSchedule } from '../src/queue/report-jobs.ts';
@@ -32,7 +33,10 @@ export async function startReportWorker(options: ReportWorkerOptions): Promise<R
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   const queueName = options.queueName ?? REPORT_QUEUE;
   const prefix = options.prefix ?? 'bull';
+  logRedisErrors(connection, options.log, 'report-queue');
   const queue = new Queue(queueName, { connection, prefix });
+  // The queue re-emits its connection's errors, logged above; BullMQ writes unheard ones to stderr.
+  queue.on('error', () => {});
   const reports = createReportStore(options.db);
   const bySchedule = new Map(options.schedules.map((s) => [s.name, s]));
   await scheduleReports(queue, options.schedules);
@@ -64,6 +68,7 @@ export async function startReportWorker(options: ReportWorkerOptions): Promise<R
     },
     { connection, prefix, concurrency: 1 },
   );
+  logRedisErrors(worker, options.log, 'report-worker');
   worker.on('failed', (job, error) => options.log.error({ schedule: job?.data?.schedule, err: error }, 'scheduled report failed'));
   return {
     queue,

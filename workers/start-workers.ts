@@ -24,6 +24,7 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { logRedisErrors } from '../src/runtime/redis-errors.ts';
 import type { Config } from '../src/config.ts';
 import { createClusterClient, type ClusterClient } from '../src/kube/cluster-client.ts';
 import type { ClusterHandle } from '../src/kube/clusters.ts';
@@ -117,11 +118,13 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const prefix = options.prefix ?? 'bull';
   const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   const lockRedis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
+  logRedisErrors(connection, log, 'snapshot-queue');
+  logRedisErrors(lockRedis, log, 'cluster-locks');
   const clients = new Map<string, ClusterClient>(options.clusters.map((handle) => [handle.name, createClusterClient(handle)]));
   const health = config.health !== undefined ? await createHealthChecker(config.health, { baseDir: config.baseDir }) : undefined;
   for (const error of health?.errors ?? []) log.warn({ error }, 'custom health check not loaded');
   const observe: ObserveClusterOptions = { ...options.observe, ...(health ? { customHealth: (object) => health.checker.evaluate(object) } : {}) };
-  const publisher = createChangePublisher(options.redisUrl, options.channelPrefix !== undefined ? { prefix: options.channelPrefix } : {});
+  const publisher = createChangePublisher(options.redisUrl, { ...(options.channelPrefix !== undefined ? { prefix: options.channelPrefix } : {}), log });
   // The caller binds `part` (app.ts: part=worker); sub-units bind `unit`, so no JSON log line carries a key twice.
   const deps = { history: createHistoryStore(db, { cacheState: config.snapshot.keepState ?? true }), publisher, log: log.child({ unit: 'snapshot' }), observe };
   const lockTtlMs = options.clusterLockTtlMs ?? 6_000;
@@ -147,6 +150,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       episode.warned = true;
     }
   };
+  // The queue re-emits its connection's errors, logged above; BullMQ writes unheard ones to stderr.
+  queue.on('error', () => {});
 
   const processSnapshot = async (job: Job, token?: string): Promise<SnapshotOutcome> => {
     const payload = snapshotJobSchema.safeParse(job.data);
@@ -180,7 +185,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     maxStalledCount: 2,
   });
   worker.on('failed', (job, error) => log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'));
-  worker.on('error', (error) => log.error({ err: error }, 'snapshot worker error'));
+  logRedisErrors(worker, log, 'snapshot-worker');
   // The configured list is known here only: record each cluster's interval (readers judge from it
   // whether a cluster is still observed) and retire the clusters no longer configured.
   const registered = await createClusterStore(db).registerClusters({ configured: [...clients.keys(), ...(options.unloadedClusters ?? [])], snapshotIntervalMs: config.snapshot.interval });
@@ -243,13 +248,14 @@ async function startRetention(options: StartWorkersOptions, connection: Redis, p
     id: 'retention',
     upsert: () => queue.upsertJobScheduler('retention', { every: intervalMs }, { name: 'apply-retention', data: {}, opts: { attempts: 3, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } }),
   };
+  queue.on('error', () => {}); // its connection's errors are logged by startWorkers
   await scheduler.upsert();
   const worker = new Worker(queueName, async () => {
     const removed = await applyRetention(options.db, policy);
     log.info({ removed }, 'retention applied');
     return removed;
   }, { connection, prefix, concurrency: 1 });
-  worker.on('error', (error) => log.error({ err: error }, 'retention worker error'));
+  logRedisErrors(worker, log, 'retention-worker');
   return {
     scheduler,
     async close() {

@@ -52,7 +52,7 @@ export async function serve(role: Role, overrides: Record<string, unknown>): Pro
     running.close().then(
       () => {
         log.info('stopped');
-        process.exit(0);
+        process.exit(process.exitCode ?? 0);
       },
       (error: unknown) => {
         log.error({ err: error }, 'error during shutdown');
@@ -60,6 +60,11 @@ export async function serve(role: Role, overrides: Record<string, unknown>): Pro
       },
     );
   };
+  void running.failed.then((error) => {
+    log.fatal({ reason: error.message }, 'phaselog cannot go on; shutting down');
+    process.exitCode = 1;
+    stop('fatal');
+  });
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 }

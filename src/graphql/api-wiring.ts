@@ -61,9 +61,9 @@ export function changeFromEvent(event: ChangeEvent): StatusChangeItem {
 }
 
 /** Live changes from Redis pub/sub (the channel the snapshot side publishes on). */
-export function redisChangeSource(redisUrl: string, prefix?: string): ChangeSource {
+export function redisChangeSource(redisUrl: string, prefix?: string, log?: Logger): ChangeSource {
   return {
-    subscribe: (onChange) => subscribeChanges(redisUrl, (event) => onChange(changeFromEvent(event)), prefix === undefined ? {} : { prefix }),
+    subscribe: (onChange) => subscribeChanges(redisUrl, (event) => onChange(changeFromEvent(event)), { ...(prefix === undefined ? {} : { prefix }), ...(log === undefined ? {} : { log }) }),
   };
 }
 
@@ -106,7 +106,7 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
     ...(options.tokenRecheckMs === undefined ? {} : { recheckEveryMs: options.tokenRecheckMs }),
   });
   // A token revoked through this API is forgotten here at once and announced to the other replicas.
-  const revocationPrefix = options.channelPrefix === undefined ? {} : { prefix: options.channelPrefix };
+  const revocationPrefix = { ...(options.channelPrefix === undefined ? {} : { prefix: options.channelPrefix }), log: options.log };
   const revocations = options.redisUrl === undefined ? undefined : createTokenRevocationPublisher(options.redisUrl, revocationPrefix);
   const revocationFeed =
     options.redisUrl === undefined
@@ -128,12 +128,13 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
   };
   const phases = createPhaseReader(options.db);
   const history = createHistoryReader(options.db);
-  const changes = options.redisUrl === undefined ? undefined : createChangeFeed({ source: redisChangeSource(options.redisUrl, options.channelPrefix), history });
+  const changes = options.redisUrl === undefined ? undefined : createChangeFeed({ source: redisChangeSource(options.redisUrl, options.channelPrefix, options.log), history });
   const refresher =
     options.redisUrl === undefined
       ? undefined
       : createRefresher({
           redisUrl: options.redisUrl,
+          log: options.log,
           ...(options.snapshotQueue ? { queueName: options.snapshotQueue.name, prefix: options.snapshotQueue.prefix } : {}),
           ...(options.refreshTimeoutMs !== undefined ? { timeoutMs: options.refreshTimeoutMs } : {}),
         });

@@ -7,16 +7,17 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { refusalBody, type RequestGuard } from './origin.ts';
+import { createReadiness, type ReadinessCheck } from './readiness.ts';
 
-/** One readiness check: resolves to nothing when OK, throws (or rejects) with the reason otherwise. */
-export type ReadinessCheck = () => Promise<void>;
+export { ReadinessError, type ReadinessCheck, type ReadinessCode } from './readiness.ts';
 
 export interface HttpServerOptions {
   host: string;
   port: number;
   log: Logger;
+  /** Checks behind `/readyz`; a check reports its own code by throwing a `ReadinessError`. */
   readiness: Record<string, ReadinessCheck>;
-  /** Time a readiness check may take before it counts as failed. @default 2000 */
+  /** Time a readiness check may take before it counts as failed (`TIMEOUT`). @default 2000 */
   readinessTimeoutMs?: number;
   /**
    * Checks `Host` and `Origin` of every request but the probes (see origin.ts). Probes are exempt:
@@ -42,20 +43,11 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function withTimeout(check: ReadinessCheck, ms: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    check().then(
-      () => (clearTimeout(timer), resolve()),
-      (error: unknown) => (clearTimeout(timer), reject(error instanceof Error ? error : new Error(String(error)))),
-    );
-  });
-}
-
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const { log } = options;
   const mounts = new Map<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>();
   let closing = false;
+  const readiness = createReadiness({ checks: options.readiness, log, ...(options.readinessTimeoutMs !== undefined ? { timeoutMs: options.readinessTimeoutMs } : {}) });
 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -64,20 +56,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       return;
     }
     if (path === '/readyz') {
-      void (async () => {
-        const checks = await Promise.all(
-          Object.entries(options.readiness).map(async ([name, check]) => {
-            try {
-              await withTimeout(check, options.readinessTimeoutMs ?? 2000);
-              return [name, { ok: true }] as const;
-            } catch (error) {
-              return [name, { ok: false, error: (error as Error).message }] as const;
-            }
-          }),
-        );
-        const ready = !closing && checks.every(([, c]) => c.ok);
-        sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : closing ? 'shutting down' : 'not ready', checks: Object.fromEntries(checks) });
-      })();
+      void readiness.run().then(({ ready: passing, checks }) => {
+        const ready = !closing && passing;
+        sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : closing ? 'shutting down' : 'not ready', checks });
+      });
       return;
     }
     const refusal = options.guard?.(req);

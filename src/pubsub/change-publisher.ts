@@ -4,6 +4,7 @@
  * log by `seq`.
  */
 import { Redis } from 'ioredis';
+import { logRedisErrors } from '../runtime/redis-errors.ts';
 import type { StatusChangeRecord } from '../history/types.ts';
 import { changesChannel, clusterChangesChannel, type ChannelOptions } from './channels.ts';
 import { parseChangeEvent, toChangeEvent, type ChangeEvent } from './change-event.ts';
@@ -18,7 +19,7 @@ export interface ChangePublisher {
 /** Creates a publisher with its own Redis connection. */
 export function createChangePublisher(redisUrl: string, options: ChannelOptions = {}): ChangePublisher {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false });
-  redis.on('error', () => {});
+  logRedisErrors(redis, options.log, 'change-publisher');
   return {
     async publish(changes) {
       if (changes.length === 0) return;
@@ -52,7 +53,7 @@ export interface SubscribeChangesOptions extends ChannelOptions {
 /** Subscribes to status changes; resolves once the subscription is active. */
 export async function subscribeChanges(redisUrl: string, onChange: (event: ChangeEvent) => void, options: SubscribeChangesOptions = {}): Promise<ChangeSubscription> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  redis.on('error', () => {});
+  logRedisErrors(redis, options.log, 'change-subscriber');
   const channel = options.cluster === undefined ? changesChannel(options) : clusterChangesChannel(options.cluster, options);
   redis.on('message', (from: string, text: string) => {
     if (from !== channel) return;

@@ -2,11 +2,14 @@
  * Redis pub/sub channels for live status changes. Every change goes to the fleet channel and to its
  * cluster's channel, so a subscriber to one cluster does not filter the whole fleet's traffic.
  */
+import type { Logger } from 'pino';
 
 /** Options shared by publishers and subscribers. */
 export interface ChannelOptions {
   /** Prefix of every channel (tests use a unique one). @default 'phaselog' */
   prefix?: string;
+  /** Where the Redis connection's errors are logged (once per change of state). Swallowed when omitted. */
+  log?: Logger;
 }
 
 /** Channel carrying every status change of every cluster. */

@@ -6,6 +6,7 @@
  */
 import { Redis } from 'ioredis';
 import { z } from 'zod';
+import { logRedisErrors } from '../runtime/redis-errors.ts';
 import { tokenRevocationsChannel, type ChannelOptions } from './channels.ts';
 
 /** What a revocation message carries. */
@@ -46,7 +47,7 @@ function connect(redisUrl: string, options: TokenRevocationOptions, subscriber: 
     maxRetriesPerRequest: subscriber ? null : 2,
     ...(maxConnectAttempts === undefined ? {} : { retryStrategy: (times: number) => (times > maxConnectAttempts ? null : 100 * times), connectTimeout: 2_000 }),
   });
-  redis.on('error', () => {});
+  logRedisErrors(redis, options.log, subscriber ? 'token-revocation-subscriber' : 'token-revocation-publisher');
   return redis;
 }
 

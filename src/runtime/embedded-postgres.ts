@@ -7,13 +7,20 @@
  * before phaselog has drained its connections. The server runs in its own process group (Ctrl-C in
  * a terminal does not reach it); phaselog stops it last. A server left behind by a killed phaselog
  * is stopped on the next start.
+ *
+ * phaselog supervises the server it started: when it exits unexpectedly (killed, crashed), phaselog
+ * logs a warning and starts it again on the same data directory and port, so the pool's URL stays
+ * valid and the API recovers on its own. Restarts back off, and after too many in a window phaselog
+ * gives up (see {@link EmbeddedPostgresOptions.restart}).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
+import { ensureDatabase } from '../store/migrate.ts';
 import { StartupError } from './errors.ts';
 import { findFreePort } from './free-port.ts';
 import { waitFor } from './wait.ts';
@@ -24,6 +31,25 @@ export interface EmbeddedPostgresOptions {
   log: Logger;
   /** Database to create for phaselog. @default 'phaselog' */
   database?: string;
+  /** How the server is restarted when it exits on its own. */
+  restart?: RestartPolicy;
+  /**
+   * Called once when phaselog gives up restarting the server (it kept exiting); the caller should
+   * shut down and exit non-zero. Without it the failure is only logged.
+   */
+  onGiveUp?: (error: Error) => void;
+}
+
+/** Restarts of the embedded server: exponential backoff, and a bound on restarts per window. */
+export interface RestartPolicy {
+  /** Unexpected exits or failed starts tolerated within `windowMs`; one more and phaselog gives up. @default 5 */
+  maxRestarts?: number;
+  /** The window over which restarts are counted. @default 300000 */
+  windowMs?: number;
+  /** Delay before the first restart; doubled for each restart in the window. @default 200 */
+  initialDelayMs?: number;
+  /** Longest delay between restarts. @default 5000 */
+  maxDelayMs?: number;
 }
 
 export interface EmbeddedPostgres {
@@ -150,45 +176,118 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await stopLeftover(dataDir, log);
 
   const port = await findFreePort();
-  const logFd = openSync(path.join(stateDir, 'postgres.log'), 'a');
-  if (identity) chownSync(path.join(stateDir, 'postgres.log'), identity.uid, identity.gid);
-  const child = spawn(bins.postgres, ['-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dataDir], {
-    detached: true,
-    stdio: ['ignore', logFd, logFd],
-    ...identity,
-  });
-  let exited = false;
-  child.on('exit', () => (exited = true));
-  child.unref();
+  const logPath = path.join(stateDir, 'postgres.log');
+  const fields = { host: '127.0.0.1', port, user: 'postgres', password, database };
+  const policy = { maxRestarts: 5, windowMs: 300_000, initialDelayMs: 200, maxDelayMs: 5000, ...options.restart };
 
-  const fields = { host: '127.0.0.1', port, user: 'postgres', password };
-  await waitFor(
-    async () => {
-      if (exited) throw new StartupError(`the embedded PostgreSQL exited at start; see ${path.join(stateDir, 'postgres.log')}`);
-      const client = new pg.Client({ ...fields, database: 'postgres' });
-      try {
-        await client.connect();
-        const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-        if (found.rowCount === 0) await client.query(`CREATE DATABASE "${database}"`);
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await client.end().catch(() => {});
+  let server: { child: ChildProcess; exited: boolean } | undefined;
+  let stopping = false;
+  let supervising = false;
+  let gaveUp = false;
+  let started = false;
+  const failures: number[] = [];
+
+  /** Spawn the server on `port` and wait until phaselog's database accepts connections. */
+  const launch = async (): Promise<void> => {
+    const logFd = openSync(logPath, 'a');
+    if (identity) chownSync(logPath, identity.uid, identity.gid);
+    const child = spawn(bins.postgres, ['-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dataDir], {
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+      ...identity,
+    });
+    closeSync(logFd); // the child has its own copy
+    const current = { child, exited: false };
+    server = current;
+    child.on('exit', (code, signal) => {
+      current.exited = true;
+      if (started && !stopping && !supervising && server === current) void supervise({ pid: child.pid, code, signal });
+    });
+    child.unref();
+    await waitFor(
+      async () => {
+        if (current.exited) throw new StartupError(`the embedded PostgreSQL exited at start; see ${logPath}`);
+        try {
+          await ensureDatabase(fields);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 30_000, intervalMs: 50, what: 'the embedded PostgreSQL to accept connections' },
+    );
+  };
+
+  /** Restart a server that exited on its own, with backoff, until it runs or the policy gives up. */
+  const supervise = async (exit: { pid: number | undefined; code: number | null; signal: NodeJS.Signals | null }): Promise<void> => {
+    supervising = true;
+    try {
+      log.warn({ ...exit, dataDir, port }, 'the embedded PostgreSQL that phaselog owns exited unexpectedly; restarting it');
+      for (;;) {
+        const now = Date.now();
+        failures.push(now);
+        while (failures.length && (failures[0] as number) < now - policy.windowMs) failures.shift();
+        if (failures.length > policy.maxRestarts) {
+          const error = new StartupError(
+            `the embedded PostgreSQL stopped or failed to start ${failures.length} times within ${Math.round(policy.windowMs / 1000)} s; phaselog gives up restarting it (see ${logPath})`,
+          );
+          gaveUp = true;
+          log.error({ dataDir, restarts: failures.length - 1 }, error.message);
+          options.onGiveUp?.(error);
+          return;
+        }
+        await delay(Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (failures.length - 1)));
+        if (stopping) return;
+        removeReusedPidFile(dataDir, server?.child.pid); // the server that exited last
+        try {
+          await launch();
+          log.warn({ dataDir, port, pid: server?.child.pid }, 'the embedded PostgreSQL was restarted');
+          return;
+        } catch (error) {
+          if (stopping) return;
+          log.warn({ err: error, dataDir }, 'restarting the embedded PostgreSQL failed; trying again');
+          await stopChild(server);
+        }
       }
-    },
-    { timeoutMs: 30_000, intervalMs: 50, what: 'the embedded PostgreSQL to accept connections' },
-  );
+    } finally {
+      supervising = false;
+      // Exited again while the restart was being confirmed: supervise that exit too.
+      if (!stopping && !gaveUp && server?.exited) void supervise({ pid: server.child.pid, code: server.child.exitCode, signal: server.child.signalCode });
+    }
+  };
+
+  await launch();
+  started = true;
   log.info({ port, dataDir }, 'embedded PostgreSQL ready');
 
   return {
     url: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
     async stop() {
-      if (exited || child.pid === undefined) return;
-      process.kill(child.pid, 'SIGINT'); // "fast" shutdown: active transactions are rolled back
-      await waitFor(() => exited, { timeoutMs: 10_000, what: 'the embedded PostgreSQL to stop' }).catch(() => {
-        if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
-      });
+      stopping = true;
+      await stopChild(server);
     },
   };
+}
+
+/** Stop a server phaselog spawned: "fast" shutdown (active transactions roll back), then SIGKILL. */
+async function stopChild(server: { child: ChildProcess; exited: boolean } | undefined): Promise<void> {
+  const pid = server?.child.pid;
+  if (server === undefined || server.exited || pid === undefined) return;
+  process.kill(pid, 'SIGINT');
+  await waitFor(() => server.exited, { timeoutMs: 10_000, what: 'the embedded PostgreSQL to stop' }).catch(() => {
+    if (!server.exited) process.kill(pid, 'SIGKILL');
+  });
+}
+
+/**
+ * A killed server leaves its postmaster.pid behind. PostgreSQL removes it on start when the pid in
+ * it is dead, but refuses to start while that pid is alive; when the pid is that of our server,
+ * which we saw exit, a live process with it is another program that reused the pid, so the file is
+ * stale and removed.
+ */
+function removeReusedPidFile(dataDir: string, deadPid: number | undefined): void {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (deadPid === undefined || !existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (pid === deadPid && isAlive(pid)) unlinkSync(pidFile);
 }

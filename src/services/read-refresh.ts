@@ -5,6 +5,8 @@
  */
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { logRedisErrors } from '../runtime/redis-errors.ts';
 import { enqueueSnapshot, SNAPSHOT_QUEUE } from '../queue/snapshot-jobs.ts';
 import type { SnapshotOutcome } from './snapshot-cluster.ts';
 
@@ -26,6 +28,8 @@ export interface RefresherOptions {
   prefix?: string;
   /** Longest wait for the snapshot. @default 30000 */
   timeoutMs?: number;
+  /** Where Redis connection errors are logged (once per change of state). Swallowed when omitted. */
+  log?: Logger;
 }
 
 export function createRefresher(options: RefresherOptions): Refresher {
@@ -35,9 +39,12 @@ export function createRefresher(options: RefresherOptions): Refresher {
   const start = () =>
     (started ??= (async () => {
       const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-      connection.on('error', () => {});
+      logRedisErrors(connection, options.log, 'refresh-queue');
       const queue = new Queue(queueName, { connection, prefix });
+      // The Queue re-emits its connection's errors (logged above); BullMQ writes unheard ones to stderr.
+      queue.on('error', () => {});
       const events = new QueueEvents(queueName, { connection: { url: options.redisUrl }, prefix });
+      logRedisErrors(events, options.log, 'refresh-events');
       await events.waitUntilReady();
       return { queue, events, connection };
     })());

@@ -13,18 +13,32 @@ import type { DbConnectionFields } from './schema-engine.ts';
 export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'prisma', 'migrations');
 export const SCHEMA_PATH = path.join(PROJECT_ROOT, 'prisma', 'schema.prisma');
 
-/** Create the database named in the URL if it does not exist yet (connects to `postgres`). */
-export async function ensureDatabase(url: string): Promise<void> {
-  const fields = parseDatabaseUrl(url);
-  const admin = new pg.Client({ ...fields, database: 'postgres' });
+/**
+ * SQLSTATEs of a CREATE DATABASE that lost a race to another process creating the same database:
+ * `duplicate_database`, or `unique_violation` on pg_database's name index when both passed the
+ * duplicate check before either committed.
+ */
+const DATABASE_CREATED_ELSEWHERE = new Set(['42P04', '23505']);
+
+/**
+ * Create the database named in the URL if it does not exist yet (connects to `postgres`). Safe when
+ * several processes start together against a missing database: the losers of the race carry on.
+ */
+export async function ensureDatabase(url: string | DbConnectionFields, options: { connectionTimeoutMillis?: number } = {}): Promise<void> {
+  const fields = typeof url === 'string' ? parseDatabaseUrl(url) : url;
+  const admin = new pg.Client({ ...fields, database: 'postgres', ...options });
+  // A server that goes away mid-query fails the query; the client's 'error' event must not end the process.
+  admin.on('error', () => {});
   await admin.connect();
   try {
     const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [fields.database]);
     if (found.rowCount === 0) {
-      await admin.query(`CREATE DATABASE "${fields.database.replaceAll('"', '""')}"`);
+      await admin.query(`CREATE DATABASE "${fields.database.replaceAll('"', '""')}"`).catch((error: unknown) => {
+        if (!DATABASE_CREATED_ELSEWHERE.has((error as { code?: string }).code ?? '')) throw error;
+      });
     }
   } finally {
-    await admin.end();
+    await admin.end().catch(() => {});
   }
 }
 
@@ -32,7 +46,10 @@ export interface MigrateResult {
   applied: string[];
 }
 
-/** Apply every migration not yet applied. Idempotent; safe to call from several processes in turn. */
+/**
+ * Apply every migration not yet applied. Idempotent, and safe from several processes at once: the
+ * schema engine holds a PostgreSQL advisory lock (`pg_advisory_lock(72707369)`) while it applies.
+ */
 export async function migrateDatabase(url: string, migrationsDir = MIGRATIONS_DIR): Promise<MigrateResult> {
   const { engine, close } = await openSchemaEngine(parseDatabaseUrl(url), undefined);
   try {

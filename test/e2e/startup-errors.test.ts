@@ -47,3 +47,20 @@ describe('start-up failures are one clear line', () => {
     expect(stderr).not.toContain('s3cret-pw');
   });
 });
+
+describe('phaselog migrate against a bad DATABASE_URL', () => {
+  it.each([
+    ['a server that does not answer', 'postgresql://postgres@127.0.0.1:1/phaselog', 1, /^phaselog: cannot connect to PostgreSQL at 127\.0\.0\.1:1\/phaselog: connect ECONNREFUSED/],
+    ['a host that does not exist', 'postgresql://postgres@no-such-host.invalid/phaselog', 1, /^phaselog: cannot connect to PostgreSQL at no-such-host\.invalid:5432\/phaselog: getaddrinfo/],
+    ['a role the server does not know', 'postgresql://no_such_role:pw@127.0.0.1:5432/phaselog', 1, /^phaselog: cannot connect to PostgreSQL at 127\.0\.0\.1:5432\/phaselog: role "no_such_role" does not exist/],
+    ['a URL with a broken escape', 'postgresql://%zz@127.0.0.1/phaselog', 1, /^phaselog: DATABASE_URL is not a usable PostgreSQL URL: /],
+    ['a string that is not a URL', 'garbage', 2, /^phaselog: invalid configuration: DATABASE_URL \(database\.url\): must be a postgres/],
+  ])('%s: one line, non-zero exit', async (_what, url, expectedCode, message) => {
+    const proc = runPhaselog(['migrate'], cleanEnv({ DATABASE_URL: url }));
+    expect(await exitCodeWithin(proc, 30_000)).toBe(expectedCode);
+    expect(proc.stderr()).toMatch(message);
+    expect(proc.stderr().trimEnd().split('\n')).toHaveLength(1);
+    expect(proc.stderr()).not.toMatch(/wasm/i);
+    expect(proc.stdout()).toBe('');
+  });
+});

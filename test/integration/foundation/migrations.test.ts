@@ -78,3 +78,18 @@ describe('Prisma migrations (offline, WebAssembly schema engine)', () => {
   });
 });
 
+
+describe('processes starting together against a missing database', () => {
+  it('all create-or-find the database and migrate it once, whoever wins the race', async () => {
+    const db = freshDatabaseUrl('race');
+    cleanups.push(db.drop);
+    const created = await Promise.allSettled([ensureDatabase(db.url), ensureDatabase(db.url), ensureDatabase(db.url)]);
+    expect(created.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+
+    const all = await listPendingMigrations(db.url);
+    const migrated = await Promise.all([migrateDatabase(db.url), migrateDatabase(db.url), migrateDatabase(db.url)]);
+    // The schema engine's advisory lock serialises them: each migration is applied by exactly one.
+    expect(migrated.flatMap((m) => m.applied).sort()).toEqual([...all].sort());
+    expect(await listPendingMigrations(db.url)).toEqual([]);
+  });
+});
