@@ -41,6 +41,12 @@ export interface RecordingCheckOptions {
    * queueing look-ups that would pile up until Redis is back. @default always up
    */
   connected?: () => boolean;
+  /**
+   * Longest wait for Redis' answers. The connection can still read as up in the moments after Redis
+   * died, and BullMQ's connection queues commands until Redis is back: without a bound the check
+   * would hang instead of failing. @default 1000
+   */
+  answerWithinMs?: number;
   log: Logger;
   /** @default Date.now */
   now?: () => number;
@@ -60,6 +66,7 @@ export interface RecordingCheck {
 export function createRecordingCheck(options: RecordingCheckOptions): RecordingCheck {
   const now = options.now ?? Date.now;
   const { clusters, redis, key, log } = options;
+  const answerWithinMs = options.answerWithinMs ?? 1000;
   const last = new Map<string, number>();
   let since = now();
   let reported = '';
@@ -85,7 +92,7 @@ export function createRecordingCheck(options: RecordingCheckOptions): RecordingC
         if (options.connected?.() === false) throw new NotRecordingError('SCHEDULERS_UNREADABLE', 'the job schedulers cannot be read');
         let found;
         try {
-          found = await Promise.all(clusters.map((cluster) => options.queue.getJobScheduler(snapshotSchedulerId(cluster))));
+          found = await within(Promise.all(clusters.map((cluster) => options.queue.getJobScheduler(snapshotSchedulerId(cluster)))), answerWithinMs);
         } catch {
           throw new NotRecordingError('SCHEDULERS_UNREADABLE', 'the job schedulers cannot be read');
         }
@@ -95,7 +102,7 @@ export function createRecordingCheck(options: RecordingCheckOptions): RecordingC
           throw new NotRecordingError('SCHEDULER_MISSING', `${missing.length} of ${clusters.length} clusters have no job scheduler`);
         }
       }
-      const shared = await redis.hmget(key, ...clusters).catch(() => clusters.map(() => null));
+      const shared = await within(redis.hmget(key, ...clusters), answerWithinMs).catch(() => clusters.map(() => null));
       const oldest = now() - options.boundMs;
       const late = clusters.filter((cluster, i) => Math.max(since, last.get(cluster) ?? 0, Number(shared[i] ?? 0)) < oldest);
       if (late.length > 0) {
@@ -105,4 +112,11 @@ export function createRecordingCheck(options: RecordingCheckOptions): RecordingC
       report('', {});
     },
   };
+}
+
+/** `promise`, or a rejection once `ms` have passed without its answer. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
