@@ -62,6 +62,8 @@ export interface StartWorkersOptions {
   channelPrefix?: string;
   /** Snapshots running at once in this process (different clusters). @default 4 */
   concurrency?: number;
+  /** Longest wait for running snapshots and BullMQ when closing; then connections are cut. @default 5000 */
+  closeTimeoutMs?: number;
   /** Upsert the job schedulers. @default true */
   schedule?: boolean;
   /**
@@ -222,15 +224,34 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     async close() {
       reconciler.stop();
       live?.close();
-      await worker.close();
-      await retention?.close();
-      await queue.close();
+      // BullMQ's close waits on Redis; while Redis is down (or just after it came back, see
+      // taskforcesh/bullmq#4656) it can wait forever. A snapshot cut short here is rolled back by
+      // PostgreSQL and its job retried as stalled, so shutdown never needs to wait longer.
+      if (!(await settlesWithin(worker.close(), options.closeTimeoutMs ?? 5000))) {
+        log.warn({ timeoutMs: options.closeTimeoutMs ?? 5000 }, 'snapshot worker did not close in time (Redis unreachable?); closing its connections');
+        void worker.close(true).catch(() => {});
+        connection.disconnect();
+        lockRedis.disconnect();
+      }
+      await settlesWithin(retention?.close() ?? Promise.resolve(), 1000);
+      await settlesWithin(queue.close(), 1000);
       await publisher.close();
       health?.checker.close();
       for (const client of clients.values()) client.close();
       await Promise.all([connection.quit().catch(() => connection.disconnect()), lockRedis.quit().catch(() => lockRedis.disconnect())]);
     },
   };
+}
+
+/** Whether `promise` settled within `ms` (a rejection counts as settled). */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A scheduler job's slot: its id is `repeat:<scheduler>:<slot ms>` (its `prevMillis` can lag a slot). */
