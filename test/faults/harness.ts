@@ -5,7 +5,7 @@
  * - a gate poller, judged against the cluster's real status and what phaselog could observe,
  * - the change log, read back over GraphQL by seq, judged against the transitions the test made.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -97,6 +97,8 @@ export type FaultBed = Awaited<ReturnType<typeof createFaultBed>>;
 export async function createFaultBed(options: FaultBedOptions) {
   const clusterName = `fault-${options.label}`;
   const dir = mkdtempSync(path.join(tmpdir(), `phaselog-fault-${options.label}-`));
+  // As root, phaselog runs its embedded PostgreSQL as the postgres user, who must pass through.
+  chmodSync(dir, 0o711);
   const stateDir = path.join(dir, 'state');
   const emulator: Emulator = await startEmulator({ clusterName, bookmarkIntervalMs: 1000 });
   const kubeconfig = path.join(dir, 'kubeconfig');
@@ -266,10 +268,10 @@ export async function createFaultBed(options: FaultBedOptions) {
   function openSpan(list: Span[], what: string): void {
     list.push({ what, from: Date.now() });
   }
-  function closeSpan(list: Span[], what: string): void {
+  function closeSpan(list: Span[], what: string, at = Date.now()): void {
     const span = list.find((s) => s.what === what && s.to === undefined);
     if (!span) throw new Error(`no open span "${what}"`);
-    span.to = Date.now();
+    span.to = at;
   }
 
   /** The start of the span of `list` covering `t` (joined with the spans it touches), if any. */
@@ -456,9 +458,9 @@ export async function createFaultBed(options: FaultBedOptions) {
     startPolling,
     stopPolling,
     facts: {
-      blind: { open: (what: string) => openSpan(blind, what), close: (what: string) => closeSpan(blind, what) },
-      serverDown: { open: (what: string) => openSpan(serverDown, what), close: (what: string) => closeSpan(serverDown, what) },
-      notRecording: { open: (what: string) => openSpan(notRecording, what), close: (what: string) => closeSpan(notRecording, what) },
+      blind: { open: (what: string) => openSpan(blind, what), close: (what: string, at?: number) => closeSpan(blind, what, at) },
+      serverDown: { open: (what: string) => openSpan(serverDown, what), close: (what: string, at?: number) => closeSpan(serverDown, what, at) },
+      notRecording: { open: (what: string) => openSpan(notRecording, what), close: (what: string, at?: number) => closeSpan(notRecording, what, at) },
     },
     clusterOutage,
     untilSchedulerBack,

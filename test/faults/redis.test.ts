@@ -52,9 +52,11 @@ describe('fault: Redis loses its data', () => {
     b.facts.blind.open('Redis is dead');
     b.drive('InProgress');
     await waitFor(() => Date.now() - killedAt > NOTICE_MS + 3000, { timeoutMs: NOTICE_MS + 10_000, intervalMs: 200, what: 'Redis to stay dead' });
+    // Dead until the restart begins (it may accept connections before restart() resolves).
+    const restartAt = Date.now();
     await r.restart();
-    b.facts.serverDown.close('Redis is dead');
-    b.facts.blind.close('Redis is dead');
+    b.facts.serverDown.close('Redis is dead', restartAt);
+    b.facts.blind.close('Redis is dead', restartAt);
     const backAt = Date.now();
     b.untilSchedulerBack('Redis restarted empty: no job scheduler', r.url);
 
