@@ -128,7 +128,6 @@ export async function createFaultBed(options: FaultBedOptions) {
 
   async function start(role: PhaselogRun['role'], extraEnv: Record<string, string> = {}): Promise<PhaselogRun> {
     const env = cleanEnv({
-      PHASELOG_ROLE: role,
       PHASELOG_STATE_DIR: stateDir,
       PHASELOG_PORT: '0',
       PHASELOG_DEMO: 'false',
@@ -140,7 +139,8 @@ export async function createFaultBed(options: FaultBedOptions) {
       ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
       ...extraEnv,
     });
-    const proc = runPhaselog(['start'], env);
+    // `phaselog start` runs every role; `phaselog api` and `phaselog worker` run one.
+    const proc = runPhaselog([role === 'all' ? 'start' : role], env);
     const run: PhaselogRun = { role, proc };
     runs.push(run);
     if (role === 'worker') {
@@ -373,11 +373,17 @@ export async function createFaultBed(options: FaultBedOptions) {
     return log.filter((c) => c.scope === 'cluster' && BigInt(c.seq) > (baselineSeq ?? -1n)).map((c) => `${c.fromStatus}->${c.toStatus}`);
   }
 
+  /** The first and last of a run of violations and how many there were, not hundreds of lines. */
+  function summarise(violations: string[]): string[] {
+    if (violations.length <= 2) return violations;
+    return [`${violations.length} times, first: ${violations[0]}`, `last: ${violations.at(-1)}`];
+  }
+
   /** Everything the observers found wrong, with the processes' logs when something is. */
   async function verdict(extra: string[] = []): Promise<string[]> {
     await stopPolling();
     const log = await readLog();
-    const problems = [...extra, ...judgeLog(log), ...gateViolations(), ...readyViolations()];
+    const problems = [...extra, ...judgeLog(log), ...summarise(gateViolations()), ...summarise(readyViolations())];
     // The observers must have watched each fault, or their silence proves nothing.
     for (const span of [...blind, ...serverDown, ...notRecording]) {
       const to = span.to ?? Date.now();
