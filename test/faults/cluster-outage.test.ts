@@ -4,7 +4,6 @@
  * once, refuse gates while it cannot see the cluster, and stay ready (it is recording the outage).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../../src/runtime/wait.ts';
 import { createTestDatabase, testRedisUrl, type TestDatabase } from '../helpers/services.ts';
 import { createFaultBed, NOTICE_MS, RECOVERY_MS, type FaultBed } from './harness.ts';
 
@@ -26,15 +25,8 @@ describe('fault: cluster outage', () => {
     await bed.markBaseline();
     bed.startPolling();
 
-    const removeFault = bed.emulator.injectFault({ effect: 'reset' });
-    bed.emulator.closeWatches();
-    bed.facts.blind.open('cluster outage');
-    const outageStart = Date.now();
-    bed.drive('InProgress');
     // Long enough that phaselog must have noticed it cannot see the cluster.
-    await waitFor(() => Date.now() - outageStart > NOTICE_MS + 3000, { timeoutMs: NOTICE_MS + 10_000, intervalMs: 200, what: 'the outage to last' });
-    removeFault();
-    bed.facts.blind.close('cluster outage');
+    await bed.clusterOutage(NOTICE_MS + 3000, () => bed.drive('InProgress'));
     const outageEnd = Date.now();
 
     await bed.waitRecorded('the change made during the outage to be recorded after it', RECOVERY_MS);

@@ -5,7 +5,7 @@
  * - a gate poller, judged against the cluster's real status and what phaselog could observe,
  * - the change log, read back over GraphQL by seq, judged against the transitions the test made.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -121,6 +121,8 @@ export async function createFaultBed(options: FaultBedOptions) {
   const readySamples: Sample<ReadyAnswer>[] = [];
   const gateSamples: Sample<GateAnswer>[] = [];
   let baselineSeq: bigint | undefined;
+  /** Cluster outages the test made after the baseline. */
+  let outageCount = 0;
   let polling = false;
   const pollers: Promise<void>[] = [];
 
@@ -365,6 +367,14 @@ export async function createFaultBed(options: FaultBedOptions) {
       .map((c) => `${c.fromStatus}->${c.toStatus}`);
     if (JSON.stringify(phase) !== JSON.stringify(expected)) problems.push(`phase changes recorded ${JSON.stringify(phase)}, made ${JSON.stringify(expected)}`);
     if (JSON.stringify(resource) !== JSON.stringify(expected)) problems.push(`Deployment changes recorded ${JSON.stringify(resource)}, made ${JSON.stringify(expected)}`);
+    // Each outage the test made is one Unreachable and one Reachable; other faults are none.
+    const outages = Array.from({ length: outageCount }, () => ['Reachable->Unreachable', 'Unreachable->Reachable']).flat();
+    const cluster = clusterRows(log);
+    if (JSON.stringify(cluster) !== JSON.stringify(outages)) problems.push(`cluster changes recorded ${JSON.stringify(cluster)}, expected ${JSON.stringify(outages)}`);
+    const others = log.filter(
+      (c) => BigInt(c.seq) > (baselineSeq ?? -1n) && c.scope !== 'cluster' && !(c.scope === 'phase' && c.phase?.name === PHASE) && !(c.scope === 'resource' && c.resourceKey === DEPLOYMENT_KEY),
+    );
+    if (others.length) problems.push(`changes nobody made: ${JSON.stringify(others)}`);
     return problems;
   }
 
@@ -384,9 +394,11 @@ export async function createFaultBed(options: FaultBedOptions) {
     await stopPolling();
     const log = await readLog();
     const problems = [...extra, ...judgeLog(log), ...summarise(gateViolations()), ...summarise(readyViolations())];
-    // The observers must have watched each fault, or their silence proves nothing.
+    // The observers must have watched each fault, or their silence proves nothing (a span shorter
+    // than a few polls may fall between two).
     for (const span of [...blind, ...serverDown, ...notRecording]) {
       const to = span.to ?? Date.now();
+      if (to - span.from < 2000) continue;
       if (!readySamples.some((s) => s.sentAt >= span.from && s.sentAt <= to)) problems.push(`/readyz was not polled during "${span.what}"`);
       if (!gateSamples.some((s) => s.sentAt >= span.from && s.sentAt <= to)) problems.push(`no gate was asked during "${span.what}"`);
     }
@@ -402,7 +414,8 @@ export async function createFaultBed(options: FaultBedOptions) {
    * once it is cut off; phaselog is blind meanwhile.
    */
   async function clusterOutage(durationMs: number, during?: () => void): Promise<void> {
-    const what = `cluster outage ${blind.length + 1}`;
+    outageCount += 1;
+    const what = `cluster outage ${outageCount}`;
     const remove = emulator.injectFault({ effect: 'reset' });
     emulator.closeWatches();
     openSpan(blind, what);
@@ -478,6 +491,5 @@ export async function createFaultBed(options: FaultBedOptions) {
     close,
     /** The processes' output, for a failing assertion's message. */
     output: () => runs.map((r, i) => `--- ${r.role} #${i} stdout (tail)\n${r.proc.stdout().slice(-4000)}\n--- stderr\n${r.proc.stderr().slice(-2000)}`).join('\n'),
-    writeFile: (name: string, text: string) => writeFileSync(path.join(dir, name), text),
   };
 }
