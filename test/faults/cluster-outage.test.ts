@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testRedisUrl, type TestDatabase } from '../helpers/services.ts';
-import { createFaultBed, NOTICE_MS, RECOVERY_MS, type FaultBed } from './harness.ts';
+import { createFaultBed, FAULT_MS, RECOVERY_MS, type FaultBed } from './harness.ts';
 
 describe('fault: cluster outage', () => {
   let database: TestDatabase;
@@ -26,7 +26,7 @@ describe('fault: cluster outage', () => {
     bed.startPolling();
 
     // Long enough that phaselog must have noticed it cannot see the cluster.
-    await bed.clusterOutage(NOTICE_MS + 3000, () => bed.drive('InProgress'));
+    await bed.clusterOutage(FAULT_MS, () => bed.drive('InProgress'));
     const outageEnd = Date.now();
 
     await bed.waitRecorded('the change made during the outage to be recorded after it', RECOVERY_MS);

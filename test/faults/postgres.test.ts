@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findRunningEmbeddedPostgres } from '../../src/runtime/embedded-postgres.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
-import { createFaultBed, NOTICE_MS, RECOVERY_MS, type FaultBed } from './harness.ts';
+import { createFaultBed, FAULT_MS, RECOVERY_MS, type FaultBed } from './harness.ts';
 import { killProcessGroup, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from './servers.ts';
 
 /** Whether the embedded server of `stateDir` runs and answers a query. */
@@ -54,7 +54,7 @@ describe('fault: PostgreSQL killed', () => {
     b.facts.serverDown.open('PostgreSQL is dead');
     b.facts.blind.open('PostgreSQL is dead');
     b.drive('InProgress');
-    await waitFor(() => Date.now() - killedAt > NOTICE_MS, { timeoutMs: NOTICE_MS + 10_000, intervalMs: 200, what: 'PostgreSQL to stay dead' });
+    await waitFor(() => Date.now() - killedAt > FAULT_MS, { timeoutMs: FAULT_MS + 10_000, intervalMs: 200, what: 'PostgreSQL to stay dead' });
     // Dead until the restart begins (it may accept connections before restart() resolves).
     const restartAt = Date.now();
     await postgres.restart();

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../src/runtime/wait.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/services.ts';
-import { createFaultBed, INTERVAL_MS, NOTICE_MS, RECOVERY_MS, type FaultBed } from './harness.ts';
+import { createFaultBed, INTERVAL_MS, FAULT_MS, RECOVERY_MS, type FaultBed } from './harness.ts';
 import { startPrivateRedis, type PrivateRedis } from './servers.ts';
 
 /** A short outage after the fault: only scheduled snapshots can notice it. */
@@ -51,7 +51,7 @@ describe('fault: Redis loses its data', () => {
     b.facts.serverDown.open('Redis is dead');
     b.facts.blind.open('Redis is dead');
     b.drive('InProgress');
-    await waitFor(() => Date.now() - killedAt > NOTICE_MS + 3000, { timeoutMs: NOTICE_MS + 10_000, intervalMs: 200, what: 'Redis to stay dead' });
+    await waitFor(() => Date.now() - killedAt > FAULT_MS, { timeoutMs: FAULT_MS + 10_000, intervalMs: 200, what: 'Redis to stay dead' });
     // Dead until the restart begins (it may accept connections before restart() resolves).
     const restartAt = Date.now();
     await r.restart();

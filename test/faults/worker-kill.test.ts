@@ -1,14 +1,14 @@
 /**
  * Fault: the worker process (role worker, beside an API process) is killed with SIGKILL in the
- * middle of writing a snapshot, and a new worker is started. The half-written snapshot must leave
- * nothing behind, the change it was writing must be recorded exactly once by the new worker, soon,
- * and no gate may pass while nothing records.
+ * middle of writing a snapshot; a while later a new worker is started. The half-written snapshot
+ * must leave nothing behind, the change it was writing must be recorded exactly once by the new
+ * worker, soon, and no gate may pass on what nobody observed meanwhile.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../src/runtime/wait.ts';
 import { createTestDatabase, testRedisUrl, type TestDatabase } from '../helpers/services.ts';
-import { createFaultBed, NAMESPACE, PHASE, RECOVERY_MS, type FaultBed } from './harness.ts';
+import { createFaultBed, FAULT_MS, NAMESPACE, PHASE, RECOVERY_MS, type FaultBed } from './harness.ts';
 
 describe('fault: worker killed mid-snapshot', () => {
   let database: TestDatabase;
@@ -73,6 +73,9 @@ describe('fault: worker killed mid-snapshot', () => {
     const logged = (await bed.readLog()).filter((c) => c.scope === 'phase' && c.phase?.name === PHASE).at(-1)?.toStatus;
     expect(phase.status, 'the recorded status and the last logged change agree after the kill').toBe(logged);
 
+    // No worker for a while, as when every worker is down while the API runs: gates must turn stale.
+    const killedAt = Date.now();
+    await waitFor(() => Date.now() - killedAt > FAULT_MS, { timeoutMs: FAULT_MS + 10_000, intervalMs: 200, what: 'the time without a worker' });
     const second = await bed.start('worker');
     expect(second.proc.child.exitCode).toBeNull();
     await bed.waitRecorded('the new worker to record the change the killed one was writing', RECOVERY_MS);
