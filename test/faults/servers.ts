@@ -4,14 +4,25 @@
  * shared servers on 5432/6379 are never touched.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { findFreePort } from '../../src/runtime/free-port.ts';
 import { isAlive } from '../../src/runtime/embedded-postgres.ts';
 import { pingRedis } from '../../src/runtime/redis.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
+
+/** Whether any process of process group `pgid` is left (signal 0 checks without sending). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Resolves once `child` has exited (at once when it already has). */
 export function exitOf(child: ChildProcess): Promise<void> {
@@ -58,8 +69,12 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     kill,
     restart: launch,
     async flushAll() {
-      const out = spawnSync('redis-cli', ['-p', String(port), 'FLUSHALL'], { encoding: 'utf8' });
-      if (out.stdout.trim() !== 'OK') throw new Error(`FLUSHALL failed: ${out.stdout}${out.stderr}`);
+      const client = new Redis(url, { maxRetriesPerRequest: 1 });
+      try {
+        await client.flushall();
+      } finally {
+        client.disconnect();
+      }
     },
     stop: kill,
   };
@@ -97,7 +112,7 @@ export async function startPrivatePostgres(database = 'phaselog'): Promise<Priva
   const dataDir = path.join(dir, 'data');
   mkdirSync(dataDir, { mode: 0o700 });
   if (identity) {
-    spawnSync('chmod', ['711', dir]);
+    chmodSync(dir, 0o711);
     chownSync(dataDir, identity.uid, identity.gid);
   }
   const init = spawnSync(bins.initdb, ['-D', dataDir, '-U', 'postgres', '--auth', 'trust', '-E', 'UTF8', '--locale', 'C'], { encoding: 'utf8', ...identity });
@@ -133,7 +148,7 @@ export async function startPrivatePostgres(database = 'phaselog'): Promise<Priva
     // a machine losing the server would.
     process.kill(-pid, 'SIGKILL');
     await exitOf(child);
-    await waitFor(() => spawnSync('pgrep', ['-g', String(pid)]).status !== 0, { timeoutMs: 10_000, what: 'every backend of the private PostgreSQL to be gone' });
+    await waitFor(() => !groupAlive(pid), { timeoutMs: 10_000, what: 'every backend of the private PostgreSQL to be gone' });
     child = undefined;
   };
   await launch();
@@ -158,5 +173,5 @@ export async function startPrivatePostgres(database = 'phaselog'): Promise<Priva
 /** kill -9 of a process group (a server started detached by phaselog), resolving once it is gone. */
 export async function killProcessGroup(pid: number): Promise<void> {
   process.kill(-pid, 'SIGKILL');
-  await waitFor(() => spawnSync('pgrep', ['-g', String(pid)]).status !== 0, { timeoutMs: 10_000, what: `process group ${pid} to be gone` });
+  await waitFor(() => !groupAlive(pid), { timeoutMs: 10_000, what: `process group ${pid} to be gone` });
 }
