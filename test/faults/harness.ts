@@ -109,6 +109,8 @@ export async function createFaultBed(options: FaultBedOptions) {
   emulator.apply([readyDeployment(NAMESPACE, PHASE), cliUtilsInventory(NAMESPACE, PHASE, [ref])]);
   const redisPrefix = uniquePrefix(`fault-${options.label}`);
 
+  /** Time 0 of the violation messages. */
+  const start0 = Date.now();
   const runs: PhaselogRun[] = [];
   /** Spans during which phaselog could not observe the cluster (a fact the test made). */
   const blind: Span[] = [];
@@ -434,7 +436,7 @@ export async function createFaultBed(options: FaultBedOptions) {
 
   /**
    * Opens a "not recording" span now and closes it once the worker's job scheduler for the cluster
-   * is back in `redisUrl` (BullMQ's own API), in the background. Resolves with the wait's end.
+   * is back in `redisUrl` (read with BullMQ's own API), in the background until polling stops.
    */
   function untilSchedulerBack(what: string, redisUrl: string): void {
     openSpan(notRecording, what);
@@ -466,7 +468,6 @@ export async function createFaultBed(options: FaultBedOptions) {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const start0 = Date.now();
   return {
     clusterName,
     stateDir,
