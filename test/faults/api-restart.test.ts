@@ -45,7 +45,9 @@ describe('fault: API restart', () => {
 
     const received: LoggedChange[] = [];
     const ofPhase = () => received.filter((c) => c.phase?.name === PHASE);
-    clients.push(subscribe(first.graphqlUrl as string, bed.clusterName, null, received));
+    // From the baseline's seq: catch-up from the log covers a change published before the
+    // subscription is live.
+    clients.push(subscribe(first.graphqlUrl as string, bed.clusterName, String(bed.baselineSeq()), received));
     bed.drive('InProgress');
     await waitFor(() => ofPhase().some((c) => c.toStatus === 'InProgress'), { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the live event of the first change' });
 

@@ -481,6 +481,8 @@ export async function createFaultBed(options: FaultBedOptions) {
     drive,
     waitRecorded,
     markBaseline,
+    /** The log's last seq when the baseline was marked. */
+    baselineSeq: () => baselineSeq,
     startPolling,
     stopPolling,
     facts: {
