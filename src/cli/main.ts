@@ -140,7 +140,8 @@ async function main(argv: string[]): Promise<void> {
     case 'api':
     case 'worker': {
       const { serve } = await import('./serve.ts');
-      return serve(command === 'start' ? 'all' : command, overrides);
+      // `start` runs the configured role (`role`, PHASELOG_ROLE; all by default); `api` and `worker` set it.
+      return serve(command === 'start' ? undefined : command, overrides);
     }
     case 'migrate': {
       const { runMigrate } = await import('./migrate.ts');
