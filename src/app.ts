@@ -13,7 +13,7 @@ import { groupDeclaredPhases } from './declared-phases.ts';
 import { createSchema } from './graphql/schema.ts';
 import { createApiWiring, isLoopbackHost } from './graphql/api-wiring.ts';
 import { createGraphqlServer } from './graphql/server.ts';
-import { createHttpServer, ReadinessError } from './http/server.ts';
+import { createHttpServer, ReadinessError, type ReadinessCheck } from './http/server.ts';
 import { createRequestGuard } from './http/origin.ts';
 import { startEmbeddedPostgres } from './runtime/embedded-postgres.ts';
 import { StartupError } from './runtime/errors.ts';
@@ -134,6 +134,35 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
       }
     }
 
+    const readiness: Record<string, ReadinessCheck> = {
+      database: async () => void (await db.$queryRaw`SELECT 1`),
+      redis: async () => {
+        const ping = await pingRedis(redis.url, 1500);
+        if (!ping.ok) throw new Error(ping.reason);
+      },
+      migrations: async () => {
+        const rows = await db.$queryRaw<{ migration_name: string }[]>`
+          SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+        const applied = new Set(rows.map((r) => r.migration_name));
+        const missing = expectedMigrations.filter((name) => !applied.has(name));
+        if (missing.length) throw new ReadinessError('MIGRATIONS_PENDING', `not applied: ${missing.join(', ')}`);
+      },
+      // A process that records must say when it does not (schedulers lost, snapshots stopped).
+      ...(recording !== undefined ? { recording } : {}),
+    };
+
+    if (config.role === 'worker' && config.server.probePort !== undefined) {
+      // A worker-only process serves no API; its probes get a port of their own.
+      const probes = createHttpServer({ host: config.server.host, port: config.server.probePort, log: log.child({ part: 'probes' }), readiness });
+      try {
+        await probes.listen();
+      } catch (error) {
+        throw new StartupError(`cannot listen on ${config.server.host}:${config.server.probePort} (server.probePort): ${(error as Error).message}`);
+      }
+      closers.push({ name: 'probes', close: () => probes.close(1000) });
+      log.info({ url: probes.url }, 'worker probes listening (/healthz, /readyz)');
+    }
+
     if (config.role === 'all' || config.role === 'api') {
       const guard = createRequestGuard({ loopbackBind: isLoopbackHost(config.server.host), allowedHosts: config.api.allowedHosts ?? [], allowedOrigins: config.api.allowedOrigins ?? [] });
       const webSocketConfig = config.api.webSocket ?? {};
@@ -143,22 +172,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         port: config.server.port,
         log: log.child({ part: 'http' }),
         guard,
-        readiness: {
-          database: async () => void (await db.$queryRaw`SELECT 1`),
-          redis: async () => {
-            const ping = await pingRedis(redis.url, 1500);
-            if (!ping.ok) throw new Error(ping.reason);
-          },
-          migrations: async () => {
-            const rows = await db.$queryRaw<{ migration_name: string }[]>`
-              SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
-            const applied = new Set(rows.map((r) => r.migration_name));
-            const missing = expectedMigrations.filter((name) => !applied.has(name));
-            if (missing.length) throw new ReadinessError('MIGRATIONS_PENDING', `not applied: ${missing.join(', ')}`);
-          },
-          // A process that records must say when it does not (schedulers lost, snapshots stopped).
-          ...(recording !== undefined ? { recording } : {}),
-        },
+        readiness,
       });
       const clusters = createClusterStore(db);
       const api = await createApiWiring({

@@ -30,6 +30,7 @@ export const ENV_KEYS = {
   PHASELOG_ROLE: 'role',
   PHASELOG_HOST: 'server.host',
   PHASELOG_PORT: 'server.port',
+  PHASELOG_PROBE_PORT: 'server.probePort',
   PHASELOG_STATE_DIR: 'stateDir',
   PHASELOG_LOG_LEVEL: 'log.level',
   PHASELOG_SNAPSHOT_INTERVAL: 'snapshot.interval',
@@ -82,6 +83,11 @@ export const configSchema = z.strictObject({
     .strictObject({
       host: z.string().min(1).default('127.0.0.1'),
       port: portSchema.default(4000),
+      /**
+       * Port of `/healthz` and `/readyz` in a worker-only process (role `worker`), which serves no
+       * API; unset, such a process serves no HTTP at all. Other roles answer probes on `port`.
+       */
+      probePort: portSchema.optional(),
     })
     .default({ host: '127.0.0.1', port: 4000 }),
   database: z.strictObject({ url: postgresUrl.optional() }).default({}),
