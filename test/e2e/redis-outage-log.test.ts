@@ -4,7 +4,6 @@
  * "[ioredis] Unhandled error event" or BullMQ's console.error reaches stdout or stderr.
  * The test kills its own private redis-server, never the shared one.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,12 +12,11 @@ import { createTestDatabase, uniquePrefix } from '../helpers/services.ts';
 import type { TestDatabase } from '../helpers/services.ts';
 import { cleanEnv, exitCodeWithin, runPhaselog } from '../helpers/process.ts';
 import type { PhaselogProcess } from '../helpers/process.ts';
-import { findFreePort } from '../../src/runtime/free-port.ts';
-import { pingRedis } from '../../src/runtime/redis.ts';
+import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-redis-outage-'));
-const servers: ChildProcess[] = [];
+let redis: PrivateRedis | undefined;
 const running: PhaselogProcess[] = [];
 let db: TestDatabase;
 beforeAll(async () => {
@@ -26,18 +24,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const proc of running) proc.child.kill('SIGKILL');
-  for (const server of servers) server.kill('SIGKILL');
+  await redis?.close();
   await db.drop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A private redis-server without persistence: killing it loses everything, like a crashed cache. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-  servers.push(server);
-  await waitFor(async () => (await pingRedis(`redis://127.0.0.1:${port}`, 300)).ok, { timeoutMs: 10_000, intervalMs: 50, what: 'the private redis-server to answer' });
-  return server;
-}
 
 function outputLines(text: string): string[] {
   return text.split('\n').filter((line) => line.length > 0);
@@ -54,18 +44,19 @@ function isJson(line: string): boolean {
 
 describe('a Redis outage under a running phaselog', () => {
   it('is logged as JSON lines only, once per client, and phaselog recovers when Redis returns', async () => {
-    const port = await findFreePort();
-    const redis = await startRedis(port);
+    // Without persistence: killing it loses everything, like a crashed cache.
+    const server = await startPrivateRedis();
+    redis = server;
     const proc = runPhaselog(
       ['start'],
-      cleanEnv({ PHASELOG_STATE_DIR: dir, PHASELOG_PORT: '0', DATABASE_URL: db.url, REDIS_URL: `redis://127.0.0.1:${port}`, PHASELOG_REDIS_PREFIX: uniquePrefix('redis-outage') }),
+      cleanEnv({ PHASELOG_STATE_DIR: dir, PHASELOG_PORT: '0', DATABASE_URL: db.url, REDIS_URL: server.url, PHASELOG_REDIS_PREFIX: uniquePrefix('redis-outage') }),
     );
     running.push(proc);
     const base = String((await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000)).url).replace(/\/graphql$/, '');
     await proc.waitForLog((l) => l.msg === 'snapshot workers started', 30_000).catch(() => undefined);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
 
-    redis.kill('SIGKILL');
+    await server.kill();
     const errorsOf = () => new Set(outputLines(proc.stdout()).filter(isJson).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'Redis connection error').map((l) => String(l.client)));
     // The change feed subscribes on its first GraphQL subscriber, and the refresh queue on the first refresh: none here.
     const expected = ['snapshot-queue', 'snapshot-worker', 'cluster-locks', 'change-publisher', 'token-revocation-subscriber', 'token-revocation-publisher'];
@@ -83,7 +74,7 @@ describe('a Redis outage under a running phaselog', () => {
     expect(readyz.status).toBe(503);
     expect(await readyz.json()).toMatchObject({ status: 'not ready', checks: { redis: { ok: false, code: 'UNAVAILABLE' } } });
 
-    await startRedis(port);
+    await server.start();
     await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, { timeoutMs: 30_000, intervalMs: 200, what: '/readyz to answer 200 again' });
     const restored = () => outputLines(proc.stdout()).filter(isJson).map((l) => JSON.parse(l) as Record<string, unknown>).some((l) => l.msg === 'Redis connection restored' && l.client === 'snapshot-queue');
     await waitFor(restored, { timeoutMs: 30_000, intervalMs: 100, what: 'the snapshot queue to report its connection restored' });

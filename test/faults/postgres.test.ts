@@ -38,7 +38,7 @@ describe('fault: PostgreSQL killed', () => {
   afterEach(async () => {
     await bed?.close();
     await postgres?.stop();
-    await redis?.stop();
+    await redis?.close();
   });
 
   it('a configured server (DATABASE_URL) killed and restarted: not ready while dead, the change made meanwhile recorded once', async () => {

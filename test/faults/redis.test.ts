@@ -21,7 +21,7 @@ describe('fault: Redis loses its data', () => {
 
   afterEach(async () => {
     await bed?.close();
-    await redis?.stop();
+    await redis?.close();
     await database?.drop();
   });
 
@@ -37,10 +37,21 @@ describe('fault: Redis loses its data', () => {
 
   /** After the fault: a later cluster outage and a change during it are recorded, once each. */
   async function expectRecordingOnSchedule(b: FaultBed): Promise<void> {
+    // Redis' death made phaselog blind for longer than the cluster's bound. Until a snapshot has
+    // observed the cluster again, an outage starting now would be recorded as the end of that blind
+    // span (Unobserved -> Unreachable), which is true but not the outage pair this checks for.
+    await waitFor(async () => (await b.graphql<{ clusters: { name: string; state: string }[] }>('{ clusters { name state } }')).clusters.some((c) => c.name === b.clusterName && c.state === 'OBSERVED'), {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 200,
+      what: 'the cluster to be observed again',
+    });
     await b.clusterOutage(LATER_OUTAGE_MS, () => b.drive('Current'));
     await b.waitRecorded('the change made during the later cluster outage to be recorded', RECOVERY_MS);
-    await waitFor(async () => b.clusterRows(await b.readLog()).length >= 2, { timeoutMs: RECOVERY_MS, intervalMs: 250, what: 'the later cluster outage to be recorded' }).catch(() => {});
-    expect(b.clusterRows(await b.readLog()), `a cluster outage after the fault is recorded once\n${b.output()}`).toEqual(['Reachable->Unreachable', 'Unreachable->Reachable']);
+    // The end of the blind span Redis' death caused may be recorded too (from Unobserved); the
+    // verdict allows one such row per blind span.
+    const outageRows = async () => b.clusterRows(await b.readLog()).filter((row) => !row.startsWith('Unobserved->'));
+    await waitFor(async () => (await outageRows()).length >= 2, { timeoutMs: RECOVERY_MS, intervalMs: 250, what: 'the later cluster outage to be recorded' }).catch(() => {});
+    expect(await outageRows(), `a cluster outage after the fault is recorded once\n${b.output()}`).toEqual(['Reachable->Unreachable', 'Unreachable->Reachable']);
   }
 
   it('kill -9 and a restart empty: not ready while dead, the change made meanwhile recorded once, schedules resume', async () => {
@@ -54,7 +65,7 @@ describe('fault: Redis loses its data', () => {
     await waitFor(() => Date.now() - killedAt > FAULT_MS, { timeoutMs: FAULT_MS + 10_000, intervalMs: 200, what: 'Redis to stay dead' });
     // Dead until the restart begins (it may accept connections before restart() resolves).
     const restartAt = Date.now();
-    await r.restart();
+    await r.start();
     b.facts.serverDown.close('Redis is dead', restartAt);
     b.facts.blind.close('Redis is dead', restartAt);
     const backAt = Date.now();

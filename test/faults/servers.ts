@@ -7,11 +7,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { findFreePort } from '../../src/runtime/free-port.ts';
 import { isAlive } from '../../src/runtime/embedded-postgres.ts';
-import { pingRedis } from '../../src/runtime/redis.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
 
 /** Whether any process of process group `pgid` is left (signal 0 checks without sending). */
@@ -30,55 +28,7 @@ export function exitOf(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** A redis-server of the test's own, without persistence: a restart starts empty. */
-export interface PrivateRedis {
-  url: string;
-  /** kill -9, resolving once the process is gone. */
-  kill(): Promise<void>;
-  /** Starts it again, empty, on the same port. */
-  restart(): Promise<void>;
-  /** FLUSHALL on the running server. */
-  flushAll(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await findFreePort();
-  const url = `redis://127.0.0.1:${port}`;
-  let child: ChildProcess | undefined;
-  const launch = async () => {
-    const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    child = started;
-    await waitFor(
-      async () => {
-        if (started.exitCode !== null) throw new Error(`private redis-server on ${port} exited at start (${started.exitCode})`);
-        return (await pingRedis(url, 300)).ok;
-      },
-      { timeoutMs: 10_000, intervalMs: 50, what: `the private redis-server on ${port}` },
-    );
-  };
-  const kill = async () => {
-    if (!child) return;
-    child.kill('SIGKILL');
-    await exitOf(child);
-    child = undefined;
-  };
-  await launch();
-  return {
-    url,
-    kill,
-    restart: launch,
-    async flushAll() {
-      const client = new Redis(url, { maxRetriesPerRequest: 1 });
-      try {
-        await client.flushall();
-      } finally {
-        client.disconnect();
-      }
-    },
-    stop: kill,
-  };
-}
+export { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.ts';
 
 /** A PostgreSQL server of the test's own (embedded-postgres' binaries), trust auth, one database. */
 export interface PrivatePostgres {
