@@ -96,7 +96,12 @@ export async function seed(url: string, phases: number, resources: number, inter
   try {
     await client.query(`SET synchronous_commit = off`);
     await client.query(`INSERT INTO "ApiToken" ("name", "tokenHash", "scopes", "clusters", "namespaces") VALUES ('bench', $1, '{read}', '{}', '{}')`, [hashToken(secret)]);
-    await client.query(`INSERT INTO "Cluster" ("name", "reachable", "lastGoodReadAt") VALUES ('bench-a', true, $1), ('bench-b', true, $1)`, [now]);
+    // Observed clusters (a tick just now, snapshotted hourly), as a running worker leaves them: a
+    // cluster nobody observes is stale, and its gate would answer STALE without reading its history.
+    await client.query(
+      `INSERT INTO "Cluster" ("name", "reachable", "lastGoodReadAt", "tickLastSeenAt", "snapshotIntervalMs") VALUES ('bench-a', true, $1, $1, 3600000), ('bench-b', true, $1, $1, 3600000)`,
+      [now],
+    );
     await client.query(
       `INSERT INTO "Phase" ("clusterId", "sourceKind", "namespace", "name", "firstSeenAt", "lastSeenAt")
        SELECT (SELECT min("id") FROM "Cluster") + (g % 2), 'cli-utils', 'team-' || (g / 50), 'phase-' || lpad(g::text, 5, '0'), $1, $1 FROM generate_series(0, $2 - 1) g`,
@@ -305,6 +310,11 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
     const authorization = `Bearer ${seeded.secret}`;
     const gql = (agent: Agent, query: string, variables?: Record<string, unknown>) => post(agent, url, Buffer.from(JSON.stringify({ query, variables })), authorization);
     const mid = (i: number) => new Date(seeded.start.getTime() + ((i * 7919) % intervals) * 600_000 + 1).toISOString();
+    // The gate figure is the one a fresh phase's gate costs (it reads the phase's run), not a STALE
+    // answer given without reading history, as a seed that leaves its clusters unobserved would get.
+    const probe = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ query: GATE, variables: phaseVars(0, phases) }) });
+    const reason = ((await probe.json()) as { data?: { gate?: { reason?: string } } }).data?.gate?.reason;
+    if (reason === undefined || reason === 'STALE') throw new Error(`the seeded gate answers ${reason ?? 'nothing'}; the seed must leave its clusters observed`);
     const queries: { name: string; step: (agent: Agent, i: number) => Promise<boolean>; weight?: number }[] = [
       // What phaselog adds before any resolver runs (token, limits, context), next to the bare server.
       { name: 'phaselog { __typename }', step: (agent) => gql(agent, '{ __typename }') },
