@@ -12,6 +12,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { snapshotSchedulerId } from '../src/queue/snapshot-jobs.ts';
+import { TIMED_OUT, withDeadline } from '../src/runtime/wait.ts';
 
 /** Why the worker is not recording; the message names counts, never hosts, ports or Redis text. */
 export class NotRecordingError extends Error {
@@ -114,9 +115,9 @@ export function createRecordingCheck(options: RecordingCheckOptions): RecordingC
   };
 }
 
-/** `promise`, or a rejection once `ms` have passed without its answer. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+/** `promise`'s value, or a rejection once `ms` have passed without it. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  const answer = await withDeadline(promise, ms);
+  if (answer === TIMED_OUT) throw new Error(`no answer within ${ms} ms`);
+  return answer;
 }

@@ -41,6 +41,7 @@ import { startLiveSnapshots, type LiveSnapshotOptions } from './live-snapshots.t
 import { createRecordingCheck } from './recording-check.ts';
 import { startSchedulerReconciler, type KeptScheduler } from './scheduler-reconciler.ts';
 import type { Db } from '../src/store/prisma.ts';
+import { TIMED_OUT, withDeadline } from '../src/runtime/wait.ts';
 
 /** Options of {@link startWorkers}. */
 export interface StartWorkersOptions {
@@ -245,13 +246,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
 
 /** Whether `promise` settled within `ms` (a rejection counts as settled). */
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true, () => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return (await withDeadline(promise.then(() => true, () => true), ms)) !== TIMED_OUT;
 }
 
 /** A scheduler job's slot: its id is `repeat:<scheduler>:<slot ms>` (its `prevMillis` can lag a slot). */

@@ -4,6 +4,7 @@
  * the log instead, once per change of a check's state (a probe every second must not flood it).
  */
 import type { Logger } from 'pino';
+import { TIMED_OUT, withDeadline } from '../runtime/wait.ts';
 
 /**
  * Why a readiness check failed. `UNAVAILABLE` is what any error without its own code maps to;
@@ -44,18 +45,6 @@ export interface Readiness {
   run(): Promise<{ ready: boolean; checks: Record<string, CheckResult> }>;
 }
 
-const TIMED_OUT = Symbol('timed out');
-
-async function runWithin(check: ReadinessCheck, ms: number): Promise<void | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)));
-  try {
-    return await Promise.race([check(), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** Checks that time out, report their codes, and log what went wrong when a check's state changes. */
 export function createReadiness(options: ReadinessOptions): Readiness {
   const { log } = options;
@@ -85,7 +74,7 @@ export function createReadiness(options: ReadinessOptions): Readiness {
           let result: CheckResult;
           let failure: unknown;
           try {
-            result = (await runWithin(check, timeoutMs)) === TIMED_OUT ? { ok: false, code: 'TIMEOUT' } : { ok: true };
+            result = (await withDeadline(check(), timeoutMs)) === TIMED_OUT ? { ok: false, code: 'TIMEOUT' } : { ok: true };
             if (!result.ok) failure = new Error(`no answer within ${timeoutMs} ms`);
           } catch (error) {
             failure = error;
