@@ -7,27 +7,16 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findRunningEmbeddedPostgres } from '../../src/runtime/embedded-postgres.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
 import { createFaultBed, FAULT_MS, RECOVERY_MS, type FaultBed } from './harness.ts';
-import { killProcessGroup, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from './servers.ts';
+import { killProcessGroup, postgresAnswers, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from './servers.ts';
 
 /** Whether the embedded server of `stateDir` runs and answers a query. */
 async function embeddedAnswers(stateDir: string): Promise<boolean> {
   const url = findRunningEmbeddedPostgres(stateDir);
-  if (!url) return false;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
+  return url !== undefined && (await postgresAnswers(url));
 }
 
 describe('fault: PostgreSQL killed', () => {

@@ -22,6 +22,20 @@ function groupAlive(pgid: number): boolean {
   }
 }
 
+/** Whether a PostgreSQL server accepts a connection and answers a query. */
+export async function postgresAnswers(connection: string | pg.ClientConfig): Promise<boolean> {
+  const client = new pg.Client(typeof connection === 'string' ? { connectionString: connection, connectionTimeoutMillis: 1000 } : connection);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 /** Resolves once `child` has exited (at once when it already has). */
 export function exitOf(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -77,16 +91,7 @@ export async function startPrivatePostgres(database = 'phaselog'): Promise<Priva
     await waitFor(
       async () => {
         if (started.exitCode !== null) throw new Error(`private PostgreSQL on ${port} exited at start (${started.exitCode})`);
-        const client = new pg.Client(admin);
-        try {
-          await client.connect();
-          await client.query('SELECT 1');
-          return true;
-        } catch {
-          return false;
-        } finally {
-          await client.end().catch(() => {});
-        }
+        return postgresAnswers(admin);
       },
       { timeoutMs: 30_000, intervalMs: 50, what: `the private PostgreSQL on ${port}` },
     );

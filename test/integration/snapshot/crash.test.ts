@@ -1,30 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueSnapshot } from '../../../src/queue/snapshot-jobs.ts';
 import { startWorkers, type RunningWorkers } from '../../../workers/start-workers.ts';
 import { applyFleet } from './fleet.ts';
 import { countRows, createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import { startWorkerChild } from './worker-child-process.ts';
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker-child.ts');
 const SHAPE = { phases: 100, resourcesPerPhase: 30 };
-
-/** Starts the child worker and resolves once it prints "ready". */
-function startChild(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker child exited with ${code} before it was ready`)));
-  });
-}
 
 describe('a worker killed in the middle of a snapshot', () => {
   let database: TestDatabase;
@@ -53,7 +39,7 @@ describe('a worker killed in the middle of a snapshot', () => {
   });
 
   it('leaves no partial snapshot, and another worker completes the tick', async () => {
-    child = await startChild({
+    child = await startWorkerChild({
       SNAPSHOT_TEST_DATABASE_URL: database.url, SNAPSHOT_TEST_QUEUE: queueName,
       SNAPSHOT_TEST_KUBECONFIG: path.join(dir, 'kubeconfig'), SNAPSHOT_TEST_CLUSTER: cluster.name,
     });

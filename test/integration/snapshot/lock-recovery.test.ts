@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -12,23 +11,10 @@ import { enqueueSnapshot } from '../../../src/queue/snapshot-jobs.ts';
 import { startWorkers, type RunningWorkers } from '../../../workers/start-workers.ts';
 import { applyFleet, deploymentRef, resourceName, rollingStatus, type FleetShape } from './fleet.ts';
 import { createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import { startWorkerChild } from './worker-child-process.ts';
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker-child.ts');
 const SHAPE: FleetShape = { phases: 2, resourcesPerPhase: 3 };
 const CONFIG = { snapshot: { interval: 1000, jitter: 0 }, health: undefined, baseDir: process.cwd() };
-
-/** Starts the child worker and resolves once it prints "ready". */
-function startChild(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('ready')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`worker child exited with ${code} before it was ready`)));
-  });
-}
 
 describe('the cluster lock of a worker killed mid-snapshot', () => {
   let database: TestDatabase;
@@ -73,7 +59,7 @@ describe('the cluster lock of a worker killed mid-snapshot', () => {
   it('is free again within a short lease: the next change is recorded by a new worker well within a minute', async () => {
     // The child's read of the cluster hangs, so it is killed while it holds the cluster lock.
     cluster.emulator.injectFault({ match: { verb: 'list' }, effect: 'hang', times: 1 });
-    child = await startChild({
+    child = await startWorkerChild({
       SNAPSHOT_TEST_DATABASE_URL: database.url, SNAPSHOT_TEST_QUEUE: queueName, SNAPSHOT_TEST_DEFAULT_LOCKS: '1',
       SNAPSHOT_TEST_KUBECONFIG: path.join(dir, 'kubeconfig'), SNAPSHOT_TEST_CLUSTER: cluster.name,
     });
