@@ -49,3 +49,12 @@ export function hashRedacted(object: Record<string, unknown>, options: Redaction
   const body = redactObject(object, options);
   return { hash: hashDocument(body), body };
 }
+
+/**
+ * A stable name of redaction options, so a revision or memo made under other options is
+ * recognised: watch caches record it with each revision, and the snapshot's memos key by it.
+ */
+export function redactionKey(options: RedactionOptions | undefined): string {
+  const drops = options?.dropAnnotations ?? [];
+  return drops.length === 0 ? '' : [...drops].sort().join('\u0000');
+}

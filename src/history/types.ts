@@ -25,22 +25,18 @@ export interface PhaseIdentity {
 /** A redacted, content-addressed JSON document (a manifest or an object revision). */
 export interface HashedDocument {
   /** sha256 of the canonical JSON, hex. */
-  hash: string;
-  body: Record<string, unknown>;
+  readonly hash: string;
+  /**
+   * The document. Absent when its source no longer holds it: a watch cache drops a revision's
+   * body once a snapshot has stored it, so the store has it by `hash`.
+   */
+  readonly body?: Record<string, unknown>;
   /**
    * The same sha256 as 32 latin1 characters, when the document keeps it that way (watch-cache
    * records, src/kube/compact.ts): one flat string that a worker's kept state can share instead
    * of holding a 64-character hex copy. Absent: derive it from `hash`.
    */
   readonly digest?: string;
-  /**
-   * Called after a snapshot that references this revision has committed: the store holds the
-   * body, so the document may drop its own copy. Reading `body` after that may be impossible;
-   * {@link HashedDocument.reloadBody} then reads it again from its source.
-   */
-  stored?(): void;
-  /** The body read again from its source (the API server), for a document that dropped it. */
-  reloadBody?(): Promise<Record<string, unknown>>;
 }
 
 /** A phase's inventory as observed, redacted and hashed. */

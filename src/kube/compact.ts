@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { canonicalJson } from '../history/canonical-hash.ts';
 import { flatString } from '../history/intern.ts';
-import { redactObject, type RedactionOptions } from '../history/redact.ts';
+import { redactionKey, redactObject, type RedactionOptions } from '../history/redact.ts';
 import type { HashedDocument } from '../history/types.ts';
 import { findRule } from '../status/rules/index.ts';
 import type { KubeObject } from './slim.ts';
@@ -30,9 +30,10 @@ import type { KubeObject } from './slim.ts';
 /**
  * One cached object. Its hash is kept for good; its body (the revision, and the view when packed)
  * until a snapshot has stored the revision ({@link CachedRevision.stored}): after that the store
- * holds the revision and the status layer keeps its result in `memo`, so a worker holds ~250 bytes
- * per object instead of ~600. A body needed again (the store lost the revision, or the status must
- * be computed under other options) is read from the API server: see src/services/observe-cluster.ts.
+ * holds the revision and the snapshot keeps the status it computed in `memo`, so a worker holds
+ * the hash and the status instead of the object. A body needed again (the store lost the revision,
+ * or the status must be computed under other options) is read from the API server: see
+ * src/snapshot/observe.ts and src/snapshot/revision-bodies.ts.
  */
 export class CachedObject {
   /**
@@ -56,10 +57,11 @@ export class CachedObject {
    */
   readonly digest: string;
   /**
-   * What the status layer computed from this record and under what (set and read only by
-   * src/services/observe-cluster.ts). A record is replaced when its object changes, so an unchanged
-   * object's status is computed once. On the record rather than in a WeakMap beside it: an
-   * ephemeron entry and a wrapper object cost ~90 bytes per object.
+   * What the snapshot computed from this record and under what (set and read only by
+   * src/snapshot/memos.ts; opaque here). A record is replaced when its object changes, so an
+   * unchanged object's status is computed once. On the record rather than in a WeakMap beside it:
+   * an ephemeron entry and its wrapper would cost more than the memo it finds, once per watched
+   * object (BENCHMARKS.md, worker-rss).
    */
   memo: unknown = undefined;
   /**
@@ -177,12 +179,6 @@ const DICTIONARY = Buffer.from([
  */
 const ZLIB = { dictionary: DICTIONARY, windowBits: 13, memLevel: 5 };
 
-/** A stable name of redaction options, so a revision redacted differently is recognised. */
-export function redactionKey(options: RedactionOptions | undefined): string {
-  const drops = options?.dropAnnotations ?? [];
-  return drops.length === 0 ? '' : [...drops].sort().join('\u0000');
-}
-
 /** Kinds whose status is computed on every tick (it depends on the time or on pods): their view stays in the clear. */
 const READ_EVERY_TICK = new Set(['v1/Pod', 'apps/v1/StatefulSet', 'apps/v1/ReplicaSet', 'extensions/v1beta1/ReplicaSet']);
 
@@ -221,28 +217,18 @@ function hexDigest(digest: string): string {
   return Buffer.from(digest, 'latin1').toString('hex');
 }
 
-/** Thrown when a dropped body is read again from the API server and the object has changed since. */
-export class RevisionMovedError extends Error {
-  constructor(readonly hash: string) {
-    super(`object revision ${hash} is no longer held and the object has changed on the API server since; the next snapshot records the new one`);
-    this.name = 'RevisionMovedError';
-  }
-}
-
 /**
  * The revision of a cached record as the history core takes it, made per observation (a worker
- * keeps the record, not this). The hex hash is made on each read (~0.65 µs; keeping it cost 0.6 MB
- * of heap per 10,000 in bench/worker-rss), the body inflated on each read and never kept (kept, it
- * would be the whole parsed object again). Once a snapshot stored it ({@link stored}), the record
- * drops its body; `reloadBody` reads it from the API server for a store that lost it since.
+ * keeps the record, not this): the hex hash is made on each read rather than kept beside the
+ * digest, and the body inflated on each read and never kept (kept, it would be the whole parsed
+ * object again). Once the record dropped its body ({@link releaseStoredBody}) the revision has none:
+ * the store holds it by hash.
  */
 class CachedRevision implements HashedDocument {
   readonly #record: CachedObject;
-  readonly #reload: (() => Promise<Record<string, unknown> | undefined>) | undefined;
 
-  constructor(record: CachedObject, reload: (() => Promise<Record<string, unknown> | undefined>) | undefined) {
+  constructor(record: CachedObject) {
     this.#record = record;
-    this.#reload = reload;
   }
 
   get hash(): string {
@@ -253,40 +239,32 @@ class CachedRevision implements HashedDocument {
     return this.#record.digest;
   }
 
-  get body(): Record<string, unknown> {
-    return inflateRevision(this.#record);
-  }
-
-  /**
-   * The store now holds this revision. The record drops its body unless it still needs it: a view
-   * packed with it is dropped only when the status layer has memoised what it computed from it.
-   */
-  stored(): void {
-    if (this.#record.view !== '' || this.#record.memo !== undefined) this.#record.dropBody();
-  }
-
-  async reloadBody(): Promise<Record<string, unknown>> {
-    if (this.#record.hasBody) return this.body;
-    const body = this.#reload === undefined ? undefined : await this.#reload();
-    const hash = this.hash;
-    if (body === undefined || createHash('sha256').update(canonicalJson(body)).digest('hex') !== hash) throw new RevisionMovedError(hash);
-    return body;
+  get body(): Record<string, unknown> | undefined {
+    return this.#record.hasBody ? inflateRevision(this.#record) : undefined;
   }
 }
 
 /**
- * The revision of a cached record as the history core takes it. `reload` reads the redacted object
- * from the API server, for a record that dropped its body. When the cache redacted with other
+ * The revision of a cached record as the history core takes it. When the cache redacted with other
  * options than `redaction`, the body is redacted again and hashed anew (correct when the cache
  * dropped no annotation that `redaction` keeps; caches drop none unless told); the record must
  * hold its body then.
  */
-export function toHashedDocument(record: CachedObject, redaction?: RedactionOptions, reload?: () => Promise<Record<string, unknown> | undefined>): HashedDocument {
+export function toHashedDocument(record: CachedObject, redaction?: RedactionOptions): HashedDocument {
   if (record.redaction !== redactionKey(redaction)) {
     const body = redactObject(inflateRevision(record), redaction);
     return { hash: createHash('sha256').update(canonicalJson(body)).digest('hex'), body };
   }
-  return new CachedRevision(record, reload);
+  return new CachedRevision(record);
+}
+
+/**
+ * Tells a record that a committed snapshot stored its revision: it drops its body unless it still
+ * needs it (a view packed with the body goes only once the status computed from it is memoised on
+ * the record).
+ */
+export function releaseStoredBody(record: CachedObject): void {
+  if (record.view !== '' || record.memo !== undefined) record.dropBody();
 }
 
 /**

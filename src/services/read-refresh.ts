@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { logRedisErrors } from '../runtime/redis-errors.ts';
 import { enqueueSnapshot, SNAPSHOT_QUEUE } from '../queue/snapshot-jobs.ts';
-import type { SnapshotOutcome } from './snapshot-cluster.ts';
+import type { SnapshotOutcome } from '../snapshot/snapshot-cluster.ts';
 
 /** Outcome of {@link Refresher.refreshCluster}. */
 export type RefreshOutcome =

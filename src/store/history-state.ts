@@ -19,6 +19,8 @@ export interface LockedCluster {
   lastGoodReadAt: Date | null;
   tickOutcome: string | null;
   tickStateHash: string | null;
+  /** A live snapshot wrote during the current run: the store no longer matches `tickStateHash`. */
+  tickDiverged: boolean;
   tickFirstSeenAt: Date | null;
   tickLastSeenAt: Date | null;
   tickCount: number;
@@ -26,6 +28,16 @@ export interface LockedCluster {
   stateVersion: number;
   /** The interval its workers snapshot it at, when one recorded it. */
   snapshotIntervalMs: number | null;
+}
+
+/**
+ * The cluster's current observation run as planning compares with it: none when there is none, or
+ * when a live snapshot wrote during it (what is stored no longer matches the run's hash, so no
+ * tick may extend it).
+ */
+export function currentRun(cluster: LockedCluster): StoredClusterState['lastTick'] {
+  if (cluster.tickDiverged || cluster.tickOutcome === null || cluster.tickStateHash === null) return null;
+  return { outcome: cluster.tickOutcome, stateHash: cluster.tickStateHash };
 }
 
 /**
@@ -44,7 +56,7 @@ export async function lockCluster(tx: Tx, name: string): Promise<LockedCluster> 
 
 async function selectForUpdate(tx: Tx, name: string): Promise<LockedCluster | undefined> {
   const rows = await tx.$queryRaw<LockedCluster[]>`
-    SELECT "id", "lastTickAt", "lastGoodReadAt", "tickOutcome", "tickStateHash", "tickFirstSeenAt", "tickLastSeenAt", "tickCount", "stateVersion", "snapshotIntervalMs"
+    SELECT "id", "lastTickAt", "lastGoodReadAt", "tickOutcome", "tickStateHash", "tickDiverged", "tickFirstSeenAt", "tickLastSeenAt", "tickCount", "stateVersion", "snapshotIntervalMs"
     FROM "Cluster" WHERE "name" = ${name} FOR UPDATE`;
   return rows[0];
 }
@@ -138,7 +150,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
     clusterId,
     lastGoodReadAt: cluster.lastGoodReadAt,
     reachability: reachability === null ? null : { id: reachability.id, reachable: reachability.reachable, errorKind: reachability.errorKind },
-    lastTick: cluster.tickOutcome === null || cluster.tickStateHash === null ? null : { outcome: cluster.tickOutcome, stateHash: cluster.tickStateHash },
+    lastTick: currentRun(cluster),
     phases: [...byPhase.values()],
   };
 }

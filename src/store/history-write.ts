@@ -28,6 +28,8 @@ export interface AppliedPlan {
   rows: number;
   /** The cluster's stateVersion once the transaction commits (a new one unless nothing was written). */
   stateVersion: number;
+  /** The ids the writes gave what the plan opened, so a caller can advance its kept state without reading it back. */
+  written: WrittenIds;
 }
 
 /**
@@ -48,39 +50,26 @@ export interface PlanCluster extends LockedCluster {
   labels?: Record<string, string>;
 }
 
-/** Callbacks of {@link applyPlan}: CPU work run while the database writes. */
-export interface ApplyPlanHooks {
+/** What {@link applyPlan} writes besides the plan. */
+export interface ApplyPlanOptions {
+  /** The tick the plan records (the cluster's tick watermark moves to it, unless the plan keeps the run). */
+  tickAt: Date;
   /**
-   * Called once with the ids written, while the change log is being appended when there are
-   * changes: work done there runs while the database inserts them.
+   * Bodies of revisions the observation no longer holds (its watch cache dropped them once a
+   * snapshot stored them), read from the cluster before the transaction, by hash.
    */
-  meanwhile?: (written: WrittenIds) => void;
-  /**
-   * Called once before the plan's `tick` and `stateHash` are read (a plan made before its
-   * observation was hashed sets them here, see settleRun): while the resource statuses are written
-   * when there are any, so the hashing runs while the database works.
-   */
-  settleRun?: () => void;
+  revisionBodies?: ReadonlyMap<string, Record<string, unknown>>;
 }
 
 /** Writes `plan` for the locked cluster `cluster`. */
-export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt: Date, hooks: ApplyPlanHooks = {}): Promise<AppliedPlan> {
+export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, options: ApplyPlanOptions): Promise<AppliedPlan> {
   let rows = 0;
   const at = plan.at;
   const clusterId = cluster.id;
-  const meanwhile = hooks.meanwhile ?? (() => undefined);
-  let settled = false;
-  const settle = (): void => {
-    if (settled) return;
-    settled = true;
-    hooks.settleRun?.();
-  };
   // A live snapshot that found nothing new writes nothing at all (the next tick moves the last good read).
   const known: KnownIds = { phaseDetails: new Map(), resourceDetails: new Map(), phases: new Map(), resources: new Map(), revisions: new Map() };
   if (plan.tick === 'keep' && plan.phases.length === 0 && plan.changes.length === 0 && plan.reachability === undefined) {
-    settle();
-    meanwhile(known);
-    return { changes: [], rows: 0, stateVersion: cluster.stateVersion };
+    return { changes: [], rows: 0, stateVersion: cluster.stateVersion, written: known };
   }
   const stateVersion = nextStateVersion(cluster.stateVersion);
   if (plan.reachability !== undefined) {
@@ -94,21 +83,16 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
   }
   // What the writes learnt, for the change log: status details of what was opened (a change's
   // message is its new status' message) and the ids of the phases and resources created.
-  // The change-log rows are worked out, and the run settled, while the resource statuses are written.
+  // The change-log rows are worked out while the resource statuses are written.
   let prepared: PreparedChanges | undefined;
   const prepare = (): void => {
     prepared = prepareChanges(plan, known);
-    settle();
   };
-  if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, clusterId, plan.phases, at, known, prepare);
-  settle();
-  rows += await writeRun(tx, cluster, plan, tickAt, stateVersion);
-  if (plan.changes.length === 0) {
-    meanwhile(known);
-    return { changes: [], rows, stateVersion };
-  }
-  const changes = await appendChanges(tx, cluster, plan, known, prepared ?? prepareChanges(plan, known), () => meanwhile(known));
-  return { changes, rows: rows + changes.length, stateVersion };
+  if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, { clusterId, writes: plan.phases, at, known, revisionBodies: options.revisionBodies }, prepare);
+  rows += await writeRun(tx, cluster, plan, options.tickAt, stateVersion);
+  if (plan.changes.length === 0) return { changes: [], rows, stateVersion, written: known };
+  const changes = await appendChanges(tx, cluster, plan, known, prepared ?? prepareChanges(plan, known));
+  return { changes, rows: rows + changes.length, stateVersion, written: known };
 }
 
 /**
@@ -120,7 +104,7 @@ async function writeRun(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt
   const set: Prisma.Sql[] = [Prisma.sql`"reachable" = ${plan.cluster.reachable}::boolean`, Prisma.sql`"stateVersion" = ${stateVersion}::int`];
   // A live (partial) snapshot is no tick: the next scheduled tick must still run, whatever its slot.
   if (plan.tick !== 'keep') set.push(Prisma.sql`"lastTickAt" = ${tickAt}::timestamptz(3)`);
-  set.push(...nextRun(plan, cluster.tickStateHash));
+  set.push(...nextRun(plan));
   if (plan.cluster.lastGoodReadAt) set.push(Prisma.sql`"lastGoodReadAt" = ${plan.cluster.lastGoodReadAt}::timestamptz(3)`);
   if (cluster.labels !== undefined) set.push(Prisma.sql`"labels" = ${JSON.stringify(cluster.labels)}::jsonb`);
   const update = Prisma.sql`UPDATE "Cluster" SET ${Prisma.join(set, ', ')} WHERE "id" = ${cluster.id}::int`;
@@ -140,20 +124,18 @@ async function writeRun(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt
 }
 
 /** The cluster's observation run after `plan`: extended, a new one, or (a live snapshot) kept. */
-function nextRun(plan: SnapshotPlan, currentHash: string | null): Prisma.Sql[] {
+function nextRun(plan: SnapshotPlan): Prisma.Sql[] {
   if (plan.tick === 'extend') return [Prisma.sql`"tickLastSeenAt" = ${plan.at}::timestamptz(3)`, Prisma.sql`"tickCount" = "tickCount" + 1`];
   if (plan.tick === 'start') {
     return [
       Prisma.sql`"tickOutcome" = ${plan.outcome}`, Prisma.sql`"tickStateHash" = ${plan.stateHash}`, Prisma.sql`"tickFirstSeenAt" = ${plan.at}::timestamptz(3)`,
-      Prisma.sql`"tickLastSeenAt" = ${plan.at}::timestamptz(3)`, Prisma.sql`"tickCount" = 1`,
+      Prisma.sql`"tickLastSeenAt" = ${plan.at}::timestamptz(3)`, Prisma.sql`"tickCount" = 1`, Prisma.sql`"tickDiverged" = false`,
     ];
   }
-  // What is stored no longer matches the run's hash: a tick seeing that hash again is a change back.
-  return currentHash === null || currentHash.endsWith(LIVE_WRITE_MARK) ? [] : [Prisma.sql`"tickStateHash" = ${`${currentHash}${LIVE_WRITE_MARK}`}`];
+  // A live snapshot wrote: what is stored no longer matches the run's hash, so a tick seeing that
+  // hash again is a change back, not more of the same run.
+  return [Prisma.sql`"tickDiverged" = true`];
 }
-
-/** Appended to the current run's state hash once a live snapshot wrote during the run. */
-const LIVE_WRITE_MARK = '+live';
 
 /**
  * Ids learnt while writing phases, so appending the change log looks nothing up again. Keyed by
@@ -174,7 +156,17 @@ interface KnownIds {
   revisions: Map<number, number | null>;
 }
 
-async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date, known: KnownIds, duringStatuses: () => void): Promise<number> {
+/** The phase writes of one plan, and where {@link applyPhaseWrites} records the ids they get. */
+interface PhaseWrites {
+  clusterId: number;
+  writes: PhaseWrite[];
+  at: Date;
+  known: KnownIds;
+  revisionBodies: ApplyPlanOptions['revisionBodies'];
+}
+
+/** Writes the plan's phases; `duringStatuses` (CPU only) runs while the resource statuses are written. */
+async function applyPhaseWrites(tx: Tx, { clusterId, writes, at, known, revisionBodies }: PhaseWrites, duringStatuses: () => void): Promise<number> {
   let rows = 0;
   // The resource intervals the plan ends are ended first: that statement needs nothing but their
   // ids, and what the opened statuses need besides ids (their details hashed, the resources that
@@ -236,7 +228,7 @@ async function applyPhaseWrites(tx: Tx, clusterId: number, writes: PhaseWrite[],
     const phaseIds = opened.map((o) => o.write.phaseId ?? idOf(o.write));
     const resourceIds = await resolveResourceIds(tx, opened.map((o, i) => ({ phaseId: phaseIds[i] as number, resourceId: o.resourceId, resource: o.resource })));
     // A revision the resource already had is not sent again (most status changes leave the object's spec alone).
-    const revisionIds = await storeRevisions(tx, revisions);
+    const revisionIds = await storeRevisions(tx, revisions, revisionBodies);
     const detailIds = await storeDetails(tx, details.unique);
     const status: StatusColumns = { resourceIds: [], hasCurrent: [], statuses: [], detailIds: [], revisionIds: [] };
     for (let i = 0; i < opened.length; i += 1) {
@@ -596,7 +588,7 @@ function openedDetail({ change, phaseId, resourceId }: PreparedChanges['rows'][n
   return change.scope === 'phase' && phaseId !== null ? known.phaseDetails.get(phaseId) : undefined;
 }
 
-async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, known: KnownIds, prepared: PreparedChanges, meanwhile: () => void): Promise<StatusChangeRecord[]> {
+async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, known: KnownIds, prepared: PreparedChanges): Promise<StatusChangeRecord[]> {
   let { rows: rowsOf, opened, columns } = prepared;
   const { identities } = prepared;
   // Every change of a phase or resource comes with a write of its phase, so the plan or the writes
@@ -636,7 +628,6 @@ async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan
     const inserted = await (i > 0
       ? inserting
       : overlapping(inserting, () => {
-          meanwhile();
           records = rowsOf.map(({ change, phaseId, resourceId }, n) =>
             toChangeRecord(
               { seq: first + BigInt(n), at: plan.at, phaseId, scope: change.scope, resourceKey: resourceId === null ? null : (change.resourceKey ?? null), fromStatus: change.fromStatus, toStatus: change.toStatus, message: change.message },

@@ -11,14 +11,27 @@ type Tx = Prisma.TransactionClient;
 const BATCH = 10_000;
 
 /**
- * Stores the revisions not stored yet; returns the id of every given hash. Only the revisions the
- * store lacks are read: a watch-cache revision may have dropped its body once a snapshot stored it
- * (src/kube/compact.ts), and is then read again from its source (`reloadBody`), only if the store
- * has lost it since (retention after its phase was deleted, a restored database).
+ * Thrown, before anything is inserted, when revisions the store lacks come without a body: their
+ * source (a watch cache) dropped it because a snapshot had stored them, and the store has lost them
+ * since (retention removed them with their deleted phase, or the database was restored). The
+ * transaction rolls back; the caller reads these bodies from the cluster, outside any transaction,
+ * and records again with them.
  */
-export async function storeRevisions(tx: Tx, revisions: HashedDocument[]): Promise<Map<string, number>> {
+export class RevisionsMissingError extends Error {
+  constructor(readonly hashes: readonly string[]) {
+    super(`${hashes.length} object revision(s) are neither stored nor held by the snapshot; read them from the cluster and record again`);
+    this.name = 'RevisionsMissingError';
+  }
+}
+
+/**
+ * Stores the revisions not stored yet; returns the id of every given hash. A revision without a
+ * body (its source dropped it once stored) takes it from `bodies`, else fails the write with
+ * {@link RevisionsMissingError} when the store no longer has it.
+ */
+export async function storeRevisions(tx: Tx, revisions: HashedDocument[], bodies: ReadonlyMap<string, Record<string, unknown>> = new Map()): Promise<Map<string, number>> {
   // In hash order, as storeDetails, so concurrent snapshots never deadlock on the unique index.
-  // Each hash and body is read once: a revision may make them on each read (src/kube/compact.ts).
+  // Each hash and body is read once: a cached revision makes them on each read (src/kube/compact.ts).
   const byHash = new Map<string, HashedDocument>();
   for (const revision of revisions) {
     const hash = revision.hash;
@@ -32,11 +45,16 @@ export async function storeRevisions(tx: Tx, revisions: HashedDocument[]): Promi
     for (const row of known) ids.set(row.hash, row.id);
     const missing = hashes.filter((h) => !ids.has(h));
     if (missing.length === 0) continue;
-    const bodies: string[] = [];
-    for (const hash of missing) bodies.push(JSON.stringify(await bodyOf(byHash.get(hash) as HashedDocument)));
+    const bodyOf = new Map<string, Record<string, unknown>>();
+    for (const hash of missing) {
+      const body = (byHash.get(hash) as HashedDocument).body ?? bodies.get(hash);
+      if (body !== undefined) bodyOf.set(hash, body);
+    }
+    const unheld = missing.filter((h) => !bodyOf.has(h));
+    if (unheld.length > 0) throw new RevisionsMissingError(unheld);
     const rows = await tx.$queryRaw<{ id: number; hash: string }[]>`
       INSERT INTO "ObjectRevision" ("hash", "object")
-      SELECT * FROM unnest(${missing}::text[], ${bodies}::jsonb[])
+      SELECT * FROM unnest(${missing}::text[], ${missing.map((h) => JSON.stringify(bodyOf.get(h)))}::jsonb[])
       ON CONFLICT ("hash") DO NOTHING
       RETURNING "id", "hash"`;
     for (const row of rows) ids.set(row.hash, row.id);
@@ -47,9 +65,4 @@ export async function storeRevisions(tx: Tx, revisions: HashedDocument[]): Promi
     for (const row of more) ids.set(row.hash, row.id);
   }
   return ids;
-}
-
-/** A revision's body, read again from its source when the document dropped it. */
-async function bodyOf(revision: HashedDocument): Promise<Record<string, unknown>> {
-  return revision.reloadBody === undefined ? revision.body : revision.reloadBody();
 }

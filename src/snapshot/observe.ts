@@ -4,7 +4,7 @@
  * that cannot be read is an `unreachable` observation, never a list of NotFound or Unknown.
  */
 import { hashDocument } from '../history/canonical-hash.ts';
-import { hashRedacted, redactObject, type RedactionOptions } from '../history/redact.ts';
+import { hashRedacted, redactionKey, redactObject, type RedactionOptions } from '../history/redact.ts';
 import type { ClusterObservation, HashedDocument, ObservedManifest, ObservedPhase, ObservedResource } from '../history/types.ts';
 import type { ObjectRef, Phase } from '../inventory/types.ts';
 import { refKey } from '../inventory/ref-key.ts';
@@ -16,11 +16,12 @@ import { readObjects, type ReadObjectsOptions, type ReadObjectsResult } from '..
 import { selectPhaseMembers } from '../kube/select-phase.ts';
 import { indexOutcomes } from '../kube/ref-outcome.ts';
 import { keyOf } from '../kube/ref-keys.ts';
-import { redactionKey, toHashedDocument, type CachedObject } from '../kube/compact.ts';
+import { toHashedDocument, type CachedObject } from '../kube/compact.ts';
 import type { KubeObject } from '../kube/slim.ts';
 import { computeStatus, type CustomHealthHook } from '../status/compute.ts';
 import { summarizePhase } from '../status/phase-summary.ts';
 import { notFoundStatus, presenceOf, unknownStatus } from '../status/result.ts';
+import { ObservationMemos, type MemoContext, type ObjectPart, type StatusMemo } from './memos.ts';
 
 /** Options of {@link observeCluster}. */
 export interface ObserveClusterOptions {
@@ -42,6 +43,28 @@ export interface ObserveClusterOptions {
    * cluster is observed when a change cannot be placed (see {@link findAffectedPhases}).
    */
   changed?: ChangedObjects;
+  /**
+   * What observing remembers between ticks (statuses, revision and manifest hashes). A worker
+   * passes one for all its snapshots; without it each observation starts afresh, which reads
+   * from the API server every cached object whose status view was dropped.
+   */
+  memos?: ObservationMemos;
+}
+
+/**
+ * Where each observed resource came from, beside the observation (which is plain data): the ref
+ * it was read by and, when a watch cache answered, its record. Aligned with the observation's
+ * phases and their resources, index for index. The snapshot reads revisions the store lost from
+ * the cluster by `refs`, and after commit tells `records` that their revisions are stored.
+ */
+export interface ObservationSources {
+  phases: { refs: readonly ObjectRef[]; records: (CachedObject | undefined)[] }[];
+}
+
+/** An observation and where its resources came from. */
+export interface ObservedCluster {
+  observation: ClusterObservation;
+  sources: ObservationSources;
 }
 
 /** The manifest source of a declared phase: its declaration, as an object like any inventory. */
@@ -92,6 +115,11 @@ const SOURCE_BY_KIND: Record<string, string> = {
 
 /** Reads and evaluates every phase of `cluster`. */
 export async function observeCluster(cluster: ClusterClient, options: ObserveClusterOptions = {}): Promise<ClusterObservation> {
+  return (await observeWithSources(cluster, options)).observation;
+}
+
+/** {@link observeCluster}, with where each resource came from (what a snapshot needs after recording). */
+export async function observeWithSources(cluster: ClusterClient, options: ObserveClusterOptions = {}): Promise<ObservedCluster> {
   const now = options.now ?? (() => new Date());
   const discovered = await discoverPhases(cluster, options.discover);
   const discoveryFailure = findDiscoveryFailure(discovered);
@@ -102,20 +130,22 @@ export async function observeCluster(cluster: ClusterClient, options: ObserveClu
   if (read.clusterError !== undefined) return unreachable(cluster, now(), read.clusterError);
   const at = now();
   const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
-  const tick: TickContext = {
-    clusterName: cluster.name,
-    statusOptions,
-    redaction: options.redaction,
-    memo: contextOf(statusOptions, redactionKey(options.redaction)),
-    reload: (ref) => () => reloadRevision(cluster, ref, options),
-  };
+  const memos = options.memos ?? new ObservationMemos();
+  const tick: TickContext = { clusterName: cluster.name, statusOptions, redaction: options.redaction, memos, memo: memos.contextOf(statusOptions, redactionKey(options.redaction)) };
   const outcomeOf = await withServerReads(cluster, refs, read, tick, options);
+  const sources: ObservationSources = { phases: [] };
   const phases = all.map((source) => {
-    const resources = source.phase.entries.map((ref) => observeResource(ref, outcomeOf(ref), tick));
-    return observePhase(cluster.name, source, resources, at, options.redaction);
+    const records: (CachedObject | undefined)[] = [];
+    const resources = source.phase.entries.map((ref) => {
+      const outcome = outcomeOf(ref);
+      records.push(outcome.kind === 'found' ? outcome.record : undefined);
+      return observeResource(ref, outcome, tick);
+    });
+    sources.phases.push({ refs: source.phase.entries, records });
+    return observePhase(source, resources, at, tick);
   });
   const unobservedSources = [...new Set(discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind))];
-  return { outcome: 'ok', cluster: cluster.name, labels: cluster.labels, at, phases, unobservedSources, ...(partial ? { partial: true } : {}) };
+  return { observation: { outcome: 'ok', cluster: cluster.name, labels: cluster.labels, at, phases, unobservedSources, ...(partial ? { partial: true } : {}) }, sources };
 }
 
 /** Every inventory kind failed for a cluster-level reason and nothing was found: the cluster is down. */
@@ -125,87 +155,19 @@ function findDiscoveryFailure(discovered: DiscoverPhasesResult): KubeError | und
   return clusterLevel ? discovered.errors[0]?.error : undefined;
 }
 
-function unreachable(cluster: ClusterClient, at: Date, error: KubeError): ClusterObservation {
-  return { outcome: 'unreachable', cluster: cluster.name, labels: cluster.labels, at, error: { kind: error.kind, message: error.message } };
+function unreachable(cluster: ClusterClient, at: Date, error: KubeError): ObservedCluster {
+  return { observation: { outcome: 'unreachable', cluster: cluster.name, labels: cluster.labels, at, error: { kind: error.kind, message: error.message } }, sources: { phases: [] } };
 }
 
 type Outcome = ReturnType<ReturnType<typeof indexOutcomes>>;
 
 type StatusOptions = Parameters<typeof computeStatus>[1];
 
-/** What one resource's observation takes from its object (found objects only). */
-type ObjectPart = Pick<ObservedResource, 'status' | 'message' | 'conditions' | 'presence' | 'reason' | 'customHealth' | 'generation' | 'observedGeneration' | 'revision'>;
-
-/** What a memoised status was computed under: a memo serves only an observation made under the same. */
-class MemoContext {
-  /** Memos made under this context, by their content: see {@link memoize}. */
-  readonly memos = new Map<string, StatusMemo>();
-  constructor(
-    readonly customHealth: StatusOptions['customHealth'],
-    readonly withPods: boolean,
-    readonly redaction: string,
-  ) {}
-}
-
-/**
- * The status computed from a watch-cache record; kept on the record (`CachedObject.memo`), which is
- * replaced when its object changes, so an unchanged object costs a lookup instead of a parse and a
- * status computation on every tick. Memos are shared: most objects of a kind are in the same state
- * (Current, the same message, the same generations), and a worker holds one per watched member.
- */
-class StatusMemo {
-  constructor(
-    readonly context: MemoContext,
-    readonly status: ObservedResource['status'],
-    readonly message: string,
-    readonly conditions: ObservedResource['conditions'],
-    readonly presence: ObservedResource['presence'],
-    readonly reason: string | undefined,
-    readonly generation: number | undefined,
-    readonly observedGeneration: number | undefined,
-  ) {}
-}
-
-/** The few contexts observations are made under (checks, pods read or not, redaction). */
-const memoContexts: MemoContext[] = [];
-/** Distinct memos kept per context before the sharing index starts over (memos in use stay on their records). */
-const SHARED_MEMO_LIMIT = 20_000;
-
-function contextOf(statusOptions: StatusOptions, redaction: string): MemoContext {
-  const withPods = statusOptions.pods !== undefined;
-  const known = memoContexts.find((c) => c.customHealth === statusOptions.customHealth && c.withPods === withPods && c.redaction === redaction);
-  if (known !== undefined) return known;
-  const context = new MemoContext(statusOptions.customHealth, withPods, redaction);
-  // Contexts of checks replaced by a reload are dropped with their index.
-  if (memoContexts.length >= 8) memoContexts.shift();
-  memoContexts.push(context);
-  return context;
-}
-
-function memoOf(record: CachedObject): StatusMemo | undefined {
-  return record.memo instanceof StatusMemo ? record.memo : undefined;
-}
-
-/** The shared memo of `part` under `context`. */
-function memoize(context: MemoContext, part: ObjectPart): StatusMemo {
-  const key = JSON.stringify([part.status, part.message, part.conditions, part.presence, part.reason ?? null, part.generation ?? null, part.observedGeneration ?? null]);
-  const known = context.memos.get(key);
-  if (known !== undefined) return known;
-  const conditions = part.conditions.length === 0 ? NO_CONDITIONS : part.conditions;
-  const memo = new StatusMemo(context, part.status, part.message, conditions, part.presence, part.reason, part.generation, part.observedGeneration);
-  if (context.memos.size >= SHARED_MEMO_LIMIT) context.memos.clear();
-  context.memos.set(key, memo);
-  return memo;
-}
-
 /**
  * Kinds whose status also depends on the time (a Pending Pod's scheduling window) or on other
  * objects (pods selected by StatefulSets and ReplicaSets): computed on every tick.
  */
 const NOT_MEMOIZED = new Set(['/Pod', 'apps/StatefulSet', 'apps/ReplicaSet', 'extensions/ReplicaSet']);
-
-/** The empty condition list of memoised statuses, shared (nothing modifies an observation's conditions). */
-const NO_CONDITIONS: ObservedResource['conditions'] = Object.freeze([]) as unknown as ObservedResource['conditions'];
 
 /**
  * `outcomeOf`, with the objects whose cached record can no longer answer this observation read
@@ -226,7 +188,7 @@ async function withServerReads(
   // Every cached member passes here on every tick: the records are looked at, no outcome is made.
   const staleKeys = new Set<string>();
   for (const [memberKey, record] of read.records) {
-    const stale = record.redaction !== key ? !record.hasBody : !record.hasView && memoOf(record)?.context !== tick.memo;
+    const stale = record.redaction !== key ? !record.hasBody : !record.hasView && tick.memos.memoOf(record)?.context !== tick.memo;
     if (stale) staleKeys.add(memberKey);
   }
   if (staleKeys.size === 0) return outcomeOf;
@@ -235,28 +197,20 @@ async function withServerReads(
   return (ref) => (staleKeys.has(keyOf(ref)) ? freshOutcomeOf(ref) : outcomeOf(ref));
 }
 
-/** The redacted object `ref` names, read from the API server (undefined when it cannot be read). */
-async function reloadRevision(cluster: ClusterClient, ref: ObjectRef, options: ObserveClusterOptions): Promise<Record<string, unknown> | undefined> {
-  const read = await readObjects(cluster, [ref], { ...options.read, fromServer: true });
-  const object = read.objects.get(keyOf(ref));
-  return object === undefined ? undefined : redactObject(object, options.redaction);
-}
-
 /** What every resource of one observation is observed under. */
 interface TickContext {
   clusterName: string;
   statusOptions: StatusOptions;
   redaction: RedactionOptions | undefined;
+  memos: ObservationMemos;
   /** The memo context of `statusOptions` and `redaction`. */
   memo: MemoContext;
-  /** Reads a resource's redacted object from the API server again, for a record that dropped its body. */
-  reload: (ref: ObjectRef) => () => Promise<Record<string, unknown> | undefined>;
 }
 
 function observeResource(ref: ObjectRef, outcome: Outcome, tick: TickContext): ObservedResource {
   let part: ObjectPart;
   if (outcome.kind === 'found') {
-    part = outcome.record !== undefined ? partOfRecord(ref, outcome.record, () => outcome.object, tick) : partOfObject(outcome.object, tick.statusOptions, revisionOfListed(tick.clusterName, outcome.object, tick.redaction));
+    part = outcome.record !== undefined ? partOfRecord(ref, outcome.record, () => outcome.object, tick) : partOfObject(outcome.object, tick.statusOptions, revisionOfListed(outcome.object, tick));
   } else {
     const result = outcome.kind === 'missing' ? notFoundStatus() : unknownStatus(outcome.reason, outcome.message);
     part = { status: result.status, message: result.message, conditions: result.conditions, presence: presenceOf(result) };
@@ -268,13 +222,13 @@ function observeResource(ref: ObjectRef, outcome: Outcome, tick: TickContext): O
 }
 
 function partOfRecord(ref: ObjectRef, record: CachedObject, view: () => KubeObject, tick: TickContext): ObjectPart {
-  const revision = toHashedDocument(record, tick.redaction, tick.reload(ref));
-  const memo = memoOf(record);
+  const revision = toHashedDocument(record, tick.redaction);
+  const memo = tick.memos.memoOf(record);
   if (memo !== undefined && memo.context === tick.memo) return partOfMemo(memo, revision);
   // The view is what status rules read of the object; the revision was computed from the whole object.
   const part = partOfObject(view(), tick.statusOptions, revision);
   // Custom checks (CEL, Lua) are evaluated on every tick: phaselog cannot tell that a script is pure.
-  if (!NOT_MEMOIZED.has(`${ref.group}/${ref.kind}`) && part.customHealth === undefined) record.memo = memoize(tick.memo, part);
+  if (!NOT_MEMOIZED.has(`${ref.group}/${ref.kind}`) && part.customHealth === undefined) tick.memos.remember(record, tick.memo, part);
   return part;
 }
 
@@ -287,23 +241,20 @@ function partOfMemo(memo: StatusMemo, revision: HashedDocument): ObjectPart {
 }
 
 /**
- * Revision hashes of listed objects by cluster, object version (uid, resourceVersion) and
- * redaction: the same version is the same content, so a polling tick hashes only objects that
- * changed (redacting and hashing is most of a tick's work per object). The body is redacted from
- * the object in hand, only when a snapshot reads it. Cleared when large.
+ * The revision of a listed object. Its hash is remembered by cluster, object version (uid,
+ * resourceVersion) and redaction: the same version is the same content, so a polling tick hashes
+ * only objects that changed (redacting and hashing is most of a tick's work per object). The body
+ * is redacted from the object in hand, only when a snapshot reads it.
  */
-const listedHashes = new Map<string, string>();
-const LISTED_HASH_LIMIT = 200_000;
-
-function revisionOfListed(clusterName: string, object: KubeObject, redaction: RedactionOptions | undefined): HashedDocument {
+function revisionOfListed(object: KubeObject, tick: TickContext): HashedDocument {
+  const redaction = tick.redaction;
   const meta = (object.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
   if (typeof meta.uid !== 'string' || typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '') return hashRedacted(object, redaction);
-  const key = `${clusterName}\u0000${meta.uid}\u0000${meta.resourceVersion}\u0000${redactionKey(redaction)}`;
-  const hash = listedHashes.get(key);
+  const key = `${tick.clusterName}\u0000${meta.uid}\u0000${meta.resourceVersion}\u0000${tick.memo.redaction}`;
+  const hash = tick.memos.listedHash(key);
   if (hash === undefined) {
     const revision = hashRedacted(object, redaction);
-    if (listedHashes.size >= LISTED_HASH_LIMIT) listedHashes.clear();
-    listedHashes.set(key, revision.hash);
+    tick.memos.rememberListedHash(key, revision.hash);
     return revision;
   }
   let body: Record<string, unknown> | undefined;
@@ -328,7 +279,7 @@ function partOfObject(object: KubeObject, statusOptions: StatusOptions, revision
   return part;
 }
 
-function observePhase(clusterName: string, source: DiscoveredPhase, resources: ObservedResource[], at: Date, redaction: RedactionOptions | undefined): ObservedPhase {
+function observePhase(source: DiscoveredPhase, resources: ObservedResource[], at: Date, tick: TickContext): ObservedPhase {
   const phase = source.phase;
   const summary = summarizePhase(
     phase.entries.map((ref, index) => {
@@ -341,23 +292,13 @@ function observePhase(clusterName: string, source: DiscoveredPhase, resources: O
     identity: { sourceKind: phase.source, namespace: phase.namespace, name: phase.name },
     inventoryId: phase.id,
     labels: phase.labels,
-    manifest: observeManifest(clusterName, source, redaction),
+    manifest: observeManifest(source, tick),
     status: { status: summary.status, message: summary.message, summary: summary.counts, conditions: summary.conditions },
     resources,
   };
   if (summary.mostImportant !== undefined) observed.status.worstResource = refKey(summary.mostImportant.ref);
   return observed;
 }
-
-/**
- * Manifest hashes by cluster, inventory object version (uid, resourceVersion) and redaction: a
- * phase's entries are parsed from that object, so an unchanged inventory is not redacted and
- * hashed again on every tick. Only the hash is kept: the source and entries are made from the
- * objects in hand when a snapshot stores a new manifest (whole copies of every inventory, twice,
- * if they were kept). Declared phases have no version and are always computed. Cleared when large.
- */
-const manifestHashes = new Map<string, { hash: string; entries: number }>();
-const MANIFEST_MEMO_LIMIT = 50_000;
 
 /** An observed manifest whose hash is known: its source and entries are made when read. */
 class KnownManifest implements ObservedManifest {
@@ -384,20 +325,24 @@ function manifestEntries(phase: Phase): ObservedManifest['entries'] {
   return phase.entries.map((e) => ({ group: e.group, kind: e.kind, namespace: e.namespace, name: e.name, ...(e.version !== undefined ? { version: e.version } : {}) }));
 }
 
-/** The manifest of a discovered or declared phase; an inventory object is read only when its hash is not known. */
-function observeManifest(clusterName: string, from: DiscoveredPhase, redaction: RedactionOptions | undefined): ObservedManifest {
+/**
+ * The manifest of a discovered or declared phase. Its hash is remembered by cluster, inventory
+ * object version (uid, resourceVersion) and redaction: a phase's entries are parsed from that
+ * object, so an unchanged inventory is not redacted and hashed again on every tick. Only the hash
+ * is remembered; the source and entries are made from the objects in hand when a snapshot stores
+ * a new manifest. Declared phases have no version and are always computed.
+ */
+function observeManifest(from: DiscoveredPhase, tick: TickContext): ObservedManifest {
   const phase = from.phase;
+  const redaction = tick.redaction;
   const version = phase.selector === undefined ? (from.manifestVersion ?? manifestVersionOf(from.manifest)) : undefined;
-  const key = version === undefined ? undefined : `${clusterName}\u0000${phase.source}\u0000${version}\u0000${redactionKey(redaction)}`;
-  const memo = key === undefined ? undefined : manifestHashes.get(key);
+  const key = version === undefined ? undefined : `${tick.clusterName}\u0000${phase.source}\u0000${version}\u0000${tick.memo.redaction}`;
+  const memo = key === undefined ? undefined : tick.memos.manifestHash(key);
   if (memo !== undefined && memo.entries === phase.entries.length) return new KnownManifest(memo.hash, from, redaction);
   const entries = manifestEntries(phase);
   const source = redactObject(from.manifest, redaction);
   const observed = { hash: hashDocument({ source, entries }), source, entries };
-  if (key !== undefined) {
-    if (manifestHashes.size >= MANIFEST_MEMO_LIMIT) manifestHashes.clear();
-    manifestHashes.set(key, { hash: observed.hash, entries: entries.length });
-  }
+  if (key !== undefined) tick.memos.rememberManifestHash(key, { hash: observed.hash, entries: entries.length });
   return observed;
 }
 

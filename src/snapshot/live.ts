@@ -15,15 +15,15 @@
  * when their timers straddle a slot boundary; the second snapshot finds nothing new to write).
  */
 import type { Logger } from 'pino';
-import type { RedactionOptions } from '../src/history/redact.ts';
-import type { ChangedObjects } from '../src/inventory/affected-phases.ts';
-import { refKey } from '../src/inventory/ref-key.ts';
-import type { GroupKind, ObjectRef } from '../src/inventory/types.ts';
-import { MAX_CHANGED_OBJECTS } from '../src/queue/snapshot-jobs.ts';
-import type { ClusterClient } from '../src/kube/cluster-client.ts';
-import { discoverPhases, INVENTORY_WATCHES } from '../src/kube/discover-phases.ts';
-import type { WatchedKind } from '../src/kube/watch-cache.ts';
-import { createWatchSet, type WatchSet } from '../src/kube/watch-set.ts';
+import type { RedactionOptions } from '../history/redact.ts';
+import type { ChangedObjects } from '../inventory/affected-phases.ts';
+import { refKey } from '../inventory/ref-key.ts';
+import type { GroupKind, ObjectRef } from '../inventory/types.ts';
+import { MAX_CHANGED_OBJECTS } from '../queue/snapshot-jobs.ts';
+import type { ClusterClient } from '../kube/cluster-client.ts';
+import { discoverPhases, INVENTORY_WATCHES } from '../kube/discover-phases.ts';
+import type { WatchedKind } from '../kube/watch-cache.ts';
+import { createWatchSet, type WatchSet } from '../kube/watch-set.ts';
 
 /** Options of {@link startLiveSnapshots}. */
 export interface LiveSnapshotOptions {

@@ -1,19 +1,24 @@
 /**
- * The one snapshot use case, bound to a schedule, a watch event or a "refresh now": observe a
- * cluster, record the observation in one transaction, then publish the committed changes.
+ * The one snapshot use case, bound to a schedule, a watch event or a "refresh now", in one
+ * direction: observe a cluster, record the observation in one transaction, release the watch
+ * caches' copies of what the store now holds, publish the committed changes. Nothing here runs
+ * inside the transaction but the recording itself; the cluster is read only before it.
  */
 import type { Logger } from 'pino';
 import type { ChangePublisher } from '../pubsub/change-publisher.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
-import type { HistoryStore } from '../store/history-store.ts';
 import type { ChangedObjects } from '../inventory/affected-phases.ts';
-import { observeCluster, type ObserveClusterOptions } from './observe-cluster.ts';
+import { RevisionsMissingError } from '../store/snapshot-store.ts';
+import { observeWithSources, type ObservedCluster, type ObserveClusterOptions } from './observe.ts';
+import type { RecordSnapshotResult, Recorder } from './record.ts';
+import { readRevisionBodies, releaseStoredBodies } from './revision-bodies.ts';
 
 /** What {@link snapshotCluster} needs. */
 export interface SnapshotDeps {
-  history: HistoryStore;
+  recorder: Recorder;
   publisher: ChangePublisher;
   log: Logger;
+  /** How clusters are observed; a worker passes its `memos` here so they last across ticks. */
   observe?: ObserveClusterOptions;
 }
 
@@ -45,19 +50,21 @@ export interface SnapshotClusterOptions {
 /** Observes `cluster`, records it for `tickAt`, publishes the changes. Throws only when the store fails. */
 export async function snapshotCluster(deps: SnapshotDeps, cluster: ClusterClient, tickAt: Date, options: SnapshotClusterOptions = {}): Promise<SnapshotOutcome> {
   const log = deps.log.child({ cluster: cluster.name, tickAt: tickAt.toISOString() });
-  const observation = await observeCluster(cluster, options.changed === undefined ? deps.observe : { ...deps.observe, changed: options.changed });
+  const observed = await observeWithSources(cluster, options.changed === undefined ? deps.observe : { ...deps.observe, changed: options.changed });
+  const { observation } = observed;
   const base = { cluster: cluster.name, tickAt: tickAt.toISOString() };
-  const observed = observation.outcome === 'ok' ? { phases: observation.phases.length, partial: observation.partial === true } : {};
+  const seen = observation.outcome === 'ok' ? { phases: observation.phases.length, partial: observation.partial === true } : {};
   if (observation.outcome === 'unreachable') log.warn({ error: observation.error }, 'cluster unreachable; phases keep their last statuses, marked stale');
   if (observation.outcome === 'ok' && observation.partial && observation.phases.length === 0) {
     log.debug('live snapshot skipped: the changes affect no phase');
-    return { ...base, written: false, skipped: 'NOTHING_AFFECTED', ...observed, changes: 0, rows: 0, published: false };
+    return { ...base, written: false, skipped: 'NOTHING_AFFECTED', ...seen, changes: 0, rows: 0, published: false };
   }
-  const result = await deps.history.recordSnapshot(observation, { tickAt });
+  const result = await record(deps, cluster, observed, tickAt);
   if (!result.written) {
     log.debug({ lastTickAt: result.lastTickAt.toISOString() }, 'snapshot skipped: this tick is already recorded');
-    return { ...base, written: false, skipped: 'STALE_TICK', ...observed, changes: 0, rows: 0, published: false };
+    return { ...base, written: false, skipped: 'STALE_TICK', ...seen, changes: 0, rows: 0, published: false };
   }
+  releaseStoredBodies(observed);
   let published = true;
   try {
     await deps.publisher.publish(result.changes);
@@ -67,5 +74,23 @@ export async function snapshotCluster(deps: SnapshotDeps, cluster: ClusterClient
     log.error({ err: error, changes: result.changes.length }, 'publishing status changes failed');
   }
   if (result.changes.length > 0) log.info({ changes: result.changes.length, rows: result.rows }, 'snapshot recorded changes');
-  return { ...base, written: true, outcome: result.outcome, ...observed, changes: result.changes.length, rows: result.rows, published };
+  return { ...base, written: true, outcome: result.outcome, ...seen, changes: result.changes.length, rows: result.rows, published };
+}
+
+/**
+ * Records the observation; when the store lacks revisions the observation holds only by hash, reads
+ * them from the cluster (no transaction is open then) and records once more with them.
+ */
+async function record(deps: SnapshotDeps, cluster: ClusterClient, observed: ObservedCluster, tickAt: Date): Promise<RecordSnapshotResult> {
+  try {
+    return await deps.recorder.record(observed.observation, { tickAt });
+  } catch (error) {
+    if (!(error instanceof RevisionsMissingError)) throw error;
+    deps.log.info({ cluster: cluster.name, revisions: error.hashes.length }, 'the store lacks revisions the watch caches no longer hold; reading them from the cluster');
+    const revisionBodies = await readRevisionBodies(cluster, observed, error.hashes, {
+      ...(deps.observe?.read ? { read: deps.observe.read } : {}),
+      ...(deps.observe?.redaction ? { redaction: deps.observe.redaction } : {}),
+    });
+    return deps.recorder.record(observed.observation, { tickAt, revisionBodies });
+  }
 }

@@ -7,10 +7,10 @@
  */
 import { phaseKey } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, PhaseIdentity, StoredClusterState } from '../history/types.ts';
-import type { LockedCluster } from './history-state.ts';
+import { currentRun, type LockedCluster } from '../store/snapshot-store.ts';
 
 /** Clusters' stored states by cluster id, each valid at one stateVersion. */
-export interface ClusterStateCache {
+export interface KeptStates {
   /**
    * The state of the locked `cluster` if the copy is at its current version (with the row's own
    * tick and last good read), restricted to `only` like a partial load; undefined otherwise.
@@ -20,14 +20,14 @@ export interface ClusterStateCache {
   delete(clusterId: number): void;
 }
 
-/** Options of {@link createClusterStateCache}. */
-export interface ClusterStateCacheOptions {
+/** Options of {@link createKeptStates}. */
+export interface KeptStatesOptions {
   /** Clusters kept; the least recently used goes first. @default 64 */
   maxClusters?: number;
 }
 
 /** Creates an empty cache. */
-export function createClusterStateCache(options: ClusterStateCacheOptions = {}): ClusterStateCache {
+export function createKeptStates(options: KeptStatesOptions = {}): KeptStates {
   const max = Math.max(1, options.maxClusters ?? 64);
   const entries = new Map<number, { version: number; state: StoredClusterState }>();
   return {
@@ -37,10 +37,7 @@ export function createClusterStateCache(options: ClusterStateCacheOptions = {}):
       // Least recently used order: the entry moves to the end.
       entries.delete(cluster.id);
       entries.set(cluster.id, entry);
-      const row = {
-        lastGoodReadAt: cluster.lastGoodReadAt,
-        lastTick: cluster.tickOutcome === null || cluster.tickStateHash === null ? null : { outcome: cluster.tickOutcome, stateHash: cluster.tickStateHash },
-      };
+      const row = { lastGoodReadAt: cluster.lastGoodReadAt, lastTick: currentRun(cluster) };
       if (only === undefined) return { ...entry.state, ...row };
       const keys = new Set(only.map(phaseKey));
       return { ...entry.state, ...row, phases: entry.state.phases.filter((p) => keys.has(phaseKey(p.identity))) };

@@ -1,0 +1,128 @@
+/**
+ * What observing a cluster remembers between ticks, so an unchanged object costs a lookup instead
+ * of a parse, a status computation, a redaction and a hash on every tick. One set per worker
+ * process (created where the snapshot pipeline is wired), never module state: two workers in one
+ * process, or a test, do not share them.
+ *
+ * - status memos, one per watch-cache record (the record is replaced when its object changes);
+ * - revision hashes of listed objects, by object version (a polling tick hashes only what changed);
+ * - manifest hashes, by inventory object version.
+ */
+import type { CachedObject } from '../kube/compact.ts';
+import type { ObservedResource } from '../history/types.ts';
+import type { computeStatus } from '../status/compute.ts';
+
+type StatusOptions = Parameters<typeof computeStatus>[1];
+
+/** What one resource's observation takes from its object (found objects only). */
+export type ObjectPart = Pick<ObservedResource, 'status' | 'message' | 'conditions' | 'presence' | 'reason' | 'customHealth' | 'generation' | 'observedGeneration' | 'revision'>;
+
+/** What a memoised status was computed under: a memo serves only an observation made under the same. */
+export class MemoContext {
+  /** Memos made under this context, by their content: see {@link ObservationMemos.memoize}. */
+  readonly memos = new Map<string, StatusMemo>();
+  constructor(
+    readonly customHealth: StatusOptions['customHealth'],
+    readonly withPods: boolean,
+    readonly redaction: string,
+  ) {}
+}
+
+/**
+ * The status computed from a watch-cache record, kept on the record. Memos are shared: most
+ * objects of a kind are in the same state (Current, the same message, the same generations), and a
+ * worker holds one per watched member.
+ */
+export class StatusMemo {
+  constructor(
+    readonly context: MemoContext,
+    readonly status: ObservedResource['status'],
+    readonly message: string,
+    readonly conditions: ObservedResource['conditions'],
+    readonly presence: ObservedResource['presence'],
+    readonly reason: string | undefined,
+    readonly generation: number | undefined,
+    readonly observedGeneration: number | undefined,
+  ) {}
+}
+
+/** The empty condition list of memoised statuses, shared (nothing modifies an observation's conditions). */
+const NO_CONDITIONS: ObservedResource['conditions'] = Object.freeze([]) as unknown as ObservedResource['conditions'];
+
+/** Options of {@link ObservationMemos}. */
+export interface ObservationMemoLimits {
+  /** Distinct status memos kept per context before its sharing index starts over (memos in use stay on their records). @default 20000 */
+  sharedStatuses?: number;
+  /** Listed objects' revision hashes kept before the index starts over. @default 200000 */
+  listedRevisions?: number;
+  /** Inventory objects' manifest hashes kept before the index starts over. @default 50000 */
+  manifests?: number;
+}
+
+/** The memos of one worker. */
+export class ObservationMemos {
+  /** The few contexts observations are made under (checks, pods read or not, redaction). */
+  readonly #contexts: MemoContext[] = [];
+  /** Revision hashes of listed objects by cluster, object version and redaction: the same version is the same content. */
+  readonly #listedHashes = new Map<string, string>();
+  /** Manifest hashes and entry counts by cluster, source, inventory object version and redaction. */
+  readonly #manifestHashes = new Map<string, { hash: string; entries: number }>();
+  readonly #limits: Required<ObservationMemoLimits>;
+
+  constructor(limits: ObservationMemoLimits = {}) {
+    this.#limits = { sharedStatuses: limits.sharedStatuses ?? 20_000, listedRevisions: limits.listedRevisions ?? 200_000, manifests: limits.manifests ?? 50_000 };
+  }
+
+  /** The context of observations made under `statusOptions` and the redaction named `redaction`. */
+  contextOf(statusOptions: StatusOptions, redaction: string): MemoContext {
+    const withPods = statusOptions.pods !== undefined;
+    const known = this.#contexts.find((c) => c.customHealth === statusOptions.customHealth && c.withPods === withPods && c.redaction === redaction);
+    if (known !== undefined) return known;
+    const context = new MemoContext(statusOptions.customHealth, withPods, redaction);
+    // Contexts of checks replaced by a reload are dropped with their index.
+    if (this.#contexts.length >= 8) this.#contexts.shift();
+    this.#contexts.push(context);
+    return context;
+  }
+
+  /** The status memo kept on `record`, if any. */
+  memoOf(record: CachedObject): StatusMemo | undefined {
+    return record.memo instanceof StatusMemo ? record.memo : undefined;
+  }
+
+  /** Keeps the status `part` on `record`, sharing an equal memo made under `context`. */
+  remember(record: CachedObject, context: MemoContext, part: ObjectPart): void {
+    record.memo = this.#memoize(context, part);
+  }
+
+  #memoize(context: MemoContext, part: ObjectPart): StatusMemo {
+    const key = JSON.stringify([part.status, part.message, part.conditions, part.presence, part.reason ?? null, part.generation ?? null, part.observedGeneration ?? null]);
+    const known = context.memos.get(key);
+    if (known !== undefined) return known;
+    const conditions = part.conditions.length === 0 ? NO_CONDITIONS : part.conditions;
+    const memo = new StatusMemo(context, part.status, part.message, conditions, part.presence, part.reason, part.generation, part.observedGeneration);
+    if (context.memos.size >= this.#limits.sharedStatuses) context.memos.clear();
+    context.memos.set(key, memo);
+    return memo;
+  }
+
+  /** The revision hash remembered for an object version, if any. */
+  listedHash(key: string): string | undefined {
+    return this.#listedHashes.get(key);
+  }
+
+  rememberListedHash(key: string, hash: string): void {
+    if (this.#listedHashes.size >= this.#limits.listedRevisions) this.#listedHashes.clear();
+    this.#listedHashes.set(key, hash);
+  }
+
+  /** The manifest hash remembered for an inventory object version, if any. */
+  manifestHash(key: string): { hash: string; entries: number } | undefined {
+    return this.#manifestHashes.get(key);
+  }
+
+  rememberManifestHash(key: string, memo: { hash: string; entries: number }): void {
+    if (this.#manifestHashes.size >= this.#limits.manifests) this.#manifestHashes.clear();
+    this.#manifestHashes.set(key, memo);
+  }
+}
