@@ -7,9 +7,8 @@
  */
 import { advanceClusterState } from '../history/advance-state.ts';
 import { hashObservation, planSnapshot, planUnchangedTick, settleRun as settlePlanRun, unobservedSpanChange, writesOnlyRun, type SnapshotPlan } from '../history/plan-snapshot.ts';
-import type { ClusterObservation, StatusChangeRecord, StoredClusterState } from '../history/types.ts';
-import { Prisma } from '../generated/prisma/client.ts';
-import { applyPlan, toChangeRecord, type ChangeRow } from './history-write.ts';
+import type { ClusterObservation, StatusChange, StoredClusterState } from '../history/types.ts';
+import { applyPlan } from './history-write.ts';
 import { createClusterStateCache, revivesDeletedPhase } from './cluster-state-cache.ts';
 import { loadClusterState, lockCluster, recordUnobservedGap, type LockedCluster } from './history-state.ts';
 import { unobservedGapBefore } from '../history/observation.ts';
@@ -17,7 +16,7 @@ import { forgetQueryArguments, type Db } from './prisma.ts';
 
 /** What {@link HistoryStore.recordSnapshot} did. */
 export type RecordSnapshotResult =
-  | { written: true; outcome: 'ok' | 'unreachable'; changes: StatusChangeRecord[]; rows: number; extendedTick: boolean }
+  | { written: true; outcome: 'ok' | 'unreachable'; changes: StatusChange[]; rows: number; extendedTick: boolean }
   | { written: false; reason: 'STALE_TICK'; lastTickAt: Date };
 
 /** Options of {@link HistoryStore.recordSnapshot}. */
@@ -26,23 +25,10 @@ export interface RecordSnapshotOptions {
   tickAt: Date;
 }
 
-/** Options of {@link HistoryStore.listChangesSince}. */
-export interface ListChangesOptions {
-  /** @default 500 */
-  limit?: number;
-  /** Only this cluster's changes. */
-  cluster?: string;
-}
-
-/** The history store's snapshot port: the write path, and the change log read by `seq`. */
+/** The history store's snapshot port: the write path (the change log is read by src/store/read-history.ts). */
 export interface HistoryStore {
   /** Diffs `observation` against the open intervals and writes the difference atomically. */
   recordSnapshot(observation: ClusterObservation, options: RecordSnapshotOptions): Promise<RecordSnapshotResult>;
-  /**
-   * Changes with `seq` greater than `afterSeq`, oldest first: how a subscriber that missed live
-   * events catches up. Appends commit in `seq` order, so a cursor never skips a change.
-   */
-  listChangesSince(afterSeq: bigint, options?: ListChangesOptions): Promise<StatusChangeRecord[]>;
 }
 
 /** Options of {@link createHistoryStore}. */
@@ -137,28 +123,6 @@ export function createHistoryStore(db: Db, options: HistoryStoreOptions = {}): H
       }
       if (result.written) releaseStoredRevisions(observation);
       return result;
-    },
-    async listChangesSince(afterSeq, { limit = 500, cluster } = {}) {
-      const clusterRow = cluster === undefined ? undefined : await db.cluster.findUnique({ where: { name: cluster }, select: { id: true } });
-      if (cluster !== undefined && clusterRow === null) return [];
-      const take = Math.min(Math.max(1, limit), 5000);
-      const rows = await db.$queryRaw<(ChangeRow & { clusterId: number })[]>`
-        SELECT sc."seq", sc."at", sc."clusterId", sc."phaseId", sc."scope", r."key" AS "resourceKey", sc."fromStatus", sc."toStatus",
-               coalesce(d."body" ->> 'message', '') AS "message"
-        FROM "StatusChange" sc
-        LEFT JOIN "Resource" r ON r."id" = sc."resourceId"
-        LEFT JOIN "StatusDetail" d ON d."id" = sc."detailId"
-        WHERE sc."seq" > ${afterSeq}::bigint ${clusterRow ? Prisma.sql`AND sc."clusterId" = ${clusterRow.id}::int` : Prisma.empty}
-        ORDER BY sc."seq" LIMIT ${take}`;
-      const clusterIds = [...new Set(rows.map((r) => r.clusterId))];
-      const phaseIds = [...new Set(rows.flatMap((r) => (r.phaseId === null ? [] : [r.phaseId])))];
-      const [clusters, phases] = await Promise.all([
-        db.cluster.findMany({ where: { id: { in: clusterIds } }, select: { id: true, name: true } }),
-        db.phase.findMany({ where: { id: { in: phaseIds } }, select: { id: true, sourceKind: true, namespace: true, name: true } }),
-      ]);
-      const clusterNames = new Map(clusters.map((c) => [c.id, c.name]));
-      const identities = new Map(phases.map(({ id, ...identity }) => [id, identity]));
-      return rows.map((row) => toChangeRecord(row, { id: row.clusterId, name: clusterNames.get(row.clusterId) ?? '' }, identities));
     },
   };
 }
