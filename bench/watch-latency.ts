@@ -22,7 +22,7 @@ import { loadKubeconfigClusters } from '../src/kube/clusters.ts';
 import { INVENTORY_WATCHES } from '../src/kube/discover-phases.ts';
 import { createWatchSet } from '../src/kube/watch-set.ts';
 import { observeCluster } from '../src/services/observe-cluster.ts';
-import type { ChangeEvent } from '../src/pubsub/change-event.ts';
+import type { StatusChange } from '../src/history/types.ts';
 import { subscribeChanges } from '../src/pubsub/change-publisher.ts';
 import { migrateDatabase } from '../src/store/migrate.ts';
 import { namespaceOf, resourceName } from '../test/integration/snapshot/fleet.ts';
@@ -80,9 +80,9 @@ function flip(child: ReadyChild['child'], request: FlipRequest): Promise<number>
 }
 
 /** Waits for the first event `match` accepts, recording when it arrived. */
-function waitForEvent(waiters: Set<(e: ChangeEvent, at: number) => boolean>, match: (e: ChangeEvent) => boolean, timeoutMs: number): Promise<number> {
+function waitForEvent(waiters: Set<(e: StatusChange, at: number) => boolean>, match: (e: StatusChange) => boolean, timeoutMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const waiter = (e: ChangeEvent, at: number) => {
+    const waiter = (e: StatusChange, at: number) => {
       if (!match(e)) return false;
       clearTimeout(timer);
       resolve(at);
@@ -109,7 +109,7 @@ interface ModeOptions {
 /** Starts a worker on a fresh database, waits for its first snapshot, then times `changes` changes. */
 async function measureMode(options: ModeOptions): Promise<{ latencies: number[]; jobMs: number[] }> {
   const { shape, clusters, prefix, timeoutMs } = options;
-  const waiters = new Set<(e: ChangeEvent, at: number) => boolean>();
+  const waiters = new Set<(e: StatusChange, at: number) => boolean>();
   const subscription = await subscribeChanges(
     BENCH_REDIS_URL,
     (event) => {

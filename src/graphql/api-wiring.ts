@@ -15,8 +15,6 @@ import { createApiTokenStore, type ApiTokenStore } from '../store/api-token-stor
 import type { Db } from '../store/prisma.ts';
 import { createHistoryReader } from '../store/read-history.ts';
 import { createPhaseReader } from '../store/read-phases.ts';
-import type { StatusChangeItem } from '../store/read-types.ts';
-import type { ChangeEvent } from '../pubsub/change-event.ts';
 import type { ReadApi } from './context.ts';
 import { createAuditReport } from '../services/audit-report.ts';
 import { createReportStore } from '../store/report-store.ts';
@@ -44,26 +42,10 @@ export function decideAnonymousRead(host: string, configured: boolean | undefine
   return false;
 }
 
-/** A change from a Redis event (the log's shape). */
-export function changeFromEvent(event: ChangeEvent): StatusChangeItem {
-  return {
-    seq: BigInt(event.seq),
-    at: new Date(event.at),
-    cluster: event.cluster,
-    phaseId: event.phaseId,
-    phase: event.phase === null ? null : { source: event.phase.sourceKind, namespace: event.phase.namespace, name: event.phase.name },
-    scope: event.scope,
-    resourceKey: event.resourceKey,
-    fromStatus: event.fromStatus,
-    toStatus: event.toStatus,
-    message: event.message,
-  };
-}
-
 /** Live changes from Redis pub/sub (the channel the snapshot side publishes on). */
 export function redisChangeSource(redisUrl: string, prefix?: string, log?: Logger): ChangeSource {
   return {
-    subscribe: (onChange) => subscribeChanges(redisUrl, (event) => onChange(changeFromEvent(event)), { ...(prefix === undefined ? {} : { prefix }), ...(log === undefined ? {} : { log }) }),
+    subscribe: (onChange) => subscribeChanges(redisUrl, onChange, { ...(prefix === undefined ? {} : { prefix }), ...(log === undefined ? {} : { log }) }),
   };
 }
 

@@ -182,8 +182,13 @@ export interface StoredClusterState {
   phases: StoredPhase[];
 }
 
-/** A status change as written to the change log; `seq` is its place in the log. */
-export interface StatusChangeRecord {
+/**
+ * A status change written to the change log, `seq` being its place in the log. One shape from the
+ * log to the API: what a snapshot's append returns, what the publisher sends (the Redis event is
+ * its encoding, src/pubsub/change-event.ts), what the change feed delivers and what the change-log
+ * reader returns. A change still to be written is a PlannedChange (src/history/plan-snapshot.ts).
+ */
+export interface StatusChange {
   seq: bigint;
   at: Date;
   cluster: string;

@@ -1,12 +1,13 @@
 /**
- * The payload of a live status-change event: ids, the change log cursor (`seq`), and the change
- * itself. Never object contents; `message` is the status message the change log stores.
+ * The live status-change event: a written StatusChange encoded for Redis pub/sub, and decoded back.
+ * It carries ids, the change log cursor (`seq`) and the change itself; never object contents,
+ * `message` being the status message the change log stores.
  */
 import { z } from 'zod';
-import type { StatusChangeRecord } from '../history/types.ts';
+import type { StatusChange } from '../history/types.ts';
 
-/** A status change as published on Redis (JSON; `seq` as a decimal string since JSON has no bigint). */
-export const changeEventSchema = z.object({
+/** The event as published (JSON: `seq` as a decimal string since JSON has no bigint, `at` as ISO 8601). */
+const changeEventSchema = z.object({
   seq: z.string().regex(/^\d+$/),
   at: z.string(),
   cluster: z.string(),
@@ -20,32 +21,38 @@ export const changeEventSchema = z.object({
   message: z.string(),
 });
 
-/** A status-change event. */
-export type ChangeEvent = z.infer<typeof changeEventSchema>;
+type ChangeEvent = z.infer<typeof changeEventSchema>;
 
-/** The event published for a change written to the log. */
-export function toChangeEvent(change: StatusChangeRecord): ChangeEvent {
-  return {
+/** The text published for a change written to the log. */
+export function encodeChangeEvent(change: StatusChange): string {
+  const { phase } = change;
+  const event: ChangeEvent = {
     seq: change.seq.toString(),
     at: change.at.toISOString(),
     cluster: change.cluster,
     clusterId: change.clusterId,
     phaseId: change.phaseId,
-    phase: change.phase,
+    phase: phase === null ? null : { sourceKind: phase.sourceKind, namespace: phase.namespace, name: phase.name },
     scope: change.scope,
     resourceKey: change.resourceKey,
     fromStatus: change.fromStatus,
     toStatus: change.toStatus,
     message: change.message,
   };
+  return JSON.stringify(event);
 }
 
-/** Parses an event read from Redis; undefined for anything that is not one. */
-export function parseChangeEvent(text: string): ChangeEvent | undefined {
+/** The change an event read from Redis carries; undefined for anything that is not one. */
+export function decodeChangeEvent(text: string): StatusChange | undefined {
+  let parsed: ReturnType<typeof changeEventSchema.safeParse>;
   try {
-    const parsed = changeEventSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
+    parsed = changeEventSchema.safeParse(JSON.parse(text));
   } catch {
     return undefined;
   }
+  if (!parsed.success) return undefined;
+  const event = parsed.data;
+  const at = new Date(event.at);
+  if (Number.isNaN(at.getTime())) return undefined;
+  return { ...event, seq: BigInt(event.seq), at };
 }

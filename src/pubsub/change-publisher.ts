@@ -5,14 +5,14 @@
  */
 import { Redis } from 'ioredis';
 import { logRedisErrors } from '../runtime/redis-errors.ts';
-import type { StatusChangeRecord } from '../history/types.ts';
+import type { StatusChange } from '../history/types.ts';
 import { changesChannel, clusterChangesChannel, type ChannelOptions } from './channels.ts';
-import { parseChangeEvent, toChangeEvent, type ChangeEvent } from './change-event.ts';
+import { decodeChangeEvent, encodeChangeEvent } from './change-event.ts';
 
 /** Publishes committed changes. */
 export interface ChangePublisher {
   /** Publishes each change to the fleet channel and its cluster's channel, in `seq` order. */
-  publish(changes: readonly StatusChangeRecord[]): Promise<void>;
+  publish(changes: readonly StatusChange[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -25,7 +25,7 @@ export function createChangePublisher(redisUrl: string, options: ChannelOptions 
       if (changes.length === 0) return;
       const pipeline = redis.pipeline();
       for (const change of changes) {
-        const text = JSON.stringify(toChangeEvent(change));
+        const text = encodeChangeEvent(change);
         pipeline.publish(changesChannel(options), text);
         pipeline.publish(clusterChangesChannel(change.cluster, options), text);
       }
@@ -51,14 +51,14 @@ export interface SubscribeChangesOptions extends ChannelOptions {
 }
 
 /** Subscribes to status changes; resolves once the subscription is active. */
-export async function subscribeChanges(redisUrl: string, onChange: (event: ChangeEvent) => void, options: SubscribeChangesOptions = {}): Promise<ChangeSubscription> {
+export async function subscribeChanges(redisUrl: string, onChange: (change: StatusChange) => void, options: SubscribeChangesOptions = {}): Promise<ChangeSubscription> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
   logRedisErrors(redis, options.log, 'change-subscriber');
   const channel = options.cluster === undefined ? changesChannel(options) : clusterChangesChannel(options.cluster, options);
   redis.on('message', (from: string, text: string) => {
     if (from !== channel) return;
-    const event = parseChangeEvent(text);
-    if (event !== undefined) onChange(event);
+    const change = decodeChangeEvent(text);
+    if (change !== undefined) onChange(change);
   });
   await redis.subscribe(channel);
   return {

@@ -6,22 +6,23 @@
  * process fans out to every subscriber.
  */
 import type { HistoryReader, StatusChangeFilter } from '../store/read-history.ts';
-import type { AccessScope, StatusChangeItem } from '../store/read-types.ts';
+import type { StatusChange } from '../history/types.ts';
+import type { AccessScope } from '../store/read-types.ts';
 
 /** A source of live change events (Redis pub/sub in production). */
 export interface ChangeSource {
   /** Starts delivering every change to `onChange`; resolves once listening. */
-  subscribe(onChange: (change: StatusChangeItem) => void): Promise<{ close(): Promise<void> }>;
+  subscribe(onChange: (change: StatusChange) => void): Promise<{ close(): Promise<void> }>;
 }
 
 export interface ChangeFeed {
   /** Changes matching `filter` that `scope` may see, after `afterSeq` when given. Ends when `signal` aborts. */
-  subscribe(scope: AccessScope, filter: StatusChangeFilter, afterSeq: bigint | undefined): AsyncIterableIterator<StatusChangeItem>;
+  subscribe(scope: AccessScope, filter: StatusChangeFilter, afterSeq: bigint | undefined): AsyncIterableIterator<StatusChange>;
   close(): Promise<void>;
 }
 
 /** Whether a change matches a filter and an access scope (the same rules as the change log query). */
-export function changeMatches(change: StatusChangeItem, scope: AccessScope, filter: StatusChangeFilter): boolean {
+export function changeMatches(change: StatusChange, scope: AccessScope, filter: StatusChangeFilter): boolean {
   if (scope.clusters.length > 0 && !scope.clusters.includes(change.cluster)) return false;
   if (scope.namespaces.length > 0 && change.phase !== null && !scope.namespaces.includes(change.phase.namespace)) return false;
   if (filter.cluster !== undefined && change.cluster !== filter.cluster) return false;
@@ -37,7 +38,7 @@ const REPLAY_PAGE = 500;
 const REMEMBERED_SEQS = 10_000;
 
 export function createChangeFeed(options: { source: ChangeSource; history: HistoryReader }): ChangeFeed {
-  const listeners = new Set<(change: StatusChangeItem) => void>();
+  const listeners = new Set<(change: StatusChange) => void>();
   let started: Promise<{ close(): Promise<void> }> | undefined;
   const ensureStarted = () => {
     started ??= options.source.subscribe((change) => {
@@ -49,10 +50,10 @@ export function createChangeFeed(options: { source: ChangeSource; history: Histo
 
   return {
     subscribe(scope, filter, afterSeq) {
-      const buffer: StatusChangeItem[] = [];
+      const buffer: StatusChange[] = [];
       let wake: (() => void) | undefined;
       let done = false;
-      const listener = (change: StatusChangeItem) => {
+      const listener = (change: StatusChange) => {
         if (!changeMatches(change, scope, filter)) return;
         buffer.push(change);
         wake?.();
@@ -66,7 +67,7 @@ export function createChangeFeed(options: { source: ChangeSource; history: Histo
         wake?.();
       };
 
-      async function* run(): AsyncGenerator<StatusChangeItem> {
+      async function* run(): AsyncGenerator<StatusChange> {
         try {
           await ensureStarted();
           if (afterSeq !== undefined) {

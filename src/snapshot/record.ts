@@ -15,13 +15,13 @@
 import { advanceClusterState, type WrittenIds } from '../history/advance-state.ts';
 import { unobservedGapBefore } from '../history/observation.ts';
 import { hashObservation, planSnapshot, planUnchangedTick, unobservedSpanChange, type SnapshotPlan } from '../history/plan-snapshot.ts';
-import type { ClusterObservation, StatusChangeRecord, StoredClusterState } from '../history/types.ts';
+import type { ClusterObservation, StatusChange, StoredClusterState } from '../history/types.ts';
 import { currentRun, type LockedCluster, type SnapshotStore } from '../store/snapshot-store.ts';
 import { createKeptStates, revivesDeletedPhase, type KeptStates } from './kept-state.ts';
 
 /** What {@link Recorder.record} did. */
 export type RecordSnapshotResult =
-  | { written: true; outcome: 'ok' | 'unreachable'; changes: StatusChangeRecord[]; rows: number; extendedTick: boolean }
+  | { written: true; outcome: 'ok' | 'unreachable'; changes: StatusChange[]; rows: number; extendedTick: boolean }
   | { written: false; reason: 'STALE_TICK'; lastTickAt: Date };
 
 /** Options of {@link Recorder.record}. */

@@ -8,7 +8,7 @@ import type { WrittenIds } from '../history/advance-state.ts';
 import type { OpenedResource, PhaseWrite, PlannedChange, SnapshotPlan } from '../history/plan-snapshot.ts';
 import { phaseKey } from '../history/plan-snapshot.ts';
 import { messageDetail, phaseDetail, resourceDetail, type StatusDetailDoc } from '../history/status-detail.ts';
-import type { HashedDocument, ObservedManifest, PhaseIdentity, ObservedResource, StatusChangeRecord } from '../history/types.ts';
+import type { HashedDocument, ObservedManifest, PhaseIdentity, ObservedResource, StatusChange } from '../history/types.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import type { LockedCluster } from './history-state.ts';
 import { storeRevisions } from './revisions.ts';
@@ -23,7 +23,7 @@ const BATCH = 10_000;
 
 /** What applying a plan wrote. */
 export interface AppliedPlan {
-  changes: StatusChangeRecord[];
+  changes: StatusChange[];
   /** Rows inserted or updated (closes count one each). */
   rows: number;
   /** The cluster's stateVersion once the transaction commits (a new one unless nothing was written). */
@@ -588,7 +588,7 @@ function openedDetail({ change, phaseId, resourceId }: PreparedChanges['rows'][n
   return change.scope === 'phase' && phaseId !== null ? known.phaseDetails.get(phaseId) : undefined;
 }
 
-async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, known: KnownIds, prepared: PreparedChanges): Promise<StatusChangeRecord[]> {
+async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, known: KnownIds, prepared: PreparedChanges): Promise<StatusChange[]> {
   let { rows: rowsOf, opened, columns } = prepared;
   const { identities } = prepared;
   // Every change of a phase or resource comes with a write of its phase, so the plan or the writes
@@ -614,7 +614,7 @@ async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan
     FROM (SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})) AS "locked"`;
   if (reserved === undefined) throw new Error('no seqs reserved for the change log');
   const first = BigInt(reserved.last) - BigInt(rowsOf.length - 1);
-  let records: StatusChangeRecord[] = [];
+  let records: StatusChange[] = [];
   for (let i = 0; i < rowsOf.length; i += BATCH) {
     const batch = rowsOf.slice(i, i + BATCH);
     const column = columns[i / BATCH] as ChangeColumns;
@@ -628,13 +628,7 @@ async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan
     const inserted = await (i > 0
       ? inserting
       : overlapping(inserting, () => {
-          records = rowsOf.map(({ change, phaseId, resourceId }, n) =>
-            toChangeRecord(
-              { seq: first + BigInt(n), at: plan.at, phaseId, scope: change.scope, resourceKey: resourceId === null ? null : (change.resourceKey ?? null), fromStatus: change.fromStatus, toStatus: change.toStatus, message: change.message },
-              cluster,
-              identities,
-            ),
-          );
+          records = rowsOf.map((row, n) => writtenChange(row, first + BigInt(n), plan.at, cluster, identities));
         }));
     if (inserted !== batch.length) throw new Error('status change rows missing after insert');
   }
@@ -698,31 +692,20 @@ async function lookUpMissingIds(tx: Tx, clusterId: number, changes: PlannedChang
   for (const row of rows) resourceIds.set(`${row.phaseId}\u0000${row.key}`, row.id);
 }
 
-/** A StatusChange row as the change log's readers and publishers see it. */
-export interface ChangeRow {
-  seq: bigint;
-  at: Date;
-  phaseId: number | null;
-  scope: string;
-  resourceKey: string | null;
-  fromStatus: string | null;
-  toStatus: string | null;
-  message: string;
-}
-
-/** Shape a stored change row, given its cluster and the identities of the phases involved. */
-export function toChangeRecord(row: ChangeRow, cluster: { id: number; name: string }, identities: ReadonlyMap<number, PhaseIdentity>): StatusChangeRecord {
+/** A planned change as written under `seq`, with the ids and phase identity the writes settled. */
+function writtenChange({ change, phaseId, resourceId }: PreparedChanges['rows'][number], seq: bigint, at: Date, cluster: { id: number; name: string }, identities: ReadonlyMap<number, PhaseIdentity>): StatusChange {
   return {
-    seq: row.seq,
-    at: row.at,
+    seq,
+    at,
     cluster: cluster.name,
     clusterId: cluster.id,
-    phaseId: row.phaseId,
-    phase: row.phaseId === null ? null : (identities.get(row.phaseId) ?? null),
-    scope: row.scope as StatusChangeRecord['scope'],
-    resourceKey: row.resourceKey,
-    fromStatus: row.fromStatus,
-    toStatus: row.toStatus,
-    message: row.message,
+    phaseId,
+    phase: phaseId === null ? null : (identities.get(phaseId) ?? null),
+    scope: change.scope,
+    // As the log reads back: it stores the resource's id, so a resource the writes could not name has no key.
+    resourceKey: resourceId === null ? null : (change.resourceKey ?? null),
+    fromStatus: change.fromStatus,
+    toStatus: change.toStatus,
+    message: change.message,
   };
 }

@@ -8,7 +8,8 @@ import type { Db } from './prisma.ts';
 import { createCoalescer, createReadSql, type ReadSql } from './read-sql.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { readJson } from './read-json.ts';
-import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseIntervalRecord, PhaseStatusRecord, ResourceRecord, StatusChangeItem } from './read-types.ts';
+import type { StatusChange } from '../history/types.ts';
+import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseIntervalRecord, PhaseStatusRecord, ResourceRecord } from './read-types.ts';
 
 /** Filter of {@link HistoryReader.listResources}. */
 export interface ResourceFilter {
@@ -64,8 +65,11 @@ export interface HistoryReader {
    * detail (message, summary, worst resource), which spares a lookup per interval.
    */
   listPhaseIntervals(phaseId: number, range: { from: Date; to: Date }, first: number, after?: IntervalCursor, options?: { detail?: boolean }): Promise<Page<PhaseIntervalRecord>>;
-  /** The status change log, oldest first, after `afterSeq`. */
-  listStatusChanges(scope: AccessScope, filter: StatusChangeFilter, first: number, afterSeq?: bigint): Promise<Page<StatusChangeItem>>;
+  /**
+   * The status change log, oldest first, after `afterSeq`: also how a subscriber that missed live
+   * events catches up. Appends commit in `seq` order, so a cursor never skips a change.
+   */
+  listStatusChanges(scope: AccessScope, filter: StatusChangeFilter, first: number, afterSeq?: bigint): Promise<Page<StatusChange>>;
   /** The manifest a phase had at `at`. */
   manifestAt(phaseId: number, at: Date): Promise<ManifestVersionRecord | null>;
   /** The phase's manifests, newest first, each with the one before it. */
@@ -411,8 +415,8 @@ export function createHistoryReader(db: Db): HistoryReader {
       if (filter.from !== undefined) where.push(Prisma.sql`sc."at" >= ${filter.from}`);
       if (filter.to !== undefined) where.push(Prisma.sql`sc."at" < ${filter.to}`);
       if (afterSeq !== undefined) where.push(Prisma.sql`sc."seq" > ${afterSeq}::bigint`);
-      const rows = await sql.query<(Omit<StatusChangeItem, 'phase'> & { sourceKind: string | null; namespace: string | null; name: string | null })>(Prisma.sql`
-        SELECT sc."seq", sc."at", c."name" AS "cluster", sc."phaseId", sc."scope", r."key" AS "resourceKey", sc."fromStatus", sc."toStatus",
+      const rows = await sql.query<(Omit<StatusChange, 'phase'> & { sourceKind: string | null; namespace: string | null; name: string | null })>(Prisma.sql`
+        SELECT sc."seq", sc."at", c."name" AS "cluster", sc."clusterId", sc."phaseId", sc."scope", r."key" AS "resourceKey", sc."fromStatus", sc."toStatus",
                coalesce(d."body" ->> 'message', '') AS "message", p."sourceKind", p."namespace", p."name"
         FROM "StatusChange" sc
         JOIN "Cluster" c ON c."id" = sc."clusterId"
@@ -424,8 +428,9 @@ export function createHistoryReader(db: Db): HistoryReader {
       const items = rows.slice(0, first).map(({ sourceKind, namespace, name, ...row }) => ({
         ...row,
         seq: BigInt(row.seq),
+        clusterId: Number(row.clusterId),
         phaseId: row.phaseId === null ? null : Number(row.phaseId),
-        phase: sourceKind === null || namespace === null || name === null ? null : { source: sourceKind, namespace, name },
+        phase: sourceKind === null || namespace === null || name === null ? null : { sourceKind, namespace, name },
       }));
       return { items, hasMore: rows.length > first };
     },

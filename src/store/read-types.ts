@@ -1,6 +1,6 @@
 /**
  * Domain types of the read side: what the history store answers about phases, resources, intervals,
- * manifests and status changes. Plain data; no Prisma types.
+ * manifests (status changes are src/history/types.ts' StatusChange). Plain data; no Prisma types.
  */
 import type { ClusterObservationFacts } from '../history/observation.ts';
 
@@ -124,20 +124,6 @@ export interface ResourceRecord {
   to: Date | null;
   /** When the run of this status began (earlier intervals of the same status with no gap count), when the read included it. */
   since?: Date;
-}
-
-/** One entry of the status change log. */
-export interface StatusChangeItem {
-  seq: bigint;
-  at: Date;
-  cluster: string;
-  phaseId: number | null;
-  phase: { source: string; namespace: string; name: string } | null;
-  scope: string;
-  resourceKey: string | null;
-  fromStatus: string | null;
-  toStatus: string | null;
-  message: string;
 }
 
 /** One normalised inventory entry. */

@@ -5,7 +5,8 @@ import type { ApiTokenRecord } from '../../store/api-token-store.ts';
 import type { GateOutcome } from '../../services/read-gate.ts';
 import type { PhaseCondition } from '../../status/phase-summary.ts';
 import { isResourceStatus, type CustomHealthDetail } from '../../status/types.ts';
-import type { ManifestVersionRecord, StatusChangeItem } from '../../store/read-types.ts';
+import type { StatusChange } from '../../history/types.ts';
+import type { ManifestVersionRecord } from '../../store/read-types.ts';
 
 /**
  * A stored status as the SDL's Status enum. The store keeps statuses as text; one that is not a
@@ -39,9 +40,21 @@ export function toCounts(summary: Record<string, number>): ResolversParentTypes[
   return { ...counts, total: Object.values(counts).reduce((a, b) => a + b, 0) };
 }
 
-/** A StatusChange as the SDL shows it. */
-export function toStatusChange(change: StatusChangeItem): ResolversParentTypes['StatusChange'] {
-  return { ...change, scope: toChangeScope(change.scope), seq: change.seq.toString(), phaseId: change.phaseId === null ? null : String(change.phaseId) };
+/** A StatusChange as the SDL shows it (no cluster id; the phase's source kind as `source`). */
+export function toStatusChange(change: StatusChange): ResolversParentTypes['StatusChange'] {
+  const { phase } = change;
+  return {
+    seq: change.seq.toString(),
+    at: change.at,
+    cluster: change.cluster,
+    scope: toChangeScope(change.scope),
+    phaseId: change.phaseId === null ? null : String(change.phaseId),
+    phase: phase === null ? null : { source: phase.sourceKind, namespace: phase.namespace, name: phase.name },
+    resourceKey: change.resourceKey,
+    fromStatus: change.fromStatus,
+    toStatus: change.toStatus,
+    message: change.message,
+  };
 }
 
 /** A phase's conditions as stored: the JSON summarizePhase wrote. */

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../../src/auth/tokens.ts';
-import type { StatusChangeRecord } from '../../../src/history/types.ts';
+import type { StatusChange } from '../../../src/history/types.ts';
 import { createChangePublisher, type ChangePublisher } from '../../../src/pubsub/change-publisher.ts';
 import { createApiTokenStore } from '../../../src/store/api-token-store.ts';
 import { createDb, type Db } from '../../../src/store/prisma.ts';
@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 /** Writes a change to the log (as the snapshot side does) and returns it as published. */
-async function appendChange(phaseId: number, name: { namespace: string; name: string; sourceKind: string }, scope: 'phase' | 'resource', toStatus: string, minutes: number, resourceKey: string | null = null): Promise<StatusChangeRecord> {
+async function appendChange(phaseId: number, name: { namespace: string; name: string; sourceKind: string }, scope: 'phase' | 'resource', toStatus: string, minutes: number, resourceKey: string | null = null): Promise<StatusChange> {
   const seq = await insertStatusChange(db, { clusterId: seeded.prod, phaseId, scope, at: at(minutes), fromStatus: 'Current', toStatus, resourceKey, message: `to ${toStatus}` });
   return { seq, at: at(minutes), cluster: 'prod', clusterId: seeded.prod, phaseId, phase: name, scope, resourceKey, fromStatus: 'Current', toStatus, message: `to ${toStatus}` };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChangeEvent } from '../../../src/pubsub/change-event.ts';
+import type { StatusChange } from '../../../src/history/types.ts';
 import { subscribeChanges, type ChangeSubscription } from '../../../src/pubsub/change-publisher.ts';
 import { startWorkers, type RunningWorkers } from '../../../workers/start-workers.ts';
 import { applyFleet, deploymentRef, resourceName, rollingStatus, type FleetShape } from './fleet.ts';
@@ -12,7 +12,7 @@ describe('live snapshots from watches', () => {
   let cluster: EmulatedCluster;
   let workers: RunningWorkers;
   let subscription: ChangeSubscription;
-  const events: ChangeEvent[] = [];
+  const events: StatusChange[] = [];
   const prefix = uniqueId('live');
 
   beforeAll(async () => {
@@ -59,7 +59,7 @@ describe('live snapshots from watches', () => {
       expect.objectContaining({ resourceKey: `apps/Deployment/team-0/${resourceName(1, 2)}`, fromStatus: 'Current', toStatus: 'InProgress' }),
     ]);
     const row = await database.db.statusChange.findFirstOrThrow({ where: { scope: 'resource', toStatus: 'InProgress' } });
-    expect(row.seq.toString()).toBe(events.find((e) => e.scope === 'resource')?.seq);
+    expect(row.seq).toBe(events.find((e) => e.scope === 'resource')?.seq);
     expect(cluster.emulator.requestCount({ verb: 'list', resource: 'deployments' })).toBe(0);
     // The job named the changed Deployment, and the snapshot observed its phase only.
     const jobs = await workers.queue.getJobs(['completed']);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterObservation, StatusChangeRecord } from '../../../src/history/types.ts';
+import type { ClusterObservation, StatusChange } from '../../../src/history/types.ts';
 import { observeCluster } from '../../../src/services/observe-cluster.ts';
 import { createHistoryStore, type HistoryStore } from '../../../src/store/history-store.ts';
 import { applyFleet, deploymentRef, namespaceOf, readyDeployment, readyStatus, rollingStatus, type FleetShape } from './fleet.ts';
@@ -18,7 +18,7 @@ import { countRows, createTestDatabase, startEmulatedCluster, type EmulatedClust
 const SHAPE: FleetShape = { phases: 3, resourcesPerPhase: 4, phasesPerNamespace: 2 };
 
 /** What a user reads of a change, ids aside. */
-function summary(changes: StatusChangeRecord[]): string[] {
+function summary(changes: StatusChange[]): string[] {
   return changes.map((c) => `${c.scope} ${c.phase?.name ?? '-'} ${c.resourceKey ?? '-'} ${c.fromStatus ?? 'null'} -> ${c.toStatus ?? 'null'}: ${c.message}`);
 }
 

@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { createLimitRules, DEFAULT_LIMITS } from '../../../src/graphql/limits.ts';
 import { changeMatches } from '../../../src/services/read-change-feed.ts';
 import { diffEntries } from '../../../src/services/read-manifests.ts';
-import type { StatusChangeItem } from '../../../src/store/read-types.ts';
+import type { StatusChange } from '../../../src/history/types.ts';
 
-const change: StatusChangeItem = {
-  seq: 7n, at: new Date(0), cluster: 'prod', phaseId: 3, phase: { source: 'cli-utils', namespace: 'shop', name: 'web' },
+const change: StatusChange = {
+  seq: 7n, at: new Date(0), cluster: 'prod', clusterId: 1, phaseId: 3, phase: { sourceKind: 'cli-utils', namespace: 'shop', name: 'web' },
   scope: 'phase', resourceKey: null, fromStatus: 'Current', toStatus: 'Failed', message: '',
 };
-const clusterChange: StatusChangeItem = { ...change, phaseId: null, phase: null, scope: 'cluster', toStatus: 'Unreachable' };
+const clusterChange: StatusChange = { ...change, phaseId: null, phase: null, scope: 'cluster', toStatus: 'Unreachable' };
 const all = { clusters: [], namespaces: [] };
 
 describe('changeMatches', () => {
