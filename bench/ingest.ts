@@ -18,9 +18,11 @@ import type { ClusterObservation, StoredClusterState } from '../src/history/type
 import { startEmulator } from '../src/emulator/index.ts';
 import { createClusterClient } from '../src/kube/cluster-client.ts';
 import { loadKubeconfigClusters } from '../src/kube/clusters.ts';
-import { observeCluster } from '../src/services/observe-cluster.ts';
+import { observeCluster } from '../src/snapshot/observe.ts';
+import { ObservationMemos } from '../src/snapshot/memos.ts';
 import { loadClusterState, lockCluster } from '../src/store/history-state.ts';
-import { createHistoryStore } from '../src/store/history-store.ts';
+import { createRecorder } from '../src/snapshot/record.ts';
+import { createSnapshotStore } from '../src/store/snapshot-store.ts';
 import { migrateDatabase } from '../src/store/migrate.ts';
 import { createDb, type Db } from '../src/store/prisma.ts';
 import { measureStorage } from '../src/store/retention.ts';
@@ -64,14 +66,15 @@ export async function run(options: IngestBenchOptions = {}): Promise<Figures> {
   try {
     await migrateDatabase(scratch.connectionString);
     db = createDb(scratch.connectionString, { poolSize: 2 });
-    const history = createHistoryStore(db);
+    const history = createRecorder(createSnapshotStore(db));
+    const memos = new ObservationMemos();
     let at = Date.now();
     const record = async (): Promise<{ ms: number; changes: number; rows: number; added: number }> => {
-      const observation = await observeCluster(client);
+      const observation = await observeCluster(client, { memos });
       if (observation.outcome !== 'ok') throw new Error('emulated cluster unreachable');
       const before = await countRows(db as Db);
       const started = nowMs();
-      const result = await history.recordSnapshot(observation, { tickAt: new Date((at += 1000)) });
+      const result = await history.record(observation, { tickAt: new Date((at += 1000)) });
       const ms = nowMs() - started;
       if (!result.written) throw new Error('snapshot not written');
       return { ms, changes: result.changes.length, rows: result.rows, added: (await countRows(db as Db)) - before };

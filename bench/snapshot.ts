@@ -19,8 +19,10 @@ import { createClusterClient, type ClusterClient } from '../src/kube/cluster-cli
 import { loadKubeconfigClusters } from '../src/kube/clusters.ts';
 import { runLimited } from '../src/kube/read-objects.ts';
 import { createChangePublisher } from '../src/pubsub/change-publisher.ts';
-import { snapshotCluster, type SnapshotDeps, type SnapshotOutcome } from '../src/services/snapshot-cluster.ts';
-import { createHistoryStore } from '../src/store/history-store.ts';
+import { snapshotCluster, type SnapshotDeps, type SnapshotOutcome } from '../src/snapshot/snapshot-cluster.ts';
+import { createRecorder } from '../src/snapshot/record.ts';
+import { ObservationMemos } from '../src/snapshot/memos.ts';
+import { createSnapshotStore } from '../src/store/snapshot-store.ts';
 import { migrateDatabase } from '../src/store/migrate.ts';
 import { createDb, type Db } from '../src/store/prisma.ts';
 import { measureStorage } from '../src/store/retention.ts';
@@ -114,7 +116,7 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<Figures> 
   try {
     await migrateDatabase(scratch.connectionString);
     db = createDb(scratch.connectionString, { poolSize: concurrency + 1 });
-    const deps: SnapshotDeps = { history: createHistoryStore(db), publisher, log: pino({ level: 'silent' }) };
+    const deps: SnapshotDeps = { recorder: createRecorder(createSnapshotStore(db)), publisher, log: pino({ level: 'silent' }), observe: { memos: new ObservationMemos() } };
     let at = Date.now();
     const resources = clusterCount * shape.phases * shape.resourcesPerPhase;
     const figures: Figures = { fleet: `${clusterCount} clusters x ${shape.phases} phases x ${shape.resourcesPerPhase} resources = ${resources.toLocaleString('en-US')}` };

@@ -21,7 +21,8 @@ import { createClusterClient } from '../src/kube/cluster-client.ts';
 import { loadKubeconfigClusters } from '../src/kube/clusters.ts';
 import { INVENTORY_WATCHES } from '../src/kube/discover-phases.ts';
 import { createWatchSet } from '../src/kube/watch-set.ts';
-import { observeCluster } from '../src/services/observe-cluster.ts';
+import { observeCluster } from '../src/snapshot/observe.ts';
+import { ObservationMemos } from '../src/snapshot/memos.ts';
 import type { StatusChange } from '../src/history/types.ts';
 import { subscribeChanges } from '../src/pubsub/change-publisher.ts';
 import { migrateDatabase } from '../src/store/migrate.ts';
@@ -163,11 +164,12 @@ async function measureTick(resources: number): Promise<{ observeMs: number; list
   const handle = loadKubeconfigClusters({ yaml: clusters.ready.kubeconfigs[0]?.yaml ?? '', name: 'tick' }).clusters[0];
   if (handle === undefined) throw new Error('kubeconfig did not load');
   const client = createClusterClient(handle, { transport: { timeoutMs: 120_000 } });
+  const memos = new ObservationMemos();
   const timeTicks = async (): Promise<number> => {
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {
       const started = performance.now();
-      await observeCluster(client);
+      await observeCluster(client, { memos });
       times.push(performance.now() - started);
     }
     return median(times);

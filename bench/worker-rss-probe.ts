@@ -109,8 +109,10 @@ async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omi
   const { createClusterClient } = await import('../src/kube/cluster-client.ts');
   const { createWatchSet } = await import('../src/kube/watch-set.ts');
   const { discoverPhases, INVENTORY_WATCHES } = await import('../src/kube/discover-phases.ts');
-  const { observeCluster } = await import('../src/services/observe-cluster.ts');
-  const { createHistoryStore } = await import('../src/store/history-store.ts');
+  const { observeCluster } = await import('../src/snapshot/observe.ts');
+  const { ObservationMemos } = await import('../src/snapshot/memos.ts');
+  const { createRecorder } = await import('../src/snapshot/record.ts');
+  const { createSnapshotStore } = await import('../src/store/snapshot-store.ts');
   const { createDb } = await import('../src/store/prisma.ts');
   const db = createDb(databaseUrl, { poolSize: 2 });
   // One cycle as a worker runs it, under its own cluster name (so the second one writes everything).
@@ -124,20 +126,21 @@ async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omi
     const set = createWatchSet(client, [...kinds.values()], { pageSize: 500 });
     const outcomes = await set.start();
     const errors = [...outcomes].filter(([, e]) => e !== undefined).map(([k, e]) => `${k}: ${e?.message ?? ''}`);
-    const history = createHistoryStore(db);
+    const history = createRecorder(createSnapshotStore(db));
     const objects = distinctObjects(set.caches);
-    return { client, set, errors, history, objects, phases: discovered.phases.length };
+    // One worker's memos: the status memos they keep on the cache records are part of what is measured.
+    return { client, set, errors, history, memos: new ObservationMemos(), objects, phases: discovered.phases.length };
   };
   // Two snapshots: the first stores every phase; the second, with one resource's message changed
   // in the observation, is what every later snapshot is: it reads the stored state and keeps it.
   let tick = Date.now();
   const record = async (run: Awaited<ReturnType<typeof cycle>>) => {
     for (const round of [0, 1]) {
-      const observation = await observeCluster(run.client);
+      const observation = await observeCluster(run.client, { memos: run.memos });
       if (observation.outcome !== 'ok') throw new Error('emulated cluster unreachable');
       const changed = observation.phases[0]?.resources[0];
       if (round === 1 && changed !== undefined) changed.message = `${changed.message} (changed)`;
-      const result = await run.history.recordSnapshot(observation, { tickAt: new Date((tick += 1000)) });
+      const result = await run.history.record(observation, { tickAt: new Date((tick += 1000)) });
       if (!result.written || (round === 1 && result.changes.length === 0)) throw new Error(`snapshot ${round} not written`);
     }
   };
@@ -164,7 +167,7 @@ async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omi
   await flushPrismaDebugRing();
   const after = await settle();
   // The same heap without the kept state: a history store that keeps none (the memos stay, held by the cache records).
-  run.history = createHistoryStore(db, { cacheState: false });
+  run.history = createRecorder(createSnapshotStore(db), { keepState: false });
   await flushPrismaDebugRing();
   const withoutKept = await settle();
   const result = {

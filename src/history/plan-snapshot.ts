@@ -118,31 +118,14 @@ export function phaseKey(identity: PhaseIdentity): string {
 }
 
 /**
- * Plans the writes that record `observation` on top of `stored`; `stateHash` when the caller has it
- * already. With `stateHash` null the observation's hash is left for later: the plan's `stateHash`
- * and `tick` mean nothing until {@link settleRun} sets them (so a writer can hash while the database
- * writes the rest). Pure.
+ * Plans the writes that record `observation` on top of `stored`; `stateHash` when the caller has
+ * it already (a partial observation's is never stored, so its caller need not compute it). Pure.
  */
-export function planSnapshot(stored: StoredClusterState, observation: ClusterObservation, stateHash: string | null = hashObservation(observation)): SnapshotPlan {
-  const hash = stateHash ?? '';
-  const plan = observation.outcome === 'ok' ? planReadable(stored, observation, hash) : planUnreachable(stored, observation, hash);
-  if (stateHash !== null) settleRun(plan, stored.lastTick, stateHash);
-  return plan;
-}
-
-/**
- * Gives `plan` the observation's hash and says whether it extends `lastTick`, the cluster's current
- * run (same outcome, same hash) or starts a new one; a partial observation's plan keeps the run.
- */
-export function settleRun(plan: SnapshotPlan, lastTick: StoredClusterState['lastTick'], stateHash: string): void {
-  plan.stateHash = stateHash;
-  if (plan.tick === 'keep') return;
-  plan.tick = lastTick !== null && lastTick.outcome === plan.outcome && lastTick.stateHash === stateHash ? 'extend' : 'start';
-}
-
-/** True when `plan` writes nothing but the cluster's run and last good read. */
-export function writesOnlyRun(plan: SnapshotPlan): boolean {
-  return plan.phases.length === 0 && plan.changes.length === 0 && plan.reachability === undefined;
+export function planSnapshot(stored: StoredClusterState, observation: ClusterObservation, stateHash: string = hashObservation(observation)): SnapshotPlan {
+  const plan = observation.outcome === 'ok' ? planReadable(stored, observation, stateHash) : planUnreachable(stored, observation, stateHash);
+  if (plan.tick === 'keep') return plan;
+  const lastTick = stored.lastTick;
+  return { ...plan, tick: lastTick !== null && lastTick.outcome === plan.outcome && lastTick.stateHash === stateHash ? 'extend' : 'start' };
 }
 
 /**
@@ -152,9 +135,9 @@ export function writesOnlyRun(plan: SnapshotPlan): boolean {
 export function hashObservation(observation: ClusterObservation): string {
   if (observation.outcome === 'unreachable') return hashStrings(['unreachable', observation.error.kind]);
   // Phases in key order, each followed by its resources in key order: the same observation hashes
-  // the same whatever order the API listed things in. One text, hashed at once: a sha256 update per
-  // resource and a JSON array per resource's fingerprint cost twice the rest (~26 -> ~9 ms for
-  // 10,000 resources). Every variable field is length-prefixed, so the text reads back one way only.
+  // the same whatever order the API listed things in. One text, hashed at once: a sha256 update and
+  // a JSON array per resource would cost more than everything else the hash does. Every variable
+  // field is length-prefixed, so the text reads back one way only.
   // Revisions go in as their latin1 digest, as planning compares them: a watch cache keeps that
   // form, so a watch-mode tick makes no hex string per resource.
   let text = field([...observation.unobservedSources].sort().join(','));
@@ -251,7 +234,7 @@ function planReadable(stored: StoredClusterState, observation: Extract<ClusterOb
   return plan;
 }
 
-/** A plan with nothing to write yet; its run is settled by {@link settleRun}. */
+/** A plan with nothing to write yet; {@link planSnapshot} says whether it extends the current run. */
 function basePlan(at: Date, outcome: 'ok' | 'unreachable', stateHash: string): SnapshotPlan {
   return { at, outcome, stateHash, tick: 'start', cluster: { reachable: outcome === 'ok' }, phases: [], changes: [] };
 }

@@ -17,7 +17,7 @@ import { unobservedGapBefore } from '../history/observation.ts';
 import { hashObservation, planSnapshot, planUnchangedTick, unobservedSpanChange, type SnapshotPlan } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, StatusChange, StoredClusterState } from '../history/types.ts';
 import { currentRun, type LockedCluster, type SnapshotStore } from '../store/snapshot-store.ts';
-import { createKeptStates, revivesDeletedPhase, type KeptStates } from './kept-state.ts';
+import { createKeptStates, revivesDeletedPhase } from './kept-state.ts';
 
 /** What {@link Recorder.record} did. */
 export type RecordSnapshotResult =

@@ -8,7 +8,7 @@ import { refKey } from '../../../src/inventory/ref-key.ts';
 import type { ClusterClient } from '../../../src/kube/cluster-client.ts';
 import { readObjects } from '../../../src/kube/read-objects.ts';
 import { createWatchSet, type WatchSet } from '../../../src/kube/watch-set.ts';
-import { observeCluster } from '../../../src/services/observe-cluster.ts';
+import { observeCluster } from '../../../src/snapshot/observe.ts';
 import { connect, makeObject, refOf, startTestCluster, type TestCluster } from './helpers.ts';
 
 const NOW = new Date();

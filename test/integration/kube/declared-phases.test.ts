@@ -15,7 +15,7 @@ import { loadKubeconfigClusters } from '../../../src/kube/clusters.ts';
 import { createClusterClient } from '../../../src/kube/cluster-client.ts';
 import type { ClusterClient } from '../../../src/kube/cluster-client.ts';
 import { formatLabelSelector } from '../../../src/kube/select-phase.ts';
-import { observeCluster } from '../../../src/services/observe-cluster.ts';
+import { observeCluster } from '../../../src/snapshot/observe.ts';
 
 const YAML = `
 phases:

@@ -3,7 +3,7 @@ import { canonicalJson } from '../../../src/history/canonical-hash.ts';
 import type { ClusterClient } from '../../../src/kube/cluster-client.ts';
 import { discoverPhases, INVENTORY_WATCHES, type DiscoverPhasesResult } from '../../../src/kube/discover-phases.ts';
 import { createWatchSet, type WatchSet } from '../../../src/kube/watch-set.ts';
-import { observeCluster } from '../../../src/services/observe-cluster.ts';
+import { observeCluster } from '../../../src/snapshot/observe.ts';
 import { loadAirshipctlInventory, loadInventoryFixture } from '../../unit/inventory/load-fixture.ts';
 import { connect, startTestCluster, waitFor, type TestCluster } from './helpers.ts';
 

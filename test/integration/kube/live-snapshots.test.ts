@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangedObjects } from '../../../src/inventory/affected-phases.ts';
 import { MAX_CHANGED_OBJECTS } from '../../../src/queue/snapshot-jobs.ts';
-import { startLiveSnapshots, type LiveSnapshots } from '../../../workers/live-snapshots.ts';
+import { startLiveSnapshots, type LiveSnapshots } from '../../../src/snapshot/live.ts';
 import { inventoryConfigMap, readyDeployment, readyStatus, rollingStatus } from '../snapshot/fleet.ts';
 import { startTestCluster, waitFor, type TestCluster } from './helpers.ts';
 

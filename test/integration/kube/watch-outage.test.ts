@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { ChangedObjects } from '../../../src/inventory/affected-phases.ts';
-import { startLiveSnapshots } from '../../../workers/live-snapshots.ts';
+import { startLiveSnapshots } from '../../../src/snapshot/live.ts';
 import { inventoryConfigMap, readyDeployment } from '../snapshot/fleet.ts';
 import { startTestCluster, waitFor, type TestCluster } from './helpers.ts';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { observeCluster } from '../../../src/services/observe-cluster.ts';
-import { createHistoryStore, type HistoryStore } from '../../../src/store/history-store.ts';
+import { observeCluster } from '../../../src/snapshot/observe.ts';
+import { createRecorder, type Recorder } from '../../../src/snapshot/record.ts';
+import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import type { StatusChange } from '../../../src/history/types.ts';
 import { createHistoryReader } from '../../../src/store/read-history.ts';
 import { FULL_ACCESS } from '../../../src/store/read-types.ts';
@@ -12,7 +13,7 @@ const SHAPE: FleetShape = { phases: 4, resourcesPerPhase: 30, phasesPerNamespace
 describe('the change log of snapshots written at once by two workers', () => {
   let database: TestDatabase;
   const clusters: EmulatedCluster[] = [];
-  const workers: HistoryStore[] = [];
+  const workers: Recorder[] = [];
   let tick = Date.UTC(2026, 0, 1);
 
   const flipAll = (cluster: EmulatedCluster, status: () => Record<string, unknown>): void => {
@@ -21,7 +22,7 @@ describe('the change log of snapshots written at once by two workers', () => {
   const recordBoth = async (): Promise<StatusChange[][]> => {
     const tickAt = new Date((tick += 30_000));
     const observations = await Promise.all(clusters.map((c) => observeCluster(c.client, { now: () => tickAt })));
-    const results = await Promise.all(observations.map((o, i) => (workers[i] as HistoryStore).recordSnapshot(o, { tickAt })));
+    const results = await Promise.all(observations.map((o, i) => (workers[i] as Recorder).record(o, { tickAt })));
     return results.map((r) => (r.written ? r.changes : []));
   };
   /** The change log after `afterSeq`, as a subscriber catching up reads it. */
@@ -33,7 +34,7 @@ describe('the change log of snapshots written at once by two workers', () => {
       const cluster = await startEmulatedCluster(name);
       applyFleet(cluster.emulator, SHAPE);
       clusters.push(cluster);
-      workers.push(createHistoryStore(database.db));
+      workers.push(createRecorder(createSnapshotStore(database.db)));
     }
     await recordBoth();
   }, 60_000);

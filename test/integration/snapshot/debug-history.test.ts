@@ -8,8 +8,9 @@
 import { getLogs } from '@prisma/debug';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChangePublisher, type ChangePublisher } from '../../../src/pubsub/change-publisher.ts';
-import { snapshotCluster, type SnapshotDeps } from '../../../src/services/snapshot-cluster.ts';
-import { createHistoryStore } from '../../../src/store/history-store.ts';
+import { snapshotCluster, type SnapshotDeps } from '../../../src/snapshot/snapshot-cluster.ts';
+import { createRecorder } from '../../../src/snapshot/record.ts';
+import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import { inventoryConfigMap, readyDeployment } from './fleet.ts';
 import { createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, type EmulatedCluster, type TestDatabase } from './helpers.ts';
 
@@ -28,7 +29,7 @@ describe("Prisma's debug history after a snapshot", () => {
     spec.template.spec.containers[0] = { ...spec.template.spec.containers[0], image: `registry.example/${marker}:1` } as { image: string };
     cluster.emulator.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, deployment, inventoryConfigMap('shop', 'inventory', 'shop', [['shop', 'apps', 'Deployment', 'web']])]);
     publisher = createChangePublisher(REDIS_URL, { prefix: uniqueId('debug') });
-    deps = { history: createHistoryStore(database.db), publisher, log: testLogger() };
+    deps = { recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger() };
   });
   afterAll(async () => {
     await publisher?.close();

@@ -10,9 +10,10 @@ import { INVENTORY_WATCHES } from '../../../src/kube/discover-phases.ts';
 import type { CachedObject } from '../../../src/kube/compact.ts';
 import { createWatchSet, type WatchSet } from '../../../src/kube/watch-set.ts';
 import { createChangePublisher, type ChangePublisher } from '../../../src/pubsub/change-publisher.ts';
-import { observeCluster } from '../../../src/services/observe-cluster.ts';
-import { snapshotCluster, type SnapshotDeps } from '../../../src/services/snapshot-cluster.ts';
-import { createHistoryStore } from '../../../src/store/history-store.ts';
+import { observeCluster } from '../../../src/snapshot/observe.ts';
+import { snapshotCluster, type SnapshotDeps } from '../../../src/snapshot/snapshot-cluster.ts';
+import { createRecorder } from '../../../src/snapshot/record.ts';
+import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import { inventoryConfigMap, readyDeployment } from './fleet.ts';
 import { createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
 
@@ -30,7 +31,7 @@ describe('watch-cache records after their revisions are stored', () => {
   const marker = uniqueId('image');
   let tick = Date.now();
 
-  const deps = (database: TestDatabase): SnapshotDeps => ({ history: createHistoryStore(database.db), publisher, log: testLogger() });
+  const deps = (database: TestDatabase): SnapshotDeps => ({ recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger() });
   const record = (kind: string, name: string): CachedObject | undefined => set.caches.get(kind === 'Deployment' ? 'apps/Deployment' : `/${kind}`)?.record('shop', name);
   const revisionsHolding = async (database: TestDatabase, text: string): Promise<unknown[]> =>
     (await database.db.objectRevision.findMany()).map((r) => r.object).filter((o) => JSON.stringify(o).includes(text));

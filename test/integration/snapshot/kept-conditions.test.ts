@@ -4,8 +4,9 @@
  * each condition from its stored detail and times).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { observeCluster } from '../../../src/services/observe-cluster.ts';
-import { createHistoryStore } from '../../../src/store/history-store.ts';
+import { observeCluster } from '../../../src/snapshot/observe.ts';
+import { createRecorder } from '../../../src/snapshot/record.ts';
+import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import type { Db } from '../../../src/store/prisma.ts';
 import { applyFleet, deploymentRef, readyStatus, rollingStatus, type FleetShape } from './fleet.ts';
 import { createTestDatabase, startEmulatedCluster, type EmulatedCluster, type TestDatabase } from './helpers.ts';
@@ -34,8 +35,8 @@ describe('phase conditions of a kept cluster state', () => {
   });
 
   it('keep the time a condition last changed while its status stays', async () => {
-    const keeping = createHistoryStore(kept.db);
-    const reading = createHistoryStore(read.db, { cacheState: false });
+    const keeping = createRecorder(createSnapshotStore(kept.db));
+    const reading = createRecorder(createSnapshotStore(read.db), { keepState: false });
     const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 10, minute));
     const iso = (minute: number) => at(minute).toISOString();
     // [minute, change, the Ready, Reconciling and Stalled conditions' times after it]
@@ -50,7 +51,7 @@ describe('phase conditions of a kept cluster state', () => {
     for (const [minute, change, expected] of steps) {
       change();
       const observation = await observeCluster(cluster.client, { now: () => at(minute) });
-      for (const store of [keeping, reading]) expect(await store.recordSnapshot(observation, { tickAt: at(minute) }), `minute ${minute}`).toMatchObject({ written: true });
+      for (const store of [keeping, reading]) expect(await store.record(observation, { tickAt: at(minute) }), `minute ${minute}`).toMatchObject({ written: true });
       expect(await conditionTimes(kept.db), `minute ${minute} (kept)`).toEqual(expected);
       expect(await conditionTimes(read.db), `minute ${minute} (read)`).toEqual(expected);
     }

@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestOfHex } from '../../../src/history/fingerprints.ts';
 import { planSnapshot } from '../../../src/history/plan-snapshot.ts';
 import type { ClusterObservation, HashedDocument, ObservedResource } from '../../../src/history/types.ts';
-import { observeCluster } from '../../../src/services/observe-cluster.ts';
+import { observeCluster } from '../../../src/snapshot/observe.ts';
 import { loadClusterState, lockCluster } from '../../../src/store/history-state.ts';
-import { createHistoryStore } from '../../../src/store/history-store.ts';
+import { createRecorder } from '../../../src/snapshot/record.ts';
+import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import type { Db } from '../../../src/store/prisma.ts';
 import { applyFleet, deploymentRef, namespaceOf, readyDeployment, readyStatus, rollingStatus, type FleetShape } from './fleet.ts';
 import { countRows, createTestDatabase, startEmulatedCluster, type EmulatedCluster, type TestDatabase } from './helpers.ts';
@@ -67,8 +68,8 @@ describe('revisions of a kept cluster state', () => {
   });
 
   it('keep an unchanged spec on its stored revision and give a changed one a new revision, whatever form they come in', async () => {
-    const keeping = createHistoryStore(kept.db);
-    const reading = createHistoryStore(read.db, { cacheState: false });
+    const keeping = createRecorder(createSnapshotStore(kept.db));
+    const reading = createRecorder(createSnapshotStore(read.db), { keepState: false });
     const newImage = (r: number, image: string) => {
       const object = readyDeployment(namespaceOf(0, SHAPE), `app-0-${r}`);
       const spec = object['spec'] as { template: { spec: { containers: { image: string }[] } } };
@@ -99,8 +100,8 @@ describe('revisions of a kept cluster state', () => {
       const observation = await observeCluster(cluster.client, { now: () => new Date(tick) });
       const hashRead = { kept: new Set<string>(), read: new Set<string>() };
       const [a, b] = [
-        await keeping.recordSnapshot(inForm(observation, form, hashRead.kept), { tickAt: new Date(tick) }),
-        await reading.recordSnapshot(inForm(observation, form, hashRead.read), { tickAt: new Date(tick) }),
+        await keeping.record(inForm(observation, form, hashRead.kept), { tickAt: new Date(tick) }),
+        await reading.record(inForm(observation, form, hashRead.read), { tickAt: new Date(tick) }),
       ];
       if (!a.written || !b.written) throw new Error(`${step}: snapshot not written`);
       expect(a.changes.map((c) => `${c.resourceKey ?? '-'} ${c.toStatus ?? 'null'}`), step).toEqual(b.changes.map((c) => `${c.resourceKey ?? '-'} ${c.toStatus ?? 'null'}`));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { observeCluster } from '../../../src/services/observe-cluster.ts';
-import { createHistoryStore, type HistoryStore } from '../../../src/store/history-store.ts';
+import { observeCluster } from '../../../src/snapshot/observe.ts';
+import { createRecorder, type Recorder } from '../../../src/snapshot/record.ts';
+import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import type { ClusterObservation } from '../../../src/history/types.ts';
 import { applyFleet, deploymentRef, readyStatus, rollingStatus, type FleetShape } from './fleet.ts';
 import { countRows, createTestDatabase, startEmulatedCluster, type EmulatedCluster, type TestDatabase } from './helpers.ts';
@@ -12,7 +13,7 @@ const RESOURCES = SHAPE.phases * SHAPE.resourcesPerPhase;
 describe('a snapshot in which every resource changes', () => {
   let database: TestDatabase;
   let cluster: EmulatedCluster;
-  let history: HistoryStore;
+  let history: Recorder;
   let tick = Date.UTC(2026, 0, 1);
 
   const observe = async (): Promise<ClusterObservation> => {
@@ -28,8 +29,8 @@ describe('a snapshot in which every resource changes', () => {
     database = await createTestDatabase('large');
     cluster = await startEmulatedCluster('large');
     applyFleet(cluster.emulator, SHAPE);
-    history = createHistoryStore(database.db);
-    const first = await history.recordSnapshot(await observe(), { tickAt: new Date(tick) });
+    history = createRecorder(createSnapshotStore(database.db));
+    const first = await history.record(await observe(), { tickAt: new Date(tick) });
     expect(first).toMatchObject({ written: true, changes: expect.any(Array) });
     expect(first.written && first.changes.length).toBe(RESOURCES + SHAPE.phases + 1);
   }, 60_000);
@@ -43,7 +44,7 @@ describe('a snapshot in which every resource changes', () => {
     const maxSeq = (await database.db.statusChange.aggregate({ _max: { seq: true } }))._max.seq ?? 0n;
     flipAll(rollingStatus);
     tick += 30_000;
-    const result = await history.recordSnapshot(await observe(), { tickAt: new Date(tick) });
+    const result = await history.record(await observe(), { tickAt: new Date(tick) });
     if (!result.written) throw new Error('not written');
     const after = await countRows(database.db);
     const delta = Object.fromEntries(Object.keys(after).map((k) => [k, after[k as keyof typeof after] - before[k as keyof typeof before]]));
@@ -76,11 +77,11 @@ describe('a snapshot in which every resource changes', () => {
   it('writes nothing twice for the same tick, and flips back with the same counts', async () => {
     const observation = await observe();
     const before = await countRows(database.db);
-    expect(await history.recordSnapshot(observation, { tickAt: new Date(tick) })).toMatchObject({ written: false });
+    expect(await history.record(observation, { tickAt: new Date(tick) })).toMatchObject({ written: false });
     expect(await countRows(database.db)).toEqual(before);
     flipAll(readyStatus);
     tick += 30_000;
-    const result = await history.recordSnapshot(await observe(), { tickAt: new Date(tick) });
+    const result = await history.record(await observe(), { tickAt: new Date(tick) });
     const after = await countRows(database.db);
     expect(result.written && result.changes.length).toBe(RESOURCES + SHAPE.phases);
     expect(after.ResourceStatusInterval - before.ResourceStatusInterval).toBe(RESOURCES);

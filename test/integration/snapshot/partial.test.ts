@@ -6,9 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChangePublisher, type ChangePublisher } from '../../../src/pubsub/change-publisher.ts';
-import { snapshotCluster, type SnapshotDeps } from '../../../src/services/snapshot-cluster.ts';
+import { snapshotCluster, type SnapshotDeps } from '../../../src/snapshot/snapshot-cluster.ts';
 import { createClusterStore } from '../../../src/store/cluster-store.ts';
-import { createHistoryStore } from '../../../src/store/history-store.ts';
+import { createRecorder } from '../../../src/snapshot/record.ts';
+import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import type { ObjectRef } from '../../../src/inventory/types.ts';
 import { applyFleet, deploymentRef, namespaceOf, readyStatus, resourceName, rollingStatus, type FleetShape } from './fleet.ts';
 import { countRows, createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, type EmulatedCluster, type TestDatabase } from './helpers.ts';
@@ -43,7 +44,7 @@ describe('live snapshots of the affected phases', () => {
     cluster = await startEmulatedCluster('partial');
     applyFleet(cluster.emulator, SHAPE);
     publisher = createChangePublisher(REDIS_URL, { prefix: uniqueId('partial') });
-    deps = { history: createHistoryStore(database.db), publisher, log: testLogger(), observe: { now: () => new Date(tick) } };
+    deps = { recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger(), observe: { now: () => new Date(tick) } };
     // Scheduled ticks hourly: the live snapshots between two full ones leave no unobserved span.
     await createClusterStore(database.db).registerClusters({ configured: [cluster.name], snapshotIntervalMs: 3_600_000 });
     expect(await full()).toMatchObject({ written: true, partial: false, phases: 4 });

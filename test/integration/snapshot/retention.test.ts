@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChangePublisher, type ChangePublisher } from '../../../src/pubsub/change-publisher.ts';
-import { snapshotCluster, type SnapshotDeps } from '../../../src/services/snapshot-cluster.ts';
+import { snapshotCluster, type SnapshotDeps } from '../../../src/snapshot/snapshot-cluster.ts';
 import { createClusterStore } from '../../../src/store/cluster-store.ts';
-import { createHistoryStore } from '../../../src/store/history-store.ts';
+import { createRecorder } from '../../../src/snapshot/record.ts';
+import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import { applyRetention, measureStorage, retentionPolicySchema } from '../../../src/store/retention.ts';
 import { startWorkers } from '../../../workers/start-workers.ts';
 import { applyFleet, deploymentRef, readyDeployment, readyStatus, resourceName, rollingStatus, type FleetShape } from './fleet.ts';
@@ -28,7 +29,7 @@ describe('retention', () => {
     cluster = await startEmulatedCluster('kept');
     applyFleet(cluster.emulator, SHAPE);
     publisher = createChangePublisher(REDIS_URL, { prefix: uniqueId('retention') });
-    deps = { history: createHistoryStore(database.db), publisher, log: testLogger(), observe: { now: () => new Date(now) } };
+    deps = { recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger(), observe: { now: () => new Date(now) } };
     // Read every four days (as a worker records its interval): ticks days apart are on schedule, no unobserved span.
     await createClusterStore(database.db).registerClusters({ configured: [cluster.name], snapshotIntervalMs: 4 * DAY });
     // Day 0: everything Current. Day 6: app-0-0 rolls out, app-1-0 gets a new image (a new revision).

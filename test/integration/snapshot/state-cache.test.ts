@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterObservation, StatusChange } from '../../../src/history/types.ts';
-import { observeCluster } from '../../../src/services/observe-cluster.ts';
-import { createHistoryStore, type HistoryStore } from '../../../src/store/history-store.ts';
+import { observeCluster } from '../../../src/snapshot/observe.ts';
+import { createRecorder, type Recorder } from '../../../src/snapshot/record.ts';
+import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import { applyFleet, deploymentRef, namespaceOf, readyDeployment, readyStatus, rollingStatus, type FleetShape } from './fleet.ts';
 import { countRows, createTestDatabase, startEmulatedCluster, type EmulatedCluster, type TestDatabase } from './helpers.ts';
 
@@ -42,8 +43,8 @@ describe('a worker keeping cluster state between snapshots', () => {
   });
 
   it('records the same changes and rows as a worker that reads the store every snapshot', async () => {
-    const keeping = createHistoryStore(cached.db);
-    const readingStore = createHistoryStore(reading.db, { cacheState: false });
+    const keeping = createRecorder(createSnapshotStore(cached.db));
+    const readingStore = createRecorder(createSnapshotStore(reading.db), { keepState: false });
     const ns = namespaceOf(1, SHAPE);
     const inventory = { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'inventory-1' };
     const steps: [string, () => void][] = [
@@ -80,7 +81,7 @@ describe('a worker keeping cluster state between snapshots', () => {
       change();
       tick += 30_000;
       const observation = await observe();
-      const [kept, read] = [await keeping.recordSnapshot(observation, { tickAt: new Date(tick) }), await readingStore.recordSnapshot(observation, { tickAt: new Date(tick) })];
+      const [kept, read] = [await keeping.record(observation, { tickAt: new Date(tick) }), await readingStore.record(observation, { tickAt: new Date(tick) })];
       expect(kept.written, step).toBe(true);
       if (!kept.written || !read.written) continue;
       expect(summary(kept.changes), step).toEqual(summary(read.changes));
@@ -90,10 +91,10 @@ describe('a worker keeping cluster state between snapshots', () => {
   });
 
   it("reads the store again after another worker's snapshot, so a change is recorded once", async () => {
-    const [first, second] = [createHistoryStore(shared.db), createHistoryStore(shared.db)];
-    const record = async (store: HistoryStore): Promise<string[]> => {
+    const [first, second] = [createRecorder(createSnapshotStore(shared.db)), createRecorder(createSnapshotStore(shared.db))];
+    const record = async (store: Recorder): Promise<string[]> => {
       tick += 30_000;
-      const outcome = await store.recordSnapshot(await observe(), { tickAt: new Date(tick) });
+      const outcome = await store.record(await observe(), { tickAt: new Date(tick) });
       if (!outcome.written) throw new Error('snapshot not written');
       return outcome.changes.filter((c) => c.scope === 'resource').map((c) => `${c.resourceKey ?? ''} ${c.fromStatus ?? ''} -> ${c.toStatus ?? ''}`);
     };
@@ -110,14 +111,14 @@ describe('a worker keeping cluster state between snapshots', () => {
   });
 
   it('records a change whose ended interval exists already (clocks of workers disagreeing) without writing it twice', async () => {
-    const store = createHistoryStore(shared.db);
+    const store = createRecorder(createSnapshotStore(shared.db));
     const key = `apps/Deployment/${namespaceOf(0, SHAPE)}/app-0-3`;
     const current = await shared.db.resourceCurrentStatus.findFirstOrThrow({ where: { resource: { key } } });
     // Another worker, its clock behind, ended this very interval already.
     await shared.db.resourceStatusInterval.create({ data: { resourceId: current.resourceId, status: current.status, detailId: current.detailId, revisionId: current.revisionId, from: current.from, to: new Date(tick) } });
     cluster.emulator.patchStatus(deploymentRef(0, 3, SHAPE), rollingStatus());
     tick += 30_000;
-    const outcome = await store.recordSnapshot(await observe(), { tickAt: new Date(tick) });
+    const outcome = await store.record(await observe(), { tickAt: new Date(tick) });
     expect(outcome).toMatchObject({ written: true });
     if (!outcome.written) return;
     expect(outcome.changes.filter((c) => c.scope === 'resource').map((c) => `${c.resourceKey ?? ''} ${c.toStatus ?? ''}`)).toEqual([`${key} InProgress`]);
@@ -131,10 +132,10 @@ describe('a worker keeping cluster state between snapshots', () => {
     const dir = await mkdtemp(join(tmpdir(), 'phaselog-backup-'));
     try {
       applyFleet(restore.emulator, SHAPE);
-      const [keeping, other] = [createHistoryStore(restored.db), createHistoryStore(restored.db, { cacheState: false })];
-      const record = async (store: HistoryStore): Promise<string[]> => {
+      const [keeping, other] = [createRecorder(createSnapshotStore(restored.db)), createRecorder(createSnapshotStore(restored.db), { keepState: false })];
+      const record = async (store: Recorder): Promise<string[]> => {
         tick += 30_000;
-        const outcome = await store.recordSnapshot(await observeCluster(restore.client, { now: () => new Date(tick) }), { tickAt: new Date(tick) });
+        const outcome = await store.record(await observeCluster(restore.client, { now: () => new Date(tick) }), { tickAt: new Date(tick) });
         if (!outcome.written) throw new Error('snapshot not written');
         return outcome.changes.filter((c) => c.scope === 'resource' && c.fromStatus !== null).map((c) => `${c.resourceKey ?? ''} ${c.fromStatus ?? ''} -> ${c.toStatus ?? ''}`);
       };

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClusterLocks } from '../../../src/queue/cluster-lock.ts';
 import { scheduleSnapshots, SNAPSHOT_JOB, snapshotJobId } from '../../../src/queue/snapshot-jobs.ts';
-import type { SnapshotOutcome } from '../../../src/services/snapshot-cluster.ts';
+import type { SnapshotOutcome } from '../../../src/snapshot/snapshot-cluster.ts';
 import { startWorkers, type RunningWorkers } from '../../../workers/start-workers.ts';
 import { applyFleet } from './fleet.ts';
 import { countRows, createTestDatabase, observationRuns, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';

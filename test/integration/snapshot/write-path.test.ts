@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChangePublisher, subscribeChanges, type ChangePublisher, type ChangeSubscription } from '../../../src/pubsub/change-publisher.ts';
 import type { StatusChange } from '../../../src/history/types.ts';
 import { encodeChangeEvent } from '../../../src/pubsub/change-event.ts';
-import { snapshotCluster, type SnapshotDeps } from '../../../src/services/snapshot-cluster.ts';
-import { createHistoryStore } from '../../../src/store/history-store.ts';
+import { snapshotCluster, type SnapshotDeps } from '../../../src/snapshot/snapshot-cluster.ts';
+import { createRecorder } from '../../../src/snapshot/record.ts';
+import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import { createHistoryReader, type HistoryReader, type StatusChangeFilter } from '../../../src/store/read-history.ts';
 import { FULL_ACCESS } from '../../../src/store/read-types.ts';
 import { applyFleet, deploymentRef, inventoryConfigMap, readyStatus, resourceName, rollingStatus, type FleetShape } from './fleet.ts';
@@ -33,7 +34,7 @@ describe('recording snapshots of a cluster', () => {
     publisher = createChangePublisher(REDIS_URL, { prefix });
     subscription = await subscribeChanges(REDIS_URL, (event) => events.push(event), { prefix });
     // The observation clock follows the tick, so interval bounds are checkable.
-    deps = { history: createHistoryStore(database.db), publisher, log: testLogger(), observe: { now: () => new Date(tick) } };
+    deps = { recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger(), observe: { now: () => new Date(tick) } };
     reader = createHistoryReader(database.db);
   });
   afterAll(async () => {
