@@ -8,6 +8,7 @@ import type { Db } from './prisma.ts';
 import { createCoalescer, createReadSql, type ReadSql } from './read-sql.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { readJson } from './read-json.ts';
+import { accessConditions, type AccessColumns } from './access-rule.ts';
 import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseIntervalRecord, PhaseStatusRecord, ResourceRecord, StatusChangeItem } from './read-types.ts';
 
 /** Filter of {@link HistoryReader.listResources}. */
@@ -326,6 +327,12 @@ export function toIntervalPage([statuses, stale, from, to, messages, summaries, 
   return items;
 }
 
+/**
+ * Change-log rows `sc` of cluster `c` and phase `p` (LEFT JOINed: NULL once retention deleted the
+ * phase), as the access rule reads them: a row with no phase is a cluster-level fact (reachability).
+ */
+const CHANGE_ACCESS_COLUMNS: AccessColumns = { cluster: Prisma.sql`c."name"`, namespace: Prisma.sql`p."namespace"`, clusterLevel: Prisma.sql`sc."phaseId" IS NULL` };
+
 export function createHistoryReader(db: Db): HistoryReader {
   const sql = createReadSql(db);
   const intervalPages = createIntervalPages(sql, true);
@@ -399,10 +406,7 @@ export function createHistoryReader(db: Db): HistoryReader {
     },
 
     async listStatusChanges(scope, filter, first, afterSeq) {
-      const where: Prisma.Sql[] = [];
-      if (scope.clusters.length > 0) where.push(Prisma.sql`c."name" = ANY(${[...scope.clusters]}::text[])`);
-      // Cluster-scope changes (reachability) have no namespace: visible to anyone who may see the cluster.
-      if (scope.namespaces.length > 0) where.push(Prisma.sql`(sc."phaseId" IS NULL OR p."namespace" = ANY(${[...scope.namespaces]}::text[]))`);
+      const where = accessConditions(scope, CHANGE_ACCESS_COLUMNS);
       if (filter.cluster !== undefined) where.push(Prisma.sql`c."name" = ${filter.cluster}`);
       if (filter.namespace !== undefined) where.push(Prisma.sql`p."namespace" = ${filter.namespace}`);
       if (filter.phaseId !== undefined) where.push(Prisma.sql`sc."phaseId" = ${filter.phaseId}::int`);

@@ -8,6 +8,7 @@ import type { Db } from './prisma.ts';
 import { createCoalescer, createReadSql } from './read-sql.ts';
 import { intervalAt, intervalPageSql, RESOURCE_COLUMNS, toIntervalPage, toPhaseStatus, toResource, type IntervalColumns, type ResourceRow } from './read-history.ts';
 import { readJson } from './read-json.ts';
+import { accessConditions, type AccessColumns } from './access-rule.ts';
 import type { AccessScope, Page, PhaseHistoryAsk, PhaseRecord, PhaseStatusRecord, ResourceRecord } from './read-types.ts';
 
 /** Filter of {@link PhaseReader.listPhases}; every field narrows. */
@@ -207,12 +208,12 @@ function toPhase(row: PhaseRow): PhaseRecord {
   };
 }
 
+/** Phases `p` of cluster `c`, as the access rule reads them (every phase has a namespace). */
+const PHASE_ACCESS_COLUMNS: AccessColumns = { cluster: Prisma.sql`c."name"`, namespace: Prisma.sql`p."namespace"` };
+
 /** SQL conditions restricting phases (`p`, cluster `c`) to what `scope` may see. */
-export function scopeConditions(scope: AccessScope): Prisma.Sql[] {
-  const where: Prisma.Sql[] = [];
-  if (scope.clusters.length > 0) where.push(Prisma.sql`c."name" = ANY(${[...scope.clusters]}::text[])`);
-  if (scope.namespaces.length > 0) where.push(Prisma.sql`p."namespace" = ANY(${[...scope.namespaces]}::text[])`);
-  return where;
+function scopeConditions(scope: AccessScope): Prisma.Sql[] {
+  return accessConditions(scope, PHASE_ACCESS_COLUMNS);
 }
 
 function whereClause(conditions: Prisma.Sql[]): Prisma.Sql {
