@@ -32,7 +32,7 @@ export function isLoopbackHost(host: string): boolean {
  * Whether anonymous read is on. Unset: on for a loopback bind. A non-loopback bind with no token
  * and no explicit choice is refused: the API would be open to the network, or closed to everyone.
  */
-export function decideAnonymousRead(host: string, configured: boolean | undefined, activeTokens: number): boolean {
+export function decideAnonymousRead({ host, configured, activeTokens }: { host: string; configured: boolean | undefined; activeTokens: number }): boolean {
   if (configured !== undefined) return configured;
   if (isLoopbackHost(host)) return true;
   if (activeTokens === 0) {
@@ -96,7 +96,7 @@ export interface ApiWiringOptions {
 
 export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWiring> {
   const store = createApiTokenStore(options.db);
-  const anonymousRead = decideAnonymousRead(options.config.server.host, options.config.api.anonymousRead, await store.countActive());
+  const anonymousRead = decideAnonymousRead({ host: options.config.server.host, configured: options.config.api.anonymousRead, activeTokens: await store.countActive() });
   if (anonymousRead) options.log.info({ host: options.config.server.host }, 'anonymous read access is on');
   const authenticator = createAuthenticator({
     tokens: store,
