@@ -10,7 +10,7 @@ import { subscribeChanges } from '../pubsub/change-publisher.ts';
 import { createTokenRevocationPublisher, subscribeTokenRevocations } from '../pubsub/token-revocations.ts';
 import { StartupError } from '../runtime/errors.ts';
 import { createChangeFeed, type ChangeSource } from '../services/read-change-feed.ts';
-import { createRefresher } from '../services/read-refresh.ts';
+import { createRefresher } from '../services/refresh-cluster.ts';
 import { createApiTokenStore, type ApiTokenStore } from '../store/api-token-store.ts';
 import type { Db } from '../store/prisma.ts';
 import { createHistoryReader } from '../store/read-history.ts';
