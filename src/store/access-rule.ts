@@ -68,6 +68,15 @@ export function isRestricted(scope: AccessScope): boolean {
   return restrictionsOf(scope).length > 0;
 }
 
+/**
+ * Whether `inner` sees no more than `outer` (a token a restricted admin may manage): on each
+ * restriction, `outer` is unrestricted (empty), or `inner` is restricted to some of `outer`'s (an
+ * empty `inner` list means all, which is broader than any restriction).
+ */
+export function isAccessWithin(inner: AccessScope, outer: AccessScope): boolean {
+  return RESTRICTIONS.every(({ list }) => outer[list].length === 0 || (inner[list].length > 0 && inner[list].every((name) => outer[list].includes(name))));
+}
+
 /** Whether `scope` may see `subject`. */
 export function mayAccess(scope: AccessScope, subject: AccessSubject): boolean {
   return restrictionsOf(scope).every(({ restriction, names }) => {

@@ -11,7 +11,7 @@ import { fieldsNamedBelow, selectsAnyBelow } from '../selection.ts';
 import { toConditions, toCounts, toCustomHealth, toManifest, toStatus, toStatusChange } from './shapes.ts';
 import { observedAt, storedStaleReason, type ObservationState } from '../../history/observation.ts';
 import { phaseStaleness } from '../../services/read-staleness.ts';
-import type { Page } from '../../store/read-types.ts';
+import { FULL_ACCESS, type Page } from '../../store/read-types.ts';
 import type { PhaseIntervalParent } from './parents.ts';
 
 function toResourceFilter(input: ResourceFilterInput | null | undefined): ResourceFilter {
@@ -193,7 +193,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
       if (args.from && args.to && args.from.getTime() > args.to.getTime()) throw badUserInput('changes: to is before from');
       const filter = { phaseId: p.id, ...(args.from ? { from: args.from } : {}), ...(args.to ? { to: args.to } : {}) };
       // The phase is already one the caller may see.
-      const page = await ctx.read.history.listStatusChanges({ clusters: [], namespaces: [] }, filter, pageSize(args.first, 100), parseSeq(args.after));
+      const page = await ctx.read.history.listStatusChanges(FULL_ACCESS, filter, pageSize(args.first, 100), parseSeq(args.after));
       return { pageInfo: toConnection(page, (c) => c.seq.toString()).pageInfo, edges: page.items.map((c) => ({ cursor: c.seq.toString(), node: toStatusChange(c) })) };
     },
     manifest: async (p, args, ctx) => {
