@@ -20,6 +20,7 @@ import { StartupError } from './runtime/errors.ts';
 import { VERSION } from './runtime/paths.ts';
 import { pingRedis, resolveRedis } from './runtime/redis.ts';
 import { createClusterStore } from './store/cluster-store.ts';
+import { pendingMigrations, pingDatabase } from './store/database-readiness.ts';
 import { migrateDatabase, MIGRATIONS_DIR } from './store/migrate.ts';
 import { createDb } from './store/prisma.ts';
 import { readMigrationsList } from './store/schema-engine.ts';
@@ -135,16 +136,13 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     }
 
     const readiness: Record<string, ReadinessCheck> = {
-      database: async () => void (await db.$queryRaw`SELECT 1`),
+      database: () => pingDatabase(db),
       redis: async () => {
         const ping = await pingRedis(redis.url, 1500);
         if (!ping.ok) throw new Error(ping.reason);
       },
       migrations: async () => {
-        const rows = await db.$queryRaw<{ migration_name: string }[]>`
-          SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
-        const applied = new Set(rows.map((r) => r.migration_name));
-        const missing = expectedMigrations.filter((name) => !applied.has(name));
+        const missing = await pendingMigrations(db, expectedMigrations);
         if (missing.length) throw new ReadinessError('MIGRATIONS_PENDING', `not applied: ${missing.join(', ')}`);
       },
       // A process that records must say when it does not (schedulers lost, snapshots stopped).

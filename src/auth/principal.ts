@@ -3,6 +3,7 @@
  * reader when the configuration allows one. The same principal and the same checks serve queries,
  * subscriptions and gates.
  */
+import { mayAccess } from '../store/access-rule.ts';
 import type { AccessScope } from '../store/read-types.ts';
 import type { ApiTokenStore } from '../store/api-token-store.ts';
 import { findTokenByHash, hashToken, type TokenScope } from './tokens.ts';
@@ -25,10 +26,7 @@ export function hasScope(principal: Principal, scope: TokenScope): boolean {
 
 /** Whether the principal may see a phase (or, with `namespace` null, a cluster-level fact). */
 export function canSee(principal: Principal, cluster: string, namespace: string | null): boolean {
-  const { clusters, namespaces } = principal.access;
-  if (clusters.length > 0 && !clusters.includes(cluster)) return false;
-  if (namespace !== null && namespaces.length > 0 && !namespaces.includes(namespace)) return false;
-  return true;
+  return mayAccess(principal.access, namespace === null ? { cluster, namespace, clusterLevel: true } : { cluster, namespace });
 }
 
 /** Outcome of {@link Authenticator.authenticate}. */

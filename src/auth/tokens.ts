@@ -6,6 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { FULL_ACCESS, type AccessScope } from '../store/read-types.ts';
+import { isAccessWithin } from '../store/access-rule.ts';
 import { createApiTokenStore, type ApiTokenRecord, type ApiTokenStore } from '../store/api-token-store.ts';
 import { createDb } from '../store/prisma.ts';
 import { createTokenRevocationPublisher } from '../pubsub/token-revocations.ts';
@@ -43,16 +44,6 @@ export class TokenInputError extends Error {
  */
 export class TokenAccessError extends Error {
   override readonly name = 'TokenAccessError';
-}
-
-/**
- * Whether a token restricted to `inner` sees no more than one restricted to `outer`: on each of
- * clusters and namespaces, `outer` is unrestricted (empty), or `inner` is restricted to some of
- * `outer`'s (an empty `inner` list means all, which is broader than any restriction).
- */
-export function isAccessWithin(inner: AccessScope, outer: AccessScope): boolean {
-  const within = (names: readonly string[], allowed: readonly string[]) => allowed.length === 0 || (names.length > 0 && names.every((name) => allowed.includes(name)));
-  return within(inner.clusters, outer.clusters) && within(inner.namespaces, outer.namespaces);
 }
 
 /** The restriction of a token manager, as words for an error message. */

@@ -10,7 +10,7 @@ import { subscribeChanges } from '../pubsub/change-publisher.ts';
 import { createTokenRevocationPublisher, subscribeTokenRevocations } from '../pubsub/token-revocations.ts';
 import { StartupError } from '../runtime/errors.ts';
 import { createChangeFeed, type ChangeSource } from '../services/read-change-feed.ts';
-import { createRefresher } from '../services/read-refresh.ts';
+import { createRefresher } from '../services/refresh-cluster.ts';
 import { createApiTokenStore, type ApiTokenStore } from '../store/api-token-store.ts';
 import type { Db } from '../store/prisma.ts';
 import { createHistoryReader } from '../store/read-history.ts';
@@ -30,7 +30,7 @@ export function isLoopbackHost(host: string): boolean {
  * Whether anonymous read is on. Unset: on for a loopback bind. A non-loopback bind with no token
  * and no explicit choice is refused: the API would be open to the network, or closed to everyone.
  */
-export function decideAnonymousRead(host: string, configured: boolean | undefined, activeTokens: number): boolean {
+export function decideAnonymousRead({ host, configured, activeTokens }: { host: string; configured: boolean | undefined; activeTokens: number }): boolean {
   if (configured !== undefined) return configured;
   if (isLoopbackHost(host)) return true;
   if (activeTokens === 0) {
@@ -78,7 +78,7 @@ export interface ApiWiringOptions {
 
 export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWiring> {
   const store = createApiTokenStore(options.db);
-  const anonymousRead = decideAnonymousRead(options.config.server.host, options.config.api.anonymousRead, await store.countActive());
+  const anonymousRead = decideAnonymousRead({ host: options.config.server.host, configured: options.config.api.anonymousRead, activeTokens: await store.countActive() });
   if (anonymousRead) options.log.info({ host: options.config.server.host }, 'anonymous read access is on');
   const authenticator = createAuthenticator({
     tokens: store,

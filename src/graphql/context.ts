@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
 import type { ChangeFeed } from '../services/read-change-feed.ts';
-import type { Refresher } from '../services/read-refresh.ts';
+import type { Refresher } from '../services/refresh-cluster.ts';
 import type { ApiTokenStore } from '../store/api-token-store.ts';
 import type { ClusterStore } from '../store/cluster-store.ts';
 import type { HistoryReader } from '../store/read-history.ts';

@@ -25,7 +25,7 @@ export function createLoaders(read: { phases: PhaseReader; history: HistoryReade
   return {
     get phaseSince() {
       return (phaseSince ??= new DataLoader(async (ids) => {
-        const starts = new Map((await read.phases.currentRunStarts(ids, false)).map((s) => [s.phaseId, s.from]));
+        const starts = new Map((await read.phases.currentRunStarts(ids)).map((s) => [s.phaseId, s.from]));
         return ids.map((id) => starts.get(id) ?? null);
       }));
     },

@@ -7,6 +7,7 @@
 import { defaultFieldResolver } from 'graphql';
 import type { GraphQLField, GraphQLFieldResolver, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { hasScope, type Principal } from '../auth/principal.ts';
+import { isRestricted } from '../store/access-rule.ts';
 import type { TokenScope } from '../auth/tokens.ts';
 import type { MutationResolvers, QueryResolvers, SubscriptionResolvers } from '../generated/graphql.ts';
 import { StartupError } from '../runtime/errors.ts';
@@ -98,8 +99,7 @@ export function assertRootFieldsDeclared(schema: GraphQLSchema, rules: RootField
 export function refusalOf(principal: Principal, field: string, rule: RootFieldRule | undefined): string | null {
   if (rule === undefined) return `${field} has no declared scope and is refused`;
   if (!hasScope(principal, rule.scope)) return `${field} needs a token with the ${rule.scope} scope`;
-  const restricted = principal.access.clusters.length > 0 || principal.access.namespaces.length > 0;
-  if (rule.restriction === 'unrestricted-only' && restricted) return `${field} may cover any cluster: it needs a token without cluster or namespace restrictions`;
+  if (rule.restriction === 'unrestricted-only' && isRestricted(principal.access)) return `${field} may cover any cluster: it needs a token without cluster or namespace restrictions`;
   return null;
 }
 

@@ -5,6 +5,7 @@
  * the buffer and live events, skipping any seq already delivered. One Redis subscription per
  * process fans out to every subscriber.
  */
+import { changeSubject, mayAccess } from '../store/access-rule.ts';
 import type { HistoryReader, StatusChangeFilter } from '../store/read-history.ts';
 import type { StatusChange } from '../history/types.ts';
 import type { AccessScope } from '../store/read-types.ts';
@@ -23,8 +24,7 @@ export interface ChangeFeed {
 
 /** Whether a change matches a filter and an access scope (the same rules as the change log query). */
 export function changeMatches(change: StatusChange, scope: AccessScope, filter: StatusChangeFilter): boolean {
-  if (scope.clusters.length > 0 && !scope.clusters.includes(change.cluster)) return false;
-  if (scope.namespaces.length > 0 && change.phase !== null && !scope.namespaces.includes(change.phase.namespace)) return false;
+  if (!mayAccess(scope, changeSubject(change))) return false;
   if (filter.cluster !== undefined && change.cluster !== filter.cluster) return false;
   if (filter.namespace !== undefined && change.phase?.namespace !== filter.namespace) return false;
   if (filter.phaseId !== undefined && change.phaseId !== filter.phaseId) return false;

@@ -35,10 +35,20 @@ export interface GateDeps {
   history: HistoryReader;
 }
 
+/** What a gate asks: has the phase held `wanted` for `forMs` up to `now`? */
+export interface GateAsk {
+  /** The status to hold. */
+  wanted: string;
+  /** How long it must have held, in milliseconds. */
+  forMs: number;
+  /** @default new Date() (for {@link checkGate}) */
+  now?: Date;
+}
+
 const MAX_BLOCKING = 20;
 
-/** Evaluates the gate for `phase` now. */
-export async function evaluateGate(deps: GateDeps, phase: PhaseRecord, wanted: string, forMs: number, now: Date): Promise<GateOutcome> {
+/** Evaluates the gate for `phase` at `ask.now`. */
+export async function evaluateGate(deps: GateDeps, phase: PhaseRecord, { wanted, forMs, now = new Date() }: GateAsk): Promise<GateOutcome> {
   const current = phase.current;
   const base = { phase, status: current?.status ?? null, heldSince: null, remainingMs: null, lastGoodReadAt: phase.clusterLastGoodReadAt, staleReason: null, blockingResources: [] as ResourceRecord[] };
   const label = `${phase.cluster}/${phase.namespace}/${phase.name}`;
@@ -63,7 +73,7 @@ export async function evaluateGate(deps: GateDeps, phase: PhaseRecord, wanted: s
     const blocking = page.items.sort((a, b) => severityOf(a.status) - severityOf(b.status) || (a.key < b.key ? -1 : 1)).slice(0, MAX_BLOCKING);
     return { ...base, blockingResources: blocking, passed: false, reason: 'DIFFERENT_STATUS', message: `${label} is ${current.status}, not ${wanted}: ${current.message}` };
   }
-  const [run] = await deps.phases.currentRunStarts([phase.id], true);
+  const [run] = await deps.phases.currentRunStarts([phase.id], { splitOnStale: true });
   const heldSince = run?.from ?? current.from;
   const remainingMs = Math.max(0, heldSince.getTime() + forMs - now.getTime());
   if (remainingMs === 0) {
@@ -88,8 +98,8 @@ function whyStale(cluster: string, { reason, observation }: PhaseStaleness): str
 }
 
 /** Resolves `ref` within `scope`, then evaluates the gate: the whole use case, for the API and the CLI. */
-export async function checkGate(deps: GateDeps, scope: AccessScope, ref: PhaseRef, wanted: string, forMs: number, now: Date = new Date()): Promise<{ ok: true; gate: GateOutcome } | Extract<ResolvedPhase, { ok: false }>> {
+export async function checkGate(deps: GateDeps, scope: AccessScope, ref: PhaseRef, ask: GateAsk): Promise<{ ok: true; gate: GateOutcome } | Extract<ResolvedPhase, { ok: false }>> {
   const resolved = await resolvePhaseRef(deps.phases, scope, ref);
   if (!resolved.ok) return resolved;
-  return { ok: true, gate: await evaluateGate(deps, resolved.phase, wanted, forMs, now) };
+  return { ok: true, gate: await evaluateGate(deps, resolved.phase, ask) };
 }

@@ -7,6 +7,7 @@ import type { AuditInput, ManifestChange, PhaseHistory } from '../reports/index.
 import { isResourceStatus } from '../status/types.ts';
 import { observationStateOf } from '../history/observation.ts';
 import type { Db } from './prisma.ts';
+import { phaseAccessWhere } from './access-rule.ts';
 import type { AccessScope } from './read-types.ts';
 
 /** Which phases a report asks for; empty lists mean all. The caller's restrictions are apart ({@link readAuditInput}). */
@@ -37,11 +38,10 @@ function entriesOf(value: unknown): string[] {
  */
 export async function readAuditInput(db: Db, range: { from: Date; to: Date }, selection: AuditSelection, access: AccessScope): Promise<AuditInput> {
   const overlaps = { from: { lt: range.to }, OR: [{ to: null }, { to: { gt: range.from } }] };
-  const inClusters = (names: readonly string[]) => (names.length ? [{ cluster: { name: { in: [...names] } } }] : []);
-  const inNamespaces = (names: readonly string[]) => (names.length ? [{ namespace: { in: [...names] } }] : []);
   const phases = await db.phase.findMany({
     where: {
-      AND: [...inClusters(selection.clusters), ...inClusters(access.clusters), ...inNamespaces(selection.namespaces), ...inNamespaces(access.namespaces)],
+      // The selection's lists mean what a scope's do (empty: all), so it narrows as a second scope.
+      AND: [...phaseAccessWhere(selection), ...phaseAccessWhere(access)],
       ...(selection.phases.length ? { name: { in: selection.phases } } : {}),
       firstSeenAt: { lt: range.to },
       OR: [{ deletedAt: null }, { deletedAt: { gt: range.from } }],

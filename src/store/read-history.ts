@@ -9,6 +9,7 @@ import { createCoalescer, createReadSql, type ReadSql } from './read-sql.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { readJson } from './read-json.ts';
 import type { StatusChange } from '../history/types.ts';
+import { accessConditions, type AccessColumns } from './access-rule.ts';
 import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseIntervalRecord, PhaseStatusRecord, ResourceRecord } from './read-types.ts';
 
 /** Filter of {@link HistoryReader.listResources}. */
@@ -48,6 +49,21 @@ export interface IntervalCursor {
   id: string;
 }
 
+/** Whether a history page carries each interval's detail (message, summary, worst resource). */
+export interface IntervalDetailOption {
+  /** Without it, a page spares one lookup per interval. */
+  detail: boolean;
+}
+
+/** Options of {@link HistoryReader.listPhaseIntervals}. */
+export interface ListPhaseIntervalsOptions {
+  range: { from: Date; to: Date };
+  first: number;
+  after?: IntervalCursor;
+  /** Read each interval's detail. @default true */
+  detail?: boolean;
+}
+
 export interface HistoryReader {
   listResources(phaseId: number, options: ListResourcesOptions): Promise<Page<ResourceRecord>>;
   /** Open resource intervals for several (phase, key) pairs in one statement. */
@@ -60,11 +76,8 @@ export interface HistoryReader {
   resourceRunStarts(refs: readonly { phaseId: number; key: string; at: Date }[]): Promise<{ phaseId: number; key: string; at: Date; from: Date }[]>;
   /** The phase status interval containing `at`. */
   phaseStatusAt(phaseId: number, at: Date): Promise<PhaseStatusRecord | null>;
-  /**
-   * Phase status intervals overlapping [from, to), oldest first; with `detail: false` without their
-   * detail (message, summary, worst resource), which spares a lookup per interval.
-   */
-  listPhaseIntervals(phaseId: number, range: { from: Date; to: Date }, first: number, after?: IntervalCursor, options?: { detail?: boolean }): Promise<Page<PhaseIntervalRecord>>;
+  /** Phase status intervals overlapping the range, oldest first. */
+  listPhaseIntervals(phaseId: number, options: ListPhaseIntervalsOptions): Promise<Page<PhaseIntervalRecord>>;
   /**
    * The status change log, oldest first, after `afterSeq`: also how a subscriber that missed live
    * events catches up. Appends commit in `seq` order, so a cursor never skips a change.
@@ -261,12 +274,12 @@ const epochMs = (column: Prisma.Sql) => Prisma.sql`round(date_part('epoch', ${co
  * the window, after the cursor and up to the limit of the row `k` around it (columns "from", "to",
  * "after", "limit"), as one JSON value of column arrays ({@link IntervalColumns}). An index range
  * on (phaseId, from) stopping at the limit. Only the columns a page shows are read: no condition
- * times, and the detail's three fields only when `withDetail` (each interval's detail is one more
+ * times, and the detail's three fields only when `detail` (each interval's detail is one more
  * index lookup). One JSON value per page: the driver parses one text per page instead of a row per
  * interval with two timestamps (a tenth of a history request's CPU), and PostgreSQL spends about
  * what it spent sending the rows (per-row JSON, or aggregates that sort, cost it 25-40 % more).
  */
-export function intervalPageSql(phaseId: Prisma.Sql, withDetail: boolean): Prisma.Sql {
+export function intervalPageSql(phaseId: Prisma.Sql, { detail: withDetail }: IntervalDetailOption): Prisma.Sql {
   const detail = withDetail ? Prisma.sql`, d."body" ->> 'message' AS "message", d."body" -> 'summary' AS "summary", d."body" ->> 'worstResource' AS "worstResource"` : Prisma.empty;
   const detailColumns = withDetail ? Prisma.sql`, array_agg(s."message"), array_agg(s."summary"), array_agg(s."worstResource")` : Prisma.sql`, NULL, NULL, NULL`;
   const join = withDetail ? Prisma.sql`JOIN "StatusDetail" d ON d."id" = s."detailId"` : Prisma.empty;
@@ -292,8 +305,8 @@ export function intervalPageSql(phaseId: Prisma.Sql, withDetail: boolean): Prism
  * Pages of phase intervals asked by concurrent requests (every history query of a phase already
  * resolved) share statements: one {@link intervalPageSql} per ask.
  */
-function createIntervalPages(sql: ReadSql, withDetail: boolean): (ask: IntervalPageAsk) => Promise<PhaseIntervalRecord[]> {
-  const page = intervalPageSql(Prisma.sql`k."phaseId"`, withDetail);
+function createIntervalPages(sql: ReadSql, detail: IntervalDetailOption): (ask: IntervalPageAsk) => Promise<PhaseIntervalRecord[]> {
+  const page = intervalPageSql(Prisma.sql`k."phaseId"`, detail);
   return createCoalescer<IntervalPageAsk, PhaseIntervalRecord[]>(async (asks) => {
     const rows = await sql.query<{ ask: number; page: IntervalColumns }>(Prisma.sql`
       SELECT k."ask"::int AS "ask", ${page} AS "page"
@@ -301,13 +314,13 @@ function createIntervalPages(sql: ReadSql, withDetail: boolean): (ask: IntervalP
                   ${asks.map((a) => a.after)}::timestamptz[], ${asks.map((a) => a.limit)}::int[])
         WITH ORDINALITY AS k("phaseId", "from", "to", "after", "limit", "ask")`);
     const answers: PhaseIntervalRecord[][] = asks.map(() => []);
-    for (const row of rows) answers[row.ask - 1] = toIntervalPage(row.page, withDetail);
+    for (const row of rows) answers[row.ask - 1] = toIntervalPage(row.page, detail);
     return answers;
   });
 }
 
 /** The intervals of a page in the order of their start, from the columns PostgreSQL sent. */
-export function toIntervalPage([statuses, stale, from, to, messages, summaries, worst, unobserved]: IntervalColumns, withDetail: boolean): PhaseIntervalRecord[] {
+export function toIntervalPage([statuses, stale, from, to, messages, summaries, worst, unobserved]: IntervalColumns, { detail: withDetail }: IntervalDetailOption): PhaseIntervalRecord[] {
   if (statuses === null || from === null) return [];
   const items = statuses.map((status, i): PhaseIntervalRecord => {
     const start = from[i] as number;
@@ -330,10 +343,16 @@ export function toIntervalPage([statuses, stale, from, to, messages, summaries, 
   return items;
 }
 
+/**
+ * Change-log rows `sc` of cluster `c` and phase `p` (LEFT JOINed: NULL once retention deleted the
+ * phase), as the access rule reads them: a row with no phase is a cluster-level fact (reachability).
+ */
+const CHANGE_ACCESS_COLUMNS: AccessColumns = { cluster: Prisma.sql`c."name"`, namespace: Prisma.sql`p."namespace"`, clusterLevel: Prisma.sql`sc."phaseId" IS NULL` };
+
 export function createHistoryReader(db: Db): HistoryReader {
   const sql = createReadSql(db);
-  const intervalPages = createIntervalPages(sql, true);
-  const bareIntervalPages = createIntervalPages(sql, false);
+  const intervalPages = createIntervalPages(sql, { detail: true });
+  const bareIntervalPages = createIntervalPages(sql, { detail: false });
   return {
     async listResources(phaseId, { at, filter = {}, first, after, keys }) {
       const where = [Prisma.sql`r."phaseId" = ${phaseId}::int`];
@@ -396,17 +415,14 @@ export function createHistoryReader(db: Db): HistoryReader {
       return row === undefined ? null : toInterval(row);
     },
 
-    async listPhaseIntervals(phaseId, range, first, after, options) {
-      const pages = options?.detail === false ? bareIntervalPages : intervalPages;
+    async listPhaseIntervals(phaseId, { range, first, after, detail = true }) {
+      const pages = detail ? intervalPages : bareIntervalPages;
       const items = await pages({ phaseId, range, limit: first + 1, after: after?.from ?? null });
       return { items: items.slice(0, first), hasMore: items.length > first };
     },
 
     async listStatusChanges(scope, filter, first, afterSeq) {
-      const where: Prisma.Sql[] = [];
-      if (scope.clusters.length > 0) where.push(Prisma.sql`c."name" = ANY(${[...scope.clusters]}::text[])`);
-      // Cluster-scope changes (reachability) have no namespace: visible to anyone who may see the cluster.
-      if (scope.namespaces.length > 0) where.push(Prisma.sql`(sc."phaseId" IS NULL OR p."namespace" = ANY(${[...scope.namespaces]}::text[]))`);
+      const where = accessConditions(scope, CHANGE_ACCESS_COLUMNS);
       if (filter.cluster !== undefined) where.push(Prisma.sql`c."name" = ${filter.cluster}`);
       if (filter.namespace !== undefined) where.push(Prisma.sql`p."namespace" = ${filter.namespace}`);
       if (filter.phaseId !== undefined) where.push(Prisma.sql`sc."phaseId" = ${filter.phaseId}::int`);

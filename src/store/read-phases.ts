@@ -8,6 +8,7 @@ import type { Db } from './prisma.ts';
 import { createCoalescer, createReadSql } from './read-sql.ts';
 import { intervalAt, intervalPageSql, RESOURCE_COLUMNS, toIntervalPage, toPhaseStatus, toResource, type IntervalColumns, type ResourceRow } from './read-history.ts';
 import { readJson } from './read-json.ts';
+import { accessConditions, type AccessColumns } from './access-rule.ts';
 import type { AccessScope, Page, PhaseHistoryAsk, PhaseRecord, PhaseStatusRecord, ResourceRecord } from './read-types.ts';
 
 /** Filter of {@link PhaseReader.listPhases}; every field narrows. */
@@ -207,12 +208,12 @@ function toPhase(row: PhaseRow): PhaseRecord {
   };
 }
 
+/** Phases `p` of cluster `c`, as the access rule reads them (every phase has a namespace). */
+const PHASE_ACCESS_COLUMNS: AccessColumns = { cluster: Prisma.sql`c."name"`, namespace: Prisma.sql`p."namespace"` };
+
 /** SQL conditions restricting phases (`p`, cluster `c`) to what `scope` may see. */
-export function scopeConditions(scope: AccessScope): Prisma.Sql[] {
-  const where: Prisma.Sql[] = [];
-  if (scope.clusters.length > 0) where.push(Prisma.sql`c."name" = ANY(${[...scope.clusters]}::text[])`);
-  if (scope.namespaces.length > 0) where.push(Prisma.sql`p."namespace" = ANY(${[...scope.namespaces]}::text[])`);
-  return where;
+function scopeConditions(scope: AccessScope): Prisma.Sql[] {
+  return accessConditions(scope, PHASE_ACCESS_COLUMNS);
 }
 
 function whereClause(conditions: Prisma.Sql[]): Prisma.Sql {
@@ -261,21 +262,26 @@ export interface PhaseReader {
   /**
    * For each phase with an open status interval: when the run of its current status began
    * (earlier intervals of the same status count while no gap separates them). Costs one index
-   * lookup per interval of the run, however long the history. With `splitOnStale`, a change
-   * between stale and fresh also ends a run (a gate trusts only fresh reads).
+   * lookup per interval of the run, however long the history.
    */
-  currentRunStarts(phaseIds: readonly number[], splitOnStale: boolean): Promise<StatusRunStart[]>;
+  currentRunStarts(phaseIds: readonly number[], options?: CurrentRunOptions): Promise<StatusRunStart[]>;
 }
 
-const PHASE_PAGE = intervalPageSql(Prisma.sql`p."id"`, false);
-const PHASE_PAGE_WITH_DETAIL = intervalPageSql(Prisma.sql`p."id"`, true);
+/** Options of {@link PhaseReader.currentRunStarts}. */
+export interface CurrentRunOptions {
+  /** A change between stale and fresh also ends a run (a gate trusts only fresh reads). @default false */
+  splitOnStale?: boolean;
+}
+
+const PHASE_PAGE = intervalPageSql(Prisma.sql`p."id"`, { detail: false });
+const PHASE_PAGE_WITH_DETAIL = intervalPageSql(Prisma.sql`p."id"`, { detail: true });
 
 /**
  * The phases `asks` name (all by id, or all by identity; within `scope`), each with its history
  * page ({@link intervalPageSql} over the ask's window, cursor and limit), in the order
  * {@link PhaseReader.findPhases} gives them, as rows with the ask's ordinal and the page.
  */
-function phasesWithHistoryPages(scope: AccessScope, asks: readonly { ref: PhaseLookup; history: PhaseHistoryAsk }[], detail: boolean): Prisma.Sql {
+function phasesWithHistoryPages(scope: AccessScope, asks: readonly { ref: PhaseLookup; history: PhaseHistoryAsk }[], { detail }: { detail: boolean }): Prisma.Sql {
   const pages = Prisma.sql`${asks.map((a) => a.history.range.from)}::timestamptz[], ${asks.map((a) => a.history.range.to)}::timestamptz[],
               ${asks.map((a) => a.history.after ?? null)}::timestamptz[], ${asks.map((a) => a.history.first + 1)}::int[]`;
   const page = detail ? PHASE_PAGE_WITH_DETAIL : PHASE_PAGE;
@@ -342,10 +348,10 @@ export function createPhaseReader(db: Db): PhaseReader {
       [...groups.values()].map(async (indexes) => {
         const group = indexes.map((i) => asks[i] as (typeof asks)[number]);
         const first = group[0] as (typeof asks)[number];
-        const rows = await sql.query<PhaseRow & { ask: string; page: IntervalColumns }>(phasesWithHistoryPages(first.scope, group, first.history.detail));
+        const rows = await sql.query<PhaseRow & { ask: string; page: IntervalColumns }>(phasesWithHistoryPages(first.scope, group, { detail: first.history.detail }));
         for (const row of rows) {
           const ask = group[Number(row.ask) - 1] as (typeof asks)[number];
-          const items = toIntervalPage(row.page, ask.history.detail);
+          const items = toIntervalPage(row.page, { detail: ask.history.detail });
           const phase = toPhase(row);
           phase.history = { key: ask.history.key, page: { items: items.slice(0, ask.history.first), hasMore: items.length > ask.history.first } };
           answers[indexes[Number(row.ask) - 1] as number]?.push(phase);
@@ -398,7 +404,7 @@ export function createPhaseReader(db: Db): PhaseReader {
       return findWithHistory({ scope, ref, history });
     },
 
-    async currentRunStarts(phaseIds, splitOnStale) {
+    async currentRunStarts(phaseIds, { splitOnStale = false } = {}) {
       if (phaseIds.length === 0) return [];
       if (!splitOnStale) {
         // Stored with the current status: one index lookup per phase.

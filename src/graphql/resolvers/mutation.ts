@@ -4,7 +4,7 @@ import { createToken, revokeToken, TokenAccessError, TokenInputError, type Token
 import { TokenNameTakenError } from '../../store/api-token-store.ts';
 import type { GraphqlContext } from '../context.ts';
 import { canSee } from '../../auth/principal.ts';
-import type { RefreshOutcome } from '../../services/read-refresh.ts';
+import type { RefreshOutcome } from '../../services/refresh-cluster.ts';
 import { badUserInput, forbidden, notFound, serviceUnavailable } from '../errors.ts';
 import { requirePhase } from './query.ts';
 import { toApiToken } from './shapes.ts';

@@ -2,7 +2,7 @@
 import { getArgumentValues, getNamedType, isObjectType, type FieldNode, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
 import type { PhaseHistoryArgs, PhaseResourcesArgs, Resolvers, ResourceFilter as ResourceFilterInput } from '../../generated/graphql.ts';
 import { listManifestVersions } from '../../services/read-manifests.ts';
-import type { IntervalCursor, ResourceFilter } from '../../store/read-history.ts';
+import type { IntervalCursor, IntervalDetailOption, ResourceFilter } from '../../store/read-history.ts';
 import type { PhaseHistoryAsk, PhaseIntervalDetail, PhaseIntervalRecord } from '../../store/read-types.ts';
 import type { GraphqlContext } from '../context.ts';
 import { decodeCursor, encodeCursor, isCursorInstant, isRowIdText, pageSize, parseSeq, toConnection } from '../cursor.ts';
@@ -11,7 +11,7 @@ import { fieldsNamedBelow, selectsAnyBelow } from '../selection.ts';
 import { toConditions, toCounts, toCustomHealth, toManifest, toStatus, toStatusChange } from './shapes.ts';
 import { observedAt, storedStaleReason, type ObservationState } from '../../history/observation.ts';
 import { phaseStaleness } from '../../services/read-staleness.ts';
-import type { Page } from '../../store/read-types.ts';
+import { FULL_ACCESS, type Page } from '../../store/read-types.ts';
 import type { PhaseIntervalParent } from './parents.ts';
 
 function toResourceFilter(input: ResourceFilterInput | null | undefined): ResourceFilter {
@@ -60,7 +60,7 @@ interface HistoryRead {
   detail: boolean;
 }
 
-function toHistoryRead(args: PhaseHistoryArgs, detail: boolean): HistoryRead {
+function toHistoryRead(args: PhaseHistoryArgs, { detail }: IntervalDetailOption): HistoryRead {
   const from = args.from;
   const to = args.to ?? new Date();
   if (to.getTime() < from.getTime()) throw badUserInput('history: to is before from');
@@ -81,7 +81,7 @@ export function historyAskBelow(info: GraphQLResolveInfo): PhaseHistoryAsk | und
   if (below === null) return undefined;
   try {
     const args = getArgumentValues(below.field, below.node, info.variableValues) as PhaseHistoryArgs;
-    const read = toHistoryRead(args, below.detail);
+    const read = toHistoryRead(args, { detail: below.detail });
     return { key: read.key, range: read.range, first: read.first, ...(read.after === undefined ? {} : { after: read.after.from }), detail: read.detail };
   } catch {
     return undefined;
@@ -183,9 +183,9 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
       return { phaseId: p.id, at, interval, staleReason: storedStaleReason(interval.stale, interval.unobserved) };
     },
     history: async (p, args, ctx, info) => {
-      const read = toHistoryRead(args, selectsAnyBelow(info, ['edges', 'node'], INTERVAL_DETAIL_FIELDS));
+      const read = toHistoryRead(args, { detail: selectsAnyBelow(info, ['edges', 'node'], INTERVAL_DETAIL_FIELDS) });
       // The page the phase's lookup read along with it (historyAskBelow), when it is this one.
-      const stored = p.history?.key === read.key ? p.history.page : await ctx.read.history.listPhaseIntervals(p.id, read.range, read.first, read.after, { detail: read.detail });
+      const stored = p.history?.key === read.key ? p.history.page : await ctx.read.history.listPhaseIntervals(p.id, read);
       const page = withUnobservedTail(stored, phaseStaleness(p, new Date()).observation, read.first, read.range.to);
       return toConnection(page, (i) => encodeCursor({ f: i.from.toISOString(), i: i.id }));
     },
@@ -193,7 +193,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
       if (args.from && args.to && args.from.getTime() > args.to.getTime()) throw badUserInput('changes: to is before from');
       const filter = { phaseId: p.id, ...(args.from ? { from: args.from } : {}), ...(args.to ? { to: args.to } : {}) };
       // The phase is already one the caller may see.
-      const page = await ctx.read.history.listStatusChanges({ clusters: [], namespaces: [] }, filter, pageSize(args.first, 100), parseSeq(args.after));
+      const page = await ctx.read.history.listStatusChanges(FULL_ACCESS, filter, pageSize(args.first, 100), parseSeq(args.after));
       return { pageInfo: toConnection(page, (c) => c.seq.toString()).pageInfo, edges: page.items.map((c) => ({ cursor: c.seq.toString(), node: toStatusChange(c) })) };
     },
     manifest: async (p, args, ctx) => {

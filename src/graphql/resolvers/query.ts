@@ -87,7 +87,7 @@ export const queryResolvers: { Query: QueryResolvers } = {
       return { ...toConnection(page, (c) => c.seq.toString()), edges: page.items.map((c) => ({ cursor: c.seq.toString(), node: toStatusChange(c) })) };
     },
     gate: async (_parent, args, ctx) => {
-      const result = await checkGate(ctx.read, ctx.principal.access, args.phase, args.status ?? 'Current', args.for);
+      const result = await checkGate(ctx.read, ctx.principal.access, args.phase, { wanted: args.status ?? 'Current', forMs: args.for });
       if (result.ok) return toGateResult(result.gate);
       throw result.kind === 'NOT_FOUND' ? notFound(result.message) : badUserInput(result.message);
     },

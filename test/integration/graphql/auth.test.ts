@@ -232,11 +232,11 @@ describe('audit log of token management', () => {
 
 describe('anonymous access', () => {
   it('is on by default for a loopback bind and off elsewhere once a token exists', () => {
-    expect(decideAnonymousRead('127.0.0.1', undefined, 0)).toBe(true);
-    expect(decideAnonymousRead('::1', undefined, 0)).toBe(true);
-    expect(decideAnonymousRead('0.0.0.0', undefined, 1)).toBe(false);
-    expect(decideAnonymousRead('0.0.0.0', true, 0)).toBe(true);
-    expect(decideAnonymousRead('10.1.2.3', false, 0)).toBe(false);
+    expect(decideAnonymousRead({ host: '127.0.0.1', configured: undefined, activeTokens: 0 })).toBe(true);
+    expect(decideAnonymousRead({ host: '::1', configured: undefined, activeTokens: 0 })).toBe(true);
+    expect(decideAnonymousRead({ host: '0.0.0.0', configured: undefined, activeTokens: 1 })).toBe(false);
+    expect(decideAnonymousRead({ host: '0.0.0.0', configured: true, activeTokens: 0 })).toBe(true);
+    expect(decideAnonymousRead({ host: '10.1.2.3', configured: false, activeTokens: 0 })).toBe(false);
   });
 
   it('a non-loopback bind without tokens and without an explicit choice refuses to start', async () => {

@@ -94,19 +94,19 @@ describe('read statements', () => {
 
   it('pages intervals overlapping [from, to) with the same edges as before', async () => {
     // An interval ending exactly at `from` is not in the window; one starting exactly at `to` is not either.
-    const page = await history.listPhaseIntervals(phaseId, { from: at(10), to: at(20) }, 10);
+    const page = await history.listPhaseIntervals(phaseId, { range: { from: at(10), to: at(20) }, first: 10 });
     expect(page.items.map((i) => [i.status, i.from, i.to])).toEqual([['Current', at(10), at(20)]]);
-    const all = await history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 2);
+    const all = await history.listPhaseIntervals(phaseId, { range: { from: at(0), to: at(60) }, first: 2 });
     expect(all.items.map((i) => i.status)).toEqual(['InProgress', 'Current']);
     expect(all.hasMore).toBe(true);
-    const rest = await history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 2, { from: at(10), id: String(at(10).getTime()) });
+    const rest = await history.listPhaseIntervals(phaseId, { range: { from: at(0), to: at(60) }, first: 2, after: { from: at(10), id: String(at(10).getTime()) } });
     expect(rest.items.map((i) => [i.status, i.from, i.to, i.detail?.message])).toEqual([['Failed', at(20), null, 'crash loop']]);
     expect(rest.hasMore).toBe(false);
   });
 
   it('pages intervals without their detail when asked, the same intervals otherwise', async () => {
-    const full = await history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 10);
-    const bare = await history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 10, undefined, { detail: false });
+    const full = await history.listPhaseIntervals(phaseId, { range: { from: at(0), to: at(60) }, first: 10 });
+    const bare = await history.listPhaseIntervals(phaseId, { range: { from: at(0), to: at(60) }, first: 10, detail: false });
     expect(bare.items).toEqual(full.items.map((i) => ({ ...i, detail: undefined })));
     expect(full.items.map((i) => i.detail)).toEqual([
       { message: '', summary: { InProgress: 1 }, worstResource: KEY },
@@ -130,7 +130,7 @@ describe('read statements', () => {
     const page = await phases.listPhases(FULL_ACCESS, { filter: {}, order: 'NAME', first: 10 });
     expect(page.items.map((p) => p.name)).toEqual(['api', 'web']);
     for (const phase of page.items) {
-      const [since] = await phases.currentRunStarts([phase.id], false);
+      const [since] = await phases.currentRunStarts([phase.id]);
       expect(phase.since).toEqual(since?.from);
       const key = phase.current?.worstResource as string;
       const [resource] = await history.getCurrentResources([{ phaseId: phase.id, key }]);
@@ -160,11 +160,11 @@ describe('read statements', () => {
 
   it('answers concurrent history pages in one statement, each its own window, page and cursor', async () => {
     const asks = [
-      () => history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 2),
-      () => history.listPhaseIntervals(phaseId, { from: at(0), to: at(60) }, 2, { from: at(10), id: String(at(10).getTime()) }),
-      () => history.listPhaseIntervals(phaseId, { from: at(10), to: at(20) }, 10),
-      () => history.listPhaseIntervals(phaseId, { from: at(30), to: at(40) }, 1),
-      () => history.listPhaseIntervals(phaseId + 1000, { from: at(0), to: at(60) }, 5),
+      () => history.listPhaseIntervals(phaseId, { range: { from: at(0), to: at(60) }, first: 2 }),
+      () => history.listPhaseIntervals(phaseId, { range: { from: at(0), to: at(60) }, first: 2, after: { from: at(10), id: String(at(10).getTime()) } }),
+      () => history.listPhaseIntervals(phaseId, { range: { from: at(10), to: at(20) }, first: 10 }),
+      () => history.listPhaseIntervals(phaseId, { range: { from: at(30), to: at(40) }, first: 1 }),
+      () => history.listPhaseIntervals(phaseId + 1000, { range: { from: at(0), to: at(60) }, first: 5 }),
     ];
     const sequential = [];
     for (const ask of asks) sequential.push(await ask());
@@ -199,9 +199,9 @@ describe('read statements', () => {
     const { history: _history, ...withoutPage } = together[0]?.[0] ?? {};
     expect(withoutPage).toEqual(lookup);
     expect(together.map((found) => found.map((p) => [p.name, p.history?.key]))).toEqual([[['api', 'a']], [['api', 'b']], [], [], [['api', 'e']], []]);
-    expect(together[0]?.[0]?.history?.page).toEqual(await history.listPhaseIntervals(phaseId, window, 2));
-    expect(together[1]?.[0]?.history?.page).toEqual(await history.listPhaseIntervals(phaseId, window, 2, { from: at(10), id: String(at(10).getTime()) }));
-    expect(together[4]?.[0]?.history?.page).toEqual(await history.listPhaseIntervals(phaseId, window, 1, undefined, { detail: false }));
+    expect(together[0]?.[0]?.history?.page).toEqual(await history.listPhaseIntervals(phaseId, { range: window, first: 2 }));
+    expect(together[1]?.[0]?.history?.page).toEqual(await history.listPhaseIntervals(phaseId, { range: window, first: 2, after: { from: at(10), id: String(at(10).getTime()) } }));
+    expect(together[4]?.[0]?.history?.page).toEqual(await history.listPhaseIntervals(phaseId, { range: window, first: 1, detail: false }));
     expect(together[4]?.[0]?.history?.page.items.map((i) => [i.status, i.detail])).toEqual([['InProgress', undefined]]);
     expect(together[4]?.[0]?.history?.page.hasMore).toBe(true);
   });
