@@ -62,14 +62,25 @@ export function selectEntries(phase: Phase, objects: readonly unknown[]): Phase 
   return buildPhase({ ...phase, entries, details: new Map(), selector: spec });
 }
 
-/** Kubernetes label-selector semantics; an empty selector matches everything. */
-export function matchesSelector(labels: Record<string, string>, selector: LabelSelector): boolean {
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) if (labels[key] !== value) return false;
+/**
+ * Kubernetes label-selector semantics (apimachinery `LabelSelectorAsSelector`): every `matchLabels`
+ * pair and every requirement must hold, so an empty selector matches everything. `labels` is an
+ * object's `metadata.labels` as read from the cluster: only its own string values count, anything
+ * else is an absent label. The one matcher for selector phases and kstatus' pod selection.
+ */
+export function matchesSelector(labels: Readonly<Record<string, unknown>> | undefined, selector: LabelSelector): boolean {
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) if (readLabel(labels, key) !== value) return false;
   return (selector.matchExpressions ?? []).every((req) => matchesRequirement(labels, req));
 }
 
-function matchesRequirement(labels: Record<string, string>, req: LabelSelectorRequirement): boolean {
-  const value = labels[req.key];
+function readLabel(labels: Readonly<Record<string, unknown>> | undefined, key: string): string | undefined {
+  if (labels === undefined || !Object.hasOwn(labels, key)) return undefined;
+  const value = labels[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function matchesRequirement(labels: Readonly<Record<string, unknown>> | undefined, req: LabelSelectorRequirement): boolean {
+  const value = readLabel(labels, req.key);
   switch (req.operator) {
     case 'In': return value !== undefined && (req.values ?? []).includes(value);
     case 'NotIn': return value === undefined || !(req.values ?? []).includes(value);

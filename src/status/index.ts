@@ -20,8 +20,8 @@ export { augmentConditions } from './augment.ts';
 export type { AugmentOutcome } from './augment.ts';
 export { failed, inProgress, malformedStatus, notFoundStatus, presenceOf, unknownStatus } from './result.ts';
 export { readIntField, readStringField } from './read.ts';
-export { matchesSelector, parseLabelSelector } from './selector.ts';
-export type { LabelRequirement, LabelSelector, SelectorParse } from './selector.ts';
+export { parseLabelSelector } from './selector.ts';
+export type { SelectorParse } from './selector.ts';
 export { SCHEDULE_WINDOW_MS } from './rules/pod.ts';
 export { isResourceStatus, RESOURCE_STATUSES } from './types.ts';
 export type {

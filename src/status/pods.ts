@@ -2,13 +2,14 @@
  * What kstatus' cluster-reading layer adds for pod controllers (cli-utils
  * `polling/statusreaders/pod_controller.go`, `deployment.go`, `common.go`).
  */
+import { matchesSelector } from '../inventory/selector.ts';
 import { checkDeletion } from './generic.ts';
 import { computeAfterDeletion, toMillis } from './kstatus.ts';
 import { isRecord } from './read.ts';
 import type { JsonRecord } from './read.ts';
 import { failed, malformedStatus } from './result.ts';
 import { readGroupKind } from './rules/index.ts';
-import { matchesSelector, parseObjectSelector } from './selector.ts';
+import { parseObjectSelector } from './selector.ts';
 import type { StatusResult } from './types.ts';
 
 /** Kinds kstatus' poller reads through a pod-aware reader (apps group only, not extensions). */
@@ -38,7 +39,8 @@ export function selectPods(
   for (const pod of Array.isArray(pods) ? pods : []) {
     if (!isRecord(pod) || namespaceOf(pod) !== namespace) continue;
     const metadata = pod['metadata'];
-    if (matchesSelector(parsed.selector, isRecord(metadata) ? metadata['labels'] : undefined)) selected.push(pod);
+    const labels = isRecord(metadata) ? metadata['labels'] : undefined;
+    if (matchesSelector(isRecord(labels) ? labels : undefined, parsed.selector)) selected.push(pod);
   }
   return { ok: true, pods: selected };
 }
