@@ -7,6 +7,7 @@
  * Phase identity: `id` and `name` are the declared `name`.
  */
 import { buildPhase, failParse } from './build-phase.ts';
+import { readGroupKind } from './group-kind.ts';
 import { describeValue, isRecord, readIdentity, readString, readStringMap } from './object-fields.ts';
 import type {
   GroupKind, LabelSelector, LabelSelectorRequirement, ObjectRef, Phase, PhaseParseResult,
@@ -138,18 +139,4 @@ function readKinds(value: unknown): GroupKind[] | string {
     kinds.push(gk);
   }
   return kinds;
-}
-
-/** Reads `apps/Deployment`, `Service` or `{group, kind}`. */
-export function readGroupKind(item: unknown): GroupKind | undefined {
-  if (typeof item === 'string') {
-    const parts = item.split('/');
-    if (parts.length === 1 && parts[0] !== '') return { group: '', kind: parts[0] ?? '' };
-    if (parts.length === 2 && parts[1] !== '') return { group: parts[0] ?? '', kind: parts[1] ?? '' };
-    return undefined;
-  }
-  if (isRecord(item) && typeof item.kind === 'string' && item.kind !== '') {
-    return { group: readString(item.group), kind: item.kind };
-  }
-  return undefined;
 }
