@@ -7,7 +7,8 @@ export type { ComputeStatusOptions, CustomHealthHook } from './compute.ts';
 export { applyPodRule, selectPods } from './pods.ts';
 export { findRecheckTime } from './recheck.ts';
 export { aggregateStatus } from './aggregate.ts';
-export { describeRef, STATUS_PRIORITY, summarizePhase } from './phase-summary.ts';
+export { describeRef, summarizePhase } from './phase-summary.ts';
+export { severityOf, STATUSES_BY_SEVERITY } from './severity.ts';
 export type {
   ImportantMember,
   MemberRef,

@@ -3,6 +3,7 @@
  * own status (kstatus' aggregate) and Kubernetes-style `Ready`/`Reconciling`/`Stalled` conditions.
  */
 import { aggregateStatus } from './aggregate.ts';
+import { severityOf } from './severity.ts';
 import { isResourceStatus, RESOURCE_STATUSES } from './types.ts';
 import type { ResourceStatus } from './types.ts';
 
@@ -64,19 +65,6 @@ export interface PhaseSummary {
   conditions: PhaseCondition[];
 }
 
-/**
- * Which non-desired status matters most (weave-gitops' order): Failed, Terminating, NotFound,
- * Unknown, InProgress, then Current. Lower is more important.
- */
-export const STATUS_PRIORITY: Readonly<Record<ResourceStatus, number>> = {
-  Failed: 0,
-  Terminating: 1,
-  NotFound: 2,
-  Unknown: 3,
-  InProgress: 4,
-  Current: 5,
-};
-
 function emptyCounts(): Record<ResourceStatus, number> {
   const counts = {} as Record<ResourceStatus, number>;
   for (const status of RESOURCE_STATUSES) counts[status] = 0;
@@ -101,7 +89,7 @@ function findMostImportant(members: readonly PhaseMember[], desired: ResourceSta
   members.forEach((member, index) => {
     const status = isResourceStatus(member.status) ? member.status : 'Unknown';
     if (status === desired) return;
-    if (best === undefined || STATUS_PRIORITY[status] < STATUS_PRIORITY[best.status]) {
+    if (best === undefined || severityOf(status) < severityOf(best.status)) {
       best = { ...member, status, index };
     }
   });
