@@ -9,6 +9,7 @@ export { findRecheckTime } from './recheck.ts';
 export { aggregateStatus } from './aggregate.ts';
 export { describeRef, summarizePhase } from './phase-summary.ts';
 export { severityOf, STATUSES_BY_SEVERITY } from './severity.ts';
+export { dependsOnPodsOrTime, isPodAwareKind, isPodKind, POD_AWARE_KINDS } from './pod-aware.ts';
 export type {
   ImportantMember,
   MemberRef,

@@ -5,6 +5,7 @@
 import { matchesSelector } from '../inventory/selector.ts';
 import { checkDeletion } from './generic.ts';
 import { computeAfterDeletion, toMillis } from './kstatus.ts';
+import { isPodAwareKind } from './pod-aware.ts';
 import { isRecord } from './read.ts';
 import type { JsonRecord } from './read.ts';
 import { failed, malformedStatus } from './result.ts';
@@ -14,8 +15,6 @@ import type { StatusResult } from './types.ts';
 
 /** Kinds kstatus' poller reads through a pod-aware reader (apps group only, not extensions). */
 const POD_CONTROLLERS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
-/** Of those, the ones whose own status escalates from their pods (the Deployment reader does not). */
-const ESCALATING: ReadonlySet<string> = new Set(['StatefulSet', 'ReplicaSet']);
 
 function namespaceOf(obj: JsonRecord): string {
   const metadata = obj['metadata'];
@@ -73,7 +72,8 @@ export function applyPodRule(
   if (group !== 'apps' || !POD_CONTROLLERS.has(kind)) return result;
   const selected = selectPods(object, pods);
   if (!selected.ok) return malformedStatus(selected.error);
-  if (!ESCALATING.has(kind) || result.status !== 'InProgress') return result;
+  // Of those, only the pod-aware ones escalate from their pods (the Deployment reader does not).
+  if (!isPodAwareKind(group, kind) || result.status !== 'InProgress') return result;
   const nowMs = toMillis(now);
   let failedPods = 0;
   for (const pod of selected.pods) {
