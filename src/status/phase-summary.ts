@@ -113,17 +113,11 @@ function conditionStatuses(aggregate: ResourceStatus, desired: ResourceStatus): 
   return ['False', 'True', 'False'];
 }
 
-function buildCondition(
-  type: PhaseCondition['type'],
-  status: ConditionStatus,
-  reason: string,
-  message: string,
-  previous: readonly PhaseCondition[],
-  now: string,
-): PhaseCondition {
-  const before = previous.find((c) => c.type === type);
-  const lastTransitionTime = before !== undefined && before.status === status ? before.lastTransitionTime : now;
-  return { type, status, reason, message, lastTransitionTime };
+/** The condition with its `lastTransitionTime`: kept from `previous` while its status is unchanged, else `now`. */
+function withTransitionTime(condition: Omit<PhaseCondition, 'lastTransitionTime'>, previous: readonly PhaseCondition[], now: string): PhaseCondition {
+  const before = previous.find((c) => c.type === condition.type);
+  const lastTransitionTime = before !== undefined && before.status === condition.status ? before.lastTransitionTime : now;
+  return { ...condition, lastTransitionTime };
 }
 
 /**
@@ -150,9 +144,9 @@ export function summarizePhase(members: readonly PhaseMember[], options: Summari
   const previous = options.previousConditions ?? [];
   const [ready, reconciling, stalled] = conditionStatuses(status, desired);
   const conditions = [
-    buildCondition('Ready', ready, status, message, previous, now),
-    buildCondition('Reconciling', reconciling, status, message, previous, now),
-    buildCondition('Stalled', stalled, status, message, previous, now),
+    withTransitionTime({ type: 'Ready', status: ready, reason: status, message }, previous, now),
+    withTransitionTime({ type: 'Reconciling', status: reconciling, reason: status, message }, previous, now),
+    withTransitionTime({ type: 'Stalled', status: stalled, reason: status, message }, previous, now),
   ];
   const summary: PhaseSummary = { status, counts, total: members.length, message, conditions };
   if (mostImportant !== undefined) summary.mostImportant = mostImportant;
