@@ -113,8 +113,8 @@ export const configSchema = z.strictObject({
       /** Changes seen by watches within this window become one snapshot. */
       liveDebounce: durationSchema.default(25),
       /**
-       * Keep each cluster's current state in the worker between snapshots (~3 MB of heap per
-       * 10,000 resources) instead of reading it back from the database on every snapshot.
+       * Keep each cluster's current state in the worker between snapshots (heap in proportion to
+       * its resources) instead of reading it back from the database on every snapshot.
        */
       keepState: booleanString.default(true),
       /**

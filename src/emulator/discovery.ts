@@ -97,7 +97,8 @@ function aggregatedResource(t: ResourceType, version: string): Record<string, un
 }
 
 /** Aggregated discovery for `/api` (core only) or `/apis` (every other group). */
-export function buildAggregated(registry: TypeRegistry, core: boolean): Record<string, unknown> {
+export function buildAggregated(registry: TypeRegistry, root: '/api' | '/apis'): Record<string, unknown> {
+  const core = root === '/api';
   const items = registry
     .listGroups()
     .filter((g) => (g.group === '') === core)

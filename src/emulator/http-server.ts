@@ -153,13 +153,13 @@ function serveDiscovery(ctx: PipelineContext, path: string[], req: IncomingMessa
   const aggregated = wantsAggregated(req.headers['accept']);
   if (head === 'api') {
     if (a === undefined) {
-      return aggregated ? sendJson(res, 200, buildAggregated(registry, true), AGGREGATED_CONTENT_TYPE) : sendJson(res, 200, buildCoreVersions(ctx.serverAddress()));
+      return aggregated ? sendJson(res, 200, buildAggregated(registry, '/api'), AGGREGATED_CONTENT_TYPE) : sendJson(res, 200, buildCoreVersions(ctx.serverAddress()));
     }
     const list = buildResourceList(registry, '', a);
     return list ? sendJson(res, 200, list) : notFound();
   }
   if (head === 'apis') {
-    if (a === undefined) return aggregated ? sendJson(res, 200, buildAggregated(registry, false), AGGREGATED_CONTENT_TYPE) : sendJson(res, 200, buildGroupList(registry));
+    if (a === undefined) return aggregated ? sendJson(res, 200, buildAggregated(registry, '/apis'), AGGREGATED_CONTENT_TYPE) : sendJson(res, 200, buildGroupList(registry));
     if (b === undefined) {
       const group = buildGroup(registry, a);
       return group ? sendJson(res, 200, group) : notFound();
@@ -194,18 +194,18 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
       sendFailure(res, body);
       return body.code;
     }
-    return handleScale(ctx.state, type, info, body, req.headers['content-type'] ?? 'application/json', res);
+    return handleScale(ctx.state, { type, info, body, contentType: req.headers['content-type'] ?? 'application/json' }, res);
   }
   const format = { table: wantsTable(req.headers['accept']), includeObject: params.get('includeObject') };
   switch (info.verb) {
     case 'get':
-      handleGet(ctx.state, type, info, format, res);
+      handleGet(ctx.state, { type, info, params, format }, res);
       return res.statusCode;
     case 'list':
-      handleList(ctx.state, type, info, params, format, res);
+      handleList(ctx.state, { type, info, params, format }, res);
       return res.statusCode;
     case 'watch':
-      return ctx.watches.serve(type, info, params, format, req, res);
+      return ctx.watches.serve({ type, info, params, format }, req, res);
     default:
       break;
   }

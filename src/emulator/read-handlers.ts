@@ -23,6 +23,14 @@ export interface OutputFormat {
   includeObject: string | null;
 }
 
+/** What the read handlers take from a request (as write-handlers' `WriteInput`). */
+export interface ReadInput {
+  type: ResourceType;
+  info: ResourceRequest;
+  params: URLSearchParams;
+  format: OutputFormat;
+}
+
 /** The CRD object behind a custom type (for its printer columns). */
 export function findCrd(state: ClusterState, type: ResourceType): KubeObject | undefined {
   if (!type.custom) return undefined;
@@ -30,14 +38,16 @@ export function findCrd(state: ClusterState, type: ResourceType): KubeObject | u
   return crdType ? state.get(crdType, '', `${type.plural}.${type.group}`) : undefined;
 }
 
-function sendTable(state: ClusterState, type: ResourceType, info: ResourceRequest, objects: KubeObject[], metadata: Record<string, unknown>, format: OutputFormat, res: ServerResponse): void {
+function sendTable(state: ClusterState, input: ReadInput, page: { items: KubeObject[]; metadata: Record<string, unknown> }, res: ServerResponse): void {
+  const { type, info } = input;
   const columns = selectColumns(type, info.version, findCrd(state, type));
-  const shown = objects.map((o) => presentObject(type, o, info.version));
-  sendJson(res, 200, buildTable(columns, shown, metadata, format.includeObject), TABLE_CONTENT_TYPE);
+  const shown = page.items.map((o) => presentObject(type, o, info.version));
+  sendJson(res, 200, buildTable(columns, shown, page.metadata, input.format.includeObject), TABLE_CONTENT_TYPE);
 }
 
 /** GET /.../<plural>/<name>[/status]. */
-export function handleGet(state: ClusterState, type: ResourceType, info: ResourceRequest, format: OutputFormat, res: ServerResponse): void {
+export function handleGet(state: ClusterState, input: ReadInput, res: ServerResponse): void {
+  const { type, info } = input;
   if (info.subresource !== undefined && !(info.subresource === 'status' && type.hasStatus)) {
     sendFailure(res, makeFailure(404, 'the server could not find the requested resource'));
     return;
@@ -47,8 +57,8 @@ export function handleGet(state: ClusterState, type: ResourceType, info: Resourc
     sendFailure(res, makeNotFound(type.group, type.plural, info.name ?? ''));
     return;
   }
-  if (format.table) {
-    sendTable(state, type, info, [obj], { resourceVersion: String(readMeta(obj)['resourceVersion'] ?? '') }, format, res);
+  if (input.format.table) {
+    sendTable(state, input, { items: [obj], metadata: { resourceVersion: String(readMeta(obj)['resourceVersion'] ?? '') } }, res);
     return;
   }
   sendJson(res, 200, serializeObject(type, obj, info.version));
@@ -117,14 +127,15 @@ export function selectPage(state: ClusterState, type: ResourceType, info: Resour
 }
 
 /** GET on a collection. */
-export function handleList(state: ClusterState, type: ResourceType, info: ResourceRequest, params: URLSearchParams, format: OutputFormat, res: ServerResponse): void {
-  const page = selectPage(state, type, info, params);
+export function handleList(state: ClusterState, input: ReadInput, res: ServerResponse): void {
+  const { type, info } = input;
+  const page = selectPage(state, type, info, input.params);
   if (isFailure(page)) {
     sendFailure(res, page);
     return;
   }
-  if (format.table) {
-    sendTable(state, type, info, page.items, page.metadata, format, res);
+  if (input.format.table) {
+    sendTable(state, input, page, res);
     return;
   }
   const items = page.items.map((o) => serializeListItem(type, o, info.version));

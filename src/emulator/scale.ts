@@ -49,8 +49,17 @@ function buildScale(type: ResourceType, obj: KubeObject): KubeObject {
   };
 }
 
+/** What the scale handler takes from a request: the target and, for PUT and PATCH, the body. */
+export interface ScaleInput {
+  type: ResourceType;
+  info: ResourceRequest;
+  body: string;
+  contentType: string;
+}
+
 /** Serves GET/PUT/PATCH on `<object>/scale`; returns the HTTP status sent. */
-export function handleScale(state: ClusterState, type: ResourceType, info: ResourceRequest, body: string, contentType: string, res: ServerResponse): number {
+export function handleScale(state: ClusterState, input: ScaleInput, res: ServerResponse): number {
+  const { type, info, body, contentType } = input;
   const fail = (f: ReturnType<typeof makeFailure>): number => {
     sendFailure(res, f);
     return f.code;

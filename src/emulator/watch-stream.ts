@@ -6,14 +6,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { makeFailure, type ApiFailure } from './api-status.ts';
-import { formatApiVersion, type ResourceType } from './catalog.ts';
+import { formatApiVersion } from './catalog.ts';
 import type { ClusterState } from './cluster-state.ts';
 import { sendFailure } from './http-io.ts';
 import { isSelected, parseCount, parseResourceVersion, parseSelection, type Selection } from './list-query.ts';
 import type { ChangeEvent, ChangeType } from './object-store.ts';
 import { presentObject, serializeObject } from './present.ts';
-import type { ResourceRequest } from './request-info.ts';
-import { findCrd, type OutputFormat } from './read-handlers.ts';
+import { findCrd, type ReadInput } from './read-handlers.ts';
 import { buildTable, selectColumns, TABLE_CONTENT_TYPE } from './table.ts';
 import type { KubeObject } from './types.ts';
 
@@ -68,7 +67,8 @@ export class WatchHub {
   }
 
   /** Serves a watch request; returns the HTTP status it answered with. */
-  serve(type: ResourceType, info: ResourceRequest, params: URLSearchParams, format: OutputFormat, req: IncomingMessage, res: ServerResponse): number {
+  serve(input: ReadInput, req: IncomingMessage, res: ServerResponse): number {
+    const { type, info, params, format } = input;
     const selection = parseSelection(params, type, info.name);
     const rv = parseResourceVersion(params);
     const timeout = parseCount(params, 'timeoutSeconds');

@@ -30,9 +30,9 @@ export function isCursorInstant(value: unknown): value is string {
 export const MAX_PAGE_SIZE = 100;
 
 /**
- * Largest page of `phases`: a dashboard lists a whole fleet's phases in one request (each a few
- * fields; a page of 1,000 with summaries and worst resources costs ~16,000 of the default 50,000
- * query cost, and asking a connection inside each phase multiplies past the limit).
+ * Largest page of `phases`: a dashboard lists a whole fleet's phases in one request. Each phase is a
+ * few fields, so a full page with summaries and worst resources stays well inside the default query
+ * cost limit, while asking a connection inside each phase multiplies past it.
  */
 export const MAX_PHASES_PAGE_SIZE = 1000;
 

@@ -1,8 +1,8 @@
 /**
  * Executes HTTP operations with queries compiled by graphql-jit instead of graphql-js' interpreter.
  * graphql-js walks every field of a result through the schema at run time (argument coercion, a
- * resolve info, promise checks, ~260 fields for a history page); a compiled query is a function
- * made for one document and operation that does the same work without the walk.
+ * resolve info, promise checks, for each of the hundreds of fields of a history page); a compiled
+ * query is a function made for one document and operation that does the same work without the walk.
  *
  * Apollo Server 5 has no executor option; its gateway interface is the one way to hand it one.
  * Everything else of Apollo's pipeline (parsing, validation with our limits, the document cache,

@@ -1,7 +1,7 @@
 /**
  * The GraphQL endpoint: Apollo Server for HTTP and graphql-ws for WebSocket, on one port and one
- * path. Apollo runs without a web framework: its HTTP integration layer costs more than half of a
- * request's time here (stack notes), so we hand it the parsed request ourselves.
+ * path. Apollo runs without a web framework: a framework's HTTP integration layer would outweigh the
+ * work of a small request, so we hand Apollo the parsed request ourselves.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';

@@ -10,8 +10,8 @@ import type { HashedDocument, ObservedPhaseStatus, ObservedResource, OpenPhaseIn
  * True when stored open interval `stored` and observed `r` agree on what a resource's interval
  * records (status, reason, message, presence, generations, revision, custom health), and `r` was
  * read: the observation extends the interval. Compared field by field: a worker keeps its clusters'
- * stored intervals between snapshots, and a fingerprint string kept for each would double their
- * memory (~2 MB per 10,000 resources).
+ * stored intervals between snapshots, and a fingerprint string kept for each would cost about as
+ * much memory again as the intervals themselves.
  */
 export function storedMatchesObserved(stored: OpenResourceInterval, r: ObservedResource): boolean {
   const recorded = stored.recorded;

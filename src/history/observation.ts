@@ -92,9 +92,9 @@ export function observedAt(state: ObservationState, at: Date): boolean {
 }
 
 /** Why a stored interval is stale (RETIRED is never stored: a retired cluster's span is unobserved once it is read again). */
-export function storedStaleReason(stale: boolean, unobserved: boolean): StaleReason | null {
-  if (unobserved) return 'UNOBSERVED';
-  return stale ? 'UNREACHABLE' : null;
+export function storedStaleReason(interval: { stale: boolean; unobserved: boolean }): StaleReason | null {
+  if (interval.unobserved) return 'UNOBSERVED';
+  return interval.stale ? 'UNREACHABLE' : null;
 }
 
 /** A cluster's state as the API shows it. */

@@ -15,6 +15,7 @@
  * several ConfigMaps merged into one phase) cannot be placed: the answer is then "observe the whole
  * cluster", which also records deleted phases.
  */
+import { isPodAwareKind, isPodKind } from '../status/pod-aware.ts';
 import { refKey } from './ref-key.ts';
 import type { ObjectRef, Phase } from './types.ts';
 
@@ -28,8 +29,6 @@ export interface ChangedObjects {
 
 /** The phases a change affects, by index into the phases given; or the whole cluster, and why. */
 export type AffectedPhases = { whole: false; indices: number[] } | { whole: true; reason: string };
-
-const POD_AWARE = new Set(['apps/StatefulSet', 'apps/ReplicaSet', 'extensions/ReplicaSet']);
 
 /** The phases of `phases` that `changed` can affect (see the module comment for the rules). */
 export function findAffectedPhases(phases: readonly Phase[], changed: ChangedObjects): AffectedPhases {
@@ -45,7 +44,7 @@ export function findAffectedPhases(phases: readonly Phase[], changed: ChangedObj
   phases.forEach((phase, index) => {
     for (const ref of phase.entries) {
       add(byEntry, refKey(ref), index);
-      if (POD_AWARE.has(`${ref.group}/${ref.kind}`)) add(podNamespaces, ref.namespace, index);
+      if (isPodAwareKind(ref.group, ref.kind)) add(podNamespaces, ref.namespace, index);
     }
     if (phase.inventoryRef !== undefined) add(byInventory, refKey(phase.inventoryRef), index);
     if (phase.selector !== undefined) selectorPhases.push(index);
@@ -61,7 +60,7 @@ export function findAffectedPhases(phases: readonly Phase[], changed: ChangedObj
   }
   for (const ref of changed.objects) {
     for (const index of byEntry.get(refKey(ref)) ?? []) affected.add(index);
-    if (ref.group === '' && ref.kind === 'Pod') for (const index of podNamespaces.get(ref.namespace) ?? []) affected.add(index);
+    if (isPodKind(ref.group, ref.kind)) for (const index of podNamespaces.get(ref.namespace) ?? []) affected.add(index);
     for (const index of selectorPhases) if (selects(phases[index] as Phase, ref)) affected.add(index);
   }
   return { whole: false, indices: [...affected].sort((a, b) => a - b) };

@@ -9,7 +9,7 @@
  */
 import { buildPhase, failParse } from './build-phase.ts';
 import { describeValue, isRecord, readIdentity } from './object-fields.ts';
-import { readGroupKindRef } from './resource-group.ts';
+import { readGroupKindRef } from './group-kind.ts';
 import { refKey } from './ref-key.ts';
 import type { EntryDetail, InventoryError, ObjectRef, PhaseParseResult } from './types.ts';
 

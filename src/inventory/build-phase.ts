@@ -61,7 +61,7 @@ export function buildPhase(draft: PhaseDraft): Phase {
     labels: draft.labels,
     entries,
     // Built on read: nothing in a worker reads details, and a record keyed by each entry's key
-    // cost ~100 bytes per entry in every phase kept from tick to tick.
+    // would cost memory for every entry of every phase kept from tick to tick.
     get details(): Record<string, EntryDetail> {
       return detailsRecord(entries, entryDetails);
     },

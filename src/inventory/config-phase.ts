@@ -8,7 +8,7 @@
 import { buildPhase, failParse } from './build-phase.ts';
 import { describeValue, isRecord, readString, readStringMap } from './object-fields.ts';
 import { parseObjMetadata } from './obj-metadata.ts';
-import { readGroupKindRef } from './resource-group.ts';
+import { readGroupKindRef } from './group-kind.ts';
 import type { InventoryError, ObjectRef, PhaseParseResult } from './types.ts';
 
 /** Parses a config-declared phase. Never throws. */

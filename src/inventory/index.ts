@@ -7,6 +7,7 @@ export { parseCliUtilsInventory, INVENTORY_ID_LABEL } from './cli-utils.ts';
 export { parseResourceGroup } from './resource-group.ts';
 export { parseFluxInventory, isFluxInventoryKind, FLUX_INVENTORY_KINDS } from './flux.ts';
 export { parseArgoApplication } from './argocd.ts';
-export { parseSelectorPhase, selectEntries, matchesSelector, readGroupKind } from './selector.ts';
+export { parseSelectorPhase, selectEntries, matchesSelector } from './selector.ts';
+export { readGroupKind, readGroupKindRef } from './group-kind.ts';
 export { parseConfigPhase } from './config-phase.ts';
 export { detectPhaseSource, parseInventory, mergePhases } from './parse-inventory.ts';

@@ -7,7 +7,8 @@
  */
 import { buildPhase, failParse } from './build-phase.ts';
 import { INVENTORY_ID_LABEL, pickActuation } from './cli-utils.ts';
-import { describeValue, isRecord, readIdentity, readString } from './object-fields.ts';
+import { readGroupKindRef } from './group-kind.ts';
+import { describeValue, isRecord, readIdentity } from './object-fields.ts';
 import { refKey } from './ref-key.ts';
 import type { EntryDetail, InventoryError, ObjectRef, PhaseParseResult } from './types.ts';
 
@@ -59,22 +60,6 @@ export function parseResourceGroup(obj: unknown): PhaseParseResult {
       inventory: identity,
     }),
   };
-}
-
-/**
- * Reads `{group, kind, namespace, name}` as kpt and Argo write it: group and namespace may be
- * missing or empty, kind and name must be non-empty strings.
- */
-export function readGroupKindRef(item: unknown): ObjectRef | undefined {
-  if (!isRecord(item)) return undefined;
-  const { kind, name, group, namespace } = item;
-  if (typeof kind !== 'string' || kind === '' || typeof name !== 'string' || name === '') return undefined;
-  if (!isOptionalString(group) || !isOptionalString(namespace)) return undefined;
-  return { group: readString(group), kind, namespace: readString(namespace), name };
-}
-
-function isOptionalString(value: unknown): boolean {
-  return value === undefined || value === null || typeof value === 'string';
 }
 
 /** `status.resourceStatuses[]` carries the actuation data kpt recorded at apply time. */

@@ -7,6 +7,7 @@
  * Phase identity: `id` and `name` are the declared `name`.
  */
 import { buildPhase, failParse } from './build-phase.ts';
+import { readGroupKind } from './group-kind.ts';
 import { describeValue, isRecord, readIdentity, readString, readStringMap } from './object-fields.ts';
 import type {
   GroupKind, LabelSelector, LabelSelectorRequirement, ObjectRef, Phase, PhaseParseResult,
@@ -62,14 +63,25 @@ export function selectEntries(phase: Phase, objects: readonly unknown[]): Phase 
   return buildPhase({ ...phase, entries, details: new Map(), selector: spec });
 }
 
-/** Kubernetes label-selector semantics; an empty selector matches everything. */
-export function matchesSelector(labels: Record<string, string>, selector: LabelSelector): boolean {
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) if (labels[key] !== value) return false;
+/**
+ * Kubernetes label-selector semantics (apimachinery `LabelSelectorAsSelector`): every `matchLabels`
+ * pair and every requirement must hold, so an empty selector matches everything. `labels` is an
+ * object's `metadata.labels` as read from the cluster: only its own string values count, anything
+ * else is an absent label. The one matcher for selector phases and kstatus' pod selection.
+ */
+export function matchesSelector(labels: Readonly<Record<string, unknown>> | undefined, selector: LabelSelector): boolean {
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) if (readLabel(labels, key) !== value) return false;
   return (selector.matchExpressions ?? []).every((req) => matchesRequirement(labels, req));
 }
 
-function matchesRequirement(labels: Record<string, string>, req: LabelSelectorRequirement): boolean {
-  const value = labels[req.key];
+function readLabel(labels: Readonly<Record<string, unknown>> | undefined, key: string): string | undefined {
+  if (labels === undefined || !Object.hasOwn(labels, key)) return undefined;
+  const value = labels[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function matchesRequirement(labels: Readonly<Record<string, unknown>> | undefined, req: LabelSelectorRequirement): boolean {
+  const value = readLabel(labels, req.key);
   switch (req.operator) {
     case 'In': return value !== undefined && (req.values ?? []).includes(value);
     case 'NotIn': return value === undefined || !(req.values ?? []).includes(value);
@@ -127,18 +139,4 @@ function readKinds(value: unknown): GroupKind[] | string {
     kinds.push(gk);
   }
   return kinds;
-}
-
-/** Reads `apps/Deployment`, `Service` or `{group, kind}`. */
-export function readGroupKind(item: unknown): GroupKind | undefined {
-  if (typeof item === 'string') {
-    const parts = item.split('/');
-    if (parts.length === 1 && parts[0] !== '') return { group: '', kind: parts[0] ?? '' };
-    if (parts.length === 2 && parts[1] !== '') return { group: parts[0] ?? '', kind: parts[1] ?? '' };
-    return undefined;
-  }
-  if (isRecord(item) && typeof item.kind === 'string' && item.kind !== '') {
-    return { group: readString(item.group), kind: item.kind };
-  }
-  return undefined;
 }

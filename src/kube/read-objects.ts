@@ -6,6 +6,7 @@
  */
 import { keyOf } from './ref-keys.ts';
 import type { ObjectRef } from '../inventory/types.ts';
+import { isPodAwareKind } from '../status/pod-aware.ts';
 import { cacheKey, type ClusterClient } from './cluster-client.ts';
 import { readView, type CachedObject } from './compact.ts';
 import { collectionPath, isKubeError, type ResolvedKind } from './discovery.ts';
@@ -78,9 +79,6 @@ interface ListTask {
   /** Refs to fall back to per-namespace LISTs for when a cluster-wide LIST is forbidden. */
   fallbackNamespaces?: string[];
 }
-
-/** Pod-aware kinds by group: looked up with a ref's own strings, no key built per ref. */
-const POD_AWARE: ReadonlyMap<string, ReadonlySet<string>> = new Map([['apps', new Set(['StatefulSet', 'ReplicaSet'])], ['extensions', new Set(['ReplicaSet'])]]);
 
 /** Reads every ref of one cluster in as few LISTs as the heuristic allows. Never throws. */
 export async function readObjects(cluster: ClusterClient, refs: readonly ObjectRef[], options: ReadObjectsOptions = {}): Promise<ReadObjectsResult> {
@@ -164,7 +162,7 @@ function planTasks(resolved: ResolvedKind, refs: ObjectRef[], threshold: number)
 }
 
 async function planPodTasks(cluster: ClusterClient, refs: readonly ObjectRef[], options: ReadObjectsOptions, result: ReadObjectsResult): Promise<ListTask[]> {
-  const owners = refs.filter((r) => POD_AWARE.get(r.group)?.has(r.kind) === true && r.namespace !== '');
+  const owners = refs.filter((r) => isPodAwareKind(r.group, r.kind) && r.namespace !== '');
   if (owners.length === 0) return [];
   const resolved = await cluster.discovery.resolve('', 'Pod');
   if (isKubeError(resolved)) {

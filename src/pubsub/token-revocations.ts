@@ -41,19 +41,23 @@ export interface TokenRevocationOptions extends ChannelOptions {
   maxConnectAttempts?: number;
 }
 
-function connect(redisUrl: string, options: TokenRevocationOptions, subscriber: boolean): Redis {
+/**
+ * A connection for one role: a subscriber's commands wait out a reconnect, a publisher's fail after
+ * two tries so publishing a revocation reports an outage instead of hanging.
+ */
+function connect(redisUrl: string, options: TokenRevocationOptions, role: 'publisher' | 'subscriber'): Redis {
   const { maxConnectAttempts } = options;
   const redis = new Redis(redisUrl, {
-    maxRetriesPerRequest: subscriber ? null : 2,
+    maxRetriesPerRequest: role === 'subscriber' ? null : 2,
     ...(maxConnectAttempts === undefined ? {} : { retryStrategy: (times: number) => (times > maxConnectAttempts ? null : 100 * times), connectTimeout: 2_000 }),
   });
-  logRedisErrors(redis, options.log, subscriber ? 'token-revocation-subscriber' : 'token-revocation-publisher');
+  logRedisErrors(redis, options.log, `token-revocation-${role}`);
   return redis;
 }
 
 /** Creates a publisher with its own Redis connection. */
 export function createTokenRevocationPublisher(redisUrl: string, options: TokenRevocationOptions = {}): TokenRevocationPublisher {
-  const redis = connect(redisUrl, options, false);
+  const redis = connect(redisUrl, options, 'publisher');
   return {
     async publish(name, at = new Date()) {
       const message: TokenRevocation = { name, at: at.toISOString() };
@@ -72,7 +76,7 @@ export interface TokenRevocationSubscription {
 
 /** Subscribes to revocations; resolves once the subscription is active. */
 export async function subscribeTokenRevocations(redisUrl: string, onRevoked: (revocation: TokenRevocation) => void, options: TokenRevocationOptions = {}): Promise<TokenRevocationSubscription> {
-  const redis = connect(redisUrl, options, true);
+  const redis = connect(redisUrl, options, 'subscriber');
   const channel = tokenRevocationsChannel(options);
   redis.on('message', (from: string, text: string) => {
     if (from !== channel) return;

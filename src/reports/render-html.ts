@@ -86,7 +86,7 @@ export function renderHtml(report: AuditReport, input: AuditInput): string {
     renderTotals(report),
     renderClusters(report.clusters),
     ...report.phases.map((phase, index) =>
-      renderPhase(phase, index, historyOf(phase, index), unreachable.get(phase.cluster) ?? [], from, to),
+      renderPhase({ phase, index, history: historyOf(phase, index), clusterUnreachable: unreachable.get(phase.cluster) ?? [] }, { from, to }),
     ),
     '</body>',
     '</html>',
@@ -122,14 +122,26 @@ function renderClusters(clusters: readonly ClusterAudit[]): string {
   )}`;
 }
 
-function renderPhase(
-  phase: PhaseAudit,
-  index: number,
-  history: PhaseHistory | undefined,
-  clusterUnreachable: readonly Span[],
-  from: number,
-  to: number,
-): string {
+/** What one phase's section shows: its audit, its place in the report, its history and its cluster's outages. */
+interface PhaseSection {
+  phase: PhaseAudit;
+  /** Position in the report, which keeps each timeline's SVG ids unique. */
+  index: number;
+  history: PhaseHistory | undefined;
+  clusterUnreachable: readonly Span[];
+}
+
+/** One phase's timeline: status segments and cluster outages, already clipped to the range. */
+interface Timeline {
+  label: string;
+  index: number;
+  segments: readonly { status: StatusInterval; from: number; to: number }[];
+  outages: readonly Span[];
+}
+
+function renderPhase(section: PhaseSection, range: Span): string {
+  const { phase, index, history, clusterUnreachable } = section;
+  const { from, to } = range;
   const label = `${phase.cluster}/${phase.namespace}/${phase.name}`;
   const intervals = history === undefined ? [] : normaliseIntervals(history.statusIntervals, to, `phase ${phase.id}`);
   const segments = intervals
@@ -152,7 +164,7 @@ function renderPhase(
         String(phase.statusChanges), phase.flapping ? `yes (${phase.maxChangesInAnHour} in an hour)` : 'no',
       ]],
     ),
-    renderTimeline(label, index, segments, outages, from, to),
+    renderTimeline({ label, index, segments, outages }, range),
     renderLegend(phase, segments.map((segment) => segment.status.status), segments.some((s) => s.status.stale) || outages.length > 0),
     renderIncidents(phase),
     renderManifestChanges(phase),
@@ -160,14 +172,9 @@ function renderPhase(
   ].join('\n');
 }
 
-function renderTimeline(
-  label: string,
-  index: number,
-  segments: readonly { status: StatusInterval; from: number; to: number }[],
-  outages: readonly Span[],
-  from: number,
-  to: number,
-): string {
+function renderTimeline(timeline: Timeline, range: Span): string {
+  const { label, index, segments, outages } = timeline;
+  const { from, to } = range;
   const span = to - from;
   const x = (at: number): number => (span > 0 ? round(((at - from) / span) * WIDTH) : 0);
   const hatch = `hatch-${index}`;

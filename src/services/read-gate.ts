@@ -6,8 +6,9 @@
 import type { StaleReason } from '../history/observation.ts';
 import type { HistoryReader } from '../store/read-history.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
-import { severityOf } from '../store/read-phases.ts';
 import type { AccessScope, PhaseRecord, ResourceRecord } from '../store/read-types.ts';
+import { severityOf } from '../status/severity.ts';
+import { RESOURCE_STATUSES } from '../status/types.ts';
 import { resolvePhaseRef, type PhaseRef, type ResolvedPhase } from './read-phase-ref.ts';
 import { phaseStaleness, type PhaseStaleness } from './read-staleness.ts';
 
@@ -68,7 +69,7 @@ export async function evaluateGate(deps: GateDeps, phase: PhaseRecord, { wanted,
     };
   }
   if (current.status !== wanted) {
-    const others = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'].filter((s) => s !== wanted);
+    const others = RESOURCE_STATUSES.filter((s) => s !== wanted);
     const page = await deps.history.listResources(phase.id, { filter: { status: others }, first: 100 });
     const blocking = page.items.sort((a, b) => severityOf(a.status) - severityOf(b.status) || (a.key < b.key ? -1 : 1)).slice(0, MAX_BLOCKING);
     return { ...base, blockingResources: blocking, passed: false, reason: 'DIFFERENT_STATUS', message: `${label} is ${current.status}, not ${wanted}: ${current.message}` };

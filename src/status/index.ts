@@ -7,7 +7,9 @@ export type { ComputeStatusOptions, CustomHealthHook } from './compute.ts';
 export { applyPodRule, selectPods } from './pods.ts';
 export { findRecheckTime } from './recheck.ts';
 export { aggregateStatus } from './aggregate.ts';
-export { describeRef, STATUS_PRIORITY, summarizePhase } from './phase-summary.ts';
+export { describeRef, summarizePhase } from './phase-summary.ts';
+export { severityOf, STATUSES_BY_SEVERITY } from './severity.ts';
+export { dependsOnPodsOrTime, isPodAwareKind, isPodKind, POD_AWARE_KINDS } from './pod-aware.ts';
 export type {
   ImportantMember,
   MemberRef,
@@ -20,8 +22,8 @@ export { augmentConditions } from './augment.ts';
 export type { AugmentOutcome } from './augment.ts';
 export { failed, inProgress, malformedStatus, notFoundStatus, presenceOf, unknownStatus } from './result.ts';
 export { readIntField, readStringField } from './read.ts';
-export { matchesSelector, parseLabelSelector } from './selector.ts';
-export type { LabelRequirement, LabelSelector, SelectorParse } from './selector.ts';
+export { parseLabelSelector } from './selector.ts';
+export type { SelectorParse } from './selector.ts';
 export { SCHEDULE_WINDOW_MS } from './rules/pod.ts';
 export { isResourceStatus, RESOURCE_STATUSES } from './types.ts';
 export type {

@@ -3,6 +3,7 @@
  * own status (kstatus' aggregate) and Kubernetes-style `Ready`/`Reconciling`/`Stalled` conditions.
  */
 import { aggregateStatus } from './aggregate.ts';
+import { severityOf } from './severity.ts';
 import { isResourceStatus, RESOURCE_STATUSES } from './types.ts';
 import type { ResourceStatus } from './types.ts';
 
@@ -64,19 +65,6 @@ export interface PhaseSummary {
   conditions: PhaseCondition[];
 }
 
-/**
- * Which non-desired status matters most (weave-gitops' order): Failed, Terminating, NotFound,
- * Unknown, InProgress, then Current. Lower is more important.
- */
-export const STATUS_PRIORITY: Readonly<Record<ResourceStatus, number>> = {
-  Failed: 0,
-  Terminating: 1,
-  NotFound: 2,
-  Unknown: 3,
-  InProgress: 4,
-  Current: 5,
-};
-
 function emptyCounts(): Record<ResourceStatus, number> {
   const counts = {} as Record<ResourceStatus, number>;
   for (const status of RESOURCE_STATUSES) counts[status] = 0;
@@ -101,7 +89,7 @@ function findMostImportant(members: readonly PhaseMember[], desired: ResourceSta
   members.forEach((member, index) => {
     const status = isResourceStatus(member.status) ? member.status : 'Unknown';
     if (status === desired) return;
-    if (best === undefined || STATUS_PRIORITY[status] < STATUS_PRIORITY[best.status]) {
+    if (best === undefined || severityOf(status) < severityOf(best.status)) {
       best = { ...member, status, index };
     }
   });
@@ -125,17 +113,11 @@ function conditionStatuses(aggregate: ResourceStatus, desired: ResourceStatus): 
   return ['False', 'True', 'False'];
 }
 
-function buildCondition(
-  type: PhaseCondition['type'],
-  status: ConditionStatus,
-  reason: string,
-  message: string,
-  previous: readonly PhaseCondition[],
-  now: string,
-): PhaseCondition {
-  const before = previous.find((c) => c.type === type);
-  const lastTransitionTime = before !== undefined && before.status === status ? before.lastTransitionTime : now;
-  return { type, status, reason, message, lastTransitionTime };
+/** The condition with its `lastTransitionTime`: kept from `previous` while its status is unchanged, else `now`. */
+function withTransitionTime(condition: Omit<PhaseCondition, 'lastTransitionTime'>, previous: readonly PhaseCondition[], now: string): PhaseCondition {
+  const before = previous.find((c) => c.type === condition.type);
+  const lastTransitionTime = before !== undefined && before.status === condition.status ? before.lastTransitionTime : now;
+  return { ...condition, lastTransitionTime };
 }
 
 /**
@@ -162,9 +144,9 @@ export function summarizePhase(members: readonly PhaseMember[], options: Summari
   const previous = options.previousConditions ?? [];
   const [ready, reconciling, stalled] = conditionStatuses(status, desired);
   const conditions = [
-    buildCondition('Ready', ready, status, message, previous, now),
-    buildCondition('Reconciling', reconciling, status, message, previous, now),
-    buildCondition('Stalled', stalled, status, message, previous, now),
+    withTransitionTime({ type: 'Ready', status: ready, reason: status, message }, previous, now),
+    withTransitionTime({ type: 'Reconciling', status: reconciling, reason: status, message }, previous, now),
+    withTransitionTime({ type: 'Stalled', status: stalled, reason: status, message }, previous, now),
   ];
   const summary: PhaseSummary = { status, counts, total: members.length, message, conditions };
   if (mostImportant !== undefined) summary.mostImportant = mostImportant;

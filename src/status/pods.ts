@@ -2,19 +2,19 @@
  * What kstatus' cluster-reading layer adds for pod controllers (cli-utils
  * `polling/statusreaders/pod_controller.go`, `deployment.go`, `common.go`).
  */
+import { matchesSelector } from '../inventory/selector.ts';
 import { checkDeletion } from './generic.ts';
 import { computeAfterDeletion, toMillis } from './kstatus.ts';
+import { isPodAwareKind } from './pod-aware.ts';
 import { isRecord } from './read.ts';
 import type { JsonRecord } from './read.ts';
 import { failed, malformedStatus } from './result.ts';
 import { readGroupKind } from './rules/index.ts';
-import { matchesSelector, parseObjectSelector } from './selector.ts';
+import { parseObjectSelector } from './selector.ts';
 import type { StatusResult } from './types.ts';
 
 /** Kinds kstatus' poller reads through a pod-aware reader (apps group only, not extensions). */
 const POD_CONTROLLERS: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'ReplicaSet']);
-/** Of those, the ones whose own status escalates from their pods (the Deployment reader does not). */
-const ESCALATING: ReadonlySet<string> = new Set(['StatefulSet', 'ReplicaSet']);
 
 function namespaceOf(obj: JsonRecord): string {
   const metadata = obj['metadata'];
@@ -38,7 +38,8 @@ export function selectPods(
   for (const pod of Array.isArray(pods) ? pods : []) {
     if (!isRecord(pod) || namespaceOf(pod) !== namespace) continue;
     const metadata = pod['metadata'];
-    if (matchesSelector(parsed.selector, isRecord(metadata) ? metadata['labels'] : undefined)) selected.push(pod);
+    const labels = isRecord(metadata) ? metadata['labels'] : undefined;
+    if (matchesSelector(isRecord(labels) ? labels : undefined, parsed.selector)) selected.push(pod);
   }
   return { ok: true, pods: selected };
 }
@@ -71,7 +72,8 @@ export function applyPodRule(
   if (group !== 'apps' || !POD_CONTROLLERS.has(kind)) return result;
   const selected = selectPods(object, pods);
   if (!selected.ok) return malformedStatus(selected.error);
-  if (!ESCALATING.has(kind) || result.status !== 'InProgress') return result;
+  // Of those, only the pod-aware ones escalate from their pods (the Deployment reader does not).
+  if (!isPodAwareKind(group, kind) || result.status !== 'InProgress') return result;
   const nowMs = toMillis(now);
   let failedPods = 0;
   for (const pod of selected.pods) {

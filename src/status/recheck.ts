@@ -5,6 +5,7 @@
  */
 import { checkDeletion } from './generic.ts';
 import { computeAfterDeletion, toMillis } from './kstatus.ts';
+import { isPodAwareKind, isPodKind } from './pod-aware.ts';
 import { selectPods } from './pods.ts';
 import { isRecord, readTimestampMillis } from './read.ts';
 import type { JsonRecord } from './read.ts';
@@ -34,8 +35,9 @@ export function findRecheckTime(
     if (!isRecord(object)) return undefined;
     const nowMs = toMillis(options.now);
     const { group, kind } = readGroupKind(object);
-    if (group === '' && kind === 'Pod') return findPodDeadline(object, nowMs);
-    if (options.pods === undefined || group !== 'apps' || (kind !== 'StatefulSet' && kind !== 'ReplicaSet')) return undefined;
+    if (isPodKind(group, kind)) return findPodDeadline(object, nowMs);
+    // kstatus' pod-controller readers know only the apps group.
+    if (options.pods === undefined || group !== 'apps' || !isPodAwareKind(group, kind)) return undefined;
     const selected = selectPods(object, options.pods);
     if (!selected.ok) return undefined;
     let earliest: number | undefined;

@@ -1,23 +1,16 @@
 /**
- * Label selectors (`metav1.LabelSelector`: `matchLabels` and `matchExpressions`) parsed and matched
- * the way apimachinery's `LabelSelectorAsSelector` does. An empty selector matches everything.
+ * Label selectors (`metav1.LabelSelector`: `matchLabels` and `matchExpressions`) read from a pod
+ * controller's `spec.selector` and validated the way apimachinery's `LabelSelectorAsSelector` does,
+ * with its error wording. Matching is inventory's `matchesSelector`, the one label matcher.
  */
+import type { LabelSelector, LabelSelectorRequirement } from '../inventory/types.ts';
 import { describeGoValue, goTypeName, isRecord, MISSING, readPath } from './read.ts';
 import type { JsonRecord } from './read.ts';
 
-/** One requirement of a parsed selector. */
-export interface LabelRequirement {
-  key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-  values: readonly string[];
-}
-
-/** A parsed selector: all requirements must hold. */
-export interface LabelSelector {
-  requirements: readonly LabelRequirement[];
-}
-
-/** Parse outcome: a selector, or why the object's selector is unusable. */
+/**
+ * Parse outcome: a selector, or why the object's selector is unusable. `matchLabels` pairs come back
+ * as `In` requirements of one value, as apimachinery turns them into requirements.
+ */
 export type SelectorParse = { ok: true; selector: LabelSelector } | { ok: false; error: string };
 
 const NAME = /^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$/;
@@ -39,7 +32,7 @@ function checkValue(value: string): string | undefined {
   return value.length <= 63 && NAME.test(value) ? undefined : `invalid label value "${value}"`;
 }
 
-function parseMatchLabels(value: unknown, out: LabelRequirement[]): string | undefined {
+function parseMatchLabels(value: unknown, out: LabelSelectorRequirement[]): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isRecord(value)) return `cannot unmarshal ${goTypeName(value)} into LabelSelector.matchLabels of type map[string]string`;
   for (const key of Object.keys(value)) {
@@ -52,7 +45,7 @@ function parseMatchLabels(value: unknown, out: LabelRequirement[]): string | und
   return undefined;
 }
 
-function parseExpression(expr: unknown, index: number, out: LabelRequirement[]): string | undefined {
+function parseExpression(expr: unknown, index: number, out: LabelSelectorRequirement[]): string | undefined {
   const at = `matchExpressions[${index}]`;
   if (!isRecord(expr)) return `${at}: ${describeGoValue(expr)} is not an object`;
   const { key, operator, values } = expr;
@@ -91,7 +84,7 @@ function parseExpression(expr: unknown, index: number, out: LabelRequirement[]):
  */
 export function parseLabelSelector(value: unknown): SelectorParse {
   if (!isRecord(value)) return { ok: false, error: `selector must be an object, got ${goTypeName(value)}` };
-  const requirements: LabelRequirement[] = [];
+  const requirements: LabelSelectorRequirement[] = [];
   const labelsProblem = parseMatchLabels(value['matchLabels'], requirements);
   if (labelsProblem !== undefined) return { ok: false, error: labelsProblem };
   const expressions = value['matchExpressions'];
@@ -102,7 +95,7 @@ export function parseLabelSelector(value: unknown): SelectorParse {
       if (problem !== undefined) return { ok: false, error: problem };
     }
   }
-  return { ok: true, selector: { requirements } };
+  return { ok: true, selector: { matchExpressions: requirements } };
 }
 
 const SPEC_SELECTOR = ['spec', 'selector'] as const;
@@ -119,28 +112,4 @@ export function parseObjectSelector(obj: JsonRecord): SelectorParse {
     return { ok: false, error: text };
   }
   return parseLabelSelector(value);
-}
-
-/** True when `labels` (an object's `metadata.labels`) satisfies every requirement. */
-export function matchesSelector(selector: LabelSelector, labels: unknown): boolean {
-  const map = isRecord(labels) ? labels : undefined;
-  for (const r of selector.requirements) {
-    const raw = map?.[r.key];
-    const value = typeof raw === 'string' ? raw : undefined;
-    switch (r.operator) {
-      case 'In':
-        if (value === undefined || !r.values.includes(value)) return false;
-        break;
-      case 'NotIn':
-        if (value !== undefined && r.values.includes(value)) return false;
-        break;
-      case 'Exists':
-        if (value === undefined) return false;
-        break;
-      case 'DoesNotExist':
-        if (value !== undefined) return false;
-        break;
-    }
-  }
-  return true;
 }

@@ -16,7 +16,8 @@ const pools = new WeakMap<Db, pg.Pool>();
  * Create a Prisma client for the given database URL; `$disconnect()` it on shutdown (that ends its
  * pool). Connections run with PostgreSQL's JIT off (unless the URL sets `options`): phaselog's
  * statements are short index reads and small writes, and the planner's estimate for a recursive
- * status-run walk is high enough to start JIT compilation, ~25 ms of compiling for a 5 ms read.
+ * status-run walk is high enough to start JIT compilation, which costs several times the read it
+ * would speed up.
  */
 export function createDb(url: string, options: { poolSize?: number } = {}): Db {
   return createDbOnPool(new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: '-c jit=off' }));
@@ -50,7 +51,7 @@ export function poolOf(db: Db): pg.Pool {
  * Drops the arguments Prisma's pg adapter keeps for error reports: whatever DEBUG says, its debug
  * module holds its last 100 lines, and the line of every query holds the query's SQL and
  * parameters. After a snapshot those are the bulk statements' arrays (the changed resources'
- * statuses, details and redacted revisions: ~10 MB per 10,000 changed resources), held until 100
+ * statuses, details and redacted revisions, in proportion to the changed resources), held until 100
  * more queries push them out. The history store calls this after each snapshot.
  */
 export function forgetQueryArguments(): void {

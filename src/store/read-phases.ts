@@ -4,6 +4,7 @@
  * with one SQL statement, so DataLoaders can batch them.
  */
 import { Prisma } from '../generated/prisma/client.ts';
+import { severityOf, STATUSES_BY_SEVERITY } from '../status/severity.ts';
 import type { Db } from './prisma.ts';
 import { createCoalescer, createReadSql } from './read-sql.ts';
 import { intervalAt, intervalPageSql, RESOURCE_COLUMNS, toIntervalPage, toPhaseStatus, toResource, type IntervalColumns, type ResourceRow } from './read-history.ts';
@@ -42,16 +43,10 @@ export function phaseCursorOf(phase: PhaseRecord): PhaseCursor {
   return { severity: severityOf(phase.current?.status ?? null), cluster: phase.cluster, namespace: phase.namespace, name: phase.name, id: phase.id };
 }
 
-/** Lower is more important: Failed first, phases with no status last. */
-export function severityOf(status: string | null): number {
-  const order = ['Failed', 'Terminating', 'NotFound', 'Unknown', 'InProgress', 'Current'];
-  const index = status === null ? -1 : order.indexOf(status);
-  return index === -1 ? order.length : index;
-}
-
-/** {@link severityOf} in SQL, of the status column `status`. */
+/** {@link severityOf} in SQL, of the status column `status`: a CASE over the one severity order. */
 function severitySql(status: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`CASE ${status} WHEN 'Failed' THEN 0 WHEN 'Terminating' THEN 1 WHEN 'NotFound' THEN 2 WHEN 'Unknown' THEN 3 WHEN 'InProgress' THEN 4 WHEN 'Current' THEN 5 ELSE 6 END`;
+  const ranks = STATUSES_BY_SEVERITY.map((word, rank) => `WHEN '${word}' THEN ${rank}`).join(' ');
+  return Prisma.sql`CASE ${status} ${Prisma.raw(ranks)} ELSE ${Prisma.raw(String(STATUSES_BY_SEVERITY.length))} END`;
 }
 
 const SEVERITY_SQL = severitySql(Prisma.sql`s."status"`);

@@ -41,8 +41,8 @@ const twoDigitsAt = (text: string, i: number): number => digitAt(text, i) * 10 +
 /**
  * A timestamptz as PostgreSQL prints it in UTC (`2026-11-22 09:00:00.123+00`, what every stored
  * time is here) read digit by digit; anything else (another session time zone, microseconds,
- * infinity, BC, years before 1000) through `pg`'s parser. A page of 1,000 phases has ~8,000 of them.
- * No closures are made per call: this runs for every timestamp of every read row.
+ * infinity, BC, years before 1000) through `pg`'s parser. No closures are made per call: this runs
+ * for every timestamp of every read row, and a row of phases holds several.
  */
 export function parseTimestamptz(text: string): Date | number {
   const n = text.length;

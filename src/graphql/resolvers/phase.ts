@@ -180,7 +180,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
         const from = observation.since !== null && observation.since > interval.from ? observation.since : interval.from;
         return { phaseId: p.id, at, interval: { ...interval, stale: true, from }, staleReason: observation.state };
       }
-      return { phaseId: p.id, at, interval, staleReason: storedStaleReason(interval.stale, interval.unobserved) };
+      return { phaseId: p.id, at, interval, staleReason: storedStaleReason(interval) };
     },
     history: async (p, args, ctx, info) => {
       const read = toHistoryRead(args, { detail: selectsAnyBelow(info, ['edges', 'node'], INTERVAL_DETAIL_FIELDS) });
@@ -218,7 +218,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     resources: (s, args, ctx) => resourcePage(ctx, s.phaseId, args, s.at),
   },
   PhaseInterval: {
-    staleReason: (i) => (i.staleReason !== undefined ? i.staleReason : storedStaleReason(i.stale, i.unobserved)),
+    staleReason: (i) => (i.staleReason !== undefined ? i.staleReason : storedStaleReason(i)),
     message: (i) => detailOf(i).message,
     summary: (i) => toCounts(detailOf(i).summary),
     worstResource: (i) => detailOf(i).worstResource,

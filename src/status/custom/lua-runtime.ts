@@ -320,8 +320,8 @@ export class LuaRuntime {
    * Pushes a JSON value the way Argo CD decodes objects for gopher-lua: JSON null is nil (so it
    * vanishes from maps and, as gopher-lua's Append skips nils, from arrays), integers stay Lua
    * integers so messages print "3/3", other numbers are floats. Calls the raw WebAssembly exports
-   * with strings encoded into one reused buffer, about twice as fast as the ccall wrappers for the
-   * hundreds of fields of a real object.
+   * with strings encoded into one reused buffer: the ccall wrappers convert and allocate on every
+   * call, and a real object pushes hundreds of fields.
    */
   private pushValue(value: unknown, depth: number): void {
     const raw = this.raw;

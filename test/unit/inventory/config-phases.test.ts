@@ -49,13 +49,15 @@ describe('label-selector phases', () => {
     expect(phase.entries[1]?.version).toBe('v1');
   });
 
-  it.each<[string, LabelSelector, Record<string, string>, boolean]>([
+  it.each<[string, LabelSelector, Record<string, unknown>, boolean]>([
     ['empty selector matches everything', {}, { a: '1' }, true],
     ['NotIn matches a missing label', { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }] }, {}, true],
     ['NotIn rejects a listed value', { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }] }, { tier: 'db' }, false],
     ['Exists needs the key', { matchExpressions: [{ key: 'tier', operator: 'Exists' }] }, { app: 'x' }, false],
     ['DoesNotExist rejects the key', { matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }, { tier: '' }, false],
     ['matchLabels needs equal values', { matchLabels: { app: 'shop' } }, { app: 'shop2' }, false],
+    ['a label named like an Object method is absent when not set', { matchExpressions: [{ key: 'constructor', operator: 'Exists' }] }, {}, false],
+    ['a label value that is not a string is absent', { matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }, { tier: 3 }, true],
   ])('%s', (_label, selector, labels, expected) => {
     expect(matchesSelector(labels, selector)).toBe(expected);
   });
