@@ -24,6 +24,7 @@ import { canonicalJson } from '../history/canonical-hash.ts';
 import { flatString } from '../history/intern.ts';
 import { redactionKey, redactObject, type RedactionOptions } from '../history/redact.ts';
 import type { HashedDocument } from '../history/types.ts';
+import { dependsOnPodsOrTime } from '../status/pod-aware.ts';
 import { findRule } from '../status/rules/index.ts';
 import type { KubeObject } from './slim.ts';
 
@@ -179,13 +180,17 @@ const DICTIONARY = Buffer.from([
  */
 const ZLIB = { dictionary: DICTIONARY, windowBits: 13, memLevel: 5 };
 
-/** Kinds whose status is computed on every tick (it depends on the time or on pods): their view stays in the clear. */
-const READ_EVERY_TICK = new Set(['v1/Pod', 'apps/v1/StatefulSet', 'apps/v1/ReplicaSet', 'extensions/v1beta1/ReplicaSet']);
+/** True for kinds whose status is computed on every tick (it depends on the time or on pods): their view stays in the clear. */
+function readEveryTick(object: KubeObject): boolean {
+  const apiVersion = String(object.apiVersion);
+  const slash = apiVersion.indexOf('/');
+  return dependsOnPodsOrTime(slash < 0 ? '' : apiVersion.slice(0, slash), String(object.kind));
+}
 
 /** The compact record of `object` (already slimmed, with apiVersion and kind set). */
 export function compactObject(object: KubeObject, options: CompactOptions = {}): CachedObject {
   const view = JSON.stringify(options.whole === true ? object : statusView(object));
-  const clear = options.clear ?? (options.whole === true || READ_EVERY_TICK.has(`${String(object.apiVersion)}/${String(object.kind)}`));
+  const clear = options.clear ?? (options.whole === true || readEveryTick(object));
   const text = canonicalJson(redactObject(object, options.redaction));
   return new CachedObject({
     resourceVersion: readResourceVersion(object),

@@ -20,6 +20,7 @@ import { toHashedDocument, type CachedObject } from '../kube/compact.ts';
 import type { KubeObject } from '../kube/slim.ts';
 import { computeStatus, type CustomHealthHook } from '../status/compute.ts';
 import { summarizePhase } from '../status/phase-summary.ts';
+import { dependsOnPodsOrTime } from '../status/pod-aware.ts';
 import { notFoundStatus, presenceOf, unknownStatus } from '../status/result.ts';
 import { ObservationMemos, type MemoContext, type ObjectPart, type StatusMemo } from './memos.ts';
 
@@ -164,12 +165,6 @@ type Outcome = ReturnType<ReturnType<typeof indexOutcomes>>;
 type StatusOptions = Parameters<typeof computeStatus>[1];
 
 /**
- * Kinds whose status also depends on the time (a Pending Pod's scheduling window) or on other
- * objects (pods selected by StatefulSets and ReplicaSets): computed on every tick.
- */
-const NOT_MEMOIZED = new Set(['/Pod', 'apps/StatefulSet', 'apps/ReplicaSet', 'extensions/ReplicaSet']);
-
-/**
  * `outcomeOf`, with the objects whose cached record can no longer answer this observation read
  * from the API server: records that dropped their view once a snapshot stored them, when the
  * status must be computed under other options than memoised (a custom health check or redaction
@@ -228,7 +223,7 @@ function partOfRecord(ref: ObjectRef, record: CachedObject, view: () => KubeObje
   // The view is what status rules read of the object; the revision was computed from the whole object.
   const part = partOfObject(view(), tick.statusOptions, revision);
   // Custom checks (CEL, Lua) are evaluated on every tick: phaselog cannot tell that a script is pure.
-  if (!NOT_MEMOIZED.has(`${ref.group}/${ref.kind}`) && part.customHealth === undefined) tick.memos.remember(record, tick.memo, part);
+  if (!dependsOnPodsOrTime(ref.group, ref.kind) && part.customHealth === undefined) tick.memos.remember(record, tick.memo, part);
   return part;
 }
 
