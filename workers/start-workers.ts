@@ -174,7 +174,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     try {
       const outcome = await snapshotCluster(deps, client, new Date(tickAt), payload.data.changed !== undefined ? { changed: payload.data.changed } : {});
       // Only a snapshot of the whole cluster shows that recording goes on; a live one may cover one phase.
-      if (outcome.partial !== true && outcome.skipped !== 'NOTHING_AFFECTED') recording.completed(client.name);
+      if (outcome.live !== true && outcome.skipped !== 'NOTHING_AFFECTED') recording.completed(client.name);
       return outcome;
     } finally {
       await lock.release().catch(() => {});

@@ -41,9 +41,12 @@ export function digestOfHex(hex: string): string {
   return Buffer.from(hex, 'hex').toString('latin1');
 }
 
-/** Fingerprint of a phase status; condition transition times are left out on purpose. */
-export function fingerprintObservedPhase(p: ObservedPhaseStatus, stale: boolean): string {
-  return canonicalJson([p.status, p.message, p.summary, p.worstResource ?? null, stale]);
+/**
+ * Fingerprint of an observed phase status; condition transition times are left out on purpose.
+ * What was just observed is never stale, so it differs from a stored stale interval of the same status.
+ */
+export function fingerprintObservedPhase(p: ObservedPhaseStatus): string {
+  return canonicalJson([p.status, p.message, p.summary, p.worstResource ?? null, false]);
 }
 
 /** Fingerprint of a stored open phase interval, comparable with {@link fingerprintObservedPhase}. */

@@ -101,7 +101,7 @@ export interface SnapshotPlan {
   stateHash: string;
   /**
    * Extend the cluster's current observation run, or end it and start a new one; `keep` for a
-   * partial observation (a live snapshot of some phases), which is no tick: the run and the tick
+   * live observation (a live snapshot of some phases), which is no tick: the run and the tick
    * watermark stay, the run only marked as no longer matching its hash when the snapshot writes
    * something, so the next tick diffs the whole cluster.
    */
@@ -119,7 +119,7 @@ export function phaseKey(identity: PhaseIdentity): string {
 
 /**
  * Plans the writes that record `observation` on top of `stored`; `stateHash` when the caller has
- * it already (a partial observation's is never stored, so its caller need not compute it). Pure.
+ * it already (a live observation's is never stored, so its caller need not compute it). Pure.
  */
 export function planSnapshot(stored: StoredClusterState, observation: ClusterObservation, stateHash: string = hashObservation(observation)): SnapshotPlan {
   const plan = observation.outcome === 'ok' ? planReadable(stored, observation, stateHash) : planUnreachable(stored, observation, stateHash);
@@ -143,7 +143,7 @@ export function hashObservation(observation: ClusterObservation): string {
   let text = field([...observation.unobservedSources].sort().join(','));
   const phases = observation.phases.map((phase) => ({ key: phaseKey(phase.identity), phase })).sort((a, b) => compareText(a.key, b.key));
   for (const { key, phase } of phases) {
-    text += `P${field(key)}${field(phase.manifest.hash)}${field(phase.inventoryId)}${field(canonicalJson(phase.labels))}${field(fingerprintObservedPhase(phase.status, false))}`;
+    text += `P${field(key)}${field(phase.manifest.hash)}${field(phase.inventoryId)}${field(canonicalJson(phase.labels))}${field(fingerprintObservedPhase(phase.status))}`;
     for (const r of inKeyOrder(phase.resources)) {
       text += `R${field(r.key)}${field(r.status)}${optional(r.reason)}${field(r.message)}${field(r.presence)}${optional(r.generation)}${optional(r.observedGeneration)}${optional(r.revision === undefined ? undefined : revisionDigest(r.revision))}${optional(r.customHealth?.health)}${r.unread === true ? 'u' : 'r'}`;
     }
@@ -209,7 +209,7 @@ function planUnreachable(stored: StoredClusterState, observation: Extract<Cluste
 
 function planReadable(stored: StoredClusterState, observation: Extract<ClusterObservation, { outcome: 'ok' }>, stateHash: string): SnapshotPlan {
   const plan = basePlan(observation.at, 'ok', stateHash);
-  if (observation.partial) plan.tick = 'keep';
+  if (observation.live) plan.tick = 'keep';
   plan.cluster = { reachable: true, lastGoodReadAt: observation.at };
   if (stored.reachability === null || !stored.reachability.reachable) {
     plan.reachability = { open: { reachable: true, message: '' } };
@@ -224,8 +224,8 @@ function planReadable(stored: StoredClusterState, observation: Extract<ClusterOb
     const write = planObservedPhase(storedByKey.get(key), phase, plan.changes, stored.lastGoodReadAt);
     if (write !== undefined) plan.phases.push(write);
   }
-  // Phases a partial observation left out were not looked at: they are not gone.
-  if (observation.partial) return plan;
+  // Phases a live observation left out were not looked at: they are not gone.
+  if (observation.live) return plan;
   const unobserved = new Set(observation.unobservedSources);
   for (const phase of stored.phases) {
     if (phase.deleted || seen.has(phaseKey(phase.identity)) || unobserved.has(phase.identity.sourceKind)) continue;
@@ -264,7 +264,7 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
       write.closeStatusFrom = storedStatus.from;
       write.openStatus = { ...statusOf(storedStatus), stale: true, since: storedStatus.since, ...(lastGoodReadAt !== null ? { staleSince: lastGoodReadAt } : {}) };
     }
-  } else if (storedStatus === null || fingerprintStoredPhase(storedStatus) !== fingerprintObservedPhase(phase.status, false)) {
+  } else if (storedStatus === null || fingerprintStoredPhase(storedStatus) !== fingerprintObservedPhase(phase.status)) {
     if (storedStatus !== null) write.closeStatusFrom = storedStatus.from;
     write.openStatus = { ...phase.status, conditions: carryTransitionTimes(storedStatus?.conditions ?? [], phase.status.conditions), stale: false };
     if (storedStatus !== null && storedStatus.status === phase.status.status) write.openStatus.since = storedStatus.since;
@@ -274,11 +274,11 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
   }
 
   // Every resource of a cluster passes here on every tick: plain loops and fixed-shape objects.
-  const phaseId = stored?.id;
+  const planning: PhasePlanning = { write, changes, phase: phase.identity, phaseId: stored?.id };
   const storedResources = live?.resources ?? [];
   if (inSameOrder(storedResources, phase.resources)) {
     // The usual tick: the same resources as stored, listed in the same order; no map needed.
-    for (let i = 0; i < storedResources.length; i += 1) planStoredResource(write, changes, phase.identity, phaseId, storedResources[i] as OpenResourceInterval, phase.resources[i] as ObservedResource);
+    for (let i = 0; i < storedResources.length; i += 1) planStoredResource(planning, storedResources[i] as OpenResourceInterval, phase.resources[i] as ObservedResource);
     return finishPhaseWrite(write, live, phase, ident);
   }
   const openByKey = new Map<string, OpenResourceInterval>();
@@ -287,15 +287,15 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
     const open = openByKey.get(resource.key);
     if (open === undefined) {
       write.openResources.push({ resource });
-      changes.push(resourceChange(phase.identity, phaseId, resource.key, undefined, null, resource.status, resource.message));
+      changes.push(resourceChange(planning, { key: resource.key, from: null, to: resource.status, message: resource.message }));
       continue;
     }
     openByKey.delete(resource.key);
-    planStoredResource(write, changes, phase.identity, phaseId, open, resource);
+    planStoredResource(planning, open, resource);
   }
   for (const gone of openByKey.values()) {
     write.closeResources.push({ resourceId: gone.resourceId, from: gone.from, resourceKey: gone.resourceKey });
-    changes.push(resourceChange(phase.identity, phaseId, gone.resourceKey, gone.resourceId, gone.recorded.status, null, 'removed from the inventory'));
+    changes.push(resourceChange(planning, { key: gone.resourceKey, id: gone.resourceId, from: gone.recorded.status, to: null, message: 'removed from the inventory' }));
   }
 
   return finishPhaseWrite(write, live, phase, ident);
@@ -308,12 +308,23 @@ function inSameOrder(stored: readonly OpenResourceInterval[], observed: readonly
   return true;
 }
 
+/** The phase being planned: its write, the plan's changes, and who they are about. */
+interface PhasePlanning {
+  write: PhaseWrite;
+  changes: PlannedChange[];
+  phase: PhaseIdentity;
+  /** The stored phase's id, when it is stored. */
+  phaseId: number | undefined;
+}
+
 /** Plans observed `resource` against its open interval `open`: nothing when it extends it, else its end, the next one and (when visible) a change. */
-function planStoredResource(write: PhaseWrite, changes: PlannedChange[], phase: PhaseIdentity, phaseId: number | undefined, open: OpenResourceInterval, resource: ObservedResource): void {
+function planStoredResource(planning: PhasePlanning, open: OpenResourceInterval, resource: ObservedResource): void {
   if (resource.unread === true || storedMatchesObserved(open, resource)) return;
-  write.closeResources.push({ resourceId: open.resourceId, from: open.from, resourceKey: open.resourceKey });
-  write.openResources.push(openedFrom(open, resource));
-  if (isVisibleChange(open.recorded, resource)) changes.push(resourceChange(phase, phaseId, resource.key, open.resourceId, open.recorded.status, resource.status, resource.message));
+  planning.write.closeResources.push({ resourceId: open.resourceId, from: open.from, resourceKey: open.resourceKey });
+  planning.write.openResources.push(openedFrom(open, resource));
+  if (isVisibleChange(open.recorded, resource)) {
+    planning.changes.push(resourceChange(planning, { key: resource.key, id: open.resourceId, from: open.recorded.status, to: resource.status, message: resource.message }));
+  }
 }
 
 /** `write` with its identity upsert when it writes anything or the phase's inventory id or labels moved; undefined when it writes nothing. */
@@ -324,9 +335,9 @@ function finishPhaseWrite(write: PhaseWrite, live: StoredPhase | undefined, phas
   return write.upsert !== undefined || changed ? write : undefined;
 }
 
-/** A resource's change; ids absent (undefined) where the store has none yet. */
-function resourceChange(phase: PhaseIdentity, phaseId: number | undefined, resourceKey: string, resourceId: number | undefined, fromStatus: string | null, toStatus: string | null, message: string): PlannedChange {
-  return { scope: 'resource', phase, phaseId, resourceKey, resourceId, fromStatus, toStatus, message };
+/** A resource's change in the phase being planned; ids absent (undefined) where the store has none yet. */
+function resourceChange({ phase, phaseId }: PhasePlanning, change: { key: string; id?: number; from: string | null; to: string | null; message: string }): PlannedChange {
+  return { scope: 'resource', phase, phaseId, resourceKey: change.key, resourceId: change.id, fromStatus: change.from, toStatus: change.to, message: change.message };
 }
 
 /** The stored phase's id for a change, when it is stored. */

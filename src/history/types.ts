@@ -111,7 +111,7 @@ export type ClusterObservation =
        * Only some phases were observed (a live snapshot of the phases a change affects): phases
        * left out are as they were, never "deleted", and the cluster's tick watermark stays.
        */
-      partial?: true;
+      live?: true;
     }
   | { outcome: 'unreachable'; cluster: string; labels?: Record<string, string>; at: Date; error: ClusterReadFailure };
 
@@ -133,7 +133,7 @@ export interface OpenResourceInterval {
   resourceId: number;
   from: Date;
   resourceKey: string;
-  /** One object for five fields: a worker keeps an interval per resource, and each field costs 8 bytes. */
+  /** One object for five fields: a worker keeps an interval per resource, and each field of it costs a slot. */
   recorded: ResourceIntervalStatus;
   generation: number | null;
   observedGeneration: number | null;

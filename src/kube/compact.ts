@@ -14,7 +14,7 @@
  *   half the bytes of the two apart), except where it is read on every tick: custom health checks,
  *   and the kinds whose status depends on time or pods (Pods, StatefulSets, ReplicaSets). Other
  *   kinds' statuses are computed once per object version (the status layer memoises them on the
- *   record), so their view is inflated once (~10 µs) when the object changes, and dropped with the
+ *   record), so their view is inflated once when the object changes, and dropped with the
  *   revision.
  * - the resourceVersion, to tell a relist's MODIFIED objects from unchanged ones.
  */
@@ -67,8 +67,8 @@ export class CachedObject {
   memo: unknown = undefined;
   /**
    * Deflated (raw, with {@link DICTIONARY}): the view's JSON and a NUL when `view` is empty, then
-   * the revision's canonical JSON. A latin1 string costs 16 bytes of overhead where a Buffer costs
-   * ~100. Empty once dropped.
+   * the revision's canonical JSON. A latin1 string carries far less per-object overhead than a
+   * Buffer. Empty once dropped.
    */
   #packed: string;
 
@@ -136,7 +136,7 @@ const GENERIC_STATUS_FIELDS = ['conditions', 'observedGeneration'] as const;
 const CONDITION_FIELDS = ['type', 'status', 'reason', 'message'] as const;
 /**
  * The condition types a Pod's status is computed from (the standard ones, and the Pod rule's). A
- * Pod's view is kept in the clear and is most of a worker's cache (~40% of typical objects), so its
+ * Pod's view is kept in the clear and Pods are a large part of a worker's cache, so its
  * other conditions (Initialized, ContainersReady, ...) are left out, when every condition is well
  * formed: a malformed one's error names its index in the list.
  */
@@ -175,8 +175,8 @@ const DICTIONARY = Buffer.from([
 ].join(''));
 
 /**
- * Small zlib state (8 KB window, enough for the dictionary and a typical object; memLevel 5): the
- * default 256 KB allocated and freed per call fragments the C heap and shows as resident memory.
+ * Small zlib state (a window that holds the dictionary and a typical object; a low memLevel): the
+ * default state allocated and freed per call fragments the C heap and shows as resident memory.
  */
 const ZLIB = { dictionary: DICTIONARY, windowBits: 13, memLevel: 5 };
 
@@ -283,14 +283,18 @@ export function statusView(object: KubeObject): KubeObject {
   const isPod = object.kind === 'Pod' && object.apiVersion === 'v1';
   if ('metadata' in object) view.metadata = pick(object.metadata, isPod ? POD_METADATA : VIEW_METADATA);
   if ('spec' in object) view.spec = pick(object.spec, VIEW_SPEC);
-  if ('status' in object) view.status = statusFields(object.status, isPod, findRule(object) !== undefined);
+  if ('status' in object) view.status = statusFields(object.status, isPod ? 'pod' : findRule(object) !== undefined ? 'built-in rule' : 'generic');
   return view;
 }
 
+/** Which status rule reads an object: the Pod rule, another built-in rule, or kstatus' generic checks. */
+type StatusReader = 'pod' | 'built-in rule' | 'generic';
+
 /** The status a rule reads: a Pod's phase, conditions and container states; a built-in rule's whole status; else conditions and observedGeneration. */
-function statusFields(status: unknown, isPod: boolean, hasRule: boolean): unknown {
+function statusFields(status: unknown, reader: StatusReader): unknown {
+  const isPod = reader === 'pod';
   if (!isRecord(status)) return status;
-  const out = isPod ? pick(status, POD_STATUS_FIELDS) as Record<string, unknown> : hasRule ? { ...status } : pick(status, GENERIC_STATUS_FIELDS) as Record<string, unknown>;
+  const out = isPod ? pick(status, POD_STATUS_FIELDS) as Record<string, unknown> : reader === 'built-in rule' ? { ...status } : pick(status, GENERIC_STATUS_FIELDS) as Record<string, unknown>;
   if (Array.isArray(out.conditions)) {
     out.conditions = (out.conditions as unknown[]).map((c) => pick(c, CONDITION_FIELDS));
     if (isPod && (out.conditions as unknown[]).every(isWellFormedCondition)) out.conditions = (out.conditions as Record<string, unknown>[]).filter((c) => POD_CONDITION_TYPES.has(c.type as string));

@@ -13,7 +13,7 @@ import { currentRun, type LockedCluster } from '../store/snapshot-store.ts';
 export interface KeptStates {
   /**
    * The state of the locked `cluster` if the copy is at its current version (with the row's own
-   * tick and last good read), restricted to `only` like a partial load; undefined otherwise.
+   * tick and last good read), restricted to `only` like a live snapshot's load; undefined otherwise.
    */
   get(cluster: LockedCluster, only?: readonly PhaseIdentity[]): StoredClusterState | undefined;
   set(clusterId: number, version: number, state: StoredClusterState): void;

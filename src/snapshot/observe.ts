@@ -40,7 +40,7 @@ export interface ObserveClusterOptions {
   declared?: ReadonlyMap<string, readonly Phase[]>;
   /**
    * What changed since the last snapshot (a live snapshot after watch events): only the phases
-   * these changes can affect are read and observed, and the observation is `partial`. The whole
+   * these changes can affect are read and observed, and the observation is `live`. The whole
    * cluster is observed when a change cannot be placed (see {@link findAffectedPhases}).
    */
   changed?: ChangedObjects;
@@ -91,19 +91,19 @@ async function resolveDeclared(cluster: ClusterClient, declared: readonly Phase[
 
 /**
  * The discovered and declared phases to observe: all of them, or for a live snapshot only those
- * its changes affect (`partial`). Declared selector phases are resolved only when observed.
+ * its changes affect (`live`). Declared selector phases are resolved only when observed.
  */
 async function phasesToObserve(
   cluster: ClusterClient,
   discovered: readonly DiscoveredPhase[],
   declared: readonly Phase[],
   changed: ChangedObjects | undefined,
-): Promise<{ phases: { phase: Phase; manifest: KubeObject }[]; partial: boolean }> {
+): Promise<{ phases: { phase: Phase; manifest: KubeObject }[]; live: boolean }> {
   const affected = changed === undefined ? undefined : findAffectedPhases([...discovered.map((d) => d.phase), ...declared], changed);
-  if (affected === undefined || affected.whole) return { phases: [...discovered, ...(await resolveDeclared(cluster, declared))], partial: false };
+  if (affected === undefined || affected.whole) return { phases: [...discovered, ...(await resolveDeclared(cluster, declared))], live: false };
   const chosen = new Set(affected.indices);
   const declaredChosen = declared.filter((_, i) => chosen.has(discovered.length + i));
-  return { phases: [...discovered.filter((_, i) => chosen.has(i)), ...(await resolveDeclared(cluster, declaredChosen))], partial: true };
+  return { phases: [...discovered.filter((_, i) => chosen.has(i)), ...(await resolveDeclared(cluster, declaredChosen))], live: true };
 }
 
 const SOURCE_BY_KIND: Record<string, string> = {
@@ -125,7 +125,7 @@ export async function observeWithSources(cluster: ClusterClient, options: Observ
   const discovered = await discoverPhases(cluster, options.discover);
   const discoveryFailure = findDiscoveryFailure(discovered);
   if (discoveryFailure !== undefined) return unreachable(cluster, now(), discoveryFailure);
-  const { phases: all, partial } = await phasesToObserve(cluster, discovered.phases, options.declared?.get(cluster.name) ?? [], options.changed);
+  const { phases: all, live } = await phasesToObserve(cluster, discovered.phases, options.declared?.get(cluster.name) ?? [], options.changed);
   const refs = all.flatMap((d) => d.phase.entries);
   const read = await readObjects(cluster, refs, { includePods: true, ...options.read });
   if (read.clusterError !== undefined) return unreachable(cluster, now(), read.clusterError);
@@ -146,7 +146,7 @@ export async function observeWithSources(cluster: ClusterClient, options: Observ
     return observePhase(source, resources, at, tick);
   });
   const unobservedSources = [...new Set(discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind))];
-  return { observation: { outcome: 'ok', cluster: cluster.name, labels: cluster.labels, at, phases, unobservedSources, ...(partial ? { partial: true } : {}) }, sources };
+  return { observation: { outcome: 'ok', cluster: cluster.name, labels: cluster.labels, at, phases, unobservedSources, ...(live ? { live: true } : {}) }, sources };
 }
 
 /** Every inventory kind failed for a cluster-level reason and nothing was found: the cluster is down. */

@@ -8,7 +8,7 @@
  *   and only extends the run.
  * - Otherwise the observation is planned against the stored state: the state this worker kept
  *   from its last snapshot of the cluster when the row still has that state's version, else the
- *   state loaded from the store (only the observed phases, for a partial observation).
+ *   state loaded from the store (only the observed phases, for a live observation).
  * - After commit, the kept state is advanced by the plan (never before: the transaction may roll
  *   back), so the next snapshot need not read back what this one wrote.
  */
@@ -69,24 +69,24 @@ export function createRecorder(store: SnapshotStore, options: RecorderOptions = 
         committed = await store.withLockedCluster(observation.cluster, async (tx): Promise<Committed> => {
           const cluster = tx.cluster;
           clusterId = cluster.id;
-          // A partial observation (a live snapshot of the phases a change affects) is no tick: it is
+          // A live observation (a live snapshot of the phases a change affects) is no tick: it is
           // diffed against what is stored like any other, whatever tick was written last.
-          const partial = observation.outcome === 'ok' && observation.partial === true;
-          if (!partial && cluster.lastTickAt !== null && cluster.lastTickAt.getTime() >= tickAt.getTime()) {
+          const live = observation.outcome === 'ok' && observation.live === true;
+          if (!live && cluster.lastTickAt !== null && cluster.lastTickAt.getTime() >= tickAt.getTime()) {
             return { result: { written: false, reason: 'STALE_TICK', lastTickAt: cluster.lastTickAt } };
           }
-          const gapFrom = partial ? undefined : unobservedGapBefore(cluster.tickLastSeenAt, cluster.snapshotIntervalMs, observation.at);
+          const gapFrom = live ? undefined : unobservedGapBefore(cluster.tickLastSeenAt, cluster.snapshotIntervalMs, observation.at);
           if (gapFrom !== undefined) await tx.recordUnobservedGap(gapFrom, observation.at);
           // The kept state is stale once the gap was written.
           let whole = gapFrom === undefined ? kept?.get(cluster) : undefined;
           if (whole !== undefined && revivesDeletedPhase(whole, observation)) whole = undefined;
-          // A partial observation's hash is never stored (it is no tick), so it is not computed.
-          const stateHash = partial ? '' : hashObservation(observation);
+          // A live observation's hash is never stored (it is no tick), so it is not computed.
+          const stateHash = live ? '' : hashObservation(observation);
           let plan: SnapshotPlan;
-          if (!partial && isCurrentRun(cluster, observation, stateHash)) {
+          if (!live && isCurrentRun(cluster, observation, stateHash)) {
             plan = planUnchangedTick(observation, stateHash);
           } else {
-            const only = partial && observation.outcome === 'ok' ? observation.phases.map((p) => p.identity) : undefined;
+            const only = live && observation.outcome === 'ok' ? observation.phases.map((p) => p.identity) : undefined;
             let stored: StoredClusterState | undefined = whole !== undefined ? (only === undefined ? whole : kept?.get(cluster, only)) : undefined;
             if (stored === undefined) {
               stored = await tx.loadState({ ...(only === undefined ? {} : { only }), observation });

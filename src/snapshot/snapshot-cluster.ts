@@ -33,7 +33,7 @@ export interface SnapshotOutcome {
   /** Phases observed; a live snapshot observes only the phases its changes affect. */
   phases?: number;
   /** Only some phases were observed (a live snapshot). */
-  partial?: boolean;
+  live?: boolean;
   outcome?: 'ok' | 'unreachable';
   changes: number;
   rows: number;
@@ -53,9 +53,9 @@ export async function snapshotCluster(deps: SnapshotDeps, cluster: ClusterClient
   const observed = await observeWithSources(cluster, options.changed === undefined ? deps.observe : { ...deps.observe, changed: options.changed });
   const { observation } = observed;
   const base = { cluster: cluster.name, tickAt: tickAt.toISOString() };
-  const seen = observation.outcome === 'ok' ? { phases: observation.phases.length, partial: observation.partial === true } : {};
+  const seen = observation.outcome === 'ok' ? { phases: observation.phases.length, live: observation.live === true } : {};
   if (observation.outcome === 'unreachable') log.warn({ error: observation.error }, 'cluster unreachable; phases keep their last statuses, marked stale');
-  if (observation.outcome === 'ok' && observation.partial && observation.phases.length === 0) {
+  if (observation.outcome === 'ok' && observation.live && observation.phases.length === 0) {
     log.debug('live snapshot skipped: the changes affect no phase');
     return { ...base, written: false, skipped: 'NOTHING_AFFECTED', ...seen, changes: 0, rows: 0, published: false };
   }

@@ -63,7 +63,7 @@ async function selectForUpdate(tx: Tx, name: string): Promise<LockedCluster | un
 
 /**
  * Loads the current state of a locked cluster (current-status rows only: its cost does not grow
- * with history); with `only`, just those phases (a partial snapshot's), so recording a change of
+ * with history); with `only`, just those phases (a live snapshot's), so recording a change of
  * one phase does not read the whole cluster. With `observation`, the one about to be planned
  * against the state, each resource's key and revision digest are the observation's own strings
  * where they are equal (see {@link observedResources}).
@@ -158,7 +158,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
 /**
  * The observed resources of each stored phase by key (none without an observation). A watch-mode
  * worker holds each resource's key and revision digest from tick to tick (src/kube/ref-keys.ts, its
- * watch cache's records): a state it keeps that shares them holds ~100 bytes less per resource than
+ * watch cache's records): a state it keeps that shares them holds less per resource than
  * one holding the driver's copies, until the resource changes.
  */
 function observedResources(phases: Iterable<StoredPhase>, observation: ClusterObservation | undefined): Map<number, Map<string, ObservedResource>> {
@@ -175,7 +175,7 @@ function observedResources(phases: Iterable<StoredPhase>, observation: ClusterOb
 /**
  * `condition` as a worker keeps it: a plain literal with its strings shared. The copies
  * withConditionTimes makes of the parsed detail each get a hidden class of their own (a map and
- * descriptors, ~250 bytes per condition in heap snapshots), and a formatted time is a concatenation
+ * descriptors per condition), and a formatted time is a concatenation
  * over a slice of a longer string. A condition of another shape is kept as it is.
  */
 function keptCondition(condition: PhaseCondition, text: InternText): PhaseCondition {

@@ -102,7 +102,7 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
  */
 async function writeRun(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt: Date, stateVersion: number): Promise<number> {
   const set: Prisma.Sql[] = [Prisma.sql`"reachable" = ${plan.cluster.reachable}::boolean`, Prisma.sql`"stateVersion" = ${stateVersion}::int`];
-  // A live (partial) snapshot is no tick: the next scheduled tick must still run, whatever its slot.
+  // A live snapshot is no tick: the next scheduled tick must still run, whatever its slot.
   if (plan.tick !== 'keep') set.push(Prisma.sql`"lastTickAt" = ${tickAt}::timestamptz(3)`);
   set.push(...nextRun(plan));
   if (plan.cluster.lastGoodReadAt) set.push(Prisma.sql`"lastGoodReadAt" = ${plan.cluster.lastGoodReadAt}::timestamptz(3)`);
@@ -311,29 +311,34 @@ async function closePhaseStatuses(tx: Tx, refs: { id: number; reopened: boolean 
  * current rows are set or removed afterwards. Returns the intervals ended.
  *
  * Inserted as they are first: an interval with the same resource and start can exist only when
- * workers' clocks disagree, and ON CONFLICT's arbitration costs ~30 % of the statement (134 vs
- * 97 ms for 10,000 rows, median of 8, load ~2.4). When one exists, the inserts roll back to
- * {@link ENDED_SAVEPOINT}, which the caller takes just before (a statement of its own, so that this
+ * workers' clocks disagree, and ON CONFLICT's arbitration is a large share of the statement's
+ * cost, paid on every snapshot for a case that almost never happens. When one exists, the inserts
+ * roll back to {@link ENDED_SAVEPOINT}, which the caller takes just before (a statement of its own, so that this
  * one is on its way to the database before the caller turns to other work), and run again skipping it.
  */
 async function endResourceIntervals(tx: Tx, ids: number[], at: Date): Promise<number> {
   try {
-    return await insertEndedIntervals(tx, ids, at, false);
+    return await insertEndedIntervals(tx, ids, at, { onConflict: 'fail' });
   } catch (error) {
     if (!isUniqueViolation(error, 'ResourceStatusInterval')) throw error;
     await tx.$executeRaw`ROLLBACK TO SAVEPOINT ${Prisma.raw(ENDED_SAVEPOINT)}`;
-    return insertEndedIntervals(tx, ids, at, true);
+    return insertEndedIntervals(tx, ids, at, { onConflict: 'skip' });
   }
 }
 
-async function insertEndedIntervals(tx: Tx, ids: number[], at: Date, skipExisting: boolean): Promise<number> {
+/** What {@link insertEndedIntervals} does with an ended interval that exists already: fail the statement, or skip it. */
+interface EndedIntervalOptions {
+  onConflict: 'fail' | 'skip';
+}
+
+async function insertEndedIntervals(tx: Tx, ids: number[], at: Date, { onConflict }: EndedIntervalOptions): Promise<number> {
   let count = 0;
   for (let i = 0; i < ids.length; i += BATCH) {
     count += await tx.$executeRaw`
       INSERT INTO "ResourceStatusInterval" ("resourceId", "status", "detailId", "revisionId", "from", "to")
       SELECT c."resourceId", c."status", c."detailId", c."revisionId", c."from", ${at}::timestamptz(3)
       FROM "ResourceCurrentStatus" c WHERE c."resourceId" = ANY(${intArray(ids.slice(i, i + BATCH))}::int[]) AND c."from" < ${at}::timestamptz(3)
-      ${skipExisting ? Prisma.sql`ON CONFLICT ("resourceId", "from") DO NOTHING` : Prisma.empty}`;
+      ${onConflict === 'skip' ? Prisma.sql`ON CONFLICT ("resourceId", "from") DO NOTHING` : Prisma.empty}`;
   }
   return count;
 }
@@ -471,7 +476,7 @@ interface StatusColumns {
  * {@link endResourceIntervals}), in one statement per batch of 10,000: the current row is updated
  * in place (it keeps its page: HOT), or inserted for a resource without one (new to its phase, or
  * back in it). A plain UPDATE costs about 60 % of an upsert here. One `unnest` per batch (Prisma's
- * createMany costs ~0.5 ms a row here). Returns rows written.
+ * createMany sends a row at a time). Returns rows written.
  */
 async function setResourceStatuses(tx: Tx, status: StatusColumns, at: Date): Promise<number> {
   let rows = 0;
@@ -595,7 +600,7 @@ async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan
   // named their ids; any other plan's are looked up.
   const missing = rowsOf.filter((r) => (r.change.phase !== undefined && r.phaseId === null) || (r.change.resourceKey !== undefined && r.resourceId === null));
   if (missing.length > 0) {
-    await lookUpMissingIds(tx, cluster.id, missing.map((r) => r.change), known.phases, identities, known.resources);
+    await lookUpMissingIds(tx, { clusterId: cluster.id, changes: missing.map((r) => r.change), known, identities });
     rowsOf = rowsOf.map((r) => {
       const phaseId = r.phaseId ?? phaseOf(r.change, known);
       return { change: r.change, phaseId, resourceId: r.resourceId ?? resourceOf(r.change, phaseId, known) };
@@ -608,7 +613,7 @@ async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan
   const detailIds = rowsOf.map((r, n) => opened[n] ?? (messageIds.get(messageDetail(r.change.message).hash) as number));
   // Taken last and held to commit: appends of different clusters commit in seq order. Under it
   // (every appender takes it) the snapshot reserves its changes' seqs in one go and writes them
-  // itself: a nextval() per row cost ~7-10 ms per 10,000 rows, and nothing needs reading back.
+  // itself: a nextval() per row would be a sequence call per change, and nothing needs reading back.
   const [reserved] = await tx.$queryRaw<{ last: bigint }[]>`
     SELECT setval(pg_get_serial_sequence('"StatusChange"', 'seq'), nextval(pg_get_serial_sequence('"StatusChange"', 'seq')) + ${rowsOf.length - 1}::bigint) AS "last"
     FROM (SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})) AS "locked"`;
@@ -651,7 +656,7 @@ async function overlapping<T>(statement: PromiseLike<T>, work: () => void): Prom
 /*
  * PostgreSQL array literals ('{1,NULL,3}', '{"a","b"}') for the bulk statements' parameters:
  * Prisma passes one string through instead of converting each element of a 10,000-element array
- * (~10 ms less per statement here, bench/ingest.ts).
+ * (converting each element of a large array is a noticeable part of a bulk statement).
  */
 function intArray(values: readonly (number | null)[]): string {
   return `{${values.map((v) => (v === null ? 'NULL' : String(v))).join(',')}}`;
@@ -665,14 +670,25 @@ function textArray(values: readonly (string | null)[]): string {
   return `{${values.map(quoteElement).join(',')}}`;
 }
 
-/** One element of an array literal: quoted, with `"` and `\\` escaped (statuses and scopes have neither; a regexp per element cost ~1 µs). */
+/** One element of an array literal: quoted, with `"` and `\\` escaped (statuses and scopes have neither, so the common case skips the regexp). */
 function quoteElement(value: string | null): string {
   if (value === null) return 'NULL';
   return value.includes('"') || value.includes('\\') ? `"${value.replace(/["\\]/g, '\\$&')}"` : `"${value}"`;
 }
 
 /** Ids of changes the writes did not name (none in plans from planSnapshot; kept for any other plan). */
-async function lookUpMissingIds(tx: Tx, clusterId: number, changes: PlannedChange[], phaseIds: Map<string, number>, identities: Map<number, PhaseIdentity>, resourceIds: Map<string, number>): Promise<void> {
+/** Changes whose ids the writes did not learn, and where the ids looked up go. */
+interface MissingIds {
+  clusterId: number;
+  changes: PlannedChange[];
+  /** Takes the phase and resource ids found. */
+  known: KnownIds;
+  /** Takes the identities of the phases found, by id. */
+  identities: Map<number, PhaseIdentity>;
+}
+
+async function lookUpMissingIds(tx: Tx, { clusterId, changes, known, identities }: MissingIds): Promise<void> {
+  const { phases: phaseIds, resources: resourceIds } = known;
   if (changes.some((c) => c.phase !== undefined && !phaseIds.has(phaseKey(c.phase)))) {
     const rows = await tx.phase.findMany({ where: { clusterId }, select: { id: true, sourceKind: true, namespace: true, name: true } });
     for (const { id, ...identity } of rows) {

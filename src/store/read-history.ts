@@ -277,7 +277,7 @@ const epochMs = (column: Prisma.Sql) => Prisma.sql`round(date_part('epoch', ${co
  * times, and the detail's three fields only when `detail` (each interval's detail is one more
  * index lookup). One JSON value per page: the driver parses one text per page instead of a row per
  * interval with two timestamps (a tenth of a history request's CPU), and PostgreSQL spends about
- * what it spent sending the rows (per-row JSON, or aggregates that sort, cost it 25-40 % more).
+ * what it spent sending the rows (per-row JSON, or aggregates that sort, cost it more).
  */
 export function intervalPageSql(phaseId: Prisma.Sql, { detail: withDetail }: IntervalDetailOption): Prisma.Sql {
   const detail = withDetail ? Prisma.sql`, d."body" ->> 'message' AS "message", d."body" -> 'summary' AS "summary", d."body" ->> 'worstResource' AS "worstResource"` : Prisma.empty;

@@ -65,6 +65,6 @@ describe('live snapshots from watches', () => {
     const jobs = await workers.queue.getJobs(['completed']);
     const live = jobs.find((job) => (job.returnvalue as { changes?: number } | undefined)?.changes === 2);
     expect(live?.data).toMatchObject({ cluster: 'watched', changed: { objects: [{ group: 'apps', kind: 'Deployment', namespace: 'team-0', name: resourceName(1, 2) }], inventories: [] } });
-    expect(live?.returnvalue).toMatchObject({ written: true, partial: true, phases: 1, changes: 2 });
+    expect(live?.returnvalue).toMatchObject({ written: true, live: true, phases: 1, changes: 2 });
   });
 });

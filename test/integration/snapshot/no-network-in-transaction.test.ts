@@ -110,7 +110,7 @@ describe('a snapshot transaction', () => {
     await waitUntil(() => set.caches.get('/ConfigMap')?.record('shop', 'settings')?.hasBody === true, 'the changed ConfigMap in the cache');
     duringTransactions = [];
     const changed = { objects: [{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'settings' }], inventories: [] };
-    expect(await snapshotCluster(deps(database), cluster.client, new Date((tick += 1000)), { changed })).toMatchObject({ written: true, partial: true });
+    expect(await snapshotCluster(deps(database), cluster.client, new Date((tick += 1000)), { changed })).toMatchObject({ written: true, live: true });
     expect(duringTransactions).toEqual([0]);
   });
 

@@ -155,15 +155,15 @@ describe('planning a snapshot', () => {
     expect(plan.phases).toEqual([expect.objectContaining({ closeResources: [], openResources: [], closeStatusFrom: EARLIER, openStatus: expect.objectContaining({ status: 'Current', stale: true, staleSince: EARLIER }) })]);
   });
 
-  it('leaves phases a partial observation did not look at alone, and keeps the observation run', () => {
+  it('leaves phases a live observation did not look at alone, and keeps the observation run', () => {
     const observed = phase([resource('web')]);
     const other: StoredPhase = { ...(storedAfter(observed).phases[0] as StoredPhase), id: 8, identity: { ...IDENTITY, name: 'phase-b' } };
     const state = { ...storedAfter(observed), phases: [...storedAfter(observed).phases, other] };
     const changed = phase([resource('web', 'InProgress', 'Deployment is not available')], 'InProgress', '1 of 1 resources not Current');
-    const partial = planSnapshot(state, { outcome: 'ok', cluster: 'c1', at: AT, phases: [changed], unobservedSources: [], partial: true });
-    expect(partial.tick).toBe('keep');
-    expect(partial.phases.map((p) => [p.identity.name, p.markDeleted ?? false])).toEqual([['phase-a', false]]);
-    expect(partial.changes.map((c) => [c.scope, c.fromStatus, c.toStatus])).toEqual([['phase', 'Current', 'InProgress'], ['resource', 'Current', 'InProgress']]);
+    const live = planSnapshot(state, { outcome: 'ok', cluster: 'c1', at: AT, phases: [changed], unobservedSources: [], live: true });
+    expect(live.tick).toBe('keep');
+    expect(live.phases.map((p) => [p.identity.name, p.markDeleted ?? false])).toEqual([['phase-a', false]]);
+    expect(live.changes.map((c) => [c.scope, c.fromStatus, c.toStatus])).toEqual([['phase', 'Current', 'InProgress'], ['resource', 'Current', 'InProgress']]);
     // The same phases observed as a whole cluster: phase-b is gone, and a new run starts.
     const whole = planSnapshot(state, ok([changed]));
     expect(whole.phases.map((p) => [p.identity.name, p.markDeleted ?? false])).toEqual([['phase-a', false], ['phase-b', true]]);
@@ -234,8 +234,8 @@ describe("a plan's observation run", () => {
     expect(planSnapshot(stored, ok([observed]))).toMatchObject({ tick: 'extend', phases: [], changes: [] });
   });
 
-  it('keeps the run of a partial observation, whatever its hash', () => {
+  it('keeps the run of a live observation, whatever its hash', () => {
     const stored = { ...storedAfter(observed), lastTick: { outcome: 'ok', stateHash: 'run' } };
-    expect(planSnapshot(stored, { ...ok([changed]), partial: true } as ClusterObservation, 'run').tick).toBe('keep');
+    expect(planSnapshot(stored, { ...ok([changed]), live: true } as ClusterObservation, 'run').tick).toBe('keep');
   });
 });

@@ -47,7 +47,7 @@ describe('live snapshots of the affected phases', () => {
     deps = { recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger(), observe: { now: () => new Date(tick) } };
     // Scheduled ticks hourly: the live snapshots between two full ones leave no unobserved span.
     await createClusterStore(database.db).registerClusters({ configured: [cluster.name], snapshotIntervalMs: 3_600_000 });
-    expect(await full()).toMatchObject({ written: true, partial: false, phases: 4 });
+    expect(await full()).toMatchObject({ written: true, live: false, phases: 4 });
   });
   afterAll(async () => {
     await publisher?.close();
@@ -61,7 +61,7 @@ describe('live snapshots of the affected phases', () => {
     cluster.emulator.patchStatus(deploymentRef(2, 1, SHAPE), rollingStatus());
     cluster.emulator.resetRequests();
     const outcome = await live({ objects: [deployment(2, 1)] });
-    expect(outcome).toMatchObject({ written: true, partial: true, phases: 1, changes: 2 });
+    expect(outcome).toMatchObject({ written: true, live: true, phases: 1, changes: 2 });
     // The resource and its phase went InProgress; nothing about any other phase was written.
     const id = await phaseId(2);
     expect(await changesSince(seq)).toEqual([
@@ -84,7 +84,7 @@ describe('live snapshots of the affected phases', () => {
   it('leaves nothing for the next scheduled tick to write twice; that tick ends the run the live snapshot changed', async () => {
     const seq = await lastSeq();
     const rows = await countRows(database.db);
-    expect(await full()).toMatchObject({ written: true, partial: false, phases: 4, changes: 0 });
+    expect(await full()).toMatchObject({ written: true, live: false, phases: 4, changes: 0 });
     expect(await changesSince(seq)).toEqual([]);
     expect(await countRows(database.db)).toEqual({ ...rows, ObservationTick: rows.ObservationTick + 1 });
     // From then on, unchanged ticks extend the new run as usual.
@@ -97,7 +97,7 @@ describe('live snapshots of the affected phases', () => {
     const before = await database.db.cluster.findFirstOrThrow();
     // The watch saw phase-1's objects change (say, an annotation), but no status did.
     const outcome = await live({ objects: [deployment(1, 0), deployment(1, 1)], inventories: [inventory(1)] });
-    expect(outcome).toMatchObject({ written: true, partial: true, phases: 1, changes: 0, rows: 0 });
+    expect(outcome).toMatchObject({ written: true, live: true, phases: 1, changes: 0, rows: 0 });
     expect(await countRows(database.db)).toEqual(rows);
     expect(await database.db.cluster.findFirstOrThrow()).toEqual(before);
   });
@@ -108,7 +108,7 @@ describe('live snapshots of the affected phases', () => {
     const id = await phaseId(0);
     expect(await full()).toMatchObject({ written: true, changes: 0 });
     cluster.emulator.patchStatus(deploymentRef(0, 0, SHAPE), rollingStatus());
-    expect(await live({ objects: [deployment(0, 0)] })).toMatchObject({ written: true, partial: true, changes: 2 });
+    expect(await live({ objects: [deployment(0, 0)] })).toMatchObject({ written: true, live: true, changes: 2 });
     cluster.emulator.patchStatus(deploymentRef(0, 0, SHAPE), readyStatus());
     const seq = await lastSeq();
     expect(await full()).toMatchObject({ written: true, changes: 2 });
@@ -122,7 +122,7 @@ describe('live snapshots of the affected phases', () => {
     const written = (await database.db.cluster.findFirstOrThrow()).lastTickAt as Date;
     cluster.emulator.patchStatus(deploymentRef(3, 2, SHAPE), rollingStatus());
     const outcome = await live({ objects: [deployment(3, 2)] }, new Date(written.getTime() - 10_000));
-    expect(outcome).toMatchObject({ written: true, partial: true, phases: 1, changes: 2 });
+    expect(outcome).toMatchObject({ written: true, live: true, phases: 1, changes: 2 });
     cluster.emulator.patchStatus(deploymentRef(3, 2, SHAPE), readyStatus());
     expect(await live({ objects: [deployment(3, 2)] })).toMatchObject({ written: true, changes: 2 });
   });
@@ -143,7 +143,7 @@ describe('live snapshots of the affected phases', () => {
     const current = cluster.emulator.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'inventory-1' }) as { data: Record<string, string> };
     cluster.emulator.apply([{ ...current, data: { ...current.data, [`${ns}_extra_apps_Deployment`]: '{}' } }]);
     const grown = await live({ inventories: [inventory(1)] });
-    expect(grown).toMatchObject({ written: true, partial: true, phases: 1 });
+    expect(grown).toMatchObject({ written: true, live: true, phases: 1 });
     expect(await database.db.phaseManifest.count({ where: { phaseId: await phaseId(1) } })).toBe(2);
     expect(await database.db.phase.count({ where: { deletedAt: { not: null } } })).toBe(0);
 
@@ -151,7 +151,7 @@ describe('live snapshots of the affected phases', () => {
     cluster.emulator.remove({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespaceOf(3, SHAPE), name: 'inventory-3' });
     const seq = await lastSeq();
     const outcome = await live({ inventories: [inventory(3)] });
-    expect(outcome).toMatchObject({ written: true, partial: false, phases: 3 });
+    expect(outcome).toMatchObject({ written: true, live: false, phases: 3 });
     expect(await changesSince(seq)).toEqual([{ scope: 'phase', phaseId: await phaseId(3), from: 'Current', to: null }]);
     expect((await database.db.phase.findMany({ where: { deletedAt: { not: null } } })).map((p) => p.name)).toEqual(['phase-3']);
   });
@@ -164,10 +164,10 @@ describe('live snapshots of the affected phases', () => {
     cluster.emulator.patchStatus(deploymentRef(0, 2, SHAPE), rollingStatus());
     // (phase-3 went in the test before.)
     const outcome = await live({ objects: [deployment(0, 2), deployment(1, 0)] });
-    expect(outcome).toMatchObject({ written: true, partial: true, phases: 2, changes: 2 });
+    expect(outcome).toMatchObject({ written: true, live: true, phases: 2, changes: 2 });
     expect(await database.db.phase.count({ where: { name: 'phase-2', deletedAt: { not: null } } })).toBe(0);
     const seq = await lastSeq();
-    expect(await full()).toMatchObject({ written: true, partial: false, changes: 1 });
+    expect(await full()).toMatchObject({ written: true, live: false, changes: 1 });
     expect(await changesSince(seq)).toEqual([{ scope: 'phase', phaseId: await phaseId(2), from: 'InProgress', to: null }]);
   });
 });
