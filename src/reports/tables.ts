@@ -49,7 +49,7 @@ export const RECOVERY_HEADERS: readonly string[] = [
 export function recoveryFigures(phase: PhaseAudit): string[] {
   const { restore, recovery } = phase;
   return [
-    `${restore.restores.length} (${restore.restored} restored)`, formatDuration(restore.meanTimeToRestoreMs), formatDuration(restore.longestTimeToRestoreMs),
+    restore.restores.length === 0 ? '0' : `${restore.restores.length} (${restore.restored} restored)`, formatDuration(restore.meanTimeToRestoreMs), formatDuration(restore.longestTimeToRestoreMs),
     restore.notRestored === null ? '' : formatTime(restore.notRestored.failedAt),
     String(recovery.incidents.length), formatDuration(recovery.meanTimeOutOfCurrentMs), formatDuration(recovery.longestTimeOutOfCurrentMs),
     recovery.openIncident === null ? '' : formatTime(recovery.openIncident.since),
