@@ -197,7 +197,7 @@ function renderTimeline({ label, index, segments, outages, changes, from, to }: 
     `<rect x="0" y="${BAR_TOP}" width="${WIDTH}" height="${BAR_HEIGHT}" fill="#ffffff" stroke="#bbbbbb"/>`,
     ...parts,
     ...hatched,
-    ...changes.map((change) => renderChangeMarker(change, x(change.at.getTime()))),
+    ...groupChanges(changes, x).map(renderChangeMarker),
     renderAxis(from, to, x),
     '</svg>',
   ].join('\n');
@@ -212,16 +212,47 @@ function segmentTip(segment: Segment): string {
   return `${status}, from ${formatTime(new Date(segment.from))} to ${formatTime(new Date(segment.to))}${stalePart}${causePart}`;
 }
 
-/** A triangle above the bar and a dashed line through it: filled for a new manifest version, hollow for member revisions alone. */
-function renderChangeMarker(change: AuditedManifestChange, at: number): string {
+/** Changes drawn as one marker: those closer together than a marker is wide, at the first one's place. */
+interface ChangeGroup {
+  at: number;
+  changes: AuditedManifestChange[];
+}
+
+/** How close (in timeline units) two markers may be before they are drawn as one. */
+const MARKER_WIDTH = 12;
+
+/** Groups the changes (in time order) whose markers would overlap, so none hides another. */
+function groupChanges(changes: readonly AuditedManifestChange[], x: (at: number) => number): ChangeGroup[] {
+  const groups: ChangeGroup[] = [];
+  for (const change of changes) {
+    const at = x(change.at.getTime());
+    const last = groups[groups.length - 1];
+    if (last !== undefined && at - last.at < MARKER_WIDTH) last.changes.push(change);
+    else groups.push({ at, changes: [change] });
+  }
+  return groups;
+}
+
+function describeChange(change: AuditedManifestChange): string {
   const lines = [`${manifestChangeKind(change)} at ${formatTime(change.at)}`];
   if (change.added.length > 0) lines.push(`added: ${change.added.join(', ')}`);
   if (change.removed.length > 0) lines.push(`removed: ${change.removed.join(', ')}`);
   if (change.revisionsChanged.length > 0) lines.push(`revisions changed: ${change.revisionsChanged.join(', ')}`);
-  const kind = change.inventoryChanged ? 'inventory' : 'revision';
-  const fill = change.inventoryChanged ? '#222222' : '#ffffff';
-  const points = `${round(at - 6)},1 ${round(at + 6)},1 ${at},${MARKER_ROW - 1}`;
-  return `<g class="change" data-kind="${kind}"><title>${escapeHtml(lines.join('\n'))}</title><line x1="${at}" y1="${MARKER_ROW}" x2="${at}" y2="${BAR_BOTTOM}" stroke="#222222" stroke-width="1.5" stroke-dasharray="3 2"/><polygon points="${points}" fill="${fill}" stroke="#222222" stroke-width="1.5"/></g>`;
+  return lines.join('\n');
+}
+
+/**
+ * A triangle above the bar and a dashed line through it: filled when a new manifest version is
+ * among the changes, hollow for member revisions alone; a count beside it when it stands for more
+ * than one change, each described in its title.
+ */
+function renderChangeMarker({ at, changes }: ChangeGroup): string {
+  const inventory = changes.some((change) => change.inventoryChanged);
+  const fill = inventory ? '#222222' : '#ffffff';
+  const points = `${round(at - MARKER_WIDTH / 2)},1 ${round(at + MARKER_WIDTH / 2)},1 ${at},${MARKER_ROW - 1}`;
+  const count = changes.length > 1 ? `<text x="${round(at + MARKER_WIDTH / 2 + 2)}" y="${MARKER_ROW - 3}" font-size="10" fill="#222222">${changes.length}</text>` : '';
+  const title = escapeHtml(changes.map(describeChange).join('\n\n'));
+  return `<g class="change" data-kind="${inventory ? 'inventory' : 'revision'}" data-changes="${changes.length}"><title>${title}</title><line x1="${at}" y1="${MARKER_ROW}" x2="${at}" y2="${BAR_BOTTOM}" stroke="#222222" stroke-width="1.5" stroke-dasharray="3 2"/><polygon points="${points}" fill="${fill}" stroke="#222222" stroke-width="1.5"/>${count}</g>`;
 }
 
 function renderAxis(from: number, to: number, x: (at: number) => number): string {

@@ -94,4 +94,34 @@ describe('the HTML audit report in a browser', () => {
     expect(dialogs).toEqual([]);
     await page.close();
   });
+
+  it('keeps a month readable: weekly ticks that do not overlap, and changes an hour apart drawn as one marker', async () => {
+    const d = (day: number) => new Date(Date.UTC(2026, 9, 1) + day * 86_400_000);
+    const month: AuditInput = {
+      range: { from: d(0), to: d(30) },
+      clusters: [],
+      phases: [{
+        id: 'm', cluster: 'prod', namespace: 'shop', name: 'web', source: 'flux',
+        statusIntervals: [
+          { status: 'Current', from: d(0), to: d(10), stale: false },
+          { status: 'Failed', from: d(10), to: d(12), stale: false, cause: { resource: web, status: 'Failed', message: 'CrashLoopBackOff' } },
+          { status: 'Current', from: d(12), to: null, stale: false },
+        ],
+        manifestChanges: [
+          { at: d(3), inventoryChanged: true, added: ['/ConfigMap/shop/flags'], removed: [], revisionsChanged: [] },
+          { at: d(3.05), inventoryChanged: false, added: [], removed: [], revisionsChanged: [web] },
+          { at: d(15), inventoryChanged: false, added: [], removed: [], revisionsChanged: [web] },
+        ],
+      }],
+    };
+    const file = path.join(TEST_OUTPUT, 'report-month.html');
+    writeFileSync(file, renderHtml(computeAuditReport(month), month));
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(pathToFileURL(file).href);
+    await page.screenshot({ path: path.join(TEST_OUTPUT, 'report-month.png'), fullPage: true });
+    const timeline = page.locator('svg.timeline');
+    expect(await timeline.locator('g.tick text').allTextContents()).toEqual(['10-01', '10-08', '10-15', '10-22', '10-29']);
+    expect(await timeline.locator('g.change').evaluateAll((markers) => markers.map((g) => `${g.getAttribute('data-kind')} x${g.getAttribute('data-changes')}`))).toEqual(['inventory x2', 'revision x1']);
+    await page.close();
+  });
 });

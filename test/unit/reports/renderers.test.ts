@@ -209,11 +209,20 @@ describe('renderHtml', () => {
       phase('web', [iv('Current', 0, 24)], { manifestChanges: [change(6, ['apps/Service/shop/web']), change(12, [], [], ['apps/Deployment/shop/web'])] }),
     ]);
     const svg = renderHtml(computeAuditReport(withChanges), withChanges);
-    expect(svg).toContain('<g class="change" data-kind="inventory"><title>new manifest version at 2026-10-01T06:00:00.000Z\nadded: apps/Service/shop/web</title><line x1="250"');
+    expect(svg).toContain('<g class="change" data-kind="inventory" data-changes="1"><title>new manifest version at 2026-10-01T06:00:00.000Z\nadded: apps/Service/shop/web</title><line x1="250"');
     expect(svg).toContain('<polygon points="244,1 256,1 250,13" fill="#222222"');
-    expect(svg).toContain('<g class="change" data-kind="revision"><title>member revisions at 2026-10-01T12:00:00.000Z\nrevisions changed: apps/Deployment/shop/web</title><line x1="500"');
+    expect(svg).toContain('<g class="change" data-kind="revision" data-changes="1"><title>member revisions at 2026-10-01T12:00:00.000Z\nrevisions changed: apps/Deployment/shop/web</title><line x1="500"');
     expect(svg).toContain('<polygon points="494,1 506,1 500,13" fill="#ffffff"');
     expect(svg).toContain('New manifest version 1</li><li><span class="marker" aria-hidden="true">&#9661;</span>Member revisions only 1</li>');
+  });
+
+  it('draws changes too close to tell apart as one marker with their count, each described in its title', () => {
+    // 10 minutes apart in a day is 7 of 1000 units, less than a marker's width.
+    const close = input([phase('web', [iv('Current', 0, 24)], { manifestChanges: [change(6, [], [], ['apps/Deployment/shop/web']), change(6 + 1 / 6, ['/ConfigMap/shop/flags'])] })]);
+    const svg = renderHtml(computeAuditReport(close), close);
+    expect(svg.match(/<g class="change"/g)).toHaveLength(1);
+    expect(svg).toContain('<g class="change" data-kind="inventory" data-changes="2"><title>member revisions at 2026-10-01T06:00:00.000Z\nrevisions changed: apps/Deployment/shop/web\n\nnew manifest version at 2026-10-01T06:10:00.000Z\nadded: /ConfigMap/shop/flags</title>');
+    expect(svg).toContain('fill="#222222" stroke="#222222" stroke-width="1.5"/><text x="258" y="11" font-size="10" fill="#222222">2</text></g>');
   });
 
   it('names the resource behind a status and its message on hover, and in the incident table', () => {
