@@ -34,6 +34,12 @@ export const FIELD_COSTS: Readonly<Record<string, number>> = {
 export const LIST_SIZES: Readonly<Record<string, number>> = {
   'Phase.conditions': 10,
   'PhaseSnapshot.conditions': 10,
+  // An audit report is computed whole, whatever is selected (its price is Query.auditReport's):
+  // its lists are parts of that one answer and read nothing more, so each counts as one item.
+  'AuditReport.phases': 1,
+  'AuditPhase.manifestChanges': 1,
+  'AuditRecovery.incidents': 1,
+  'AuditRestore.restores': 1,
 };
 
 /**

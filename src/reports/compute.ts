@@ -1,12 +1,13 @@
 /**
  * `computeAuditReport`: availability, failures, recovery, flapping and manifest changes per phase,
- * reachability and outages per cluster, and totals. Pure: no clock, no I/O; the caller passes the
+ * reachability and outages per cluster, and totals; phases worst first. Pure: no clock, no I/O; the caller passes the
  * range and the histories.
  */
 import { AuditInputError } from './errors.ts';
 import { mergeSpans, toEpoch } from './intervals.ts';
 import type { Span } from './intervals.ts';
 import { auditCluster } from './cluster-audit.ts';
+import { comparePhasesWorstFirst } from './order.ts';
 import { auditPhase } from './phase-audit.ts';
 import type { AuditInput, AuditOptions, AuditReport, AuditTotals, ClusterAudit, PhaseAudit } from './types.ts';
 
@@ -37,15 +38,17 @@ export function computeAuditReport(input: AuditInput, options: AuditOptions = {}
     unreachableByCluster.set(cluster.name, mergeSpans([...(unreachableByCluster.get(cluster.name) ?? []), ...result.unreachable]));
     return result.audit;
   });
-  const phases: PhaseAudit[] = input.phases.map((phase, index) =>
-    auditPhase(phase, {
-      rangeFrom,
-      rangeTo,
-      clusterUnreachable: unreachableByCluster.get(phase.cluster) ?? [],
-      flappingChangesPerHour,
-      path: `phases[${index}]`,
-    }),
-  );
+  const phases: PhaseAudit[] = input.phases
+    .map((phase, index) =>
+      auditPhase(phase, {
+        rangeFrom,
+        rangeTo,
+        clusterUnreachable: unreachableByCluster.get(phase.cluster) ?? [],
+        flappingChangesPerHour,
+        path: `phases[${index}]`,
+      }),
+    )
+    .sort(comparePhasesWorstFirst);
 
   return {
     range: { from: new Date(rangeFrom), to: new Date(rangeTo), durationMs: rangeTo - rangeFrom },
@@ -71,5 +74,14 @@ function sumTotals(phases: readonly PhaseAudit[], clusters: readonly ClusterAudi
     flappingPhases: phases.filter((phase) => phase.flapping).length,
     outages: sum(clusters.map((cluster) => cluster.outages.length)),
     manifestChanges: sum(phases.map((phase) => phase.manifestChanges.length)),
+    inventoryChanges: sum(phases.map((phase) => phase.inventoryChanges)),
+    revisionChanges: sum(phases.map((phase) => phase.revisionChanges)),
+    restored: sum(phases.map((phase) => phase.restore.restored)),
+    meanTimeToRestoreMs: mean(phases.flatMap((phase) => phase.restore.restores.flatMap((restore) => (restore.restoredAt === null ? [] : [restore.durationMs])))),
+    meanTimeOutOfCurrentMs: mean(phases.flatMap((phase) => phase.recovery.incidents.flatMap((incident) => (incident.to === null ? [] : [incident.durationMs])))),
   };
+}
+
+function mean(values: readonly number[]): number | null {
+  return values.length > 0 ? values.reduce((total, value) => total + value, 0) / values.length : null;
 }

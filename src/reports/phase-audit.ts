@@ -7,7 +7,8 @@
 import type { ResourceStatus } from '../status/types.ts';
 import { coveredLength, normaliseIntervals, toEpoch, toRuns } from './intervals.ts';
 import type { Normalised, Run, Span } from './intervals.ts';
-import type { Incident, ManifestChange, PhaseAudit, PhaseHistory, RecoveryStats, StatusDurations, StatusInterval } from './types.ts';
+import { measureRecovery, measureRestore } from './episodes.ts';
+import type { AuditedManifestChange, ManifestChange, PhaseAudit, PhaseHistory, StatusDurations, StatusInterval } from './types.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -34,6 +35,7 @@ export function auditPhase(phase: PhaseHistory, context: PhaseAuditContext): Pha
   const changeTimes = runs.slice(1).map((run) => run.from).filter((at) => inRange(at, context));
   const maxChangesInAnHour = maxInWindow(changeTimes, HOUR_MS);
   const failureTimes = runs.filter((run) => run.key === 'Failed' && inRange(run.from, context)).map((run) => run.from);
+  const manifestChanges = manifestChangesInRange(phase.manifestChanges, context);
 
   return {
     id: phase.id,
@@ -51,12 +53,15 @@ export function auditPhase(phase: PhaseHistory, context: PhaseAuditContext): Pha
     failures: failureTimes.length,
     failureTimes: failureTimes.map((at) => new Date(at)),
     failedAtStart: runs.some((run) => run.key === 'Failed' && run.from < rangeFrom && run.to > rangeFrom),
-    recovery: measureRecovery(runs, context),
+    recovery: measureRecovery(runs, intervals, context),
+    restore: measureRestore(runs, intervals, context),
     statusChanges: changeTimes.length,
     changesPerHour: time.observedMs > 0 ? changeTimes.length / (time.observedMs / HOUR_MS) : 0,
     maxChangesInAnHour,
     flapping: maxChangesInAnHour > context.flappingChangesPerHour,
-    manifestChanges: manifestChangesInRange(phase.manifestChanges, context),
+    manifestChanges,
+    inventoryChanges: manifestChanges.filter((change) => change.inventoryChanged).length,
+    revisionChanges: manifestChanges.filter((change) => change.revisionsChanged.length > 0).length,
   };
 }
 
@@ -92,56 +97,6 @@ function statusAt(runs: readonly Run<ResourceStatus>[], at: number): ResourceSta
   return null;
 }
 
-/**
- * Incidents: a run that is not Current right after a Current run opens one; the next Current run
- * closes it. A phase that has never been Current has nothing to recover to, so its first
- * non-Current runs open no incident.
- */
-function findIncidents(runs: readonly Run<ResourceStatus>[]): { from: number; to: number | null; reachedFailed: boolean }[] {
-  const incidents: { from: number; to: number | null; reachedFailed: boolean }[] = [];
-  let open: { from: number; to: number | null; reachedFailed: boolean } | null = null;
-  let previous: ResourceStatus | null = null;
-  for (const run of runs) {
-    if (run.key === 'Current') {
-      if (open !== null) open.to = run.from;
-      open = null;
-    } else {
-      if (open === null && previous === 'Current') {
-        open = { from: run.from, to: null, reachedFailed: false };
-        incidents.push(open);
-      }
-      if (open !== null && run.key === 'Failed') open.reachedFailed = true;
-    }
-    previous = run.key;
-  }
-  return incidents;
-}
-
-function measureRecovery(runs: readonly Run<ResourceStatus>[], context: PhaseAuditContext): RecoveryStats {
-  const all = findIncidents(runs);
-  const incidents: Incident[] = all
-    .filter((incident) => inRange(incident.from, context))
-    .map((incident) => ({
-      from: new Date(incident.from),
-      to: incident.to === null ? null : new Date(incident.to),
-      durationMs: (incident.to ?? context.rangeTo) - incident.from,
-      reachedFailed: incident.reachedFailed,
-    }));
-  const recoveredDurations = incidents.filter((incident) => incident.to !== null).map((incident) => incident.durationMs);
-  const atStart = all.find((incident) => incident.from < context.rangeFrom && (incident.to === null || incident.to > context.rangeFrom));
-  const open = all.find((incident) => incident.to === null && incident.from < context.rangeTo);
-  return {
-    incidents,
-    recovered: recoveredDurations.length,
-    meanTimeToRecoverMs:
-      recoveredDurations.length > 0 ? recoveredDurations.reduce((sum, ms) => sum + ms, 0) / recoveredDurations.length : null,
-    longestTimeToRecoverMs: recoveredDurations.length > 0 ? Math.max(...recoveredDurations) : null,
-    incidentAtStart:
-      atStart === undefined ? null : { since: new Date(atStart.from), recoveredAt: atStart.to === null ? null : new Date(atStart.to) },
-    openIncident: open === undefined ? null : { since: new Date(open.from), ongoingMs: context.rangeTo - open.from },
-  };
-}
-
 /** Most of the sorted `times` inside any window [t, t + windowMs). */
 function maxInWindow(times: readonly number[], windowMs: number): number {
   let best = 0;
@@ -154,13 +109,14 @@ function maxInWindow(times: readonly number[], windowMs: number): number {
   return best;
 }
 
-function manifestChangesInRange(changes: readonly ManifestChange[], context: PhaseAuditContext): ManifestChange[] {
+function manifestChangesInRange(changes: readonly ManifestChange[], context: PhaseAuditContext): AuditedManifestChange[] {
   return changes
     .map((change, index) => ({ change, at: toEpoch(change.at, `${context.path}.manifestChanges[${index}].at`) }))
     .filter((entry) => inRange(entry.at, context))
     .sort((a, b) => a.at - b.at)
     .map(({ change }) => ({
       at: new Date(change.at.getTime()),
+      inventoryChanged: change.inventoryChanged ?? (change.added.length > 0 || change.removed.length > 0),
       added: [...change.added],
       removed: [...change.removed],
       revisionsChanged: [...change.revisionsChanged],

@@ -59,6 +59,17 @@ const COLUMNS: readonly [string, (phase: PhaseAudit) => string | number | boolea
   ['flapping', (p) => p.flapping],
   ['manifest_changes', (p) => p.manifestChanges.length],
   ['status_at_end', (p) => p.statusAtEnd],
+  // Added later, so at the end: readers that take columns by position keep working. The recover
+  // columns above count any departure from Current (rollouts included); these say which is which.
+  ['mean_time_out_of_current_ms', (p) => roundOrNull(p.recovery.meanTimeOutOfCurrentMs, 0)],
+  ['longest_time_out_of_current_ms', (p) => p.recovery.longestTimeOutOfCurrentMs],
+  ['restores', (p) => p.restore.restores.length],
+  ['restored', (p) => p.restore.restored],
+  ['mean_time_to_restore_ms', (p) => roundOrNull(p.restore.meanTimeToRestoreMs, 0)],
+  ['longest_time_to_restore_ms', (p) => p.restore.longestTimeToRestoreMs],
+  ['not_restored_since', (p) => p.restore.notRestored?.failedAt.toISOString() ?? null],
+  ['inventory_changes', (p) => p.inventoryChanges],
+  ['revision_changes', (p) => p.revisionChanges],
 ];
 
 function roundTo(value: number, decimals: number): number {
@@ -70,7 +81,7 @@ function roundOrNull(value: number | null, decimals: number): number | null {
   return value === null ? null : roundTo(value, decimals);
 }
 
-/** Header row plus one row per phase; empty cells for `null`. Percentages to 4 decimals, ms whole. */
+/** Header row plus one row per phase (worst first, as the report orders them); empty cells for `null`. Percentages to 4 decimals, ms whole. */
 export function renderCsv(report: AuditReport): string {
   const rows = [COLUMNS.map(([header]) => csvCell(header))];
   for (const phase of report.phases) {

@@ -1,6 +1,11 @@
-/** The report as GitHub-flavoured Markdown tables. */
-import { formatDuration, formatPercent, formatTime } from './format.ts';
+/** The report as GitHub-flavoured Markdown tables, phases worst first. */
+import { formatDuration, formatTime } from './format.ts';
 import { RESOURCE_STATUSES_IN_REPORT } from './statuses.ts';
+import {
+  clustersTable, INCIDENT_HEADERS, incidentRows, MANIFEST_CHANGE_HEADERS, manifestChangeRows, PHASE_FIGURE_HEADERS, phaseFigures,
+  RECOVERY_HEADERS, recoveryFigures, RESTORE_HEADERS, restoreRows, totalsTable,
+} from './tables.ts';
+import type { TextTable } from './tables.ts';
 import type { AuditReport, PhaseAudit } from './types.ts';
 
 /**
@@ -11,76 +16,48 @@ export function escapeMarkdown(text: string): string {
   return text.replace(/[\\`*_{}[\]()<>#|&~!$]/g, (char) => `\\${char}`).replace(/\r\n|\r|\n/g, ' ');
 }
 
-function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+/** Every cell is escaped (names and messages come from clusters); headers are ours and written as they are. */
+function table({ headers, rows }: TextTable): string {
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
-  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
+  return [line(headers), line(headers.map(() => '---')), ...rows.map((row) => line(row.map(escapeMarkdown)))].join('\n');
 }
 
 function phaseLabel(phase: PhaseAudit): string {
-  return escapeMarkdown(`${phase.cluster}/${phase.namespace}/${phase.name}`);
+  return `${phase.cluster}/${phase.namespace}/${phase.name}`;
+}
+
+/** A report-wide table of per-phase rows: the phase in front of each. */
+function perPhase(headers: readonly string[], rowsOf: (phase: PhaseAudit) => string[][], phases: readonly PhaseAudit[]): TextTable {
+  return { headers: ['Phase', ...headers], rows: phases.flatMap((phase) => rowsOf(phase).map((row) => [phaseLabel(phase), ...row])) };
 }
 
 export function renderMarkdown(report: AuditReport): string {
-  const { totals } = report;
+  const { phases } = report;
   const sections: string[] = [
     '# Audit report',
     `${formatTime(report.range.from)} to ${formatTime(report.range.to)} (${formatDuration(report.range.durationMs)})`,
     '## Totals',
-    table(
-      ['Phases', 'Clusters', 'Availability', 'Failures', 'Incidents', 'Flapping phases', 'Cluster outages', 'Manifest changes'],
-      [[
-        String(totals.phases), String(totals.clusters), formatPercent(totals.availability), String(totals.failures),
-        String(totals.incidents), String(totals.flappingPhases), String(totals.outages), String(totals.manifestChanges),
-      ]],
-    ),
-    '## Phases',
-    table(
-      ['Phase', 'Source', 'Availability', 'Observed', 'Unreachable', 'Unobserved', 'Failures', 'Failed at start', 'Incidents', 'Mean time to recover', 'Longest recovery', 'Not recovered since', 'Status changes', 'Flapping'],
-      report.phases.map((phase) => [
-        phaseLabel(phase), escapeMarkdown(phase.source), formatPercent(phase.availability), formatDuration(phase.observedMs),
-        formatDuration(phase.unreachableMs), formatDuration(phase.unobservedMs), String(phase.failures), phase.failedAtStart ? 'yes' : 'no',
-        String(phase.recovery.incidents.length), formatDuration(phase.recovery.meanTimeToRecoverMs),
-        formatDuration(phase.recovery.longestTimeToRecoverMs),
-        phase.recovery.openIncident === null ? '' : formatTime(phase.recovery.openIncident.since),
-        String(phase.statusChanges), phase.flapping ? `yes (${phase.maxChangesInAnHour} in an hour)` : 'no',
-      ]),
-    ),
+    table(totalsTable(report)),
+    '## Phases (worst first)',
+    table(perPhase(PHASE_FIGURE_HEADERS, (phase) => [phaseFigures(phase)], phases)),
+    '## Recovery',
+    'Time to restore runs from entering Failed to the next Current; time out of Current runs from leaving Current to the next Current, rollouts included.',
+    table(perPhase(RECOVERY_HEADERS, (phase) => [recoveryFigures(phase)], phases)),
     '## Time in each status',
-    table(
-      ['Phase', ...RESOURCE_STATUSES_IN_REPORT, 'Unreachable'],
-      report.phases.map((phase) => [
-        phaseLabel(phase), ...RESOURCE_STATUSES_IN_REPORT.map((status) => formatDuration(phase.timeInStatus[status])), formatDuration(phase.unreachableMs),
-      ]),
-    ),
-    '## Incidents',
-    table(
-      ['Phase', 'Left Current', 'Current again', 'Duration', 'Reached Failed'],
-      report.phases.flatMap((phase) =>
-        phase.recovery.incidents.map((incident) => [
-          phaseLabel(phase), formatTime(incident.from), incident.to === null ? 'not by range end' : formatTime(incident.to),
-          formatDuration(incident.durationMs), incident.reachedFailed ? 'yes' : 'no',
-        ]),
-      ),
-    ),
+    table(perPhase(
+      [...RESOURCE_STATUSES_IN_REPORT, 'Unreachable'],
+      (phase) => [[...RESOURCE_STATUSES_IN_REPORT.map((status) => formatDuration(phase.timeInStatus[status])), formatDuration(phase.unreachableMs)]],
+      phases,
+    )),
+    '## Restores from Failed',
+    table(perPhase(RESTORE_HEADERS, restoreRows, phases)),
+    '## Incidents (left Current)',
+    table(perPhase(INCIDENT_HEADERS, incidentRows, phases)),
     '## Manifest changes',
-    table(
-      ['Phase', 'At', 'Added', 'Removed', 'Revisions changed'],
-      report.phases.flatMap((phase) =>
-        phase.manifestChanges.map((change) => [
-          phaseLabel(phase), formatTime(change.at), escapeMarkdown(change.added.join(', ')), escapeMarkdown(change.removed.join(', ')),
-          escapeMarkdown(change.revisionsChanged.join(', ')),
-        ]),
-      ),
-    ),
+    'A new manifest version is an inventory change (entries added or removed; the `manifests` history); member revisions are objects applied with a new spec, with no new manifest version.',
+    table(perPhase(MANIFEST_CHANGE_HEADERS, manifestChangeRows, phases)),
     '## Clusters',
-    table(
-      ['Cluster', 'Reachability', 'Reachable', 'Unreachable', 'Unobserved', 'Outages', 'Longest outage', 'Unreachable at start since'],
-      report.clusters.map((cluster) => [
-        escapeMarkdown(cluster.name), formatPercent(cluster.reachability), formatDuration(cluster.reachableMs),
-        formatDuration(cluster.unreachableMs), formatDuration(cluster.unobservedMs), String(cluster.outages.length),
-        formatDuration(cluster.longestOutageMs), cluster.outageAtStart === null ? '' : formatTime(cluster.outageAtStart.from),
-      ]),
-    ),
+    table(clustersTable(report.clusters)),
   ];
   return `${sections.join('\n\n')}\n`;
 }

@@ -45,11 +45,38 @@ export interface StatusInterval {
    * with no interval at all, never as Current nor as down. @default false
    */
   unobserved?: boolean;
+  /**
+   * The member the phase's status came from during this interval (its worst resource) and what
+   * that resource said; absent or `null` when not known or when the phase was Current.
+   */
+  cause?: StatusCause | null;
 }
 
-/** A change of a phase's manifest (its inventory), as the history store records it. */
+/** The resource a phase's status came from, as recorded: its worst member and that member's message. */
+export interface StatusCause {
+  /** Object key, group/kind/namespace/name. */
+  resource: string;
+  /** The resource's own status then; `null` when its record was not found. */
+  status: ResourceStatus | null;
+  /** The resource's message then (its reason when it had no message); may be empty. */
+  message: string;
+}
+
+/**
+ * What changed in a phase's manifest at one instant, as the history store records it. Two kinds
+ * share one instant's record: an inventory change (a new manifest version began: entries added or
+ * removed, or the inventory object itself changed; these are the `manifests` history's versions)
+ * and member revision changes (an object of the inventory was applied with a new spec; no new
+ * manifest version). `inventoryChanged` tells them apart.
+ */
 export interface ManifestChange {
   at: Date;
+  /**
+   * A new manifest version (inventory) began at `at`. When absent, it is inferred from `added` and
+   * `removed` (non-empty means the inventory changed); the store sets it, so a new version that
+   * only changed the inventory object is counted too.
+   */
+  inventoryChanged?: boolean;
   /** Object keys (group/kind/namespace/name) that joined the inventory. */
   added: string[];
   /** Object keys that left the inventory. */
@@ -92,6 +119,11 @@ export interface AuditOptions {
   flappingChangesPerHour?: number;
 }
 
+/** A manifest change as the report lists it: `inventoryChanged` always set. */
+export interface AuditedManifestChange extends ManifestChange {
+  inventoryChanged: boolean;
+}
+
 /** Milliseconds per status, all six keys always present. */
 export type StatusDurations = Record<ResourceStatus, number>;
 
@@ -108,6 +140,11 @@ export interface Incident {
   durationMs: number;
   /** The phase was Failed at some point during the incident. */
   reachedFailed: boolean;
+  /**
+   * The resource that caused it: the cause of the incident's worst status (Failed before
+   * Terminating, NotFound, Unknown, InProgress; the earliest of equals); `null` when none was recorded.
+   */
+  cause: StatusCause | null;
 }
 
 /** Recovery figures of one phase. */
@@ -116,9 +153,20 @@ export interface RecoveryStats {
   incidents: Incident[];
   /** How many of `incidents` ended inside the range. */
   recovered: number;
-  /** Mean `durationMs` of the recovered incidents that began inside the range; `null` if none. */
-  meanTimeToRecoverMs: number | null;
+  /**
+   * Mean time out of Current: mean `durationMs` of the recovered incidents that began inside the
+   * range (rollouts included); `null` if none. For recovery from failures see `PhaseAudit.restore`.
+   */
+  meanTimeOutOfCurrentMs: number | null;
   /** Longest `durationMs` of those; `null` if none. */
+  longestTimeOutOfCurrentMs: number | null;
+  /**
+   * Same figure as `meanTimeOutOfCurrentMs`, kept for existing readers. Deprecated: the name says
+   * "recover" but a normal rollout counts; read `meanTimeOutOfCurrentMs`, or
+   * `PhaseAudit.restore.meanTimeToRestoreMs` for recovery from Failed.
+   */
+  meanTimeToRecoverMs: number | null;
+  /** Same figure as `longestTimeOutOfCurrentMs`; deprecated like `meanTimeToRecoverMs`. */
   longestTimeToRecoverMs: number | null;
   /**
    * An incident that began before the range and was still going at `range.from`. Reported here and
@@ -127,6 +175,38 @@ export interface RecoveryStats {
   incidentAtStart: { since: Date; recoveredAt: Date | null } | null;
   /** The incident still going at `range.to`, if any (it may also be `incidentAtStart`). */
   openIncident: { since: Date; ongoingMs: number } | null;
+}
+
+/** One failure and its restore: from entering Failed to the next Current run. */
+export interface Restore {
+  /** When the phase entered Failed. */
+  failedAt: Date;
+  /** When it was Current again; `null` when it was not by `range.to`. */
+  restoredAt: Date | null;
+  /** `restoredAt - failedAt`, or `range.to - failedAt` when not restored. */
+  durationMs: number;
+  /** The resource that was Failed as it entered Failed; `null` when none was recorded. */
+  cause: StatusCause | null;
+}
+
+/**
+ * Time to restore from Failed. A restore begins when the phase enters Failed and ends at the next
+ * Current run; Failed again before Current (Failed → InProgress → Failed) stays the same restore.
+ * Rollouts that never reach Failed are not restores.
+ */
+export interface RestoreStats {
+  /** Restores that began (entered Failed) inside the range, in time order, restored or not. */
+  restores: Restore[];
+  /** How many of `restores` ended inside the range. */
+  restored: number;
+  /** Mean `durationMs` of the restored ones; `null` if none. */
+  meanTimeToRestoreMs: number | null;
+  /** Longest `durationMs` of those; `null` if none. */
+  longestTimeToRestoreMs: number | null;
+  /** A restore that began before the range and was still going at `range.from`; not averaged. */
+  restoreAtStart: { failedAt: Date; restoredAt: Date | null } | null;
+  /** The restore still going at `range.to`, if any (it may also be `restoreAtStart`). */
+  notRestored: { failedAt: Date; ongoingMs: number } | null;
 }
 
 /** The audit of one phase over the range. */
@@ -159,7 +239,10 @@ export interface PhaseAudit {
   failureTimes: Date[];
   /** Failed at `range.from` since before the range (not counted in `failures`). */
   failedAtStart: boolean;
+  /** Departures from Current (rollouts included) and the time out of Current. */
   recovery: RecoveryStats;
+  /** Failures and the time to restore from them. */
+  restore: RestoreStats;
   /** Status changes inside the range (the very first record is not a change). */
   statusChanges: number;
   /** `statusChanges` per hour of observed time; 0 when nothing was observed. */
@@ -168,8 +251,15 @@ export interface PhaseAudit {
   maxChangesInAnHour: number;
   /** `maxChangesInAnHour > flappingChangesPerHour`. */
   flapping: boolean;
-  /** Manifest changes with `range.from <= at < range.to`, in time order. */
-  manifestChanges: ManifestChange[];
+  /**
+   * Manifest changes with `range.from <= at < range.to`, in time order: both kinds, one entry per
+   * instant (see {@link ManifestChange}).
+   */
+  manifestChanges: AuditedManifestChange[];
+  /** Entries of `manifestChanges` where a new manifest version began (the `manifests` history's versions in the range). */
+  inventoryChanges: number;
+  /** Entries of `manifestChanges` where some member's revision changed, with or without a new manifest version. */
+  revisionChanges: number;
 }
 
 /** One period of unreachability. */
@@ -216,13 +306,25 @@ export interface AuditTotals {
   flappingPhases: number;
   /** Outages (begun inside the range) summed over clusters. */
   outages: number;
+  /** Sum of the phases' `manifestChanges` entries (both kinds, one per instant); read the two below apart. */
   manifestChanges: number;
+  /** Sum of the phases' `inventoryChanges`: new manifest versions. */
+  inventoryChanges: number;
+  /** Sum of the phases' `revisionChanges`: instants where a member's revision changed. */
+  revisionChanges: number;
+  /** Restores from Failed that began and ended in the range, over all phases. */
+  restored: number;
+  /** Mean time to restore from Failed over all those restores; `null` if none. */
+  meanTimeToRestoreMs: number | null;
+  /** Mean time out of Current over all recovered incidents (rollouts included); `null` if none. */
+  meanTimeOutOfCurrentMs: number | null;
 }
 
 /** The whole audit. */
 export interface AuditReport {
   range: { from: Date; to: Date; durationMs: number };
   flappingChangesPerHour: number;
+  /** Worst first (see `comparePhasesWorstFirst`). */
   phases: PhaseAudit[];
   clusters: ClusterAudit[];
   totals: AuditTotals;

@@ -1,7 +1,7 @@
 /**
  * Reads what an audit report needs for a time range, in a fixed number of statements whatever the
- * number of phases: phases, their status intervals overlapping the range, cluster reachability,
- * manifest changes and object revision changes in the range.
+ * number of phases: phases, their status intervals overlapping the range (with what caused each),
+ * cluster reachability, manifest changes and object revision changes in the range.
  */
 import type { AuditInput, ManifestChange, PhaseHistory } from '../reports/index.ts';
 import { isResourceStatus } from '../status/types.ts';
@@ -9,6 +9,7 @@ import { observationStateOf } from '../history/observation.ts';
 import type { Db } from './prisma.ts';
 import { phaseAccessWhere } from './access-rule.ts';
 import type { AccessScope } from './read-types.ts';
+import { readStatusCauses } from './read-audit-causes.ts';
 
 /** Which phases a report asks for; empty lists mean all. The caller's restrictions are apart ({@link readAuditInput}). */
 export interface AuditSelection {
@@ -62,8 +63,8 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
   const [intervals, reachability, manifestIntervals, revisions] = await Promise.all([
     // Ended intervals overlapping the range, then current statuses begun before its end.
     Promise.all([
-      db.phaseStatusInterval.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to }, to: { gt: range.from } }, select: { phaseId: true, status: true, from: true, to: true, stale: true, unobserved: true } }),
-      db.phaseCurrentStatus.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to } }, select: { phaseId: true, status: true, from: true, stale: true } }),
+      db.phaseStatusInterval.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to }, to: { gt: range.from } }, select: { phaseId: true, status: true, from: true, to: true, stale: true, unobserved: true, detailId: true } }),
+      db.phaseCurrentStatus.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to } }, select: { phaseId: true, status: true, from: true, stale: true, detailId: true } }),
     ]).then(([ended, current]) =>
       [...ended, ...current.flatMap((c) => openIntervals(c, unobservedFrom.get(c.phaseId) ?? null))].sort((a, b) => a.phaseId - b.phaseId || a.from.getTime() - b.from.getTime()),
     ),
@@ -78,21 +79,23 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
     readResourceRevisions(db, phaseIds, range),
   ]);
 
+  const causes = await readStatusCauses(db, intervals, revisions);
+
   const byPhase = new Map<number, PhaseHistory>();
   for (const p of phases) {
     byPhase.set(p.id, { id: String(p.id), cluster: p.cluster.name, namespace: p.namespace, name: p.name, source: p.sourceKind, statusIntervals: [], manifestChanges: [] });
   }
-  for (const i of intervals) {
-    if (!isResourceStatus(i.status)) continue;
-    byPhase.get(i.phaseId)?.statusIntervals.push({ status: i.status, from: i.from, to: i.to, stale: i.stale, unobserved: i.unobserved });
-  }
+  intervals.forEach((i, n) => {
+    if (!isResourceStatus(i.status)) return;
+    byPhase.get(i.phaseId)?.statusIntervals.push({ status: i.status, from: i.from, to: i.to, stale: i.stale, unobserved: i.unobserved, cause: causes[n] ?? null });
+  });
 
   const changes = new Map<number, Map<number, ManifestChange>>();
   const changeAt = (phaseId: number, at: Date): ManifestChange => {
     const perPhase = changes.get(phaseId) ?? new Map<number, ManifestChange>();
     changes.set(phaseId, perPhase);
     let change = perPhase.get(at.getTime());
-    if (!change) perPhase.set(at.getTime(), (change = { at, added: [], removed: [], revisionsChanged: [] }));
+    if (!change) perPhase.set(at.getTime(), (change = { at, inventoryChanged: false, added: [], removed: [], revisionsChanged: [] }));
     return change;
   };
   for (let n = 1; n < manifestIntervals.length; n++) {
@@ -102,6 +105,8 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
     const was = new Set(entriesOf(before.manifest.entries));
     const now = new Set(entriesOf(after.manifest.entries));
     const change = changeAt(after.phaseId, after.from);
+    // A new manifest version, whatever its entries: this is what the `manifests` history lists.
+    change.inventoryChanged = true;
     change.added.push(...[...now].filter((k) => !was.has(k)));
     change.removed.push(...[...was].filter((k) => !now.has(k)));
   }
@@ -132,19 +137,19 @@ function openIntervals<T extends { phaseId: number; status: string; from: Date; 
   return [{ ...current, to: unobservedFrom, unobserved: false }, { ...current, from: unobservedFrom, to: null, unobserved: true }];
 }
 
-/** Each resource's revision over `range` (ended intervals and current statuses), per phase and resource in time order. */
-async function readResourceRevisions(db: Db, phaseIds: number[], range: { from: Date; to: Date }): Promise<{ phaseId: number; resourceKey: string; revisionId: number | null; from: Date }[]> {
+/** Each resource's revision and status over `range` (ended intervals and current statuses), per phase and resource in time order. */
+async function readResourceRevisions(db: Db, phaseIds: number[], range: { from: Date; to: Date }): Promise<{ phaseId: number; resourceKey: string; revisionId: number | null; status: string; detailId: number; from: Date }[]> {
   const resources = await db.resource.findMany({ where: { phaseId: { in: phaseIds } }, select: { id: true, phaseId: true, key: true } });
   const byId = new Map(resources.map((r) => [r.id, r]));
   const ids = resources.map((r) => r.id);
   const [ended, current] = await Promise.all([
-    db.resourceStatusInterval.findMany({ where: { resourceId: { in: ids }, from: { lt: range.to }, to: { gte: range.from } }, select: { resourceId: true, revisionId: true, from: true } }),
-    db.resourceCurrentStatus.findMany({ where: { resourceId: { in: ids }, from: { lt: range.to } }, select: { resourceId: true, revisionId: true, from: true } }),
+    db.resourceStatusInterval.findMany({ where: { resourceId: { in: ids }, from: { lt: range.to }, to: { gte: range.from } }, select: { resourceId: true, revisionId: true, status: true, detailId: true, from: true } }),
+    db.resourceCurrentStatus.findMany({ where: { resourceId: { in: ids }, from: { lt: range.to } }, select: { resourceId: true, revisionId: true, status: true, detailId: true, from: true } }),
   ]);
   return [...ended, ...current]
     .map((r) => {
       const resource = byId.get(r.resourceId) as { phaseId: number; key: string };
-      return { phaseId: resource.phaseId, resourceKey: resource.key, revisionId: r.revisionId, from: r.from };
+      return { phaseId: resource.phaseId, resourceKey: resource.key, revisionId: r.revisionId, status: r.status, detailId: r.detailId, from: r.from };
     })
     .sort((a, b) => a.phaseId - b.phaseId || (a.resourceKey < b.resourceKey ? -1 : a.resourceKey > b.resourceKey ? 1 : a.from.getTime() - b.from.getTime()));
 }

@@ -161,7 +161,7 @@ describe('phaselog CLI', () => {
     const out = path.join(dir, 'report.html');
     const html = await cli(['report', '--from', '1h', '--out', out, '--cluster', 'test']);
     expect(html.code).toBe(0);
-    expect(html.stderr).toMatch(/wrote html report on 1 phases to /);
+    expect(html.stderr).toMatch(/wrote html report on 1 phases to .*report\.html: \d+ failures \(\d+ restored\), \d+ departures from Current\n/);
     const csv = await cli(['report', '--from', '1h', '--format', 'csv', '--phase', 'nothing-by-that-name']);
     expect(csv.stdout.trim().split('\n')).toHaveLength(1); // the header only
     const bad = await cli(['report', '--from', 'now', '--to', '1h']);

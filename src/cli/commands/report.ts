@@ -11,7 +11,7 @@ import { parseTime } from '../format.ts';
 const FORMATS = ['json', 'csv', 'markdown', 'html'] as const;
 
 const REPORT = `query Report($from: DateTime!, $to: DateTime, $filter: AuditFilter, $format: ReportFormat) {
-  auditReport(from: $from, to: $to, filter: $filter, format: $format) { format contentType content figures }
+  auditReport(from: $from, to: $to, filter: $filter, format: $format) { format contentType content totals { phases failures restored incidents } }
 }`;
 
 export interface ReportOptions {
@@ -49,7 +49,7 @@ export async function runReport(ctx: CommandContext, options: ReportOptions): Pr
   const stop = startProgress(`computing the report for ${from.toISOString()} to ${to.toISOString()}`);
   let answer;
   try {
-    answer = await ctx.api.query<{ auditReport: { content: string; figures: { totals?: { phases?: number } } } }>(REPORT, {
+    answer = await ctx.api.query<{ auditReport: { content: string; totals: { phases: number; failures: number; restored: number; incidents: number } } }>(REPORT, {
       from: from.toISOString(),
       to: to.toISOString(),
       format: format.toUpperCase(),
@@ -60,7 +60,10 @@ export async function runReport(ctx: CommandContext, options: ReportOptions): Pr
   }
   if (options.out) {
     writeFileSync(options.out, answer.auditReport.content);
-    process.stderr.write(`wrote ${format} report on ${answer.auditReport.figures.totals?.phases ?? 0} phases to ${options.out}\n`);
+    const { totals } = answer.auditReport;
+    process.stderr.write(
+      `wrote ${format} report on ${totals.phases} phases to ${options.out}: ${totals.failures} failures (${totals.restored} restored), ${totals.incidents} departures from Current\n`,
+    );
   } else ctx.out(answer.auditReport.content.endsWith('\n') ? answer.auditReport.content : `${answer.auditReport.content}\n`);
   return EXIT.ok;
 }

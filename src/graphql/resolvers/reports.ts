@@ -30,7 +30,16 @@ export const reportResolvers: { Query: Pick<QueryResolvers, 'auditReport' | 'sto
         selection: { clusters: args.filter?.clusters ?? [], namespaces: args.filter?.namespaces ?? [], phases: args.filter?.phases ?? [] },
         access: ctx.principal.access,
       });
-      return { format: args.format, contentType: rendered.contentType, content: rendered.content, figures: JSON.parse(JSON.stringify(rendered.report)) as unknown };
+      const { report } = rendered;
+      return {
+        format: args.format,
+        contentType: rendered.contentType,
+        content: rendered.content,
+        figures: JSON.parse(JSON.stringify(report)) as unknown,
+        // The typed fields are the report's own objects: their names are the SDL's.
+        totals: report.totals,
+        phases: report.phases,
+      };
     },
     storedReports: async (_parent, args, ctx) => {
       if (args.first < 1 || args.first > 100) throw badUserInput('first must be between 1 and 100');

@@ -341,3 +341,35 @@ describe('gate', () => {
     expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 });
+
+describe('auditReport, typed figures', () => {
+  const REPORT = `{
+    auditReport(from: "${iso(0)}", to: "${iso(60)}", filter: { clusters: ["prod"], namespaces: ["shop"], phases: ["web", "api"] }) {
+      totals { phases failures restored meanTimeToRestoreMs incidents meanTimeOutOfCurrentMs inventoryChanges revisionChanges }
+      phases {
+        name availability statusAtEnd inventoryChanges revisionChanges
+        recovery { incidents { from to reachedFailed cause { resource status message } } meanTimeOutOfCurrentMs }
+        restore { restores { failedAt restoredAt durationMs cause { resource status message } } meanTimeToRestoreMs }
+        manifestChanges { at inventoryChanged added removed revisionsChanged }
+      }
+    }
+  }`;
+
+  it('lists phases worst first, with restores, incidents and their causes, and inventory changes apart from revision changes', async () => {
+    type Phase = { name: string; availability: number; restore: unknown; recovery: unknown; manifestChanges: unknown; inventoryChanges: number; revisionChanges: number };
+    const data = await gqlData<{ auditReport: { totals: unknown; phases: Phase[] } }>(api.url, REPORT);
+    // web was Current 40 of the 60 minutes (InProgress 10, Failed 10), api 50 (Failed since minute 50).
+    expect(data.auditReport.phases.map((phase) => phase.name)).toEqual(['web', 'api']);
+    const web = data.auditReport.phases[0];
+    const cause = { resource: 'apps/Deployment/shop/web', status: 'Failed', message: 'ProgressDeadlineExceeded' };
+    expect(web?.restore).toEqual({ restores: [{ failedAt: iso(30), restoredAt: iso(40), durationMs: 600_000, cause }], meanTimeToRestoreMs: 600_000 });
+    // web was first seen InProgress, never Current before: that is no departure from Current.
+    expect(web?.recovery).toEqual({ incidents: [{ from: iso(30), to: iso(40), reachedFailed: true, cause }], meanTimeOutOfCurrentMs: 600_000 });
+    // At minute 25 a new manifest version added the ConfigMap and the Deployment got a new revision: one instant, both kinds.
+    expect(web?.manifestChanges).toEqual([{ at: iso(25), inventoryChanged: true, added: ['/ConfigMap/shop/web-config'], removed: [], revisionsChanged: ['apps/Deployment/shop/web'] }]);
+    expect([web?.inventoryChanges, web?.revisionChanges]).toEqual([1, 1]);
+    expect(data.auditReport.totals).toEqual({
+      phases: 2, failures: 2, restored: 1, meanTimeToRestoreMs: 600_000, incidents: 2, meanTimeOutOfCurrentMs: 600_000, inventoryChanges: 1, revisionChanges: 1,
+    });
+  });
+});

@@ -12,6 +12,7 @@ import { createTestDatabase } from '../../helpers/services.ts';
 import type { TestDatabase } from '../../helpers/services.ts';
 
 const t = (hhmm: string) => new Date(`2026-11-17T${hhmm}:00Z`);
+const PULL_ERROR = 'Back-off pulling image "registry.local/web:1"';
 let database: TestDatabase;
 let db: Db;
 
@@ -23,14 +24,19 @@ beforeAll(async () => {
   const prod = await db.cluster.create({ data: { name: 'prod', labels: {}, ...observed } });
   const other = await db.cluster.create({ data: { name: 'staging', labels: {}, ...observed } });
   const shop = await db.phase.create({ data: { clusterId: prod.id, sourceKind: 'flux', namespace: 'flux-system', name: 'shop', firstSeenAt: t('09:00'), lastSeenAt: t('12:00') } });
-  await db.phase.create({ data: { clusterId: other.id, sourceKind: 'flux', namespace: 'flux-system', name: 'shop', firstSeenAt: t('09:00'), lastSeenAt: t('12:00') } });
+  const staging = await db.phase.create({ data: { clusterId: other.id, sourceKind: 'flux', namespace: 'flux-system', name: 'shop', firstSeenAt: t('09:00'), lastSeenAt: t('12:00') } });
   const summary = { current: 1 };
+  const web = 'apps/Deployment/shop/web';
   for (const row of [
       { phaseId: shop.id, status: 'Current', summary, from: t('09:00'), to: t('10:30') },
-      { phaseId: shop.id, status: 'Failed', summary, from: t('10:30'), to: t('10:45') },
+      { phaseId: shop.id, status: 'Failed', summary, message: `1 of 2 resources not Current: Deployment shop/web is Failed: ${PULL_ERROR}`, worstResource: web, from: t('10:30'), to: t('10:45') },
       { phaseId: shop.id, status: 'Current', summary, from: t('10:45'), to: t('11:30') },
       { phaseId: shop.id, status: 'Current', summary, stale: true, from: t('11:30'), to: t('11:40') },
       { phaseId: shop.id, status: 'Current', summary, from: t('11:40'), to: null },
+      // A rollout on staging: out of Current for 10 minutes, never Failed.
+      { phaseId: staging.id, status: 'Current', summary, from: t('09:00'), to: t('10:10') },
+      { phaseId: staging.id, status: 'InProgress', summary, message: '1 of 1 resources not Current: Deployment shop/web is InProgress', worstResource: web, from: t('10:10'), to: t('10:20') },
+      { phaseId: staging.id, status: 'Current', summary, from: t('10:20'), to: null },
   ]) {
     await insertPhaseInterval(db, row);
   }
@@ -44,16 +50,21 @@ beforeAll(async () => {
   const entry = (kind: string, name: string, group = '') => ({ group, kind, namespace: 'shop', name });
   const before = await db.manifest.create({ data: { hash: 'm1', source: {}, entries: [entry('Deployment', 'web', 'apps'), entry('Service', 'web')], entryCount: 2 } });
   const after = await db.manifest.create({ data: { hash: 'm2', source: {}, entries: [entry('Deployment', 'web', 'apps'), entry('Service', 'web'), entry('ConfigMap', 'flags')], entryCount: 3 } });
+  // The same entries in a relabelled inventory object: a new manifest version with nothing added or removed.
+  const relabelled = await db.manifest.create({ data: { hash: 'm3', source: { metadata: { labels: { team: 'shop' } } }, entries: [entry('Deployment', 'web', 'apps'), entry('Service', 'web'), entry('ConfigMap', 'flags')], entryCount: 3 } });
   await db.phaseManifest.createMany({
     data: [
       { phaseId: shop.id, manifestId: before.id, from: t('09:00'), to: t('11:00') },
-      { phaseId: shop.id, manifestId: after.id, from: t('11:00'), to: null },
+      { phaseId: shop.id, manifestId: after.id, from: t('11:00'), to: t('11:50') },
+      { phaseId: shop.id, manifestId: relabelled.id, from: t('11:50'), to: null },
     ],
   });
   const rev1 = await db.objectRevision.create({ data: { hash: 'r1', object: { spec: { image: 'web:1' } } } });
   const rev2 = await db.objectRevision.create({ data: { hash: 'r2', object: { spec: { image: 'web:2' } } } });
   for (const row of [
-      { phaseId: shop.id, key: 'apps/Deployment/shop/web', status: 'Current', presence: 'Present', revisionId: rev1.id, from: t('09:00'), to: t('11:15') },
+      { phaseId: shop.id, key: web, status: 'Current', presence: 'Present', revisionId: rev1.id, from: t('09:00'), to: t('10:30') },
+      { phaseId: shop.id, key: web, status: 'Failed', message: PULL_ERROR, presence: 'Present', revisionId: rev1.id, from: t('10:30'), to: t('10:45') },
+      { phaseId: shop.id, key: web, status: 'Current', presence: 'Present', revisionId: rev1.id, from: t('10:45'), to: t('11:15') },
       { phaseId: shop.id, key: 'apps/Deployment/shop/web', status: 'InProgress', presence: 'Present', revisionId: rev2.id, from: t('11:15'), to: null },
   ]) {
     await insertResourceInterval(db, row);
@@ -75,12 +86,33 @@ describe('audit reports over stored history', () => {
     expect(shop?.timeInStatus).toMatchObject({ Current: 95 * 60_000, Failed: 15 * 60_000 });
     expect(shop?.recovery.meanTimeToRecoverMs).toBe(15 * 60_000);
     expect(shop?.manifestChanges).toEqual([
-      { at: t('11:00'), added: ['/ConfigMap/shop/flags'], removed: [], revisionsChanged: [] },
-      { at: t('11:15'), added: [], removed: [], revisionsChanged: ['apps/Deployment/shop/web'] },
+      { at: t('11:00'), inventoryChanged: true, added: ['/ConfigMap/shop/flags'], removed: [], revisionsChanged: [] },
+      { at: t('11:15'), inventoryChanged: false, added: [], removed: [], revisionsChanged: ['apps/Deployment/shop/web'] },
+      { at: t('11:50'), inventoryChanged: true, added: [], removed: [], revisionsChanged: [] },
     ]);
+    // Two new manifest versions, as the `manifests` history has them; the revision change at 11:15 is not one.
+    expect([shop?.inventoryChanges, shop?.revisionChanges]).toEqual([2, 1]);
     expect(report.clusters).toHaveLength(1);
     expect(report.clusters[0]).toMatchObject({ name: 'prod', unreachableMs: 600_000, longestOutageMs: 600_000 });
     expect(report.clusters[0]?.outages).toHaveLength(1);
+  });
+
+  it('names the resource that caused an incident with its own message, and tells a failure from a rollout', async () => {
+    const { report } = await createAuditReport(db, { from: t('10:00'), to: t('12:00'), now: t('12:00'), format: 'json', access: FULL_ACCESS, selection: { clusters: [], namespaces: [], phases: [] } });
+    // prod/shop (86% available, failed) leads staging/shop (92%, one rollout).
+    expect(report.phases.map((phase) => phase.cluster)).toEqual(['prod', 'staging']);
+    const [shop, staging] = report.phases;
+    const cause = { resource: 'apps/Deployment/shop/web', status: 'Failed', message: PULL_ERROR };
+    expect(shop?.recovery.incidents).toEqual([{ from: t('10:30'), to: t('10:45'), durationMs: 15 * 60_000, reachedFailed: true, cause }]);
+    expect(shop?.restore).toMatchObject({ restores: [{ failedAt: t('10:30'), restoredAt: t('10:45'), durationMs: 15 * 60_000, cause }], meanTimeToRestoreMs: 15 * 60_000 });
+    expect(staging?.recovery).toMatchObject({
+      incidents: [{ from: t('10:10'), to: t('10:20'), reachedFailed: false, cause: { resource: 'apps/Deployment/shop/web', status: null } }],
+      meanTimeOutOfCurrentMs: 10 * 60_000,
+    });
+    // No resource interval was recorded on staging: the phase's own message stands in, naming the resource.
+    expect(staging?.recovery.incidents[0]?.cause?.message).toBe('1 of 1 resources not Current: Deployment shop/web is InProgress');
+    expect(staging?.restore).toMatchObject({ restores: [], meanTimeToRestoreMs: null });
+    expect(report.totals).toMatchObject({ restored: 1, meanTimeToRestoreMs: 15 * 60_000, meanTimeOutOfCurrentMs: 12.5 * 60_000, inventoryChanges: 2, revisionChanges: 1 });
   });
 
   it('leaves changes before the range out and clips intervals that cross its start', async () => {

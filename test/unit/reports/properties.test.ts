@@ -72,6 +72,17 @@ describe('audit maths agrees with a minute-by-minute count on random whole-minut
           expect(incident.durationMs).toBeGreaterThan(0);
           expect(incident.from.getTime()).toBeGreaterThanOrEqual(T0 + h.rangeFrom * MINUTE);
         }
+        // Every restore starts at an entry into Failed and ends where Current resumes: inside the
+        // incident that holds it when the phase had been Current before, and never longer than it.
+        expect(audit.restore.restores.length).toBeLessThanOrEqual(audit.failures);
+        for (const restore of audit.restore.restores) {
+          expect(audit.failureTimes.map((at) => at.getTime())).toContain(restore.failedAt.getTime());
+          const holding = audit.recovery.incidents.find((incident) => incident.from <= restore.failedAt && (incident.to === null || restore.failedAt < incident.to));
+          if (holding !== undefined) {
+            expect(restore.restoredAt?.getTime() ?? null).toBe(holding.to?.getTime() ?? null);
+            expect(restore.durationMs).toBeLessThanOrEqual(holding.durationMs);
+          }
+        }
         const cluster = computeAuditReport(input).clusters[0];
         expect(cluster === undefined ? -1 : cluster.observedMs + cluster.unobservedMs).toBe(h.rangeLength * MINUTE);
       }),

@@ -47,7 +47,9 @@ describe('unreachable time is shown apart, neither Current nor down', () => {
   it('totals weight availability by reachable observed time: (13.5 + 18 + 24) h / (18 + 18 + 24) h = 92.5%', () => {
     expect(report.totals).toEqual({
       phases: 3, clusters: 1, observedMs: 72 * HOUR, unreachableMs: 12 * HOUR, availability: 92.5,
-      failures: 0, incidents: 1, flappingPhases: 0, outages: 1, manifestChanges: 0,
+      failures: 0, incidents: 1, flappingPhases: 0, outages: 1, manifestChanges: 0, inventoryChanges: 0, revisionChanges: 0,
+      // The one incident was a rollout (InProgress, never Failed): time out of Current, nothing restored.
+      restored: 0, meanTimeToRestoreMs: null, meanTimeOutOfCurrentMs: 4.5 * HOUR,
     });
   });
 });
