@@ -3,7 +3,7 @@
  * 1,000-row INSERT batches). One emulated cluster (in this process) of `phases` x `resources`
  * Deployments; every round flips every Deployment between rolling and ready, so one snapshot holds
  * `phases x resources` resource status changes plus the phases' own. The cluster is observed
- * first (not timed); the timed part is `recordSnapshot`: lock, load current state, plan, and the
+ * first (not timed); the timed part is `Recorder.record` (src/snapshot/record.ts): lock, load current state, plan, and the
  * one transaction that ends intervals, opens statuses, stores details and revisions and appends
  * the change log. The baseline (the `postgres-write` baseline's multi-row INSERT of 1,000-row
  * batches) is measured in the same process just before, against the same Postgres. It also prints

@@ -129,7 +129,7 @@ export const REGISTRY: BenchEntry[] = [
   },
   {
     id: 'ingest', kind: 'scenario', file: 'ingest.ts',
-    title: 'history ingest: snapshots in which every resource of one cluster (10,000 at default size) changes status (recordSnapshot: load, plan, one transaction), raw INSERT batches measured in the same process',
+    title: 'history ingest: snapshots in which every resource of one cluster (10,000 at default size) changes status (Recorder.record: load, plan, one transaction), raw INSERT batches measured in the same process',
     options: { small: { phases: 20, resources: 50, rounds: 2, baselineRows: 20_000 }, default: { phases: 200, resources: 50, rounds: 5, baselineRows: 200_000 } },
     compare: [{ figure: 'status changes/s', baseline: 'postgres-write', baselineFigure: 'INSERT 1,000-row batches rows/s', label: '× raw INSERT 1,000-row batches rows/s (baseline run)' }],
   },

@@ -8,7 +8,7 @@
  * `watch`: loads phaselog's kube layer, then starts one watch cache per kind of the typical mix
  * (Deployment, Pod, Service, ConfigMap) cluster-wide, as watch mode does, and waits until synced.
  * `worker`: what a watch-mode worker holds once it has recorded the cluster: the watch caches of
- * the phases' kinds and inventories (as workers/live-snapshots.ts starts them), with the status
+ * the phases' kinds and inventories (as src/snapshot/live.ts starts them), with the status
  * memos on their records, and the cluster state the history store keeps between snapshots, after
  * two snapshots into the (migrated, empty) database: one storing every phase, one recording a
  * change. Reported as `heapAfter`, with the caches as synced, before any snapshot (records still

@@ -78,7 +78,7 @@ export interface PhaseSourceToggles {
 }
 
 /**
- * The watch caches that let discovery read inventory objects from memory (workers/live-snapshots.ts
+ * The watch caches that let discovery read inventory objects from memory (src/snapshot/live.ts
  * starts them): one per source kind, whole objects (an inventory is in `data`, `spec` or `status`),
  * ConfigMaps only with the inventory-id label.
  */
