@@ -50,11 +50,14 @@ export function hashRedacted(object: Record<string, unknown>, options: Redaction
   return { hash: hashDocument(body), body };
 }
 
+/** The name {@link redactionKey} gives redaction options; only it makes one, so two compare equal exactly when the options redact alike. */
+export type RedactionKey = string & { readonly __redactionKey: true };
+
 /**
  * A stable name of redaction options, so a revision or memo made under other options is
  * recognised: watch caches record it with each revision, and the snapshot's memos key by it.
  */
-export function redactionKey(options: RedactionOptions | undefined): string {
+export function redactionKey(options: RedactionOptions | undefined): RedactionKey {
   const drops = options?.dropAnnotations ?? [];
-  return drops.length === 0 ? '' : [...drops].sort().join('\u0000');
+  return (drops.length === 0 ? '' : [...drops].sort().join('\u0000')) as RedactionKey;
 }

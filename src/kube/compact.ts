@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { canonicalJson } from '../history/canonical-hash.ts';
 import { flatString } from '../history/intern.ts';
-import { redactionKey, redactObject, type RedactionOptions } from '../history/redact.ts';
+import { redactionKey, redactObject, type RedactionKey, type RedactionOptions } from '../history/redact.ts';
 import type { HashedDocument } from '../history/types.ts';
 import { dependsOnPodsOrTime } from '../status/pod-aware.ts';
 import { findRule } from '../status/rules/index.ts';
@@ -43,7 +43,7 @@ export class CachedObject {
    */
   readonly resourceVersion: string | number;
   /** {@link redactionKey} of the options the revision was redacted with. */
-  readonly redaction: string;
+  readonly redaction: RedactionKey;
   /**
    * JSON of what status rules read (or of the whole slimmed object), when kept in the clear: a
    * string costs a third of the same data as parsed objects. Empty when the view is packed with the
@@ -72,7 +72,7 @@ export class CachedObject {
    */
   #packed: string;
 
-  constructor(fields: { resourceVersion: string | number; redaction: string; view: string; whole: boolean; digest: string; packed: string }) {
+  constructor(fields: { resourceVersion: string | number; redaction: RedactionKey; view: string; whole: boolean; digest: string; packed: string }) {
     this.resourceVersion = fields.resourceVersion;
     this.redaction = fields.redaction;
     this.view = fields.view;

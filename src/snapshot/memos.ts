@@ -8,6 +8,7 @@
  * - revision hashes of listed objects, by object version (a polling tick hashes only what changed);
  * - manifest hashes, by inventory object version.
  */
+import type { RedactionKey } from '../history/redact.ts';
 import type { CachedObject } from '../kube/compact.ts';
 import type { ObservedResource } from '../history/types.ts';
 import type { computeStatus } from '../status/compute.ts';
@@ -24,7 +25,7 @@ export class MemoContext {
   constructor(
     readonly customHealth: StatusOptions['customHealth'],
     readonly withPods: boolean,
-    readonly redaction: string,
+    readonly redaction: RedactionKey,
   ) {}
 }
 
@@ -74,7 +75,7 @@ export class ObservationMemos {
   }
 
   /** The context of observations made under `statusOptions` and the redaction named `redaction`. */
-  contextOf(statusOptions: StatusOptions, redaction: string): MemoContext {
+  contextOf(statusOptions: StatusOptions, redaction: RedactionKey): MemoContext {
     const withPods = statusOptions.pods !== undefined;
     const known = this.#contexts.find((c) => c.customHealth === statusOptions.customHealth && c.withPods === withPods && c.redaction === redaction);
     if (known !== undefined) return known;
