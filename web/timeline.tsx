@@ -1,0 +1,114 @@
+/**
+ * A phase's status over a window, in SVG: one band per status interval (colour and, in its
+ * tooltip, the status word), stale intervals and spans with no record hatched, manifest changes as
+ * markers, the moment being viewed as a line. Clicking picks a moment (time travel); the labelled
+ * time field beside it does the same from the keyboard.
+ */
+import type { MouseEvent } from 'react';
+import { formatTime } from './status.tsx';
+
+export interface TimelineInterval {
+  status: string;
+  from: string;
+  to: string | null;
+  stale: boolean;
+  staleReason: string | null;
+  message: string;
+}
+
+export interface TimelineProps {
+  intervals: TimelineInterval[];
+  from: number;
+  to: number;
+  markers: { at: string; label: string }[];
+  at: number | undefined;
+  onPick: (at: Date) => void;
+  label: string;
+}
+
+const pct = (value: number, from: number, to: number) => `${(((value - from) / (to - from)) * 100).toFixed(3)}%`;
+
+function ticks(from: number, to: number): number[] {
+  const steps = [60_000, 5 * 60_000, 15 * 60_000, 3_600_000, 3 * 3_600_000, 6 * 3_600_000, 86_400_000, 7 * 86_400_000];
+  const step = steps.find((s) => (to - from) / s <= 8) ?? 7 * 86_400_000;
+  const out: number[] = [];
+  for (let t = Math.ceil(from / step) * step; t < to; t += step) out.push(t);
+  return out;
+}
+
+function tickLabel(t: number, span: number): string {
+  const iso = new Date(t).toISOString();
+  return span > 2 * 86_400_000 ? iso.slice(5, 10) : iso.slice(11, 16);
+}
+
+/** Spans of the window no interval covers: nothing was recorded then. */
+function gapsOf(intervals: TimelineInterval[], from: number, to: number): [number, number][] {
+  const gaps: [number, number][] = [];
+  let cursor = from;
+  const sorted = intervals.map((i) => [Date.parse(i.from), i.to ? Date.parse(i.to) : to] as const).sort((a, b) => a[0] - b[0]);
+  for (const [start, end] of sorted) {
+    if (start > cursor) gaps.push([cursor, Math.min(start, to)]);
+    cursor = Math.max(cursor, end);
+  }
+  if (cursor < to) gaps.push([cursor, to]);
+  return gaps.filter(([a, b]) => b > a);
+}
+
+export function Timeline({ intervals, from, to, markers, at, onPick, label }: TimelineProps) {
+  const pick = (event: MouseEvent<SVGSVGElement>) => {
+    const box = event.currentTarget.getBoundingClientRect();
+    const fraction = Math.min(1, Math.max(0, (event.clientX - box.left) / box.width));
+    onPick(new Date(from + fraction * (to - from)));
+  };
+  const clip = (t: number) => Math.min(to, Math.max(from, t));
+  return (
+    <svg className="timeline" width="100%" height="58" role="img" aria-label={label} onClick={pick}>
+      <defs>
+        <pattern id="hatch" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)">
+          <line x1="0" y1="0" x2="0" y2="6" stroke="rgba(0,0,0,0.45)" strokeWidth="2" />
+        </pattern>
+      </defs>
+      <rect x="0" y="8" width="100%" height="26" className="tl-bg" />
+      {gapsOf(intervals, from, to).map(([a, b]) => (
+        <rect key={`gap-${a}`} x={pct(a, from, to)} y="8" width={pct(from + (b - a), from, to)} height="26" fill="url(#hatch)" className="tl-gap">
+          <title>no record (phaselog not observing) {formatTime(new Date(a).toISOString())} – {formatTime(new Date(b).toISOString())}</title>
+        </rect>
+      ))}
+      {intervals.map((i) => {
+        const start = clip(Date.parse(i.from));
+        const end = clip(i.to ? Date.parse(i.to) : to);
+        if (end <= start) return null;
+        const x = pct(start, from, to);
+        const width = pct(from + (end - start), from, to);
+        return (
+          <g key={i.from} className={`tl-band s-${i.status}`}>
+            <rect x={x} y="8" width={width} height="26" className="tl-fill" />
+            {i.stale ? <rect x={x} y="8" width={width} height="26" fill="url(#hatch)" /> : null}
+            <title>
+              {i.status}
+              {i.stale ? ` (stale: ${i.staleReason?.toLowerCase() ?? ''})` : ''} {formatTime(i.from)} – {i.to ? formatTime(i.to) : 'now'} {i.message}
+            </title>
+          </g>
+        );
+      })}
+      {markers.map((m) => {
+        const t = Date.parse(m.at);
+        if (t < from || t > to) return null;
+        return (
+          <g key={m.at} className="tl-marker">
+            <line x1={pct(t, from, to)} x2={pct(t, from, to)} y1="2" y2="40" />
+            <text x={pct(t, from, to)} y="7" textAnchor="middle" aria-hidden="true">◆</text>
+            <title>{m.label} at {formatTime(m.at)}</title>
+          </g>
+        );
+      })}
+      {at !== undefined && at >= from && at <= to ? <line className="tl-at" x1={pct(at, from, to)} x2={pct(at, from, to)} y1="4" y2="40" /> : null}
+      {ticks(from, to).map((t) => (
+        <g key={t} className="tl-tick">
+          <line x1={pct(t, from, to)} x2={pct(t, from, to)} y1="34" y2="40" />
+          <text x={pct(t, from, to)} y="54" textAnchor="middle">{tickLabel(t, to - from)}</text>
+        </g>
+      ))}
+    </svg>
+  );
+}
