@@ -99,6 +99,12 @@ export function Board({ place }: { place: Place }) {
   const query = useQuery<BoardAnswer>(BOARD, variables);
   const [phases, setPhases] = useState<BoardPhase[]>([]);
   const [lastChange, setLastChange] = useState<PhaseChange | undefined>();
+  // Ages ("for 3m") move on between changes too.
+  const [, setClock] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setClock((c) => c + 1), 15_000);
+    return () => clearInterval(timer);
+  }, []);
   useEffect(() => {
     if (query.data) setPhases(query.data.phases.edges.map((e) => e.node));
   }, [query.data]);

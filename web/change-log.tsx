@@ -36,11 +36,11 @@ export function ChangeLog({ place, phase }: { place: Place; phase: { id: string;
             </thead>
             <tbody>
               {changes.edges.map(({ node: c }) => (
-                <tr key={c.seq}>
+                <tr key={c.seq} data-scope={c.scope} data-to={c.toStatus ?? ''}>
                   <td><button type="button" className="linkish" onClick={() => navigate(withParams(place, { at: c.at }))} aria-label={`View the phase at ${formatTime(c.at)}`}>{formatTime(c.at)}</button></td>
                   <td>{c.scope === 'phase' ? 'phase' : c.resourceKey}</td>
-                  <td><StatusBadge status={c.fromStatus} /></td>
-                  <td><StatusBadge status={c.toStatus} /></td>
+                  <td>{c.fromStatus ? <StatusBadge status={c.fromStatus} /> : <span className="muted">(appeared)</span>}</td>
+                  <td>{c.toStatus ? <StatusBadge status={c.toStatus} /> : <span className="muted">(gone)</span>}</td>
                   <td>{c.message}</td>
                 </tr>
               ))}

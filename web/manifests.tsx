@@ -73,7 +73,8 @@ export function ManifestVersions({ place, phase }: { place: Place; phase: { id: 
       <ol className="versions">
         {versions.map((v, index) => {
           const before = versions[index + 1];
-          const isOpen = open === v.manifest.hash;
+          // The URL names a version by its hash's first 12 characters, as the page shows it.
+          const isOpen = open === v.manifest.hash.slice(0, 12);
           return (
             <li key={v.manifest.hash + v.manifest.from}>
               <div>
@@ -89,7 +90,7 @@ export function ManifestVersions({ place, phase }: { place: Place; phase: { id: 
                 </div>
               ) : null}
               {before ? (
-                <button type="button" aria-expanded={isOpen} onClick={() => navigate(withParams(place, { diff: isOpen ? undefined : v.manifest.hash }))}>
+                <button type="button" aria-expanded={isOpen} onClick={() => navigate(withParams(place, { diff: isOpen ? undefined : v.manifest.hash.slice(0, 12) }))}>
                   {isOpen ? 'Hide' : 'Show'} inventory diff
                 </button>
               ) : null}

@@ -210,7 +210,7 @@ export function PhasePage({ place, cluster, namespace, name }: { place: Place; c
           </form>
         </div>
         {intervals ? (
-          <Timeline intervals={intervals} from={from} to={end} markers={markers} at={at} onPick={pick} label={`Status of ${phase.namespace}/${phase.name} over the last ${windowName}: ${intervals.length} intervals; click a moment to view the phase then`} />
+          <Timeline intervals={intervals} from={from} to={end} markers={markers} at={at} firstSeen={Date.parse(phase.firstSeenAt)} onPick={pick} label={`Status of ${phase.namespace}/${phase.name} over the last ${windowName}: ${intervals.length} intervals; click a moment to view the phase then`} />
         ) : <p>Loading the timeline…</p>}
         <p className="legend muted">Click the timeline to view the phase at that moment. Hatched: stale (cluster unreachable or not observed) or nothing recorded. ◆ manifest change.</p>
       </section>
@@ -222,7 +222,7 @@ export function PhasePage({ place, cluster, namespace, name }: { place: Place; c
 
       <section aria-labelledby="resources-title">
         <h2 id="resources-title">Resources{at !== undefined ? ` at ${formatTime(new Date(at).toISOString())}` : ''}</h2>
-        <ResourcesTable resources={resources} />
+        <ResourcesTable resources={resources} absoluteSince={at !== undefined} />
       </section>
 
       <ManifestVersions place={place} phase={phase} />

@@ -1,6 +1,6 @@
 /** A phase's resources, sortable by any column and filterable by text and status. */
 import { useMemo, useState } from 'react';
-import { severity, StatusBadge, STATUSES, TimeAgo } from './status.tsx';
+import { formatTime, severity, StatusBadge, STATUSES, TimeAgo } from './status.tsx';
 
 export interface ResourceRow {
   key: string;
@@ -30,7 +30,8 @@ function compare(a: ResourceRow, b: ResourceRow, column: Column): number {
   }
 }
 
-export function ResourcesTable({ resources }: { resources: ResourceRow[] }) {
+/** `absoluteSince`: show since as a time (a past view), not as an age from now. */
+export function ResourcesTable({ resources, absoluteSince }: { resources: ResourceRow[]; absoluteSince?: boolean }) {
   const [sort, setSort] = useState<{ column: Column; ascending: boolean }>({ column: 'status', ascending: true });
   const [text, setText] = useState('');
   const [status, setStatus] = useState('');
@@ -77,7 +78,7 @@ export function ResourcesTable({ resources }: { resources: ResourceRow[] }) {
                 {r.message}
                 {r.customHealth ? <div className="muted">custom health ({r.customHealth.engine}): {r.customHealth.health} {r.customHealth.message}</div> : null}
               </td>
-              <td><TimeAgo iso={r.since} /></td>
+              <td>{absoluteSince ? formatTime(r.since) : <TimeAgo iso={r.since} />}</td>
             </tr>
           ))}
         </tbody>

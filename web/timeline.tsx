@@ -22,6 +22,8 @@ export interface TimelineProps {
   to: number;
   markers: { at: string; label: string }[];
   at: number | undefined;
+  /** When the phase was first seen: before it, nothing is missing, so nothing is hatched. */
+  firstSeen: number;
   onPick: (at: Date) => void;
   label: string;
 }
@@ -54,7 +56,7 @@ function gapsOf(intervals: TimelineInterval[], from: number, to: number): [numbe
   return gaps.filter(([a, b]) => b > a);
 }
 
-export function Timeline({ intervals, from, to, markers, at, onPick, label }: TimelineProps) {
+export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, label }: TimelineProps) {
   const pick = (event: MouseEvent<SVGSVGElement>) => {
     const box = event.currentTarget.getBoundingClientRect();
     const fraction = Math.min(1, Math.max(0, (event.clientX - box.left) / box.width));
@@ -69,7 +71,7 @@ export function Timeline({ intervals, from, to, markers, at, onPick, label }: Ti
         </pattern>
       </defs>
       <rect x="0" y="8" width="100%" height="26" className="tl-bg" />
-      {gapsOf(intervals, from, to).map(([a, b]) => (
+      {gapsOf(intervals, Math.min(to, Math.max(from, firstSeen)), to).map(([a, b]) => (
         <rect key={`gap-${a}`} x={pct(a, from, to)} y="8" width={pct(from + (b - a), from, to)} height="26" fill="url(#hatch)" className="tl-gap">
           <title>no record (phaselog not observing) {formatTime(new Date(a).toISOString())} – {formatTime(new Date(b).toISOString())}</title>
         </rect>
