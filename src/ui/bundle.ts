@@ -4,7 +4,7 @@
  * (scripts/build-ui.mjs); the server bundles it once at start when the bundle is missing or older
  * than its sources, never per request. Nothing in the page loads from another origin.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
@@ -44,13 +44,24 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Whether the bundle must be (re)built: missing, or older than a file of web/. */
+/** The bundle's stamp: the newest source time it was built from (compared, not the clock: sources may carry any time). */
+const STAMP = 'bundle.json';
+
+function readStamp(outDir: string): number | undefined {
+  try {
+    const stamp = JSON.parse(readFileSync(path.join(outDir, STAMP), 'utf8')) as { sourceMtimeMs?: unknown };
+    return typeof stamp.sourceMtimeMs === 'number' ? stamp.sourceMtimeMs : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the bundle must be (re)built: missing, or a file of web/ changed since it was built. */
 export function isUiBundleStale(paths: UiPaths = DEFAULT_UI_PATHS): boolean {
-  const html = path.join(paths.outDir, 'index.html');
-  if (!existsSync(html)) return true;
+  if (!existsSync(path.join(paths.outDir, 'index.html'))) return true;
   // An install without the sources (a copied dist/) serves what it has.
   if (!existsSync(paths.sourceDir)) return false;
-  return newestMtime(paths.sourceDir) > statSync(html).mtimeMs;
+  return newestMtime(paths.sourceDir) !== readStamp(paths.outDir);
 }
 
 function indexHtml(script: string, style: string | undefined): string {
@@ -74,6 +85,7 @@ ${style ? `<link rel="stylesheet" href="${UI_ASSET_PREFIX}${style}">\n` : ''}<sc
 /** Bundles web/main.tsx into outDir (replacing what was there) and writes index.html last. */
 export async function bundleUi(paths: UiPaths = DEFAULT_UI_PATHS): Promise<UiBundle> {
   const assetsDir = path.join(paths.outDir, 'assets');
+  const sourceMtimeMs = newestMtime(paths.sourceDir);
   const result = await build({
     entryPoints: { app: path.join(paths.sourceDir, 'main.tsx') },
     absWorkingDir: PROJECT_ROOT,
@@ -107,8 +119,9 @@ export async function bundleUi(paths: UiPaths = DEFAULT_UI_PATHS): Promise<UiBun
   }
   if (script === undefined) throw new Error('bundling the web UI produced no script');
   const html = path.join(paths.outDir, 'index.html');
-  // Written last: its mtime is what isUiBundleStale compares, so a failed run leaves the bundle stale.
   writeFileSync(html, indexHtml(script, style));
+  // Written last: a run that failed before leaves the bundle stale.
+  writeFileSync(path.join(paths.outDir, STAMP), JSON.stringify({ sourceMtimeMs }) + '\n');
   return { html, assets: [script, ...(style ? [style] : [])], scriptBytes, scriptGzipBytes };
 }
 
