@@ -41,38 +41,60 @@ export function useLiveChanges(options: LiveOptions): LiveState {
     const url = new URL(GRAPHQL_PATH, window.location.href);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     const token = readToken();
-    const client = createClient({
-      url: url.href,
-      lazy: false,
-      connectionParams: token ? { authorization: `Bearer ${token}` } : {},
-      retryAttempts: Infinity,
-      // Any close is retried: a server restart closes with 1001/1006 and comes back.
-      shouldRetry: () => true,
-      retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** retries, 5000))),
-      on: {
-        connected: (_socket, _payload, wasRetry) => {
-          setState('live');
-          if (wasRetry) callbacks.current.onReconnect?.();
-        },
-        closed: () => setState('reconnecting'),
-      },
-    });
     // graphql-ws re-sends this payload on every reconnect, serialising it then: updating `after`
-    // in place is what makes the retry resume after the last change received.
+    // in place is what makes a retry resume after the last change received.
     const payload = { query: SUBSCRIPTION, variables: { filter: JSON.parse(filterKey) as unknown, after: undefined as string | undefined } };
-    const dispose = client.subscribe<{ phaseStatusChanged: PhaseChange }>(payload, {
-      next: (message) => {
-        const change = message.data?.phaseStatusChanged;
-        if (!change) return;
-        payload.variables.after = change.seq;
-        callbacks.current.onChange(change);
-      },
-      error: () => setState('reconnecting'),
-      complete: () => {},
-    });
+    let stopped = false;
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    let close = () => {};
+    const open = (reopened: boolean) => {
+      const client = createClient({
+        url: url.href,
+        lazy: false,
+        connectionParams: token ? { authorization: `Bearer ${token}` } : {},
+        retryAttempts: Infinity,
+        // Any close graphql-ws does not deem fatal is retried: a restart closes with 1001 or 1006.
+        shouldRetry: () => true,
+        retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** retries, 5000))),
+        on: {
+          connected: (_socket, _payload, wasRetry) => {
+            setState('live');
+            if (wasRetry || reopened) callbacks.current.onReconnect?.();
+          },
+          closed: () => !stopped && setState('reconnecting'),
+        },
+      });
+      let done = false;
+      // What graphql-ws gives up on (a close code it deems fatal, an error answer) gets a new
+      // client a little later, resuming from the same `after`: the board never stops by itself.
+      const giveUp = () => {
+        if (stopped || done) return;
+        done = true;
+        setState('reconnecting');
+        void client.dispose();
+        retryTimer = setTimeout(() => open(true), 3000);
+      };
+      const unsubscribe = client.subscribe<{ phaseStatusChanged: PhaseChange }>(payload, {
+        next: (message) => {
+          const change = message.data?.phaseStatusChanged;
+          if (!change) return;
+          payload.variables.after = change.seq;
+          callbacks.current.onChange(change);
+        },
+        error: giveUp,
+        complete: giveUp,
+      });
+      close = () => {
+        done = true;
+        unsubscribe();
+        void client.dispose();
+      };
+    };
+    open(false);
     return () => {
-      dispose();
-      void client.dispose();
+      stopped = true;
+      clearTimeout(retryTimer);
+      close();
     };
   }, [filterKey]);
   return state;

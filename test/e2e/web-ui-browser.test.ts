@@ -4,15 +4,15 @@
  * the emulated cluster's API), time travel on the phase page, the gate, a token restricted to one
  * namespace, the clusters page; axe-core on each page; screenshots in test-output/ui-*.png.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenInDatabase } from '../../src/auth/tokens.ts';
 import { launchBrowser, TEST_OUTPUT } from '../helpers/browser.ts';
 import { seriousAxeViolations } from '../helpers/axe.ts';
+import { demoClusterApi, PROGRESS_DEADLINE_EXCEEDED, PROGRESSED, setDeploymentProgressing } from '../helpers/demo-cluster.ts';
 import { cleanEnv, runPhaselog, type PhaselogProcess } from '../helpers/process.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../helpers/services.ts';
 
@@ -70,28 +70,14 @@ async function expectAccessible(page: Page): Promise<void> {
   expect(await seriousAxeViolations(page)).toEqual([]);
 }
 
-/** The demo-staging emulator's API (plain HTTP, no auth), from the kubeconfig the demo writes. */
-function stagingApi(): string {
-  const config = parseYaml(readFileSync(path.join(stateDir, 'demo', 'demo-staging.kubeconfig'), 'utf8')) as { clusters: { cluster: { server: string } }[] };
-  return config.clusters[0]?.cluster.server ?? '';
-}
-
-/** Sets the Progressing condition of staging's checkout Deployment, as its controller would. */
-async function setCheckoutProgressing(condition: Record<string, string>): Promise<void> {
-  const url = `${stagingApi()}/apis/apps/v1/namespaces/shop/deployments/checkout`;
-  const deployment = (await (await fetch(url)).json()) as { status: { conditions: Record<string, string>[] } };
-  const conditions = deployment.status.conditions.filter((c) => c.type !== 'Progressing').concat([{ type: 'Progressing', ...condition, lastUpdateTime: new Date().toISOString() }]);
-  const response = await fetch(`${url}/status`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ status: { conditions } }) });
-  expect(response.status).toBe(200);
-}
-
+const checkout = { namespace: 'shop', name: 'checkout' };
 const cell = (page: Page, cluster: string, phase: string) => page.locator(`td.cell[data-cluster="${cluster}"][data-phase="${phase}"]`);
 
 describe('the web UI', () => {
   it('lists the demo phases in both layouts and shows a status change live, without a reload', async () => {
     const page = await signedInPage(readerSecret);
-    const checkout = cell(page, 'demo-staging', 'argocd/checkout');
-    await expect.poll(() => checkout.getAttribute('data-status'), { timeout: 30_000 }).toBe('Current');
+    const checkoutCell = cell(page, 'demo-staging', 'argocd/checkout');
+    await expect.poll(() => checkoutCell.getAttribute('data-status'), { timeout: 30_000 }).toBe('Current');
     expect(await page.locator('td.cell').count()).toBe(8); // 3 phases in both clusters, one shop-base each
     for (const name of ['argocd/checkout', 'flux-system/worker', 'shop/api', 'shop/staging-shop-base', 'shop/prod-shop-base']) {
       await expect.poll(() => page.locator('table.matrix tbody th').allInnerTexts()).toContain(name);
@@ -101,12 +87,12 @@ describe('the web UI', () => {
 
     // A mark in the page's global scope: a reload would drop it.
     await page.evaluate('window.notReloaded = true');
-    await setCheckoutProgressing({ status: 'False', reason: 'ProgressDeadlineExceeded', message: 'ReplicaSet "checkout" has timed out progressing.' });
-    await expect.poll(() => checkout.getAttribute('data-status'), { timeout: 30_000 }).toBe('Failed');
-    await expect.poll(() => checkout.innerText()).toContain('Failed');
+    await setDeploymentProgressing(demoClusterApi(stateDir, 'demo-staging'), checkout, PROGRESS_DEADLINE_EXCEEDED);
+    await expect.poll(() => checkoutCell.getAttribute('data-status'), { timeout: 30_000 }).toBe('Failed');
+    await expect.poll(() => checkoutCell.innerText()).toContain('Failed');
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-board-failed.png'), fullPage: true });
-    await setCheckoutProgressing({ status: 'True', reason: 'NewReplicaSetAvailable', message: 'ReplicaSet "checkout" has successfully progressed.' });
-    await expect.poll(() => checkout.getAttribute('data-status'), { timeout: 30_000 }).toBe('Current');
+    await setDeploymentProgressing(demoClusterApi(stateDir, 'demo-staging'), checkout, PROGRESSED);
+    await expect.poll(() => checkoutCell.getAttribute('data-status'), { timeout: 30_000 }).toBe('Current');
     expect(await page.evaluate('window.notReloaded')).toBe(true);
     await expect.poll(() => page.locator('.live').innerText()).toContain('Live');
 
