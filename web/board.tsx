@@ -186,7 +186,7 @@ export function Board({ place }: { place: Place }) {
       {query.error ? <p role="alert" className="error">Cannot load the board: {query.error.message}</p> : null}
       {!query.data && !query.error ? <p>Loading…</p> : null}
       {query.data ? (layout === 'matrix' ? <Matrix phases={shown} clusters={clusters} /> : <List phases={shown} />) : null}
-      <CliHint command={`phaselog status${filters.cluster ? ` --cluster ${filters.cluster}` : ''}${layout === 'list' ? '' : ' -o json'}`} />
+      <CliHint command={`phaselog status${filters.cluster ? ` --cluster ${filters.cluster}` : ''}`} />
     </main>
   );
 }

@@ -1,5 +1,7 @@
 /** Clusters: whether phaselog observes and reaches each one now, its last good read, its outages. */
-import { useQuery } from './api.ts';
+import { useEffect, useState } from 'react';
+import { gql, useQuery } from './api.ts';
+import { Timeline, type TimelineInterval } from './timeline.tsx';
 import { CliHint } from './cli-hint.tsx';
 import { formatSpan, formatTime, TimeAgo } from './status.tsx';
 
@@ -22,10 +24,55 @@ interface Outage {
   message: string;
 }
 
-const CLUSTERS = `query Clusters {
-  clusters { name labels state reachable lastGoodReadAt lastObservedAt snapshotInterval retiredAt }
-  statusChanges(filter: { scopes: [cluster] }, first: 100) { edges { node { cluster at fromStatus toStatus message } } }
+const CLUSTERS = `{ clusters { name labels state reachable lastGoodReadAt lastObservedAt snapshotInterval retiredAt } }`;
+
+const CLUSTER_CHANGES = `query ClusterChanges($after: String) {
+  statusChanges(filter: { scopes: [cluster] }, first: 100, after: $after) { edges { node { cluster at fromStatus toStatus message } } pageInfo { hasNextPage endCursor } }
 }`;
+
+interface ChangesPage {
+  statusChanges: { edges: { node: Outage }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+}
+
+/** Every cluster reachability change (few: one per outage edge), oldest first. */
+function useClusterChanges(): Outage[] | undefined {
+  const [changes, setChanges] = useState<Outage[] | undefined>();
+  useEffect(() => {
+    let cancelled = false;
+    void (async () => {
+      const all: Outage[] = [];
+      let after: string | null = null;
+      for (let page = 0; page < 50; page++) {
+        const data: ChangesPage = await gql<ChangesPage>(CLUSTER_CHANGES, { after });
+        all.push(...data.statusChanges.edges.map((e) => e.node));
+        if (!data.statusChanges.pageInfo.hasNextPage) break;
+        after = data.statusChanges.pageInfo.endCursor;
+      }
+      if (!cancelled) setChanges(all);
+    })().catch(() => !cancelled && setChanges([]));
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+  return changes;
+}
+
+/** A cluster's reachability as timeline bands: reachable green, unreachable red, unobserved hatched. */
+function reachabilityBands(changes: Outage[], cluster: string): TimelineInterval[] {
+  const mine = changes.filter((c) => c.cluster === cluster);
+  return mine.map((c, index) => {
+    const reachable = c.toStatus === 'Reachable';
+    return {
+      status: reachable ? 'Current' : 'Failed',
+      label: reachable ? 'reachable' : (c.toStatus ?? 'unknown').toLowerCase(),
+      from: c.at,
+      to: mine[index + 1]?.at ?? null,
+      stale: !reachable && c.toStatus !== 'Unreachable',
+      staleReason: null,
+      message: c.message,
+    };
+  });
+}
 
 const STATE_TEXT: Record<string, string> = { OBSERVED: '✓ observed', UNREACHABLE: '✕ unreachable', UNOBSERVED: '⚠ not observed', RETIRED: '⊘ retired' };
 
@@ -43,8 +90,12 @@ function outagesOf(changes: Outage[], cluster: string): { from: string; to: stri
 }
 
 export function ClustersPage() {
-  const { data, error } = useQuery<{ clusters: ClusterRow[]; statusChanges: { edges: { node: Outage }[] } }>(CLUSTERS, {});
-  const changes = data?.statusChanges.edges.map((e) => e.node) ?? [];
+  const { data, error } = useQuery<{ clusters: ClusterRow[] }>(CLUSTERS, {});
+  const changes = useClusterChanges() ?? [];
+  const [now] = useState(() => Date.now());
+  // The smallest of 1h, 24h and 7d that holds every recorded change (a new install has minutes).
+  const oldest = changes[0] ? Date.parse(changes[0].at) : now;
+  const [windowName, span] = ([['hour', 3_600_000], ['24 hours', 86_400_000], ['7 days', 7 * 86_400_000]] as const).find(([, ms]) => ms >= now - oldest) ?? ['7 days', 7 * 86_400_000];
   return (
     <main>
       <h1>Clusters</h1>
@@ -59,7 +110,7 @@ export function ClustersPage() {
               <th scope="col">Last good read</th>
               <th scope="col">Last snapshot</th>
               <th scope="col">Interval</th>
-              <th scope="col">Outages (oldest 100 changes)</th>
+              <th scope="col">Outages (newest 5)</th>
             </tr>
           </thead>
           <tbody>
@@ -92,6 +143,17 @@ export function ClustersPage() {
             })}
           </tbody>
         </table>
+      ) : null}
+      {data ? (
+        <section aria-labelledby="reach-title">
+          <h2 id="reach-title">Reachability, last {windowName}</h2>
+          {data.clusters.map((c) => (
+            <div key={c.name} className="reach-row">
+              <h3>{c.name}</h3>
+              <Timeline intervals={reachabilityBands(changes, c.name)} from={now - span} to={now} markers={[]} at={undefined} firstSeen={Date.parse(changes.find((x) => x.cluster === c.name)?.at ?? new Date(now).toISOString())} onPick={() => {}} label={`Reachability of ${c.name} over the last ${windowName}: ${outagesOf(changes, c.name).length} outages`} />
+            </div>
+          ))}
+        </section>
       ) : null}
       <CliHint command="phaselog clusters" />
     </main>

@@ -13,7 +13,7 @@ import { Link, navigate, withParams, type Place } from './router.tsx';
 import { formatTime, staleText, StatusBadge, TimeAgo } from './status.tsx';
 import { Timeline, type TimelineInterval } from './timeline.tsx';
 
-const WINDOWS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 };
+const WINDOWS: Record<string, number> = { '15m': 900_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 };
 
 interface Counts {
   current: number;
@@ -138,15 +138,18 @@ const localValue = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 export function PhasePage({ place, cluster, namespace, name }: { place: Place; cluster: string; namespace: string; name: string }) {
   const atParam = place.params.get('at');
   const at = atParam && !Number.isNaN(Date.parse(atParam)) ? Date.parse(atParam) : undefined;
-  const windowName = place.params.get('window') ?? '24h';
-  const span = WINDOWS[windowName] ?? WINDOWS['24h'] ?? 86_400_000;
-  // The window ends now, or at the viewed moment when that is older than the window.
   const [now, setNow] = useState(() => Date.now());
-  const end = at !== undefined && at < now - span ? Math.min(now, at + span / 2) : now;
-  const from = end - span;
   const variables = useMemo(() => ({ cluster, namespace, name, at: new Date(at ?? now).toISOString(), past: at !== undefined }), [cluster, namespace, name, at, now]);
   const { data, error, loading } = useQuery<{ phase: PhaseView | null }>(PHASE, variables);
   const phase = data?.phase ?? undefined;
+  const firstSeen = phase ? Date.parse(phase.firstSeenAt) : undefined;
+  // Without a choice in the URL: the smallest window that holds the phase's whole recorded life.
+  const fitting = firstSeen === undefined ? '24h' : (Object.keys(WINDOWS).find((w) => (WINDOWS[w] ?? 0) >= now - firstSeen) ?? '30d');
+  const windowName = place.params.get('window') ?? fitting;
+  const span = WINDOWS[windowName] ?? WINDOWS['24h'] ?? 86_400_000;
+  // The window ends now, or at the viewed moment when that is older than the window.
+  const end = at !== undefined && at < now - span ? Math.min(now, at + span / 2) : now;
+  const from = end - span;
   const intervals = useHistory(phase?.id, Math.floor(from / 1000) * 1000, now);
   const [pickText, setPickText] = useState(localValue(at ?? now));
   useEffect(() => setPickText(localValue(at ?? now)), [at, now]);
@@ -198,7 +201,7 @@ export function PhasePage({ place, cluster, namespace, name }: { place: Place; c
           <span id="window-label">Window</span>
           <div role="group" aria-labelledby="window-label">
             {Object.keys(WINDOWS).map((w) => (
-              <button key={w} type="button" aria-pressed={w === windowName} onClick={() => navigate(withParams(place, { window: w === '24h' ? undefined : w }))}>{w}</button>
+              <button key={w} type="button" aria-pressed={w === windowName} onClick={() => navigate(withParams(place, { window: w }))}>{w}</button>
             ))}
           </div>
           <button type="button" onClick={() => setNow(Date.now())}>Refresh</button>

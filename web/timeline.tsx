@@ -14,6 +14,8 @@ export interface TimelineInterval {
   stale: boolean;
   staleReason: string | null;
   message: string;
+  /** The word shown for the band (default: the status), e.g. "unreachable" on a cluster's timeline. */
+  label?: string;
 }
 
 export interface TimelineProps {
@@ -87,7 +89,7 @@ export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, 
             <rect x={x} y="8" width={width} height="26" className="tl-fill" />
             {i.stale ? <rect x={x} y="8" width={width} height="26" fill="url(#hatch)" /> : null}
             <title>
-              {i.status}
+              {i.label ?? i.status}
               {i.stale ? ` (stale: ${i.staleReason?.toLowerCase() ?? ''})` : ''} {formatTime(i.from)} – {i.to ? formatTime(i.to) : 'now'} {i.message}
             </title>
           </g>
