@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenInDatabase } from '../../src/auth/tokens.ts';
 import { launchBrowser, TEST_OUTPUT } from '../helpers/browser.ts';
 import { seriousAxeViolations } from '../helpers/axe.ts';
-import { demoClusterApi, PROGRESS_DEADLINE_EXCEEDED, PROGRESSED, setDeploymentProgressing } from '../helpers/demo-cluster.ts';
+import { demoClusterApi, PROGRESS_DEADLINE_EXCEEDED, PROGRESSED, removeInventoryEntry, setDeploymentProgressing } from '../helpers/demo-cluster.ts';
 import { cleanEnv, runPhaselog, type PhaselogProcess } from '../helpers/process.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../helpers/services.ts';
 
@@ -127,6 +127,30 @@ describe('the web UI', () => {
     await page.getByRole('button', { name: 'Check gate' }).click();
     await expect.poll(() => page.locator('.gate').innerText()).toMatch(/not passed|passed/);
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-phase.png'), fullPage: true });
+    await expectAccessible(page);
+    await page.close();
+  }, 60_000);
+
+  it('shows the changed entries of a manifest version and the content diff of its inventory object', async () => {
+    await removeInventoryEntry(demoClusterApi(stateDir, 'demo-staging'), { namespace: 'shop', name: 'inventory-staging-shop-base' }, 'shop_frontend__ConfigMap');
+    const versions = async () => {
+      const response = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${readerSecret}` },
+        body: JSON.stringify({ query: '{ phase(cluster: "demo-staging", namespace: "shop", name: "staging-shop-base") { manifests { edges { cursor } } } }' }),
+      });
+      return ((await response.json()) as { data: { phase: { manifests: { edges: unknown[] } } } }).data.phase.manifests.edges.length;
+    };
+    await expect.poll(versions, { timeout: 30_000 }).toBe(2);
+    const page = await signedInPage(readerSecret, '/phases/demo-staging/shop/staging-shop-base');
+    const section = page.locator('section[aria-labelledby="manifests-title"]');
+    await section.getByRole('button', { name: 'Show inventory diff' }).click();
+    await expect.poll(() => page.url()).toContain('diff=');
+    expect(await section.innerText()).toContain('removed: ConfigMap shop/frontend');
+    const removed = await section.locator('pre.diff .diff-del').allInnerTexts();
+    expect(removed.join('\n')).toContain('"shop_frontend__ConfigMap"');
+    expect(await section.locator('pre.diff .diff-add').count()).toBe(0);
+    await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-phase-manifest-diff.png'), fullPage: true });
     await expectAccessible(page);
     await page.close();
   }, 60_000);

@@ -23,3 +23,10 @@ export async function setDeploymentProgressing(api: string, ref: { namespace: st
   const response = await fetch(`${url}/status`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ status: { conditions } }) });
   if (response.status !== 200) throw new Error(`patching ${url}/status answered ${response.status}: ${await response.text()}`);
 }
+
+/** Drops one entry from a cli-utils inventory ConfigMap (as `kpt live apply` pruning an object would). */
+export async function removeInventoryEntry(api: string, ref: { namespace: string; name: string }, entry: string): Promise<void> {
+  const url = `${api}/api/v1/namespaces/${ref.namespace}/configmaps/${ref.name}`;
+  const response = await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ data: { [entry]: null } }) });
+  if (response.status !== 200) throw new Error(`patching ${url} answered ${response.status}: ${await response.text()}`);
+}
