@@ -225,7 +225,7 @@ export function PhasePage({ place, cluster, namespace, name }: { place: Place; c
 
       <section aria-labelledby="resources-title">
         <h2 id="resources-title">Resources{at !== undefined ? ` at ${formatTime(new Date(at).toISOString())}` : ''}</h2>
-        <ResourcesTable resources={resources} absoluteSince={at !== undefined} />
+        <ResourcesTable place={place} resources={resources} absoluteSince={at !== undefined} />
       </section>
 
       <ManifestVersions place={place} phase={phase} />

@@ -1,5 +1,6 @@
 /** A phase's resources, sortable by any column and filterable by text and status. */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import { navigate, withParams, type Place } from './router.tsx';
 import { formatTime, severity, StatusBadge, STATUSES, TimeAgo } from './status.tsx';
 
 export interface ResourceRow {
@@ -30,17 +31,30 @@ function compare(a: ResourceRow, b: ResourceRow, column: Column): number {
   }
 }
 
-/** `absoluteSince`: show since as a time (a past view), not as an age from now. */
-export function ResourcesTable({ resources, absoluteSince }: { resources: ResourceRow[]; absoluteSince?: boolean }) {
-  const [sort, setSort] = useState<{ column: Column; ascending: boolean }>({ column: 'status', ascending: true });
-  const [text, setText] = useState('');
-  const [status, setStatus] = useState('');
+const isColumn = (value: string): value is Column => COLUMNS.some(([c]) => c === value);
+
+/**
+ * Sort, status and text filter live in the URL (`rsort=since-desc&rstatus=Failed&rq=web`) like every
+ * view. `absoluteSince`: show since as a time (a past view), not as an age from now.
+ */
+export function ResourcesTable({ place, resources, absoluteSince }: { place: Place; resources: ResourceRow[]; absoluteSince?: boolean }) {
+  const [sortColumn = 'status', direction] = (place.params.get('rsort') ?? '').split('-');
+  const sort = { column: isColumn(sortColumn) ? sortColumn : 'status', ascending: direction !== 'desc' };
+  const status = place.params.get('rstatus') ?? '';
+  const query = place.params.get('rq') ?? '';
+  const [text, setText] = useState(query);
+  useEffect(() => setText(query), [query]);
+  useEffect(() => {
+    if (text === query) return;
+    const timer = setTimeout(() => navigate(withParams(place, { rq: text.trim() }), { replace: true }), 300);
+    return () => clearTimeout(timer);
+  }, [text, query, place]);
   const rows = useMemo(() => {
-    const needle = text.toLowerCase();
+    const needle = query.toLowerCase();
     const kept = resources.filter((r) => (!status || r.status === status) && (!needle || `${r.kind} ${r.namespace}/${r.name} ${r.message}`.toLowerCase().includes(needle)));
     return kept.sort((a, b) => (sort.ascending ? 1 : -1) * compare(a, b, sort.column) || a.key.localeCompare(b.key));
-  }, [resources, sort, text, status]);
-  const sortBy = (column: Column) => setSort((s) => ({ column, ascending: s.column === column ? !s.ascending : true }));
+  }, [resources, sort.column, sort.ascending, query, status]);
+  const sortBy = (column: Column) => navigate(withParams(place, { rsort: `${column}-${sort.column === column && sort.ascending ? 'desc' : 'asc'}` }), { replace: true });
   return (
     <>
       <div className="filters">
@@ -49,7 +63,7 @@ export function ResourcesTable({ resources, absoluteSince }: { resources: Resour
         </label>
         <label>
           Status{' '}
-          <select value={status} onChange={(e) => setStatus(e.target.value)}>
+          <select value={status} onChange={(e) => navigate(withParams(place, { rstatus: e.target.value }), { replace: true })}>
             <option value="">all</option>
             {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
           </select>
