@@ -99,7 +99,8 @@ function App() {
         </div>
       </header>
       <div id="content" tabIndex={-1}>
-        {viewer ? <Page key={session} place={place} /> : who.error ? null : <p>Loading…</p>}
+        {/* The page asks for its data while who-am-I is on its way: one round trip, not two in a row. */}
+        {who.error ? null : <Page key={session} place={place} />}
       </div>
     </>
   );
