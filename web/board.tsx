@@ -3,7 +3,7 @@
  * severity, with filters kept in the URL and statuses updated live from phaseStatusChanged.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { useQuery } from './api.ts';
+import { gql, useQuery } from './api.ts';
 import { CliHint } from './cli-hint.tsx';
 import { LiveIndicator, useLiveChanges, type PhaseChange } from './live.tsx';
 import { Link, navigate, phasePath, withParams, type Place } from './router.tsx';
@@ -40,6 +40,8 @@ const BOARD = `query Board($filter: PhaseFilter) {
     pageInfo { hasNextPage endCursor }
   }
 }`;
+
+const CLUSTER_STATES = '{ clusters { name state } }';
 
 interface BoardAnswer {
   clusters: BoardCluster[];
@@ -120,6 +122,19 @@ export function Board({ place }: { place: Place }) {
     }, 1500);
   }, [reload]);
   useEffect(() => () => clearTimeout(refetchTimer.current), []);
+  // Reachability changes are no phase changes: the subscription does not carry them. A cheap poll
+  // of the clusters' states re-reads the board when one changes, so stale marks come and go.
+  const clusterStates = JSON.stringify(query.data?.clusters.map((c) => [c.name, c.state]) ?? null);
+  useEffect(() => {
+    if (clusterStates === 'null') return;
+    const timer = setInterval(() => {
+      gql<{ clusters: BoardCluster[] }>(CLUSTER_STATES).then(
+        (data) => JSON.stringify(data.clusters.map((c) => [c.name, c.state])) !== clusterStates && reload(),
+        () => {},
+      );
+    }, 10_000);
+    return () => clearInterval(timer);
+  }, [clusterStates, reload]);
   const live = useLiveChanges({
     filter: { ...(filters.cluster ? { cluster: filters.cluster } : {}), ...(filters.namespace ? { namespace: filters.namespace } : {}) },
     onChange: (change) => {
