@@ -1,4 +1,5 @@
 /** The phase's change log (its own and its resources' status changes), oldest first, paged. */
+import { useEffect, useRef } from 'react';
 import { useQuery } from './api.ts';
 import { CliHint, phaseArg } from './cli-hint.tsx';
 import { navigate, withParams, type Place } from './router.tsx';
@@ -18,11 +19,16 @@ const CHANGES = `query Changes($id: ID!, $after: String) {
   phase(id: $id) { changes(first: 25, after: $after) { edges { node { seq at scope resourceKey fromStatus toStatus message } } pageInfo { hasNextPage endCursor } } }
 }`;
 
-export function ChangeLog({ place, phase }: { place: Place; phase: { id: string; cluster: string; namespace: string; name: string } }) {
+/** `refreshAt` changes when the page learns of a change: the list is read again then. */
+export function ChangeLog({ place, phase, refreshAt }: { place: Place; phase: { id: string; cluster: string; namespace: string; name: string }; refreshAt: number }) {
   // The pages read so far, as a list of cursors in the URL: back/forward and deep links keep the page.
   const trail = (place.params.get('log') ?? '').split(',').filter(Boolean);
   const after = trail.at(-1);
-  const { data, error } = useQuery<{ phase: { changes: { edges: { node: Change }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null }>(CHANGES, { id: phase.id, after });
+  const { data, error, reload } = useQuery<{ phase: { changes: { edges: { node: Change }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null }>(CHANGES, { id: phase.id, after });
+  const first = useRef(refreshAt);
+  useEffect(() => {
+    if (refreshAt !== first.current) reload();
+  }, [refreshAt, reload]);
   const changes = data?.phase?.changes;
   return (
     <section aria-labelledby="log-title">

@@ -5,7 +5,7 @@
  * inventory's own.
  */
 import { diffLines } from 'diff';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { useQuery } from './api.ts';
 import { CliHint, phaseArg } from './cli-hint.tsx';
 import { navigate, withParams, type Place } from './router.tsx';
@@ -62,8 +62,13 @@ function SourceDiff({ before, after }: { before: unknown; after: unknown }) {
   );
 }
 
-export function ManifestVersions({ place, phase }: { place: Place; phase: { id: string; cluster: string; namespace: string; name: string } }) {
-  const { data, error } = useQuery<{ phase: { manifests: { edges: { node: Version }[] } } | null }>(MANIFESTS, { id: phase.id });
+/** `refreshAt` changes when the page learns of a change: the list is read again then. */
+export function ManifestVersions({ place, phase, refreshAt }: { place: Place; phase: { id: string; cluster: string; namespace: string; name: string }; refreshAt: number }) {
+  const { data, error, reload } = useQuery<{ phase: { manifests: { edges: { node: Version }[] } } | null }>(MANIFESTS, { id: phase.id });
+  const first = useRef(refreshAt);
+  useEffect(() => {
+    if (refreshAt !== first.current) reload();
+  }, [refreshAt, reload]);
   const versions = data?.phase?.manifests.edges.map((e) => e.node) ?? [];
   const open = place.params.get('diff');
   return (

@@ -9,6 +9,7 @@ import { CliHint, phaseArg } from './cli-hint.tsx';
 import { GateWidget } from './gate.tsx';
 import { ManifestVersions } from './manifests.tsx';
 import { ResourcesTable, type ResourceRow } from './resources-table.tsx';
+import { LiveIndicator, useLiveChanges } from './live.tsx';
 import { Link, navigate, withParams, type Place } from './router.tsx';
 import { formatTime, staleText, StatusBadge, TimeAgo } from './status.tsx';
 import { Timeline, type TimelineInterval } from './timeline.tsx';
@@ -142,6 +143,15 @@ export function PhasePage({ place, cluster, namespace, name }: { place: Place; c
   const variables = useMemo(() => ({ cluster, namespace, name, at: new Date(at ?? now).toISOString(), past: at !== undefined }), [cluster, namespace, name, at, now]);
   const { data, error, loading } = useQuery<{ phase: PhaseView | null }>(PHASE, variables);
   const phase = data?.phase ?? undefined;
+  // Live: a change of this phase (or of one of its resources: the phase's message and counts move
+  // with it) moves "now" on, which re-reads the page, its timeline and its change log.
+  const live = useLiveChanges({
+    filter: { cluster, namespace },
+    onChange: (change) => {
+      if (change.phase?.name === name && at === undefined) setNow(Date.now());
+    },
+    onReconnect: () => at === undefined && setNow(Date.now()),
+  });
   const firstSeen = phase ? Date.parse(phase.firstSeenAt) : undefined;
   // Without a choice in the URL: the smallest window that holds the phase's whole recorded life.
   const fitting = firstSeen === undefined ? '24h' : (Object.keys(WINDOWS).find((w) => (WINDOWS[w] ?? 0) >= now - firstSeen) ?? '30d');
@@ -167,7 +177,10 @@ export function PhasePage({ place, cluster, namespace, name }: { place: Place; c
   return (
     <main className="phase">
       <p className="crumbs"><Link href="/">Fleet board</Link> › {phase.cluster} › {phase.namespace}</p>
-      <h1>{phase.namespace}/{phase.name} <span className="muted">in {phase.cluster} · {phase.source}</span></h1>
+      <div className="title-row">
+        <h1>{phase.namespace}/{phase.name} <span className="muted">in {phase.cluster} · {phase.source}</span></h1>
+        {at === undefined ? <LiveIndicator state={live} /> : null}
+      </div>
       {at !== undefined ? (
         <div className="banner" role="status">
           Viewing {formatTime(new Date(at).toISOString())} UTC — <Link href={withParams(place, { at: undefined })}>back to live</Link>
@@ -228,9 +241,9 @@ export function PhasePage({ place, cluster, namespace, name }: { place: Place; c
         <ResourcesTable place={place} resources={resources} absoluteSince={at !== undefined} />
       </section>
 
-      <ManifestVersions place={place} phase={phase} />
+      <ManifestVersions place={place} phase={phase} refreshAt={now} />
       {at === undefined ? <GateWidget phase={phase} /> : null}
-      <ChangeLog place={place} phase={phase} />
+      <ChangeLog place={place} phase={phase} refreshAt={now} />
     </main>
   );
 }

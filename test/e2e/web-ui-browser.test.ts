@@ -107,7 +107,7 @@ describe('the web UI', () => {
     await page.close();
   }, 120_000);
 
-  it('travels back in time on the phase page to the Failed status, and answers the gate', async () => {
+  it('travels back in time on the phase page to the Failed status, answers the gate, and shows a new failure live', async () => {
     const page = await signedInPage(readerSecret, '/phases/demo-staging/argocd/checkout');
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     await page.locator('svg.timeline').waitFor();
@@ -128,6 +128,12 @@ describe('the web UI', () => {
     await expect.poll(() => page.locator('.gate').innerText()).toMatch(/not passed|passed/);
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-phase.png'), fullPage: true });
     await expectAccessible(page);
+
+    // Live on the phase page too: a failure arrives without a reload.
+    await setDeploymentProgressing(demoClusterApi(stateDir, 'demo-staging'), checkout, PROGRESS_DEADLINE_EXCEEDED);
+    await expect.poll(() => now.innerText(), { timeout: 30_000 }).toContain('Failed');
+    await setDeploymentProgressing(demoClusterApi(stateDir, 'demo-staging'), checkout, PROGRESSED);
+    await expect.poll(() => now.innerText(), { timeout: 30_000 }).toContain('Current');
     await page.close();
   }, 60_000);
 
