@@ -155,10 +155,14 @@ export function PhasePage({ place, cluster, namespace, name }: { place: Place; c
   const firstSeen = phase ? Date.parse(phase.firstSeenAt) : undefined;
   // Without a choice in the URL: the smallest window that holds the phase's whole recorded life.
   const fitting = firstSeen === undefined ? '24h' : (Object.keys(WINDOWS).find((w) => (WINDOWS[w] ?? 0) >= now - firstSeen) ?? '30d');
-  const windowName = place.params.get('window') ?? fitting;
-  const span = WINDOWS[windowName] ?? WINDOWS['24h'] ?? 86_400_000;
+  // A custom window (dragged on the timeline, or typed in the URL): ?from=...&to=...
+  const customFrom = Date.parse(place.params.get('from') ?? '');
+  const customTo = Date.parse(place.params.get('to') ?? '');
+  const custom = !Number.isNaN(customFrom) && !Number.isNaN(customTo) && customTo > customFrom;
+  const windowName = custom ? 'custom' : (place.params.get('window') ?? fitting);
+  const span = custom ? customTo - customFrom : (WINDOWS[windowName] ?? WINDOWS['24h'] ?? 86_400_000);
   // The window ends now, or at the viewed moment when that is older than the window.
-  const end = at !== undefined && at < now - span ? Math.min(now, at + span / 2) : now;
+  const end = custom ? customTo : at !== undefined && at < now - span ? Math.min(now, at + span / 2) : now;
   const from = end - span;
   const intervals = useHistory(phase?.id, Math.floor(from / 1000) * 1000, now);
   const [pickText, setPickText] = useState(localValue(at ?? now));
@@ -214,7 +218,7 @@ export function PhasePage({ place, cluster, namespace, name }: { place: Place; c
           <span id="window-label">Window</span>
           <div role="group" aria-labelledby="window-label">
             {Object.keys(WINDOWS).map((w) => (
-              <button key={w} type="button" aria-pressed={w === windowName} onClick={() => navigate(withParams(place, { window: w }))}>{w}</button>
+              <button key={w} type="button" aria-pressed={w === windowName} onClick={() => navigate(withParams(place, { window: w, from: undefined, to: undefined }))}>{w}</button>
             ))}
           </div>
           <button type="button" onClick={() => setNow(Date.now())}>Refresh</button>
@@ -226,9 +230,9 @@ export function PhasePage({ place, cluster, namespace, name }: { place: Place; c
           </form>
         </div>
         {intervals ? (
-          <Timeline intervals={intervals} from={from} to={end} markers={markers} at={at} firstSeen={Date.parse(phase.firstSeenAt)} onPick={pick} label={`Status of ${phase.namespace}/${phase.name} over the last ${windowName}: ${intervals.length} intervals; click a moment to view the phase then`} />
+          <Timeline intervals={intervals} from={from} to={end} markers={markers} at={at} firstSeen={Date.parse(phase.firstSeenAt)} onPick={pick} onZoom={(a, b) => navigate(withParams(place, { from: a.toISOString(), to: b.toISOString() }))} label={`Status of ${phase.namespace}/${phase.name} over ${custom ? `${formatTime(new Date(from).toISOString())} to ${formatTime(new Date(end).toISOString())}` : `the last ${windowName}`}: ${intervals.length} intervals; click a moment to view the phase then`} />
         ) : <p>Loading the timeline…</p>}
-        <p className="legend muted">Click the timeline to view the phase at that moment. Hatched: stale (cluster unreachable or not observed) or nothing recorded. ◆ manifest change.</p>
+        <p className="legend muted">Click the timeline to view the phase at that moment; drag across it to zoom in. Hatched: stale (cluster unreachable or not observed) or nothing recorded. ◆ manifest change.</p>
       </section>
 
       <section aria-labelledby="conditions-title">

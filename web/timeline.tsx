@@ -4,7 +4,7 @@
  * markers, the moment being viewed as a line. Clicking picks a moment (time travel); the labelled
  * time field beside it does the same from the keyboard.
  */
-import type { MouseEvent } from 'react';
+import { useRef, useState, type PointerEvent } from 'react';
 import { formatTime } from './status.tsx';
 
 export interface TimelineInterval {
@@ -27,6 +27,8 @@ export interface TimelineProps {
   /** When the phase was first seen: before it, nothing is missing, so nothing is hatched. */
   firstSeen: number;
   onPick: (at: Date) => void;
+  /** Dragging across the timeline zooms to the span dragged over; without it, dragging does nothing. */
+  onZoom?: (from: Date, to: Date) => void;
   label: string;
 }
 
@@ -58,15 +60,33 @@ function gapsOf(intervals: TimelineInterval[], from: number, to: number): [numbe
   return gaps.filter(([a, b]) => b > a);
 }
 
-export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, label }: TimelineProps) {
-  const pick = (event: MouseEvent<SVGSVGElement>) => {
+export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, onZoom, label }: TimelineProps) {
+  const drag = useRef<number | undefined>(undefined);
+  const [selection, setSelection] = useState<[number, number] | undefined>();
+  const timeAt = (event: PointerEvent<SVGSVGElement>) => {
     const box = event.currentTarget.getBoundingClientRect();
-    const fraction = Math.min(1, Math.max(0, (event.clientX - box.left) / box.width));
-    onPick(new Date(from + fraction * (to - from)));
+    return from + Math.min(1, Math.max(0, (event.clientX - box.left) / box.width)) * (to - from);
+  };
+  const down = (event: PointerEvent<SVGSVGElement>) => {
+    drag.current = timeAt(event);
+    event.currentTarget.setPointerCapture(event.pointerId);
+  };
+  const move = (event: PointerEvent<SVGSVGElement>) => {
+    if (drag.current !== undefined && onZoom) setSelection([drag.current, timeAt(event)]);
+  };
+  const up = (event: PointerEvent<SVGSVGElement>) => {
+    const start = drag.current;
+    drag.current = undefined;
+    setSelection(undefined);
+    if (start === undefined) return;
+    const end = timeAt(event);
+    // A drag over less than 1% of the window is a click.
+    if (onZoom && Math.abs(end - start) > (to - from) / 100) onZoom(new Date(Math.min(start, end)), new Date(Math.max(start, end)));
+    else onPick(new Date(end));
   };
   const clip = (t: number) => Math.min(to, Math.max(from, t));
   return (
-    <svg className="timeline" width="100%" height="58" role="img" aria-label={label} onClick={pick}>
+    <svg className="timeline" width="100%" height="58" role="img" aria-label={label} onPointerDown={down} onPointerMove={move} onPointerUp={up}>
       <defs>
         <pattern id="hatch" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)">
           <line x1="0" y1="0" x2="0" y2="6" stroke="rgba(0,0,0,0.45)" strokeWidth="2" />
@@ -106,6 +126,7 @@ export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, 
           </g>
         );
       })}
+      {selection ? <rect className="tl-selection" x={pct(Math.min(...selection), from, to)} y="2" width={pct(from + Math.abs(selection[1] - selection[0]), from, to)} height="38" /> : null}
       {at !== undefined && at >= from && at <= to ? <line className="tl-at" x1={pct(at, from, to)} x2={pct(at, from, to)} y1="4" y2="40" /> : null}
       {ticks(from, to).map((t) => (
         <g key={t} className="tl-tick">
