@@ -8,6 +8,7 @@ import { ChangeLog } from './change-log.tsx';
 import { CliHint, phaseArg } from './cli-hint.tsx';
 import { GateWidget } from './gate.tsx';
 import { ManifestVersions } from './manifests.tsx';
+import { ResourceTimelines } from './resource-timelines.tsx';
 import { ResourcesTable, type ResourceRow } from './resources-table.tsx';
 import { LiveIndicator, useLiveChanges } from './live.tsx';
 import { Link, navigate, withParams, type Place } from './router.tsx';
@@ -232,6 +233,7 @@ export function PhasePage({ place, cluster, namespace, name }: { place: Place; c
         {intervals ? (
           <Timeline intervals={intervals} from={from} to={end} markers={markers} at={at} firstSeen={Date.parse(phase.firstSeenAt)} onPick={pick} onZoom={(a, b) => navigate(withParams(place, { from: a.toISOString(), to: b.toISOString() }))} label={`Status of ${phase.namespace}/${phase.name} over ${custom ? `${formatTime(new Date(from).toISOString())} to ${formatTime(new Date(end).toISOString())}` : `the last ${windowName}`}: ${intervals.length} intervals; click a moment to view the phase then`} />
         ) : <p>Loading the timeline…</p>}
+        <ResourceTimelines phaseId={phase.id} from={from} to={end} current={new Map((phase.resources?.edges ?? []).map((e) => [e.node.key, e.node]))} onPick={pick} />
         <p className="legend muted">Click the timeline to view the phase at that moment; drag across it to zoom in. Hatched: stale (cluster unreachable or not observed) or nothing recorded. ◆ manifest change.</p>
       </section>
 

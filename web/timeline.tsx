@@ -30,6 +30,8 @@ export interface TimelineProps {
   /** Dragging across the timeline zooms to the span dragged over; without it, dragging does nothing. */
   onZoom?: (from: Date, to: Date) => void;
   label: string;
+  /** What a span with no interval means here. @default "no record (phaselog not observing)" */
+  gapLabel?: string;
 }
 
 const pct = (value: number, from: number, to: number) => `${(((value - from) / (to - from)) * 100).toFixed(3)}%`;
@@ -60,7 +62,7 @@ function gapsOf(intervals: TimelineInterval[], from: number, to: number): [numbe
   return gaps.filter(([a, b]) => b > a);
 }
 
-export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, onZoom, label }: TimelineProps) {
+export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, onZoom, label, gapLabel = 'no record (phaselog not observing)' }: TimelineProps) {
   const drag = useRef<number | undefined>(undefined);
   const [selection, setSelection] = useState<[number, number] | undefined>();
   const timeAt = (event: PointerEvent<SVGSVGElement>) => {
@@ -95,7 +97,7 @@ export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, 
       <rect x="0" y="8" width="100%" height="26" className="tl-bg" />
       {gapsOf(intervals, Math.min(to, Math.max(from, firstSeen)), to).map(([a, b]) => (
         <rect key={`gap-${a}`} x={pct(a, from, to)} y="8" width={pct(from + (b - a), from, to)} height="26" fill="url(#hatch)" className="tl-gap">
-          <title>no record (phaselog not observing) {formatTime(new Date(a).toISOString())} – {formatTime(new Date(b).toISOString())}</title>
+          <title>{gapLabel} {formatTime(new Date(a).toISOString())} – {formatTime(new Date(b).toISOString())}</title>
         </rect>
       ))}
       {intervals.map((i) => {
