@@ -2,7 +2,7 @@
  * The fleet board: every phase in every cluster, as a matrix (phase × cluster) or a list by
  * severity, with filters kept in the URL and statuses updated live from phaseStatusChanged.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { gql, useQuery } from './api.ts';
 import { CliHint } from './cli-hint.tsx';
 import { LiveIndicator, useLiveChanges, type PhaseChange } from './live.tsx';
@@ -255,6 +255,31 @@ function Cell({ phase }: { phase: BoardPhase | undefined }) {
   );
 }
 
+const STEPS: Record<string, [number, number]> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+
+/** Arrow keys move between the matrix's cells (Tab still walks them in order), skipping empty ones. */
+function moveFocus(event: KeyboardEvent<HTMLTableElement>): void {
+  const step = STEPS[event.key];
+  const cell = (event.target as HTMLElement).closest('td');
+  const row = cell?.parentElement;
+  if (!step || !cell || !(row instanceof HTMLTableRowElement) || !row.parentElement) return;
+  const rows = [...row.parentElement.children] as HTMLTableRowElement[];
+  let r = rows.indexOf(row);
+  let c = cell.cellIndex;
+  for (;;) {
+    r += step[0];
+    c += step[1];
+    const next = rows[r]?.cells[c];
+    if (!next || c < 1) return;
+    const link = next.querySelector('a');
+    if (link) {
+      event.preventDefault();
+      link.focus();
+      return;
+    }
+  }
+}
+
 function Matrix({ phases, clusters }: { phases: BoardPhase[]; clusters: BoardCluster[] }) {
   const rows = useMemo(() => {
     const byName = new Map<string, Map<string, BoardPhase>>();
@@ -269,7 +294,7 @@ function Matrix({ phases, clusters }: { phases: BoardPhase[]; clusters: BoardClu
   if (rows.length === 0) return <p>No phase matches.</p>;
   return (
     <div className="scroll">
-      <table className="matrix" aria-label="Phase status per cluster">
+      <table className="matrix" aria-label="Phase status per cluster (arrow keys move between cells)" onKeyDown={moveFocus}>
         <thead>
           <tr>
             <th scope="col">Phase (namespace/name)</th>
