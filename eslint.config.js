@@ -15,6 +15,11 @@ export default tseslint.config(
     },
   },
   {
+    // The web UI runs in a browser.
+    files: ['web/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['src/status/**', 'src/inventory/**', 'src/history/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',

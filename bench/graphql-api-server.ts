@@ -20,6 +20,8 @@ import { createGraphqlServer } from '../src/graphql/server.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { createClusterStore } from '../src/store/cluster-store.ts';
 import { createDb } from '../src/store/prisma.ts';
+import { ensureUiBundle } from '../src/ui/bundle.ts';
+import { createUiHandler } from '../src/ui/serve.ts';
 
 /** What the coordinator passes. */
 export interface GraphqlApiServerOptions {
@@ -48,6 +50,9 @@ const graphql = await createGraphqlServer({
   context: () => ({ about: { version: 'bench', role: 'api', startedAt: new Date() }, clusters, read: wiring.read, loaders: wiring.newLoaders() }),
 });
 http.mount('/graphql', graphql.handle);
+// The web UI as `phaselog start` serves it, for the ui-board benchmark (bundled once when stale).
+await ensureUiBundle();
+http.fallback(createUiHandler());
 await http.listen();
 const profiler = options.cpuProfile === undefined ? undefined : new Session();
 if (profiler) {

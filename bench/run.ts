@@ -134,6 +134,12 @@ export const REGISTRY: BenchEntry[] = [
     compare: [{ figure: 'status changes/s', baseline: 'postgres-write', baselineFigure: 'INSERT 1,000-row batches rows/s', label: '× raw INSERT 1,000-row batches rows/s (baseline run)' }],
   },
   {
+    id: 'ui-board', kind: 'scenario', file: 'ui-board.ts',
+    title: 'Web UI fleet board in headless Chromium over a seeded fleet (phases over 2 clusters, API server in its own process): navigation to matrix drawn, the board query and the render apart; board script size gzipped',
+    options: { small: { phases: 200, loads: 3 }, default: { phases: 1_000, loads: 7 } },
+    timeoutMs: 300_000,
+  },
+  {
     id: 'graphql-api', kind: 'scenario', file: 'graphql-api.ts',
     title: 'GraphQL API over a history of 1.1M status changes (1,000 phases x 10 resources x 100 changes, with their intervals), API server in its own process, read token; 1 client and 16 clients, bare Apollo measured in the same run',
     options: {

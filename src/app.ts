@@ -30,6 +30,8 @@ import { startWorkers } from '../workers/start-workers.ts';
 import { NotRecordingError } from '../workers/recording-check.ts';
 import { startReportWorker } from '../workers/report-worker.ts';
 import { SNAPSHOT_QUEUE } from './queue/snapshot-jobs.ts';
+import { DEFAULT_UI_PATHS, ensureUiBundle } from './ui/bundle.ts';
+import { createUiHandler } from './ui/serve.ts';
 
 export interface RunningPhaselog {
   /** The API's base URL, when this process serves the API. */
@@ -196,6 +198,12 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         context: () => ({ about: { version: VERSION, role: config.role, startedAt }, clusters, read: api.read, loaders: api.newLoaders() }),
       });
       http.mount('/graphql', graphql.handle);
+      // The web UI: bundled here only when web/ changed since the last bundle (or none exists).
+      await ensureUiBundle().then(
+        (bundled) => bundled && log.info({ dir: DEFAULT_UI_PATHS.outDir }, 'web UI bundled'),
+        (error: unknown) => log.warn({ err: error }, 'cannot bundle the web UI; / answers 503 until npm run build succeeds'),
+      );
+      http.fallback(createUiHandler());
       try {
         await http.listen();
       } catch (error) {
@@ -206,7 +214,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
       closers.push({ name: 'http', close: () => http.close(3000) });
       closers.push({ name: 'websockets', close: () => graphql.closeWebSockets() });
       running.url = http.url;
-      log.info({ url: `${http.url}/graphql` }, 'phaselog API listening');
+      log.info({ url: `${http.url}/graphql`, ui: `${http.url}/` }, 'phaselog API listening');
     }
     return running;
   } catch (error) {

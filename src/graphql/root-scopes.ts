@@ -43,6 +43,8 @@ const admin = (restriction: RootFieldRestriction): RootFieldRule => ({ scope: 'a
 export const ROOT_FIELD_RULES: RootFieldRules = {
   Query: {
     about: read('none'),
+    // Only the caller's own token, restrictions included.
+    viewer: read('none'),
     clusters: read('narrowed'),
     phases: read('narrowed'),
     phase: read('narrowed'),

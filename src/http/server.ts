@@ -32,6 +32,8 @@ export interface HttpServer {
   url: string;
   /** Route requests for this path to a handler (the GraphQL endpoint). */
   mount(path: string, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>): void;
+  /** Offer requests no mount matches to a handler (the web UI); it resolves false to leave them a 404. */
+  fallback(handler: (req: IncomingMessage, res: ServerResponse) => Promise<boolean>): void;
   /** Start listening. */
   listen(): Promise<void>;
   /** Stop accepting, let in-flight requests finish for up to `graceMs`, then cut the rest. */
@@ -46,6 +48,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 export function createHttpServer(options: HttpServerOptions): HttpServer {
   const { log } = options;
   const mounts = new Map<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>();
+  let fallback: ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) | undefined;
   let closing = false;
   const readiness = createReadiness({ checks: options.readiness, log, ...(options.readinessTimeoutMs !== undefined ? { timeoutMs: options.readinessTimeoutMs } : {}) });
 
@@ -79,7 +82,18 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       });
       return;
     }
-    sendJson(res, 404, { error: `no route for ${path}`, routes: ['/healthz', '/readyz', ...mounts.keys()] });
+    const notFound = () => sendJson(res, 404, { error: `no route for ${path}`, routes: ['/healthz', '/readyz', ...mounts.keys()] });
+    if (!fallback) return notFound();
+    fallback(req, res).then(
+      (handled) => {
+        if (!handled) notFound();
+      },
+      (error: unknown) => {
+        log.error({ err: error, path }, 'request failed');
+        if (!res.headersSent) sendJson(res, 500, { error: 'internal server error' });
+        else res.end();
+      },
+    );
   });
   server.keepAliveTimeout = 5_000;
 
@@ -87,6 +101,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     server,
     url: '',
     mount: (path, handler) => void mounts.set(path, handler),
+    fallback: (handler) => void (fallback = handler),
     listen: () =>
       new Promise((resolve, reject) => {
         server.once('error', reject);

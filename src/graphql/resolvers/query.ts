@@ -65,6 +65,13 @@ export async function requirePhase(ctx: GraphqlContext, ref: PhaseRef) {
 export const queryResolvers: { Query: QueryResolvers } = {
   Query: {
     about: (_parent, _args, ctx) => ctx.about,
+    viewer: (_parent, _args, { principal }) => ({
+      name: principal.name,
+      anonymous: principal.kind === 'anonymous',
+      scopes: [...principal.scopes],
+      clusters: [...principal.access.clusters],
+      namespaces: [...principal.access.namespaces],
+    }),
     clusters: async (_parent, _args, ctx) => (await ctx.clusters.listClusters()).filter((c) => canSee(ctx.principal, c.name, null)),
     phases: async (_parent, args, ctx) => {
       const first = pageSize(args.first, 50, MAX_PHASES_PAGE_SIZE);

@@ -51,6 +51,12 @@ describe('authentication', () => {
     expect(result.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 
+  it('tells a caller who it is: its token name, scopes and restrictions (viewer)', async () => {
+    const query = '{ viewer { name anonymous scopes clusters namespaces } }';
+    expect((await gqlData<{ viewer: unknown }>(api.url, query, {}, paymentsReader)).viewer).toEqual({ name: 'payments-ci', anonymous: false, scopes: ['read'], clusters: ['prod'], namespaces: ['payments'] });
+    expect((await gqlData<{ viewer: unknown }>(api.url, query, {}, admin)).viewer).toEqual({ name: 'root', anonymous: false, scopes: ['admin'], clusters: [], namespaces: [] });
+  });
+
   it('stores only the sha256 of a secret, and shows the secret only when it is made', async () => {
     const rows = await db.apiToken.findMany({ orderBy: { name: 'asc' } });
     expect(rows.map((r) => r.name)).toEqual(['payments-ci', 'root']);
