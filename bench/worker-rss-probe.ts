@@ -109,7 +109,8 @@ async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omi
   const { createClusterClient } = await import('../src/kube/cluster-client.ts');
   const { createWatchSet } = await import('../src/kube/watch-set.ts');
   const { discoverPhases, INVENTORY_WATCHES } = await import('../src/kube/discover-phases.ts');
-  const { observeCluster } = await import('../src/snapshot/observe.ts');
+  const { observeWithSources } = await import('../src/snapshot/observe.ts');
+  const { releaseStoredBodies } = await import('../src/snapshot/revision-bodies.ts');
   const { ObservationMemos } = await import('../src/snapshot/memos.ts');
   const { createRecorder } = await import('../src/snapshot/record.ts');
   const { createSnapshotStore } = await import('../src/store/snapshot-store.ts');
@@ -136,12 +137,15 @@ async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omi
   let tick = Date.now();
   const record = async (run: Awaited<ReturnType<typeof cycle>>) => {
     for (const round of [0, 1]) {
-      const observation = await observeCluster(run.client, { memos: run.memos });
+      const observed = await observeWithSources(run.client, { memos: run.memos });
+      const observation = observed.observation;
       if (observation.outcome !== 'ok') throw new Error('emulated cluster unreachable');
       const changed = observation.phases[0]?.resources[0];
       if (round === 1 && changed !== undefined) changed.message = `${changed.message} (changed)`;
       const result = await run.history.record(observation, { tickAt: new Date((tick += 1000)) });
       if (!result.written || (round === 1 && result.changes.length === 0)) throw new Error(`snapshot ${round} not written`);
+      // As snapshotCluster does after commit: the caches drop the bodies the store now holds.
+      releaseStoredBodies(observed);
     }
   };
   // Prisma's client runtime keeps its last 100 debug lines whatever DEBUG says (~25 queries), and
