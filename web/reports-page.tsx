@@ -358,10 +358,12 @@ interface StoredSummary {
   params: Record<string, unknown>;
 }
 
-/** A stored report's range and schedule, from its params, in a line. */
+/** A stored report's schedule, range and selection (as the report worker records them), in a line. */
 function describeParams(params: Record<string, unknown>): string {
-  const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
-  return Object.entries(params).map(([k, v]) => `${k}: ${text(v)}`).join(' · ');
+  const text = (key: string) => (typeof params[key] === 'string' ? (params[key] as string) : undefined);
+  const names = (key: string) => (Array.isArray(params[key]) && params[key].length ? `${key} ${(params[key] as unknown[]).join(', ')}` : undefined);
+  const range = text('from') ? `${formatTime(text('from'))} to ${formatTime(text('to'))} UTC` : undefined;
+  return [text('schedule') ? `schedule ${text('schedule')}` : undefined, range, names('clusters'), names('namespaces'), names('phases')].filter(Boolean).join(' · ');
 }
 
 function StoredReports({ place }: { place: Place }) {

@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenInDatabase } from '../../src/auth/tokens.ts';
@@ -198,6 +199,19 @@ describe('the web UI', () => {
     const csv = readFileSync(await download.path(), 'utf8');
     expect(csv.split(/\r?\n/)[0]).toMatch(/^id,cluster,namespace,name,source,observed_ms,/);
     expect(csv).toContain('demo-staging,argocd,checkout');
+
+    // A stored report, as the report worker keeps one, opens in the page (its HTML sandboxed).
+    const sql = new pg.Client({ connectionString: database.url });
+    await sql.connect();
+    const params = { schedule: 'weekly', from: '2026-11-16T00:00:00.000Z', to: '2026-11-23T00:00:00.000Z', clusters: [], namespaces: ['shop'], phases: [] };
+    await sql.query(`INSERT INTO "Report" ("params", "format", "content") VALUES ($1, 'html', '<!doctype html><title>Weekly</title><h1>Weekly audit of shop</h1>')`, [params]);
+    await sql.end();
+    await page.reload();
+    const stored = page.locator('section[aria-labelledby="stored-title"]');
+    await stored.getByRole('link', { name: /HTML/ }).click();
+    await expect.poll(() => page.url()).toContain('stored=');
+    expect(await stored.innerText()).toContain('schedule weekly · 2026-11-16 00:00:00 to 2026-11-23 00:00:00 UTC · namespaces shop');
+    await page.frameLocator('iframe[title="Stored report"]').getByRole('heading', { name: 'Weekly audit of shop' }).waitFor();
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-reports.png'), fullPage: true });
     await expectAccessible(page);
 
