@@ -212,6 +212,7 @@ describe('the web UI', () => {
     await expect.poll(() => page.url()).toContain('stored=');
     expect(await stored.innerText()).toContain('schedule weekly · 2026-11-16 00:00:00 to 2026-11-23 00:00:00 UTC · namespaces shop');
     await page.frameLocator('iframe[title="Stored report"]').getByRole('heading', { name: 'Weekly audit of shop' }).waitFor();
+    await stored.screenshot({ path: path.join(TEST_OUTPUT, 'ui-reports-stored.png') });
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-reports.png'), fullPage: true });
     await expectAccessible(page);
 
