@@ -30,13 +30,18 @@ export interface GraphqlApiServerOptions {
   logLevel?: string;
   /** Write a CPU profile of the serving (not the start-up) to this file on shutdown. */
   cpuProfile?: string;
+  /** Serve `phaseStatusChanged` from the changes published on this Redis (the ui-board benchmark's live board). */
+  redisUrl?: string;
+  /** The channel prefix those changes are published under. */
+  channelPrefix?: string;
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as GraphqlApiServerOptions;
 // Logs go to /dev/null-like sink at the production level, so per-request logging costs what it costs.
 const log = pino({ level: options.logLevel ?? 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
 const db = createDb(options.databaseUrl, { poolSize: 10 });
-const wiring = await createApiWiring({ db, config: { server: { host: '127.0.0.1' }, api: { anonymousRead: false } }, log });
+const live = { ...(options.redisUrl === undefined ? {} : { redisUrl: options.redisUrl }), ...(options.channelPrefix === undefined ? {} : { channelPrefix: options.channelPrefix }) };
+const wiring = await createApiWiring({ db, config: { server: { host: '127.0.0.1' }, api: { anonymousRead: false } }, log, ...live });
 const http = createHttpServer({ host: '127.0.0.1', port: 0, log, readiness: {} });
 const clusters = createClusterStore(db);
 const graphql = await createGraphqlServer({

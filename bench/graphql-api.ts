@@ -78,12 +78,28 @@ export interface Seeded {
   statusChanges: number;
 }
 
+/** How {@link seed} spreads phases over clusters. */
+export interface SeedLayout {
+  /** Clusters, named bench-a, bench-b, ...; phase g goes to cluster g mod this. @default 2 */
+  clusters?: number;
+  /**
+   * `unique`: every phase has its own name (phase-g). `every-cluster`: each name is in every
+   * cluster (phases / clusters names), as one application deployed to a fleet is.
+   * @default 'unique'
+   */
+  names?: 'unique' | 'every-cluster';
+}
+
 /**
  * Seeds `phases` phases whose status flips between InProgress and Current every 10 minutes up to now
  * (odd and even phases out of step, so half are InProgress now, with a worst resource), each with
  * `resources` resources flipping with it: every interval starts with one change-log row.
  */
-export async function seed(url: string, phases: number, resources: number, intervals: number): Promise<Seeded> {
+export async function seed(url: string, phases: number, resources: number, intervals: number, layout: SeedLayout = {}): Promise<Seeded> {
+  const clusterCount = layout.clusters ?? 2;
+  if (clusterCount < 1 || clusterCount > 26) throw new Error('the seed names clusters bench-a to bench-z: 1 to 26 clusters');
+  const clusterNames = Array.from({ length: clusterCount }, (_, i) => `bench-${String.fromCharCode(97 + i)}`);
+  const nameIndex = layout.names === 'every-cluster' ? `(g / ${clusterCount})` : 'g';
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const now = new Date(Math.floor(Date.now() / 60_000) * 60_000);
@@ -99,12 +115,12 @@ export async function seed(url: string, phases: number, resources: number, inter
     // Observed clusters (a tick just now, snapshotted hourly), as a running worker leaves them: a
     // cluster nobody observes is stale, and its gate would answer STALE without reading its history.
     await client.query(
-      `INSERT INTO "Cluster" ("name", "reachable", "lastGoodReadAt", "tickLastSeenAt", "snapshotIntervalMs") VALUES ('bench-a', true, $1, $1, 3600000), ('bench-b', true, $1, $1, 3600000)`,
-      [now],
+      `INSERT INTO "Cluster" ("name", "reachable", "lastGoodReadAt", "tickLastSeenAt", "snapshotIntervalMs") SELECT unnest($2::text[]), true, $1, $1, 3600000`,
+      [now, clusterNames],
     );
     await client.query(
       `INSERT INTO "Phase" ("clusterId", "sourceKind", "namespace", "name", "firstSeenAt", "lastSeenAt")
-       SELECT (SELECT min("id") FROM "Cluster") + (g % 2), 'cli-utils', 'team-' || (g / 50), 'phase-' || lpad(g::text, 5, '0'), $1, $1 FROM generate_series(0, $2 - 1) g`,
+       SELECT (SELECT min("id") FROM "Cluster") + (g % ${clusterCount}), 'cli-utils', 'team-' || (${nameIndex} / 50), 'phase-' || lpad(${nameIndex}::text, 5, '0'), $1, $1 FROM generate_series(0, $2 - 1) g`,
       [start, phases],
     );
     // Status details are content-addressed: two per phase (Current, InProgress with its worst resource), one for all resources.

@@ -135,8 +135,8 @@ export const REGISTRY: BenchEntry[] = [
   },
   {
     id: 'ui-board', kind: 'scenario', file: 'ui-board.ts',
-    title: 'Web UI fleet board in headless Chromium over a seeded fleet (phases over 2 clusters, API server in its own process): navigation to matrix drawn, the board query and the render apart; board script size gzipped',
-    options: { small: { phases: 200, loads: 3 }, default: { phases: 1_000, loads: 7 } },
+    title: 'Web UI fleet board in headless Chromium over a seeded fleet (each phase name in 10 clusters, API server in its own process): navigation to matrix drawn, the board query and the render apart; board script size gzipped; on an open board, commit -> cell latency of 100 changes one at a time, and long tasks while 100 changes/s stream in',
+    options: { small: { phases: 200, loads: 3, changes: 20, streamRate: 50, streamSeconds: 2 }, default: { phases: 1_000, loads: 7, changes: 100, streamRate: 100, streamSeconds: 5 } },
     timeoutMs: 300_000,
   },
   {

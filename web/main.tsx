@@ -8,6 +8,7 @@ import { saveToken, readToken, useQuery } from './api.ts';
 import { Board } from './board.tsx';
 import { ClustersPage } from './clusters-page.tsx';
 import { PhasePage } from './phase-page.tsx';
+import { ReportsPage } from './reports-page.tsx';
 import { Link, usePlace, type Place } from './router.tsx';
 import './styles.css';
 
@@ -50,6 +51,7 @@ function SignIn({ error, onToken }: { error: string | undefined; onToken: (token
 function Page({ place }: { place: Place }) {
   if (place.path === '/') return <Board place={place} />;
   if (place.path === '/clusters') return <ClustersPage />;
+  if (place.path === '/reports') return <ReportsPage place={place} />;
   const phase = /^\/phases\/([^/]+)\/([^/]+)\/([^/]+)\/?$/.exec(place.path);
   if (phase) {
     const [cluster, namespace, name] = phase.slice(1).map(decodeURIComponent) as [string, string, string];
@@ -69,7 +71,7 @@ function App() {
   const who = useQuery<{ viewer: Viewer; about: { version: string } }>(WHO, { session });
   const needsToken = who.error?.code === 'UNAUTHENTICATED' || (who.error !== undefined && !readToken() && who.error.code === 'FORBIDDEN');
   useEffect(() => {
-    const title = place.path === '/' ? 'Fleet board' : place.path === '/clusters' ? 'Clusters' : place.path.startsWith('/phases/') ? decodeURIComponent(place.path.slice(8)) : 'phaselog';
+    const title = place.path === '/' ? 'Fleet board' : place.path === '/clusters' ? 'Clusters' : place.path === '/reports' ? 'Reports' : place.path.startsWith('/phases/') ? decodeURIComponent(place.path.slice(8)) : 'phaselog';
     document.title = `${title} · phaselog`;
   }, [place.path]);
   const signIn = (token: string | undefined) => {
@@ -86,6 +88,7 @@ function App() {
         <nav aria-label="Main">
           <Link href="/" aria-current={place.path === '/' ? 'page' : undefined}>Fleet board</Link>
           <Link href="/clusters" aria-current={place.path === '/clusters' ? 'page' : undefined}>Clusters</Link>
+          <Link href="/reports" aria-current={place.path === '/reports' ? 'page' : undefined}>Reports</Link>
           <a href="/graphql">GraphiQL</a>
         </nav>
         <div className="who">

@@ -1,6 +1,6 @@
 /**
  * Serves the bundled web UI: hashed assets under /ui/assets/ (cached for good: a new bundle has new
- * names), and the app's index.html for `/`, `/phases/...`, `/clusters` and any other `/ui/...` path
+ * names), and the app's index.html for `/`, `/phases/...`, `/clusters`, `/reports` and any other `/ui/...` path
  * so that deep links and reloads land in the app, which routes on the client.
  */
 import { readFile } from 'node:fs/promises';
@@ -12,7 +12,7 @@ const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8',
 
 /** Paths the client-side router owns. */
 export function isUiRoute(pathname: string): boolean {
-  return pathname === '/' || pathname === '/clusters' || pathname.startsWith('/phases/') || pathname.startsWith('/ui/');
+  return pathname === '/' || pathname === '/clusters' || pathname === '/reports' || pathname.startsWith('/phases/') || pathname.startsWith('/ui/');
 }
 
 /** Answers a request for the UI; resolves false when the path is not one of its routes. */

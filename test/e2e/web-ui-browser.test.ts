@@ -2,11 +2,12 @@
  * The web UI as a person uses it, against `phaselog start` with the demo clusters and tokens
  * required: sign in, the fleet board in both layouts, a status change arriving live (made through
  * the emulated cluster's API), time travel on the phase page, the gate, a token restricted to one
- * namespace, the clusters page; axe-core on each page; screenshots in test-output/ui-*.png.
+ * namespace, the clusters page, a report run and downloaded; axe-core on each page; screenshots in test-output/ui-*.png.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenInDatabase } from '../../src/auth/tokens.ts';
@@ -178,4 +179,55 @@ describe('the web UI', () => {
     await expectAccessible(page);
     await page.close();
   }, 60_000);
+  it('runs an audit report for the last hour inline, downloads it as CSV, and says a restricted token may not list stored reports', async () => {
+    const page = await signedInPage(readerSecret);
+    await page.getByRole('link', { name: 'Reports', exact: true }).click();
+    await page.getByRole('heading', { name: 'Reports', level: 1 }).waitFor();
+    await page.getByRole('textbox', { name: 'From', exact: true }).fill('1h');
+    await page.getByRole('button', { name: 'Run report' }).click();
+    await expect.poll(() => page.url()).toContain('from=1h');
+    const checkoutRow = page.locator('table.report-phases tr[data-phase="demo-staging/argocd/checkout"]');
+    await checkoutRow.waitFor({ timeout: 30_000 });
+    // The earlier tests failed checkout on demo-staging and restored it: a failure, restored, with its cause.
+    expect(await checkoutRow.innerText()).toMatch(/1 \(1 restored\)|[2-9] \(\d restored\)/);
+    const incidents = page.getByRole('table', { name: 'Departures from Current, newest first' });
+    expect(await incidents.innerText()).toContain('Deployment');
+    expect(await page.locator('.cli code').first().innerText()).toBe('phaselog report --from 1h --out report.html');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the report as CSV' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^phaselog-report-.*\.csv$/);
+    const csv = readFileSync(await download.path(), 'utf8');
+    expect(csv.split(/\r?\n/)[0]).toMatch(/^id,cluster,namespace,name,source,observed_ms,/);
+    expect(csv).toContain('demo-staging,argocd,checkout');
+
+    // A stored report, as the report worker keeps one, opens in the page (its HTML sandboxed).
+    const sql = new pg.Client({ connectionString: database.url });
+    await sql.connect();
+    const params = { schedule: 'weekly', from: '2026-11-16T00:00:00.000Z', to: '2026-11-23T00:00:00.000Z', clusters: [], namespaces: ['shop'], phases: [] };
+    await sql.query(`INSERT INTO "Report" ("params", "format", "content") VALUES ($1, 'html', '<!doctype html><title>Weekly</title><h1>Weekly audit of shop</h1>')`, [params]);
+    await sql.end();
+    await page.reload();
+    const stored = page.locator('section[aria-labelledby="stored-title"]');
+    await stored.getByRole('link', { name: /HTML/ }).click();
+    await expect.poll(() => page.url()).toContain('stored=');
+    expect(await stored.innerText()).toContain('schedule weekly · 2026-11-16 00:00:00 to 2026-11-23 00:00:00 UTC · namespaces shop');
+    await page.frameLocator('iframe[title="Stored report"]').getByRole('heading', { name: 'Weekly audit of shop' }).waitFor();
+    await stored.screenshot({ path: path.join(TEST_OUTPUT, 'ui-reports-stored.png') });
+    await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-reports.png'), fullPage: true });
+    await expectAccessible(page);
+
+    // A deep link runs the same report again, in a new page.
+    const again = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await again.goto(page.url());
+    await again.getByLabel('API token').fill(readerSecret);
+    await again.getByRole('button', { name: 'Sign in' }).click();
+    await again.locator('table.report-phases tr[data-phase="demo-staging/argocd/checkout"]').waitFor({ timeout: 30_000 });
+    expect(await again.getByRole('textbox', { name: 'From', exact: true }).inputValue()).toBe('1h');
+    await again.close();
+    await page.close();
+
+    const restricted = await signedInPage(shopSecret, '/reports');
+    await expect.poll(() => restricted.locator('section[aria-labelledby="stored-title"]').innerText()).toContain('only an unrestricted token may list them');
+    await restricted.close();
+  }, 90_000);
 });

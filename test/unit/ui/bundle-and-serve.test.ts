@@ -49,7 +49,7 @@ describe('the web UI bundle', () => {
 
   it('answers the app for its routes and deep links, its assets cached for good, and a 404 elsewhere', async () => {
     const { assets } = await bundleUi(paths);
-    for (const route of ['/', '/clusters', '/phases/prod/shop/api?at=2026-11-20T14:03:12Z', '/ui/anything']) {
+    for (const route of ['/', '/clusters', '/reports?from=1h', '/phases/prod/shop/api?at=2026-11-20T14:03:12Z', '/ui/anything']) {
       const response = await fetch(http.url + route);
       expect(response.status, route).toBe(200);
       expect(response.headers.get('content-type')).toContain('text/html');
