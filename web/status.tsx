@@ -1,13 +1,15 @@
-/** Statuses as the UI shows them: colour AND icon AND word, never colour alone. */
-export const STATUSES = ['Failed', 'Terminating', 'NotFound', 'Unknown', 'InProgress', 'Current'] as const;
-export type Status = (typeof STATUSES)[number];
+import { severityOf, STATUSES_BY_SEVERITY } from '../src/status/severity.ts';
+import type { ResourceStatus } from '../src/status/types.ts';
+
+/** Statuses as the UI shows them (colour AND icon AND word, never colour alone), most severe first: the server's one order. */
+export const STATUSES = STATUSES_BY_SEVERITY;
+export type Status = ResourceStatus;
 
 const ICONS: Record<Status, string> = { Current: '✓', InProgress: '↻', Failed: '✕', Terminating: '⊘', NotFound: '?', Unknown: '…' };
 
 /** Most severe first, as `phaselog status` and `orderBy: SEVERITY` order them; no status last. */
 export function severity(status: string | null | undefined): number {
-  const index = STATUSES.indexOf(status as Status);
-  return index === -1 ? STATUSES.length : index;
+  return severityOf(status ?? null);
 }
 
 export function StatusBadge({ status, stale }: { status: string | null | undefined; stale?: boolean }) {
