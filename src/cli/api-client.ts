@@ -20,10 +20,31 @@ interface GraphqlResponse<T> {
   errors?: { message: string; extensions?: { code?: string } }[];
 }
 
+export interface SubscriptionHandlers<T> {
+  onEvent: (data: T) => void;
+  onError: (error: CliError) => void;
+  /** The cursor (`after:`) to resume from after this event. */
+  resumeFrom?: (data: T) => string | undefined;
+  /** The connection dropped; retrying. */
+  onReconnecting?: () => void;
+  /** Connected again after a drop. */
+  onReconnected?: () => void;
+}
+
+/** Wait before the n-th retry: doubling from half a second, at most 5 s. */
+const retryDelay = (retries: number) => Math.min(500 * 2 ** retries, 5000);
+/** About five minutes of retries at the capped delay before a watch gives up. */
+const RETRY_ATTEMPTS = 64;
+
 export interface ApiClient {
   query<T>(document: string, variables?: Record<string, unknown>): Promise<T>;
-  /** Calls `onEvent` for each event until the returned function is called or the server ends it. */
-  subscribe<T>(document: string, variables: Record<string, unknown>, onEvent: (data: T) => void, onError: (error: CliError) => void): () => void;
+  /**
+   * Calls `onEvent` for each event until the returned function is called or the server ends it. A
+   * lost connection is retried (with backoff, for about five minutes); with `resumeFrom`, each retry
+   * asks for the events after the last one received (the subscription's `after:` argument), so none
+   * is lost or repeated across a server restart.
+   */
+  subscribe<T>(document: string, variables: Record<string, unknown>, handlers: SubscriptionHandlers<T>): () => void;
   close(): Promise<void>;
 }
 
@@ -45,6 +66,14 @@ function toCliError(errors: NonNullable<GraphqlResponse<unknown>['errors']>): Cl
     default:
       return new CliError(message, EXIT.server);
   }
+}
+
+/** What a closed socket or failed connection says, in a few words. */
+function describeClose(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  const close = error as { code?: number; reason?: string } | undefined;
+  if (close && typeof close.code === 'number') return `closed with code ${close.code}${close.reason ? ` (${close.reason})` : ''}`;
+  return String(error);
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -77,25 +106,49 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (!body.data) throw new CliError(`empty answer from ${options.url} (HTTP ${res.status})`, EXIT.server);
       return body.data;
     },
-    subscribe(document, variables, onEvent, onError) {
+    subscribe<T>(document: string, variables: Record<string, unknown>, handlers: SubscriptionHandlers<T>) {
+      let dropped = false;
       ws ??= createClient({
         url: options.url.replace(/^http/, 'ws'),
         webSocketImpl: WebSocket,
         connectionParams: options.token ? { authorization: `Bearer ${options.token}` } : {},
-        retryAttempts: 5,
+        retryAttempts: RETRY_ATTEMPTS,
+        retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, retryDelay(retries))),
+        // A server restart closes with 1001 or 1006: retry those and whatever else is not fatal.
         shouldRetry: () => true,
-      });
-      return ws.subscribe(
-        { query: document, variables },
-        {
-          next: (value) => {
-            if (value.errors?.length) onError(toCliError(value.errors as NonNullable<GraphqlResponse<unknown>['errors']>));
-            else if (value.data) onEvent(value.data as Parameters<typeof onEvent>[0]);
+        on: {
+          closed: () => {
+            if (dropped) return;
+            dropped = true;
+            handlers.onReconnecting?.();
           },
-          error: (error) => onError(Array.isArray(error) ? toCliError(error) : new CliError(`subscription failed: ${(error as Error).message ?? String(error)}`, EXIT.server)),
-          complete: () => {},
+          connected: (_socket, _payload, wasRetry) => {
+            if (!wasRetry) return;
+            dropped = false;
+            handlers.onReconnected?.();
+          },
         },
-      );
+      });
+      // graphql-ws sends this payload again on every retry, serialising it then: updating `after`
+      // in place is what makes the retry resume after the last event received.
+      const payload = { query: document, variables: { ...variables } };
+      let stopped = false;
+      const unsubscribe = ws.subscribe<T>(payload, {
+        next: (value) => {
+          if (value.errors?.length) return handlers.onError(toCliError(value.errors as NonNullable<GraphqlResponse<unknown>['errors']>));
+          if (!value.data) return;
+          const cursor = handlers.resumeFrom?.(value.data);
+          if (cursor !== undefined) payload.variables.after = cursor;
+          handlers.onEvent(value.data);
+        },
+        error: (error) => handlers.onError(Array.isArray(error) ? toCliError(error) : new CliError(`lost the connection to ${options.url}: ${describeClose(error)}`, EXIT.server)),
+        // graphql-ws also completes the sink when we unsubscribe: only the server ending it is news.
+        complete: () => stopped || handlers.onError(new CliError(`${options.url} ended the stream`, EXIT.server)),
+      });
+      return () => {
+        stopped = true;
+        unsubscribe();
+      };
     },
     async close() {
       await ws?.dispose();

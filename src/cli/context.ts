@@ -4,6 +4,8 @@ import type { Config } from '../config.ts';
 import { createApiClient } from './api-client.ts';
 import type { ApiClient } from './api-client.ts';
 import { CliError, EXIT } from './errors.ts';
+import { colourWanted, painter } from './format.ts';
+import type { Paint } from './format.ts';
 
 export interface CommandContext {
   api: ApiClient;
@@ -12,6 +14,13 @@ export interface CommandContext {
   /** The local configuration, for commands that work on this machine's phaselog directly. */
   config: Config;
   out: (text: string) => void;
+  /** Progress and diagnostics: stderr, so they never mix with output a pipe reads. */
+  err: (text: string) => void;
+  /** Whether stderr is a terminal (progress lines redraw in place there). */
+  errIsTerminal: boolean;
+  /** Colour and status symbols: stdout is a terminal and NO_COLOR is not set. */
+  decorated: boolean;
+  paint: Paint;
   now: () => Date;
 }
 
@@ -25,11 +34,16 @@ export function createCommandContext(flags: { url?: string; token?: string }): C
     throw error;
   }
   const { client } = config;
+  const decorated = colourWanted(process.stdout);
   return {
     api: createApiClient({ url: client.url, ...(client.token ? { token: client.token } : {}) }),
     hasToken: client.token !== undefined,
     config,
     out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+    errIsTerminal: process.stderr.isTTY === true,
+    decorated,
+    paint: painter(decorated),
     now: () => new Date(),
   };
 }

@@ -49,6 +49,7 @@ export const ROOT_FIELD_RULES: RootFieldRules = {
     phases: read('narrowed'),
     phase: read('narrowed'),
     statusChanges: read('narrowed'),
+    statusChangeHead: read('narrowed'),
     gate: read('narrowed'),
     auditReport: read('narrowed'),
     storedReports: read('unrestricted-only'),

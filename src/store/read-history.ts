@@ -83,6 +83,11 @@ export interface HistoryReader {
    * events catches up. Appends commit in `seq` order, so a cursor never skips a change.
    */
   listStatusChanges(scope: AccessScope, filter: StatusChangeFilter, first: number, afterSeq?: bigint): Promise<Page<StatusChange>>;
+  /**
+   * The seq of the newest change the scope sees that matches `filter`; null when there is none. A
+   * reader that takes it before reading current state and then follows the log after it misses nothing.
+   */
+  latestStatusChangeSeq(scope: AccessScope, filter: StatusChangeFilter): Promise<bigint | null>;
   /** The manifest a phase had at `at`. */
   manifestAt(phaseId: number, at: Date): Promise<ManifestVersionRecord | null>;
   /** The phase's manifests, newest first, each with the one before it. */
@@ -349,6 +354,19 @@ export function toIntervalPage([statuses, stale, from, to, messages, summaries, 
  */
 const CHANGE_ACCESS_COLUMNS: AccessColumns = { cluster: Prisma.sql`c."name"`, namespace: Prisma.sql`p."namespace"`, clusterLevel: Prisma.sql`sc."phaseId" IS NULL` };
 
+/** What a change-log read may see and asked for, over `sc` (StatusChange), `c` (Cluster) and `p` (Phase). */
+function changeConditions(scope: AccessScope, filter: StatusChangeFilter): Prisma.Sql[] {
+  const where = accessConditions(scope, CHANGE_ACCESS_COLUMNS);
+  if (filter.cluster !== undefined) where.push(Prisma.sql`c."name" = ${filter.cluster}`);
+  if (filter.namespace !== undefined) where.push(Prisma.sql`p."namespace" = ${filter.namespace}`);
+  if (filter.phaseId !== undefined) where.push(Prisma.sql`sc."phaseId" = ${filter.phaseId}::int`);
+  if (filter.scopes !== undefined) where.push(Prisma.sql`sc."scope" = ANY(${[...filter.scopes]}::text[])`);
+  if (filter.toStatus !== undefined) where.push(Prisma.sql`sc."toStatus" = ANY(${[...filter.toStatus]}::text[])`);
+  if (filter.from !== undefined) where.push(Prisma.sql`sc."at" >= ${filter.from}`);
+  if (filter.to !== undefined) where.push(Prisma.sql`sc."at" < ${filter.to}`);
+  return where;
+}
+
 export function createHistoryReader(db: Db): HistoryReader {
   const sql = createReadSql(db);
   const intervalPages = createIntervalPages(sql, { detail: true });
@@ -422,14 +440,7 @@ export function createHistoryReader(db: Db): HistoryReader {
     },
 
     async listStatusChanges(scope, filter, first, afterSeq) {
-      const where = accessConditions(scope, CHANGE_ACCESS_COLUMNS);
-      if (filter.cluster !== undefined) where.push(Prisma.sql`c."name" = ${filter.cluster}`);
-      if (filter.namespace !== undefined) where.push(Prisma.sql`p."namespace" = ${filter.namespace}`);
-      if (filter.phaseId !== undefined) where.push(Prisma.sql`sc."phaseId" = ${filter.phaseId}::int`);
-      if (filter.scopes !== undefined) where.push(Prisma.sql`sc."scope" = ANY(${[...filter.scopes]}::text[])`);
-      if (filter.toStatus !== undefined) where.push(Prisma.sql`sc."toStatus" = ANY(${[...filter.toStatus]}::text[])`);
-      if (filter.from !== undefined) where.push(Prisma.sql`sc."at" >= ${filter.from}`);
-      if (filter.to !== undefined) where.push(Prisma.sql`sc."at" < ${filter.to}`);
+      const where = changeConditions(scope, filter);
       if (afterSeq !== undefined) where.push(Prisma.sql`sc."seq" > ${afterSeq}::bigint`);
       const rows = await sql.query<(Omit<StatusChange, 'phase'> & { sourceKind: string | null; namespace: string | null; name: string | null })>(Prisma.sql`
         SELECT sc."seq", sc."at", c."name" AS "cluster", sc."clusterId", sc."phaseId", sc."scope", r."key" AS "resourceKey", sc."fromStatus", sc."toStatus",
@@ -449,6 +460,18 @@ export function createHistoryReader(db: Db): HistoryReader {
         phase: sourceKind === null || namespace === null || name === null ? null : { sourceKind, namespace, name },
       }));
       return { items, hasMore: rows.length > first };
+    },
+
+    async latestStatusChangeSeq(scope, filter) {
+      const where = changeConditions(scope, filter);
+      const rows = await sql.query<{ seq: bigint | string }>(Prisma.sql`
+        SELECT sc."seq" FROM "StatusChange" sc
+        JOIN "Cluster" c ON c."id" = sc."clusterId"
+        LEFT JOIN "Phase" p ON p."id" = sc."phaseId"
+        ${where.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}`}
+        ORDER BY sc."seq" DESC LIMIT 1`);
+      const row = rows[0];
+      return row === undefined ? null : BigInt(row.seq);
     },
 
     async manifestAt(phaseId, at) {

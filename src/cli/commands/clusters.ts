@@ -1,19 +1,35 @@
 /** `phaselog clusters`: every cluster with whether it is observed and reachable. */
 import type { CommandContext } from '../context.ts';
-import { formatAgo, renderData, renderTable } from '../format.ts';
+import { formatAgo, isDataFormat, renderList, renderTable } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
 
 const CLUSTERS = `{ clusters { name labels state reachable lastGoodReadAt lastObservedAt } }`;
 
-export async function runClusters(ctx: CommandContext, options: { output: OutputFormat }): Promise<number> {
-  const { clusters } = await ctx.api.query<{ clusters: { name: string; labels: Record<string, string>; state: string; reachable: boolean | null; lastGoodReadAt: string | null; lastObservedAt: string | null }[] }>(CLUSTERS);
-  if (options.output !== 'table') ctx.out(renderData(clusters, options.output));
-  else
-    ctx.out(
-      renderTable(
-        ['NAME', 'STATE', 'REACHABLE', 'LAST GOOD READ', 'LAST OBSERVED', 'LABELS'],
-        clusters.map((c) => [c.name, c.state, c.reachable === null ? '-' : c.reachable ? 'yes' : 'NO', formatAgo(c.lastGoodReadAt, ctx.now()), formatAgo(c.lastObservedAt, ctx.now()), Object.entries(c.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(',')]),
-      ),
-    );
+interface ClusterRow {
+  name: string;
+  labels: Record<string, string>;
+  state: string;
+  reachable: boolean | null;
+  lastGoodReadAt: string | null;
+  lastObservedAt: string | null;
+}
+
+export async function runClusters(ctx: CommandContext, options: { output: OutputFormat; headers: boolean }): Promise<number> {
+  const { clusters } = await ctx.api.query<{ clusters: ClusterRow[] }>(CLUSTERS);
+  if (isDataFormat(options.output)) return ctx.out(renderList(clusters.map((c) => ({ kind: 'Cluster', ...c })), options.output)), 0;
+  if (options.output === 'name') return ctx.out(clusters.map((c) => `${c.name}\n`).join('')), 0;
+  const now = ctx.now();
+  const reachable = (c: ClusterRow) => (c.reachable === null ? '-' : c.reachable ? ctx.paint('green', 'yes') : ctx.paint('red', 'NO'));
+  const wide = options.output === 'wide';
+  ctx.out(
+    renderTable(
+      wide ? ['NAME', 'STATE', 'REACHABLE', 'LAST GOOD READ', 'LAST OBSERVED', 'LABELS'] : ['NAME', 'STATE', 'REACHABLE', 'LAST GOOD READ', 'LAST OBSERVED'],
+      clusters.map((c) => {
+        const row = [c.name, c.state, reachable(c), formatAgo(c.lastGoodReadAt, now), formatAgo(c.lastObservedAt, now)];
+        return wide ? [...row, Object.entries(c.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '-'] : row;
+      }),
+      { headers: options.headers },
+    ),
+  );
   return 0;
 }

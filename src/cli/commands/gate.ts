@@ -1,33 +1,121 @@
-/** `phaselog gate <phase> --status Current --for 10m`: exit 0 when the phase held the status, else 1. */
+/**
+ * `phaselog gate <phase> --status Current --for 10m [--wait [--timeout 30m]]`: exit 0 when the phase
+ * has held the status for the window, else 1. With `--wait` it keeps asking until the gate passes or
+ * the timeout ends (like `kubectl wait`), showing progress on stderr; a server that is briefly
+ * unreachable (a restart) does not end the wait.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CommandContext } from '../context.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { parseDuration } from '../../duration.ts';
-import { renderData } from '../format.ts';
+import { parseDuration, formatDuration } from '../../duration.ts';
+import { formatRef, isDataFormat, paintStatus, parseCliDuration, renderData } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
 import { displayName, resolvePhase } from '../phase-arg.ts';
-
-const STATUSES = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'];
+import type { PhaseScope, PhaseSummary } from '../phase-arg.ts';
 
 const GATE = `query Gate($phase: PhaseRef!, $status: Status!, $for: Duration!) {
   gate(phase: $phase, status: $status, for: $for) {
-    passed reason message status heldSince remaining lastGoodReadAt
-    blockingResources { kind namespace name status message }
+    passed reason message status heldSince remaining lastGoodReadAt staleReason
+    blockingResources { group kind namespace name status message }
   }
 }`;
 
-interface GateAnswer {
-  gate: { passed: boolean; reason: string; message: string; status: string | null; heldSince: string | null; remaining: string | null; blockingResources: { kind: string; namespace: string; name: string; status: string; message: string }[] };
+/** How often a waiting gate asks again at most; sooner when the window fills earlier. */
+const POLL_MS = 5000;
+
+interface Gate {
+  passed: boolean;
+  reason: string;
+  message: string;
+  status: string | null;
+  heldSince: string | null;
+  remaining: string | number | null;
+  lastGoodReadAt: string | null;
+  staleReason: string | null;
+  blockingResources: { group: string; kind: string; namespace: string; name: string; status: string; message: string }[];
 }
 
-export async function runGate(ctx: CommandContext, options: { phase?: string; status: string; for?: string; output: OutputFormat }): Promise<number> {
-  if (!STATUSES.includes(options.status)) throw new CliError(`--status must be one of ${STATUSES.join(', ')}`, EXIT.usage);
-  if (!options.for || parseDuration(options.for) === undefined) throw new CliError(`--for needs a duration such as 10m or 1h (got ${options.for ?? 'nothing'})`, EXIT.usage);
-  const phase = await resolvePhase(ctx.api, options.phase);
-  const { gate } = await ctx.api.query<GateAnswer>(GATE, { phase: { id: phase.id }, status: options.status, for: options.for });
-  if (options.output !== 'table') ctx.out(renderData({ phase: displayName(phase), ...gate }, options.output));
-  else {
-    ctx.out(`${gate.passed ? 'PASS' : 'FAIL'}  ${displayName(phase)}: ${gate.message}\n`);
-    for (const r of gate.blockingResources) ctx.out(`  ${r.kind}/${r.namespace ? `${r.namespace}/` : ''}${r.name}: ${r.status}${r.message ? `: ${r.message}` : ''}\n`);
+export interface GateOptions extends PhaseScope {
+  phase?: string;
+  status: string;
+  for?: string;
+  wait: boolean;
+  timeout?: string;
+  output: OutputFormat;
+}
+
+function remainingMs(gate: Gate): number | undefined {
+  if (gate.remaining === null) return undefined;
+  return typeof gate.remaining === 'number' ? gate.remaining : parseDuration(gate.remaining);
+}
+
+function report(ctx: CommandContext, phase: PhaseSummary, gate: Gate, output: OutputFormat, note = ''): void {
+  if (isDataFormat(output)) {
+    ctx.out(renderData({ phase: displayName(phase), ...gate, blockingResources: gate.blockingResources.map((r) => ({ ref: formatRef(r), ...r })) }, output));
+    return;
   }
-  return gate.passed ? EXIT.ok : EXIT.gateFailed;
+  const verdict = gate.passed ? ctx.paint('green', 'PASS') : ctx.paint('red', 'FAIL');
+  ctx.out(`${verdict}  ${displayName(phase)}: ${note}${gate.message}\n`);
+  for (const r of gate.blockingResources) ctx.out(`  ${formatRef(r)}: ${paintStatus(r.status, ctx.paint, ctx.decorated)}${r.message ? `: ${r.message}` : ''}\n`);
+}
+
+export async function runGate(ctx: CommandContext, options: GateOptions): Promise<number> {
+  if (!options.for) throw new CliError('gate needs --for, the window the status must have held (e.g. --for 10m)', EXIT.usage);
+  const windowMs = parseCliDuration(options.for, '--for');
+  if (options.output === 'name' || options.output === 'wide') throw new CliError(`-o ${options.output} does not apply to gate (use table, json or yaml)`, EXIT.usage);
+  if (options.timeout !== undefined && !options.wait) throw new CliError('--timeout bounds --wait: use it with --wait', EXIT.usage);
+  const timeoutMs = options.timeout === undefined ? windowMs + 15 * 60_000 : parseCliDuration(options.timeout, '--timeout');
+  const phase = await resolvePhase(ctx.api, options.phase, options);
+  const ask = async () => (await ctx.api.query<{ gate: Gate }>(GATE, { phase: { id: phase.id }, status: options.status, for: `${windowMs}ms` })).gate;
+  if (!options.wait) {
+    const gate = await ask();
+    report(ctx, phase, gate, options.output);
+    return gate.passed ? EXIT.ok : EXIT.gateFailed;
+  }
+
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  const progress = createProgress(ctx);
+  let last: Gate | undefined;
+  for (;;) {
+    try {
+      last = await ask();
+    } catch (error) {
+      // Only an unreachable or failing server is worth waiting out; a wrong name or token is not.
+      if (!(error instanceof CliError) || error.exitCode !== EXIT.server) throw error;
+      progress.line(`waiting: ${error.message}`, 'unreachable');
+    }
+    if (last?.passed) {
+      progress.done();
+      report(ctx, phase, last, options.output);
+      return EXIT.ok;
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    if (last) progress.line(`waiting (${formatDuration(Date.now() - started)} of at most ${formatDuration(timeoutMs)}): ${last.message}`, `${last.reason}/${last.status}`);
+    const toFill = last?.reason === 'NOT_HELD_LONG_ENOUGH' ? remainingMs(last) : undefined;
+    await sleep(Math.max(100, Math.min(POLL_MS, left, toFill === undefined ? POLL_MS : toFill + 100)));
+  }
+  progress.done();
+  if (!last) throw new CliError(`gave up after ${formatDuration(timeoutMs)}: the server never answered`, EXIT.server);
+  report(ctx, phase, last, options.output, `timed out after ${formatDuration(timeoutMs)}: `);
+  return EXIT.gateFailed;
+}
+
+/**
+ * Progress on stderr: one line redrawn in place on a terminal; elsewhere (CI logs) a new line only
+ * when `state` changes, not on every poll.
+ */
+function createProgress(ctx: CommandContext): { line(text: string, state: string): void; done(): void } {
+  let shown: string | undefined;
+  return {
+    line(text, state) {
+      if (ctx.errIsTerminal) ctx.err(`\r\x1b[K${text.slice(0, (process.stderr.columns || 120) - 1)}`);
+      else if (state !== shown) ctx.err(`${text}\n`);
+      shown = state;
+    },
+    done() {
+      if (ctx.errIsTerminal && shown !== undefined) ctx.err('\r\x1b[K');
+    },
+  };
 }

@@ -5,9 +5,13 @@
 import type { CommandContext } from '../context.ts';
 import { staleNote } from './status.ts';
 import { formatDuration } from '../../duration.ts';
-import { parseTime, renderData, renderTable } from '../format.ts';
+import { CliError, EXIT } from '../errors.ts';
+import { formatAgo, formatResourceKey, isDataFormat, paintStatus, parseTime, renderList, renderTable } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
 import { resolvePhase } from '../phase-arg.ts';
+import type { PhaseScope } from '../phase-arg.ts';
+import { collectPages } from '../paging.ts';
+import type { Connection } from '../paging.ts';
 
 const INTERVALS = `query History($id: ID!, $from: DateTime!, $to: DateTime, $after: String) {
   phase(id: $id) { history(from: $from, to: $to, first: 100, after: $after) {
@@ -19,41 +23,75 @@ const CHANGES = `query Changes($id: ID!, $from: DateTime, $to: DateTime, $after:
     edges { node { seq at scope resourceKey fromStatus toStatus message } } pageInfo { hasNextPage endCursor } } }
 }`;
 
-type Page<T> = { phase: { [k: string]: { edges: { node: T }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null };
-
-async function collect<T>(ctx: CommandContext, query: string, field: string, variables: Record<string, unknown>): Promise<T[]> {
-  const out: T[] = [];
-  let after: string | null = null;
-  do {
-    const page: Page<T> = await ctx.api.query(query, { ...variables, after });
-    const conn = page.phase?.[field];
-    if (!conn) break;
-    out.push(...conn.edges.map((e) => e.node));
-    after = conn.pageInfo.hasNextPage ? conn.pageInfo.endCursor : null;
-  } while (after);
-  return out;
+interface Interval {
+  status: string;
+  message: string;
+  stale: boolean;
+  staleReason: string | null;
+  from: string;
+  to: string | null;
+  summary: { total: number; failed: number };
 }
 
-export async function runHistory(ctx: CommandContext, options: { phase?: string; all: boolean; from?: string; to?: string; output: OutputFormat }): Promise<number> {
+interface Change {
+  seq: string;
+  at: string;
+  scope: string;
+  resourceKey: string | null;
+  fromStatus: string | null;
+  toStatus: string | null;
+  message: string;
+}
+
+export interface HistoryOptions extends PhaseScope {
+  phase?: string;
+  all: boolean;
+  from?: string;
+  to?: string;
+  output: OutputFormat;
+  headers: boolean;
+}
+
+export async function runHistory(ctx: CommandContext, options: HistoryOptions): Promise<number> {
+  if (options.output === 'name') throw new CliError('-o name lists phases (phaselog status -o name); history has no names to print', EXIT.usage);
   const now = ctx.now();
   const from = parseTime(options.from ?? '7d', now);
   const to = options.to ? parseTime(options.to, now) : undefined;
-  const phase = await resolvePhase(ctx.api, options.phase);
+  if (to && to <= from) throw new CliError('--to must be after --from', EXIT.usage);
+  const phase = await resolvePhase(ctx.api, options.phase, options);
   const window = { id: phase.id, from: from.toISOString(), to: to?.toISOString() ?? null };
+  const wide = options.output === 'wide';
   if (options.all) {
-    const changes = await collect<{ seq: string; at: string; scope: string; resourceKey: string | null; fromStatus: string | null; toStatus: string | null; message: string }>(ctx, CHANGES, 'changes', window);
-    if (options.output !== 'table') ctx.out(renderData(changes, options.output));
-    else ctx.out(renderTable(['TIME', 'WHAT', 'FROM', 'TO', 'MESSAGE'], changes.map((c) => [c.at, c.scope === 'phase' ? 'phase' : (c.resourceKey ?? c.scope), c.fromStatus ?? '-', c.toStatus ?? '-', c.message])));
-    return 0;
+    const changes = await collectPages<Change>(ctx.api, CHANGES, window, (d: { phase: { changes: Connection<Change> } | null }) => d.phase?.changes);
+    const items = changes.map((c) => ({ kind: 'StatusChange', ...c, resource: c.resourceKey ? formatResourceKey(c.resourceKey) : null }));
+    if (isDataFormat(options.output)) ctx.out(renderList(items, options.output));
+    else
+      ctx.out(
+        renderTable(
+          wide ? ['TIME', 'AT', 'SEQ', 'WHAT', 'FROM', 'TO', 'MESSAGE'] : ['TIME', 'WHAT', 'FROM', 'TO', 'MESSAGE'],
+          items.map((c) => {
+            const row = [c.resource ?? c.scope, paintStatus(c.fromStatus, ctx.paint, ctx.decorated), paintStatus(c.toStatus, ctx.paint, ctx.decorated), c.message];
+            return wide ? [formatAgo(c.at, now), c.at, c.seq, ...row] : [formatAgo(c.at, now), ...row];
+          }),
+          { headers: options.headers },
+        ),
+      );
+    return EXIT.ok;
   }
-  const intervals = await collect<{ status: string; message: string; stale: boolean; staleReason: string | null; from: string; to: string | null }>(ctx, INTERVALS, 'history', window);
-  if (options.output !== 'table') ctx.out(renderData(intervals, options.output));
+  const intervals = await collectPages<Interval>(ctx.api, INTERVALS, window, (d: { phase: { history: Connection<Interval> } | null }) => d.phase?.history);
+  if (isDataFormat(options.output)) ctx.out(renderList(intervals.map((i) => ({ kind: 'StatusInterval', ...i })), options.output));
   else
     ctx.out(
       renderTable(
-        ['FROM', 'TO', 'DURATION', 'STATUS', 'MESSAGE'],
-        intervals.map((i) => [i.from, i.to ?? 'now', formatDuration((i.to ? Date.parse(i.to) : now.getTime()) - Date.parse(i.from)), `${i.status}${staleNote(i)}`, i.message]),
+        wide ? ['FROM', 'TO', 'DURATION', 'STATUS', 'START', 'END', 'MESSAGE'] : ['FROM', 'TO', 'DURATION', 'STATUS', 'MESSAGE'],
+        intervals.map((i) => {
+          const duration = formatDuration((i.to ? Date.parse(i.to) : now.getTime()) - Date.parse(i.from));
+          const status = paintStatus(i.status, ctx.paint, ctx.decorated, staleNote(i));
+          const head = [formatAgo(i.from, now), i.to ? formatAgo(i.to, now) : 'now', duration, status];
+          return wide ? [...head, i.from, i.to ?? '-', i.message] : [...head, i.message];
+        }),
+        { headers: options.headers },
       ),
     );
-  return 0;
+  return EXIT.ok;
 }

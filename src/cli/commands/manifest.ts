@@ -1,7 +1,7 @@
 /** `phaselog manifest <phase> [--at TIME] [--diff]`: what the phase's inventory listed, and how it changed. */
 import type { CommandContext } from '../context.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { parseTime, renderData, renderTable } from '../format.ts';
+import { isDataFormat, parseTime, renderData, renderTable } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
 import { displayName, resolvePhase } from '../phase-arg.ts';
 
@@ -33,7 +33,7 @@ export async function runManifest(ctx: CommandContext, options: { phase?: string
     type Version = { manifest: { hash: string; from: string; entryCount: number }; added: Entry[]; removed: Entry[]; revisionsChanged: { key: string }[] };
     const data = await ctx.api.query<{ phase: { manifests: { edges: { node: Version }[] } } | null }>(VERSIONS, { id: phase.id });
     const versions = data.phase?.manifests.edges.map((e) => e.node) ?? [];
-    if (options.output !== 'table') ctx.out(renderData(versions, options.output));
+    if (isDataFormat(options.output)) ctx.out(renderData(versions, options.output));
     else
       for (const v of versions) {
         ctx.out(`${v.manifest.from}  ${v.manifest.hash.slice(0, 12)}  ${v.manifest.entryCount} entries\n`);
@@ -47,7 +47,7 @@ export async function runManifest(ctx: CommandContext, options: { phase?: string
   const data = await ctx.api.query<{ phase: { manifest: { hash: string; from: string; to: string | null; entries: Entry[] } | null } | null }>(AT, { id: phase.id, at });
   const manifest = data.phase?.manifest;
   if (!manifest) throw new CliError(`${displayName(phase)} had no recorded manifest ${at ? `at ${at}` : 'yet'}`, EXIT.notFound);
-  if (options.output !== 'table') ctx.out(renderData(manifest, options.output));
+  if (isDataFormat(options.output)) ctx.out(renderData(manifest, options.output));
   else {
     ctx.out(`# ${displayName(phase)}: manifest ${manifest.hash.slice(0, 12)}, in effect from ${manifest.from} to ${manifest.to ?? 'now'}\n`);
     ctx.out(renderTable(['GROUP', 'KIND', 'NAMESPACE', 'NAME', 'VERSION'], manifest.entries.map((e) => [e.group || '(core)', e.kind, e.namespace || '-', e.name, e.version ?? '-'])));

@@ -1,41 +1,144 @@
-/** `phaselog status [phase] [-o table|json|yaml] [--watch]`: phases now, like `flux get`. */
+/**
+ * `phaselog status [phase]`: phases now (or at `--at`), like `flux get` / `kubectl get`, and with
+ * `--watch` their status changes as they happen. The watch reads the change log's head before the
+ * list and subscribes after it, so no change falls between the two; a reconnect resumes after the
+ * last change received, and `--after SEQ` resumes a stream a consumer stopped reading.
+ */
 import type { CommandContext } from '../context.ts';
-import { formatAgo, renderData, renderTable } from '../format.ts';
+import { CliError, EXIT } from '../errors.ts';
+import { columnWidths, formatAgo, formatRef, isDataFormat, paintStatus, parseTime, phaseName, renderData, renderList, renderStreamItem, renderTable } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
-import { displayName, resolvePhase } from '../phase-arg.ts';
-import { CliError } from '../errors.ts';
+import { resolvePhase } from '../phase-arg.ts';
+import { collectPages } from '../paging.ts';
+import { severityOf } from '../../status/severity.ts';
+import type { Connection } from '../paging.ts';
 
-interface PhaseRow {
+const SUMMARY = 'summary { current inProgress failed terminating notFound unknown total }';
+const PHASE_FIELDS = `id cluster namespace name source labels status message since stale staleReason lastGoodReadAt ${SUMMARY}
+  worstResource { group kind namespace name status message }`;
+const AT_FIELDS = `statusAt(at: $at) { status message from stale staleReason ${SUMMARY} }`;
+const RESOURCE_FIELDS = 'group kind namespace name status reason message since';
+
+const LIST = `query Phases($filter: PhaseFilter, $after: String) {
+  phases(filter: $filter, first: 100, after: $after) { edges { node { ${PHASE_FIELDS} } } pageInfo { hasNextPage endCursor } }
+}`;
+const LIST_AT = `query PhasesAt($filter: PhaseFilter, $after: String, $at: DateTime!) {
+  phases(filter: $filter, first: 100, after: $after) { edges { node { ${PHASE_FIELDS} ${AT_FIELDS} } } pageInfo { hasNextPage endCursor } }
+}`;
+const ONE = `query Phase($id: ID!) { phase(id: $id) { ${PHASE_FIELDS} } }`;
+const RESOURCES = `query Resources($id: ID!, $after: String) {
+  phase(id: $id) { resources(first: 100, after: $after) { edges { node { ${RESOURCE_FIELDS} } } pageInfo { hasNextPage endCursor } } }
+}`;
+const ONE_AT = `query PhaseAt($id: ID!, $at: DateTime!) { phase(id: $id) { ${PHASE_FIELDS} ${AT_FIELDS} } }`;
+const RESOURCES_AT = `query ResourcesAt($id: ID!, $at: DateTime!, $after: String) {
+  phase(id: $id) { statusAt(at: $at) { resources(first: 100, after: $after) { edges { node { ${RESOURCE_FIELDS} } } pageInfo { hasNextPage endCursor } } } }
+}`;
+const HEAD = `query Head($filter: StatusChangeFilter) { statusChangeHead(filter: $filter) }`;
+const WATCH = `subscription Watch($filter: StatusChangeFilter, $after: String) {
+  phaseStatusChanged(filter: $filter, after: $after) { seq at cluster phaseId phase { namespace name } fromStatus toStatus message }
+}`;
+const LABELS = `query PhaseLabels($id: ID!) { phase(id: $id) { source labels } }`;
+
+type Summary = Record<'current' | 'inProgress' | 'failed' | 'terminating' | 'notFound' | 'unknown' | 'total', number>;
+
+interface ResourceRef {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+interface ApiResource extends ResourceRef {
+  status: string;
+  reason: string | null;
+  message: string;
+  since: string | null;
+}
+
+interface ApiPhase {
   id: string;
   cluster: string;
   namespace: string;
   name: string;
   source: string;
+  labels: Record<string, string>;
   status: string | null;
   message: string;
   since: string | null;
   stale: boolean;
   staleReason: string | null;
   lastGoodReadAt: string | null;
-  summary: Record<string, number>;
+  summary: Summary;
+  worstResource: (ResourceRef & { status: string; message: string }) | null;
+  statusAt?: { status: string; message: string; from: string; stale: boolean; staleReason: string | null; summary: Summary } | null;
 }
 
-const PHASE_FIELDS = 'id cluster namespace name source status message since stale staleReason lastGoodReadAt summary { current inProgress failed terminating notFound unknown total }';
+/** A phase as `-o json|yaml` prints it: flat, the status as of `--at` when given. */
+interface PhaseItem {
+  kind: 'Phase';
+  cluster: string;
+  namespace: string;
+  name: string;
+  source: string;
+  labels: Record<string, string>;
+  status: string | null;
+  since: string | null;
+  message: string;
+  stale: boolean;
+  staleReason: string | null;
+  lastGoodReadAt: string | null;
+  summary: Summary;
+  worstResource: string | null;
+  at?: string;
+  resources?: ResourceItem[];
+  seq?: string;
+}
 
-const LIST = `query Phases($filter: PhaseFilter, $after: String) {
-  phases(filter: $filter, first: 100, after: $after) { edges { node { ${PHASE_FIELDS} } } pageInfo { hasNextPage endCursor } }
-}`;
+interface ResourceItem {
+  ref: string;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  status: string;
+  reason: string | null;
+  message: string;
+  since: string | null;
+}
 
-const ONE = `query Phase($id: ID!) {
-  phase(id: $id) {
-    ${PHASE_FIELDS}
-    resources(first: 100) { edges { node { kind namespace name status reason message since } } }
+interface ChangeItem {
+  kind: 'StatusChange';
+  seq: string;
+  at: string;
+  cluster: string;
+  phase: string | null;
+  fromStatus: string | null;
+  toStatus: string | null;
+  message: string;
+}
+
+export const STATUSES = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'] as const;
+
+/** A status as the user typed it (`failed`, `inprogress`) in the API's spelling. */
+export function parseStatus(value: string): string {
+  const found = STATUSES.find((s) => s.toLowerCase() === value.trim().toLowerCase());
+  if (!found) throw new CliError(`unknown status "${value}" (use ${STATUSES.join(', ')})`, EXIT.usage);
+  return found;
+}
+
+/**
+ * A label selector as the API filters phases: equality only (`app=web,tier==front`). Set-based and
+ * negative selectors are refused rather than silently ignored.
+ */
+export function parseSelector(selector: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const part of selector.split(',')) {
+    const match = /^\s*([A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?)\s*==?\s*([-A-Za-z0-9_.]*)\s*$/.exec(part);
+    if (!match) throw new CliError(`selector "${selector}": only key=value terms are supported (e.g. -l app=web,tier=front)`, EXIT.usage);
+    labels[match[1] as string] = match[3] as string;
   }
-}`;
-
-const WATCH = `subscription Watch($filter: StatusChangeFilter) {
-  phaseStatusChanged(filter: $filter) { seq at cluster phase { namespace name } fromStatus toStatus message }
-}`;
+  return labels;
+}
 
 /** ` (stale)` for an unreachable cluster, ` (unobserved)` or ` (retired)` for a cluster nobody reads. */
 export function staleNote(p: { stale: boolean; staleReason?: string | null }): string {
@@ -43,78 +146,222 @@ export function staleNote(p: { stale: boolean; staleReason?: string | null }): s
   return p.staleReason === 'UNOBSERVED' ? ' (unobserved)' : p.staleReason === 'RETIRED' ? ' (retired)' : ' (stale)';
 }
 
-function statusCell(p: PhaseRow): string {
-  return `${p.status ?? '-'}${staleNote(p)}`;
-}
-
 export interface StatusOptions {
   phase?: string;
   output: OutputFormat;
+  headers: boolean;
   watch: boolean;
-  cluster?: string;
+  /** Resume a watch after this change seq (skips the initial list). */
+  after?: string;
+  clusters: string[];
+  namespace?: string;
+  selector?: string;
+  statuses: string[];
+  source?: string;
+  at?: string;
+  /** `severity` (most severe first, the default) or `name`. */
+  sort?: 'severity' | 'name';
+}
+
+function toItem(p: ApiPhase, at: Date | undefined): PhaseItem {
+  const then = at ? p.statusAt : undefined;
+  const worst = p.worstResource;
+  return {
+    kind: 'Phase',
+    cluster: p.cluster,
+    namespace: p.namespace,
+    name: p.name,
+    source: p.source,
+    labels: p.labels,
+    status: at ? (then?.status ?? null) : p.status,
+    since: at ? (then?.from ?? null) : p.since,
+    message: at ? (then?.message ?? 'no status recorded at that time') : p.message,
+    stale: at ? (then?.stale ?? false) : p.stale,
+    staleReason: at ? (then?.staleReason ?? null) : p.staleReason,
+    lastGoodReadAt: p.lastGoodReadAt,
+    summary: at ? (then?.summary ?? p.summary) : p.summary,
+    worstResource: at || !worst ? null : formatRef(worst),
+    ...(at ? { at: at.toISOString() } : {}),
+  };
+}
+
+function toResourceItem(r: ApiResource): ResourceItem {
+  return { ref: formatRef(r), group: r.group, kind: r.kind, namespace: r.namespace, name: r.name, status: r.status, reason: r.reason, message: r.message, since: r.since };
+}
+
+const PHASE_HEADERS = ['NAME', 'CLUSTER', 'STATUS', 'SINCE', 'MESSAGE'];
+const WIDE_HEADERS = ['NAME', 'CLUSTER', 'STATUS', 'SINCE', 'CURRENT', 'SOURCE', 'WORST RESOURCE', 'LAST GOOD READ', 'MESSAGE'];
+
+function phaseRow(ctx: CommandContext, p: PhaseItem, wide: boolean): string[] {
+  const now = ctx.now();
+  const status = paintStatus(p.status, ctx.paint, ctx.decorated, staleNote(p));
+  const name = `${p.namespace}/${p.name}`;
+  if (!wide) return [name, p.cluster, status, formatAgo(p.since, now), p.message];
+  return [name, p.cluster, status, formatAgo(p.since, now), `${p.summary.current}/${p.summary.total}`, p.source, p.worstResource ?? '-', formatAgo(p.lastGoodReadAt, now), p.message];
+}
+
+function resourceRow(ctx: CommandContext, r: ResourceItem, wide: boolean): string[] {
+  const reason = r.reason && r.status === 'Unknown' ? ` (${r.reason})` : '';
+  const row = [r.ref, paintStatus(r.status, ctx.paint, ctx.decorated, reason), formatAgo(r.since, ctx.now())];
+  return wide ? [...row, r.reason ?? '-', r.message] : [...row, r.message];
 }
 
 export async function runStatus(ctx: CommandContext, options: StatusOptions): Promise<number> {
-  const now = ctx.now();
-  if (options.phase) {
-    const found = await resolvePhase(ctx.api, options.phase);
-    const data = await ctx.api.query<{ phase: (PhaseRow & { resources: { edges: { node: Record<string, string | null> }[] } }) | null }>(ONE, { id: found.id });
-    if (!data.phase) throw new CliError(`phase ${displayName(found)} disappeared`, 4);
-    const phase = data.phase;
-    if (options.output !== 'table') ctx.out(renderData(phase, options.output));
-    else {
-      ctx.out(renderTable(['NAME', 'CLUSTER', 'STATUS', 'SINCE', 'MESSAGE'], [[`${phase.namespace}/${phase.name}`, phase.cluster, statusCell(phase), formatAgo(phase.since, now), phase.message]]));
-      ctx.out('\n');
-      ctx.out(
-        renderTable(
-          ['RESOURCE', 'STATUS', 'SINCE', 'MESSAGE'],
-          phase.resources.edges.map(({ node: r }) => [`${r.kind}/${r.namespace ? `${r.namespace}/` : ''}${r.name}`, `${r.status}${r.reason && r.status === 'Unknown' ? ` (${r.reason})` : ''}`, formatAgo(r.since, now), r.message ?? '']),
-        ),
-      );
-    }
-    if (options.watch) return watch(ctx, { phaseId: found.id });
-    return 0;
+  const at = options.at ? parseTime(options.at, ctx.now()) : undefined;
+  if (at && options.watch) throw new CliError('--at shows a past moment; it cannot be combined with --watch', EXIT.usage);
+  if (options.after !== undefined && !options.watch) throw new CliError('--after resumes a watch: use it with --watch', EXIT.usage);
+  if (options.after !== undefined && !/^\d+$/.test(options.after)) throw new CliError(`--after needs a change seq (a number from a previous watch); got "${options.after}"`, EXIT.usage);
+  if (options.phase && (options.statuses.length || options.selector || options.source)) {
+    throw new CliError('--status, --selector and --source filter the list of phases; they do not apply to one named phase', EXIT.usage);
   }
+  if (options.phase && options.clusters.length > 1) throw new CliError('name one cluster with --cluster when naming a phase', EXIT.usage);
+  return options.phase ? showPhase(ctx, options, at) : listPhases(ctx, options, at);
+}
 
-  const rows: PhaseRow[] = [];
-  let after: string | null = null;
-  do {
-    const page: { phases: { edges: { node: PhaseRow }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } = await ctx.api.query(LIST, {
-      filter: options.cluster ? { cluster: options.cluster } : {},
-      after,
-    });
-    rows.push(...page.phases.edges.map((e) => e.node));
-    after = page.phases.pageInfo.hasNextPage ? page.phases.pageInfo.endCursor : null;
-  } while (after);
-  if (options.output !== 'table') ctx.out(renderData(rows, options.output));
-  else if (rows.length === 0) ctx.out('no phases recorded yet\n');
-  else ctx.out(renderTable(['NAME', 'CLUSTER', 'STATUS', 'SINCE', 'MESSAGE'], rows.map((p) => [`${p.namespace}/${p.name}`, p.cluster, statusCell(p), formatAgo(p.since, now), p.message])));
-  if (options.watch) return watch(ctx, options.cluster ? { cluster: options.cluster } : {});
-  return 0;
+/** Every page of a phase's resources, then or now. */
+async function readResources(ctx: CommandContext, id: string, at: Date | undefined): Promise<ApiResource[]> {
+  if (!at) return collectPages<ApiResource>(ctx.api, RESOURCES, { id }, (d: { phase: { resources: Connection<ApiResource> } | null }) => d.phase?.resources);
+  return collectPages<ApiResource>(ctx.api, RESOURCES_AT, { id, at: at.toISOString() }, (d: { phase: { statusAt: { resources: Connection<ApiResource> } | null } | null }) => d.phase?.statusAt?.resources);
+}
+
+async function showPhase(ctx: CommandContext, options: StatusOptions, at: Date | undefined): Promise<number> {
+  const found = await resolvePhase(ctx.api, options.phase, { cluster: options.clusters[0], namespace: options.namespace });
+  const head = options.watch && options.after === undefined ? await readHead(ctx, { phaseId: found.id }) : undefined;
+  const data = await ctx.api.query<{ phase: ApiPhase | null }>(at ? ONE_AT : ONE, { id: found.id, ...(at ? { at: at.toISOString() } : {}) });
+  if (!data.phase) throw new CliError(`phase ${phaseName(found)} disappeared`, EXIT.notFound);
+  if (at && !data.phase.statusAt) throw new CliError(`${phaseName(found)} had no recorded status at ${at.toISOString()}`, EXIT.notFound);
+  const item = toItem(data.phase, at);
+  let widths: number[] | undefined;
+  if (options.after === undefined) {
+    const resources = options.output === 'name' ? [] : (await readResources(ctx, found.id, at)).map(toResourceItem);
+    if (options.output === 'name') ctx.out(`${phaseName(item)}\n`);
+    else if (options.watch && isDataFormat(options.output)) ctx.out(renderStreamItem({ ...item, resources, ...(head !== undefined ? { seq: head ?? '0' } : {}) }, options.output));
+    else if (isDataFormat(options.output)) ctx.out(renderData({ ...item, resources }, options.output));
+    else {
+      const wide = options.output === 'wide';
+      widths = columnWidths(PHASE_HEADERS, [phaseRow(ctx, item, false)]);
+      ctx.out(renderTable(wide ? WIDE_HEADERS : PHASE_HEADERS, [phaseRow(ctx, item, wide)], { headers: options.headers }));
+      ctx.out('\n');
+      ctx.out(renderTable(wide ? ['RESOURCE', 'STATUS', 'SINCE', 'REASON', 'MESSAGE'] : ['RESOURCE', 'STATUS', 'SINCE', 'MESSAGE'], resources.map((r) => resourceRow(ctx, r, wide)), { headers: options.headers }));
+    }
+  }
+  if (!options.watch) return EXIT.ok;
+  return follow(ctx, options, { phaseId: found.id }, options.after ?? head ?? undefined, () => true, widths);
+}
+
+/** The phases matching the filters, across every `--cluster` given. */
+async function readPhases(ctx: CommandContext, options: StatusOptions, at: Date | undefined): Promise<ApiPhase[]> {
+  const base: Record<string, unknown> = {};
+  if (options.namespace) base.namespace = options.namespace;
+  if (options.source) base.source = options.source;
+  if (options.selector) base.labels = parseSelector(options.selector);
+  // At a past moment the filter applies to the status then, not the current one the API filters on.
+  if (options.statuses.length && !at) base.status = options.statuses;
+  const filters = options.clusters.length ? options.clusters.map((cluster) => ({ ...base, cluster })) : [base];
+  const phases: ApiPhase[] = [];
+  for (const filter of filters) {
+    phases.push(...(await collectPages<ApiPhase>(ctx.api, at ? LIST_AT : LIST, { filter, ...(at ? { at: at.toISOString() } : {}) }, (d: { phases: Connection<ApiPhase> }) => d.phases)));
+  }
+  return phases;
+}
+
+async function listPhases(ctx: CommandContext, options: StatusOptions, at: Date | undefined): Promise<number> {
+  const changeFilter: Record<string, unknown> = {};
+  if (options.clusters.length === 1) changeFilter.cluster = options.clusters[0];
+  if (options.namespace) changeFilter.namespace = options.namespace;
+  const head = options.watch && options.after === undefined ? await readHead(ctx, changeFilter) : undefined;
+  let widths: number[] | undefined;
+  if (options.after === undefined) {
+    let items = (await readPhases(ctx, options, at)).map((p) => toItem(p, at));
+    if (at) items = items.filter((p) => p.status !== null && (options.statuses.length === 0 || options.statuses.includes(p.status)));
+    // The API's pages come by name; across several clusters and at past times the order is made here.
+    if (options.sort !== 'name') items = items.map((p, i) => ({ p, i })).sort((a, b) => severityOf(a.p.status) - severityOf(b.p.status) || a.i - b.i).map(({ p }) => p);
+    if (options.output === 'name') ctx.out(items.map((p) => `${phaseName(p)}\n`).join(''));
+    else if (options.watch && isDataFormat(options.output)) for (const item of items) ctx.out(renderStreamItem({ ...item, seq: head ?? '0' }, options.output));
+    else if (isDataFormat(options.output)) ctx.out(renderList(items, options.output));
+    else if (items.length === 0) ctx.err(at ? `no phase had a status at ${at.toISOString()}\n` : 'no phases found\n');
+    else {
+      const wide = options.output === 'wide';
+      widths = columnWidths(PHASE_HEADERS, items.map((p) => phaseRow(ctx, p, false)));
+      ctx.out(renderTable(wide ? WIDE_HEADERS : PHASE_HEADERS, items.map((p) => phaseRow(ctx, p, wide)), { headers: options.headers }));
+    }
+  }
+  if (!options.watch) return EXIT.ok;
+  return follow(ctx, options, changeFilter, options.after ?? head ?? undefined, phaseMatcher(ctx, options), widths);
+}
+
+async function readHead(ctx: CommandContext, filter: Record<string, unknown>): Promise<string | null> {
+  return (await ctx.api.query<{ statusChangeHead: string | null }>(HEAD, { filter })).statusChangeHead;
+}
+
+/**
+ * Whether a change's phase passes the filters the subscription cannot apply (several clusters,
+ * labels, source, status): what each phase carries is read once and remembered.
+ */
+function phaseMatcher(ctx: CommandContext, options: StatusOptions): (change: ChangeEvent['phaseStatusChanged']) => Promise<boolean> | boolean {
+  const known = new Map<string, Promise<{ source: string; labels: Record<string, string> } | null>>();
+  const selector = options.selector ? parseSelector(options.selector) : undefined;
+  return (change) => {
+    if (options.clusters.length > 1 && !options.clusters.includes(change.cluster)) return false;
+    if (options.statuses.length && (change.toStatus === null || !options.statuses.includes(change.toStatus))) return false;
+    if (!selector && !options.source) return true;
+    if (!change.phaseId) return false;
+    const id = change.phaseId;
+    let facts = known.get(id);
+    if (!facts) {
+      facts = ctx.api.query<{ phase: { source: string; labels: Record<string, string> } | null }>(LABELS, { id }).then((d) => d.phase);
+      known.set(id, facts);
+    }
+    return facts.then((p) => p !== null && (!options.source || p.source === options.source) && Object.entries(selector ?? {}).every(([k, v]) => p.labels[k] === v));
+  };
 }
 
 interface ChangeEvent {
-  phaseStatusChanged: { seq: string; at: string; cluster: string; phase: { namespace: string; name: string } | null; fromStatus: string | null; toStatus: string | null; message: string };
+  phaseStatusChanged: { seq: string; at: string; cluster: string; phaseId: string | null; phase: { namespace: string; name: string } | null; fromStatus: string | null; toStatus: string | null; message: string };
 }
 
-/** Print each phase status change as it happens, until Ctrl-C. */
-function watch(ctx: CommandContext, filter: Record<string, string>): Promise<number> {
+/** Print each phase status change from `after` on, until Ctrl-C or the connection is lost for good. */
+function follow(
+  ctx: CommandContext,
+  options: StatusOptions,
+  filter: Record<string, unknown>,
+  after: string | undefined,
+  matches: ReturnType<typeof phaseMatcher>,
+  widths: readonly number[] = PHASE_HEADERS.map((h) => h.length),
+): Promise<number> {
+  const format = options.output;
+  // Changes print in seq order even when deciding whether one matches needs a lookup.
+  let printing = Promise.resolve();
   return new Promise((resolve) => {
-    const stop = ctx.api.subscribe<ChangeEvent>(
-      WATCH,
-      { filter },
-      ({ phaseStatusChanged: c }) => {
-        const name = c.phase ? `${c.phase.namespace}/${c.phase.name}` : '-';
-        ctx.out(`${c.at}  ${c.cluster}  ${name}  ${c.fromStatus ?? '-'} -> ${c.toStatus ?? '-'}  ${c.message}\n`);
+    let last = after;
+    const stop = ctx.api.subscribe<ChangeEvent>(WATCH, { filter, ...(after !== undefined ? { after } : {}) }, {
+      resumeFrom: (data) => data.phaseStatusChanged.seq,
+      onEvent: ({ phaseStatusChanged: c }) => {
+        const verdict = matches(c);
+        printing = printing.then(async () => {
+          if (!(await verdict)) return;
+          last = c.seq;
+          const phase = c.phase ? phaseName({ cluster: c.cluster, ...c.phase }) : null;
+          if (isDataFormat(format)) {
+            const item: ChangeItem = { kind: 'StatusChange', seq: c.seq, at: c.at, cluster: c.cluster, phase, fromStatus: c.fromStatus, toStatus: c.toStatus, message: c.message };
+            ctx.out(renderStreamItem(item, format));
+          } else if (format === 'name') ctx.out(`${phase ?? c.cluster}\n`);
+          else {
+            const move = `${paintStatus(c.fromStatus, ctx.paint, ctx.decorated)} -> ${paintStatus(c.toStatus, ctx.paint, ctx.decorated)}`;
+            ctx.out(renderTable(PHASE_HEADERS, [[c.phase ? `${c.phase.namespace}/${c.phase.name}` : '-', c.cluster, move, formatAgo(c.at, ctx.now()), c.message]], { headers: false, minWidths: widths }));
+          }
+        });
       },
-      (error) => {
-        process.stderr.write(`phaselog: ${error.message}\n`);
+      onError: (error) => {
+        ctx.err(`phaselog: ${error.message}${last !== undefined ? ` (resume with --after ${last})` : ''}\n`);
         resolve(error.exitCode);
       },
-    );
+      onReconnecting: () => ctx.err('phaselog: connection lost; reconnecting\n'),
+      onReconnected: () => ctx.err(`phaselog: reconnected; resuming after change ${last ?? '(start)'}\n`),
+    });
     const finish = () => {
       stop();
-      resolve(0);
+      void printing.then(() => resolve(EXIT.ok));
     };
     process.once('SIGINT', finish);
     process.once('SIGTERM', finish);

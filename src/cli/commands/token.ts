@@ -9,7 +9,7 @@ import type { TokenInfo, TokenScope } from '../../auth/tokens.ts';
 import { TokenNameTakenError } from '../../store/api-token-store.ts';
 import type { CommandContext } from '../context.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { formatAgo, renderData, renderTable } from '../format.ts';
+import { formatAgo, isDataFormat, renderData, renderList, renderTable } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
 import { resolveLocalDatabaseUrl } from '../local-database.ts';
 
@@ -36,6 +36,7 @@ export interface TokenOptions {
   clusters: string[];
   namespaces: string[];
   output: OutputFormat;
+  headers: boolean;
 }
 
 async function direct<T>(ctx: CommandContext, run: (url: string) => Promise<T>): Promise<T> {
@@ -63,18 +64,20 @@ export async function runToken(ctx: CommandContext, options: TokenOptions): Prom
       const created = ctx.hasToken
         ? (await ctx.api.query<{ createToken: { secret: string; token: TokenRow } }>(CREATE, input)).createToken
         : await direct(ctx, (url) => createTokenInDatabase(url, input)).then((r) => ({ secret: r.secret, token: shown(r.token) }));
-      if (options.output !== 'table') ctx.out(renderData(created, options.output));
+      if (isDataFormat(options.output)) ctx.out(renderData(created, options.output));
       else ctx.out(`${created.secret}\n# token "${options.name}" (${scopes.join(',')}) created; the secret is shown only now. Use it as PHASELOG_TOKEN or an "Authorization: Bearer" header.\n`);
       return EXIT.ok;
     }
     case 'list': {
       const tokens: TokenRow[] = ctx.hasToken ? (await ctx.api.query<{ tokens: TokenRow[] }>(LIST)).tokens : (await direct(ctx, listTokensInDatabase)).map(shown);
-      if (options.output !== 'table') ctx.out(renderData(tokens, options.output));
+      if (isDataFormat(options.output)) ctx.out(renderList(tokens.map((t) => ({ kind: 'ApiToken', ...t })), options.output));
+      else if (options.output === 'name') ctx.out(tokens.map((t) => `${t.name}\n`).join(''));
       else
         ctx.out(
           renderTable(
             ['NAME', 'SCOPES', 'CLUSTERS', 'NAMESPACES', 'CREATED', 'LAST USED', 'REVOKED'],
             tokens.map((t) => [t.name, t.scopes.join(','), t.clusters.join(',') || '*', t.namespaces.join(',') || '*', formatAgo(t.createdAt, ctx.now()), formatAgo(t.lastUsedAt, ctx.now()), formatAgo(t.revokedAt, ctx.now())]),
+            { headers: options.headers },
           ),
         );
       return EXIT.ok;

@@ -93,6 +93,10 @@ export const queryResolvers: { Query: QueryResolvers } = {
       const page = await ctx.read.history.listStatusChanges(ctx.principal.access, toChangeFilter(args.filter), first, parseSeq(args.after));
       return { ...toConnection(page, (c) => c.seq.toString()), edges: page.items.map((c) => ({ cursor: c.seq.toString(), node: toStatusChange(c) })) };
     },
+    statusChangeHead: async (_parent, args, ctx) => {
+      const seq = await ctx.read.history.latestStatusChangeSeq(ctx.principal.access, toChangeFilter(args.filter));
+      return seq === null ? null : seq.toString();
+    },
     gate: async (_parent, args, ctx) => {
       const result = await checkGate(ctx.read, ctx.principal.access, args.phase, { wanted: args.status ?? 'Current', forMs: args.for });
       if (result.ok) return toGateResult(result.gate);
