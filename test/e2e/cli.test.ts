@@ -85,21 +85,85 @@ describe('phaselog CLI', () => {
     expect(row).toMatch(/^shop\/release\s+test\s+Current\s+(\d+s ago|just now)\s+/);
   });
 
-  it('prints JSON with RFC 3339 times', async () => {
+  it('prints JSON and YAML as a List of flat items with RFC 3339 times', async () => {
     const { code, stdout } = await cli(['status', '-o', 'json']);
     expect(code).toBe(0);
-    const phases = JSON.parse(stdout) as { name: string; cluster: string; status: string; since: string; summary: { total: number } }[];
-    expect(phases).toHaveLength(1);
-    expect(phases[0]).toMatchObject({ name: 'release', cluster: 'test', status: 'Current', summary: { total: 2 } });
-    expect(phases[0]?.since).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const list = JSON.parse(stdout) as { kind: string; items: { kind: string; name: string; cluster: string; status: string; since: string; summary: { total: number } }[] };
+    expect(list.kind).toBe('List');
+    expect(list.items).toHaveLength(1);
+    expect(list.items[0]).toMatchObject({ kind: 'Phase', name: 'release', cluster: 'test', status: 'Current', summary: { total: 2 } });
+    expect(list.items[0]?.since).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const one = await cli(['status', 'release', '-o', 'yaml']);
+    expect(one.stdout).toMatch(/^kind: Phase\n/);
+    expect(one.stdout).toMatch(/\nresources:\n {2}- ref: /);
+    expect(one.stdout).toMatch(/ {2}- ref: apps\/Deployment\/shop\/web\n/);
+    expect(one.stdout).toMatch(/ {2}- ref: Service\/shop\/web\n/);
+  });
+
+  it('filters like kubectl: -n, --cluster, --status, -l; and -o name lists phase names to pipe on', async () => {
+    expect((await cli(['status', '-o', 'name'])).stdout).toBe('test/shop/release\n');
+    expect((await cli(['status', '-n', 'shop', '-o', 'name'])).stdout).toBe('test/shop/release\n');
+    const elsewhere = await cli(['status', '-n', 'billing']);
+    expect(elsewhere).toMatchObject({ code: 0, stdout: '' });
+    expect(elsewhere.stderr).toBe('no phases found\n');
+    expect((await cli(['status', '--status', 'Failed', '-o', 'name'])).stdout).toBe('');
+    expect((await cli(['status', '--status', 'failed,current', '-o', 'name'])).stdout).toBe('test/shop/release\n');
+    expect((await cli(['status', '--cluster', 'test', '--cluster', 'other', '-o', 'name'])).stdout).toBe('test/shop/release\n');
+    expect((await cli(['status', '--cluster', 'other', '-o', 'name'])).stdout).toBe('');
+    expect((await cli(['status', '-l', 'team=nobody', '-o', 'name'])).stdout).toBe('');
+    const setBased = await cli(['status', '-l', 'team in (a,b)']);
+    expect(setBased.code).toBe(2);
+    expect(setBased.stderr).toMatch(/only key=value terms are supported/);
+    // --cluster and -n fill in what a bare name leaves out, and must agree with what it says.
+    expect((await cli(['status', 'release', '--cluster', 'test', '-n', 'shop', '-o', 'name'])).stdout).toBe('test/shop/release\n');
+    const disagree = await cli(['status', 'test/shop/release', '-n', 'billing']);
+    expect(disagree.code).toBe(2);
+    expect(disagree.stderr).toMatch(/names namespace shop, but --namespace says billing/);
+  });
+
+  it('prints no colour or symbols into a pipe, and both when colour is forced', async () => {
+    const piped = await cli(['status', 'release']);
+    expect(piped.stdout).not.toContain('\x1b[');
+    expect(piped.stdout).not.toMatch(/✔/);
+    const forced = await cli(['status', 'release'], { FORCE_COLOR: '1' });
+    expect(forced.stdout).toContain('\x1b[32m✔ Current\x1b[39m');
+    const refused = await cli(['status', 'release'], { FORCE_COLOR: '', NO_COLOR: '1' });
+    expect(refused.stdout).not.toContain('\x1b[');
+  });
+
+  it('leaves out headers with --no-headers, and -o wide adds columns', async () => {
+    const bare = await cli(['status', '--no-headers']);
+    expect(bare.stdout).toMatch(/^shop\/release\s+test\s+Current\s/);
+    expect(bare.stdout.trim().split('\n')).toHaveLength(1);
+    const wide = await cli(['status', '-o', 'wide']);
+    expect(wide.stdout).toMatch(/^NAME\s+CLUSTER\s+STATUS\s+SINCE\s+CURRENT\s+SOURCE\s+WORST RESOURCE\s+LAST GOOD READ\s+MESSAGE\n/);
+    expect(wide.stdout).toMatch(/\s2\/2\s+cli-utils\s+-\s/);
+  });
+
+  it('refuses a flag the command does not take, in one line with a hint', async () => {
+    const { code, stderr, stdout } = await cli(['status', '--out', 'r.docx']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^phaselog: unknown option '--out'.*; see 'phaselog status --help'\n$/);
+  });
+
+  it('answers version with both sides, and shows the server it asked', async () => {
+    const { code, stdout } = await cli(['version', '-o', 'json']);
+    expect(code).toBe(0);
+    const versions = JSON.parse(stdout) as { client: { version: string }; server: { version: string; role: string } };
+    expect(versions.server.version).toBe(versions.client.version);
+    expect(versions.server.role).toBe('all');
+    const down = await cli(['version'], { PHASELOG_URL: 'http://127.0.0.1:1/graphql' });
+    expect(down.code).toBe(3);
+    expect(down.stdout).toMatch(/^Client Version: /);
   });
 
   it('shows one phase with its resources', async () => {
     const { code, stdout } = await cli(['status', 'test/shop/release']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/RESOURCE\s+STATUS\s+SINCE\s+MESSAGE/);
-    expect(stdout).toMatch(/Deployment\/shop\/web\s+Current/);
-    expect(stdout).toMatch(/Service\/shop\/web\s+Current/);
+    expect(stdout).toMatch(/apps\/Deployment\/shop\/web\s+Current/);
+    expect(stdout).toMatch(/\nService\/shop\/web\s+Current/);
   });
 
   it('lists the manifest and the history', async () => {
@@ -110,7 +174,11 @@ describe('phaselog CLI', () => {
     const history = await cli(['history', 'release']);
     expect(history.code).toBe(0);
     expect(history.stdout).toMatch(/^FROM\s+TO\s+DURATION\s+STATUS\s+MESSAGE/);
-    expect(history.stdout).toMatch(/now\s+\S+\s+Current/);
+    expect(history.stdout).toMatch(/\n(\d+[smhd]\S* ago|just now)\s+now\s+\S+\s+Current/);
+    const changes = await cli(['history', 'release', '--all']);
+    expect(changes.stdout).toMatch(/^TIME\s+WHAT\s+FROM\s+TO\s+MESSAGE\n/);
+    expect(changes.stdout).toMatch(/ ago\s+apps\/Deployment\/shop\/web\s+-\s+Current/);
+    expect(changes.stdout).not.toMatch(/\s\/\w/); // never a ref with an empty group's leading slash
   });
 
   it('gates: exit 0 when the status held for the window, 1 when not', async () => {
@@ -122,11 +190,27 @@ describe('phaselog CLI', () => {
     expect(failed.stdout).toMatch(/^FAIL {2}test\/shop\/release: /);
   });
 
+  it('gate --wait blocks until the gate passes, and gives up with exit 1 at --timeout', async () => {
+    const passed = await cli(['gate', 'release', '--for', '2s', '--wait', '--timeout', '20s']);
+    expect(passed.code).toBe(0);
+    expect(passed.stdout).toMatch(/^PASS {2}test\/shop\/release: /);
+    const timedOut = await cli(['gate', 'release', '--status', 'Failed', '--for', '1m', '--wait', '--timeout', '2s']);
+    expect(timedOut.code).toBe(1);
+    expect(timedOut.stdout).toMatch(/^FAIL {2}test\/shop\/release: timed out after 2s: /);
+    // Not a terminal: one progress line per state, not one per poll.
+    expect(timedOut.stderr.trim().split('\n')).toHaveLength(1);
+    expect(timedOut.stderr).toMatch(/^waiting \(0s of at most 2s\): /);
+  });
+
   it.each([
     [['status', 'no-such-phase'], 4, /no phase "no-such-phase"/],
     [['history', 'release', '--from', 'yesterday'], 2, /"yesterday" is not a time/],
-    [['gate', 'release', '--for', 'soon'], 2, /--for needs a duration/],
-    [['status', '-o', 'xml'], 2, /unknown output format "xml"/],
+    [['gate', 'release', '--for', 'soon'], 2, /--for needs a positive duration such as 30s, 10m or 1h; got "soon"/],
+    [['gate', 'release', '--for', '600'], 2, /--for needs a positive duration \(a number needs a unit: 600s, 600m\)/],
+    [['gate', 'release', '--for', '1m', '--timeout', '5m'], 2, /--timeout bounds --wait: use it with --wait/],
+    [['status', '-o', 'xml'], 2, /argument 'xml' is invalid\. Allowed choices are table, wide, json, yaml, name/],
+    [['status', '--at', '1h', '--watch'], 2, /--at shows a past moment; it cannot be combined with --watch/],
+    [['status', 'release', '--status', 'Failed'], 2, /do not apply to one named phase/],
     [['status', 'a/b/c/d'], 2, /is not a phase name/],
   ])('explains a mistake: %j', async (args, exitCode, message) => {
     const { code, stderr } = await cli(args);
@@ -141,15 +225,24 @@ describe('phaselog CLI', () => {
     expect(stderr).toMatch(/cannot reach phaselog at http:\/\/127\.0\.0\.1:1\/graphql/);
   });
 
-  it('streams a status change with --watch', async () => {
-    const proc = runPhaselog(['status', 'release', '--watch'], cleanEnv({ PHASELOG_URL: url }));
-    await waitFor(() => proc.stdout().includes('RESOURCE'), { timeoutMs: 15_000, intervalMs: 50, what: 'the first table' });
+  it('streams a status change with --watch, as table rows and as NDJSON with seqs', async () => {
+    const table = runPhaselog(['status', 'release', '--watch'], cleanEnv({ PHASELOG_URL: url }));
+    const json = runPhaselog(['status', '--watch', '-o', 'json'], cleanEnv({ PHASELOG_URL: url }));
+    await waitFor(() => table.stdout().includes('RESOURCE') && json.stdout().includes('"kind":"Phase"'), { timeoutMs: 15_000, intervalMs: 50, what: 'the first table and the first NDJSON line' });
     // A new image: generation 2 not yet observed, so the Deployment (and the phase) is InProgress.
     const web = readyDeployment('shop', 'web', 2, 'nginx:1.28');
     em.apply({ ...web, metadata: { ...(web.metadata as object), generation: 2 } });
-    await waitFor(() => /Current -> InProgress/.test(proc.stdout()), { timeoutMs: 20_000, intervalMs: 50, what: `a change line in:\n${proc.stdout()}` });
-    proc.child.kill('SIGINT');
-    expect(await exitCodeWithin(proc, 10_000)).toBe(0);
+    await waitFor(() => /Current -> InProgress/.test(table.stdout()) && json.stdout().includes('"kind":"StatusChange"'), { timeoutMs: 20_000, intervalMs: 50, what: `a change line in:\n${table.stdout()}\n${json.stdout()}` });
+    table.child.kill('SIGINT');
+    json.child.kill('SIGINT');
+    expect(await exitCodeWithin(table, 10_000)).toBe(0);
+    expect(await exitCodeWithin(json, 10_000)).toBe(0);
+    const lines = json.stdout().trim().split('\n').map((line) => JSON.parse(line) as { kind: string; seq: string; phase?: string; toStatus?: string });
+    expect(lines[0]).toMatchObject({ kind: 'Phase', name: 'release', status: 'Current' });
+    const change = lines.find((l) => l.kind === 'StatusChange');
+    expect(change).toMatchObject({ phase: 'test/shop/release', fromStatus: 'Current', toStatus: 'InProgress' });
+    // The list's seq is the change log's head when it was read: the change comes after it.
+    expect(BigInt(change?.seq ?? '0')).toBeGreaterThan(BigInt(lines[0]?.seq ?? '0'));
     em.apply(readyDeployment('shop', 'web', 2, 'nginx:1.28'));
   });
 
@@ -175,7 +268,7 @@ describe('phaselog CLI', () => {
     expect(secret).toMatch(/^plg_/);
     const list = await cli(['token', 'list', '-o', 'json'], { PHASELOG_TOKEN: secret });
     expect(list.code).toBe(0);
-    expect((JSON.parse(list.stdout) as { name: string; scopes: string[] }[]).map((t) => [t.name, t.scopes])).toEqual([['ci-admin', ['admin']]]);
+    expect((JSON.parse(list.stdout) as { items: { name: string; scopes: string[] }[] }).items.map((t) => [t.name, t.scopes])).toEqual([['ci-admin', ['admin']]]);
     const reader = await cli(['token', 'create', 'ci-reader', '--cluster', 'test'], { PHASELOG_TOKEN: secret });
     expect(reader.code).toBe(0);
     const revoked = await cli(['token', 'revoke', 'ci-reader'], { PHASELOG_TOKEN: secret });
@@ -194,7 +287,7 @@ describe('phaselog CLI', () => {
     expect(escape.stderr).toMatch(/restricted to clusters test may only create tokens restricted to some of them/);
     expect((await cli(['token', 'create', 'ci-test-reader', '--cluster', 'test'], { PHASELOG_TOKEN: secret })).code).toBe(0);
     const list = await cli(['token', 'list', '-o', 'json'], { PHASELOG_TOKEN: secret });
-    const names = (JSON.parse(list.stdout) as { name: string; clusters: string[] }[]).map((t) => [t.name, t.clusters]);
+    const names = (JSON.parse(list.stdout) as { items: { name: string; clusters: string[] }[] }).items.map((t) => [t.name, t.clusters]);
     expect(names.filter(([name]) => name !== 'ci-reader')).toEqual([['ci-test-admin', ['test']], ['ci-test-reader', ['test']]]);
     const refused = await cli(['token', 'revoke', 'ci-root'], { PHASELOG_TOKEN: secret });
     expect(refused.code).toBe(5);

@@ -81,6 +81,18 @@ describe('restrictions', () => {
     expect(changes.statusChanges.edges.map((e) => e.node)).toEqual([{ scope: 'phase', phase: { name: 'ledger' } }]);
   });
 
+  it("a restricted token's change-log head is the newest change it may see, not the whole log's", async () => {
+    const seqs = async (token?: string) =>
+      (await gqlData<{ statusChanges: { edges: { node: { seq: string } }[] } }>(api.url, '{ statusChanges { edges { node { seq } } } }', {}, token)).statusChanges.edges.map((e) => e.node.seq);
+    const head = async (token?: string) => (await gqlData<{ statusChangeHead: string | null }>(api.url, '{ statusChangeHead }', {}, token)).statusChangeHead;
+    const mine = await seqs(paymentsReader);
+    const all = await seqs(admin);
+    expect(await head(paymentsReader)).toBe(mine.at(-1));
+    expect(await head(admin)).toBe(all.at(-1));
+    expect(BigInt(all.at(-1) as string)).toBeGreaterThan(BigInt(mine.at(-1) as string));
+    expect((await gqlData<{ statusChangeHead: string | null }>(api.url, '{ statusChangeHead(filter: { cluster: "nowhere" }) }', {}, admin)).statusChangeHead).toBeNull();
+  });
+
   it('a restricted token reads the history only of phases it may see (the others are null, as if they did not exist)', async () => {
     const history = 'history(from: "2026-01-01T00:00:00Z") { edges { node { status } } }';
     const answer = await gqlData<Record<string, unknown>>(
