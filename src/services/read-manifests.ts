@@ -9,12 +9,30 @@ export interface RevisionChange {
   toRevision: number | null;
 }
 
+/** A member object's revision as of one moment (a manifest version's start). */
+export interface RevisionAt {
+  revisionId: number;
+  at: Date;
+}
+
+/** What happened to one member object between a manifest version and the one before. */
+export interface ObjectChange {
+  key: string;
+  change: 'ADDED' | 'REMOVED' | 'CHANGED';
+  /** The revision at the previous version's start; null when added or not observed then. */
+  before: RevisionAt | null;
+  /** The revision at this version's start; null when removed or not observed then. */
+  after: RevisionAt | null;
+}
+
 /** A manifest version and its difference from the previous one. */
 export interface ManifestVersion {
   record: ManifestVersionRecord;
   added: ManifestEntry[];
   removed: ManifestEntry[];
   revisionsChanged: RevisionChange[];
+  /** Added, removed and revised members, by key, with the revisions to read their content from. */
+  changes: ObjectChange[];
 }
 
 const entryKey = (e: ManifestEntry): string => `${e.group}/${e.kind}/${e.namespace}/${e.name}`;
@@ -42,7 +60,7 @@ export async function listManifestVersions(history: HistoryReader, phaseId: numb
     byTime.set(r.at.getTime(), map);
   }
   const items = page.items.map((record): ManifestVersion => {
-    if (record.previous === null) return { record, added: [], removed: [], revisionsChanged: [] };
+    if (record.previous === null) return { record, added: [], removed: [], revisionsChanged: [], changes: [] };
     const { added, removed } = diffEntries(record.previous.entries, record.entries);
     const before = byTime.get(record.previous.from.getTime()) ?? new Map<string, number | null>();
     const now = byTime.get(record.from.getTime()) ?? new Map<string, number | null>();
@@ -52,7 +70,22 @@ export async function listManifestVersions(history: HistoryReader, phaseId: numb
       .filter((key) => previousKeys.has(key) && before.has(key) && now.has(key) && before.get(key) !== now.get(key))
       .sort()
       .map((key) => ({ key, fromRevision: before.get(key) ?? null, toRevision: now.get(key) ?? null }));
-    return { record, added, removed, revisionsChanged };
+    const previousFrom = record.previous.from;
+    const at = (time: Date, map: Map<string, number | null>, key: string): RevisionAt | null => {
+      const revisionId = map.get(key);
+      return revisionId === undefined || revisionId === null ? null : { revisionId, at: time };
+    };
+    const changes: ObjectChange[] = [
+      ...added.map((e): ObjectChange => ({ key: entryKey(e), change: 'ADDED', before: null, after: at(record.from, now, entryKey(e)) })),
+      ...removed.map((e): ObjectChange => ({ key: entryKey(e), change: 'REMOVED', before: at(previousFrom, before, entryKey(e)), after: null })),
+      ...revisionsChanged.map((c): ObjectChange => ({
+        key: c.key,
+        change: 'CHANGED',
+        before: c.fromRevision === null ? null : { revisionId: c.fromRevision, at: previousFrom },
+        after: c.toRevision === null ? null : { revisionId: c.toRevision, at: record.from },
+      })),
+    ].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return { record, added, removed, revisionsChanged, changes };
   });
   return { items, hasMore: page.hasMore };
 }
