@@ -30,6 +30,8 @@ export interface RenderedRevision {
 
 /** Bytes of revision content and diffs one request may return, over all fields. */
 export const REQUEST_TEXT_BUDGET_BYTES = 4 * 1024 * 1024;
+/** Milliseconds one request may spend computing diffs, over all fields. */
+export const REQUEST_DIFF_BUDGET_MS = 2000;
 
 /**
  * The per-request budget of revision text: a query for every member of 100 versions would
@@ -39,11 +41,27 @@ export const REQUEST_TEXT_BUDGET_BYTES = 4 * 1024 * 1024;
 export interface TextBudget {
   /** `text` cut to `maxBytes` and charged against the budget, or a marker when the budget is spent. */
   take(text: string, maxBytes: number): CappedText;
+  /**
+   * Runs `compute` (a diff) with the milliseconds left of the request's diff time, charging what it
+   * took; null without running it once that time is spent. A diff of two big objects that differ
+   * everywhere is the costly case, and a query may ask for thousands.
+   */
+  timed<T>(compute: (timeoutMs: number) => T): T | null;
 }
 
-export function createTextBudget(total = REQUEST_TEXT_BUDGET_BYTES): TextBudget {
+export function createTextBudget(total = REQUEST_TEXT_BUDGET_BYTES, diffMs = REQUEST_DIFF_BUDGET_MS): TextBudget {
   let left = total;
+  let msLeft = diffMs;
   return {
+    timed(compute) {
+      if (msLeft <= 0) return null;
+      const start = performance.now();
+      try {
+        return compute(msLeft);
+      } finally {
+        msLeft -= performance.now() - start;
+      }
+    },
     take(text, maxBytes) {
       if (left <= 0) return { text: `# omitted by phaselog: this request's ${total} bytes of revision text are spent\n`, truncated: true };
       // The last text that fits in part is cut at what is left (its marker names that limit).

@@ -4,8 +4,8 @@
  * rendered is what the store holds, already redacted (redact.ts): nothing here adds or removes
  * fields. Sizes are bounded so that one huge object (a ConfigMap near etcd's 1.5 MiB limit) cannot
  * blow up an answer: texts are cut at a line boundary with a marker line saying how much was left
- * out, and a diff whose edit script would be longer than {@link MAX_EDIT_LENGTH} lines is not
- * computed (its marker says so) rather than spending the CPU.
+ * out, and a diff whose edit script would be longer than {@link MAX_EDIT_LENGTH} lines, or that runs
+ * out of the time its caller gives it, is not computed (its marker says so).
  */
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from 'diff';
 import { stringify, type Pair } from 'yaml';
@@ -16,8 +16,12 @@ export const CONTENT_MAX_BYTES = 64 * 1024;
 export const DIFF_MAX_BYTES = 64 * 1024;
 /** Most context lines a diff may ask for. */
 export const MAX_CONTEXT = 1000;
-/** Longest edit script (changed lines) a diff is computed for. */
-export const MAX_EDIT_LENGTH = 20_000;
+/**
+ * Longest edit script (changed lines) a diff is computed for. Myers' algorithm works in about
+ * (lines) x (edit length): this keeps the worst case (two big objects differing everywhere) to a
+ * small fraction of a second.
+ */
+export const MAX_EDIT_LENGTH = 1000;
 
 /** Keys a Kubernetes object shows first, in this order (as kubectl prints them); the rest sort by name. */
 const TOP_KEYS = ['apiVersion', 'kind', 'metadata', 'spec'];
@@ -98,14 +102,15 @@ export function isDiffContext(context: number): boolean {
  * `context` lines around each change; '' when they are equal. A missing side diffs as empty (an
  * added object is all `+`, a removed one all `-`). Cut at {@link DIFF_MAX_BYTES} with a marker.
  */
-export function unifiedDiff(before: DiffSide, after: DiffSide, context = 3): CappedText {
+export function unifiedDiff(before: DiffSide, after: DiffSide, context = 3, options: { timeoutMs?: number } = {}): CappedText {
   if (!isDiffContext(context)) throw new DiffContextError(context);
   const a = before.text ?? '';
   const b = after.text ?? '';
   if (a === b) return { text: '', truncated: false };
-  const patch = structuredPatch('before', 'after', a, b, `(${before.label})`, `(${after.label})`, { context, maxEditLength: MAX_EDIT_LENGTH });
+  const limits = { maxEditLength: MAX_EDIT_LENGTH, ...(options.timeoutMs === undefined ? {} : { timeout: Math.max(1, options.timeoutMs) }) };
+  const patch = structuredPatch('before', 'after', a, b, `(${before.label})`, `(${after.label})`, { context, ...limits });
   if (patch === undefined) {
-    return { text: `--- before (${before.label})\n+++ after (${after.label})\n# diff not computed by phaselog: more than ${MAX_EDIT_LENGTH} changed lines\n`, truncated: true };
+    return { text: `--- before (${before.label})\n+++ after (${after.label})\n# diff not computed by phaselog: more than ${MAX_EDIT_LENGTH} changed lines, or out of time\n`, truncated: true };
   }
   // formatPatch puts a tab between the name and its label; a space reads the same in any terminal.
   const text = formatPatch(patch, FILE_HEADERS_ONLY).replace(/^(---|\+\+\+) (before|after)\t/gm, '$1 $2 ');

@@ -1,9 +1,14 @@
-/** `phaselog manifest <phase> [--at TIME] [--diff]`: what the phase's inventory listed, and how it changed. */
+/**
+ * `phaselog manifest <phase> [--at TIME] [--diff]`: what the phase's inventory listed, and how it
+ * changed: with --diff, each version's added, removed and revised members with the unified diff of
+ * their stored (redacted) revisions (render-diff.ts).
+ */
 import type { CommandContext } from '../context.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { parseTime, renderData, renderTable } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
 import { displayName, resolvePhase } from '../phase-arg.ts';
+import { renderManifestDiff, type DiffVersion } from '../render-diff.ts';
 
 interface Entry {
   group: string;
@@ -17,30 +22,35 @@ const AT = `query Manifest($id: ID!, $at: DateTime) {
   phase(id: $id) { manifest(at: $at) { hash from to entryCount entries { group kind namespace name version } } }
 }`;
 
-const VERSIONS = `query Manifests($id: ID!) {
+const VERSIONS = `query Manifests($id: ID!, $context: Int) {
   phase(id: $id) { manifests(first: 20) { edges { node {
-    manifest { hash from to entryCount }
+    manifest { hash from to entryCount } previousHash
     added { group kind namespace name } removed { group kind namespace name }
     revisionsChanged { key }
+    changes { key group kind namespace name change before { hash at } after { hash at } diff(context: $context) }
   } } } }
 }`;
 
-const entryName = (e: Omit<Entry, 'version'>) => `${e.group ? `${e.group}/` : ''}${e.kind}/${e.namespace ? `${e.namespace}/` : ''}${e.name}`;
+/** Options of {@link runManifest}. */
+export interface ManifestOptions {
+  phase?: string;
+  at?: string;
+  diff: boolean;
+  output: OutputFormat;
+  /** ANSI colours in the --diff text; the caller decides (a TTY and no NO_COLOR). @default false */
+  color?: boolean;
+  /** Lines of context around each change in --diff, 0 to 1000 (the API refuses others). @default 3 */
+  context?: number;
+}
 
-export async function runManifest(ctx: CommandContext, options: { phase?: string; at?: string; diff: boolean; output: OutputFormat }): Promise<number> {
+export async function runManifest(ctx: CommandContext, options: ManifestOptions): Promise<number> {
   const phase = await resolvePhase(ctx.api, options.phase);
   if (options.diff) {
-    type Version = { manifest: { hash: string; from: string; entryCount: number }; added: Entry[]; removed: Entry[]; revisionsChanged: { key: string }[] };
-    const data = await ctx.api.query<{ phase: { manifests: { edges: { node: Version }[] } } | null }>(VERSIONS, { id: phase.id });
+    type Version = DiffVersion & { added: Omit<Entry, 'version'>[]; removed: Omit<Entry, 'version'>[]; revisionsChanged: { key: string }[] };
+    const data = await ctx.api.query<{ phase: { manifests: { edges: { node: Version }[] } } | null }>(VERSIONS, { id: phase.id, context: options.context ?? 3 });
     const versions = data.phase?.manifests.edges.map((e) => e.node) ?? [];
     if (options.output !== 'table') ctx.out(renderData(versions, options.output));
-    else
-      for (const v of versions) {
-        ctx.out(`${v.manifest.from}  ${v.manifest.hash.slice(0, 12)}  ${v.manifest.entryCount} entries\n`);
-        for (const e of v.added) ctx.out(`  + ${entryName(e)}\n`);
-        for (const e of v.removed) ctx.out(`  - ${entryName(e)}\n`);
-        for (const r of v.revisionsChanged) ctx.out(`  ~ ${r.key}\n`);
-      }
+    else ctx.out(renderManifestDiff(versions, { color: options.color ?? false }));
     return 0;
   }
   const at = options.at ? parseTime(options.at, ctx.now()).toISOString() : null;

@@ -9,7 +9,7 @@ import type { Resolvers } from '../../generated/graphql.ts';
 import { CONTENT_MAX_BYTES, DIFF_MAX_BYTES, isDiffContext, MAX_CONTEXT, unifiedDiff, type CappedText, type DiffSide } from '../../history/revision-diff.ts';
 import type { RevisionAt } from '../../services/read-manifests.ts';
 import type { GraphqlContext } from '../context.ts';
-import type { RenderedRevision } from '../loaders.ts';
+import { REQUEST_DIFF_BUDGET_MS, type RenderedRevision } from '../loaders.ts';
 import { badUserInput } from '../errors.ts';
 
 /** Content of a revision as returned, made once per parent so that `content` and `truncated` agree and are charged once. */
@@ -44,8 +44,10 @@ export const revisionResolvers: Pick<Resolvers, 'ObjectChange' | 'ObjectRevision
       const [before, after] = await Promise.all([c.before && ctx.loaders.revision.load(c.before.revisionId), c.after && ctx.loaders.revision.load(c.after.revisionId)]);
       if ((c.before === null || before === null) && (c.after === null || after === null)) return null;
       const missing = c.change === 'CHANGED' ? 'not observed' : 'not in the manifest';
-      const diff = unifiedDiff(sideOf(c.before, before ?? null, missing), sideOf(c.after, after ?? null, missing), context);
-      return ctx.loaders.textBudget.take(diff.text, DIFF_MAX_BYTES).text;
+      const budget = ctx.loaders.textBudget;
+      const diff = budget.timed((timeoutMs) => unifiedDiff(sideOf(c.before, before ?? null, missing), sideOf(c.after, after ?? null, missing), context, { timeoutMs }));
+      if (diff === null) return `# diff omitted by phaselog: this request's ${REQUEST_DIFF_BUDGET_MS} ms of diff time are spent\n`;
+      return budget.take(diff.text, DIFF_MAX_BYTES).text;
     },
   },
   ObjectRevision: {

@@ -149,12 +149,12 @@ describe('ManifestVersion.changes', () => {
     expect(first?.changes).toEqual([]);
     const changes = latest?.changes ?? [];
     expect(changes.map((c) => [c.change, c.key])).toEqual([
-      ['ADDED', '/ConfigMap/shop/extra'],
       ['CHANGED', '/ConfigMap/shop/big'],
+      ['ADDED', '/ConfigMap/shop/extra'],
       ['CHANGED', '/Secret/shop/creds'],
       ['REMOVED', '/Service/shop/old'],
       ['CHANGED', 'apps/Deployment/shop/web'],
-    ].sort((a, b) => (a[1] < b[1] ? -1 : 1)));
+    ]);
 
     const web = changeOf(changes, 'apps/Deployment/shop/web');
     expect(web).toMatchObject({ kind: 'Deployment', namespace: 'shop', name: 'web', before: { at: first?.manifest.from, truncated: false }, after: { at: latest?.manifest.from, truncated: false } });

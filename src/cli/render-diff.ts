@@ -1,0 +1,88 @@
+/**
+ * `phaselog manifest --diff` as text: per manifest version, each added, removed or revised member
+ * with the unified diff of its stored revisions as the API gives it (ManifestVersion.changes:
+ * YAML renderings, redacted as stored, cut with a marker when huge). Pure: the caller decides on
+ * colour (a TTY and no NO_COLOR) and writes the text.
+ */
+
+/** One side of a change, as the API gives it. */
+export interface DiffRevision {
+  hash: string | null;
+  at: string;
+}
+
+/** One member change, as the API gives it. */
+export interface DiffChange {
+  key: string;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  change: 'ADDED' | 'REMOVED' | 'CHANGED';
+  before: DiffRevision | null;
+  after: DiffRevision | null;
+  /** Unified diff with `--- before (...)` / `+++ after (...)` headers; '' when alike; null when not stored. */
+  diff: string | null;
+}
+
+/** One manifest version, as the API gives it. */
+export interface DiffVersion {
+  manifest: { hash: string; from: string; to: string | null; entryCount: number };
+  previousHash: string | null;
+  changes: DiffChange[];
+}
+
+/** Options of {@link renderManifestDiff}. */
+export interface RenderDiffOptions {
+  /** ANSI colours (red removed, green added, cyan hunk headers, bold file headers). @default false */
+  color?: boolean;
+}
+
+const SGR = { red: '\u001b[31m', green: '\u001b[32m', cyan: '\u001b[36m', bold: '\u001b[1m', reset: '\u001b[0m' } as const;
+
+/** `[group/]Kind/namespace/name`; a cluster-scoped object without the empty namespace. */
+export function formatRef(ref: { group: string; kind: string; namespace: string; name: string }): string {
+  return `${ref.group ? `${ref.group}/` : ''}${ref.kind}/${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
+}
+
+const MARK: Record<DiffChange['change'], string> = { ADDED: '+', REMOVED: '-', CHANGED: '~' };
+const WORD: Record<DiffChange['change'], string> = { ADDED: 'added', REMOVED: 'removed', CHANGED: 'changed' };
+
+function paint(text: string, style: keyof typeof SGR, color: boolean): string {
+  return color ? `${SGR[style]}${text}${SGR.reset}` : text;
+}
+
+/** One line of a unified diff, coloured by what it is; markers and text are kept, so colour is never the only cue. */
+function paintDiffLine(line: string, color: boolean): string {
+  if (!color || line === '') return line;
+  if (line.startsWith('--- ') || line.startsWith('+++ ')) return paint(line, 'bold', true);
+  if (line.startsWith('@@')) return paint(line, 'cyan', true);
+  if (line.startsWith('+')) return paint(line, 'green', true);
+  if (line.startsWith('-')) return paint(line, 'red', true);
+  return line;
+}
+
+/** One member change: a header line, then its diff (or why there is none). */
+export function renderChange(change: DiffChange, options: RenderDiffOptions = {}): string {
+  const color = options.color ?? false;
+  const header = paint(`${MARK[change.change]} ${formatRef(change)} (${WORD[change.change]})`, 'bold', color);
+  if (change.diff === null) return `${header}\n  (content not stored: the object was not observed then, or retention removed it)\n`;
+  if (change.diff === '') return `${header}\n  (no difference in the stored content)\n`;
+  const body = change.diff.replace(/\n$/, '').split('\n').map((line) => paintDiffLine(line, color)).join('\n');
+  return `${header}\n${body}\n`;
+}
+
+/** Every version, newest first as given, each with a header line and its member changes. */
+export function renderManifestDiff(versions: readonly DiffVersion[], options: RenderDiffOptions = {}): string {
+  const color = options.color ?? false;
+  const out: string[] = [];
+  for (const v of versions) {
+    const span = `${v.manifest.from} to ${v.manifest.to ?? 'now'}`;
+    const since = v.previousHash === null ? 'first version recorded' : `since ${v.previousHash.slice(0, 12)}`;
+    out.push(paint(`manifest ${v.manifest.hash.slice(0, 12)}  ${span}  ${v.manifest.entryCount} entries, ${since}`, 'bold', color) + '\n');
+    if (v.previousHash !== null && v.changes.length === 0) out.push('  (no member changed)\n');
+    for (const change of v.changes) out.push(renderChange(change, options));
+    out.push('\n');
+  }
+  return out.join('');
+}
