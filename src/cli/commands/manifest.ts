@@ -25,8 +25,6 @@ const AT = `query Manifest($id: ID!, $at: DateTime) {
 const VERSIONS = `query Manifests($id: ID!, $context: Int) {
   phase(id: $id) { manifests(first: 20) { edges { node {
     manifest { hash from to entryCount } previousHash
-    added { group kind namespace name } removed { group kind namespace name }
-    revisionsChanged { key }
     changes { key group kind namespace name change before { hash at } after { hash at } diff(context: $context) }
   } } } }
 }`;
@@ -46,8 +44,8 @@ export interface ManifestOptions {
 export async function runManifest(ctx: CommandContext, options: ManifestOptions): Promise<number> {
   const phase = await resolvePhase(ctx.api, options.phase);
   if (options.diff) {
-    type Version = DiffVersion & { added: Omit<Entry, 'version'>[]; removed: Omit<Entry, 'version'>[]; revisionsChanged: { key: string }[] };
-    const data = await ctx.api.query<{ phase: { manifests: { edges: { node: Version }[] } } | null }>(VERSIONS, { id: phase.id, context: options.context ?? 3 });
+    // `changes` holds what added, removed and revisionsChanged list, with content: asking for those too would double the query's cost.
+    const data = await ctx.api.query<{ phase: { manifests: { edges: { node: DiffVersion }[] } } | null }>(VERSIONS, { id: phase.id, context: options.context ?? 3 });
     const versions = data.phase?.manifests.edges.map((e) => e.node) ?? [];
     if (options.output !== 'table') ctx.out(renderData(versions, options.output));
     else ctx.out(renderManifestDiff(versions, { color: options.color ?? false }));

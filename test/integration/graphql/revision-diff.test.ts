@@ -6,9 +6,16 @@
  * values never appear, a token restricted to another namespace reads nothing, a context out of
  * range is refused and a huge object is cut with a marker.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../../src/auth/tokens.ts';
+import { createApiClient } from '../../../src/cli/api-client.ts';
+import { runManifest } from '../../../src/cli/commands/manifest.ts';
+import type { CommandContext } from '../../../src/cli/context.ts';
+import { loadConfig } from '../../../src/config.ts';
 import { CONTENT_MAX_BYTES, DIFF_MAX_BYTES } from '../../../src/history/revision-diff.ts';
 import { createChangePublisher, type ChangePublisher } from '../../../src/pubsub/change-publisher.ts';
 import { createRecorder } from '../../../src/snapshot/record.ts';
@@ -34,6 +41,7 @@ let api: TestApi;
 let reader: string;
 let payReader: string;
 let shopId: string;
+let shopName: string;
 
 function deployment(image: string): Record<string, unknown> {
   const d = readyDeployment('shop', 'web');
@@ -92,8 +100,10 @@ beforeAll(async () => {
   reader = (await createToken(tokens, { name: 'reader', scopes: ['read'] })).secret;
   payReader = (await createToken(tokens, { name: 'pay-reader', scopes: ['read'], namespaces: ['pay'] })).secret;
   api = await startTestApi({ db, anonymousRead: false });
-  const phases = await gqlData<{ phases: { edges: { node: { id: string; namespace: string } }[] } }>(api.url, '{ phases { edges { node { id namespace } } } }', {}, reader);
-  shopId = phases.phases.edges.find((e) => e.node.namespace === 'shop')?.node.id ?? '';
+  const phases = await gqlData<{ phases: { edges: { node: { id: string; namespace: string; name: string } }[] } }>(api.url, '{ phases { edges { node { id namespace name } } } }', {}, reader);
+  const shop = phases.phases.edges.find((e) => e.node.namespace === 'shop')?.node;
+  shopId = shop?.id ?? '';
+  shopName = shop?.name ?? '';
   expect(shopId).not.toBe('');
 }, 60_000);
 
@@ -227,5 +237,29 @@ describe('ManifestVersion.changes', () => {
     }
     const [latest] = await versions(reader, 0);
     expect(changeOf(latest?.changes ?? [], 'apps/Deployment/shop/web').diff).toMatch(/^@@ -(\d+),1 \+\1,1 @@\n-.*\n\+.*\n$/m);
+  });
+
+  it('is what `phaselog manifest --diff` prints: per member a ref, before/after headers and the -/+ lines; data in -o json', async () => {
+    const out: string[] = [];
+    const ctx: CommandContext = {
+      api: createApiClient({ url: api.url, token: reader }),
+      hasToken: true,
+      config: loadConfig({}, mkdtempSync(path.join(tmpdir(), 'phaselog-diff-'))),
+      out: (text) => void out.push(text),
+      now: () => new Date(),
+    };
+    expect(await runManifest(ctx, { phase: `diffs/shop/${shopName}`, diff: true, output: 'table', color: false })).toBe(0);
+    const text = out.join('');
+    expect(text).not.toContain('\u001b[');
+    expect(text).toMatch(/^~ apps\/Deployment\/shop\/web \(changed\)\n--- before \([0-9a-f]{12}, [^)]+\)\n\+\+\+ after \([0-9a-f]{12}, [^)]+\)\n@@/m);
+    expect(text).toContain('\n-      - image: registry.example/web:1\n+      - image: registry.example/web:2\n');
+    expect(text).toContain('+ ConfigMap/shop/extra (added)');
+    expect(text).toContain('- Service/shop/old (removed)');
+    expect(text).not.toContain('hunter2');
+
+    out.length = 0;
+    expect(await runManifest(ctx, { phase: `diffs/shop/${shopName}`, diff: true, output: 'json', context: 1 })).toBe(0);
+    const versions = JSON.parse(out.join('')) as { changes: { key: string; diff: string }[] }[];
+    expect(versions[0]?.changes.find((c) => c.key === 'apps/Deployment/shop/web')?.diff).toMatch(/@@ -\d+,3 \+\d+,3 @@\n {7}containers:\n- {6}- image: registry.example\/web:1\n\+ {6}- image: registry.example\/web:2\n {9}name: app\n$/);
   });
 });
