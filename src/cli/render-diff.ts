@@ -52,13 +52,18 @@ function paint(text: string, style: keyof typeof SGR, color: boolean): string {
   return color ? `${SGR[style]}${text}${SGR.reset}` : text;
 }
 
-/** One line of a unified diff, coloured by what it is; markers and text are kept, so colour is never the only cue. */
-function paintDiffLine(line: string, color: boolean): string {
+/**
+ * One line of a unified diff, coloured by what it is; markers and text are kept, so colour is never
+ * the only cue. File headers are the lines before the first hunk (a removed YAML line may itself
+ * start with `--`).
+ */
+function paintDiffLine(line: string, inHunks: boolean, color: boolean): string {
   if (!color || line === '') return line;
-  if (line.startsWith('--- ') || line.startsWith('+++ ')) return paint(line, 'bold', true);
+  if (!inHunks) return paint(line, line.startsWith('#') ? 'cyan' : 'bold', true);
   if (line.startsWith('@@')) return paint(line, 'cyan', true);
   if (line.startsWith('+')) return paint(line, 'green', true);
   if (line.startsWith('-')) return paint(line, 'red', true);
+  if (line.startsWith('#')) return paint(line, 'cyan', true);
   return line;
 }
 
@@ -68,7 +73,15 @@ export function renderChange(change: DiffChange, options: RenderDiffOptions = {}
   const header = paint(`${MARK[change.change]} ${formatRef(change)} (${WORD[change.change]})`, 'bold', color);
   if (change.diff === null) return `${header}\n  (content not stored: the object was not observed then, or retention removed it)\n`;
   if (change.diff === '') return `${header}\n  (no difference in the stored content)\n`;
-  const body = change.diff.replace(/\n$/, '').split('\n').map((line) => paintDiffLine(line, color)).join('\n');
+  let inHunks = false;
+  const body = change.diff
+    .replace(/\n$/, '')
+    .split('\n')
+    .map((line) => {
+      inHunks ||= line.startsWith('@@');
+      return paintDiffLine(line, inHunks, color);
+    })
+    .join('\n');
   return `${header}\n${body}\n`;
 }
 
