@@ -25,6 +25,7 @@ interface Change {
   namespace: string;
   name: string;
   change: 'ADDED' | 'REMOVED' | 'CHANGED';
+  withheld: boolean;
   diff: string | null;
 }
 
@@ -47,7 +48,7 @@ const MANIFESTS = `query Manifests($id: ID!) {
 const CHANGES = `query ManifestChanges($id: ID!, $after: String) {
   phase(id: $id) { manifests(first: 1, after: $after) { edges { node {
     manifest { hash }
-    changes { key group kind namespace name change diff }
+    changes { key group kind namespace name change withheld diff }
   } } } }
 }`;
 
@@ -118,7 +119,9 @@ function MemberDiffs({ phaseId, after, hash }: { phaseId: string; after: string 
         return (
           <details key={c.key} className="member-diff" data-key={c.key}>
             <summary>{title}</summary>
-            {c.diff === null ? (
+            {c.withheld ? (
+              <p className="muted">Content withheld: your token may not read namespace {c.namespace}.</p>
+            ) : c.diff === null ? (
               <p className="muted">Content not stored: the object was not observed then, or retention removed it.</p>
             ) : c.diff === '' ? (
               <p className="muted">No difference in the stored content.</p>

@@ -21,8 +21,10 @@ export interface DiffChange {
   change: 'ADDED' | 'REMOVED' | 'CHANGED';
   before: DiffRevision | null;
   after: DiffRevision | null;
-  /** Unified diff with `--- before (...)` / `+++ after (...)` headers; '' when alike; null when not stored. */
+  /** Unified diff with `--- before (...)` / `+++ after (...)` headers; '' when alike; null when not stored or withheld. */
   diff: string | null;
+  /** The token may not read the member's namespace. */
+  withheld: boolean;
 }
 
 /** One manifest version, as the API gives it. */
@@ -71,6 +73,7 @@ function paintDiffLine(line: string, inHunks: boolean, color: boolean): string {
 export function renderChange(change: DiffChange, options: RenderDiffOptions = {}): string {
   const color = options.color ?? false;
   const header = paint(`${MARK[change.change]} ${formatRef(change)} (${WORD[change.change]})`, 'bold', color);
+  if (change.withheld) return `${header}\n  (content withheld: the token may not read namespace ${change.namespace})\n`;
   if (change.diff === null) return `${header}\n  (content not stored: the object was not observed then, or retention removed it)\n`;
   if (change.diff === '') return `${header}\n  (no difference in the stored content)\n`;
   let inHunks = false;

@@ -13,6 +13,8 @@ export interface RevisionChange {
 export interface RevisionAt {
   revisionId: number;
   at: Date;
+  /** The caller may not read the member's namespace: its content is not given. */
+  withheld: boolean;
 }
 
 /** What happened to one member object between a manifest version and the one before. */
@@ -23,6 +25,8 @@ export interface ObjectChange {
   before: RevisionAt | null;
   /** The revision at this version's start; null when removed or not observed then. */
   after: RevisionAt | null;
+  /** The caller may not read the member's namespace (a phase may list objects of other namespaces). */
+  withheld: boolean;
 }
 
 /** A manifest version and its difference from the previous one. */
@@ -44,8 +48,15 @@ export function diffEntries(before: readonly ManifestEntry[], after: readonly Ma
   return { added: after.filter((e) => !beforeKeys.has(entryKey(e))), removed: before.filter((e) => !afterKeys.has(entryKey(e))) };
 }
 
+/**
+ * Whether the caller may read the content of a member in `namespace` ('' for cluster-scoped) of a
+ * phase it may see: a phase's inventory may list objects of other namespaces, whose content a token
+ * restricted to the phase's namespace must not read.
+ */
+export type MayReadNamespace = (namespace: string) => boolean;
+
 /** One page of manifest versions, newest first, with diffs; two statements whatever the page size. */
-export async function listManifestVersions(history: HistoryReader, phaseId: number, first: number, after?: IntervalCursor): Promise<Page<ManifestVersion>> {
+export async function listManifestVersions(history: HistoryReader, phaseId: number, first: number, after?: IntervalCursor, mayRead: MayReadNamespace = () => true): Promise<Page<ManifestVersion>> {
   const page = await history.listManifests(phaseId, first, after);
   const times = new Map<number, Date>();
   for (const v of page.items) {
@@ -71,18 +82,18 @@ export async function listManifestVersions(history: HistoryReader, phaseId: numb
       .sort()
       .map((key) => ({ key, fromRevision: before.get(key) ?? null, toRevision: now.get(key) ?? null }));
     const previousFrom = record.previous.from;
-    const at = (time: Date, map: Map<string, number | null>, key: string): RevisionAt | null => {
-      const revisionId = map.get(key);
-      return revisionId === undefined || revisionId === null ? null : { revisionId, at: time };
-    };
+    const withheldOf = (key: string): boolean => !mayRead(key.split('/')[2] ?? '');
+    const side = (revisionId: number | null | undefined, time: Date, key: string): RevisionAt | null =>
+      revisionId === undefined || revisionId === null ? null : { revisionId, at: time, withheld: withheldOf(key) };
     const changes: ObjectChange[] = [
-      ...added.map((e): ObjectChange => ({ key: entryKey(e), change: 'ADDED', before: null, after: at(record.from, now, entryKey(e)) })),
-      ...removed.map((e): ObjectChange => ({ key: entryKey(e), change: 'REMOVED', before: at(previousFrom, before, entryKey(e)), after: null })),
+      ...added.map((e): ObjectChange => ({ key: entryKey(e), change: 'ADDED', before: null, after: side(now.get(entryKey(e)), record.from, entryKey(e)), withheld: withheldOf(entryKey(e)) })),
+      ...removed.map((e): ObjectChange => ({ key: entryKey(e), change: 'REMOVED', before: side(before.get(entryKey(e)), previousFrom, entryKey(e)), after: null, withheld: withheldOf(entryKey(e)) })),
       ...revisionsChanged.map((c): ObjectChange => ({
         key: c.key,
         change: 'CHANGED',
-        before: c.fromRevision === null ? null : { revisionId: c.fromRevision, at: previousFrom },
-        after: c.toRevision === null ? null : { revisionId: c.toRevision, at: record.from },
+        before: side(c.fromRevision, previousFrom, c.key),
+        after: side(c.toRevision, record.from, c.key),
+        withheld: withheldOf(c.key),
       })),
     ].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     return { record, added, removed, revisionsChanged, changes };

@@ -25,7 +25,7 @@ const AT = `query Manifest($id: ID!, $at: DateTime) {
 const VERSIONS = `query Manifests($id: ID!, $context: Int) {
   phase(id: $id) { manifests(first: 20) { edges { node {
     manifest { hash from to entryCount } previousHash
-    changes { key group kind namespace name change before { hash at } after { hash at } diff(context: $context) }
+    changes { key group kind namespace name change withheld before { hash at } after { hash at } diff(context: $context) }
   } } } }
 }`;
 

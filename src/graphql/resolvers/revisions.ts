@@ -1,7 +1,9 @@
 /**
  * Resolvers of member object changes and their stored revisions (ManifestVersion.changes). Every
  * revision id here was read from the phase's own resources by the phase's resolver, which only
- * runs for a phase the caller may see: no client-given id reaches the revision loader. Contents
+ * runs for a phase the caller may see: no client-given id reaches the revision loader. A member of
+ * a namespace the caller may not see (an inventory may list other namespaces' objects) comes
+ * `withheld`: no hash, content or diff of it is read or given. Contents
  * load through one DataLoader (one statement for all revisions of a response) and are charged to
  * the request's text budget (loaders.ts).
  */
@@ -41,6 +43,7 @@ export const revisionResolvers: Pick<Resolvers, 'ObjectChange' | 'ObjectRevision
     diff: async (c, args, ctx) => {
       const context = args.context ?? 3;
       if (!isDiffContext(context)) throw badUserInput(`diff: context must be an integer from 0 to ${MAX_CONTEXT}, got ${context}`);
+      if (c.withheld) return null;
       const [before, after] = await Promise.all([c.before && ctx.loaders.revision.load(c.before.revisionId), c.after && ctx.loaders.revision.load(c.after.revisionId)]);
       if ((c.before === null || before === null) && (c.after === null || after === null)) return null;
       const missing = c.change === 'CHANGED' ? 'not observed' : 'not in the manifest';
@@ -52,8 +55,8 @@ export const revisionResolvers: Pick<Resolvers, 'ObjectChange' | 'ObjectRevision
   },
   ObjectRevision: {
     id: (r) => String(r.revisionId),
-    hash: async (r, _args, ctx) => (await ctx.loaders.revision.load(r.revisionId))?.hash ?? null,
-    content: async (r, _args, ctx) => (await contentOf(r, ctx))?.text ?? null,
-    truncated: async (r, _args, ctx) => (await contentOf(r, ctx))?.truncated ?? false,
+    hash: async (r, _args, ctx) => (r.withheld ? null : ((await ctx.loaders.revision.load(r.revisionId))?.hash ?? null)),
+    content: async (r, _args, ctx) => (r.withheld ? null : ((await contentOf(r, ctx))?.text ?? null)),
+    truncated: async (r, _args, ctx) => (r.withheld ? false : ((await contentOf(r, ctx))?.truncated ?? false)),
   },
 };

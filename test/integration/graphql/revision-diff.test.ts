@@ -40,6 +40,7 @@ let publisher: ChangePublisher;
 let api: TestApi;
 let reader: string;
 let payReader: string;
+let shopReader: string;
 let shopId: string;
 let shopName: string;
 
@@ -80,7 +81,9 @@ beforeAll(async () => {
     secret(PASSWORD_1, 'v1'),
     bigConfigMap('first'),
     { apiVersion: 'v1', kind: 'Service', metadata: { name: 'old', namespace: 'shop' }, spec: { ports: [{ port: 80 }] } },
-    inventoryConfigMap('shop', 'inventory', 'shop', [['shop', 'apps', 'Deployment', 'web'], ['shop', '', 'Secret', 'creds'], ['shop', '', 'ConfigMap', 'big'], ['shop', '', 'Service', 'old']]),
+    // The shop phase also lists an object of the pay namespace.
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared', namespace: 'pay' }, data: { rate: 'pay-rate-1' } },
+    inventoryConfigMap('shop', 'inventory', 'shop', [['shop', 'apps', 'Deployment', 'web'], ['shop', '', 'Secret', 'creds'], ['shop', '', 'ConfigMap', 'big'], ['shop', '', 'Service', 'old'], ['pay', '', 'ConfigMap', 'shared']]),
     readyDeployment('pay', 'ledger'),
     inventoryConfigMap('pay', 'inventory', 'pay', [['pay', 'apps', 'Deployment', 'ledger']]),
   ]);
@@ -92,13 +95,15 @@ beforeAll(async () => {
     secret(PASSWORD_2, 'v2'),
     bigConfigMap('second'),
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'extra', namespace: 'shop' }, data: { greeting: 'hello' } },
-    inventoryConfigMap('shop', 'inventory', 'shop', [['shop', 'apps', 'Deployment', 'web'], ['shop', '', 'Secret', 'creds'], ['shop', '', 'ConfigMap', 'big'], ['shop', '', 'ConfigMap', 'extra']]),
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared', namespace: 'pay' }, data: { rate: 'pay-rate-2' } },
+    inventoryConfigMap('shop', 'inventory', 'shop', [['shop', 'apps', 'Deployment', 'web'], ['shop', '', 'Secret', 'creds'], ['shop', '', 'ConfigMap', 'big'], ['shop', '', 'ConfigMap', 'extra'], ['pay', '', 'ConfigMap', 'shared']]),
   ]);
   expect(await snapshotCluster(deps, cluster.client, new Date(t0 + 60_000))).toMatchObject({ written: true });
 
   const tokens = createApiTokenStore(db);
   reader = (await createToken(tokens, { name: 'reader', scopes: ['read'] })).secret;
   payReader = (await createToken(tokens, { name: 'pay-reader', scopes: ['read'], namespaces: ['pay'] })).secret;
+  shopReader = (await createToken(tokens, { name: 'shop-reader', scopes: ['read'], namespaces: ['shop'] })).secret;
   api = await startTestApi({ db, anonymousRead: false });
   const phases = await gqlData<{ phases: { edges: { node: { id: string; namespace: string; name: string } }[] } }>(api.url, '{ phases { edges { node { id namespace name } } } }', {}, reader);
   const shop = phases.phases.edges.find((e) => e.node.namespace === 'shop')?.node;
@@ -128,6 +133,7 @@ interface Change {
   namespace: string;
   name: string;
   change: 'ADDED' | 'REMOVED' | 'CHANGED';
+  withheld: boolean;
   before: Revision | null;
   after: Revision | null;
   diff: string | null;
@@ -137,9 +143,9 @@ interface Version {
   changes: Change[];
 }
 
-const CHANGES = `query($id: ID!, $context: Int) { phase(id: $id) { manifests { edges { node {
+const CHANGES = `query($id: ID!, $context: Int) { phase(id: $id) { manifests(first: 10) { edges { node {
   manifest { from }
-  changes { key kind namespace name change before { id hash at content truncated } after { id hash at content truncated } diff(context: $context) }
+  changes { key kind namespace name change withheld before { id hash at content truncated } after { id hash at content truncated } diff(context: $context) }
 } } } } }`;
 
 async function versions(token: string, context?: number): Promise<Version[]> {
@@ -159,6 +165,7 @@ describe('ManifestVersion.changes', () => {
     expect(first?.changes).toEqual([]);
     const changes = latest?.changes ?? [];
     expect(changes.map((c) => [c.change, c.key])).toEqual([
+      ['CHANGED', '/ConfigMap/pay/shared'],
       ['CHANGED', '/ConfigMap/shop/big'],
       ['ADDED', '/ConfigMap/shop/extra'],
       ['CHANGED', '/Secret/shop/creds'],
@@ -227,6 +234,17 @@ describe('ManifestVersion.changes', () => {
     const result = await gql(api.url, '{ phases { edges { node { namespace manifests { edges { node { changes { key diff after { content } } } } } } } } }', {}, payReader);
     expect(JSON.stringify(result)).not.toContain('registry.example/web');
     expect(JSON.stringify(result)).not.toContain('shop');
+  });
+
+  it("withholds, from a token restricted to the phase's namespace, the content of a member of another namespace", async () => {
+    const [everything] = await versions(reader);
+    expect(changeOf(everything?.changes ?? [], '/ConfigMap/pay/shared')).toMatchObject({ withheld: false, diff: expect.stringContaining('+  rate: pay-rate-2') });
+    const [latest] = await versions(shopReader);
+    const shared = changeOf(latest?.changes ?? [], '/ConfigMap/pay/shared');
+    expect(shared).toMatchObject({ withheld: true, diff: null, before: { hash: null, content: null, truncated: false }, after: { hash: null, content: null, truncated: false } });
+    expect(JSON.stringify(latest)).not.toContain('pay-rate');
+    // Its own namespace's members it reads as anyone.
+    expect(changeOf(latest?.changes ?? [], 'apps/Deployment/shop/web')).toMatchObject({ withheld: false, diff: expect.stringContaining('+      - image: registry.example/web:2') });
   });
 
   it('refuses a negative or huge context with BAD_USER_INPUT naming the range', async () => {

@@ -20,7 +20,7 @@ function changed(key: string, before: Record<string, unknown>, after: Record<str
   const [b, a] = [hashRedacted(before), hashRedacted(after)];
   const diff = unifiedDiff({ text: renderRevisionYaml(b.body), label: `${b.hash.slice(0, 12)}, 2026-11-26T10:00:00.000Z` }, { text: renderRevisionYaml(a.body), label: `${a.hash.slice(0, 12)}, 2026-11-26T11:00:00.000Z` }).text;
   const [group = '', kind = '', namespace = '', ...name] = key.split('/');
-  return { key, group, kind, namespace, name: name.join('/'), change: 'CHANGED', before: { hash: b.hash, at: '2026-11-26T10:00:00.000Z' }, after: { hash: a.hash, at: '2026-11-26T11:00:00.000Z' }, diff };
+  return { key, group, kind, namespace, name: name.join('/'), change: 'CHANGED', withheld: false, before: { hash: b.hash, at: '2026-11-26T10:00:00.000Z' }, after: { hash: a.hash, at: '2026-11-26T11:00:00.000Z' }, diff };
 }
 
 const version = (changes: DiffChange[]): DiffVersion => ({ manifest: { hash: 'b'.repeat(64), from: '2026-11-26T11:00:00.000Z', to: null, entryCount: 3 }, previousHash: 'a'.repeat(64), changes });
@@ -64,7 +64,7 @@ describe('manifest --diff rendering', () => {
     const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } };
     const diff = (before: string | null, after: string | null) => unifiedDiff({ text: before, label: 'not in the manifest' }, { text: after, label: 'not in the manifest' }).text;
     const yaml = renderRevisionYaml(ns);
-    const added: DiffChange = { key: '/Namespace//shop', group: '', kind: 'Namespace', namespace: '', name: 'shop', change: 'ADDED', before: null, after: { hash: 'c'.repeat(64), at: '2026-11-26T11:00:00.000Z' }, diff: diff(null, yaml) };
+    const added: DiffChange = { key: '/Namespace//shop', group: '', kind: 'Namespace', namespace: '', name: 'shop', change: 'ADDED', withheld: false, before: null, after: { hash: 'c'.repeat(64), at: '2026-11-26T11:00:00.000Z' }, diff: diff(null, yaml) };
     const removed: DiffChange = { ...added, change: 'REMOVED', before: added.after, after: null, diff: diff(yaml, null) };
     const addedLines = renderChange(added).split('\n');
     expect(addedLines[0]).toBe('+ Namespace/shop (added)');
@@ -74,9 +74,10 @@ describe('manifest --diff rendering', () => {
     expect(removedLines.slice(4).filter((l) => l !== '').every((l) => l.startsWith('-'))).toBe(true);
   });
 
-  it('says so when a revision is not stored, and uses one ref format', () => {
-    const change: DiffChange = { key: 'apps/Deployment/shop/web', group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web', change: 'CHANGED', before: null, after: null, diff: null };
+  it('says so when a revision is not stored or withheld, and uses one ref format', () => {
+    const change: DiffChange = { key: 'apps/Deployment/shop/web', group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web', change: 'CHANGED', withheld: false, before: null, after: null, diff: null };
     expect(renderChange(change)).toContain('content not stored');
+    expect(renderChange({ ...change, namespace: 'pay', withheld: true })).toContain('content withheld: the token may not read namespace pay');
     expect(formatRef({ group: '', kind: 'Pod', namespace: 'shop', name: 'worker-0' })).toBe('Pod/shop/worker-0');
     expect(formatRef({ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', namespace: '', name: 'view' })).toBe('rbac.authorization.k8s.io/ClusterRole/view');
   });
