@@ -97,8 +97,9 @@ export function renderManifestDiff(versions: readonly DiffVersion[], options: Re
     const since = v.previousHash === null ? 'first version recorded' : `since ${v.previousHash.slice(0, 12)}`;
     out.push(paint(`manifest ${v.manifest.hash.slice(0, 12)}  ${span}  ${v.manifest.entryCount} entries, ${since}`, 'bold', color) + '\n');
     if (v.previousHash !== null && v.changes.length === 0) out.push('  (no member changed)\n');
-    for (const change of v.changes) out.push(renderChange(change, options));
-    out.push('\n');
+    // A blank line after each member's block and after a version without any.
+    for (const change of v.changes) out.push(renderChange(change, options), '\n');
+    if (v.changes.length === 0) out.push('\n');
   }
   return out.join('');
 }
