@@ -247,6 +247,12 @@ describe('ManifestVersion.changes', () => {
     expect(changeOf(latest?.changes ?? [], 'apps/Deployment/shop/web')).toMatchObject({ withheld: false, diff: expect.stringContaining('+      - image: registry.example/web:2') });
   });
 
+  it('refuses, by its cost, a query for the diffs of 100 versions, before reading anything', async () => {
+    const result = await gql(api.url, 'query($id: ID!) { phase(id: $id) { manifests(first: 100) { edges { node { changes { diff } } } } } }', { id: shopId }, reader);
+    expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', limit: 'cost' });
+    expect(result.data ?? null).toBeNull();
+  });
+
   it('refuses a negative or huge context with BAD_USER_INPUT naming the range', async () => {
     for (const context of [-1, 100_000]) {
       const result = await gql(api.url, CHANGES, { id: shopId, context }, reader);
