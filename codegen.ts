@@ -35,6 +35,8 @@ const config: CodegenConfig = {
           PhaseInterval: '../graphql/resolvers/parents.ts#PhaseIntervalParent',
           Resource: '../store/read-types.ts#ResourceRecord',
           ManifestVersion: '../services/read-manifests.ts#ManifestVersion',
+          ObjectChange: '../services/read-manifests.ts#ObjectChange',
+          ObjectRevision: '../services/read-manifests.ts#RevisionAt',
           PhaseCondition: '../status/phase-summary.ts#PhaseCondition',
         },
       },

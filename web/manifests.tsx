@@ -1,8 +1,8 @@
 /**
  * The phase's manifest versions, newest first: entries added and removed, member revisions that
- * changed, and a line diff of the inventory object (as stored, redacted) against the version before.
- * The API keeps revision ids of member objects but not their content, so that diff is the
- * inventory's own.
+ * changed, and, on demand, a line diff of the inventory object (as stored, redacted) against the
+ * version before and the unified diff of each added, removed or revised member's stored revision
+ * (ManifestVersion.changes; read for the opened version only, which keeps the list's query cheap).
  */
 import { diffLines } from 'diff';
 import { useEffect, useMemo, useRef } from 'react';
@@ -18,6 +18,17 @@ interface Entry {
   name: string;
 }
 
+interface Change {
+  key: string;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  change: 'ADDED' | 'REMOVED' | 'CHANGED';
+  withheld: boolean;
+  diff: string | null;
+}
+
 interface Version {
   previousHash: string | null;
   added: Entry[];
@@ -27,10 +38,17 @@ interface Version {
 }
 
 const MANIFESTS = `query Manifests($id: ID!) {
-  phase(id: $id) { manifests(first: 20) { edges { node {
+  phase(id: $id) { manifests(first: 20) { edges { cursor node {
     previousHash added { group kind namespace name } removed { group kind namespace name }
     revisionsChanged { key fromRevision toRevision }
     manifest { hash entryCount from to source }
+  } } } }
+}`;
+
+const CHANGES = `query ManifestChanges($id: ID!, $after: String) {
+  phase(id: $id) { manifests(first: 1, after: $after) { edges { node {
+    manifest { hash }
+    changes { key group kind namespace name change withheld diff }
   } } } }
 }`;
 
@@ -62,14 +80,70 @@ function SourceDiff({ before, after }: { before: unknown; after: unknown }) {
   );
 }
 
+const CHANGE_MARK: Record<Change['change'], string> = { ADDED: '+', REMOVED: '−', CHANGED: '~' };
+const CHANGE_WORD: Record<Change['change'], string> = { ADDED: 'added', REMOVED: 'removed', CHANGED: 'changed' };
+
+/** A unified diff as the API gives it, each line classed by its marker (the marker stays: colour is not the only cue). */
+function UnifiedDiff({ text, label }: { text: string; label: string }) {
+  let inHunks = false;
+  const lines = text.replace(/\n$/, '').split('\n');
+  return (
+    <pre className="diff" aria-label={label}>
+      {lines.map((line, index) => {
+        // The file headers are the lines before the first hunk (a removed YAML line may start with "--").
+        inHunks ||= line.startsWith('@@');
+        const kind = !inHunks ? 'diff-head' : line.startsWith('@@') ? 'diff-hunk' : line.startsWith('+') ? 'diff-add' : line.startsWith('-') ? 'diff-del' : 'diff-same';
+        return (
+          <span key={index} className={kind}>
+            {line + '\n'}
+          </span>
+        );
+      })}
+    </pre>
+  );
+}
+
+/** The content diff of each member the version added, removed or revised, one collapsible block each. */
+function MemberDiffs({ phaseId, after, hash }: { phaseId: string; after: string | undefined; hash: string }) {
+  const { data, error } = useQuery<{ phase: { manifests: { edges: { node: { manifest: { hash: string }; changes: Change[] } }[] } } | null }>(CHANGES, { id: phaseId, ...(after ? { after } : {}) });
+  if (error) return <p role="alert" className="error">{error.message}</p>;
+  if (!data) return <p className="muted">Reading the member diffs…</p>;
+  const node = data.phase?.manifests.edges[0]?.node;
+  if (!node || node.manifest.hash !== hash) return <p className="muted">This version is no longer where it was; reload the page.</p>;
+  if (node.changes.length === 0) return <p className="muted">No member object changed.</p>;
+  return (
+    <div className="member-diffs">
+      <h3>Member objects (as stored, redacted)</h3>
+      {node.changes.map((c) => {
+        const title = `${CHANGE_MARK[c.change]} ${entryText(c)} (${CHANGE_WORD[c.change]})`;
+        return (
+          <details key={c.key} className="member-diff" data-key={c.key}>
+            <summary>{title}</summary>
+            {c.withheld ? (
+              <p className="muted">Content withheld: your token may not read namespace {c.namespace}.</p>
+            ) : c.diff === null ? (
+              <p className="muted">Content not stored: the object was not observed then, or retention removed it.</p>
+            ) : c.diff === '' ? (
+              <p className="muted">No difference in the stored content.</p>
+            ) : (
+              <UnifiedDiff text={c.diff} label={`Unified diff of ${entryText(c)}`} />
+            )}
+          </details>
+        );
+      })}
+    </div>
+  );
+}
+
 /** `refreshAt` changes when the page learns of a change: the list is read again then. */
 export function ManifestVersions({ place, phase, refreshAt }: { place: Place; phase: { id: string; cluster: string; namespace: string; name: string }; refreshAt: number }) {
-  const { data, error, reload } = useQuery<{ phase: { manifests: { edges: { node: Version }[] } } | null }>(MANIFESTS, { id: phase.id });
+  const { data, error, reload } = useQuery<{ phase: { manifests: { edges: { cursor: string; node: Version }[] } } | null }>(MANIFESTS, { id: phase.id });
   const first = useRef(refreshAt);
   useEffect(() => {
     if (refreshAt !== first.current) reload();
   }, [refreshAt, reload]);
-  const versions = data?.phase?.manifests.edges.map((e) => e.node) ?? [];
+  const edges = data?.phase?.manifests.edges ?? [];
+  const versions = edges.map((e) => e.node);
   const open = place.params.get('diff');
   return (
     <section aria-labelledby="manifests-title">
@@ -96,10 +170,17 @@ export function ManifestVersions({ place, phase, refreshAt }: { place: Place; ph
               ) : null}
               {before ? (
                 <button type="button" aria-expanded={isOpen} onClick={() => navigate(withParams(place, { diff: isOpen ? undefined : v.manifest.hash.slice(0, 12) }))}>
-                  {isOpen ? 'Hide' : 'Show'} inventory diff
+                  {isOpen ? 'Hide' : 'Show'} diff
                 </button>
               ) : null}
-              {before && isOpen ? <SourceDiff before={before.manifest.source} after={v.manifest.source} /> : null}
+              {before && isOpen ? (
+                <>
+                  <h3>Inventory object</h3>
+                  <SourceDiff before={before.manifest.source} after={v.manifest.source} />
+                  {/* The version at index i is the one page of 1 after the cursor of the version before it in the list. */}
+                  <MemberDiffs phaseId={phase.id} after={index === 0 ? undefined : edges[index - 1]?.cursor} hash={v.manifest.hash} />
+                </>
+              ) : null}
             </li>
           );
         })}

@@ -28,6 +28,11 @@ export interface ProgramHooks {
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+function parseContext(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 1000) throw new InvalidArgumentError('Lines of context are a whole number from 0 to 1000.');
+  return Number(value);
+}
+
 /** A repeatable flag whose every value must be one of `choices`. */
 const collectChoice =
   (choices: readonly string[]) =>
@@ -195,11 +200,15 @@ Examples:
     .description("what the phase's inventory listed (now, or at --at); --diff: how it changed, with content diffs")
     .argument('<phase>', PHASE_HELP)
     .option('--at <time>', 'the manifest in effect at this time')
-    .option('--diff', 'the manifest versions, newest first, with what changed in each');
+    .option('--diff', 'the manifest versions, newest first, with what changed in each')
+    .option('--context <lines>', 'with --diff: lines of context around each change (0 to 1000)', parseContext, 3);
   outputOptions(clientOptions(manifest), ['table', 'json', 'yaml']).option('--cluster <name>', 'the cluster of the phase').option('-n, --namespace <namespace>', 'the namespace of the phase');
   manifest.addHelpText('after', '\nExamples:\n  phaselog manifest prod/shop/api --at 2026-11-17T14:00:00Z\n  phaselog manifest prod/shop/api --diff');
-  manifest.action((phase: string, f: OutputFlags & ClientFlags & { at?: string; diff?: boolean; cluster?: string; namespace?: string }) =>
-    client(hooks, f, async (ctx) => (await load.manifest()).runManifest(ctx, { phase, diff: f.diff ?? false, output: f.output, ...pick(f, ['at', 'cluster', 'namespace']) })),
+  manifest.action((phase: string, f: OutputFlags & ClientFlags & { at?: string; diff?: boolean; context: number; cluster?: string; namespace?: string }) =>
+    client(hooks, f, async (ctx) => {
+      if (f.at && f.diff) throw new CliError('--diff lists every version; --at picks one: use one of them', EXIT.usage);
+      return (await load.manifest()).runManifest(ctx, { phase, diff: f.diff ?? false, context: f.context, output: f.output, headers: f.headers, ...pick(f, ['at', 'cluster', 'namespace']) });
+    }),
   );
 
   const gate = program

@@ -4,6 +4,7 @@
  * page holds.
  */
 import DataLoader from 'dataloader';
+import { capText, renderRevisionYaml, type CappedText } from '../history/revision-diff.ts';
 import type { HistoryReader } from '../store/read-history.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
 import type { ResourceRecord } from '../store/read-types.ts';
@@ -15,6 +16,60 @@ export interface Loaders {
   currentResource: DataLoader<{ phaseId: number; key: string }, ResourceRecord | null, string>;
   /** When the status a resource had at `at` began. */
   resourceSince: DataLoader<{ phaseId: number; key: string; at: Date }, Date | null, string>;
+  /** Stored object revisions by id, rendered as YAML (uncut); null when retention removed one. */
+  revision: DataLoader<number, RenderedRevision | null>;
+  /** What the request may still return of revision contents and diffs. */
+  textBudget: TextBudget;
+}
+
+/** A stored revision and its YAML rendering. */
+export interface RenderedRevision {
+  hash: string;
+  yaml: string;
+}
+
+/** Bytes of revision content and diffs one request may return, over all fields. */
+export const REQUEST_TEXT_BUDGET_BYTES = 4 * 1024 * 1024;
+/** Milliseconds one request may spend computing diffs, over all fields. */
+export const REQUEST_DIFF_BUDGET_MS = 2000;
+
+/**
+ * The per-request budget of revision text: a query for every member of 100 versions would
+ * otherwise return gigabytes at 64 KiB each. Each text is first cut to its own cap, then charged;
+ * once the budget is spent, further texts are only a marker line.
+ */
+export interface TextBudget {
+  /** `text` cut to `maxBytes` and charged against the budget, or a marker when the budget is spent. */
+  take(text: string, maxBytes: number): CappedText;
+  /**
+   * Runs `compute` (a diff) with the milliseconds left of the request's diff time, charging what it
+   * took; null without running it once that time is spent. A diff of two big objects that differ
+   * everywhere is the costly case, and a query may ask for thousands.
+   */
+  timed<T>(compute: (timeoutMs: number) => T): T | null;
+}
+
+export function createTextBudget(total = REQUEST_TEXT_BUDGET_BYTES, diffMs = REQUEST_DIFF_BUDGET_MS): TextBudget {
+  let left = total;
+  let msLeft = diffMs;
+  return {
+    timed(compute) {
+      if (msLeft <= 0) return null;
+      const start = performance.now();
+      try {
+        return compute(msLeft);
+      } finally {
+        msLeft -= performance.now() - start;
+      }
+    },
+    take(text, maxBytes) {
+      if (left <= 0) return { text: `# omitted by phaselog: this request's ${total} bytes of revision text are spent\n`, truncated: true };
+      // The last text that fits in part is cut at what is left (its marker names that limit).
+      const capped = capText(text, Math.min(maxBytes, left));
+      left -= Buffer.byteLength(capped.text, 'utf8');
+      return capped;
+    },
+  };
 }
 
 /** The loaders of one request, each made when first used (a request uses one kind at most, often none). */
@@ -22,6 +77,8 @@ export function createLoaders(read: { phases: PhaseReader; history: HistoryReade
   let phaseSince: Loaders['phaseSince'] | undefined;
   let currentResource: Loaders['currentResource'] | undefined;
   let resourceSince: Loaders['resourceSince'] | undefined;
+  let revision: Loaders['revision'] | undefined;
+  let textBudget: TextBudget | undefined;
   return {
     get phaseSince() {
       return (phaseSince ??= new DataLoader(async (ids) => {
@@ -46,6 +103,18 @@ export function createLoaders(read: { phases: PhaseReader; history: HistoryReade
         },
         { cacheKeyFn: (ref) => `${ref.phaseId}|${ref.key}|${ref.at.getTime()}` },
       ));
+    },
+    get revision() {
+      return (revision ??= new DataLoader(async (ids) => {
+        const rows = new Map((await read.history.getRevisions(ids)).map((r) => [r.id, r]));
+        return ids.map((id) => {
+          const row = rows.get(id);
+          return row === undefined ? null : { hash: row.hash, yaml: renderRevisionYaml(row.object) };
+        });
+      }));
+    },
+    get textBudget() {
+      return (textBudget ??= createTextBudget());
     },
   };
 }

@@ -25,6 +25,9 @@ export const FIELD_COSTS: Readonly<Record<string, number>> = {
   'Mutation.refreshPhase': 1_000,
   'Phase.statusAt': 10,
   'Phase.manifest': 10,
+  // Renders two stored objects and diffs them (revision rows load in one batch for the response).
+  'ObjectChange.diff': 5,
+  'ObjectRevision.content': 2,
 };
 
 /**

@@ -10,6 +10,7 @@ import { mutationResolvers } from './resolvers/mutation.ts';
 import { phaseResolvers } from './resolvers/phase.ts';
 import { queryResolvers } from './resolvers/query.ts';
 import { reportResolvers } from './resolvers/reports.ts';
+import { revisionResolvers } from './resolvers/revisions.ts';
 import { subscriptionResolvers } from './resolvers/subscription.ts';
 import { DateTimeScalar, DurationScalar, JsonScalar } from './scalars.ts';
 
@@ -22,6 +23,7 @@ export function createResolvers(): Resolvers {
     Mutation: mutationResolvers.Mutation,
     Subscription: subscriptionResolvers.Subscription,
     ...phaseResolvers,
+    ...revisionResolvers,
     ...clusterResolvers,
   };
 }

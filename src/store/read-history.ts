@@ -94,6 +94,18 @@ export interface HistoryReader {
   listManifests(phaseId: number, first: number, after?: IntervalCursor): Promise<Page<ManifestVersionRecord>>;
   /** Object revision ids of a phase's resources in effect at each of `times`. */
   revisionsAt(phaseId: number, times: readonly Date[]): Promise<{ at: Date; key: string; revisionId: number | null }[]>;
+  /**
+   * Stored object revisions by id, in one statement (as stored: redacted). Ids retention removed are
+   * missing from the answer. Callers pass only ids read from a phase they may see.
+   */
+  getRevisions(ids: readonly number[]): Promise<StoredRevision[]>;
+}
+
+/** An object revision as stored: metadata and spec, redacted (src/history/redact.ts). */
+export interface StoredRevision {
+  id: number;
+  hash: string;
+  object: unknown;
 }
 
 export interface ResourceRow {
@@ -499,6 +511,12 @@ export function createHistoryReader(db: Db): HistoryReader {
         ) i
         WHERE i."to" IS NULL OR i."to" > t."at"`);
       return rows.map((row) => ({ at: row.at, key: row.resourceKey, revisionId: row.revisionId }));
+    },
+
+    async getRevisions(ids) {
+      if (ids.length === 0) return [];
+      const rows = await sql.query<StoredRevision>(Prisma.sql`SELECT "id", "hash", "object" FROM "ObjectRevision" WHERE "id" = ANY(${[...ids]}::int[])`);
+      return rows.map((row) => ({ id: row.id, hash: row.hash, object: readJson<unknown>(row.object, null) }));
     },
   };
 }

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenInDatabase } from '../../src/auth/tokens.ts';
 import { launchBrowser, TEST_OUTPUT } from '../helpers/browser.ts';
 import { seriousAxeViolations } from '../helpers/axe.ts';
-import { demoClusterApi, PROGRESS_DEADLINE_EXCEEDED, PROGRESSED, removeInventoryEntry, setDeploymentProgressing } from '../helpers/demo-cluster.ts';
+import { demoClusterApi, PROGRESS_DEADLINE_EXCEEDED, PROGRESSED, removeInventoryEntry, setDeploymentImage, setDeploymentProgressing } from '../helpers/demo-cluster.ts';
 import { cleanEnv, runPhaselog, type PhaselogProcess } from '../helpers/process.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../helpers/services.ts';
 
@@ -138,8 +138,11 @@ describe('the web UI', () => {
     await page.close();
   }, 60_000);
 
-  it('shows the changed entries of a manifest version and the content diff of its inventory object', async () => {
-    await removeInventoryEntry(demoClusterApi(stateDir, 'demo-staging'), { namespace: 'shop', name: 'inventory-staging-shop-base' }, 'shop_frontend__ConfigMap');
+  it('shows the changed entries of a manifest version, the content diff of its inventory object and of each changed member', async () => {
+    const staging = demoClusterApi(stateDir, 'demo-staging');
+    // A new image, recorded before the inventory changes: the next version shows it as a revised member.
+    await setDeploymentImage(staging, { namespace: 'shop', name: 'frontend' }, 'main', 'nginx:1.28');
+    await removeInventoryEntry(staging, { namespace: 'shop', name: 'inventory-staging-shop-base' }, 'shop_frontend__ConfigMap');
     const versions = async () => {
       const response = await fetch(`${base}/graphql`, {
         method: 'POST',
@@ -151,12 +154,24 @@ describe('the web UI', () => {
     await expect.poll(versions, { timeout: 30_000 }).toBe(2);
     const page = await signedInPage(readerSecret, '/phases/demo-staging/shop/staging-shop-base');
     const section = page.locator('section[aria-labelledby="manifests-title"]');
-    await section.getByRole('button', { name: 'Show inventory diff' }).click();
+    await section.getByRole('button', { name: 'Show diff' }).click();
     await expect.poll(() => page.url()).toContain('diff=');
     expect(await section.innerText()).toContain('removed: ConfigMap shop/frontend');
-    const removed = await section.locator('pre.diff .diff-del').allInnerTexts();
-    expect(removed.join('\n')).toContain('"shop_frontend__ConfigMap"');
-    expect(await section.locator('pre.diff .diff-add').count()).toBe(0);
+    const inventory = section.getByLabel('Unified diff of the inventory object');
+    expect((await inventory.locator('.diff-del').allInnerTexts()).join('\n')).toContain('"shop_frontend__ConfigMap"');
+    expect(await inventory.locator('.diff-add').count()).toBe(0);
+
+    // Each member change is a collapsible block, named with a +/−/~ marker and the word, not by colour.
+    const deployment = section.locator('details.member-diff', { hasText: '~ apps/Deployment shop/frontend (changed)' });
+    await deployment.locator('summary').click();
+    const lines = deployment.getByLabel('Unified diff of apps/Deployment shop/frontend');
+    expect(await lines.locator('.diff-del').allInnerTexts()).toEqual(['-      - image: nginx:1.27\n']);
+    expect(await lines.locator('.diff-add').allInnerTexts()).toEqual(['+      - image: nginx:1.28\n']);
+    const configMap = section.locator('details.member-diff', { hasText: '− ConfigMap shop/frontend (removed)' });
+    await configMap.locator('summary').click();
+    const removedLines = await configMap.locator('pre.diff .diff-del').allInnerTexts();
+    expect(removedLines.length).toBeGreaterThan(3);
+    expect(await configMap.locator('pre.diff .diff-add').count()).toBe(0);
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-phase-manifest-diff.png'), fullPage: true });
     await expectAccessible(page);
     await page.close();

@@ -30,3 +30,10 @@ export async function removeInventoryEntry(api: string, ref: { namespace: string
   const response = await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ data: { [entry]: null } }) });
   if (response.status !== 200) throw new Error(`patching ${url} answered ${response.status}: ${await response.text()}`);
 }
+
+/** Sets the image of a Deployment's one container (a merge patch of spec, as a rollout would start). */
+export async function setDeploymentImage(api: string, ref: { namespace: string; name: string }, container: string, image: string): Promise<void> {
+  const url = `${api}/apis/apps/v1/namespaces/${ref.namespace}/deployments/${ref.name}`;
+  const response = await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ spec: { template: { spec: { containers: [{ name: container, image }] } } } }) });
+  if (response.status !== 200) throw new Error(`patching ${url} answered ${response.status}: ${await response.text()}`);
+}

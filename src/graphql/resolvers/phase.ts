@@ -1,6 +1,7 @@
 /** Resolvers of Phase and the types hanging off it (resources, snapshots, intervals, manifests). */
 import { getArgumentValues, getNamedType, isObjectType, type FieldNode, type GraphQLField, type GraphQLResolveInfo } from 'graphql';
 import type { PhaseHistoryArgs, PhaseResourcesArgs, Resolvers, ResourceFilter as ResourceFilterInput } from '../../generated/graphql.ts';
+import { canSee } from '../../auth/principal.ts';
 import { listManifestVersions } from '../../services/read-manifests.ts';
 import type { IntervalCursor, IntervalDetailOption, ResourceFilter } from '../../store/read-history.ts';
 import type { PhaseHistoryAsk, PhaseIntervalDetail, PhaseIntervalRecord } from '../../store/read-types.ts';
@@ -201,7 +202,9 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
       return record === null ? null : toManifest(record);
     },
     manifests: async (p, args, ctx) => {
-      const page = await listManifestVersions(ctx.read.history, p.id, pageSize(args.first, 20), intervalCursor(args.after, isRowIdText));
+      // The phase is one the caller may see; a member of another namespace may not be.
+      const mayRead = (namespace: string) => canSee(ctx.principal, p.cluster, namespace === '' ? null : namespace);
+      const page = await listManifestVersions(ctx.read.history, p.id, pageSize(args.first, 20), intervalCursor(args.after, isRowIdText), mayRead);
       return toConnection(page, (v) => encodeCursor({ f: v.record.from.toISOString(), i: String(v.record.id) }));
     },
   },

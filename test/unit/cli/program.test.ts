@@ -49,6 +49,8 @@ describe('phaselog command line', () => {
     [['token', 'create', 'x', '--scope', 'root'], /argument 'root' is invalid\. Allowed choices are read, admin/],
     [['start', '--watch'], /unknown option '--watch'; see 'phaselog start --help'/],
     [['completion', 'powershell'], /Allowed choices are bash, zsh, fish/],
+    [['manifest', 'api', '--diff', '--context', '-1'], /option '--context <lines>' argument '-1' is invalid\. Lines of context are a whole number from 0 to 1000/],
+    [['manifest', 'api', '--diff', '--context', '5000'], /Lines of context are a whole number from 0 to 1000/],
   ])('refuses %j with one line and exit code 2', async (argv, message) => {
     const ran = await run(argv);
     expect(ran.code).toBe(2);
