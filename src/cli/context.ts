@@ -24,6 +24,22 @@ export interface CommandContext {
   now: () => Date;
 }
 
+/**
+ * The GraphQL endpoint for a URL the user gave: a server's base URL (`http://127.0.0.1:4000`, what
+ * the UI's address looks like) means its `/graphql`; any other path is taken as given.
+ */
+export function graphqlEndpoint(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CliError(`"${url}" is not a URL (PHASELOG_URL or --url, e.g. http://127.0.0.1:4000/graphql)`, EXIT.usage);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new CliError(`"${url}" is not an http(s) URL (PHASELOG_URL or --url)`, EXIT.usage);
+  if (parsed.pathname === '/' || parsed.pathname === '') parsed.pathname = '/graphql';
+  return parsed.href;
+}
+
 /** Build the client from --url/--token, then PHASELOG_URL/PHASELOG_TOKEN and phaselog.yaml's `client`. */
 export function createCommandContext(flags: { url?: string; token?: string }): CommandContext {
   let config: Config;
@@ -36,7 +52,7 @@ export function createCommandContext(flags: { url?: string; token?: string }): C
   const { client } = config;
   const decorated = colourWanted(process.stdout);
   return {
-    api: createApiClient({ url: client.url, ...(client.token ? { token: client.token } : {}) }),
+    api: createApiClient({ url: graphqlEndpoint(client.url), ...(client.token ? { token: client.token } : {}) }),
     hasToken: client.token !== undefined,
     config,
     out: (text) => void process.stdout.write(text),

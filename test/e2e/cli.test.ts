@@ -212,11 +212,18 @@ describe('phaselog CLI', () => {
     [['status', '--at', '1h', '--watch'], 2, /--at shows a past moment; it cannot be combined with --watch/],
     [['status', 'release', '--status', 'Failed'], 2, /do not apply to one named phase/],
     [['status', 'a/b/c/d'], 2, /is not a phase name/],
+    [['report', '--from', '1h', '--out', 'r.docx'], 2, /cannot tell the report format from "r\.docx": name a \.json, \.csv, \.md or \.html file, or give --format/],
   ])('explains a mistake: %j', async (args, exitCode, message) => {
     const { code, stderr } = await cli(args);
     expect(code).toBe(exitCode);
     expect(stderr).toMatch(message);
     expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it("takes the server's base URL (what the start-up line and the UI show) as well as its /graphql", async () => {
+    const { code, stdout } = await cli(['status', '-o', 'name'], { PHASELOG_URL: url.replace(/\/graphql$/, '') });
+    expect(code).toBe(0);
+    expect(stdout).toBe('test/shop/release\n');
   });
 
   it('says when the server is not there', async () => {

@@ -4,6 +4,7 @@
  * line on stderr shows the time spent while the server works through a long range.
  */
 import { writeFileSync } from 'node:fs';
+import { extname } from 'node:path';
 import type { CommandContext } from '../context.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { parseTime } from '../format.ts';
@@ -38,9 +39,20 @@ function startProgress(label: string): () => void {
   };
 }
 
+const EXTENSIONS: Record<string, (typeof FORMATS)[number]> = { '.json': 'json', '.csv': 'csv', '.md': 'markdown', '.markdown': 'markdown', '.html': 'html', '.htm': 'html' };
+
+/** The format a file name asks for; a name that asks for none phaselog writes is refused, not filled with JSON. */
+function formatOfFile(out: string | undefined): (typeof FORMATS)[number] {
+  if (out === undefined) return 'json';
+  const extension = extname(out).toLowerCase();
+  const format = EXTENSIONS[extension];
+  if (format) return format;
+  throw new CliError(`cannot tell the report format from "${out}": name a .json, .csv, .md or .html file, or give --format`, EXIT.usage);
+}
+
 export async function runReport(ctx: CommandContext, options: ReportOptions): Promise<number> {
   if (!options.from) throw new CliError('report needs --from (e.g. --from 30d, --from 2026-10-01)', EXIT.usage);
-  const format = (options.format ?? (options.out?.endsWith('.html') ? 'html' : options.out?.endsWith('.csv') ? 'csv' : options.out?.endsWith('.md') ? 'markdown' : 'json')) as (typeof FORMATS)[number];
+  const format = (options.format ?? formatOfFile(options.out)) as (typeof FORMATS)[number];
   if (!FORMATS.includes(format)) throw new CliError(`--format must be one of ${FORMATS.join(', ')}`, EXIT.usage);
   const now = ctx.now();
   const from = parseTime(options.from, now);
