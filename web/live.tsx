@@ -5,7 +5,7 @@
  */
 import { createClient } from 'graphql-ws';
 import { useEffect, useRef, useState } from 'react';
-import { GRAPHQL_PATH, readToken } from './api.ts';
+import { GRAPHQL_PATH, gql, readToken } from './api.ts';
 
 export type LiveState = 'connecting' | 'live' | 'reconnecting';
 
@@ -19,6 +19,8 @@ export interface PhaseChange {
   toStatus: string | null;
   message: string;
 }
+
+const HEAD = `query Head($filter: StatusChangeFilter) { statusChangeHead(filter: $filter) }`;
 
 const SUBSCRIPTION = `subscription Live($filter: StatusChangeFilter, $after: String) {
   phaseStatusChanged(filter: $filter, after: $after) { seq at cluster phaseId phase { namespace name } fromStatus toStatus message }
@@ -90,7 +92,14 @@ export function useLiveChanges(options: LiveOptions): LiveState {
         void client.dispose();
       };
     };
-    open(false);
+    // Start after the change log's head as it is now: a page that has received no change yet still
+    // resumes by seq after a reconnect. Without an answer it starts live and relies on onReconnect.
+    gql<{ statusChangeHead: string | null }>(HEAD, { filter: payload.variables.filter }).then(
+      (data) => {
+        payload.variables.after ??= data.statusChangeHead ?? '0';
+      },
+      () => {},
+    ).finally(() => !stopped && open(false));
     return () => {
       stopped = true;
       clearTimeout(retryTimer);
