@@ -43,6 +43,14 @@ const BOARD = `query Board($filter: PhaseFilter) {
 
 const CLUSTER_STATES = '{ clusters { name state } }';
 
+/** The same fields for only the phases a burst of changes named. */
+const CHANGED = `query Changed($filter: PhaseFilter) {
+  phases(filter: $filter, first: 1000) {
+    edges { node { id cluster namespace name source status message since stale staleReason lastGoodReadAt labels
+      worstResource { kind namespace name status message } } }
+  }
+}`;
+
 interface BoardAnswer {
   clusters: BoardCluster[];
   phases: { edges: { node: BoardPhase }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
@@ -112,15 +120,37 @@ export function Board({ place }: { place: Place }) {
   }, [query.data]);
 
   // A change patches its cell at once; one re-read a moment later fills in what an event does not
-  // carry (worst resource, stale marks). Many changes in a burst share that one re-read.
+  // carry (worst resource, stale marks). Many changes in a burst share that one re-read, of only the
+  // phases they named: with a thousand phases on the board, re-reading all of them after every
+  // burst is what kept a busy board's main thread occupied.
   const refetchTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const changedIds = useRef(new Set<string>());
   const { reload } = query;
-  const refetchSoon = useCallback(() => {
-    refetchTimer.current ??= setTimeout(() => {
-      refetchTimer.current = undefined;
-      reload();
-    }, 1500);
-  }, [reload]);
+  const refetchSoon = useCallback(
+    (phaseId: string | null) => {
+      if (phaseId !== null) changedIds.current.add(phaseId);
+      refetchTimer.current ??= setTimeout(() => {
+        refetchTimer.current = undefined;
+        const ids = [...changedIds.current];
+        changedIds.current.clear();
+        if (ids.length === 0) return;
+        gql<{ phases: { edges: { node: BoardPhase }[] } }>(CHANGED, { filter: { ...variables.filter, ids } }).then(
+          (data) => {
+            const fresh = new Map(data.phases.edges.map((e) => [e.node.id, e.node]));
+            // A phase that no longer matches (or was deleted) leaves the board, the others are
+            // replaced, and one the board did not list yet (a new inventory) joins it.
+            setPhases((current) => {
+              const next = current.flatMap((p) => (!ids.includes(p.id) ? [p] : fresh.has(p.id) ? [fresh.get(p.id) as BoardPhase] : []));
+              const listed = new Set(current.map((p) => p.id));
+              return [...next, ...[...fresh.values()].filter((p) => !listed.has(p.id))];
+            });
+          },
+          () => reload(),
+        );
+      }, 1500);
+    },
+    [reload, variables],
+  );
   useEffect(() => () => clearTimeout(refetchTimer.current), []);
   // Reachability changes are no phase changes: the subscription does not carry them. A cheap poll
   // of the clusters' states re-reads the board when one changes, so stale marks come and go.
@@ -140,7 +170,7 @@ export function Board({ place }: { place: Place }) {
     onChange: (change) => {
       setLastChange(change);
       setPhases((current) => applyChange(current, change) ?? current);
-      refetchSoon();
+      refetchSoon(change.phaseId);
     },
     onReconnect: reload,
   });

@@ -24,6 +24,8 @@ export interface PhaseFilter {
   search?: string;
   /** Include phases whose inventory was deleted. @default false */
   includeDeleted?: boolean;
+  /** Only these phases. */
+  ids?: readonly number[];
 }
 
 /** Orders of {@link PhaseReader.listPhases}. */
@@ -368,6 +370,7 @@ export function createPhaseReader(db: Db): PhaseReader {
         where.push(Prisma.sql`(p."name" ILIKE ${pattern} OR p."namespace" ILIKE ${pattern})`);
       }
       if (filter.includeDeleted !== true) where.push(Prisma.sql`p."deletedAt" IS NULL`);
+      if (filter.ids !== undefined) where.push(Prisma.sql`p."id" = ANY(${[...filter.ids]}::int[])`);
       const byName = Prisma.sql`c."name", p."namespace", p."name", p."id"`;
       const pageByName = Prisma.sql`page."cluster", page."namespace", page."name", page."id"`;
       if (after !== undefined) {

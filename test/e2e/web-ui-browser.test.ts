@@ -91,6 +91,8 @@ describe('the web UI', () => {
     await setDeploymentProgressing(demoClusterApi(stateDir, 'demo-staging'), checkout, PROGRESS_DEADLINE_EXCEEDED);
     await expect.poll(() => checkoutCell.getAttribute('data-status'), { timeout: 30_000 }).toBe('Failed');
     await expect.poll(() => checkoutCell.innerText()).toContain('Failed');
+    // The event carries no worst resource: the re-read of the phases it named fills it in.
+    await expect.poll(() => checkoutCell.locator('.tip').textContent(), { timeout: 15_000 }).toMatch(/^Deployment shop\/checkout: Failed/);
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-board-failed.png'), fullPage: true });
     await setDeploymentProgressing(demoClusterApi(stateDir, 'demo-staging'), checkout, PROGRESSED);
     await expect.poll(() => checkoutCell.getAttribute('data-status'), { timeout: 30_000 }).toBe('Current');

@@ -21,6 +21,9 @@ function isPhaseCursor(value: unknown): value is PhaseCursor {
   );
 }
 
+/** The most phase ids one filter may name: a page of phases. */
+const MAX_PHASE_IDS = 1000;
+
 function toPhaseFilter(input: PhaseFilterInput | null | undefined): PhaseFilter {
   const filter: PhaseFilter = {};
   if (!input) return filter;
@@ -30,6 +33,11 @@ function toPhaseFilter(input: PhaseFilterInput | null | undefined): PhaseFilter 
   if (input.status != null) filter.status = input.status;
   if (input.search != null) filter.search = input.search;
   if (input.includeDeleted != null) filter.includeDeleted = input.includeDeleted;
+  if (input.ids != null) {
+    if (input.ids.length > MAX_PHASE_IDS) throw badUserInput(`filter.ids takes at most ${MAX_PHASE_IDS} ids, got ${input.ids.length}`);
+    // An id that cannot name a phase matches none, as phase(id:) answers null for it.
+    filter.ids = input.ids.filter((id) => /^\d{1,9}$/.test(id)).map(Number);
+  }
   if (input.labels != null) {
     const labels = input.labels;
     if (typeof labels !== 'object' || Array.isArray(labels) || !Object.values(labels).every((v) => typeof v === 'string')) {

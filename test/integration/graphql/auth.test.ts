@@ -88,6 +88,9 @@ describe('restrictions', () => {
     const mine = await seqs(paymentsReader);
     const all = await seqs(admin);
     expect(await head(paymentsReader)).toBe(mine.at(-1));
+    // Naming another namespace's phase by id gets nothing either.
+    const byIds = await gqlData<{ phases: { edges: { node: { name: string } }[] } }>(api.url, `{ phases(filter: { ids: ["${seeded.web}", "${seeded.ledger}"] }) { edges { node { name } } } }`, {}, paymentsReader);
+    expect(byIds.phases.edges.map((e) => e.node.name)).toEqual(['ledger']);
     expect(await head(admin)).toBe(all.at(-1));
     expect(BigInt(all.at(-1) as string)).toBeGreaterThan(BigInt(mine.at(-1) as string));
     expect((await gqlData<{ statusChangeHead: string | null }>(api.url, '{ statusChangeHead(filter: { cluster: "nowhere" }) }', {}, admin)).statusChangeHead).toBeNull();
