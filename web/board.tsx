@@ -41,8 +41,6 @@ const BOARD = `query Board($filter: PhaseFilter) {
   }
 }`;
 
-const CLUSTER_STATES = '{ clusters { name state } }';
-
 /** The same fields for only the phases a burst of changes named. */
 const CHANGED = `query Changed($filter: PhaseFilter) {
   phases(filter: $filter, first: 1000) {
@@ -152,19 +150,9 @@ export function Board({ place }: { place: Place }) {
     [reload, variables],
   );
   useEffect(() => () => clearTimeout(refetchTimer.current), []);
-  // Reachability changes are no phase changes: the subscription does not carry them. A cheap poll
-  // of the clusters' states re-reads the board when one changes, so stale marks come and go.
-  const clusterStates = JSON.stringify(query.data?.clusters.map((c) => [c.name, c.state]) ?? null);
-  useEffect(() => {
-    if (clusterStates === 'null') return;
-    const timer = setInterval(() => {
-      gql<{ clusters: BoardCluster[] }>(CLUSTER_STATES).then(
-        (data) => JSON.stringify(data.clusters.map((c) => [c.name, c.state])) !== clusterStates && reload(),
-        () => {},
-      );
-    }, 10_000);
-    return () => clearInterval(timer);
-  }, [clusterStates, reload]);
+  // Reachability changes are no phase changes: their own subscription re-reads the board when a
+  // cluster goes or comes back, so stale marks follow at once.
+  useLiveChanges({ field: 'clusterStatusChanged', filter: filters.cluster ? { cluster: filters.cluster } : {}, onChange: reload });
   const live = useLiveChanges({
     filter: { ...(filters.cluster ? { cluster: filters.cluster } : {}), ...(filters.namespace ? { namespace: filters.namespace } : {}) },
     onChange: (change) => {

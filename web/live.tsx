@@ -22,11 +22,16 @@ export interface PhaseChange {
 
 const HEAD = `query Head($filter: StatusChangeFilter) { statusChangeHead(filter: $filter) }`;
 
-const SUBSCRIPTION = `subscription Live($filter: StatusChangeFilter, $after: String) {
-  phaseStatusChanged(filter: $filter, after: $after) { seq at cluster phaseId phase { namespace name } fromStatus toStatus message }
+/** The subscriptions a page can follow; each resumes by seq the same way. */
+export type LiveField = 'phaseStatusChanged' | 'clusterStatusChanged';
+
+const subscription = (field: LiveField) => `subscription Live($filter: StatusChangeFilter, $after: String) {
+  ${field}(filter: $filter, after: $after) { seq at cluster phaseId phase { namespace name } fromStatus toStatus message }
 }`;
 
 export interface LiveOptions {
+  /** Which changes. @default 'phaseStatusChanged' */
+  field?: LiveField;
   filter: Record<string, unknown>;
   onChange: (change: PhaseChange) => void;
   /** Called on every reconnect, after the first connection. */
@@ -39,13 +44,14 @@ export function useLiveChanges(options: LiveOptions): LiveState {
   const callbacks = useRef(options);
   callbacks.current = options;
   const filterKey = JSON.stringify(options.filter);
+  const field = options.field ?? 'phaseStatusChanged';
   useEffect(() => {
     const url = new URL(GRAPHQL_PATH, window.location.href);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     const token = readToken();
     // graphql-ws re-sends this payload on every reconnect, serialising it then: updating `after`
     // in place is what makes a retry resume after the last change received.
-    const payload = { query: SUBSCRIPTION, variables: { filter: JSON.parse(filterKey) as unknown, after: undefined as string | undefined } };
+    const payload = { query: subscription(field), variables: { filter: JSON.parse(filterKey) as unknown, after: undefined as string | undefined } };
     let stopped = false;
     let retryTimer: ReturnType<typeof setTimeout> | undefined;
     let close = () => {};
@@ -76,9 +82,9 @@ export function useLiveChanges(options: LiveOptions): LiveState {
         void client.dispose();
         retryTimer = setTimeout(() => open(true), 3000);
       };
-      const unsubscribe = client.subscribe<{ phaseStatusChanged: PhaseChange }>(payload, {
+      const unsubscribe = client.subscribe<Record<LiveField, PhaseChange>>(payload, {
         next: (message) => {
-          const change = message.data?.phaseStatusChanged;
+          const change = message.data?.[field];
           if (!change) return;
           payload.variables.after = change.seq;
           callbacks.current.onChange(change);
@@ -105,7 +111,7 @@ export function useLiveChanges(options: LiveOptions): LiveState {
       clearTimeout(retryTimer);
       close();
     };
-  }, [filterKey]);
+  }, [filterKey, field]);
   return state;
 }
 

@@ -65,6 +65,7 @@ export const ROOT_FIELD_RULES: RootFieldRules = {
   },
   Subscription: {
     phaseStatusChanged: read('narrowed'),
+    clusterStatusChanged: read('narrowed'),
     resourceStatusChanged: read('narrowed'),
   },
 };

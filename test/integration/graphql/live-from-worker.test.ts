@@ -34,7 +34,7 @@ interface Change {
 const FIELDS = 'seq scope cluster resourceKey fromStatus toStatus phase { namespace name }';
 
 /** A subscription whose events are collected as they arrive. */
-function collect(field: 'phaseStatusChanged' | 'resourceStatusChanged', filter: Record<string, unknown>, after: string) {
+function collect(field: 'phaseStatusChanged' | 'resourceStatusChanged' | 'clusterStatusChanged', filter: Record<string, unknown>, after: string) {
   const client = wsClient(api.wsUrl, reader);
   const events: Change[] = [];
   let failure: unknown;
@@ -155,6 +155,23 @@ describe('a status change recorded by a scheduled worker tick', () => {
     } finally {
       await phases.close();
       await resources.close();
+    }
+  });
+
+  it('reaches cluster subscribers when the cluster stops answering and when it answers again, and no phase change rides along', async () => {
+    const head = (await gqlData<{ statusChangeHead: string }>(api.url, '{ statusChangeHead(filter: { cluster: "east" }) }', {}, reader)).statusChangeHead;
+    const clusters = collect('clusterStatusChanged', { cluster: 'east' }, head);
+    try {
+      const remove = cluster.emulator.injectFault({ effect: 'reset' });
+      await clusters.until(1, 30_000);
+      remove();
+      await clusters.until(2, 30_000);
+      expect(clusters.events.map((e) => [e.scope, e.cluster, e.phase, e.fromStatus, e.toStatus])).toEqual([
+        ['cluster', 'east', null, 'Reachable', 'Unreachable'],
+        ['cluster', 'east', null, 'Unreachable', 'Reachable'],
+      ]);
+    } finally {
+      await clusters.close();
     }
   });
 });
