@@ -6,7 +6,6 @@
  * stopped reading.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +13,7 @@ import { startEmulator } from '../../src/emulator/index.ts';
 import type { Emulator } from '../../src/emulator/index.ts';
 import { cliUtilsInventory, namespaceObject, readyDeployment, ref } from '../../src/demo/objects.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
-import { cleanEnv, exitCodeWithin, runPhaselog } from '../helpers/process.ts';
+import { cleanEnv, exitCodeWithin, runPhaselog, freePort } from '../helpers/process.ts';
 import type { PhaselogProcess } from '../helpers/process.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix } from '../helpers/services.ts';
 import type { TestDatabase } from '../helpers/services.ts';
@@ -25,15 +24,6 @@ let port: number;
 const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-watch-resume-'));
 const redisPrefix = uniquePrefix('watch-resume');
 const running: PhaselogProcess[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 const url = () => `http://127.0.0.1:${port}/graphql`;
 

@@ -6,14 +6,13 @@
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/runtime/paths.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
-import { cleanEnv, runPhaselog } from '../helpers/process.ts';
+import { cleanEnv, runPhaselog, freePort } from '../helpers/process.ts';
 import type { PhaselogProcess } from '../helpers/process.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix } from '../helpers/services.ts';
 import type { TestDatabase } from '../helpers/services.ts';
@@ -42,15 +41,6 @@ const shims = path.join(dir, 'bin');
 let database: TestDatabase;
 let server: PhaselogProcess;
 let url: string;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 interface Outcome {
   code: number | null;

@@ -3,14 +3,13 @@
  * `after:` the last seq it received, so every phase change the log holds reaches the page, once.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, TEST_OUTPUT } from '../helpers/browser.ts';
 import { demoClusterApi, PROGRESS_DEADLINE_EXCEEDED, setDeploymentProgressing } from '../helpers/demo-cluster.ts';
-import { cleanEnv, exitCodeWithin, runPhaselog, type PhaselogProcess } from '../helpers/process.ts';
+import { cleanEnv, exitCodeWithin, runPhaselog, type PhaselogProcess, freePort } from '../helpers/process.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../helpers/services.ts';
 
 const stateDir = mkdtempSync(path.join(tmpdir(), 'phaselog-ui-restart-'));
@@ -19,16 +18,6 @@ let database: TestDatabase;
 const running: PhaselogProcess[] = [];
 let browser: Browser;
 let port: number;
-
-/** A port free now, so that both runs of the server listen on the same one. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 async function start(): Promise<PhaselogProcess> {
   const proc = runPhaselog(['start'], cleanEnv({ DATABASE_URL: database.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: redisPrefix, PHASELOG_STATE_DIR: stateDir, PHASELOG_PORT: String(port), PHASELOG_DEMO: 'true' }));

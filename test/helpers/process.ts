@@ -1,5 +1,6 @@
 /** Run the phaselog CLI from source as a child process, the way a user runs it. */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/runtime/paths.ts';
@@ -88,4 +89,14 @@ export async function exitCodeWithin(proc: PhaselogProcess, timeoutMs: number): 
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A port free now, so that a server restarted in a test listens where its clients expect it. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
 }
