@@ -7,7 +7,9 @@
 import { randomUUID, randomBytes } from 'node:crypto';
 import { formatApiVersion, parseApiVersion, readCrdType, type ResourceType } from './catalog.ts';
 import { makeAlreadyExists, makeConflict, makeFailure, makeInvalid, makeNotFound, type ApiFailure } from './api-status.ts';
+import { settleCrdStatus } from './crd-status.ts';
 import { isJsonEqual } from './json-equal.ts';
+import { completeDeploymentStatus } from './rollout-controller.ts';
 import { ObjectStore, readMeta } from './object-store.ts';
 import { TypeRegistry } from './registry.ts';
 import type { KubeObject } from './types.ts';
@@ -81,6 +83,8 @@ export class ClusterState {
   constructor(
     historySize: number,
     private readonly strictNamespaces = false,
+    /** Act as the Deployment controller after API writes (see rollout-controller.ts). */
+    private readonly completeRollouts = false,
   ) {
     this.store = new ObjectStore(historySize);
   }
@@ -116,12 +120,13 @@ export class ClusterState {
   }
 
   private storeObject(type: ResourceType, obj: KubeObject, before: KubeObject | undefined): KubeObject {
-    const stamped = this.stamp(obj, this.store.nextRevision());
+    const isCrd = type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition';
+    const stamped = this.stamp(isCrd ? settleCrdStatus(obj, now()) : obj, this.store.nextRevision());
     const meta = readMeta(stamped);
     const loc = { type, namespace: String(meta['namespace'] ?? ''), name: String(meta['name']) };
     this.indexOwners(loc, before, stamped);
     this.store.put(type, stamped, Number(meta['resourceVersion']));
-    if (type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition') this.serveCrd(stamped);
+    if (isCrd) this.serveCrd(stamped);
     return stamped;
   }
 
@@ -206,7 +211,18 @@ export class ClusterState {
     if (type.hasStatus && !mode.inProcess) delete obj['status'];
     if (type.kind === 'Namespace' && type.group === '') obj['status'] = { phase: 'Active' };
     if (mode.dryRun) return { ok: true, code: 201, object: obj };
-    return { ok: true, code: 201, object: this.storeObject(type, obj, undefined) };
+    const stored = this.storeObject(type, obj, undefined);
+    if (!mode.inProcess) this.runControllers(type, stored);
+    return { ok: true, code: 201, object: stored };
+  }
+
+  // What controllers would do after an API write; the answer to the write itself is unchanged.
+  private runControllers(type: ResourceType, stored: KubeObject): void {
+    if (!this.completeRollouts || type.group !== 'apps' || type.kind !== 'Deployment') return;
+    const status = completeDeploymentStatus(stored, now());
+    if (!status) return;
+    const meta = readMeta(stored);
+    this.update(type, String(meta['namespace'] ?? ''), String(meta['name']), { ...stored, status }, { subresource: 'status' });
   }
 
   private apiVersionFor(type: ResourceType, body: KubeObject): string {
@@ -230,7 +246,8 @@ export class ClusterState {
     }
     const next = this.composeUpdate(type, current, body, mode);
     if ('failure' in next) return { ok: false, failure: next.failure };
-    const obj = next.object;
+    // The CRD controllers re-settle the status after every write, so compare against that result.
+    const obj = type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition' ? settleCrdStatus(next.object, now()) : next.object;
     if (mode.dryRun) return { ok: true, code: 200, object: { ...obj, metadata: { ...readMeta(obj), resourceVersion: curMeta['resourceVersion'] } } };
     const terminating = curMeta['deletionTimestamp'] !== undefined;
     if (terminating && finalizersOf(obj).length === 0) {
@@ -239,6 +256,7 @@ export class ClusterState {
     if (isJsonEqual(withoutVolatile(obj), withoutVolatile(current))) return { ok: true, code: 200, object: current };
     const stored = this.storeObject(type, obj, current);
     this.settle();
+    if (!mode.inProcess && mode.subresource === undefined) this.runControllers(type, stored);
     return { ok: true, code: 200, object: stored };
   }
 
