@@ -7,7 +7,7 @@ import { makeFailure, makeFaultFailure } from './api-status.ts';
 import type { ClusterState } from './cluster-state.ts';
 import { AGGREGATED_CONTENT_TYPE, buildAggregated, buildCoreVersions, buildGroup, buildGroupList, buildResourceList, buildVersion, wantsAggregated } from './discovery.ts';
 import type { FaultSet } from './faults.ts';
-import { readBody, sendFailure, sendJson } from './http-io.ts';
+import { readBody, readBodyBytes, sendFailure, sendJson } from './http-io.ts';
 import { buildOpenApiV2, buildOpenApiV3Index, buildOpenApiV3GroupVersion } from './openapi.ts';
 import { handleGet, handleList } from './read-handlers.ts';
 import { parseRequestInfo, type RequestInfo, type ResourceRequest } from './request-info.ts';
@@ -209,18 +209,19 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
     default:
       break;
   }
-  const body = await readBody(req);
-  if (typeof body !== 'string') {
-    sendFailure(res, body);
-    return body.code;
+  const rawBody = await readBodyBytes(req);
+  if (!Buffer.isBuffer(rawBody)) {
+    sendFailure(res, rawBody);
+    return rawBody.code;
   }
+  const body = rawBody.toString('utf8');
   const dryRun = params.getAll('dryRun').filter((v) => v !== '');
   if (dryRun.some((v) => v !== 'All')) {
     const failure = makeFailure(400, `dryRun: Unsupported value: "${dryRun.join(',')}": supported values: "All"`);
     sendFailure(res, failure);
     return failure.code;
   }
-  const input: WriteInput = { type, info, params, body, contentType: req.headers['content-type'] ?? 'application/json', dryRun: dryRun.length > 0 };
+  const input: WriteInput = { type, info, params, body, rawBody, contentType: req.headers['content-type'] ?? 'application/json', dryRun: dryRun.length > 0 };
   switch (info.verb) {
     case 'create':
       return handleCreate(ctx.state, input, res);

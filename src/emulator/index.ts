@@ -59,7 +59,7 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const host = options.host ?? '127.0.0.1';
   const clusterName = options.clusterName ?? 'emulated';
-  const state = new ClusterState(options.watchHistorySize ?? 10_000, options.strictNamespaces ?? false);
+  const state = new ClusterState(options.watchHistorySize ?? 10_000, options.strictNamespaces ?? false, options.completeRollouts ?? false);
   const faults = new FaultSet();
   const log = new RequestLog(options.requestLogSize ?? 100_000);
   const watches = new WatchHub(state, options.bookmarkIntervalMs ?? 5_000);

@@ -45,6 +45,13 @@ export interface EmulatorOptions {
    * @default false
    */
   strictNamespaces?: boolean;
+  /**
+   * Act as the Deployment controller: after an API create or update of a Deployment, its status
+   * reports the rollout complete (all replicas updated and available), so `kubectl rollout status`
+   * finishes. Off by default: tests and scenarios script Deployment status themselves.
+   * @default false
+   */
+  completeRollouts?: boolean;
   /** Entries kept in the request log ({@link Emulator.requests}). @default 100000 */
   requestLogSize?: number;
 }
