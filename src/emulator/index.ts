@@ -92,6 +92,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     });
 
   let closed: Promise<void> | undefined;
+  let refusing = false;
   const emulator: Emulator = {
     url,
     kubeconfig,
@@ -112,6 +113,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     },
     injectFault: (rule) => faults.add(rule),
     clearFaults: () => faults.clear(),
+    faults: () => faults.list(),
+    get refusing() {
+      return refusing;
+    },
+    async refuseConnections(refuse) {
+      if (refuse === refusing || closed) return;
+      refusing = refuse;
+      if (refuse) {
+        await new Promise<void>((resolve) => {
+          watches.endAll();
+          for (const res of held) res.destroy();
+          held.clear();
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      } else {
+        await listen(server, port, host);
+      }
+    },
     requests: () => log.list(),
     requestCount: (filter) => log.count(filter),
     resetRequests: () => log.clear(),
@@ -126,7 +146,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         timers.clear();
         for (const res of held) res.destroy();
         held.clear();
-        server.close(() => resolve());
+        if (refusing) resolve();
+        else server.close(() => resolve());
         server.closeAllConnections();
       });
       return closed;
