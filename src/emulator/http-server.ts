@@ -37,6 +37,15 @@ function hasToken(req: IncomingMessage, token: string): boolean {
   return typeof h === 'string' && h === `Bearer ${token}`;
 }
 
+/** Whether an Accept header allows a JSON answer (no header, a wildcard or application/json, with any parameters). */
+export function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  return accept.split(',').some((range) => {
+    const media = (range.split(';')[0] ?? '').trim().toLowerCase();
+    return media === 'application/json' || media === '*/*' || media === 'application/*' || media === '';
+  });
+}
+
 /** Creates the request listener. */
 export function createPipeline(ctx: PipelineContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -179,6 +188,12 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
   }
   if (!type.namespaced && info.namespace !== undefined && info.plural !== 'namespaces') {
     const failure = makeFailure(404, 'the server could not find the requested resource');
+    sendFailure(res, failure);
+    return failure.code;
+  }
+  if (!acceptsJson(req.headers['accept'])) {
+    // Answers are JSON only; a client that accepts nothing else must hear so, not get bytes it cannot read.
+    const failure = makeFailure(406, 'only the following media types are accepted: application/json', undefined, 'NotAcceptable');
     sendFailure(res, failure);
     return failure.code;
   }

@@ -264,3 +264,21 @@ describe('everyday kubectl', () => {
     expect((await kubectlFails('get', 'deployment', 'web', '-n', 'daily')).stderr).toContain('deployments.apps "web" not found');
   });
 });
+
+describe('content negotiation', () => {
+  it.each([
+    ['protobuf or JSON (what kubectl sends)', 'application/vnd.kubernetes.protobuf,application/json', 200],
+    ['a Table as JSON', 'application/json;as=Table;v=v1;g=meta.k8s.io', 200],
+    ['anything', '*/*', 200],
+    ['protobuf only', 'application/vnd.kubernetes.protobuf', 406],
+    ['a protobuf watch stream only', 'application/vnd.kubernetes.protobuf;stream=watch', 406],
+    ['YAML only', 'application/yaml', 406],
+  ])('answers a client accepting %s (%s) with %i', async (_label, accept, code) => {
+    const res = await fetch(`${em.url}/api/v1/namespaces/daily/configmaps`, { headers: { Accept: accept } });
+    expect(res.status).toBe(code);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json(;|$)/);
+    const body = (await res.json()) as { kind: string; reason?: string };
+    if (code === 406) expect(body).toMatchObject({ kind: 'Status', reason: 'NotAcceptable' });
+    else expect(body.kind).not.toBe('Status');
+  });
+});
