@@ -13,6 +13,7 @@ import { handleGet, handleList } from './read-handlers.ts';
 import { parseRequestInfo, type RequestInfo, type ResourceRequest } from './request-info.ts';
 import type { RequestLog } from './request-log.ts';
 import type { RequestRecord } from './types.ts';
+import { handleReview, isReviewRequest } from './reviews.ts';
 import { handleScale } from './scale.ts';
 import { wantsTable } from './table.ts';
 import type { WatchHub } from './watch-stream.ts';
@@ -180,6 +181,14 @@ function serveDiscovery(ctx: PipelineContext, path: string[], req: IncomingMessa
 }
 
 async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url: URL, req: IncomingMessage, res: ServerResponse): Promise<number> {
+  if (isReviewRequest(info)) {
+    const body = info.verb === 'create' ? await readBodyBytes(req) : Buffer.alloc(0);
+    if (!Buffer.isBuffer(body)) {
+      sendFailure(res, body);
+      return body.code;
+    }
+    return handleReview(info, body, req.headers['content-type'] ?? 'application/json', res);
+  }
   const type = ctx.state.registry.findByResource(info.group, info.version, info.plural);
   if (!type) {
     const failure = makeFailure(404, 'the server could not find the requested resource');

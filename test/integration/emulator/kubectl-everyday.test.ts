@@ -231,6 +231,14 @@ describe('everyday kubectl', () => {
     expect(out).toMatch(/Image:\s+nginx:1\.27/);
   });
 
+  it('answers auth can-i and auth whoami (the emulator has no RBAC: everything is allowed)', async () => {
+    expect(await kubectl('auth', 'can-i', 'delete', 'deployments', '-n', 'daily')).toBe('yes\n');
+    expect(await kubectl('auth', 'can-i', 'get', '/metrics')).toBe('yes\n');
+    expect(await kubectl('auth', 'whoami')).toMatch(/^Username\s+emulator-user$/m);
+    const get = await fetch(`${em.url}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`);
+    expect(get.status).toBe(405);
+  });
+
   it('explains a kind from its top-level schema, and says a field-level schema is missing', async () => {
     const out = await kubectl('explain', 'deployment');
     expect(out).toMatch(/^KIND:\s+Deployment$/m);
