@@ -178,7 +178,9 @@ export async function startFaultControl(options: FaultControlOptions): Promise<F
     let entry: Entry;
     if (request.effect === 'refuse') {
       await em.refuseConnections(true);
-      entry = { fault, remove: () => em.refuseConnections(false) };
+      // Another refusal of the same cluster still in force keeps the listener closed.
+      const othersRefusing = (): boolean => [...entries.values()].some((e) => e !== entry && e.rule === undefined && e.fault.cluster === cluster);
+      entry = { fault, remove: async () => (othersRefusing() ? undefined : em.refuseConnections(false)) };
     } else {
       // A fresh match object per rule lets `current()` tell equal rules apart by identity.
       const rule: FaultRule = { effect: request.effect, match: { ...request.match } };

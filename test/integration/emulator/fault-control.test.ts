@@ -163,6 +163,15 @@ describe('faults', () => {
     expect(await probe(staging)).toBe(200);
   });
 
+  it('keeps refusing while a second refusal is in force after the first one expires', async () => {
+    const first = await call('POST', '/v1/clusters/prod/faults', { body: { effect: 'refuse', forMs: 200 } });
+    await call('POST', '/v1/clusters/prod/faults', { body: { effect: 'refuse' } });
+    const listed = async (): Promise<unknown[]> => (await call('GET', '/v1/clusters/prod/faults')).json['faults'] as unknown[];
+    for (const deadline = Date.now() + 5000; (await listed()).length > 1 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    expect((await listed()).map((f) => (f as { id: string }).id)).not.toContain(first.json['id']);
+    expect(await probe(prod)).toBe('ECONNREFUSED');
+  });
+
   it('hits only matching requests and counts down times', async () => {
     await call('POST', '/v1/clusters/prod/faults', { body: { effect: 'status', statusCode: 429, times: 2, match: { resource: 'configmaps' } } });
     expect(await probe(prod)).toBe(200);
