@@ -8,8 +8,9 @@ import { randomUUID, randomBytes } from 'node:crypto';
 import { formatApiVersion, parseApiVersion, readCrdType, type ResourceType } from './catalog.ts';
 import { makeAlreadyExists, makeConflict, makeFailure, makeInvalid, makeNotFound, type ApiFailure } from './api-status.ts';
 import { settleCrdStatus } from './crd-status.ts';
+import { applyWorkloadDefaults } from './defaults.ts';
 import { isJsonEqual } from './json-equal.ts';
-import { completeDeploymentStatus } from './rollout-controller.ts';
+import { completeRolloutStatus } from './rollout-controller.ts';
 import { ObjectStore, readMeta } from './object-store.ts';
 import { TypeRegistry } from './registry.ts';
 import type { KubeObject } from './types.ts';
@@ -83,7 +84,7 @@ export class ClusterState {
   constructor(
     historySize: number,
     private readonly strictNamespaces = false,
-    /** Act as the Deployment controller after API writes (see rollout-controller.ts). */
+    /** Act as the workload controllers after API writes (see rollout-controller.ts). */
     private readonly completeRollouts = false,
   ) {
     this.store = new ObjectStore(historySize);
@@ -207,7 +208,8 @@ export class ClusterState {
       if (type.hasGeneration) meta['generation'] = 1;
       else delete meta['generation'];
     }
-    const obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
+    let obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
+    if (!mode.inProcess) obj = applyWorkloadDefaults(type.group, type.kind, obj);
     if (type.hasStatus && !mode.inProcess) delete obj['status'];
     if (type.kind === 'Namespace' && type.group === '') obj['status'] = { phase: 'Active' };
     if (mode.dryRun) return { ok: true, code: 201, object: obj };
@@ -218,8 +220,8 @@ export class ClusterState {
 
   // What controllers would do after an API write; the answer to the write itself is unchanged.
   private runControllers(type: ResourceType, stored: KubeObject): void {
-    if (!this.completeRollouts || type.group !== 'apps' || type.kind !== 'Deployment') return;
-    const status = completeDeploymentStatus(stored, now());
+    if (!this.completeRollouts || type.group !== 'apps') return;
+    const status = completeRolloutStatus(type.kind, stored, now());
     if (!status) return;
     const meta = readMeta(stored);
     this.update(type, String(meta['namespace'] ?? ''), String(meta['name']), { ...stored, status }, { subresource: 'status' });
@@ -279,7 +281,8 @@ export class ClusterState {
       if (curMeta[k] === undefined) delete meta[k];
       else meta[k] = curMeta[k];
     }
-    const obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
+    let obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
+    if (!mode.inProcess) obj = applyWorkloadDefaults(type.group, type.kind, obj);
     // API writes to the main resource never change status; in-process writes keep it unless given.
     const keepStatus = type.hasStatus ? !mode.inProcess || body['status'] === undefined : mode.inProcess === true && body['status'] === undefined;
     if (keepStatus) {

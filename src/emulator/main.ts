@@ -276,7 +276,7 @@ function buildProgram(setCode: (code: number) => void): Command {
     .option('--load <file>', 'YAML/JSON manifests to load into every cluster at start (repeatable)', collect, [])
     .option('--token <token>', 'require this bearer token on the Kubernetes API')
     .option('--tls', 'serve HTTPS with a self-signed certificate (needs openssl)', false)
-    .option('--no-rollouts', 'leave Deployment status alone (by default API writes complete the rollout at once)')
+    .option('--no-rollouts', 'leave workload status alone (by default API writes to Deployments, StatefulSets and DaemonSets complete their rollout at once)')
     .option('--control-port <n>', 'port of the fault-control endpoint on 127.0.0.1 (0 = any free port)', parsePort('--control-port'), 0)
     .option('--control-file <path>', `where to write the control URL and token (default: ${CONTROL_FILE} next to the kubeconfig)`)
     .addOption(new Option('--control-token <token>', 'fault-control token (default: random)').env(TOKEN_ENV))

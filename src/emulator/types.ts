@@ -46,9 +46,9 @@ export interface EmulatorOptions {
    */
   strictNamespaces?: boolean;
   /**
-   * Act as the Deployment controller: after an API create or update of a Deployment, its status
-   * reports the rollout complete (all replicas updated and available), so `kubectl rollout status`
-   * finishes. Off by default: tests and scenarios script Deployment status themselves.
+   * Act as the workload controllers: after an API create or update of a Deployment, StatefulSet or
+   * DaemonSet, its status reports the rollout complete (all replicas updated and available), so
+   * `kubectl rollout status` finishes. Off by default: tests and scenarios script status themselves.
    * @default false
    */
   completeRollouts?: boolean;

@@ -82,7 +82,7 @@ describe('CustomResourceDefinition status', () => {
   });
 });
 
-describe('Deployment rollouts', () => {
+describe('workload rollouts', () => {
   it('are left alone by default: an API-created Deployment has no status until someone writes one', async () => {
     const apps = plain.kc.makeApiClient(AppsV1Api);
     await apps.createNamespacedDeployment({ namespace: 'default', body: deployment('idle', 'default', 'nginx:1.25', 3) });
@@ -106,6 +106,17 @@ describe('Deployment rollouts', () => {
     dep = await apps.readNamespacedDeployment({ name: 'shop', namespace: 'default' });
     expect(dep.status?.observedGeneration).toBe(3);
     expect(dep.status?.replicas ?? 0).toBe(0);
+  });
+
+  it('get the apps/v1 update-strategy default on API writes, and keep a given one', async () => {
+    const apps = plain.kc.makeApiClient(AppsV1Api);
+    expect((await apps.readNamespacedDeployment({ name: 'idle', namespace: 'default' })).spec?.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+    const recreate = { ...deployment('recreate', 'default') } as { spec: Record<string, unknown> };
+    recreate.spec = { ...recreate.spec, strategy: { type: 'Recreate' } };
+    await apps.createNamespacedDeployment({ namespace: 'default', body: recreate as never });
+    expect((await apps.readNamespacedDeployment({ name: 'recreate', namespace: 'default' })).spec?.strategy).toEqual({ type: 'Recreate' });
+    plain.em.apply(deployment('fixture', 'default'));
+    expect((plain.em.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'fixture' })?.['spec'] as Record<string, unknown>)['strategy']).toBeUndefined();
   });
 
   it('leave in-process writes alone even with completeRollouts, so scenarios keep control of status', () => {

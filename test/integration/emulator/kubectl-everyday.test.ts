@@ -199,6 +199,18 @@ describe('everyday kubectl', () => {
     expect(await kubectl('rollout', 'status', 'deployment/api', '-n', 'daily', '--timeout=20s')).toContain('deployment "api" successfully rolled out');
   });
 
+  it.each([
+    ['statefulset', 'StatefulSet', 'roll out complete: 2 new pods have been updated'],
+    ['daemonset', 'DaemonSet', 'daemon set "agent" successfully rolled out'],
+  ])('follows a %s rollout to completion', async (resource, kind, message) => {
+    const file = join(dir, `${resource}.yaml`);
+    const replicas = kind === 'StatefulSet' ? '\n  replicas: 2\n  serviceName: agent' : '';
+    await writeFile(file, `apiVersion: apps/v1\nkind: ${kind}\nmetadata: {name: agent, namespace: daily}\nspec:${replicas}\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec: {containers: [{name: agent, image: agent:1}]}\n`);
+    await kubectl('apply', '-f', file);
+    const out = await kubectl('rollout', 'status', `${resource}/agent`, '-n', 'daily', '--timeout=20s');
+    expect(out).toContain(message);
+  });
+
   it('patches with strategic merge, merge and JSON patches', async () => {
     await kubectl('patch', 'deployment', 'web', '-n', 'daily', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}}}');
     await kubectl('patch', 'configmap', 'settings', '-n', 'daily', '--type=merge', '-p', '{"data":{"mode":"slow"}}');
@@ -227,6 +239,7 @@ describe('everyday kubectl', () => {
     const out = await kubectl('describe', 'deployment', 'web', '-n', 'daily');
     expect(out).toMatch(/^Name:\s+web$/m);
     expect(out).toMatch(/^Labels:\s+app=web$/m);
+    expect(out).toMatch(/^StrategyType:\s+RollingUpdate$/m);
     expect(out).toMatch(/^Replicas:\s+4 desired \| 4 updated \| 4 total \| 4 available \| 0 unavailable$/m);
     expect(out).toMatch(/Image:\s+nginx:1\.27/);
   });
@@ -264,8 +277,9 @@ describe('everyday kubectl', () => {
   it('deletes, and wait --for=delete returns once the object is gone', async () => {
     await kubectl('patch', 'configmap', 'settings', '-n', 'daily', '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}');
     expect(await kubectl('delete', 'configmap', 'settings', '-n', 'daily', '--wait=false')).toBe('configmap "settings" deleted\n');
+    const watchesBefore = em.requestCount({ verb: 'watch', resource: 'configmaps', namespace: 'daily' });
     const waiting = kubectl('wait', '--for=delete', 'configmap/settings', '-n', 'daily', '--timeout=20s');
-    await waitFor('kubectl wait to watch', () => (em.requestCount({ verb: 'watch', resource: 'configmaps', namespace: 'daily' }) > 0 ? true : undefined), 20_000);
+    await waitFor('kubectl wait to watch', () => (em.requestCount({ verb: 'watch', resource: 'configmaps', namespace: 'daily' }) > watchesBefore ? true : undefined), 20_000);
     await kubectl('patch', 'configmap', 'settings', '-n', 'daily', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]');
     expect(await waiting).toContain('condition met');
     expect(await kubectl('delete', 'deployment', 'web', '-n', 'daily')).toBe('deployment.apps "web" deleted\n');
