@@ -32,6 +32,8 @@ export { EmulatorInputError } from './in-process.ts';
 export { ManifestError, parseManifests } from './load.ts';
 export { FaultRuleError } from './faults.ts';
 export { CertificateError } from './tls.ts';
+export { startFaultControl } from './control.ts';
+export type { ControlledFault, FaultControl, FaultControlOptions, FaultRequest } from './control.ts';
 
 const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
