@@ -78,6 +78,7 @@ const BUILTINS: BuiltinSpec[] = [
   { gv: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, status: true, short: ['ns'], fields: ['status.phase'] },
   { gv: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, short: ['sa'] },
   { gv: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', namespaced: true, status: true, short: ['pvc'] },
+  { gv: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas', namespaced: true, status: true, short: ['quota'] },
   { gv: 'v1', kind: 'Event', plural: 'events', namespaced: true, short: ['ev'], fields: EVENT_FIELDS },
   { gv: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true, status: true, scale: true, short: ['deploy'], categories: ['all'] },
   { gv: 'apps/v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true, status: true, scale: true, short: ['sts'], categories: ['all'] },
@@ -90,12 +91,13 @@ const BUILTINS: BuiltinSpec[] = [
   { gv: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', plural: 'clusterroles', namespaced: false },
   { gv: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', plural: 'rolebindings', namespaced: true },
   { gv: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', namespaced: false },
+  { gv: 'scheduling.k8s.io/v1', kind: 'PriorityClass', plural: 'priorityclasses', namespaced: false, short: ['pc'] },
   { gv: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses', namespaced: true, status: true, short: ['ing'] },
   { gv: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false, status: true, short: ['crd', 'crds'] },
 ];
 
 // Kinds whose apiserver strategy maintains metadata.generation (all with a spec and a status).
-const NO_GENERATION = new Set(['Namespace', 'Service', 'PersistentVolumeClaim', 'Pod']);
+const NO_GENERATION = new Set(['Namespace', 'Service', 'PersistentVolumeClaim', 'Pod', 'ResourceQuota']);
 
 /** The built-in (non-CRD) resource types. */
 export function listBuiltinTypes(): ResourceType[] {

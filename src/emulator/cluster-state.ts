@@ -7,7 +7,10 @@
 import { randomUUID, randomBytes } from 'node:crypto';
 import { formatApiVersion, parseApiVersion, readCrdType, type ResourceType } from './catalog.ts';
 import { makeAlreadyExists, makeConflict, makeFailure, makeInvalid, makeNotFound, type ApiFailure } from './api-status.ts';
+import { settleCrdStatus } from './crd-status.ts';
+import { applyWorkloadDefaults } from './defaults.ts';
 import { isJsonEqual } from './json-equal.ts';
+import { completeRolloutStatus } from './rollout-controller.ts';
 import { ObjectStore, readMeta } from './object-store.ts';
 import { TypeRegistry } from './registry.ts';
 import type { KubeObject } from './types.ts';
@@ -81,6 +84,8 @@ export class ClusterState {
   constructor(
     historySize: number,
     private readonly strictNamespaces = false,
+    /** Act as the workload controllers after API writes (see rollout-controller.ts). */
+    private readonly completeRollouts = false,
   ) {
     this.store = new ObjectStore(historySize);
   }
@@ -116,12 +121,13 @@ export class ClusterState {
   }
 
   private storeObject(type: ResourceType, obj: KubeObject, before: KubeObject | undefined): KubeObject {
-    const stamped = this.stamp(obj, this.store.nextRevision());
+    const isCrd = type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition';
+    const stamped = this.stamp(isCrd ? settleCrdStatus(obj, now()) : obj, this.store.nextRevision());
     const meta = readMeta(stamped);
     const loc = { type, namespace: String(meta['namespace'] ?? ''), name: String(meta['name']) };
     this.indexOwners(loc, before, stamped);
     this.store.put(type, stamped, Number(meta['resourceVersion']));
-    if (type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition') this.serveCrd(stamped);
+    if (isCrd) this.serveCrd(stamped);
     return stamped;
   }
 
@@ -202,11 +208,23 @@ export class ClusterState {
       if (type.hasGeneration) meta['generation'] = 1;
       else delete meta['generation'];
     }
-    const obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
+    let obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
+    if (!mode.inProcess) obj = applyWorkloadDefaults(type.group, type.kind, obj);
     if (type.hasStatus && !mode.inProcess) delete obj['status'];
     if (type.kind === 'Namespace' && type.group === '') obj['status'] = { phase: 'Active' };
     if (mode.dryRun) return { ok: true, code: 201, object: obj };
-    return { ok: true, code: 201, object: this.storeObject(type, obj, undefined) };
+    const stored = this.storeObject(type, obj, undefined);
+    if (!mode.inProcess) this.runControllers(type, stored);
+    return { ok: true, code: 201, object: stored };
+  }
+
+  // What controllers would do after an API write; the answer to the write itself is unchanged.
+  private runControllers(type: ResourceType, stored: KubeObject): void {
+    if (!this.completeRollouts || type.group !== 'apps') return;
+    const status = completeRolloutStatus(type.kind, stored, now());
+    if (!status) return;
+    const meta = readMeta(stored);
+    this.update(type, String(meta['namespace'] ?? ''), String(meta['name']), { ...stored, status }, { subresource: 'status' });
   }
 
   private apiVersionFor(type: ResourceType, body: KubeObject): string {
@@ -230,7 +248,8 @@ export class ClusterState {
     }
     const next = this.composeUpdate(type, current, body, mode);
     if ('failure' in next) return { ok: false, failure: next.failure };
-    const obj = next.object;
+    // The CRD controllers re-settle the status after every write, so compare against that result.
+    const obj = type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition' ? settleCrdStatus(next.object, now()) : next.object;
     if (mode.dryRun) return { ok: true, code: 200, object: { ...obj, metadata: { ...readMeta(obj), resourceVersion: curMeta['resourceVersion'] } } };
     const terminating = curMeta['deletionTimestamp'] !== undefined;
     if (terminating && finalizersOf(obj).length === 0) {
@@ -239,6 +258,7 @@ export class ClusterState {
     if (isJsonEqual(withoutVolatile(obj), withoutVolatile(current))) return { ok: true, code: 200, object: current };
     const stored = this.storeObject(type, obj, current);
     this.settle();
+    if (!mode.inProcess && mode.subresource === undefined) this.runControllers(type, stored);
     return { ok: true, code: 200, object: stored };
   }
 
@@ -261,7 +281,8 @@ export class ClusterState {
       if (curMeta[k] === undefined) delete meta[k];
       else meta[k] = curMeta[k];
     }
-    const obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
+    let obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
+    if (!mode.inProcess) obj = applyWorkloadDefaults(type.group, type.kind, obj);
     // API writes to the main resource never change status; in-process writes keep it unless given.
     const keepStatus = type.hasStatus ? !mode.inProcess || body['status'] === undefined : mode.inProcess === true && body['status'] === undefined;
     if (keepStatus) {

@@ -53,6 +53,11 @@ export class FaultSet {
     this.rules = [];
   }
 
+  /** The rules still in force, in the order they are tried, with how many hits each has left. */
+  list(): { rule: FaultRule; remaining: number }[] {
+    return this.rules.map((r) => ({ rule: { ...r.rule }, remaining: r.remaining }));
+  }
+
   /** Consumes matching rules: latency rules add up; the first other rule decides the effect. */
   decide(target: FaultTarget): FaultDecision {
     let latencyMs = 0;

@@ -8,7 +8,13 @@ import { makeFailure, type ApiFailure } from './api-status.ts';
 export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 /** Reads the request body as text, or a 413 failure when too large. */
-export function readBody(req: IncomingMessage): Promise<string | ApiFailure> {
+export async function readBody(req: IncomingMessage): Promise<string | ApiFailure> {
+  const bytes = await readBodyBytes(req);
+  return Buffer.isBuffer(bytes) ? bytes.toString('utf8') : bytes;
+}
+
+/** Reads the request body as bytes (protobuf bodies are binary), or a 413 failure when too large. */
+export function readBodyBytes(req: IncomingMessage): Promise<Buffer | ApiFailure> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -24,7 +30,7 @@ export function readBody(req: IncomingMessage): Promise<string | ApiFailure> {
       if (!failed) chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks).toString('utf8'));
+      if (!failed) resolve(Buffer.concat(chunks));
     });
     req.on('error', () => resolve(makeFailure(400, 'error reading request body')));
   });

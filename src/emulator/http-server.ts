@@ -7,12 +7,13 @@ import { makeFailure, makeFaultFailure } from './api-status.ts';
 import type { ClusterState } from './cluster-state.ts';
 import { AGGREGATED_CONTENT_TYPE, buildAggregated, buildCoreVersions, buildGroup, buildGroupList, buildResourceList, buildVersion, wantsAggregated } from './discovery.ts';
 import type { FaultSet } from './faults.ts';
-import { readBody, sendFailure, sendJson } from './http-io.ts';
+import { readBody, readBodyBytes, sendFailure, sendJson } from './http-io.ts';
 import { buildOpenApiV2, buildOpenApiV3Index, buildOpenApiV3GroupVersion } from './openapi.ts';
 import { handleGet, handleList } from './read-handlers.ts';
 import { parseRequestInfo, type RequestInfo, type ResourceRequest } from './request-info.ts';
 import type { RequestLog } from './request-log.ts';
 import type { RequestRecord } from './types.ts';
+import { handleReview, isReviewRequest } from './reviews.ts';
 import { handleScale } from './scale.ts';
 import { wantsTable } from './table.ts';
 import type { WatchHub } from './watch-stream.ts';
@@ -35,6 +36,15 @@ export interface PipelineContext {
 function hasToken(req: IncomingMessage, token: string): boolean {
   const h = req.headers['authorization'];
   return typeof h === 'string' && h === `Bearer ${token}`;
+}
+
+/** Whether an Accept header allows a JSON answer (no header, a wildcard or application/json, with any parameters). */
+export function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  return accept.split(',').some((range) => {
+    const media = (range.split(';')[0] ?? '').trim().toLowerCase();
+    return media === 'application/json' || media === '*/*' || media === 'application/*' || media === '';
+  });
 }
 
 /** Creates the request listener. */
@@ -171,6 +181,14 @@ function serveDiscovery(ctx: PipelineContext, path: string[], req: IncomingMessa
 }
 
 async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url: URL, req: IncomingMessage, res: ServerResponse): Promise<number> {
+  if (isReviewRequest(info)) {
+    const body = info.verb === 'create' ? await readBodyBytes(req) : Buffer.alloc(0);
+    if (!Buffer.isBuffer(body)) {
+      sendFailure(res, body);
+      return body.code;
+    }
+    return handleReview(info, body, req.headers['content-type'] ?? 'application/json', res);
+  }
   const type = ctx.state.registry.findByResource(info.group, info.version, info.plural);
   if (!type) {
     const failure = makeFailure(404, 'the server could not find the requested resource');
@@ -179,6 +197,12 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
   }
   if (!type.namespaced && info.namespace !== undefined && info.plural !== 'namespaces') {
     const failure = makeFailure(404, 'the server could not find the requested resource');
+    sendFailure(res, failure);
+    return failure.code;
+  }
+  if (!acceptsJson(req.headers['accept'])) {
+    // Answers are JSON only; a client that accepts nothing else must hear so, not get bytes it cannot read.
+    const failure = makeFailure(406, 'only the following media types are accepted: application/json', undefined, 'NotAcceptable');
     sendFailure(res, failure);
     return failure.code;
   }
@@ -209,18 +233,19 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
     default:
       break;
   }
-  const body = await readBody(req);
-  if (typeof body !== 'string') {
-    sendFailure(res, body);
-    return body.code;
+  const rawBody = await readBodyBytes(req);
+  if (!Buffer.isBuffer(rawBody)) {
+    sendFailure(res, rawBody);
+    return rawBody.code;
   }
+  const body = rawBody.toString('utf8');
   const dryRun = params.getAll('dryRun').filter((v) => v !== '');
   if (dryRun.some((v) => v !== 'All')) {
     const failure = makeFailure(400, `dryRun: Unsupported value: "${dryRun.join(',')}": supported values: "All"`);
     sendFailure(res, failure);
     return failure.code;
   }
-  const input: WriteInput = { type, info, params, body, contentType: req.headers['content-type'] ?? 'application/json', dryRun: dryRun.length > 0 };
+  const input: WriteInput = { type, info, params, body, rawBody, contentType: req.headers['content-type'] ?? 'application/json', dryRun: dryRun.length > 0 };
   switch (info.verb) {
     case 'create':
       return handleCreate(ctx.state, input, res);

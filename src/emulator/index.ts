@@ -32,6 +32,8 @@ export { EmulatorInputError } from './in-process.ts';
 export { ManifestError, parseManifests } from './load.ts';
 export { FaultRuleError } from './faults.ts';
 export { CertificateError } from './tls.ts';
+export { startFaultControl } from './control.ts';
+export type { ControlledFault, FaultControl, FaultControlOptions, FaultRequest } from './control.ts';
 
 const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -59,7 +61,7 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const host = options.host ?? '127.0.0.1';
   const clusterName = options.clusterName ?? 'emulated';
-  const state = new ClusterState(options.watchHistorySize ?? 10_000, options.strictNamespaces ?? false);
+  const state = new ClusterState(options.watchHistorySize ?? 10_000, options.strictNamespaces ?? false, options.completeRollouts ?? false);
   const faults = new FaultSet();
   const log = new RequestLog(options.requestLogSize ?? 100_000);
   const watches = new WatchHub(state, options.bookmarkIntervalMs ?? 5_000);
@@ -92,6 +94,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     });
 
   let closed: Promise<void> | undefined;
+  let refusing = false;
   const emulator: Emulator = {
     url,
     kubeconfig,
@@ -112,6 +115,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     },
     injectFault: (rule) => faults.add(rule),
     clearFaults: () => faults.clear(),
+    faults: () => faults.list(),
+    get refusing() {
+      return refusing;
+    },
+    async refuseConnections(refuse) {
+      if (refuse === refusing || closed) return;
+      refusing = refuse;
+      if (refuse) {
+        await new Promise<void>((resolve) => {
+          watches.endAll();
+          for (const res of held) res.destroy();
+          held.clear();
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      } else {
+        await listen(server, port, host);
+      }
+    },
     requests: () => log.list(),
     requestCount: (filter) => log.count(filter),
     resetRequests: () => log.clear(),
@@ -126,7 +148,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         timers.clear();
         for (const res of held) res.destroy();
         held.clear();
-        server.close(() => resolve());
+        if (refusing) resolve();
+        else server.close(() => resolve());
         server.closeAllConnections();
       });
       return closed;

@@ -1,7 +1,7 @@
 /**
  * Kubeconfig YAML for the emulator (clusters/users/contexts with one entry each).
  */
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 
 /** What a kubeconfig needs to know about a server. */
 export interface KubeconfigInput {
@@ -28,6 +28,20 @@ export function renderKubeconfig(input: KubeconfigInput): string {
     users: [{ name: input.clusterName, user }],
     contexts: [{ name: context, context: { cluster: input.clusterName, user: input.clusterName, namespace: 'default' } }],
     'current-context': context,
+    preferences: {},
+  });
+}
+
+/** Merges kubeconfigs of several emulated clusters into one; the first one's context is current. */
+export function mergeKubeconfigs(documents: string[]): string {
+  const parsed = documents.map((d) => parse(d) as { clusters: unknown[]; users: unknown[]; contexts: unknown[]; 'current-context': string });
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: parsed.flatMap((p) => p.clusters),
+    users: parsed.flatMap((p) => p.users),
+    contexts: parsed.flatMap((p) => p.contexts),
+    'current-context': parsed[0]?.['current-context'] ?? '',
     preferences: {},
   });
 }

@@ -1,8 +1,10 @@
 /**
  * Minimal OpenAPI documents. kubectl reads `/openapi/v3` to learn that the server validates fields
  * itself (the `fieldValidation` query parameter on PATCH of each kind); with that it skips
- * client-side schema validation, so `kubectl apply` works without `--validate=false`. No object
- * schemas are published: every kind is accepted as free-form JSON.
+ * client-side schema validation, so `kubectl apply` works without `--validate=false`. Each kind
+ * gets a top-level schema (apiVersion, kind, metadata, and free-form spec and status) tagged with
+ * its group-version-kind, which is what `kubectl explain <kind>` looks up; field-level schemas are
+ * not published, so `kubectl explain <kind>.spec.<field>` reports that the field does not exist.
  */
 import { createHash } from 'node:crypto';
 import { formatApiVersion, type ResourceType } from './catalog.ts';
@@ -43,6 +45,29 @@ function itemPaths(t: ResourceType, group: string, version: string): [string, Re
   return out;
 }
 
+// kube-apiserver's naming: io.k8s.api.<group prefix>.<version>.<Kind> for built-ins, reversed group for CRDs.
+function schemaName(group: string, version: string, kind: string): string {
+  const prefix = group === '' ? 'io.k8s.api.core' : group.endsWith('.k8s.io') || !group.includes('.') ? `io.k8s.api.${group.split('.')[0] ?? group}` : group.split('.').reverse().join('.');
+  return `${prefix}.${version}.${kind}`;
+}
+
+function kindSchema(t: ResourceType, group: string, version: string): Record<string, unknown> {
+  const freeForm = (what: string): Record<string, unknown> => ({ type: 'object', description: `${what} of the ${t.kind}. The emulator accepts any fields here and publishes no schema for them.`, 'x-kubernetes-preserve-unknown-fields': true });
+  const properties: Record<string, unknown> = {
+    apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
+    kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+    metadata: { type: 'object', description: "Standard object's metadata (name, namespace, labels, annotations, ...).", 'x-kubernetes-preserve-unknown-fields': true },
+    spec: freeForm('Desired state'),
+  };
+  if (t.hasStatus) properties['status'] = freeForm('Most recently observed status');
+  return {
+    type: 'object',
+    description: `${t.kind} (${formatApiVersion(group, version)}) as served by the phaselog Kubernetes API emulator, which publishes top-level schemas only.`,
+    properties,
+    'x-kubernetes-group-version-kind': [{ group, version, kind: t.kind }],
+  };
+}
+
 /** `/openapi/v3/api/v1`, `/openapi/v3/apis/<group>/<version>`, or undefined when not served. */
 export function buildOpenApiV3GroupVersion(registry: TypeRegistry, path: string[]): Record<string, unknown> | undefined {
   let group: string;
@@ -59,12 +84,16 @@ export function buildOpenApiV3GroupVersion(registry: TypeRegistry, path: string[
   const types = registry.list().filter((t) => t.group === group && t.versions.includes(version));
   if (types.length === 0) return undefined;
   const paths: Record<string, unknown> = {};
-  for (const t of types) for (const [p, ops] of itemPaths(t, group, version)) paths[p] = ops;
+  const schemas: Record<string, unknown> = {};
+  for (const t of types) {
+    for (const [p, ops] of itemPaths(t, group, version)) paths[p] = ops;
+    schemas[schemaName(group, version, t.kind)] = kindSchema(t, group, version);
+  }
   return {
     openapi: '3.0.0',
     info: { title: 'Kubernetes (phaselog emulator)', version: formatApiVersion(group, version) },
     paths,
-    components: { schemas: {} },
+    components: { schemas },
   };
 }
 

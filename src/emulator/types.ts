@@ -45,6 +45,13 @@ export interface EmulatorOptions {
    * @default false
    */
   strictNamespaces?: boolean;
+  /**
+   * Act as the workload controllers: after an API create or update of a Deployment, StatefulSet or
+   * DaemonSet, its status reports the rollout complete (all replicas updated and available), so
+   * `kubectl rollout status` finishes. Off by default: tests and scenarios script status themselves.
+   * @default false
+   */
+  completeRollouts?: boolean;
   /** Entries kept in the request log ({@link Emulator.requests}). @default 100000 */
   requestLogSize?: number;
 }
@@ -138,6 +145,15 @@ export interface Emulator {
   /** Adds a fault rule; returns a function that removes it. */
   injectFault(rule: FaultRule): () => void;
   clearFaults(): void;
+  /** The fault rules in force, in the order they are tried; `remaining` is Infinity for rules without `times`. */
+  faults(): { rule: FaultRule; remaining: number }[];
+  /**
+   * `true`: stop listening, so new connections are refused (ECONNREFUSED) as from a cluster whose
+   * apiserver is down, and cut open connections and watches. `false`: listen again on the same port.
+   */
+  refuseConnections(refuse: boolean): Promise<void>;
+  /** Whether {@link Emulator.refuseConnections} is in force. */
+  readonly refusing: boolean;
   /** The request log, oldest first (bounded by `requestLogSize`). */
   requests(): readonly RequestRecord[];
   /** How many logged requests match every given field. */

@@ -1,6 +1,7 @@
 /**
  * POST, PUT, PATCH, DELETE and DELETE-collection over HTTP, translated into ClusterState writes.
  */
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { makeBadRequest, makeFailure, makeNotFound, type ApiFailure } from './api-status.ts';
@@ -8,6 +9,7 @@ import { formatApiVersion, type ResourceType } from './catalog.ts';
 import type { ClusterState, DeleteOptions, WriteResult } from './cluster-state.ts';
 import { sendFailure, sendJson } from './http-io.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch } from './patch.ts';
+import { decodeProtobufObject, isProtobufContentType, ProtobufBodyError } from './protobuf.ts';
 import { presentListItem, presentObject } from './present.ts';
 import { selectPage } from './read-handlers.ts';
 import type { ResourceRequest } from './request-info.ts';
@@ -19,6 +21,8 @@ export interface WriteInput {
   info: ResourceRequest;
   params: URLSearchParams;
   body: string;
+  /** The body as received; protobuf bodies are binary. */
+  rawBody: Buffer;
   contentType: string;
   /** `dryRun=All`: answer as if written, change nothing. */
   dryRun: boolean;
@@ -52,7 +56,15 @@ function readObjectBody(input: WriteInput): KubeObject | ApiFailure {
   } else if (mediaType === 'application/json' || mediaType === '') {
     parsed = parseJsonBody(input.body);
     if (isFailure(parsed)) return parsed;
+  } else if (isProtobufContentType(mediaType) && !input.type.custom) {
+    try {
+      parsed = decodeProtobufObject(input.rawBody);
+    } catch (e) {
+      if (e instanceof ProtobufBodyError) return makeFailure(415, `the body of the request could not be decoded from protobuf: ${e.message}`, undefined, 'UnsupportedMediaType');
+      throw e;
+    }
   } else {
+    // Custom resources have no protobuf encoding; the apiserver answers them this way too.
     return makeFailure(415, `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
   }
   if (!isObject(parsed)) return makeBadRequest('the body of the request must be a JSON object');
@@ -81,10 +93,46 @@ function namespaceOf(input: WriteInput): string {
 
 /** POST on a collection. */
 export function handleCreate(state: ClusterState, input: WriteInput, res: ServerResponse): number {
+  if (input.info.subresource === 'token' && input.type.group === '' && input.type.kind === 'ServiceAccount' && input.info.name !== undefined) {
+    return handleTokenRequest(state, input, res);
+  }
   const obj = readObjectBody(input);
   if (isFailure(obj)) return fail(res, obj);
   if (input.info.subresource !== undefined || input.info.name !== undefined) return fail(res, makeFailure(405, 'the server does not allow this method on the requested resource'));
   return answer(res, input.type, input.info.version, state.create(input.type, namespaceOf(input), obj, { dryRun: input.dryRun }));
+}
+
+const TOKEN_TYPE: ResourceType = {
+  group: 'authentication.k8s.io', versions: ['v1'], kind: 'TokenRequest', plural: 'tokenrequests', singular: 'tokenrequest',
+  namespaced: true, shortNames: [], categories: [], hasStatus: false, hasGeneration: false, fieldPaths: [], custom: false,
+};
+
+/**
+ * POST serviceaccounts/<name>/token (`kubectl create token`): answers a TokenRequest with a token
+ * and its expiry, as the apiserver's TokenRequest API does. The token is an opaque random string,
+ * not a signed JWT: the emulator authenticates with its one optional bearer token, not with these.
+ */
+function handleTokenRequest(state: ClusterState, input: WriteInput, res: ServerResponse): number {
+  const name = input.info.name ?? '';
+  if (!state.get(input.type, namespaceOf(input), name)) return fail(res, makeNotFound('', 'serviceaccounts', name));
+  const parsed = readObjectBody({ ...input, type: TOKEN_TYPE });
+  if (isFailure(parsed)) return fail(res, parsed);
+  const spec = isObject(parsed['spec']) ? parsed['spec'] : {};
+  const seconds = typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : 3600;
+  if (!Number.isInteger(seconds) || seconds < 600) {
+    return fail(res, makeFailure(422, `TokenRequest.authentication.k8s.io "${name}" is invalid: spec.expirationSeconds: Invalid value: ${seconds}: may not specify a duration less than 10 minutes`, undefined, 'Invalid'));
+  }
+  const expires = new Date(Date.now() + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const token = `emulated.${randomBytes(24).toString('base64url')}`;
+  const answerBody = {
+    kind: 'TokenRequest',
+    apiVersion: 'authentication.k8s.io/v1',
+    metadata: { name, namespace: namespaceOf(input), creationTimestamp: null },
+    spec: { audiences: Array.isArray(spec['audiences']) ? spec['audiences'] : [], expirationSeconds: seconds, boundObjectRef: spec['boundObjectRef'] ?? null },
+    status: { token, expirationTimestamp: expires },
+  };
+  sendJson(res, 201, answerBody);
+  return 201;
 }
 
 function fail(res: ServerResponse, failure: ApiFailure): number {
