@@ -129,7 +129,7 @@ failing, 4 no such phase/cluster/token, 5 missing or insufficient token.`,
   program.command('migrate').description('apply database migrations to DATABASE_URL and exit').action(() => hooks.migrate());
   program
     .command('emulator')
-    .description('run a Kubernetes API emulator to try phaselog or test pipelines (phaselog emulator --help)')
+    .description('emulated Kubernetes clusters to try phaselog or test pipelines against, with faults on demand (emulator start | fault | faults; phaselog emulator --help)')
     .helpOption(false)
     .allowUnknownOption()
     .allowExcessArguments()

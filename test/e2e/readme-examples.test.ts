@@ -26,7 +26,9 @@ function cliExamples(): string[] {
     for (const line of (block[1] as string).split('\n')) {
       if (!/(^|\s|<\()npx phaselog /.test(line)) continue;
       const sub = /npx phaselog (\S+)/.exec(line)?.[1] ?? '';
-      if (['start', 'api', 'worker', 'migrate', 'emulator', 'token'].includes(sub)) continue;
+      // Servers are started by the test itself; token examples need a database of their own.
+      if (['start', 'api', 'worker', 'migrate', 'token'].includes(sub)) continue;
+      if (sub === 'emulator' && !/npx phaselog emulator faults?\s/.test(line)) continue;
       lines.push(line);
     }
   }
@@ -40,6 +42,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-readme-'));
 const shims = path.join(dir, 'bin');
 let database: TestDatabase;
 let server: PhaselogProcess;
+let emulator: PhaselogProcess;
 let url: string;
 
 interface Outcome {
@@ -74,6 +77,10 @@ beforeAll(async () => {
   const npx = path.join(shims, 'npx');
   writeFileSync(npx, `#!/usr/bin/env bash\n[ "$1" = phaselog ] || { echo "README example uses npx for something else: $*" >&2; exit 127; }\nshift\nexec "${process.execPath}" "${path.join(PROJECT_ROOT, 'bin/phaselog.mjs')}" "$@"\n`);
   chmodSync(npx, 0o755);
+  // The emulator the fault examples talk to, started as the README starts it (in the reader's
+  // directory, so ./emulator.control.json is where `emulator fault` looks), on free ports.
+  emulator = runPhaselog(['emulator', '--cluster', 'staging', '--cluster', 'prod', '--port', '0', '--kubeconfig', path.join(dir, 'emulator.kubeconfig')], cleanEnv());
+  await waitFor(() => existsSync(path.join(dir, 'emulator.control.json')), { timeoutMs: 30_000, intervalMs: 100, what: 'the emulator to write its control file' });
   database = await createTestDatabase('readme');
   const port = await freePort();
   server = runPhaselog(
@@ -96,6 +103,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   server?.child.kill('SIGKILL');
+  emulator?.child.kill('SIGKILL');
   void database?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -104,7 +112,7 @@ describe('README examples', () => {
   const examples = cliExamples();
 
   it('has CLI examples to run, each naming a command the CLI has', () => {
-    expect(examples.length).toBeGreaterThanOrEqual(15);
+    expect(examples.length).toBeGreaterThanOrEqual(20);
   });
 
   it.each(examples)('%s', async (line) => {
@@ -125,6 +133,8 @@ describe('README examples', () => {
     } else if (/-o yaml/.test(text)) expect(() => parseYaml(stdout), context).not.toThrow();
     else if (/-o name/.test(text)) for (const l of stdout.split('\n').filter(Boolean)) expect(l, context).toMatch(/^[\w.-]+\/([\w.-]+\/)?[\w.-]+$/);
     else if (/ gate /.test(text)) expect(stdout, context).toMatch(/^(PASS|FAIL) {2}\S+: /);
+    else if (/ emulator fault /.test(text)) expect(stdout + stderr, context).toMatch(/prod/);
+    else if (/ emulator faults/.test(text)) expect(stdout, context).toMatch(/^ID\s+CLUSTER\s+FAULT\n/);
     else if (/ version/.test(text)) expect(stdout, context).toMatch(/^Client Version: .*\nServer Version: /);
     else if (/ report .*--out (\S+)/.test(text)) {
       const out = path.join(dir, /--out (\S+)/.exec(text)?.[1] as string);
