@@ -6,10 +6,12 @@
  * scenario repeats every few minutes so the history keeps growing.
  */
 import { mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { startEmulator } from '../emulator/index.ts';
+import { startFaultControl, writeControlFile } from '../emulator/control.ts';
 import type { Emulator } from '../emulator/index.ts';
 import { clusterOutage, deploymentRollout, podCrashLoop, runScenario } from '../emulator/scenario.ts';
 import type { ScenarioStep } from '../emulator/scenario.ts';
@@ -128,8 +130,13 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
       await delay((options.cycleGapMs ?? 120_000) / speed, undefined, { signal: controller.signal }).catch(() => {});
     }
   };
+  // Outages on demand, as `phaselog emulator` offers them: `phaselog emulator fault demo-prod refuse
+  // --for 30s --control-file <state>/demo/emulator.control.json`.
+  const control = await startFaultControl({ clusters: emulators });
+  const controlFile = path.join(dir, 'emulator.control.json');
+  await writeControlFile(controlFile, control, Object.keys(emulators));
   const loops = [loop(emulators['demo-staging'] as Emulator, stagingCycle, 'demo-staging'), loop(emulators['demo-prod'] as Emulator, prodCycle, 'demo-prod')];
-  log.info({ clusters: clusters.map((c) => c.name), kubeconfigs: dir }, 'demo clusters started (no kubeconfig or clusters configured)');
+  log.info({ clusters: clusters.map((c) => c.name), kubeconfigs: dir, faultControl: controlFile }, 'demo clusters started (no kubeconfig or clusters configured)');
 
   return {
     clusters,
@@ -138,6 +145,8 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
     async close() {
       controller.abort();
       await Promise.allSettled(loops);
+      await control.close();
+      await rm(controlFile, { force: true });
       await Promise.all(Object.values(emulators).map((em) => em.close()));
     },
   };

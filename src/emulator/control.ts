@@ -12,6 +12,7 @@
  *   POST   /v1/clusters/<name>/faults    add one (body: {@link FaultRequest}); 201 with the fault
  *   DELETE /v1/clusters/<name>/faults    clear the cluster's faults and refusal
  */
+import { rm, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -57,6 +58,15 @@ export interface FaultControlOptions {
   host?: string;
   /** @default 0 (ephemeral) */
   port?: number;
+}
+
+/**
+ * Write where a control endpoint listens and its token for `phaselog emulator fault` to read: a file
+ * only its owner may read (0600, made fresh so an older file's wider mode cannot stick).
+ */
+export async function writeControlFile(file: string, control: Pick<FaultControl, 'url' | 'token'>, clusters: readonly string[]): Promise<void> {
+  await rm(file, { force: true });
+  await writeFile(file, `${JSON.stringify({ url: control.url, token: control.token, clusters }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
 }
 
 /** A running control endpoint. */

@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { parseDuration } from '../duration.ts';
-import { startFaultControl, type ControlledFault, type FaultControl, type FaultRequest } from './control.ts';
+import { startFaultControl, writeControlFile, type ControlledFault, type FaultControl, type FaultRequest } from './control.ts';
 import { startEmulator, type Emulator, type EmulatorVerb } from './index.ts';
 import { mergeKubeconfigs } from './kubeconfig.ts';
 
@@ -117,7 +117,7 @@ async function runStart(opts: StartOptions): Promise<number> {
     await writePrivateFile(opts.kubeconfig, mergeKubeconfigs(Object.values(clusters).map((em) => em.kubeconfig())));
     if (opts.control) {
       control = await startFaultControl({ clusters, host: '127.0.0.1', port: opts.controlPort, token: opts.controlToken ?? randomBytes(32).toString('base64url') });
-      await writePrivateFile(controlFile, `${JSON.stringify({ url: control.url, token: control.token, clusters: names }, null, 2)}\n`);
+      await writeControlFile(controlFile, control, names);
     }
   } catch (e) {
     await closeAll();

@@ -85,7 +85,7 @@ beforeAll(async () => {
   const port = await freePort();
   server = runPhaselog(
     ['start'],
-    cleanEnv({ DATABASE_URL: database.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('readme'), PHASELOG_STATE_DIR: path.join(dir, 'state'), PHASELOG_PORT: String(port), PHASELOG_DEMO: 'true' }),
+    cleanEnv({ DATABASE_URL: database.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('readme'), PHASELOG_STATE_DIR: path.join(dir, '.phaselog'), PHASELOG_PORT: String(port), PHASELOG_DEMO: 'true' }),
   );
   await server.waitForLog((l) => l.msg === 'phaselog API listening', 90_000);
   url = `http://127.0.0.1:${port}/graphql`;
