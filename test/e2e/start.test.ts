@@ -88,7 +88,7 @@ describe('phaselog start with nothing configured', () => {
     );
     const cli = runPhaselog(['history', 'demo-staging/flux-system/worker', '--all'], cleanEnv({ PHASELOG_URL: first.url }));
     expect(await exitCodeWithin(cli, 30_000)).toBe(0);
-    expect(cli.stdout()).toMatch(/\/Pod\/shop\/worker-0\s+Current\s+Failed\s+Containers in CrashLoop state: main/);
+    expect(cli.stdout()).toMatch(/ Pod\/shop\/worker-0\s+Current\s+Failed\s+Containers in CrashLoop state: main/);
 
     first.proc.child.kill('SIGINT');
     expect(await exitCodeWithin(first.proc, 10_000)).toBe(0);
