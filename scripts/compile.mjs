@@ -95,7 +95,8 @@ export async function compileSources(root) {
     packages: 'external',
     format: 'esm',
     platform: 'node',
-    target: 'node20',
+    // tsconfig.json's target, so the output is what tsc would emit.
+    target: 'es2023',
     tsconfig: 'tsconfig.json',
     sourcemap: 'linked',
     write: false,
