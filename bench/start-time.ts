@@ -1,7 +1,7 @@
 /**
  * How long `npm start` takes until `GET /healthz` answers 200, as a new user meets it: in a copy of
  * the project as a fresh clone has it after `npm install` (the tracked files, the postinstall's
- * generated code, node_modules linked; no dist/, no .phaselog/, an empty tsx cache), then again in
+ * generated code, node_modules linked; no dist/, no .phaselog/, an empty temporary directory), then again in
  * the same copy with nothing changed (the everyday restart). The demo runs as on a machine without a
  * kubeconfig: embedded PostgreSQL (initdb on the first start), the Redis on 127.0.0.1:6379 under a
  * prefix of this run (deleted afterwards).
@@ -108,7 +108,7 @@ function userEnv(home: string, prefix: string): NodeJS.ProcessEnv {
     if (name.startsWith('PHASELOG_') || name.startsWith('npm_') || ['DATABASE_URL', 'REDIS_URL', 'KUBECONFIG', 'NODE_OPTIONS'].includes(name)) continue;
     env[name] = value;
   }
-  // A temporary directory of its own, so tsx's transform cache starts empty as on a new machine.
+  // A temporary directory of its own, so no cache of an earlier run (tsx's, if it is used) helps.
   return { ...env, TMPDIR: home, PHASELOG_DEMO: 'true', PHASELOG_REDIS_PREFIX: prefix };
 }
 
