@@ -30,7 +30,7 @@ export interface StartTimeBenchOptions {
 /** A copy of the project as `git clone` + `npm install` leaves it, in a new temporary directory. */
 function copyProject(into: string): void {
   // Tracked and new files, as a commit of the working tree would hold them.
-  const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).split('\0').filter((f) => f !== '');
+  const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).split('\0').filter((f) => f !== '' && f !== 'node_modules');
   for (const file of tracked) {
     const from = path.join(PROJECT_ROOT, file);
     // A file deleted in the working tree but still tracked is not part of what would be cloned now.
