@@ -116,7 +116,8 @@ export async function compileSources(root) {
   const produced = new Set(result.outputFiles.map((f) => f.path));
   const previous = [];
   for (const dir of SOURCE_DIRS) listFiles(root, path.join(OUT_DIR, dir), previous);
-  for (const rel of previous) if (!produced.has(path.join(root, rel))) rmSync(path.join(root, rel), { force: true });
+  // Only compiler output: another process compiling at the same time has its own .tmp files here.
+  for (const rel of previous) if (/\.js(\.map)?$/.test(rel) && !produced.has(path.join(root, rel))) rmSync(path.join(root, rel), { force: true });
   writeAtomically(path.join(root, STAMP), `${JSON.stringify({ fingerprint, compiledAt: new Date().toISOString(), files: entryPoints.length }, null, 2)}\n`);
   return entryPoints.length;
 }

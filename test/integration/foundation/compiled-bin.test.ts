@@ -5,7 +5,8 @@
  * through tsx where dist/ cannot be written. Each case runs in a small project of its own laid out
  * like phaselog (bin/, scripts/compile.mjs, src/cli/main.ts), so the real dist/ is never touched.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -75,6 +76,15 @@ describe('bin/phaselog.mjs', () => {
     expect(run.status).not.toBe(0);
     expect(run.stderr).toMatch(/Cannot find module .*greeting/);
     expect(existsSync(path.join(root, 'dist', 'src', 'greeting.js'))).toBe(false);
+  });
+
+  it('gives every one of several commands started at once the current code, while they all compile', async () => {
+    const root = createProject();
+    expect(runBin(root).status).toBe(0);
+    writeGreeting(root, 'hello v3, edited while nothing ran');
+    const runs = await Promise.all(Array.from({ length: 4 }, (_, i) => promisify(execFile)(process.execPath, [path.join(root, 'bin', 'phaselog.mjs'), String(i)], { cwd: tmpdir(), encoding: 'utf8' })));
+    expect(runs.map((r) => r.stdout.trim()).sort()).toEqual([0, 1, 2, 3].map((i) => `hello v3, edited while nothing ran from dist ${i}`));
+    expect(isCurrent(root)).toBe(true);
   });
 
   it('runs the sources through tsx where dist/ cannot be written', () => {
