@@ -199,6 +199,12 @@ export const REGISTRY: BenchEntry[] = [
     ],
     timeoutMs: 480_000,
   },
+  {
+    id: 'start-time', kind: 'scenario', file: 'start-time.ts',
+    title: '`npm start` to GET /healthz 200 with the demo: first in a copy of the project as a fresh clone has it after `npm install` (no dist/, no .phaselog/: compile, initdb, migrations, UI bundle), then restarts with nothing changed',
+    options: { small: { starts: 1 }, default: { starts: 3 } },
+    timeoutMs: 600_000,
+  },
 ];
 
 /** The entries to run: all, or the `--only` ones plus the baselines they compare with. */

@@ -214,7 +214,10 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
       closers.push({ name: 'http', close: () => http.close(3000) });
       closers.push({ name: 'websockets', close: () => graphql.closeWebSockets() });
       running.url = http.url;
-      log.info({ url: `${http.url}/graphql`, ui: `${http.url}/` }, 'phaselog API listening');
+      // The three addresses a person wants first: the UI for browsing, GraphiQL for trying queries,
+      // the endpoint for the CLI (PHASELOG_URL) and other clients.
+      const endpoint = `${http.url}/graphql`;
+      log.info({ ui: `${http.url}/`, ...(config.api.graphiql && config.api.introspection ? { graphiql: endpoint } : {}), graphql: endpoint }, 'phaselog API listening');
     }
     return running;
   } catch (error) {

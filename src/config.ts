@@ -33,6 +33,7 @@ export const ENV_KEYS = {
   PHASELOG_PROBE_PORT: 'server.probePort',
   PHASELOG_STATE_DIR: 'stateDir',
   PHASELOG_LOG_LEVEL: 'log.level',
+  PHASELOG_LOG_FORMAT: 'log.format',
   PHASELOG_SNAPSHOT_INTERVAL: 'snapshot.interval',
   PHASELOG_SNAPSHOT_LIVE: 'snapshot.live',
   PHASELOG_DEMO: 'demo.enabled',
@@ -99,8 +100,12 @@ export const configSchema = z.strictObject({
     })
     .default({ prefix: 'phaselog' }),
   log: z
-    .strictObject({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
-    .default({ level: 'info' }),
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      /** `json` lines, `pretty` text (pino-pretty), or `auto`: pretty when stdout is a terminal. @default auto */
+      format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+    })
+    .default({ level: 'info', format: 'auto' }),
   snapshot: z
     .strictObject({
       interval: durationSchema.default(30_000),

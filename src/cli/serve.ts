@@ -6,7 +6,7 @@ import type { Role } from '../config.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { startPhaselog } from '../app.ts';
 import { StartupError } from '../runtime/errors.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { createLogger, resolveLogFormat } from '../runtime/logger.ts';
 import { exitWithError } from './errors.ts';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -24,7 +24,7 @@ export async function serve(role: Role | undefined, overrides: Record<string, un
     }
     throw error;
   }
-  const log = createLogger(config.log.level);
+  const log = createLogger(config.log.level, { format: resolveLogFormat(config.log.format) });
   let running;
   try {
     running = await startPhaselog(config, log);
@@ -33,7 +33,7 @@ export async function serve(role: Role | undefined, overrides: Record<string, un
     log.fatal({ err: error }, 'phaselog failed to start');
     exitWithError(`failed to start: ${(error as Error).message}`, 1);
   }
-  log.info({ role: config.role, url: running.url }, 'phaselog started');
+  log.info({ role: config.role }, 'phaselog started');
 
   let stoppingSince = 0;
   const stop = (signal: string) => {

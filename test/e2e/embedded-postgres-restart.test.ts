@@ -26,7 +26,7 @@ async function start(): Promise<{ proc: PhaselogProcess; base: string; stateDir:
   const proc = runPhaselog(['api'], cleanEnv({ PHASELOG_STATE_DIR: stateDir, PHASELOG_PORT: '0', REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('pg-restart') }));
   running.push(proc);
   const line = await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000);
-  return { proc, base: String(line.url).replace(/\/graphql$/, ''), stateDir };
+  return { proc, base: String(line.graphql).replace(/\/graphql$/, ''), stateDir };
 }
 
 function postmasterPid(stateDir: string): number {

@@ -43,7 +43,7 @@ describe('/readyz', () => {
     const { port } = new URL(server.url);
     const proc = runPhaselog(['api'], cleanEnv({ PHASELOG_STATE_DIR: path.join(dir, 'state'), PHASELOG_PORT: '0', DATABASE_URL: server.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('readyz') }));
     running.push(proc);
-    const base = String((await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000)).url).replace(/\/graphql$/, '');
+    const base = String((await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000)).graphql).replace(/\/graphql$/, '');
     expect(JSON.parse((await readyz(base)).text)).toEqual({ status: 'ready', checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: true } } });
 
     // A migration the database no longer records as applied.

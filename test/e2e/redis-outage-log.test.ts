@@ -52,7 +52,7 @@ describe('a Redis outage under a running phaselog', () => {
       cleanEnv({ PHASELOG_STATE_DIR: dir, PHASELOG_PORT: '0', DATABASE_URL: db.url, REDIS_URL: server.url, PHASELOG_REDIS_PREFIX: uniquePrefix('redis-outage') }),
     );
     running.push(proc);
-    const base = String((await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000)).url).replace(/\/graphql$/, '');
+    const base = String((await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000)).graphql).replace(/\/graphql$/, '');
     await proc.waitForLog((l) => l.msg === 'snapshot workers started', 30_000).catch(() => undefined);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
 

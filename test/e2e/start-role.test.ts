@@ -22,9 +22,9 @@ describe('phaselog start', () => {
   it('runs only the API when PHASELOG_ROLE=api', async () => {
     const proc = runPhaselog(['start'], cleanEnv({ PHASELOG_ROLE: 'api', PHASELOG_STATE_DIR: stateDir, PHASELOG_PORT: '0', DATABASE_URL: db.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('start-role') }));
     running.push(proc);
-    const started = await proc.waitForLog((l) => l.msg === 'phaselog started', 90_000);
+    const [listening, started] = await Promise.all([proc.waitForLog((l) => l.msg === 'phaselog API listening', 90_000), proc.waitForLog((l) => l.msg === 'phaselog started', 90_000)]);
     expect(started.role).toBe('api');
-    const base = String(started.url);
+    const base = String(listening.ui).replace(/\/$/, '');
     const ready = (await (await fetch(`${base}/readyz`)).json()) as { checks: Record<string, unknown> };
     // No worker in this process: no recording check, no demo, no snapshot workers.
     expect(Object.keys(ready.checks).sort()).toEqual(['database', 'migrations', 'redis']);

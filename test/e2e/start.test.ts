@@ -27,7 +27,7 @@ async function start(): Promise<{ proc: PhaselogProcess; url: string }> {
   const proc = runPhaselog(['start'], cleanEnv({ PHASELOG_STATE_DIR: stateDir, PHASELOG_PORT: '0', REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: redisPrefix }));
   running.push(proc);
   const line = await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000);
-  return { proc, url: String(line.url) };
+  return { proc, url: String(line.graphql) };
 }
 
 async function graphql(url: string, query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {

@@ -153,7 +153,7 @@ export async function createFaultBed(options: FaultBedOptions) {
       await proc.waitForLog((l) => l.msg === 'snapshot workers started', 60_000);
     } else {
       const line = await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000);
-      run.graphqlUrl = String(line.url);
+      run.graphqlUrl = String(line.graphql);
     }
     return run;
   }

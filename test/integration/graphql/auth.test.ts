@@ -237,7 +237,7 @@ describe('audit log of token management', () => {
   it('says which token was created or revoked (name, scopes, restriction, by whom), never its secret', async () => {
     const lines: Record<string, unknown>[] = [];
     const destination = { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
-    const logged = await startTestApi({ db, anonymousRead: false, log: createLogger('info', destination) });
+    const logged = await startTestApi({ db, anonymousRead: false, log: createLogger('info', { destination }) });
     try {
       const created = await gqlData<{ createToken: { secret: string } }>(logged.url, 'mutation { createToken(name: "audited-ci", scopes: [read], clusters: ["prod"], namespaces: ["shop"]) { secret } }', {}, admin);
       await gqlData(logged.url, 'mutation { revokeToken(name: "audited-ci") }', {}, admin);
