@@ -16,5 +16,5 @@ COPY --from=build /app /app
 USER node
 EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PHASELOG_PORT||4000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-ENTRYPOINT ["node", "dist/src/cli/main.js"]
+ENTRYPOINT ["node", "bin/phaselog.mjs"]
 CMD ["start"]
