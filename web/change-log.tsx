@@ -4,6 +4,7 @@ import { useQuery } from './api.ts';
 import { CliHint, phaseArg } from './cli-hint.tsx';
 import { navigate, withParams, type Place } from './router.tsx';
 import { formatTime, StatusBadge } from './status.tsx';
+import { formatResourceKey } from '../src/inventory/object-ref.ts';
 
 interface Change {
   seq: string;
@@ -44,7 +45,7 @@ export function ChangeLog({ place, phase, refreshAt }: { place: Place; phase: { 
               {changes.edges.map(({ node: c }) => (
                 <tr key={c.seq} data-scope={c.scope} data-to={c.toStatus ?? ''}>
                   <td><button type="button" className="linkish" onClick={() => navigate(withParams(place, { at: c.at }))} aria-label={`View the phase at ${formatTime(c.at)}`}>{formatTime(c.at)}</button></td>
-                  <td>{c.scope === 'phase' ? 'phase' : c.resourceKey}</td>
+                  <td>{c.scope === 'phase' ? 'phase' : c.resourceKey ? formatResourceKey(c.resourceKey) : c.scope}</td>
                   <td>{c.fromStatus ? <StatusBadge status={c.fromStatus} /> : <span className="muted">(appeared)</span>}</td>
                   <td>{c.toStatus ? <StatusBadge status={c.toStatus} /> : <span className="muted">(gone)</span>}</td>
                   <td>{c.message}</td>

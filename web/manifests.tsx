@@ -10,6 +10,7 @@ import { useQuery } from './api.ts';
 import { CliHint, phaseArg } from './cli-hint.tsx';
 import { navigate, withParams, type Place } from './router.tsx';
 import { formatTime } from './status.tsx';
+import { formatRef } from '../src/inventory/object-ref.ts';
 
 interface Entry {
   group: string;
@@ -52,7 +53,7 @@ const CHANGES = `query ManifestChanges($id: ID!, $after: String) {
   } } } }
 }`;
 
-const entryText = (e: Entry) => `${e.group ? e.group + '/' : ''}${e.kind} ${e.namespace ? e.namespace + '/' : ''}${e.name}`;
+const entryText = (e: Entry) => formatRef(e);
 
 /** Stable text of an inventory object for diffing: keys sorted, two-space indentation. */
 function canonical(value: unknown): string {

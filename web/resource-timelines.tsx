@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'react';
 import { gql } from './api.ts';
 import { Timeline, type TimelineInterval } from './timeline.tsx';
+import { formatResourceKey } from '../src/inventory/object-ref.ts';
 
 interface ResourceChange {
   at: string;
@@ -75,7 +76,7 @@ export function ResourceTimelines({ phaseId, from, to, current, onPick }: Resour
       {changes
         ? keys.map((key) => (
             <div key={key} className="reach-row">
-              <h3>{key}</h3>
+              <h3>{formatResourceKey(key)}</h3>
               <Timeline
                 intervals={bandsOf(changes.filter((c) => c.resourceKey === key), current.get(key), from, to)}
                 from={from}
@@ -84,7 +85,7 @@ export function ResourceTimelines({ phaseId, from, to, current, onPick }: Resour
                 at={undefined}
                 firstSeen={from}
                 onPick={onPick}
-                label={`Status of ${key} over the window`}
+                label={`Status of ${formatResourceKey(key)} over the window`}
                 gapLabel="not in the inventory"
               />
             </div>

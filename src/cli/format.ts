@@ -108,20 +108,7 @@ export function paintStatus(status: string | null | undefined, paint: Paint, dec
   return paint(look.colour, `${look.symbol} ${status}${note}`);
 }
 
-/** How the CLI names an object everywhere: `[group/]Kind/namespace/name`, cluster-scoped without the namespace. */
-export function formatRef(ref: { group?: string | null; kind: string; namespace?: string | null; name: string }): string {
-  return `${ref.group ? `${ref.group}/` : ''}${ref.kind}/${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
-}
-
-/**
- * A stored resource key (`group/Kind/namespace/name`, group and namespace possibly empty) in the
- * CLI's ref format. Keys are split from the left: names hold no slash, the rest of the key can't.
- */
-export function formatResourceKey(key: string): string {
-  const [group = '', kind = '', namespace = '', ...name] = key.split('/');
-  if (name.length === 0) return key;
-  return formatRef({ group, kind, namespace, name: name.join('/') });
-}
+export { formatRef, formatResourceKey } from '../inventory/object-ref.ts';
 
 /** A phase as the CLI takes it as an argument: `cluster/namespace/name` (`-o name` prints this). */
 export function phaseName(p: { cluster: string; namespace: string; name: string }): string {
