@@ -246,7 +246,7 @@ async function showPhase(ctx: CommandContext, options: StatusOptions, at: Date |
     }
   }
   if (!options.watch) return EXIT.ok;
-  return follow(ctx, options, { phaseId: found.id }, options.after ?? head ?? undefined, () => true, widths);
+  return follow(ctx, options, { phaseId: found.id }, resumePoint(options.after, head), () => true, widths);
 }
 
 /** The phases matching the filters, across every `--cluster` given. */
@@ -287,7 +287,15 @@ async function listPhases(ctx: CommandContext, options: StatusOptions, at: Date 
     }
   }
   if (!options.watch) return EXIT.ok;
-  return follow(ctx, options, changeFilter, options.after ?? head ?? undefined, phaseMatcher(ctx, options), widths);
+  return follow(ctx, options, changeFilter, resumePoint(options.after, head), phaseMatcher(ctx, options), widths);
+}
+
+/**
+ * Where the watch's subscription starts: the user's `--after`, else the head read before the list;
+ * an empty log's head is seq 0, so the first change ever is replayed rather than missed.
+ */
+function resumePoint(after: string | undefined, head: string | null | undefined): string | undefined {
+  return after ?? (head === undefined ? undefined : (head ?? '0'));
 }
 
 async function readHead(ctx: CommandContext, filter: Record<string, unknown>): Promise<string | null> {
