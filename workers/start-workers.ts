@@ -39,11 +39,12 @@ import { createHealthChecker } from '../src/status/custom/health-checker.ts';
 import { createClusterStore } from '../src/store/cluster-store.ts';
 import { createSnapshotStore } from '../src/store/snapshot-store.ts';
 import { applyRetention, type RetentionPolicy } from '../src/store/retention.ts';
-import { startLiveSnapshots, type LiveSnapshotOptions } from '../src/snapshot/live.ts';
+import { startLiveSnapshots, type LiveSnapshotOptions, type LiveSnapshots, type WatchCounts } from '../src/snapshot/live.ts';
 import { createRecordingCheck } from './recording-check.ts';
 import { startSchedulerReconciler, type KeptScheduler } from './scheduler-reconciler.ts';
 import type { Db } from '../src/store/prisma.ts';
 import { TIMED_OUT, withDeadline } from '../src/runtime/wait.ts';
+import type { Metrics } from '../src/metrics/registry.ts';
 
 /** Options of {@link startWorkers}. */
 export interface StartWorkersOptions {
@@ -96,6 +97,8 @@ export interface StartWorkersOptions {
   retention?: { policy: RetentionPolicy; intervalMs?: number };
   /** Watch the clusters and snapshot on change (debounced) as well as on schedule. Off when omitted. */
   live?: LiveSnapshotOptions;
+  /** Where snapshot durations, status changes, queue depth and watch counts are recorded. @default none */
+  metrics?: Metrics;
 }
 
 /** Running snapshot workers. */
@@ -171,8 +174,16 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       throw new DelayedError();
     }
     heldSince.delete(client.name);
+    const started = performance.now();
+    const kind = payload.data.changed !== undefined ? 'live' : 'scheduled';
     try {
-      const outcome = await snapshotCluster(deps, client, new Date(tickAt), payload.data.changed !== undefined ? { changed: payload.data.changed } : {});
+      const outcome = await snapshotCluster(deps, client, new Date(tickAt), payload.data.changed !== undefined ? { changed: payload.data.changed } : {}).catch((error: unknown) => {
+        options.metrics?.snapshots.failed.inc({ cluster: client.name });
+        options.metrics?.snapshots.duration.observe({ cluster: client.name, kind, outcome: 'error' }, (performance.now() - started) / 1000);
+        throw error;
+      });
+      options.metrics?.snapshots.duration.observe({ cluster: client.name, kind, outcome: outcome.skipped !== undefined ? 'skipped' : (outcome.outcome ?? 'ok') }, (performance.now() - started) / 1000);
+      if (outcome.written && outcome.changes > 0) options.metrics?.snapshots.statusChanges.inc({ cluster: client.name }, outcome.changes);
       // Only a snapshot of the whole cluster shows that recording goes on; a live one may cover one phase.
       if (outcome.live !== true && outcome.skipped !== 'NOTHING_AFFECTED') recording.completed(client.name);
       return outcome;
@@ -216,6 +227,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     ...(health ? { wholeObjects: (apiVersion: string, kind: string) => health.checker.matches(apiVersion, kind) } : {}),
     ...(observe.redaction !== undefined ? { redaction: observe.redaction } : {}),
   }) : undefined;
+  if (options.metrics !== undefined) registerWorkerMetrics(options.metrics, queue, live);
   log.info({ clusters: clients.size, queue: queueName, intervalMs: config.snapshot.interval, live: live !== undefined }, 'snapshot workers started');
 
   return {
@@ -244,6 +256,17 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       await Promise.all([connection.quit().catch(() => connection.disconnect()), lockRedis.quit().catch(() => lockRedis.disconnect())]);
     },
   };
+}
+
+/** Series read when scraped: the snapshot queue's jobs by state, and the watches' counts. */
+function registerWorkerMetrics(metrics: Metrics, queue: Queue, live: LiveSnapshots | undefined): void {
+  metrics.collect('phaselog_queue_jobs', 'Jobs in the snapshot queue by state (waiting, active, delayed, failed), as BullMQ counts them.', 'gauge', async () => {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
+    return Object.entries(counts).map(([state, value]) => ({ labels: { queue: queue.name, state }, value }));
+  });
+  const watchCounts = (pick: (c: WatchCounts) => number) => () => (live?.counts() ?? []).map((c) => ({ labels: { cluster: c.cluster }, value: pick(c) }));
+  metrics.collect('phaselog_watch_events_total', 'Watch events received from each cluster (added, modified, deleted).', 'counter', watchCounts((c) => c.events));
+  metrics.collect('phaselog_watch_relists_total', 'Times a watch cache listed a kind again (its watch expired or broke), by cluster.', 'counter', watchCounts((c) => c.relists));
 }
 
 /** Whether `promise` settled within `ms` (a rejection counts as settled). */

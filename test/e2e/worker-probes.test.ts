@@ -24,7 +24,7 @@ describe('phaselog worker with server.probePort', () => {
     // No cluster configured: the worker reads the demo clusters.
     const proc = runPhaselog(['worker'], cleanEnv({ PHASELOG_PROBE_PORT: '0', PHASELOG_STATE_DIR: stateDir, DATABASE_URL: db.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('worker-probes') }));
     running.push(proc);
-    const line = await proc.waitForLog((l) => l.msg === 'worker probes listening (/healthz, /readyz)', 90_000);
+    const line = await proc.waitForLog((l) => l.msg === 'worker probes listening (/healthz, /readyz, /metrics)', 90_000);
     const base = String(line.url);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     let body: { status?: string; checks?: Record<string, { ok: boolean }> } = {};
