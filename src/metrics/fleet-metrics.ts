@@ -5,11 +5,15 @@
  *   as `argocd_app_info` does. kube-state-metrics prints every status with 0/1, but six series a
  *   phase would put a 50,000-phase fleet far past the scrape's size budget; alert on
  *   `phaselog_phase_status{status="Failed"} == 1`, count with `count by (status) (...)`.
- * - `phaselog_phase_resources{cluster,namespace,phase,status}` resources per status, non-zero only.
+ * - `phaselog_phase_resources{cluster,namespace,phase,status}` resources per status, non-zero
+ *   only, of phases not Current.
  * - `phaselog_phase_status_changed_timestamp_seconds{cluster,namespace,phase}` when the current
- *   status began (`time() - x` is how long it has held).
- * - `phaselog_phase_stale{cluster,namespace,phase}` 1 when the status shown is the last one known
- *   (cluster unreachable, unobserved), else 0.
+ *   status began (`time() - x` is how long it has held), of phases not Current.
+ * - `phaselog_phase_stale{cluster,namespace,phase}` 1 for each phase whose status shown is the last
+ *   one known (cluster unreachable, unobserved); fresh phases have no series.
+ *
+ * Only the status series covers every phase: a healthy fleet's scrape is one line a phase, and the
+ * detail series are there for the phases someone needs to look at.
  * - `phaselog_cluster_reachable{cluster}` 1/0; a cluster never read yet has no series.
  *
  * The series of one scrape come from one statement; scrapes that arrive while it runs share it.
@@ -48,10 +52,11 @@ export function fleetSeries(state: FleetState, now: Date): FleetSeries {
     if (phase.status === null) continue;
     const ids = { cluster: phase.cluster, namespace: phase.namespace, phase: phase.name };
     series.status.push({ labels: { ...ids, source: phase.source, status: phase.status }, value: 1 });
-    if (phase.since !== null) series.changed.push({ labels: ids, value: phase.since.getTime() / 1000 });
     const cluster = clusterStale.get(phase.cluster);
     const stale = cluster === undefined ? phase.stale : staleReasonOf(cluster.observation, phase.stale, cluster.reachable) !== null;
-    series.stale.push({ labels: ids, value: stale ? 1 : 0 });
+    if (stale) series.stale.push({ labels: ids, value: 1 });
+    if (phase.status === 'Current') continue;
+    if (phase.since !== null) series.changed.push({ labels: ids, value: phase.since.getTime() / 1000 });
     for (const [status, count] of Object.entries(phase.resources ?? {})) {
       if (typeof count === 'number' && count > 0) series.resources.push({ labels: { ...ids, status }, value: count });
     }
@@ -71,8 +76,8 @@ export function registerFleetMetrics(registry: Registry, read: () => Promise<Fle
   const add = (name: (typeof FLEET_METRIC_NAMES)[number], help: string, pick: (s: FleetSeries) => CollectedValue[]): void =>
     registerCollected(registry, { name, help, type: 'gauge', collect: async () => pick(await current()) });
   add('phaselog_phase_status', 'The current status of each phase (kstatus: Current, InProgress, Failed, Terminating, NotFound, Unknown); 1 for the status it has, no series for the others.', (s) => s.status);
-  add('phaselog_phase_resources', 'Resources of each phase per status (non-zero counts only).', (s) => s.resources);
-  add('phaselog_phase_status_changed_timestamp_seconds', 'When the current status of each phase began (Unix time).', (s) => s.changed);
-  add('phaselog_phase_stale', '1 when the status shown for the phase is the last one known (its cluster is unreachable or unobserved), else 0.', (s) => s.stale);
+  add('phaselog_phase_resources', 'Resources per status of each phase not Current (non-zero counts only).', (s) => s.resources);
+  add('phaselog_phase_status_changed_timestamp_seconds', 'When the current status of each phase not Current began (Unix time).', (s) => s.changed);
+  add('phaselog_phase_stale', '1 for each phase whose status shown is the last one known (its cluster is unreachable or unobserved); fresh phases have no series.', (s) => s.stale);
   add('phaselog_cluster_reachable', '1 when the last snapshot read the cluster, 0 when it could not.', (s) => s.reachable);
 }
