@@ -31,7 +31,7 @@ import { NotRecordingError } from '../workers/recording-check.ts';
 import { startReportWorker } from '../workers/report-worker.ts';
 import { SNAPSHOT_QUEUE } from './queue/snapshot-jobs.ts';
 import { DEFAULT_UI_PATHS, ensureUiBundle } from './ui/bundle.ts';
-import { createMetrics } from './metrics/registry.ts';
+import { createMetrics, registerActiveOperations } from './metrics/registry.ts';
 import { registerFleetMetrics } from './metrics/fleet-metrics.ts';
 import { createMetricsHandler } from './metrics/handler.ts';
 import { createFleetStateReader } from './store/read-fleet-state.ts';
@@ -209,7 +209,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         context: () => ({ about: { version: VERSION, role: config.role, startedAt }, clusters, read: api.read, loaders: api.newLoaders() }),
       });
       http.mount('/graphql', graphql.handle);
-      metrics.collect('phaselog_graphql_active_operations', 'GraphQL operations (subscriptions, mostly) running on open WebSocket connections.', 'gauge', () => [{ labels: {}, value: graphql.activeWebSocketOperations() }]);
+      registerActiveOperations(metrics, () => graphql.activeWebSocketOperations());
       // The web UI: bundled here only when web/ changed since the last bundle (or none exists).
       await ensureUiBundle().then(
         (bundled) => bundled && log.info({ dir: DEFAULT_UI_PATHS.outDir }, 'web UI bundled'),

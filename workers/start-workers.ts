@@ -39,12 +39,13 @@ import { createHealthChecker } from '../src/status/custom/health-checker.ts';
 import { createClusterStore } from '../src/store/cluster-store.ts';
 import { createSnapshotStore } from '../src/store/snapshot-store.ts';
 import { applyRetention, type RetentionPolicy } from '../src/store/retention.ts';
-import { startLiveSnapshots, type LiveSnapshotOptions, type LiveSnapshots, type WatchCounts } from '../src/snapshot/live.ts';
+import { startLiveSnapshots, type LiveSnapshotOptions } from '../src/snapshot/live.ts';
 import { createRecordingCheck } from './recording-check.ts';
 import { startSchedulerReconciler, type KeptScheduler } from './scheduler-reconciler.ts';
 import type { Db } from '../src/store/prisma.ts';
 import { TIMED_OUT, withDeadline } from '../src/runtime/wait.ts';
 import type { Metrics } from '../src/metrics/registry.ts';
+import { registerWorkerMetrics } from '../src/metrics/worker-metrics.ts';
 
 /** Options of {@link startWorkers}. */
 export interface StartWorkersOptions {
@@ -256,17 +257,6 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       await Promise.all([connection.quit().catch(() => connection.disconnect()), lockRedis.quit().catch(() => lockRedis.disconnect())]);
     },
   };
-}
-
-/** Series read when scraped: the snapshot queue's jobs by state, and the watches' counts. */
-function registerWorkerMetrics(metrics: Metrics, queue: Queue, live: LiveSnapshots | undefined): void {
-  metrics.collect('phaselog_queue_jobs', 'Jobs in the snapshot queue by state (waiting, active, delayed, failed), as BullMQ counts them.', 'gauge', async () => {
-    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
-    return Object.entries(counts).map(([state, value]) => ({ labels: { queue: queue.name, state }, value }));
-  });
-  const watchCounts = (pick: (c: WatchCounts) => number) => () => (live?.counts() ?? []).map((c) => ({ labels: { cluster: c.cluster }, value: pick(c) }));
-  metrics.collect('phaselog_watch_events_total', 'Watch events received from each cluster (added, modified, deleted).', 'counter', watchCounts((c) => c.events));
-  metrics.collect('phaselog_watch_relists_total', 'Times a watch cache listed a kind again (its watch expired or broke), by cluster.', 'counter', watchCounts((c) => c.relists));
 }
 
 /** Whether `promise` settled within `ms` (a rejection counts as settled). */

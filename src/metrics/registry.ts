@@ -34,6 +34,11 @@ export interface Metrics {
 
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
 
+/** Registers the count of GraphQL operations running on open WebSocket connections. */
+export function registerActiveOperations(metrics: Metrics, count: () => number): void {
+  metrics.collect('phaselog_graphql_active_operations', 'GraphQL operations (subscriptions, mostly) running on open WebSocket connections.', 'gauge', () => [{ labels: {}, value: count() }]);
+}
+
 /** Creates a process's registry and its machinery series. */
 export function createMetrics(): Metrics {
   const registry = new Registry();
