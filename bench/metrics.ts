@@ -40,7 +40,7 @@ export async function run(options: MetricsBenchOptions = {}): Promise<Figures> {
     await seed(scratch.connectionString, phases, 3, 2, { clusters: 10 });
     const seedMs = nowMs() - seedStarted;
     const metrics = createMetrics();
-    registerFleetMetrics(metrics.registry, createFleetStateReader(db));
+    registerFleetMetrics(metrics, createFleetStateReader(db));
     const http = createHttpServer({ host: '127.0.0.1', port: 0, log, readiness: {}, metrics: createMetricsHandler({ metrics, log }) });
     await http.listen();
     try {

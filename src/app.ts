@@ -101,7 +101,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     const running: RunningPhaselog = { databaseUrl, redisUrl: redis.url, failed, close };
     // One registry per process: the fleet's state from the database, plus what this process's parts count.
     const metrics = createMetrics();
-    registerFleetMetrics(metrics.registry, createFleetStateReader(db));
+    registerFleetMetrics(metrics, createFleetStateReader(db));
     const metricsHandler = createMetricsHandler({ metrics, log: log.child({ part: 'metrics' }), ...(config.metrics.token !== undefined ? { token: config.metrics.token } : {}) });
     const startedAt = new Date();
     let recording: (() => Promise<void>) | undefined;

@@ -28,6 +28,8 @@ export interface Metrics {
   readonly graphql: GraphqlMetrics;
   /** Adds a series computed on each scrape (queue depth, watch counts, active subscriptions). */
   collect(name: string, help: string, type: 'gauge' | 'counter', collect: () => Promise<readonly CollectedValue[]> | readonly CollectedValue[]): void;
+  /** Adds a block of exposition text written by its owner (series too many for prom-client's metric objects). */
+  addText(render: () => Promise<string>): void;
   /** The exposition text and its content type. */
   render(): Promise<{ body: string; contentType: string }>;
 }
@@ -62,6 +64,7 @@ export function createMetrics(): Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers,
   });
+  const texts: (() => Promise<string>)[] = [];
   return {
     registry,
     snapshots,
@@ -70,8 +73,10 @@ export function createMetrics(): Metrics {
       observeRequest: (operationType, seconds) => graphqlDuration.observe({ operation: OPERATION_TYPES.has(operationType) ? operationType : 'unknown' }, seconds),
     },
     collect: (name, help, type, collect) => registerCollected(registry, { name, help, type, collect }),
+    addText: (render) => void texts.push(render),
     async render() {
-      return { body: await registry.metrics(), contentType: registry.contentType };
+      const parts = await Promise.all([registry.metrics(), ...texts.map((render) => render())]);
+      return { body: parts.join('\n'), contentType: registry.contentType };
     },
   };
 }
