@@ -14,21 +14,16 @@
  * - `phaselog_cluster_reachable{cluster}` 1/0; a cluster never read yet has no series.
  *
  * Only the status series covers every phase: a healthy fleet's scrape is one line a phase, and the
- * detail series are there for the phases someone needs to look at. The text is written here rather
+ * detail series are there for the phases someone needs to look at. The text is written directly rather
  * than through prom-client's metric objects, which hash every label set on `set()` and escape every
- * label when printing: at tens of thousands of series a scrape that is most of its time. The series
- * of one scrape come from one statement; scrapes that arrive while it runs share it.
+ * label when printing: at tens of thousands of series that is most of a scrape's time. PostgreSQL
+ * writes the per-phase lines as it reads them (store/read-fleet-state.ts); the staleness rule is
+ * applied here, per cluster. The series of one scrape come from one statement; scrapes that arrive
+ * while it runs share it.
  */
-import { observationStateOf, staleReasonOf, type ObservationState } from '../history/observation.ts';
-import type { FleetState } from '../store/read-fleet-state.ts';
+import { observationStateOf, staleReasonOf } from '../history/observation.ts';
+import type { FleetCluster } from '../store/read-fleet-state.ts';
 import type { Metrics } from './registry.ts';
-
-const NEEDS_ESCAPE = /[\\"\n]/;
-
-/** A label value as the text format quotes it. */
-function escapeLabel(value: string): string {
-  return NEEDS_ESCAPE.test(value) ? value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n') : value;
-}
 
 const HELP: Record<string, string> = {
   phaselog_phase_status: 'The current status of each phase (kstatus: Current, InProgress, Failed, Terminating, NotFound, Unknown); 1 for the status it has, no series for the others.',
@@ -38,43 +33,33 @@ const HELP: Record<string, string> = {
   phaselog_cluster_reachable: '1 when the last snapshot read the cluster, 0 when it could not.',
 };
 
+/** Label sets (one a line) as `phaselog_phase_stale` lines. */
+const staleLines = (labels: string): string => (labels === '' ? '' : `phaselog_phase_stale{${labels.replaceAll('\n', '} 1\nphaselog_phase_stale{')}} 1`);
+
+/** `cluster` as a quoted label value. */
+const escapeLabel = (value: string): string => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+
 /** The Prometheus text of the fleet's state, judging staleness by the one observation rule at `now`. */
-export function renderFleetState(state: FleetState, now: Date): string {
-  const clusters = new Map<string, { label: string; reachable: boolean | null; observation: ObservationState }>();
-  let reachable = '';
-  for (const cluster of state.clusters) {
-    const label = escapeLabel(cluster.name);
-    clusters.set(cluster.name, { label, reachable: cluster.reachable, observation: observationStateOf({ ...cluster, retiredAt: null }, now) });
-    if (cluster.reachable !== null) reachable += `phaselog_cluster_reachable{cluster="${label}"} ${cluster.reachable ? 1 : 0}\n`;
+export function renderFleetState(clusters: readonly FleetCluster[], now: Date): string {
+  const parts: Record<string, string[]> = Object.fromEntries(Object.keys(HELP).map((name) => [name, []]));
+  const push = (name: string, lines: string): void => void (lines !== '' && parts[name]?.push(lines));
+  for (const cluster of clusters) {
+    if (cluster.reachable !== null) push('phaselog_cluster_reachable', `phaselog_cluster_reachable{cluster="${escapeLabel(cluster.name)}"} ${cluster.reachable ? 1 : 0}`);
+    push('phaselog_phase_status', cluster.statusLines);
+    // A cluster that is unreachable or unobserved makes all its phases stale; otherwise a phase is
+    // stale when its stored status says so.
+    const observation = observationStateOf({ ...cluster, retiredAt: null }, now);
+    push('phaselog_phase_stale', staleLines(staleReasonOf(observation, false, cluster.reachable) !== null ? cluster.phaseLabels : cluster.storedStaleLabels));
+    push('phaselog_phase_status_changed_timestamp_seconds', cluster.changedLines);
+    push('phaselog_phase_resources', cluster.resourceLines);
   }
-  const status: string[] = [];
-  let resources = '';
-  let changed = '';
-  let stale = '';
-  for (const phase of state.phases) {
-    const cluster = clusters.get(phase.cluster);
-    const ids = `cluster="${cluster?.label ?? escapeLabel(phase.cluster)}",namespace="${escapeLabel(phase.namespace)}",phase="${escapeLabel(phase.name)}"`;
-    status.push(`phaselog_phase_status{${ids},source="${escapeLabel(phase.source)}",status="${escapeLabel(phase.status)}"} 1\n`);
-    const isStale = cluster === undefined ? phase.stale : staleReasonOf(cluster.observation, phase.stale, cluster.reachable) !== null;
-    if (isStale) stale += `phaselog_phase_stale{${ids}} 1\n`;
-    if (phase.status === 'Current') continue;
-    if (phase.since !== null) changed += `phaselog_phase_status_changed_timestamp_seconds{${ids}} ${phase.since.getTime() / 1000}\n`;
-    for (const [word, count] of Object.entries(phase.resources ?? {})) {
-      if (typeof count === 'number' && count > 0) resources += `phaselog_phase_resources{${ids},status="${escapeLabel(word)}"} ${count}\n`;
-    }
-  }
-  const block = (name: string, lines: string): string => `# HELP ${name} ${HELP[name]}\n# TYPE ${name} gauge\n${lines}`;
-  return [
-    block('phaselog_phase_status', status.join('')),
-    block('phaselog_phase_resources', resources),
-    block('phaselog_phase_status_changed_timestamp_seconds', changed),
-    block('phaselog_phase_stale', stale),
-    block('phaselog_cluster_reachable', reachable),
-  ].join('\n');
+  return Object.entries(parts)
+    .map(([name, blocks]) => `# HELP ${name} ${HELP[name]}\n# TYPE ${name} gauge\n${blocks.map((b) => `${b}\n`).join('')}`)
+    .join('');
 }
 
 /** Adds the fleet state series to `metrics`, read by `read` once per scrape. */
-export function registerFleetMetrics(metrics: Metrics, read: () => Promise<FleetState>): void {
+export function registerFleetMetrics(metrics: Metrics, read: () => Promise<readonly FleetCluster[]>): void {
   let inFlight: Promise<string> | undefined;
   metrics.addText(() => {
     // A scrape that starts while a read runs is answered by it: its state may be older than the

@@ -12,7 +12,7 @@ import { registerWorkerMetrics } from '../../../src/metrics/worker-metrics.ts';
 
 function exportedNames(): Set<string> {
   const metrics = createMetrics();
-  registerFleetMetrics(metrics, async () => ({ clusters: [], phases: [] }));
+  registerFleetMetrics(metrics, async () => []);
   registerWorkerMetrics(metrics, { name: 'q', getJobCounts: async () => ({}) }, undefined);
   registerActiveOperations(metrics, () => 0);
   return new Set(metrics.registry.getMetricsAsArray().map((m) => m.name));
