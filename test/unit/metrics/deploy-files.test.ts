@@ -10,12 +10,14 @@ import { registerFleetMetrics } from '../../../src/metrics/fleet-metrics.ts';
 import { createMetrics, registerActiveOperations } from '../../../src/metrics/registry.ts';
 import { registerWorkerMetrics } from '../../../src/metrics/worker-metrics.ts';
 
-function exportedNames(): Set<string> {
+/** The names a phaselog process with every part running exports: the `# TYPE` lines of its /metrics body. */
+async function exportedNames(): Promise<Set<string>> {
   const metrics = createMetrics();
   registerFleetMetrics(metrics, async () => []);
   registerWorkerMetrics(metrics, { name: 'q', getJobCounts: async () => ({}) }, undefined);
   registerActiveOperations(metrics, () => 0);
-  return new Set(metrics.registry.getMetricsAsArray().map((m) => m.name));
+  const { body } = await metrics.render();
+  return new Set([...body.matchAll(/^# TYPE (\S+) /gm)].map(([, name]) => name as string));
 }
 
 /** Metric names in a PromQL expression; histogram series map back to their histogram. */
@@ -28,8 +30,8 @@ const dashboard = JSON.parse(readFileSync(new URL('../../../deploy/grafana/phase
 const ruleExprs = rules.groups.flatMap((g) => g.rules.map((r) => [r.alert ?? '(record)', r.expr] as const));
 const panelExprs = dashboard.panels.flatMap((p) => p.targets.map((t) => [p.title, t.expr] as const));
 
-describe('deploy/ files and the exported series', () => {
-  const names = exportedNames();
+describe('deploy/ files and the exported series', async () => {
+  const names = await exportedNames();
 
   it('registers the phase state, machinery and process series under phaselog_', () => {
     for (const name of ['phaselog_phase_status', 'phaselog_cluster_reachable', 'phaselog_snapshot_duration_seconds', 'phaselog_queue_jobs', 'phaselog_graphql_request_duration_seconds', 'phaselog_process_cpu_seconds_total']) {
