@@ -26,7 +26,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { logRedisErrors } from '../src/runtime/redis-errors.ts';
 import type { Config } from '../src/config.ts';
-import { createClusterClient, type ClusterClient } from '../src/kube/cluster-client.ts';
+import { createClusterClient, type ClusterClient, type ClusterClientOptions } from '../src/kube/cluster-client.ts';
 import type { ClusterHandle } from '../src/kube/clusters.ts';
 import { createChangePublisher } from '../src/pubsub/change-publisher.ts';
 import { createClusterLocks } from '../src/queue/cluster-lock.ts';
@@ -129,7 +129,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const lockRedis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
   logRedisErrors(connection, log, 'snapshot-queue');
   logRedisErrors(lockRedis, log, 'cluster-locks');
-  const clients = new Map<string, ClusterClient>(options.clusters.map((handle) => [handle.name, createClusterClient(handle)]));
+  const clients = new Map<string, ClusterClient>(options.clusters.map((handle) => [handle.name, createClusterClient(handle, clientOptions(handle.name, options.metrics))]));
   const health = config.health !== undefined ? await createHealthChecker(config.health, { baseDir: config.baseDir }) : undefined;
   for (const error of health?.errors ?? []) log.warn({ error }, 'custom health check not loaded');
   const observe: ObserveClusterOptions = { memos: new ObservationMemos(), ...options.observe, ...(health ? { customHealth: (object) => health.checker.evaluate(object) } : {}) };
@@ -257,6 +257,11 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       await Promise.all([connection.quit().catch(() => connection.disconnect()), lockRedis.quit().catch(() => lockRedis.disconnect())]);
     },
   };
+}
+
+/** A cluster client whose requests are counted by status code when metrics are on. */
+function clientOptions(cluster: string, metrics: Metrics | undefined): ClusterClientOptions {
+  return metrics === undefined ? {} : { transport: { onAnswer: (code) => metrics.kubeRequests.inc({ cluster, code }) } };
 }
 
 /** Whether `promise` settled within `ms` (a rejection counts as settled). */

@@ -24,6 +24,8 @@ export interface GraphqlMetrics {
 
 export interface Metrics {
   readonly registry: Registry;
+  /** Requests to clusters' API servers by cluster and HTTP status code (`error`: no answer). */
+  readonly kubeRequests: Counter<'cluster' | 'code'>;
   readonly snapshots: SnapshotMetrics;
   readonly graphql: GraphqlMetrics;
   /** Adds a series computed on each scrape (queue depth, watch counts, active subscriptions). */
@@ -67,6 +69,7 @@ export function createMetrics(): Metrics {
   const texts: (() => Promise<string>)[] = [];
   return {
     registry,
+    kubeRequests: new Counter({ name: 'phaselog_kube_requests_total', help: 'Requests to clusters\' API servers (lists, gets, watches) by cluster and HTTP status code; code "error" when no answer came.', labelNames: ['cluster', 'code'], registers }),
     snapshots,
     graphql: {
       // The type comes from the parsed document, never the operation's name: label values stay bounded.

@@ -116,6 +116,7 @@ describe('GET /metrics', () => {
     expect(samples(body, 'phaselog_snapshot_duration_seconds_count').every((s) => s.labels['cluster'] === 'east' && ['scheduled', 'live'].includes(s.labels['kind'] ?? ''))).toBe(true);
     expect(samples(body, 'phaselog_queue_jobs').map((s) => s.labels['state']).sort()).toEqual(['active', 'delayed', 'failed', 'waiting']);
     expect(samples(body, 'phaselog_process_resident_memory_bytes')[0]?.value).toBeGreaterThan(0);
+    expect(sum(samples(body, 'phaselog_kube_requests_total').filter((s) => s.labels['cluster'] === 'east' && s.labels['code'] === '200'))).toBeGreaterThan(0);
 
     cluster.emulator.apply([readyDeployment('team-0', 'app-1-2', { status: readyStatus() })]);
     await scrapeUntil('phase-1 Current again', (b) => phaseStatus(b, 'phase-1').join() === 'Current');
@@ -126,6 +127,8 @@ describe('GET /metrics', () => {
     try {
       const body = await scrapeUntil('east unreachable and an unreachable snapshot counted', (b) =>
         samples(b, 'phaselog_cluster_reachable').some((s) => s.value === 0) && samples(b, 'phaselog_snapshot_duration_seconds_count').some((s) => s.labels['outcome'] === 'unreachable' && s.value > 0));
+      // Requests that got no answer are counted under code "error".
+      expect(samples(body, 'phaselog_kube_requests_total').find((s) => s.labels['code'] === 'error')?.value).toBeGreaterThan(0);
       expect(samples(body, 'phaselog_cluster_reachable')).toEqual([{ labels: { cluster: 'east' }, value: 0 }]);
       // The last known status is still shown, marked stale.
       expect(phaseStatus(body, 'phase-0')).toEqual(['Current']);
