@@ -103,6 +103,10 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     const metrics = createMetrics();
     registerFleetMetrics(metrics, createFleetStateReader(db));
     const metricsHandler = createMetricsHandler({ metrics, log: log.child({ part: 'metrics' }), ...(config.metrics.token !== undefined ? { token: config.metrics.token } : {}) });
+    // Like /readyz, /metrics answers without a token; its series name clusters, namespaces and phases.
+    if (config.metrics.token === undefined && !isLoopbackHost(config.server.host)) {
+      log.warn({ host: config.server.host }, '/metrics answers anyone who can reach this address; set metrics.token (PHASELOG_METRICS_TOKEN) to require a bearer token');
+    }
     const startedAt = new Date();
     let recording: (() => Promise<void>) | undefined;
 
