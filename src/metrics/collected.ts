@@ -1,8 +1,8 @@
 /**
- * Series computed when scraped, registered in a prom-client registry. prom-client's own metrics
- * keep a label hash per series and are filled by `set()`; a fleet's phase state is tens of
- * thousands of series read in one query per scrape, so these hand the registry the values as they
- * are and let it print them (the registry asks any registered object for `get()`).
+ * Series computed when scraped (queue depth, watch counts, active operations), registered in a
+ * prom-client registry. prom-client's own metrics are filled by `set()` or `inc()` ahead of time
+ * and would need a collect hook that resets and refills them; these hand the registry the values
+ * read at scrape time as they are (the registry asks any registered object for `get()`).
  */
 import type { Metric, Registry } from 'prom-client';
 
