@@ -140,6 +140,12 @@ export const REGISTRY: BenchEntry[] = [
     timeoutMs: 300_000,
   },
   {
+    id: 'metrics', kind: 'scenario', file: 'metrics.ts',
+    title: 'GET /metrics over HTTP at 50,000 phases in 10 clusters (phase state series written by PostgreSQL in one statement), half the phases InProgress and then all Current: body size, scrape time one at a time, 4 concurrent scrapes (coalesced into one read)',
+    options: { small: { phases: 2_000, scrapes: 5 }, default: { phases: 50_000, scrapes: 20 } },
+    timeoutMs: 300_000,
+  },
+  {
     id: 'graphql-api', kind: 'scenario', file: 'graphql-api.ts',
     title: 'GraphQL API over a history of 1.1M status changes (1,000 phases x 10 resources x 100 changes, with their intervals), API server in its own process, read token; 1 client and 16 clients, bare Apollo measured in the same run',
     options: {

@@ -31,6 +31,10 @@ import { NotRecordingError } from '../workers/recording-check.ts';
 import { startReportWorker } from '../workers/report-worker.ts';
 import { SNAPSHOT_QUEUE } from './queue/snapshot-jobs.ts';
 import { DEFAULT_UI_PATHS, ensureUiBundle } from './ui/bundle.ts';
+import { createMetrics, registerActiveOperations } from './metrics/registry.ts';
+import { registerFleetMetrics } from './metrics/fleet-metrics.ts';
+import { createMetricsHandler } from './metrics/handler.ts';
+import { createFleetStateReader } from './store/read-fleet-state.ts';
 import { createUiHandler } from './ui/serve.ts';
 
 export interface RunningPhaselog {
@@ -95,6 +99,14 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     closers.push({ name: 'database', close: () => db.$disconnect() });
 
     const running: RunningPhaselog = { databaseUrl, redisUrl: redis.url, failed, close };
+    // One registry per process: the fleet's state from the database, plus what this process's parts count.
+    const metrics = createMetrics();
+    registerFleetMetrics(metrics, createFleetStateReader(db));
+    const metricsHandler = createMetricsHandler({ metrics, log: log.child({ part: 'metrics' }), ...(config.metrics.token !== undefined ? { token: config.metrics.token } : {}) });
+    // Like /readyz, /metrics answers without a token; its series name clusters, namespaces and phases.
+    if (config.metrics.token === undefined && !isLoopbackHost(config.server.host)) {
+      log.warn({ host: config.server.host }, '/metrics answers anyone who can reach this address; set metrics.token (PHASELOG_METRICS_TOKEN) to require a bearer token');
+    }
     const startedAt = new Date();
     let recording: (() => Promise<void>) | undefined;
 
@@ -121,6 +133,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         unloadedClusters: loaded.unloaded,
         prefix,
         channelPrefix: prefix,
+        metrics,
         observe: { redaction: { dropAnnotations: config.history.redactAnnotations }, declared: groupDeclaredPhases(config.phases) },
         ...(config.snapshot.live ? { live: { debounceMs: config.snapshot.liveDebounce, watchBackoffMaxMs: config.snapshot.watchBackoffMax } } : {}),
         ...(config.retention ? { retention: { policy: retentionPolicy, intervalMs: compactEvery } } : {}),
@@ -153,14 +166,14 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
 
     if (config.role === 'worker' && config.server.probePort !== undefined) {
       // A worker-only process serves no API; its probes get a port of their own.
-      const probes = createHttpServer({ host: config.server.host, port: config.server.probePort, log: log.child({ part: 'probes' }), readiness });
+      const probes = createHttpServer({ host: config.server.host, port: config.server.probePort, log: log.child({ part: 'probes' }), readiness, metrics: metricsHandler });
       try {
         await probes.listen();
       } catch (error) {
         throw new StartupError(`cannot listen on ${config.server.host}:${config.server.probePort} (server.probePort): ${(error as Error).message}`);
       }
       closers.push({ name: 'probes', close: () => probes.close(1000) });
-      log.info({ url: probes.url }, 'worker probes listening (/healthz, /readyz)');
+      log.info({ url: probes.url }, 'worker probes listening (/healthz, /readyz, /metrics)');
     }
 
     if (config.role === 'all' || config.role === 'api') {
@@ -173,6 +186,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         log: log.child({ part: 'http' }),
         guard,
         readiness,
+        metrics: metricsHandler,
       });
       const clusters = createClusterStore(db);
       const api = await createApiWiring({
@@ -195,9 +209,11 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         limits: { maxDepth: config.api.maxDepth, maxCost: config.api.maxCost, maxAliases: config.api.maxAliases, maxTokens: config.api.maxTokens },
         guard,
         webSocket: { ...webSocketLimits, ...(connectionInitTimeout === undefined ? {} : { connectionInitTimeoutMs: connectionInitTimeout }) },
+        onRequestAnswered: metrics.graphql.observeRequest,
         context: () => ({ about: { version: VERSION, role: config.role, startedAt }, clusters, read: api.read, loaders: api.newLoaders() }),
       });
       http.mount('/graphql', graphql.handle);
+      registerActiveOperations(metrics, () => graphql.activeWebSocketOperations());
       // The web UI: bundled here only when web/ changed since the last bundle (or none exists).
       await ensureUiBundle().then(
         (bundled) => bundled && log.info({ dir: DEFAULT_UI_PATHS.outDir }, 'web UI bundled'),

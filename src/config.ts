@@ -43,6 +43,7 @@ export const ENV_KEYS = {
   PHASELOG_ANONYMOUS_READ: 'api.anonymousRead',
   PHASELOG_ALLOWED_ORIGINS: 'api.allowedOrigins',
   PHASELOG_ALLOWED_HOSTS: 'api.allowedHosts',
+  PHASELOG_METRICS_TOKEN: 'metrics.token',
 } as const;
 
 const durationSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
@@ -148,6 +149,11 @@ export const configSchema = z.strictObject({
   health: healthConfigSchema.optional(),
   /** Scheduled audit reports, stored for download. */
   reports: reportsConfigSchema.default({ schedules: [] }),
+  /**
+   * `GET /metrics` (Prometheus) on the API port and on a worker's probe port. Open like `/readyz`
+   * unless `token` is set; then a scrape must send it as a bearer token.
+   */
+  metrics: z.strictObject({ token: z.string().min(16, 'at least 16 characters').optional() }).default({}),
   /** The GraphQL API's access and limits. */
   api: z
     .strictObject({

@@ -26,7 +26,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { logRedisErrors } from '../src/runtime/redis-errors.ts';
 import type { Config } from '../src/config.ts';
-import { createClusterClient, type ClusterClient } from '../src/kube/cluster-client.ts';
+import { createClusterClient, type ClusterClient, type ClusterClientOptions } from '../src/kube/cluster-client.ts';
 import type { ClusterHandle } from '../src/kube/clusters.ts';
 import { createChangePublisher } from '../src/pubsub/change-publisher.ts';
 import { createClusterLocks } from '../src/queue/cluster-lock.ts';
@@ -44,6 +44,8 @@ import { createRecordingCheck } from './recording-check.ts';
 import { startSchedulerReconciler, type KeptScheduler } from './scheduler-reconciler.ts';
 import type { Db } from '../src/store/prisma.ts';
 import { TIMED_OUT, withDeadline } from '../src/runtime/wait.ts';
+import type { Metrics } from '../src/metrics/registry.ts';
+import { registerWorkerMetrics } from '../src/metrics/worker-metrics.ts';
 
 /** Options of {@link startWorkers}. */
 export interface StartWorkersOptions {
@@ -96,6 +98,8 @@ export interface StartWorkersOptions {
   retention?: { policy: RetentionPolicy; intervalMs?: number };
   /** Watch the clusters and snapshot on change (debounced) as well as on schedule. Off when omitted. */
   live?: LiveSnapshotOptions;
+  /** Where snapshot durations, status changes, queue depth and watch counts are recorded. @default none */
+  metrics?: Metrics;
 }
 
 /** Running snapshot workers. */
@@ -125,7 +129,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const lockRedis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
   logRedisErrors(connection, log, 'snapshot-queue');
   logRedisErrors(lockRedis, log, 'cluster-locks');
-  const clients = new Map<string, ClusterClient>(options.clusters.map((handle) => [handle.name, createClusterClient(handle)]));
+  const clients = new Map<string, ClusterClient>(options.clusters.map((handle) => [handle.name, createClusterClient(handle, clientOptions(handle.name, options.metrics))]));
   const health = config.health !== undefined ? await createHealthChecker(config.health, { baseDir: config.baseDir }) : undefined;
   for (const error of health?.errors ?? []) log.warn({ error }, 'custom health check not loaded');
   const observe: ObserveClusterOptions = { memos: new ObservationMemos(), ...options.observe, ...(health ? { customHealth: (object) => health.checker.evaluate(object) } : {}) };
@@ -171,8 +175,16 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       throw new DelayedError();
     }
     heldSince.delete(client.name);
+    const started = performance.now();
+    const kind = payload.data.changed !== undefined ? 'live' : 'scheduled';
     try {
-      const outcome = await snapshotCluster(deps, client, new Date(tickAt), payload.data.changed !== undefined ? { changed: payload.data.changed } : {});
+      const outcome = await snapshotCluster(deps, client, new Date(tickAt), payload.data.changed !== undefined ? { changed: payload.data.changed } : {}).catch((error: unknown) => {
+        options.metrics?.snapshots.failed.inc({ cluster: client.name });
+        options.metrics?.snapshots.duration.observe({ cluster: client.name, kind, outcome: 'error' }, (performance.now() - started) / 1000);
+        throw error;
+      });
+      options.metrics?.snapshots.duration.observe({ cluster: client.name, kind, outcome: outcome.skipped !== undefined ? 'skipped' : (outcome.outcome ?? 'ok') }, (performance.now() - started) / 1000);
+      if (outcome.written && outcome.changes > 0) options.metrics?.snapshots.statusChanges.inc({ cluster: client.name }, outcome.changes);
       // Only a snapshot of the whole cluster shows that recording goes on; a live one may cover one phase.
       if (outcome.live !== true && outcome.skipped !== 'NOTHING_AFFECTED') recording.completed(client.name);
       return outcome;
@@ -216,6 +228,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     ...(health ? { wholeObjects: (apiVersion: string, kind: string) => health.checker.matches(apiVersion, kind) } : {}),
     ...(observe.redaction !== undefined ? { redaction: observe.redaction } : {}),
   }) : undefined;
+  if (options.metrics !== undefined) registerWorkerMetrics(options.metrics, queue, live);
   log.info({ clusters: clients.size, queue: queueName, intervalMs: config.snapshot.interval, live: live !== undefined }, 'snapshot workers started');
 
   return {
@@ -244,6 +257,11 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       await Promise.all([connection.quit().catch(() => connection.disconnect()), lockRedis.quit().catch(() => lockRedis.disconnect())]);
     },
   };
+}
+
+/** A cluster client whose requests are counted by status code when metrics are on. */
+function clientOptions(cluster: string, metrics: Metrics | undefined): ClusterClientOptions {
+  return metrics === undefined ? {} : { transport: { onAnswer: (code) => metrics.kubeRequests.inc({ cluster, code }) } };
 }
 
 /** Whether `promise` settled within `ms` (a rejection counts as settled). */

@@ -37,6 +37,20 @@ const noStore: ApolloServerPlugin<GraphqlContext> = {
 };
 
 /** Page sizes given by variables are refused before anything runs, as those written in the query are. */
+/** Reports each request's operation type and time, from the start of Apollo's handling to the response. */
+function timeRequests(report: (operationType: string, seconds: number) => void): ApolloServerPlugin<GraphqlContext> {
+  return {
+    async requestDidStart() {
+      const started = performance.now();
+      return {
+        async willSendResponse(requestContext) {
+          report(requestContext.operation?.operation ?? 'unknown', (performance.now() - started) / 1000);
+        },
+      };
+    },
+  };
+}
+
 const refusePageSizeVariables: ApolloServerPlugin<GraphqlContext> = {
   async requestDidStart() {
     return {
@@ -102,6 +116,8 @@ export interface GraphqlServerOptions {
   guard?: RequestGuard;
   /** Message size, connection and operation limits of the WebSocket endpoint. @default DEFAULT_WEBSOCKET_LIMITS */
   webSocket?: Partial<WebSocketLimits>;
+  /** Called once per HTTP request answered, with its operation type (`unknown` when it did not parse). @default none */
+  onRequestAnswered?: (operationType: string, seconds: number) => void;
 }
 
 export interface GraphqlServer {
@@ -113,6 +129,8 @@ export interface GraphqlServer {
    * connection), on every replica, as soon as the replica learns of the revocation.
    */
   closeWebSockets(): Promise<void>;
+  /** Operations (subscriptions, and queries sent over WebSocket) running on open connections now. */
+  activeWebSocketOperations(): number;
   /** Stop Apollo; call after the HTTP server has drained. */
   stop(): Promise<void>;
 }
@@ -210,6 +228,8 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
       accept(true);
     },
   });
+  // Open connections, whose running operations graphql-ws keeps in `subscriptions`.
+  const connections = new Set<{ subscriptions: Record<string, unknown> }>();
   const wsErrors = createWebSocketErrorFormatter({ format: formatError, contexts: errorContexts });
   const wsCleanup = useServer(
     {
@@ -249,6 +269,8 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
           socket.once('close', release);
         }
         principals.set(ctx.extra, result.principal);
+        connections.add(ctx);
+        socket.once('close', () => connections.delete(ctx));
         if (revoked !== undefined) {
           // The token was revoked while this connection is open: close it as graphql-ws refuses one.
           const socket = ctx.extra.socket;
@@ -300,7 +322,10 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     includeStacktraceInErrorResponses: options.exposeInternalErrors ?? false,
     // phaselog sets no cache hints, so Apollo's cache-control plugin would only cost a hook on every
     // field of every response (about a tenth of a history page's server time) to compute "no-store".
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), noStore, rememberErrorContexts, refusePageSizeVariables],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), noStore, rememberErrorContexts, refusePageSizeVariables,
+      ...(options.onRequestAnswered !== undefined ? [timeRequests(options.onRequestAnswered)] : []),
+    ],
     logger: {
       debug: (m) => log.debug(m),
       info: (m) => log.info(m),
@@ -333,6 +358,11 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
   };
 
   return {
+    activeWebSocketOperations: () => {
+      let count = 0;
+      for (const connection of connections) count += Object.keys(connection.subscriptions).length;
+      return count;
+    },
     async handle(req, res) {
       if (await serveGraphiql(req, res)) return;
       const headers = new HeaderMap();

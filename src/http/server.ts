@@ -1,6 +1,6 @@
 /**
  * phaselog's HTTP listener: `/healthz` (the process is up), `/readyz` (database, Redis and
- * migrations are OK) and the GraphQL endpoint on `/graphql` (HTTP and WebSocket).
+ * migrations are OK), `/metrics` (Prometheus) and the GraphQL endpoint on `/graphql` (HTTP and WebSocket).
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -24,6 +24,8 @@ export interface HttpServerOptions {
    * kubelet sends the pod's address as `Host`, and they answer nothing a page could use. @default none
    */
   guard?: RequestGuard;
+  /** Answers `/metrics` (Prometheus), exempt from `guard` as the probes are. @default none (404) */
+  metrics?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
 export interface HttpServer {
@@ -65,6 +67,14 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       });
       return;
     }
+    if (path === '/metrics' && options.metrics !== undefined) {
+      options.metrics(req, res).catch((error: unknown) => {
+        log.error({ err: error, path }, 'request failed');
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.end();
+      });
+      return;
+    }
     const refusal = options.guard?.(req);
     if (refusal !== undefined) {
       log.info({ code: refusal.code, host: req.headers.host, origin: req.headers.origin, path }, 'request refused');
@@ -82,7 +92,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       });
       return;
     }
-    const notFound = () => sendJson(res, 404, { error: `no route for ${path}`, routes: ['/healthz', '/readyz', ...mounts.keys()] });
+    const notFound = () => sendJson(res, 404, { error: `no route for ${path}`, routes: ['/healthz', '/readyz', ...(options.metrics ? ['/metrics'] : []), ...mounts.keys()] });
     if (!fallback) return notFound();
     fallback(req, res).then(
       (handled) => {

@@ -58,6 +58,11 @@ export interface TransportOptions {
   timeoutMs?: number;
   /** Largest response body accepted, to bound memory on huge lists. @default 256 MiB */
   maxBodyBytes?: number;
+  /**
+   * Called once per request (GETs and watches) with the HTTP status code the API server answered,
+   * or `error` when no answer came (connection refused or reset, timeout, TLS). @default none
+   */
+  onAnswer?: (code: string) => void;
 }
 
 /** Builds a transport for the current context of `kubeConfig`. */
@@ -66,6 +71,7 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
   const server = (cluster?.server ?? '').replace(/\/+$/, '');
   const defaultTimeout = options.timeoutMs ?? 15_000;
   const maxBody = options.maxBodyBytes ?? 256 * 1024 * 1024;
+  const onAnswer = options.onAnswer;
   let agent: http.Agent | undefined;
   let count = 0;
 
@@ -88,11 +94,12 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
 
   async function getJson(path: string, query: Query = {}, requestOptions: RequestOptions = {}): Promise<unknown> {
     const { url, client, init } = await prepare(path, query);
-    return send(client, url, init, requestOptions.timeoutMs ?? defaultTimeout, maxBody, requestOptions.signal);
+    return send(client, url, init, requestOptions.timeoutMs ?? defaultTimeout, maxBody, requestOptions.signal, onAnswer);
   }
 
   function openStream(path: string, query: Query, handlers: StreamHandlers, options: StreamOptions = {}): () => void {
     let request: http.ClientRequest | undefined;
+    let answered = false;
     let finished = false;
     let aborted = false;
     const finish = (error?: unknown): void => {
@@ -115,6 +122,8 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
       // Watches get their own socket: a long-lived stream must not hold a pooled keep-alive socket.
       request = client.request(url, { ...init, agent: client === https ? new https.Agent(agentTlsOptions(init.agent)) : false }, (response) => {
         const status = response.statusCode ?? 0;
+        answered = true;
+        onAnswer?.(String(status));
         if (status < 200 || status >= 300) {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -138,7 +147,10 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
         response.on('end', () => finish());
         response.on('error', (err) => finish(err));
       });
-      request.on('error', (err) => finish(err instanceof KubeRequestError ? err : new KubeRequestError(err.message, readSocketCode(err))));
+      request.on('error', (err) => {
+        if (!answered && !aborted) onAnswer?.('error');
+        finish(err instanceof KubeRequestError ? err : new KubeRequestError(err.message, readSocketCode(err)));
+      });
       request.end();
     }, finish);
     return () => {
@@ -185,9 +197,13 @@ function send(
   timeoutMs: number,
   maxBody: number,
   signal: AbortSignal | undefined,
+  onAnswer: ((code: string) => void) | undefined,
 ): Promise<unknown> {
   return new Promise((resolve, reject) => {
+    let answered = false;
     const request = client.request(url, init, (response) => {
+      answered = true;
+      onAnswer?.(String(response.statusCode ?? 0));
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
@@ -216,6 +232,7 @@ function send(
     }, timeoutMs);
     function fail(err: Error): void {
       clearTimeout(timer);
+      if (!answered) onAnswer?.('error');
       reject(err instanceof KubeRequestError ? err : new KubeRequestError(err.message, readSocketCode(err)));
     }
     request.on('error', fail);

@@ -44,8 +44,17 @@ export interface LiveSnapshotOptions {
   watchBackoffMaxMs?: number;
 }
 
+/** A cluster's watch counts since the start (they only grow, so they read as counters). */
+export interface WatchCounts {
+  cluster: string;
+  events: number;
+  relists: number;
+}
+
 /** Running watches. */
 export interface LiveSnapshots {
+  /** Watch events and relists per cluster so far. */
+  counts(): WatchCounts[];
   close(): void;
 }
 
@@ -64,6 +73,7 @@ export async function startLiveSnapshots(
 ): Promise<LiveSnapshots> {
   const clusters = await Promise.all([...clients].map((client) => watchCluster(client, enqueue, log.child({ cluster: client.name }), options)));
   return {
+    counts: () => clusters.flatMap((cluster) => cluster.counts()),
     close() {
       for (const cluster of clusters) cluster.close();
     },
@@ -80,6 +90,16 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
   let burstStart = 0;
   let closed = false;
   let burst = createBurst();
+  // Counts of the watch sets replaced when the watched kinds changed, so the totals never go down.
+  const retired = { events: 0, relists: 0 };
+  const counts = (): WatchCounts => {
+    let { events, relists } = retired;
+    for (const cache of set?.caches.values() ?? []) {
+      events += cache.stats.events;
+      relists += cache.stats.relists;
+    }
+    return { cluster: client.name, events, relists };
+  };
   const fire = (): void => {
     timer = undefined;
     // The slot the burst ended in names the job, so processes that saw the same changes queue one job.
@@ -105,6 +125,9 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     const key = [...kinds.keys()].sort().join(',');
     if (key === kindsKey || closed) return;
     kindsKey = key;
+    const before = counts();
+    retired.events = before.events;
+    retired.relists = before.relists;
     set?.stop();
     set = createWatchSet(client, [...kinds.values()], {
       ...(options.wholeObjects !== undefined ? { wholeObjects: options.wholeObjects } : {}),
@@ -119,6 +142,7 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
   const resync = setInterval(() => void sync().catch((error: unknown) => log.error({ err: error }, 'resyncing watched kinds failed')), resyncMs);
   resync.unref();
   return {
+    counts: () => [counts()],
     close() {
       closed = true;
       clearInterval(resync);

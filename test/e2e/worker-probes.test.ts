@@ -1,6 +1,6 @@
 /**
  * A worker-only process (role `worker`, as in the compose file) serves no API, but with
- * `server.probePort` it answers /healthz and /readyz, and its /readyz says whether it is recording.
+ * `server.probePort` it answers /healthz, /readyz (which says whether it is recording) and /metrics.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,11 +20,11 @@ afterAll(async () => {
 });
 
 describe('phaselog worker with server.probePort', () => {
-  it('answers /healthz and /readyz (with the recording check) and nothing else', async () => {
+  it('answers /healthz, /readyz (with the recording check) and /metrics, and nothing else', async () => {
     // No cluster configured: the worker reads the demo clusters.
     const proc = runPhaselog(['worker'], cleanEnv({ PHASELOG_PROBE_PORT: '0', PHASELOG_STATE_DIR: stateDir, DATABASE_URL: db.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('worker-probes') }));
     running.push(proc);
-    const line = await proc.waitForLog((l) => l.msg === 'worker probes listening (/healthz, /readyz)', 90_000);
+    const line = await proc.waitForLog((l) => l.msg === 'worker probes listening (/healthz, /readyz, /metrics)', 90_000);
     const base = String(line.url);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     let body: { status?: string; checks?: Record<string, { ok: boolean }> } = {};
@@ -37,6 +37,18 @@ describe('phaselog worker with server.probePort', () => {
       { timeoutMs: 30_000, intervalMs: 200, what: '/readyz of the worker to say ready' },
     );
     expect(body).toEqual({ status: 'ready', checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: true }, recording: { ok: true } } });
+    // Its metrics: the demo's phases from the database, its own queue and snapshots.
+    let metrics = '';
+    await waitFor(
+      async () => {
+        metrics = await (await fetch(`${base}/metrics`)).text();
+        return /^phaselog_phase_status\{.*\} 1$/m.test(metrics) && /^phaselog_snapshot_duration_seconds_count\{.*kind="scheduled".*\} [1-9]/m.test(metrics);
+      },
+      { timeoutMs: 30_000, intervalMs: 200, what: '/metrics of the worker to show phases and timed snapshots' },
+    );
+    expect(metrics).toMatch(/^phaselog_queue_jobs\{queue="[^"]+",state="waiting"\} \d+$/m);
+    expect(metrics).toMatch(/^phaselog_cluster_reachable\{cluster="[^"]+"\} [01]$/m);
+    expect(metrics).not.toContain(db.url);
     // The worker serves no API.
     expect((await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })).status).toBe(404);
     proc.child.kill('SIGTERM');

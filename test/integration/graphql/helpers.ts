@@ -9,6 +9,8 @@ import WebSocket from 'ws';
 import { createApiWiring, isLoopbackHost, type ApiWiring } from '../../../src/graphql/api-wiring.ts';
 import { createSchema } from '../../../src/graphql/schema.ts';
 import { createGraphqlServer } from '../../../src/graphql/server.ts';
+import { createMetricsHandler } from '../../../src/metrics/handler.ts';
+import { registerActiveOperations, type Metrics } from '../../../src/metrics/registry.ts';
 import { createHttpServer } from '../../../src/http/server.ts';
 import { createRequestGuard } from '../../../src/http/origin.ts';
 import type { WebSocketLimits } from '../../../src/graphql/ws-limits.ts';
@@ -52,6 +54,8 @@ export interface TestApiOptions {
   allowedHosts?: string[];
   /** WebSocket limits (defaults: the server's). */
   webSocket?: Partial<WebSocketLimits>;
+  /** Record request durations and active operations here and serve them on /metrics, as app.ts wires it. */
+  metrics?: Metrics;
 }
 
 export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
@@ -68,7 +72,7 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     ...(options.tokenRecheckMs === undefined ? {} : { tokenRecheckMs: options.tokenRecheckMs }),
   });
   const guard = createRequestGuard({ loopbackBind: isLoopbackHost(host), allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
-  const http = createHttpServer({ host, port: 0, log, readiness: {}, guard });
+  const http = createHttpServer({ host, port: 0, log, readiness: {}, guard, ...(options.metrics ? { metrics: createMetricsHandler({ metrics: options.metrics, log }) } : {}) });
   const clusters = createClusterStore(options.db);
   const graphql = await createGraphqlServer({
     schema: options.schema ?? createSchema(),
@@ -83,7 +87,9 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     compiledExecution: { compileOnUse: options.compileOnUse ?? 1 },
     guard,
     ...(options.webSocket ? { webSocket: options.webSocket } : {}),
+    ...(options.metrics ? { onRequestAnswered: options.metrics.graphql.observeRequest } : {}),
   });
+  if (options.metrics) registerActiveOperations(options.metrics, () => graphql.activeWebSocketOperations());
   http.mount('/graphql', graphql.handle);
   await http.listen();
   return {

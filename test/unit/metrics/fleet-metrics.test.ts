@@ -1,0 +1,83 @@
+/**
+ * The fleet series' text: staleness follows the one observation rule per cluster, label values are
+ * escaped as the text format requires, and `metrics.token` is read from config and environment.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../src/config.ts';
+import { renderFleetState } from '../../../src/metrics/fleet-metrics.ts';
+import { hasMetricsToken } from '../../../src/metrics/handler.ts';
+import type { FleetCluster } from '../../../src/store/read-fleet-state.ts';
+
+const now = new Date('2026-11-26T12:00:00Z');
+const ids = (phase: string) => `cluster="east",namespace="shop",phase="${phase}"`;
+
+function cluster(overrides: Partial<FleetCluster> = {}): FleetCluster {
+  return {
+    name: 'east', reachable: true, lastObservedAt: new Date(now.getTime() - 10_000), snapshotIntervalMs: 30_000,
+    statusLines: `phaselog_phase_status{${ids('web')},source="cli-utils",status="Current"} 1\nphaselog_phase_status{${ids('db')},source="cli-utils",status="InProgress"} 1`,
+    phaseLabels: `${ids('web')}\n${ids('db')}`,
+    storedStaleLabels: '',
+    changedLines: `phaselog_phase_status_changed_timestamp_seconds{${ids('db')}} 1795700000.5`,
+    resourceLines: `phaselog_phase_resources{${ids('db')},status="InProgress"} 1`,
+    ...overrides,
+  };
+}
+
+const lines = (text: string, name: string): string[] => text.split('\n').filter((l) => l.startsWith(`${name}{`));
+
+describe('renderFleetState', () => {
+  it.each([
+    ['an observed, reachable cluster: no phase is stale', cluster(), []],
+    ['a phase whose stored status is stale', cluster({ storedStaleLabels: ids('db') }), ['db']],
+    ['an unreachable cluster: every phase is stale', cluster({ reachable: false }), ['web', 'db']],
+    ['a cluster not observed for many intervals: every phase is stale', cluster({ lastObservedAt: new Date(now.getTime() - 3_600_000) }), ['web', 'db']],
+  ])('%s', (_case, input, stale) => {
+    const text = renderFleetState([input], now);
+    expect(lines(text, 'phaselog_phase_stale')).toEqual(stale.map((p) => `phaselog_phase_stale{${ids(p)}} 1`));
+    expect(lines(text, 'phaselog_phase_status')).toHaveLength(2);
+  });
+
+  it('prints each series once with HELP and TYPE, a cluster never read without a reachability series', () => {
+    const text = renderFleetState([cluster(), cluster({ name: 'new', reachable: null, statusLines: '', phaseLabels: '', changedLines: '', resourceLines: '' })], now);
+    for (const name of ['phaselog_phase_status', 'phaselog_phase_resources', 'phaselog_phase_status_changed_timestamp_seconds', 'phaselog_phase_stale', 'phaselog_cluster_reachable']) {
+      expect(text.match(new RegExp(`^# TYPE ${name} gauge$`, 'gm'))).toHaveLength(1);
+    }
+    expect(lines(text, 'phaselog_cluster_reachable')).toEqual(['phaselog_cluster_reachable{cluster="east"} 1']);
+    expect(text.endsWith('\n')).toBe(true);
+  });
+
+  it('escapes a cluster name with quotes, backslashes and newlines', () => {
+    const text = renderFleetState([cluster({ name: 'a"b\\c\nd', statusLines: '', phaseLabels: '', changedLines: '', resourceLines: '' })], now);
+    expect(lines(text, 'phaselog_cluster_reachable')).toEqual(['phaselog_cluster_reachable{cluster="a\\"b\\\\c\\nd"} 1']);
+  });
+});
+
+describe('metrics.token', () => {
+  const dir = () => mkdtempSync(path.join(tmpdir(), 'phaselog-metrics-config-'));
+
+  it('is unset by default and read from PHASELOG_METRICS_TOKEN or phaselog.yaml', () => {
+    expect(loadConfig({}, dir()).metrics.token).toBeUndefined();
+    expect(loadConfig({ PHASELOG_METRICS_TOKEN: 'env-token-0123456789' }, dir()).metrics.token).toBe('env-token-0123456789');
+    const withFile = dir();
+    writeFileSync(path.join(withFile, 'phaselog.yaml'), 'metrics:\n  token: file-token-0123456789\n');
+    expect(loadConfig({}, withFile).metrics.token).toBe('file-token-0123456789');
+  });
+
+  it('refuses a token too short to resist guessing', () => {
+    expect(() => loadConfig({ PHASELOG_METRICS_TOKEN: 'short' }, dir())).toThrow(ConfigError);
+  });
+
+  it.each([
+    [`Bearer token-0123456789abcdef`, true],
+    [`bearer   token-0123456789abcdef`, true],
+    [`Bearer token-0123456789abcdeF`, false],
+    [`Bearer token-0123456789abcde`, false],
+    [`token-0123456789abcdef`, false],
+    [undefined, false],
+  ])('authorization %j matches: %s', (authorization, ok) => {
+    expect(hasMetricsToken(authorization, 'token-0123456789abcdef')).toBe(ok);
+  });
+});
