@@ -2,6 +2,8 @@
  * Shared set-up for the emulator's integration tests: a started emulator, a client-node
  * KubeConfig pointing at it, object builders and a deadline-bounded poll.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src/emulator/index.ts';
 
@@ -61,4 +63,30 @@ export async function rawRequest(em: Emulator, path: string, init: { method?: st
   const res = await fetch(em.url + path, init);
   const text = await res.text();
   return { status: res.status, headers: res.headers, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+const execFileAsync = promisify(execFile);
+
+/** Fails with how to get kubectl when it cannot be run: the kubectl tests never skip. */
+export async function requireKubectl(): Promise<void> {
+  try {
+    await execFileAsync('kubectl', ['version', '--client'], { timeout: 10_000 });
+  } catch (e) {
+    throw new Error(`kubectl is required for this test but could not be run (${(e as Error).message}); install kubectl >= 1.30 and put it on PATH (.ci/run installs one where it is missing)`);
+  }
+}
+
+/** kubectl against the kubeconfig `kubeconfig()` names: its stdout, or how it failed when it must. */
+export function kubectlWith(kubeconfig: () => string, timeoutMs = 30_000) {
+  const kubectl = async (...args: string[]): Promise<string> => (await execFileAsync('kubectl', ['--kubeconfig', kubeconfig(), ...args], { timeout: timeoutMs })).stdout;
+  const kubectlFails = async (...args: string[]): Promise<{ code: number | undefined; stderr: string }> => {
+    try {
+      await kubectl(...args);
+    } catch (e) {
+      const err = e as { code?: number; stderr?: string };
+      return { code: err.code, stderr: String(err.stderr) };
+    }
+    throw new Error(`kubectl ${args.join(' ')} succeeded but was expected to fail`);
+  };
+  return { kubectl, kubectlFails };
 }

@@ -3,42 +3,22 @@
  * kubeconfig, Deployment rollouts completed by the emulator, kubectl's protobuf request bodies.
  * Without kubectl on PATH this file fails with a message saying how to get it.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../src/emulator/index.ts';
-import { waitFor } from './helpers.ts';
+import { kubectlWith, requireKubectl, waitFor } from './helpers.ts';
 
-const run = promisify(execFile);
 
 let em: Emulator;
 let dir: string;
 let kubeconfig: string;
-
-async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 30_000 });
-  return stdout;
-}
-
-async function kubectlFails(...args: string[]): Promise<{ code: number | undefined; stderr: string }> {
-  try {
-    await kubectl(...args);
-  } catch (e) {
-    const err = e as { code?: number; stderr?: string };
-    return { code: err.code, stderr: String(err.stderr) };
-  }
-  throw new Error(`kubectl ${args.join(' ')} succeeded but was expected to fail`);
-}
+const { kubectl, kubectlFails } = kubectlWith(() => kubeconfig);
 
 beforeAll(async () => {
-  try {
-    await run('kubectl', ['version', '--client'], { timeout: 10_000 });
-  } catch (e) {
-    throw new Error(`kubectl is required for this test but could not be run (${(e as Error).message}); install kubectl >= 1.30 (Debian: apt-get install kubernetes-client) and put it on PATH`);
-  }
+  await requireKubectl();
   em = await startEmulator({ completeRollouts: true });
   dir = await mkdtemp(join(tmpdir(), 'phaselog-kubectl-everyday-'));
   kubeconfig = join(dir, 'kubeconfig');

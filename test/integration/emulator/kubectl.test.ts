@@ -9,34 +9,17 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../src/emulator/index.ts';
 import { deploymentRollout, runScenario } from '../../../src/emulator/scenario.ts';
-import { waitFor } from './helpers.ts';
+import { kubectlWith, requireKubectl, waitFor } from './helpers.ts';
 
 const run = promisify(execFile);
 
 let em: Emulator;
 let dir: string;
 let kubeconfig: string;
-
-async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run('kubectl', ['--kubeconfig', kubeconfig, ...args], { timeout: 20_000 });
-  return stdout;
-}
-
-async function kubectlFails(...args: string[]): Promise<string> {
-  try {
-    await kubectl(...args);
-  } catch (e) {
-    return String((e as { stderr?: string }).stderr);
-  }
-  throw new Error(`kubectl ${args.join(' ')} succeeded but was expected to fail`);
-}
+const { kubectl, kubectlFails } = kubectlWith(() => kubeconfig);
 
 beforeAll(async () => {
-  try {
-    await run('kubectl', ['version', '--client'], { timeout: 10_000 });
-  } catch (e) {
-    throw new Error(`kubectl is required for this test but could not be run (${(e as Error).message}); install kubectl >= 1.30 and put it on PATH`);
-  }
+  await requireKubectl();
   em = await startEmulator();
   dir = await mkdtemp(join(tmpdir(), 'phaselog-kubectl-'));
   kubeconfig = join(dir, 'kubeconfig');
@@ -138,7 +121,7 @@ describe('kubectl against the emulator', () => {
 
   it('lists with a label selector and reports NotFound like a cluster', async () => {
     expect(await kubectl('get', 'deployments', '-A', '-l', 'app!=other', '-o', 'name')).toBe('deployment.apps/frontend\n');
-    expect(await kubectlFails('get', 'deployment', 'nope', '-n', 'shop')).toContain('deployments.apps "nope" not found');
+    expect((await kubectlFails('get', 'deployment', 'nope', '-n', 'shop')).stderr).toContain('deployments.apps "nope" not found');
   });
 
   it('shows a finalized object as Terminating until the finalizer goes, and get --watch sees every step', async () => {
@@ -161,7 +144,7 @@ describe('kubectl against the emulator', () => {
     expect(rows.map((r) => r[0])).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
     expect(rows[0]?.[2]).toBe('<none>');
     expect(rows[1]?.[2]).toMatch(/^\d{4}-/);
-    expect(await kubectlFails('get', 'deployment', 'frontend', '-n', 'shop')).toContain('not found');
+    expect((await kubectlFails('get', 'deployment', 'frontend', '-n', 'shop')).stderr).toContain('not found');
   });
 
   it('follows a scripted Deployment rollout with kubectl rollout status', async () => {
