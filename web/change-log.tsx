@@ -5,16 +5,7 @@ import { CliHint, phaseArg } from './cli-hint.tsx';
 import { navigate, withParams, type Place } from './router.tsx';
 import { formatTime, StatusBadge } from './status.tsx';
 import { formatResourceKey } from '../src/inventory/object-ref.ts';
-
-interface Change {
-  seq: string;
-  at: string;
-  scope: string;
-  resourceKey: string | null;
-  fromStatus: string | null;
-  toStatus: string | null;
-  message: string;
-}
+import type { ChangeLogEntry } from '../src/graphql/answers.ts';
 
 const CHANGES = `query Changes($id: ID!, $after: String) {
   phase(id: $id) { changes(first: 25, after: $after) { edges { node { seq at scope resourceKey fromStatus toStatus message } } pageInfo { hasNextPage endCursor } } }
@@ -25,7 +16,7 @@ export function ChangeLog({ place, phase, refreshAt }: { place: Place; phase: { 
   // The pages read so far, as a list of cursors in the URL: back/forward and deep links keep the page.
   const trail = (place.params.get('log') ?? '').split(',').filter(Boolean);
   const after = trail.at(-1);
-  const { data, error, reload } = useQuery<{ phase: { changes: { edges: { node: Change }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null }>(CHANGES, { id: phase.id, after });
+  const { data, error, reload } = useQuery<{ phase: { changes: { edges: { node: ChangeLogEntry }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null }>(CHANGES, { id: phase.id, after });
   const first = useRef(refreshAt);
   useEffect(() => {
     if (refreshAt !== first.current) reload();

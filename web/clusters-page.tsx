@@ -3,15 +3,10 @@ import { useEffect, useState } from 'react';
 import { gql, useQuery } from './api.ts';
 import { Timeline, type TimelineInterval } from './timeline.tsx';
 import { CliHint } from './cli-hint.tsx';
+import type { ClusterSummary } from '../src/graphql/answers.ts';
 import { formatSpan, formatTime, TimeAgo } from './status.tsx';
 
-interface ClusterRow {
-  name: string;
-  labels: Record<string, string>;
-  state: string;
-  reachable: boolean | null;
-  lastGoodReadAt: string | null;
-  lastObservedAt: string | null;
+interface ClusterRow extends ClusterSummary {
   snapshotInterval: string | null;
   retiredAt: string | null;
 }

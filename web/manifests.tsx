@@ -11,6 +11,7 @@ import { CliHint, phaseArg } from './cli-hint.tsx';
 import { navigate, withParams, type Place } from './router.tsx';
 import { formatTime } from './status.tsx';
 import { formatRef } from '../src/inventory/object-ref.ts';
+import type { ObjectChangeAnswer } from '../src/graphql/answers.ts';
 
 interface Entry {
   group: string;
@@ -19,16 +20,8 @@ interface Entry {
   name: string;
 }
 
-interface Change {
-  key: string;
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  change: 'ADDED' | 'REMOVED' | 'CHANGED';
-  withheld: boolean;
-  diff: string | null;
-}
+/** What the diff view selects of a member change (no before/after headers: the diff carries them). */
+type Change = Omit<ObjectChangeAnswer, 'before' | 'after'>;
 
 interface Version {
   previousHash: string | null;

@@ -6,15 +6,9 @@ import { useEffect, useState } from 'react';
 import { gql } from './api.ts';
 import { Timeline, type TimelineInterval } from './timeline.tsx';
 import { formatResourceKey } from '../src/inventory/object-ref.ts';
+import type { ChangeLogEntry } from '../src/graphql/answers.ts';
 
-interface ResourceChange {
-  at: string;
-  scope: string;
-  resourceKey: string | null;
-  fromStatus: string | null;
-  toStatus: string | null;
-  message: string;
-}
+type ResourceChange = Omit<ChangeLogEntry, 'seq'>;
 
 interface ChangesPage {
   phase: { changes: { edges: { node: ResourceChange }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null;

@@ -7,28 +7,10 @@
 
 import { formatRef, painter } from './format.ts';
 import type { Colour } from './format.ts';
-
-/** One side of a change, as the API gives it. */
-export interface DiffRevision {
-  hash: string | null;
-  at: string;
-}
+import type { ObjectChangeAnswer } from '../graphql/answers.ts';
 
 /** One member change, as the API gives it. */
-export interface DiffChange {
-  key: string;
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  change: 'ADDED' | 'REMOVED' | 'CHANGED';
-  before: DiffRevision | null;
-  after: DiffRevision | null;
-  /** Unified diff with `--- before (...)` / `+++ after (...)` headers; '' when alike; null when not stored or withheld. */
-  diff: string | null;
-  /** The token may not read the member's namespace. */
-  withheld: boolean;
-}
+export type DiffChange = ObjectChangeAnswer;
 
 /** One manifest version, as the API gives it. */
 export interface DiffVersion {

@@ -2,24 +2,17 @@
 import type { CommandContext } from '../context.ts';
 import { formatAgo, isDataFormat, renderList, renderTable } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
+import type { ClusterSummary } from '../../graphql/answers.ts';
 
 const CLUSTERS = `{ clusters { name labels state reachable lastGoodReadAt lastObservedAt } }`;
 
-interface ClusterRow {
-  name: string;
-  labels: Record<string, string>;
-  state: string;
-  reachable: boolean | null;
-  lastGoodReadAt: string | null;
-  lastObservedAt: string | null;
-}
 
 export async function runClusters(ctx: CommandContext, options: { output: OutputFormat; headers: boolean }): Promise<number> {
-  const { clusters } = await ctx.api.query<{ clusters: ClusterRow[] }>(CLUSTERS);
+  const { clusters } = await ctx.api.query<{ clusters: ClusterSummary[] }>(CLUSTERS);
   if (isDataFormat(options.output)) return ctx.out(renderList(clusters.map((c) => ({ kind: 'Cluster', ...c })), options.output)), 0;
   if (options.output === 'name') return ctx.out(clusters.map((c) => `${c.name}\n`).join('')), 0;
   const now = ctx.now();
-  const reachable = (c: ClusterRow) => (c.reachable === null ? '-' : c.reachable ? ctx.paint('green', 'yes') : ctx.paint('red', 'NO'));
+  const reachable = (c: ClusterSummary) => (c.reachable === null ? '-' : c.reachable ? ctx.paint('green', 'yes') : ctx.paint('red', 'NO'));
   const wide = options.output === 'wide';
   ctx.out(
     renderTable(

@@ -8,6 +8,7 @@ import { formatDuration } from '../../duration.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { formatAgo, formatResourceKey, isDataFormat, paintStatus, parseTime, renderList, renderTable } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
+import type { ChangeLogEntry } from '../../graphql/answers.ts';
 import { resolvePhase } from '../phase-arg.ts';
 import type { PhaseScope } from '../phase-arg.ts';
 import { collectPages } from '../paging.ts';
@@ -33,15 +34,6 @@ interface Interval {
   summary: { total: number; failed: number };
 }
 
-interface Change {
-  seq: string;
-  at: string;
-  scope: string;
-  resourceKey: string | null;
-  fromStatus: string | null;
-  toStatus: string | null;
-  message: string;
-}
 
 export interface HistoryOptions extends PhaseScope {
   phase?: string;
@@ -62,7 +54,7 @@ export async function runHistory(ctx: CommandContext, options: HistoryOptions): 
   const window = { id: phase.id, from: from.toISOString(), to: to?.toISOString() ?? null };
   const wide = options.output === 'wide';
   if (options.all) {
-    const changes = await collectPages<Change>(ctx.api, CHANGES, window, (d: { phase: { changes: Connection<Change> } | null }) => d.phase?.changes);
+    const changes = await collectPages<ChangeLogEntry>(ctx.api, CHANGES, window, (d: { phase: { changes: Connection<ChangeLogEntry> } | null }) => d.phase?.changes);
     const items = changes.map((c) => ({ kind: 'StatusChange', ...c, resource: c.resourceKey ? formatResourceKey(c.resourceKey) : null }));
     if (isDataFormat(options.output)) ctx.out(renderList(items, options.output));
     else

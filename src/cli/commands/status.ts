@@ -11,6 +11,7 @@ import type { OutputFormat } from '../format.ts';
 import { resolvePhase } from '../phase-arg.ts';
 import { collectPages } from '../paging.ts';
 import { severityOf } from '../../status/severity.ts';
+import type { ResourceStatus } from '../../status/types.ts';
 import type { Connection } from '../paging.ts';
 
 const SUMMARY = 'summary { current inProgress failed terminating notFound unknown total }';
@@ -74,37 +75,17 @@ interface ApiPhase {
 }
 
 /** A phase as `-o json|yaml` prints it: flat, the status as of `--at` when given. */
-interface PhaseItem {
+type PhaseItem = Omit<ApiPhase, 'id' | 'worstResource' | 'statusAt'> & {
   kind: 'Phase';
-  cluster: string;
-  namespace: string;
-  name: string;
-  source: string;
-  labels: Record<string, string>;
-  status: string | null;
-  since: string | null;
-  message: string;
-  stale: boolean;
-  staleReason: string | null;
-  lastGoodReadAt: string | null;
-  summary: Summary;
+  /** The worst resource's ref. */
   worstResource: string | null;
   at?: string;
   resources?: ResourceItem[];
   seq?: string;
-}
+};
 
-interface ResourceItem {
-  ref: string;
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  status: string;
-  reason: string | null;
-  message: string;
-  since: string | null;
-}
+/** A resource as `-o json|yaml` prints it: its fields and its ref. */
+type ResourceItem = ApiResource & { ref: string };
 
 interface ChangeItem {
   kind: 'StatusChange';
@@ -117,7 +98,8 @@ interface ChangeItem {
   message: string;
 }
 
-export const STATUSES = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'] as const;
+/** The six statuses in the order help and errors list them (from good to gone). */
+export const STATUSES = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'] as const satisfies readonly ResourceStatus[];
 
 /** A status as the user typed it (`failed`, `inprogress`) in the API's spelling. */
 export function parseStatus(value: string): string {
@@ -186,7 +168,7 @@ function toItem(p: ApiPhase, at: Date | undefined): PhaseItem {
 }
 
 function toResourceItem(r: ApiResource): ResourceItem {
-  return { ref: formatRef(r), group: r.group, kind: r.kind, namespace: r.namespace, name: r.name, status: r.status, reason: r.reason, message: r.message, since: r.since };
+  return { ref: formatRef(r), ...r };
 }
 
 const PHASE_HEADERS = ['NAME', 'CLUSTER', 'STATUS', 'SINCE', 'MESSAGE'];
