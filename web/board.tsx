@@ -4,24 +4,13 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { gql, useQuery } from './api.ts';
+import type { PhaseAnswer } from '../src/graphql/answers.ts';
 import { CliHint } from './cli-hint.tsx';
 import { LiveIndicator, useLiveChanges, type PhaseChange } from './live.tsx';
 import { Link, navigate, phasePath, withParams, type Place } from './router.tsx';
 import { severity, staleText, StatusBadge, STATUSES, TimeAgo, formatTime } from './status.tsx';
 
-export interface BoardPhase {
-  id: string;
-  cluster: string;
-  namespace: string;
-  name: string;
-  source: string;
-  status: string | null;
-  message: string;
-  since: string | null;
-  stale: boolean;
-  staleReason: string | null;
-  lastGoodReadAt: string | null;
-  labels: Record<string, string>;
+export interface BoardPhase extends PhaseAnswer {
   worstResource: { kind: string; namespace: string; name: string; status: string; message: string } | null;
 }
 

@@ -14,6 +14,7 @@ import { LiveIndicator, useLiveChanges } from './live.tsx';
 import { Link, navigate, withParams, type Place } from './router.tsx';
 import { formatTime, staleText, StatusBadge, TimeAgo } from './status.tsx';
 import { Timeline, type TimelineInterval } from './timeline.tsx';
+import type { PhaseAnswer } from '../src/graphql/answers.ts';
 
 const WINDOWS: Record<string, number> = { '15m': 900_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 };
 
@@ -35,22 +36,10 @@ interface Condition {
   lastTransitionTime: string | null;
 }
 
-interface PhaseView {
-  id: string;
-  cluster: string;
-  namespace: string;
-  name: string;
-  source: string;
+interface PhaseView extends PhaseAnswer {
   inventoryId: string;
-  labels: Record<string, string>;
   firstSeenAt: string;
   deletedAt: string | null;
-  status: string | null;
-  message: string;
-  since: string | null;
-  stale: boolean;
-  staleReason: string | null;
-  lastGoodReadAt: string | null;
   summary: Counts;
   conditions: Condition[];
   resources?: { edges: { node: ResourceRow }[] };

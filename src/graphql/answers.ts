@@ -4,6 +4,22 @@
  * fields both clients select; a client that selects more extends it.
  */
 
+/** A phase and its current status, as lists and pages show it. */
+export interface PhaseAnswer {
+  id: string;
+  cluster: string;
+  namespace: string;
+  name: string;
+  source: string;
+  labels: Record<string, string>;
+  status: string | null;
+  message: string;
+  since: string | null;
+  stale: boolean;
+  staleReason: string | null;
+  lastGoodReadAt: string | null;
+}
+
 /** An entry of a phase's change log (`Phase.changes`): its own status change or a resource's. */
 export interface ChangeLogEntry {
   seq: string;

@@ -12,6 +12,7 @@ import { resolvePhase } from '../phase-arg.ts';
 import { collectPages } from '../paging.ts';
 import { severityOf } from '../../status/severity.ts';
 import type { ResourceStatus } from '../../status/types.ts';
+import type { PhaseAnswer } from '../../graphql/answers.ts';
 import type { Connection } from '../paging.ts';
 
 const SUMMARY = 'summary { current inProgress failed terminating notFound unknown total }';
@@ -56,19 +57,7 @@ interface ApiResource extends ResourceRef {
   since: string | null;
 }
 
-interface ApiPhase {
-  id: string;
-  cluster: string;
-  namespace: string;
-  name: string;
-  source: string;
-  labels: Record<string, string>;
-  status: string | null;
-  message: string;
-  since: string | null;
-  stale: boolean;
-  staleReason: string | null;
-  lastGoodReadAt: string | null;
+interface ApiPhase extends PhaseAnswer {
   summary: Summary;
   worstResource: (ResourceRef & { status: string; message: string }) | null;
   statusAt?: { status: string; message: string; from: string; stale: boolean; staleReason: string | null; summary: Summary } | null;

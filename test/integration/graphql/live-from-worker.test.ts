@@ -34,8 +34,8 @@ interface Change {
 const FIELDS = 'seq scope cluster resourceKey fromStatus toStatus phase { namespace name }';
 
 /** A subscription whose events are collected as they arrive. */
-function collect(field: 'phaseStatusChanged' | 'resourceStatusChanged' | 'clusterStatusChanged', filter: Record<string, unknown>, after: string) {
-  const client = wsClient(api.wsUrl, reader);
+function collect(field: 'phaseStatusChanged' | 'resourceStatusChanged' | 'clusterStatusChanged', filter: Record<string, unknown>, after: string, token = reader) {
+  const client = wsClient(api.wsUrl, token);
   const events: Change[] = [];
   let failure: unknown;
   const done = new Promise<void>((resolve) => {
@@ -161,6 +161,9 @@ describe('a status change recorded by a scheduled worker tick', () => {
   it('reaches cluster subscribers when the cluster stops answering and when it answers again, and no phase change rides along', async () => {
     const head = (await gqlData<{ statusChangeHead: string }>(api.url, '{ statusChangeHead(filter: { cluster: "east" }) }', {}, reader)).statusChangeHead;
     const clusters = collect('clusterStatusChanged', { cluster: 'east' }, head);
+    // A token for another cluster subscribes too, asking for east by name: it must get nothing.
+    const westOnly = (await createToken(createApiTokenStore(db), { name: 'west-reader', scopes: ['read'], clusters: ['west'] })).secret;
+    const elsewhere = collect('clusterStatusChanged', { cluster: 'east' }, '0', westOnly);
     try {
       const remove = cluster.emulator.injectFault({ effect: 'reset' });
       await clusters.until(1, 30_000);
@@ -170,8 +173,11 @@ describe('a status change recorded by a scheduled worker tick', () => {
         ['cluster', 'east', null, 'Reachable', 'Unreachable'],
         ['cluster', 'east', null, 'Unreachable', 'Reachable'],
       ]);
+      // Replayed from seq 0 and live since: had the scope let anything through, it would be here by now.
+      expect(elsewhere.events).toEqual([]);
     } finally {
       await clusters.close();
+      await elsewhere.close();
     }
   });
 });
