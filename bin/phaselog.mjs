@@ -2,8 +2,8 @@
 // The `phaselog` command (npm start, npx phaselog, npm link, the container). Runs the compiled CLI
 // in dist/, compiling it first when it is missing or older than the sources (esbuild, well under a
 // second), so compiled code older than its sources never runs and an unchanged checkout starts
-// without compiling. Where dist/ cannot be written (a read-only install), it runs the TypeScript
-// sources through tsx instead.
+// without compiling. Where dist/ cannot be written (a read-only checkout), it runs the TypeScript
+// sources through tsx instead; a production install has neither and must ship dist/ built.
 import { fileURLToPath } from 'node:url';
 import { compileSources, isBuildCurrent } from '../scripts/compile.mjs';
 
@@ -23,7 +23,14 @@ async function compiled() {
 if (await compiled()) {
   await import(new URL('../dist/src/cli/main.js', import.meta.url).href);
 } else {
-  const { register } = await import('tsx/esm/api');
+  let register;
+  try {
+    ({ register } = await import('tsx/esm/api'));
+  } catch {
+    // A production install (the container image) has neither esbuild nor tsx: it ships dist/ built.
+    console.error('phaselog: dist/ is missing or older than the sources, and this install cannot compile them (no esbuild or tsx: installed with --omit=dev?); run `npm run build` where the dev dependencies are installed');
+    process.exit(1);
+  }
   register();
   await import(new URL('../src/cli/main.ts', import.meta.url).href);
 }

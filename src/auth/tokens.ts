@@ -8,6 +8,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { FULL_ACCESS, type AccessScope } from '../store/read-types.ts';
 import { isAccessWithin } from '../store/access-rule.ts';
 import { createApiTokenStore, type ApiTokenRecord, type ApiTokenStore } from '../store/api-token-store.ts';
+import { checkDatabase } from '../store/check-database.ts';
+import { migrateDatabase } from '../store/migrate.ts';
 import { createDb } from '../store/prisma.ts';
 import { createTokenRevocationPublisher } from '../pubsub/token-revocations.ts';
 
@@ -121,6 +123,10 @@ export async function findTokenByHash(store: ApiTokenStore, secret: string, hash
 
 /** For the CLI: creates a token straight in the database at `databaseUrl` (bootstrap of the first admin token). */
 export async function createTokenInDatabase(databaseUrl: string, input: CreateTokenInput): Promise<{ token: TokenInfo; secret: string }> {
+  // The first admin token is often made before anything has started on a new database (the compose
+  // file's `docker compose run --rm api token create`): bring the schema up to date first, as start does.
+  await checkDatabase(databaseUrl);
+  await migrateDatabase(databaseUrl);
   const db = createDb(databaseUrl, { poolSize: 1 });
   try {
     return await createToken(createApiTokenStore(db), input);

@@ -1,11 +1,17 @@
 /**
  * GraphiQL for people with a browser: GET /graphql asking for HTML gets a page whose script and
- * styles are bundled once, on first use, from the graphiql, react and react-dom packages installed
- * with phaselog (esbuild, in memory): no CDN, so it works on an air-gapped machine. The page holds
- * no data; queries from it carry whatever Authorization header the user sets in its headers tab.
+ * styles come from the graphiql, react and react-dom packages, bundled by esbuild: no CDN, so it
+ * works on an air-gapped machine. `npm run build` writes the bundle to dist/graphiql/ (what a
+ * production install, which has none of those packages, serves); a checkout without it bundles once,
+ * in memory, on first use. The page holds no data; queries from it carry whatever Authorization
+ * header the user sets in its headers tab.
  */
-import { build } from 'esbuild';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { PROJECT_ROOT } from '../runtime/paths.ts';
+
+/** Where `npm run build` puts the bundle. */
+export const GRAPHIQL_DIST_DIR = path.join(PROJECT_ROOT, 'dist', 'graphiql');
 
 /** The bundled assets. */
 export interface GraphiqlAssets {
@@ -31,8 +37,27 @@ async function fetcher(params, options) {
 createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, { fetcher, defaultEditorToolsVisibility: true }));
 `;
 
-/** Bundles GraphiQL's page script and styles. Takes a second or two; callers cache the result. */
+/** The prebuilt bundle when there is one, else a fresh bundle. Callers cache the result. */
+export async function loadGraphiqlAssets(dir = GRAPHIQL_DIST_DIR): Promise<GraphiqlAssets> {
+  const js = path.join(dir, 'app.js');
+  const css = path.join(dir, 'app.css');
+  if (existsSync(js) && existsSync(css)) return { js: readFileSync(js, 'utf8'), css: readFileSync(css, 'utf8') };
+  return bundleGraphiql();
+}
+
+/** Bundles into `dir` for {@link loadGraphiqlAssets} (part of `npm run build`). */
+export async function writeGraphiqlAssets(dir = GRAPHIQL_DIST_DIR): Promise<GraphiqlAssets> {
+  const assets = await bundleGraphiql();
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'app.css'), assets.css);
+  writeFileSync(path.join(dir, 'app.js'), assets.js);
+  return assets;
+}
+
+/** Bundles GraphiQL's page script and styles. Takes a second or two. */
 export async function bundleGraphiql(): Promise<GraphiqlAssets> {
+  // Loaded here, not at the top: a production install has no esbuild and serves the prebuilt bundle.
+  const { build } = await import('esbuild');
   const result = await build({
     stdin: { contents: ENTRY, resolveDir: PROJECT_ROOT, loader: 'js', sourcefile: 'graphiql-entry.js' },
     bundle: true,

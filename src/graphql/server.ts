@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import type { AuthResult, Principal } from '../auth/principal.ts';
 import type { GraphqlContext } from './context.ts';
 import { unauthenticated } from './errors.ts';
-import { bundleGraphiql, graphiqlPage, type GraphiqlAssets } from './graphiql.ts';
+import { graphiqlPage, loadGraphiqlAssets, type GraphiqlAssets } from './graphiql.ts';
 import { createCompiledExecution, type CompiledExecutionOptions } from './executor.ts';
 import { checkPageSizeVariables, createLimitRules, DEFAULT_LIMITS, parseOptionsOf, prepareOperation, type QueryLimits } from './limits.ts';
 import { refusalBody, type RequestGuard } from '../http/origin.ts';
@@ -342,7 +342,7 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     const url = new URL(req.url ?? '/', 'http://localhost');
     const asset = url.searchParams.get('graphiql');
     if (asset === 'app.js' || asset === 'app.css') {
-      graphiqlAssets ??= bundleGraphiql().catch((error: unknown) => {
+      graphiqlAssets ??= loadGraphiqlAssets().catch((error: unknown) => {
         graphiqlAssets = undefined;
         throw error;
       });

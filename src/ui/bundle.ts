@@ -7,7 +7,6 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
 import { PROJECT_ROOT } from '../runtime/paths.ts';
 
 /** Where the UI's sources live and where the bundle goes. */
@@ -86,6 +85,8 @@ ${style ? `<link rel="stylesheet" href="${UI_ASSET_PREFIX}${style}">\n` : ''}<sc
 export async function bundleUi(paths: UiPaths = DEFAULT_UI_PATHS): Promise<UiBundle> {
   const assetsDir = path.join(paths.outDir, 'assets');
   const sourceMtimeMs = newestMtime(paths.sourceDir);
+  // Loaded here, not at the top: a production install has no esbuild and serves the prebuilt bundle.
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: { app: path.join(paths.sourceDir, 'main.tsx') },
     absWorkingDir: PROJECT_ROOT,

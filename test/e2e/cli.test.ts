@@ -16,7 +16,7 @@ import type { Emulator } from '../../src/emulator/index.ts';
 import { cliUtilsInventory, namespaceObject, readyDeployment, ref, service } from '../../src/demo/objects.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
 import { cleanEnv, exitCodeWithin, runPhaselog } from '../helpers/process.ts';
-import { createTestDatabase, testRedisUrl, uniquePrefix } from '../helpers/services.ts';
+import { createTestDatabase, freshDatabaseUrl, testRedisUrl, uniquePrefix } from '../helpers/services.ts';
 import type { TestDatabase } from '../helpers/services.ts';
 
 let em: Emulator;
@@ -282,6 +282,19 @@ describe('phaselog CLI', () => {
     expect(revoked.stdout).toBe('token "ci-reader" revoked\n');
     const denied = await cli(['token', 'list'], { PHASELOG_TOKEN: 'plg_not-a-real-token' });
     expect(denied.code).toBe(5);
+  }, 120_000);
+
+  it('makes the first admin token on a database nothing has started on yet (it migrates first)', async () => {
+    const empty = freshDatabaseUrl('cli_token_bootstrap');
+    try {
+      const created = await cli(['token', 'create', 'first-admin', '--admin'], { DATABASE_URL: empty.url });
+      expect(created.stderr).toBe('');
+      expect(created.code).toBe(0);
+      const listed = await cli(['token', 'list', '-o', 'json'], { DATABASE_URL: empty.url });
+      expect((JSON.parse(listed.stdout) as { items: { name: string; scopes: string[] }[] }).items.map((t) => [t.name, t.scopes])).toEqual([['first-admin', ['admin']]]);
+    } finally {
+      await empty.drop();
+    }
   }, 120_000);
 
   it('a cluster-restricted admin token manages only tokens within its cluster', async () => {

@@ -2,12 +2,14 @@
  * A worker-only process (role `worker`, as in the compose file) serves no API, but with
  * `server.probePort` it answers /healthz, /readyz (which says whether it is recording) and /metrics.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabaseUrl, testRedisUrl, uniquePrefix } from '../helpers/services.ts';
 import { cleanEnv, exitCodeWithin, runPhaselog, type PhaselogProcess } from '../helpers/process.ts';
+import { PROJECT_ROOT } from '../../src/runtime/paths.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
 
 const db = freshDatabaseUrl('worker_probes');
@@ -51,7 +53,14 @@ describe('phaselog worker with server.probePort', () => {
     expect(metrics).not.toContain(db.url);
     // The worker serves no API.
     expect((await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })).status).toBe(404);
+    // The image's HEALTHCHECK (bin/healthcheck.mjs) finds the worker's listener though the API port is dead.
+    const probePort = new URL(base).port;
+    const healthcheck = (): number | null =>
+      spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'bin/healthcheck.mjs')], { env: cleanEnv({ PHASELOG_PORT: '1', PHASELOG_PROBE_PORT: probePort }), timeout: 10_000 }).status;
+    expect(healthcheck()).toBe(0);
     proc.child.kill('SIGTERM');
     expect(await exitCodeWithin(proc, 15_000)).toBe(0);
+    // And says unhealthy once nothing answers.
+    expect(healthcheck()).toBe(1);
   }, 150_000);
 });

@@ -25,11 +25,17 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   return { ...env, ...extra };
 }
 
-export function runPhaselog(args: string[], env: Record<string, string>): PhaselogProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src/cli/main.ts'), ...args], {
-    cwd: PROJECT_ROOT,
-    env,
-  });
+/** Where {@link runPhaselog} runs phaselog from. */
+export interface RunFrom {
+  /** Arguments to node before phaselog's own. @default the sources through tsx */
+  entry?: string[];
+  /** @default the project root */
+  cwd?: string;
+}
+
+export function runPhaselog(args: string[], env: Record<string, string>, from: RunFrom = {}): PhaselogProcess {
+  const entry = from.entry ?? ['--import', 'tsx', path.join(PROJECT_ROOT, 'src/cli/main.ts')];
+  const child = spawn(process.execPath, [...entry, ...args], { cwd: from.cwd ?? PROJECT_ROOT, env });
   let out = '';
   let err = '';
   const waiters: { predicate: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }[] = [];

@@ -12,6 +12,7 @@ interface Service {
   environment?: Record<string, string>;
   healthcheck?: { test: string[] };
   volumes?: string[];
+  restart?: string;
 }
 
 const compose = parse(readFileSync(path.join(PROJECT_ROOT, 'docker-compose.yml'), 'utf8')) as {
@@ -59,5 +60,16 @@ describe('docker-compose.yml', () => {
     expect(compose.services.api?.healthcheck?.test.join(' ')).toContain('/readyz');
     expect(compose.services.postgres?.volumes?.[0]).toMatch(/^pgdata:/);
     expect(compose.volumes).toHaveProperty('pgdata');
+  });
+
+  it('restarts every service unless it was stopped', () => {
+    for (const [name, service] of Object.entries(compose.services)) expect([name, service.restart]).toEqual([name, 'unless-stopped']);
+  });
+
+  it("health-checks the worker on the probe listener it is configured to open", () => {
+    const worker = compose.services.worker as Service;
+    const port = worker.environment?.PHASELOG_PROBE_PORT;
+    expect(port).toMatch(/^\d+$/);
+    expect(worker.healthcheck?.test.join(' ')).toContain(`127.0.0.1:${port}/readyz`);
   });
 });
