@@ -1,11 +1,12 @@
 /**
  * `/metrics` over a seeded fleet (issue #24: at 50,000 phases it should answer within 200 ms and
- * 10 MB): the phase state series read from PostgreSQL in one statement and printed by prom-client,
- * measured over HTTP as Prometheus scrapes it, one scrape at a time and 4 at once (coalesced).
+ * 10 MB): the phase state series written by PostgreSQL, measured over HTTP as Prometheus scrapes it
+ * (asking for gzip) and as a client that does not, one scrape at a time and 4 at once (coalesced).
  *
  *   node --import tsx bench/metrics.ts --phases 50000
  */
-import { gzipSync } from 'node:zlib';
+import { request } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import pino from 'pino';
 import { createHttpServer } from '../src/http/server.ts';
 import { registerFleetMetrics } from '../src/metrics/fleet-metrics.ts';
@@ -44,35 +45,52 @@ export async function run(options: MetricsBenchOptions = {}): Promise<Figures> {
     const http = createHttpServer({ host: '127.0.0.1', port: 0, log, readiness: {}, metrics: createMetricsHandler({ metrics, log }) });
     await http.listen();
     try {
-      const scrape = async (): Promise<{ ms: number; bytes: number; body: string }> => {
-        const started = nowMs();
-        const res = await fetch(`${http.url}/metrics`);
-        const body = await res.text();
-        if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
-        return { ms: nowMs() - started, bytes: Buffer.byteLength(body), body };
-      };
+      /** One scrape, its time until the last byte, and the bytes as sent. */
+      const scrape = (gzip: boolean): Promise<{ ms: number; wireBytes: number; body: string }> =>
+        new Promise((resolve, reject) => {
+          const started = nowMs();
+          request(`${http.url}/metrics`, { headers: gzip ? { 'accept-encoding': 'gzip' } : {} }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => {
+              const ms = nowMs() - started;
+              if (res.statusCode !== 200) return reject(new Error(`/metrics answered ${res.statusCode}`));
+              const wire = Buffer.concat(chunks);
+              resolve({ ms, wireBytes: wire.length, body: (res.headers['content-encoding'] === 'gzip' ? gunzipSync(wire) : wire).toString('utf8') });
+            });
+          })
+            .on('error', reject)
+            .end();
+        });
       const measure = async (label: string): Promise<Figures> => {
-        for (let i = 0; i < 3; i += 1) await scrape();
+        for (let i = 0; i < 3; i += 1) await scrape(true);
         const times: number[] = [];
-        let last = await scrape();
+        const plainTimes: number[] = [];
+        let last = await scrape(true);
+        let plain = await scrape(false);
+        // Alternated, so both see the same load.
         for (let i = 0; i < scrapes; i += 1) {
-          last = await scrape();
+          last = await scrape(true);
           times.push(last.ms);
+          plain = await scrape(false);
+          plainTimes.push(plain.ms);
         }
+        if (plain.body.length !== last.body.length) throw new Error('the gzipped and plain answers differ in length');
         const concurrent: number[] = [];
         for (let i = 0; i < 5; i += 1) {
           const started = nowMs();
-          await Promise.all([scrape(), scrape(), scrape(), scrape()]);
+          await Promise.all([scrape(true), scrape(true), scrape(true), scrape(true)]);
           concurrent.push(nowMs() - started);
         }
         const statusLines = last.body.split('\n').filter((line) => line.startsWith('phaselog_phase_status{')).length;
         if (statusLines !== phases) throw new Error(`expected ${phases} phaselog_phase_status series, got ${statusLines}`);
         return {
           [`${label}: series (lines)`]: last.body.split('\n').filter((line) => line !== '' && !line.startsWith('#')).length,
-          [`${label}: body MB`]: round(last.bytes / 1e6, 2),
-          [`${label}: body gzipped MB`]: round(gzipSync(last.body).length / 1e6, 2),
+          [`${label}: body MB`]: round(Buffer.byteLength(last.body) / 1e6, 2),
+          [`${label}: sent to Prometheus (gzip) MB`]: round(last.wireBytes / 1e6, 2),
           [`${label}: scrape ms median`]: round(median(times)),
           [`${label}: scrape ms p95`]: round(percentile(times, 0.95)),
+          [`${label}: scrape without gzip ms median`]: round(median(plainTimes)),
           [`${label}: 4 concurrent scrapes, all answered ms median`]: round(median(concurrent)),
         };
       };

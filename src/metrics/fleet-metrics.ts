@@ -18,53 +18,57 @@
  * than through prom-client's metric objects, which hash every label set on `set()` and escape every
  * label when printing: at tens of thousands of series that is most of a scrape's time. PostgreSQL
  * writes the per-phase lines as it reads them (store/read-fleet-state.ts); the staleness rule is
- * applied here, per cluster. The series of one scrape come from one statement; scrapes that arrive
- * while it runs share it.
+ * applied here, per cluster, and handed to that read as the clusters whose phases are all stale.
+ * Scrapes that arrive while a read runs share it.
  */
 import { observationStateOf, staleReasonOf } from '../history/observation.ts';
-import type { FleetCluster } from '../store/read-fleet-state.ts';
+import type { FleetClusterFacts, FleetSeries, FleetStateReader } from '../store/read-fleet-state.ts';
 import type { Metrics } from './registry.ts';
 
-const HELP: Record<string, string> = {
+const HELP = {
   phaselog_phase_status: 'The current status of each phase (kstatus: Current, InProgress, Failed, Terminating, NotFound, Unknown); 1 for the status it has, no series for the others.',
   phaselog_phase_resources: 'Resources per status of each phase not Current (non-zero counts only).',
   phaselog_phase_status_changed_timestamp_seconds: 'When the current status of each phase not Current began (Unix time).',
   phaselog_phase_stale: '1 for each phase whose status shown is the last one known (its cluster is unreachable or unobserved); fresh phases have no series.',
   phaselog_cluster_reachable: '1 when the last snapshot read the cluster, 0 when it could not.',
-};
-
-/** Label sets (one a line) as `phaselog_phase_stale` lines. */
-const staleLines = (labels: string): string => (labels === '' ? '' : `phaselog_phase_stale{${labels.replaceAll('\n', '} 1\nphaselog_phase_stale{')}} 1`);
+} as const;
 
 /** `cluster` as a quoted label value. */
 const escapeLabel = (value: string): string => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
-/** The Prometheus text of the fleet's state, judging staleness by the one observation rule at `now`. */
-export function renderFleetState(clusters: readonly FleetCluster[], now: Date): string {
-  const parts: Record<string, string[]> = Object.fromEntries(Object.keys(HELP).map((name) => [name, []]));
-  const push = (name: string, lines: string): void => void (lines !== '' && parts[name]?.push(lines));
-  for (const cluster of clusters) {
-    if (cluster.reachable !== null) push('phaselog_cluster_reachable', `phaselog_cluster_reachable{cluster="${escapeLabel(cluster.name)}"} ${cluster.reachable ? 1 : 0}`);
-    push('phaselog_phase_status', cluster.statusLines);
-    // A cluster that is unreachable or unobserved makes all its phases stale; otherwise a phase is
-    // stale when its stored status says so.
-    const observation = observationStateOf({ ...cluster, retiredAt: null }, now);
-    push('phaselog_phase_stale', staleLines(staleReasonOf(observation, false, cluster.reachable) !== null ? cluster.phaseLabels : cluster.storedStaleLabels));
-    push('phaselog_phase_status_changed_timestamp_seconds', cluster.changedLines);
-    push('phaselog_phase_resources', cluster.resourceLines);
-  }
-  return Object.entries(parts)
-    .map(([name, blocks]) => `# HELP ${name} ${HELP[name]}\n# TYPE ${name} gauge\n${blocks.map((b) => `${b}\n`).join('')}`)
+/** The clusters whose phases are all stale at `now` (unreachable, or unobserved), by the one observation rule. */
+export function staleClusterIds(clusters: readonly FleetClusterFacts[], now: Date): number[] {
+  return clusters.filter((cluster) => staleReasonOf(observationStateOf({ ...cluster, retiredAt: null }, now), false, cluster.reachable) !== null).map((cluster) => cluster.id);
+}
+
+/** The Prometheus text of the fleet's state. */
+export function renderFleetState(clusters: readonly FleetClusterFacts[], series: FleetSeries): string {
+  const reachable = clusters.filter((cluster) => cluster.reachable !== null).map((cluster) => `phaselog_cluster_reachable{cluster="${escapeLabel(cluster.name)}"} ${cluster.reachable ? 1 : 0}`);
+  const families: Record<keyof typeof HELP, string> = {
+    phaselog_phase_status: series.status,
+    phaselog_phase_stale: series.stale,
+    phaselog_phase_status_changed_timestamp_seconds: series.changed,
+    phaselog_phase_resources: series.resources,
+    phaselog_cluster_reachable: reachable.join('\n'),
+  };
+  return Object.entries(families)
+    .map(([name, lines]) => `# HELP ${name} ${HELP[name as keyof typeof HELP]}\n# TYPE ${name} gauge\n${lines === '' ? '' : `${lines}\n`}`)
     .join('');
 }
 
-/** Adds the fleet state series to `metrics`, read by `read` once per scrape. */
-export function registerFleetMetrics(metrics: Metrics, read: () => Promise<readonly FleetCluster[]>): void {
+/** Reads the fleet's state for one scrape at `now`. */
+export async function readFleetText(reader: FleetStateReader, now: Date): Promise<string> {
+  const clusters = await reader.clusters();
+  return renderFleetState(clusters, await reader.series(staleClusterIds(clusters, now)));
+}
+
+/** Adds the fleet state series to `metrics`, read once per scrape. */
+export function registerFleetMetrics(metrics: Metrics, reader: FleetStateReader): void {
   let inFlight: Promise<string> | undefined;
   metrics.addText(() => {
     // A scrape that starts while a read runs is answered by it: its state may be older than the
     // scrape by the time that read has run, which a scrape interval of seconds does not notice.
-    inFlight ??= read().then((state) => renderFleetState(state, new Date())).finally(() => (inFlight = undefined));
+    inFlight ??= readFleetText(reader, new Date()).finally(() => (inFlight = undefined));
     return inFlight;
   });
 }

@@ -7,6 +7,9 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { constants, gzip } from 'node:zlib';
+import Negotiator from 'negotiator';
 import type { Logger } from 'pino';
 import type { Metrics } from './registry.ts';
 
@@ -18,6 +21,10 @@ export interface MetricsHandlerOptions {
 }
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+const gzipAsync = promisify(gzip);
+
+/** Whether the request takes a gzipped answer (Prometheus always asks for one). */
+export const acceptsGzip = (req: Pick<IncomingMessage, 'headers'>): boolean => new Negotiator(req).encoding(['gzip', 'identity']) === 'gzip';
 
 /** Whether `authorization` carries `token` as a bearer token (compared in constant time). */
 export function hasMetricsToken(authorization: string | undefined, token: string): boolean {
@@ -46,7 +53,14 @@ export function createMetricsHandler(options: MetricsHandlerOptions): (req: Inco
       res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end('metrics unavailable\n');
       return;
     }
-    res.writeHead(200, { 'content-type': rendered.contentType, 'cache-control': 'no-store' });
-    res.end(req.method === 'HEAD' ? undefined : rendered.body);
+    const headers = { 'content-type': rendered.contentType, 'cache-control': 'no-store', vary: 'accept-encoding' };
+    if (!acceptsGzip(req)) {
+      res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : rendered.body);
+      return;
+    }
+    // A large fleet's text is many MB of label sets that repeat, so it compresses many-fold; zlib's
+    // fastest level, run on libuv's thread pool, keeps the event loop free while it works.
+    const body = await gzipAsync(rendered.body, { level: constants.Z_BEST_SPEED });
+    res.writeHead(200, { ...headers, 'content-encoding': 'gzip' }).end(req.method === 'HEAD' ? undefined : body);
   };
 }

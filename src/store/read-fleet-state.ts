@@ -1,94 +1,93 @@
 /**
- * The whole fleet's current state for `/metrics`, in one statement, as the Prometheus text of its
- * per-phase series. At tens of thousands of phases a scrape every few seconds spends most of its time
- * turning rows into objects and objects into lines; here PostgreSQL writes the lines while it reads
- * (one aggregate per cluster), and the process only joins them. Label values are escaped as the
- * text format requires. Lean on purpose: no messages, conditions or labels, and resource counts
- * only for phases not Current, so a healthy fleet's scrape reads no status detail at all.
+ * The whole fleet's current state for `/metrics`, as the Prometheus text of its per-phase series. At
+ * tens of thousands of phases a scrape every few seconds spends most of its time turning rows into
+ * objects and objects into lines; here PostgreSQL writes the lines while it reads, one text per
+ * series family, and the process only joins them. Label values are escaped as the text format
+ * requires. Lean on purpose: no messages, conditions or labels, and the changed-time and resource
+ * series only for phases not Current, so a healthy fleet's scrape reads no status detail at all.
+ *
+ * Two statements, each on its own pooled connection so PostgreSQL runs them at once on two backends:
+ * one over every phase (status and stale lines), one over the phases not Current (changed-time and
+ * resource lines). They are separate transactions, so the two halves of a scrape may be a few
+ * milliseconds apart, which a scrape interval of seconds does not notice.
  */
 import { Prisma } from '../generated/prisma/client.ts';
 import type { Db } from './prisma.ts';
 import { createReadSql } from './read-sql.ts';
 
-/** A cluster, the facts its staleness rule needs, and its phases' series. */
-export interface FleetCluster {
+/** A configured cluster and the facts its staleness rule needs. */
+export interface FleetClusterFacts {
+  id: number;
   name: string;
   /** Null before its first snapshot. */
   reachable: boolean | null;
   lastObservedAt: Date | null;
   snapshotIntervalMs: number | null;
-  /** `phaselog_phase_status` lines, one per phase with a status. */
-  statusLines: string;
-  /** Every phase's label set (`cluster="..",namespace="..",phase=".."`), one a line. */
-  phaseLabels: string;
-  /** Label sets of the phases whose stored status is stale, one a line. */
-  storedStaleLabels: string;
-  /** `phaselog_phase_status_changed_timestamp_seconds` lines of phases not Current. */
-  changedLines: string;
-  /** `phaselog_phase_resources` lines (non-zero counts) of phases not Current. */
-  resourceLines: string;
 }
 
-interface FleetRow {
-  kind: number;
-  clusterId: number;
-  name: string | null;
-  reachable: boolean | null;
-  lastObservedAt: Date | null;
-  snapshotIntervalMs: number | null;
-  a: string | null;
-  b: string | null;
-  c: string | null;
-  d: string | null;
+/** The per-phase series, one text per family (lines joined by newlines; empty when none). */
+export interface FleetSeries {
+  /** `phaselog_phase_status`, one line per phase with a status. */
+  status: string;
+  /** `phaselog_phase_stale`, one line per stale phase. */
+  stale: string;
+  /** `phaselog_phase_status_changed_timestamp_seconds` of phases not Current. */
+  changed: string;
+  /** `phaselog_phase_resources` (non-zero counts) of phases not Current. */
+  resources: string;
+}
+
+/** Reads the fleet's state for one scrape: the clusters first, then their phases' series. */
+export interface FleetStateReader {
+  clusters(): Promise<FleetClusterFacts[]>;
+  /** Every phase of `staleClusterIds` is stale; any other phase when its stored status says so. */
+  series(staleClusterIds: readonly number[]): Promise<FleetSeries>;
 }
 
 /** `value` escaped for a quoted label value (backslash, double quote, newline). */
 const label = (value: Prisma.Sql): Prisma.Sql => Prisma.sql`replace(replace(replace(${value}, '\\', '\\\\'), '"', '\\"'), E'\\n', '\\n')`;
 
-// kind 0: a configured cluster; 1: its phases' status, label and changed lines; 2: its resource lines.
-const FLEET_SQL = Prisma.sql`
-  WITH ph AS (
-    SELECT p."clusterId", 'cluster="' || ${label(Prisma.sql`c."name"`)} || '",namespace="' || ${label(Prisma.sql`p."namespace"`)} || '",phase="' || ${label(Prisma.sql`p."name"`)} || '"' AS "ids",
-           p."sourceKind", s."status", s."stale", s."since", s."detailId"
-    FROM "Phase" p JOIN "Cluster" c ON c."id" = p."clusterId" JOIN "PhaseCurrentStatus" s ON s."phaseId" = p."id"
-    WHERE p."deletedAt" IS NULL AND c."retiredAt" IS NULL
-  )
-  SELECT 0 AS "kind", c."id" AS "clusterId", c."name", c."reachable", c."tickLastSeenAt" AS "lastObservedAt", c."snapshotIntervalMs",
-         NULL::text AS "a", NULL::text AS "b", NULL::text AS "c", NULL::text AS "d"
-  FROM "Cluster" c WHERE c."retiredAt" IS NULL
-  UNION ALL
-  SELECT 1, ph."clusterId", NULL, NULL, NULL, NULL,
-         string_agg('phaselog_phase_status{' || ph."ids" || ',source="' || ${label(Prisma.sql`ph."sourceKind"`)} || '",status="' || ${label(Prisma.sql`ph."status"`)} || '"} 1', E'\\n'),
-         string_agg(ph."ids", E'\\n'),
-         string_agg(ph."ids", E'\\n') FILTER (WHERE ph."stale"),
-         string_agg('phaselog_phase_status_changed_timestamp_seconds{' || ph."ids" || '} ' || trim_scale(extract(epoch FROM ph."since"))::text, E'\\n') FILTER (WHERE ph."status" <> 'Current')
-  FROM ph GROUP BY ph."clusterId"
-  UNION ALL
-  SELECT 2, ph."clusterId", NULL, NULL, NULL, NULL,
-         string_agg('phaselog_phase_resources{' || ph."ids" || ',status="' || ${label(Prisma.sql`r."key"`)} || '"} ' || r."value", E'\\n'), NULL, NULL, NULL
-  FROM ph JOIN "StatusDetail" d ON d."id" = ph."detailId" CROSS JOIN LATERAL jsonb_each_text(d."body" -> 'summary') r
-  WHERE ph."status" <> 'Current' AND r."value" <> '0'
-  GROUP BY ph."clusterId"`;
+/** Each live phase's identifying label set, for the phases `where` selects. */
+const phases = (where: Prisma.Sql): Prisma.Sql => Prisma.sql`
+  SELECT p."clusterId", 'cluster="' || ${label(Prisma.sql`c."name"`)} || '",namespace="' || ${label(Prisma.sql`p."namespace"`)} || '",phase="' || ${label(Prisma.sql`p."name"`)} || '"' AS "ids",
+         p."sourceKind", s."status", s."stale", s."since", s."detailId"
+  FROM "Phase" p JOIN "Cluster" c ON c."id" = p."clusterId" JOIN "PhaseCurrentStatus" s ON s."phaseId" = p."id"
+  WHERE p."deletedAt" IS NULL AND c."retiredAt" IS NULL AND ${where}`;
+
+const CLUSTERS_SQL = Prisma.sql`
+  SELECT c."id", c."name", c."reachable", c."tickLastSeenAt" AS "lastObservedAt", c."snapshotIntervalMs"
+  FROM "Cluster" c WHERE c."retiredAt" IS NULL ORDER BY c."name"`;
+
+const everyPhaseSql = (staleClusterIds: readonly number[]): Prisma.Sql => Prisma.sql`
+  WITH ph AS (${phases(Prisma.sql`TRUE`)})
+  SELECT string_agg('phaselog_phase_status{' || ph."ids" || ',source="' || ${label(Prisma.sql`ph."sourceKind"`)} || '",status="' || ${label(Prisma.sql`ph."status"`)} || '"} 1', E'\\n') AS "status",
+         string_agg('phaselog_phase_stale{' || ph."ids" || '} 1', E'\\n') FILTER (WHERE ph."stale" OR ph."clusterId" = ANY(${[...staleClusterIds]}::int[])) AS "stale"
+  FROM ph`;
+
+const NOT_CURRENT_SQL = Prisma.sql`
+  WITH ph AS (${phases(Prisma.sql`s."status" <> 'Current'`)})
+  SELECT (SELECT string_agg('phaselog_phase_status_changed_timestamp_seconds{' || ph."ids" || '} ' || trim_scale(extract(epoch FROM ph."since"))::text, E'\\n') FROM ph) AS "changed",
+         (SELECT string_agg('phaselog_phase_resources{' || ph."ids" || ',status="' || ${label(Prisma.sql`r."key"`)} || '"} ' || r."value", E'\\n')
+          FROM ph JOIN "StatusDetail" d ON d."id" = ph."detailId" CROSS JOIN LATERAL jsonb_each_text(d."body" -> 'summary') r
+          WHERE r."value" <> '0') AS "resources"`;
 
 /** Reads the fleet's current state. */
-export function createFleetStateReader(db: Db): () => Promise<FleetCluster[]> {
+export function createFleetStateReader(db: Db): FleetStateReader {
   const sql = createReadSql(db);
-  return async () => {
-    const rows = await sql.query<FleetRow>(FLEET_SQL);
-    const clusters = new Map<number, FleetCluster>();
-    for (const row of rows) {
-      if (row.kind !== 0 || row.name === null) continue;
-      clusters.set(row.clusterId, {
-        name: row.name, reachable: row.reachable, lastObservedAt: row.lastObservedAt, snapshotIntervalMs: row.snapshotIntervalMs,
-        statusLines: '', phaseLabels: '', storedStaleLabels: '', changedLines: '', resourceLines: '',
-      });
-    }
-    for (const row of rows) {
-      const cluster = clusters.get(row.clusterId);
-      if (cluster === undefined || row.kind === 0) continue;
-      if (row.kind === 2) cluster.resourceLines = row.a ?? '';
-      else Object.assign(cluster, { statusLines: row.a ?? '', phaseLabels: row.b ?? '', storedStaleLabels: row.c ?? '', changedLines: row.d ?? '' });
-    }
-    return [...clusters.values()];
+  return {
+    clusters: () => sql.query<FleetClusterFacts>(CLUSTERS_SQL),
+    async series(staleClusterIds) {
+      // Both at once: pool.query hands each to its own idle connection.
+      const [every, notCurrent] = await Promise.all([
+        sql.query<{ status: string | null; stale: string | null }>(everyPhaseSql(staleClusterIds)),
+        sql.query<{ changed: string | null; resources: string | null }>(NOT_CURRENT_SQL),
+      ]);
+      return {
+        status: every[0]?.status ?? '',
+        stale: every[0]?.stale ?? '',
+        changed: notCurrent[0]?.changed ?? '',
+        resources: notCurrent[0]?.resources ?? '',
+      };
+    },
   };
 }

@@ -13,7 +13,7 @@ import { registerWorkerMetrics } from '../../../src/metrics/worker-metrics.ts';
 /** The names a phaselog process with every part running exports: the `# TYPE` lines of its /metrics body. */
 async function exportedNames(): Promise<Set<string>> {
   const metrics = createMetrics();
-  registerFleetMetrics(metrics, async () => []);
+  registerFleetMetrics(metrics, { clusters: async () => [], series: async () => ({ status: '', stale: '', changed: '', resources: '' }) });
   registerWorkerMetrics(metrics, { name: 'q', getJobCounts: async () => ({}) }, undefined);
   registerActiveOperations(metrics, () => 0);
   const { body } = await metrics.render();

@@ -7,50 +7,52 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
-import { renderFleetState } from '../../../src/metrics/fleet-metrics.ts';
+import { renderFleetState, staleClusterIds } from '../../../src/metrics/fleet-metrics.ts';
 import { hasMetricsToken } from '../../../src/metrics/handler.ts';
-import type { FleetCluster } from '../../../src/store/read-fleet-state.ts';
+import type { FleetClusterFacts, FleetSeries } from '../../../src/store/read-fleet-state.ts';
 
 const now = new Date('2026-11-26T12:00:00Z');
 const ids = (phase: string) => `cluster="east",namespace="shop",phase="${phase}"`;
 
-function cluster(overrides: Partial<FleetCluster> = {}): FleetCluster {
-  return {
-    name: 'east', reachable: true, lastObservedAt: new Date(now.getTime() - 10_000), snapshotIntervalMs: 30_000,
-    statusLines: `phaselog_phase_status{${ids('web')},source="cli-utils",status="Current"} 1\nphaselog_phase_status{${ids('db')},source="cli-utils",status="InProgress"} 1`,
-    phaseLabels: `${ids('web')}\n${ids('db')}`,
-    storedStaleLabels: '',
-    changedLines: `phaselog_phase_status_changed_timestamp_seconds{${ids('db')}} 1795700000.5`,
-    resourceLines: `phaselog_phase_resources{${ids('db')},status="InProgress"} 1`,
-    ...overrides,
-  };
+function cluster(overrides: Partial<FleetClusterFacts> = {}): FleetClusterFacts {
+  return { id: 1, name: 'east', reachable: true, lastObservedAt: new Date(now.getTime() - 10_000), snapshotIntervalMs: 30_000, ...overrides };
 }
+
+const series: FleetSeries = {
+  status: `phaselog_phase_status{${ids('web')},source="cli-utils",status="Current"} 1\nphaselog_phase_status{${ids('db')},source="cli-utils",status="InProgress"} 1`,
+  stale: '',
+  changed: `phaselog_phase_status_changed_timestamp_seconds{${ids('db')}} 1795700000.5`,
+  resources: `phaselog_phase_resources{${ids('db')},status="InProgress"} 1`,
+};
 
 const lines = (text: string, name: string): string[] => text.split('\n').filter((l) => l.startsWith(`${name}{`));
 
-describe('renderFleetState', () => {
+describe('staleClusterIds', () => {
   it.each([
-    ['an observed, reachable cluster: no phase is stale', cluster(), []],
-    ['a phase whose stored status is stale', cluster({ storedStaleLabels: ids('db') }), ['db']],
-    ['an unreachable cluster: every phase is stale', cluster({ reachable: false }), ['web', 'db']],
-    ['a cluster not observed for many intervals: every phase is stale', cluster({ lastObservedAt: new Date(now.getTime() - 3_600_000) }), ['web', 'db']],
-  ])('%s', (_case, input, stale) => {
-    const text = renderFleetState([input], now);
-    expect(lines(text, 'phaselog_phase_stale')).toEqual(stale.map((p) => `phaselog_phase_stale{${ids(p)}} 1`));
-    expect(lines(text, 'phaselog_phase_status')).toHaveLength(2);
+    ['an observed, reachable cluster', cluster(), []],
+    ['an unreachable cluster', cluster({ reachable: false }), [1]],
+    ['a cluster not observed for many intervals', cluster({ lastObservedAt: new Date(now.getTime() - 3_600_000) }), [1]],
+    ['a cluster never observed', cluster({ reachable: null, lastObservedAt: null }), [1]],
+  ])('%s: every phase stale = %j', (_case, input, stale) => {
+    expect(staleClusterIds([input], now)).toEqual(stale);
   });
+});
 
-  it('prints each series once with HELP and TYPE, a cluster never read without a reachability series', () => {
-    const text = renderFleetState([cluster(), cluster({ name: 'new', reachable: null, statusLines: '', phaseLabels: '', changedLines: '', resourceLines: '' })], now);
+describe('renderFleetState', () => {
+  it('prints each series family once with HELP and TYPE, a cluster never read without a reachability series', () => {
+    const text = renderFleetState([cluster(), cluster({ id: 2, name: 'new', reachable: null })], series);
     for (const name of ['phaselog_phase_status', 'phaselog_phase_resources', 'phaselog_phase_status_changed_timestamp_seconds', 'phaselog_phase_stale', 'phaselog_cluster_reachable']) {
       expect(text.match(new RegExp(`^# TYPE ${name} gauge$`, 'gm'))).toHaveLength(1);
     }
+    expect(lines(text, 'phaselog_phase_status')).toHaveLength(2);
+    expect(lines(text, 'phaselog_phase_stale')).toEqual([]);
     expect(lines(text, 'phaselog_cluster_reachable')).toEqual(['phaselog_cluster_reachable{cluster="east"} 1']);
     expect(text.endsWith('\n')).toBe(true);
+    expect(text).not.toMatch(/\n\n/);
   });
 
   it('escapes a cluster name with quotes, backslashes and newlines', () => {
-    const text = renderFleetState([cluster({ name: 'a"b\\c\nd', statusLines: '', phaseLabels: '', changedLines: '', resourceLines: '' })], now);
+    const text = renderFleetState([cluster({ name: 'a"b\\c\nd' })], { status: '', stale: '', changed: '', resources: '' });
     expect(lines(text, 'phaselog_cluster_reachable')).toEqual(['phaselog_cluster_reachable{cluster="a\\"b\\\\c\\nd"} 1']);
   });
 });
