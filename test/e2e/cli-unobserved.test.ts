@@ -10,9 +10,9 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPhaselog, type RunningPhaselog } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { cliUtilsInventory, namespaceObject, readyDeployment, ref, service } from '../../src/demo/objects.ts';
 import { startEmulator, type Emulator } from '../../src/emulator/index.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
+import { shopRelease } from '../helpers/demo-cluster.ts';
 import { cleanEnv, exitCodeWithin, runPhaselog } from '../helpers/process.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../helpers/services.ts';
 
@@ -46,12 +46,7 @@ async function cli(args: string[]): Promise<{ code: number | string; stdout: str
 
 beforeAll(async () => {
   em = await startEmulator({ port: 0 });
-  em.apply([
-    namespaceObject('shop'),
-    readyDeployment('shop', 'web'),
-    service('shop', 'web'),
-    cliUtilsInventory('shop', 'release', [ref('Deployment', 'shop', 'web'), ref('Service', 'shop', 'web')]),
-  ]);
+  em.apply(shopRelease());
   database = await createTestDatabase('cli_unobserved');
 }, 60_000);
 

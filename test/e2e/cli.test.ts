@@ -13,8 +13,9 @@ import type { RunningPhaselog } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startEmulator } from '../../src/emulator/index.ts';
 import type { Emulator } from '../../src/emulator/index.ts';
-import { cliUtilsInventory, namespaceObject, readyDeployment, ref, service } from '../../src/demo/objects.ts';
+import { readyDeployment } from '../../src/demo/objects.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
+import { shopRelease } from '../helpers/demo-cluster.ts';
 import { cleanEnv, exitCodeWithin, runPhaselog } from '../helpers/process.ts';
 import { createTestDatabase, freshDatabaseUrl, testRedisUrl, uniquePrefix } from '../helpers/services.ts';
 import type { TestDatabase } from '../helpers/services.ts';
@@ -38,12 +39,7 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<{ 
 
 beforeAll(async () => {
   em = await startEmulator({ port: 0 });
-  em.apply([
-    namespaceObject('shop'),
-    readyDeployment('shop', 'web'),
-    service('shop', 'web'),
-    cliUtilsInventory('shop', 'release', [ref('Deployment', 'shop', 'web'), ref('Service', 'shop', 'web')]),
-  ]);
+  em.apply(shopRelease());
   writeFileSync(path.join(dir, 'phaselog.yaml'), `clusters:\n  - name: test\n    server: ${em.url}\n`);
   database = await createTestDatabase('cli');
   const config = loadConfig(

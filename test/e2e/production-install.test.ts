@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliUtilsInventory, namespaceObject, readyDeployment, ref, service } from '../../src/demo/objects.ts';
 import { startEmulator, type Emulator } from '../../src/emulator/index.ts';
 import { PROJECT_ROOT } from '../../src/runtime/paths.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
+import { shopRelease } from '../helpers/demo-cluster.ts';
 import { cleanEnv, exitCodeWithin, runPhaselog, type PhaselogProcess } from '../helpers/process.ts';
 import { freshDatabaseUrl, testRedisUrl, uniquePrefix } from '../helpers/services.ts';
 
@@ -63,12 +63,7 @@ describe('a production install (the Dockerfile, without Docker)', () => {
     expect(readdirSync(path.join(app, 'node_modules', '@prisma')).sort()).not.toContain('studio-core');
 
     em = await startEmulator({ port: 0 });
-    em.apply([
-      namespaceObject('shop'),
-      readyDeployment('shop', 'web'),
-      service('shop', 'web'),
-      cliUtilsInventory('shop', 'release', [ref('Deployment', 'shop', 'web'), ref('Service', 'shop', 'web')]),
-    ]);
+    em.apply(shopRelease());
     const kubeconfig = path.join(dir, 'kubeconfig');
     await em.writeKubeconfig(kubeconfig, { contextName: 'prod-like' });
     proc = runPhaselog(

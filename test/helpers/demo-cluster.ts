@@ -2,6 +2,17 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { cliUtilsInventory, namespaceObject, readyDeployment, ref, service } from '../../src/demo/objects.ts';
+
+/** One phase, `shop/release` (cli-utils), of a ready Deployment and its Service: what the CLI tests read. */
+export function shopRelease(): Record<string, unknown>[] {
+  return [
+    namespaceObject('shop'),
+    readyDeployment('shop', 'web'),
+    service('shop', 'web'),
+    cliUtilsInventory('shop', 'release', [ref('Deployment', 'shop', 'web'), ref('Service', 'shop', 'web')]),
+  ];
+}
 
 /** The emulator's API URL (plain HTTP, no auth), from the kubeconfig the demo writes in its state directory. */
 export function demoClusterApi(stateDir: string, cluster: 'demo-staging' | 'demo-prod'): string {
