@@ -11,7 +11,7 @@ import type { GraphqlContext } from '../context.ts';
 import { decodeCursor, encodeCursor, isRowId, MAX_PHASES_PAGE_SIZE, pageSize, parseSeq, toConnection } from '../cursor.ts';
 import { badUserInput, notFound } from '../errors.ts';
 import { historyAskBelow } from './phase.ts';
-import { toApiToken, toGateResult, toStatusChange } from './shapes.ts';
+import { toApiToken, toGateResult, toNotificationDelivery, toStatusChange } from './shapes.ts';
 
 function isPhaseCursor(value: unknown): value is PhaseCursor {
   const v = value as Partial<PhaseCursor> | null;
@@ -111,5 +111,16 @@ export const queryResolvers: { Query: QueryResolvers } = {
       throw result.kind === 'NOT_FOUND' ? notFound(result.message) : badUserInput(result.message);
     },
     tokens: async (_parent, _args, ctx) => (await listTokens(ctx.read.tokens, ctx.principal.access)).map(toApiToken),
+    notificationDeliveries: async (_parent, args, ctx) => {
+      const first = pageSize(args.first, 50);
+      const filter = args.filter ?? {};
+      const page = await ctx.read.notifications.listDeliveries(ctx.principal.access, {
+        ...(filter.route != null ? { route: filter.route } : {}),
+        ...(filter.status != null ? { status: filter.status } : {}),
+        ...(filter.cluster != null ? { cluster: filter.cluster } : {}),
+        ...(filter.namespace != null ? { namespace: filter.namespace } : {}),
+      }, first, parseSeq(args.after));
+      return { ...toConnection(page, (d) => d.id.toString()), edges: page.items.map((d) => ({ cursor: d.id.toString(), node: toNotificationDelivery(d) })) };
+    },
   },
 };
