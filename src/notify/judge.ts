@@ -41,34 +41,43 @@ export type Verdict =
   | { status: 'pending'; kind: 'transition' }
   | { status: 'held'; kind: 'transition' }
   | { status: 'pending'; kind: 'flapping'; flapCount: number }
-  | { status: 'suppressed'; kind: 'transition'; reason: 'flapping' };
+  | { status: 'held'; kind: 'transition'; reason: 'flapping' };
 
 /** What the judge needs to know of a subject's recent past on this route. */
 export interface SubjectPast {
   /** Matching changes of the subject within the flapping window before this one (this one excluded). */
   recentChanges: number;
-  /** The subject's previous matching change was flapping (a summary or suppressed as flapping). */
+  /** The subject's previous matching change was flapping (a summary, or held or suppressed as flapping). */
   previousFlapping: boolean;
 }
 
 /**
  * The verdict on a matching change. Flapping: with this one, more than `maxChanges` within the
- * window. The first such change is sent as one summary; the next ones are suppressed while the
- * count stays above the limit (the storm goes on); once it drops, changes are told again.
+ * window. The first such change is sent as one summary; each next one is held as flapping: the
+ * following change suppresses it, and the last of the storm, once a whole window passed without
+ * another change, is told (so the status the subject settled in is known). Once the count drops,
+ * changes are told again.
  */
 export function judgeChange(route: Pick<RouteConfig, 'minDuration' | 'flapping'>, past: SubjectPast): Verdict {
   if (route.flapping !== undefined && past.recentChanges + 1 > route.flapping.maxChanges) {
-    return past.previousFlapping ? { status: 'suppressed', kind: 'transition', reason: 'flapping' } : { status: 'pending', kind: 'flapping', flapCount: past.recentChanges + 1 };
+    return past.previousFlapping ? { status: 'held', kind: 'transition', reason: 'flapping' } : { status: 'pending', kind: 'flapping', flapCount: past.recentChanges + 1 };
   }
   return route.minDuration > 0 ? { status: 'held', kind: 'transition' } : { status: 'pending', kind: 'transition' };
 }
 
 /**
- * A held change, given the next change of its subject (any change of the log, matching or not):
- * superseded when that came sooner than `minDuration`, due once `minDuration` has passed with none.
+ * How long a held change must last: a flapping one, the flapping window; another, `minDuration`.
  */
-export function releaseHeld(heldAt: Date, minDurationMs: number, next: { at: Date } | undefined, now: Date): 'superseded' | 'due' | 'wait' {
-  if (next !== undefined && next.at.getTime() - heldAt.getTime() < minDurationMs) return 'superseded';
-  if (next !== undefined || now.getTime() - heldAt.getTime() >= minDurationMs) return 'due';
+export function holdFor(route: Pick<RouteConfig, 'minDuration' | 'flapping'>, reason: string | null): number {
+  return reason === 'flapping' && route.flapping !== undefined ? route.flapping.window : route.minDuration;
+}
+
+/**
+ * A held change, given the next change of its subject (any change of the log, matching or not):
+ * superseded when that came sooner than `holdMs`, due once `holdMs` has passed with none.
+ */
+export function releaseHeld(heldAt: Date, holdMs: number, next: { at: Date } | undefined, now: Date): 'superseded' | 'due' | 'wait' {
+  if (next !== undefined && next.at.getTime() - heldAt.getTime() < holdMs) return 'superseded';
+  if (next !== undefined || now.getTime() - heldAt.getTime() >= holdMs) return 'due';
   return 'wait';
 }

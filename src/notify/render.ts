@@ -6,6 +6,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { formatDuration } from '../duration.ts';
+import { phasePath } from '../ui/paths.ts';
 import type { ReceiverConfig } from './config.ts';
 import type { NotifiableChange } from './judge.ts';
 
@@ -41,12 +42,9 @@ export function deliveryKey(route: string, seq: bigint): string {
   return `${route}:${seq}`;
 }
 
-/**
- * The phase's page in the web UI. The same path as web/router.tsx's phasePath (a unit test holds
- * them together); kept here because the worker must not import the browser bundle's sources.
- */
+/** The phase's page in the web UI (the path its router serves). */
 export function phaseUiUrl(uiBaseUrl: string, phase: { namespace: string; name: string }, cluster: string): string {
-  return `${uiBaseUrl.replace(/\/+$/, '')}/phases/${[cluster, phase.namespace, phase.name].map(encodeURIComponent).join('/')}`;
+  return `${uiBaseUrl.replace(/\/+$/, '')}${phasePath({ cluster, namespace: phase.namespace, name: phase.name })}`;
 }
 
 /** `sha256=<hex>` HMAC of the raw body. */

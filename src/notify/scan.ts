@@ -7,7 +7,7 @@ import type { HistoryReader } from '../store/read-history.ts';
 import type { NotificationStore } from '../store/notification-store.ts';
 import { FULL_ACCESS } from '../store/read-types.ts';
 import type { RouteConfig } from './config.ts';
-import { judgeChange, matchesRoute, releaseHeld, subjectOf, type NotifiableChange } from './judge.ts';
+import { holdFor, judgeChange, matchesRoute, releaseHeld, subjectOf, type NotifiableChange } from './judge.ts';
 
 /** Changes read per page, and most pages per scan (the next scan goes on from the cursor). */
 const PAGE = 500;
@@ -27,15 +27,15 @@ export interface ScanResult {
 export async function scanRoute(deps: { store: NotificationStore; history: HistoryReader }, route: RouteConfig, now: () => Date): Promise<ScanResult> {
   const result: ScanResult = { due: [], recorded: 0, suppressed: 0, scanned: true };
   const done = await deps.store.withRouteScan(route.name, async (tx) => {
-    const heldBySubject = new Map<string, { seq: bigint; at: Date }[]>();
+    const heldBySubject = new Map<string, { seq: bigint; at: Date; reason: string | null }[]>();
     for (const h of await tx.held()) heldBySubject.set(h.subject, [...(heldBySubject.get(h.subject) ?? []), h]);
     const settle = async (subject: string, next: { at: Date } | undefined): Promise<void> => {
       const waiting = heldBySubject.get(subject) ?? [];
-      const still: { seq: bigint; at: Date }[] = [];
+      const still: { seq: bigint; at: Date; reason: string | null }[] = [];
       for (const h of waiting) {
-        const verdict = releaseHeld(h.at, route.minDuration, next, now());
+        const verdict = releaseHeld(h.at, holdFor(route, h.reason), next, now());
         if (verdict === 'superseded') {
-          await tx.setStatus(h.seq, 'suppressed', 'superseded');
+          await tx.setStatus(h.seq, 'suppressed', h.reason === 'flapping' ? 'flapping' : 'superseded');
           result.suppressed += 1;
         } else if (verdict === 'due') {
           await tx.setStatus(h.seq, 'pending');
@@ -65,13 +65,12 @@ export async function scanRoute(deps: { store: NotificationStore; history: Histo
         const verdict = judgeChange(route, { recentChanges: past.count, previousFlapping: past.previousFlapping });
         await tx.record({
           seq: change.seq, kind: verdict.kind, status: verdict.status, subject, clusterId: change.clusterId, phaseId: change.phaseId, at: change.at,
-          ...(verdict.status === 'suppressed' ? { reason: verdict.reason } : {}),
+          ...('reason' in verdict ? { reason: verdict.reason } : {}),
           ...(verdict.kind === 'flapping' ? { flapCount: verdict.flapCount } : {}),
         });
         result.recorded += 1;
         if (verdict.status === 'pending') result.due.push(change.seq);
-        else if (verdict.status === 'suppressed') result.suppressed += 1;
-        else heldBySubject.set(subject, [...(heldBySubject.get(subject) ?? []), { seq: change.seq, at: change.at }]);
+        else heldBySubject.set(subject, [...(heldBySubject.get(subject) ?? []), { seq: change.seq, at: change.at, reason: 'reason' in verdict ? verdict.reason : null }]);
       }
       if (!read.hasMore) {
         reachedEnd = true;

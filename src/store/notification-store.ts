@@ -40,7 +40,7 @@ export interface DeliveryRecord {
 export interface NewDelivery {
   seq: bigint;
   kind: DeliveryKind;
-  status: 'pending' | 'held' | 'suppressed';
+  status: 'pending' | 'held';
   reason?: string;
   subject: string;
   clusterId: number;
@@ -57,7 +57,7 @@ export interface RouteScan {
   subjectPast(subject: string, since: Date): Promise<{ count: number; previousFlapping: boolean }>;
   record(delivery: NewDelivery): Promise<void>;
   /** The route's held deliveries, oldest first. */
-  held(): Promise<Pick<DeliveryRecord, 'seq' | 'subject' | 'at'>[]>;
+  held(): Promise<Pick<DeliveryRecord, 'seq' | 'subject' | 'at' | 'reason'>[]>;
   setStatus(seq: bigint, status: 'pending' | 'suppressed', reason?: string): Promise<void>;
   advance(seq: bigint): Promise<void>;
 }
@@ -167,9 +167,9 @@ export function createNotificationStore(db: Db): NotificationStore {
               VALUES (${route}, ${d.seq}, ${d.kind}, ${d.status}, ${d.reason ?? null}, ${d.subject}, ${d.clusterId}, ${d.phaseId}, ${d.at}, ${d.flapCount ?? null})`;
           },
           async held() {
-            const rows = await tx.$queryRaw<{ seq: bigint; subject: string; at: Date }[]>`
-              SELECT "seq", "subject", "at" FROM "NotificationDelivery" WHERE "route" = ${route} AND "status" = 'held' ORDER BY "seq"`;
-            return rows.map((r) => ({ seq: BigInt(r.seq), subject: r.subject, at: r.at }));
+            const rows = await tx.$queryRaw<{ seq: bigint; subject: string; at: Date; reason: string | null }[]>`
+              SELECT "seq", "subject", "at", "reason" FROM "NotificationDelivery" WHERE "route" = ${route} AND "status" = 'held' ORDER BY "seq"`;
+            return rows.map((r) => ({ seq: BigInt(r.seq), subject: r.subject, at: r.at, reason: r.reason }));
           },
           async setStatus(seq, status, reason) {
             await tx.$executeRaw`

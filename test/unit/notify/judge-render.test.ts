@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import { routeMatchSchema } from '../../../src/notify/config.ts';
 import { judgeChange, matchesRoute, releaseHeld, subjectOf, type NotifiableChange } from '../../../src/notify/judge.ts';
 import { phaseUiUrl, renderRequest } from '../../../src/notify/render.ts';
-import { phasePath } from '../../../web/router.tsx';
 
 const base: NotifiableChange = {
   seq: 42n, at: new Date('2026-11-26T10:00:00Z'), cluster: 'prod', clusterId: 1, phaseId: 7, phase: { sourceKind: 'cli-utils', namespace: 'shop', name: 'api' },
@@ -51,7 +50,7 @@ describe('judgeChange and releaseHeld', () => {
     ['held with minDuration', { minDuration: 5000 }, { recentChanges: 0, previousFlapping: false }, { status: 'held', kind: 'transition' }],
     ['within the limit', { minDuration: 0, flapping }, { recentChanges: 2, previousFlapping: false }, { status: 'pending', kind: 'transition' }],
     ['over the limit: one summary', { minDuration: 5000, flapping }, { recentChanges: 3, previousFlapping: false }, { status: 'pending', kind: 'flapping', flapCount: 4 }],
-    ['still over the limit: quiet', { minDuration: 0, flapping }, { recentChanges: 7, previousFlapping: true }, { status: 'suppressed', kind: 'transition', reason: 'flapping' }],
+    ['still over the limit: held until the storm ends', { minDuration: 0, flapping }, { recentChanges: 7, previousFlapping: true }, { status: 'held', kind: 'transition', reason: 'flapping' }],
     ['calm again after a storm', { minDuration: 0, flapping }, { recentChanges: 0, previousFlapping: true }, { status: 'pending', kind: 'transition' }],
   ])('%s', (_what, route, past, verdict) => {
     expect(judgeChange(route, past)).toEqual(verdict);
@@ -79,8 +78,9 @@ describe('renderRequest', () => {
     expect(renderRequest({ type: 'slack' }, { route: 'ops', change: base, kind: 'transition' }, undefined).headers['x-phaselog-signature']).toBeUndefined();
   });
 
-  it('links to the same page the web UI routes a phase to', () => {
+  it("links to the phase's page, names escaped, whatever the base URL's trailing slash", () => {
     const phase = { cluster: 'arn:aws:eks:eu/x', namespace: 'shop', name: 'api v2' };
-    expect(phaseUiUrl('https://ui.example.com/', phase, phase.cluster)).toBe(`https://ui.example.com${phasePath(phase)}`);
+    expect(phaseUiUrl('https://ui.example.com/', phase, phase.cluster)).toBe('https://ui.example.com/phases/arn%3Aaws%3Aeks%3Aeu%2Fx/shop/api%20v2');
+    expect(phaseUiUrl('https://ui.example.com/phaselog', phase, phase.cluster)).toBe('https://ui.example.com/phaselog/phases/arn%3Aaws%3Aeks%3Aeu%2Fx/shop/api%20v2');
   });
 });
