@@ -88,13 +88,21 @@ export async function startNotificationWorker(options: NotificationWorkerOptions
   };
 
   const scanAll = async (): Promise<void> => {
+    let failed: unknown;
     for (const route of routes.values()) {
-      const scanned = await scanRoute({ store, history }, route.config, () => new Date());
-      count(route.config.name, 'suppressed', scanned.suppressed);
-      await enqueueDeliveries(queue, scanned.due.map((seq) => ({ route: route.config.name, seq })), retryOf);
+      // One route failing (its scan, or queueing its deliveries) does not stop the others'.
+      try {
+        const scanned = await scanRoute({ store, history }, route.config, () => new Date());
+        count(route.config.name, 'suppressed', scanned.suppressed);
+        await enqueueDeliveries(queue, scanned.due.map((seq) => ({ route: route.config.name, seq })), retryOf);
+      } catch (error) {
+        failed ??= error;
+      }
     }
-    // Pending deliveries whose job Redis lost (a restart, a flush) are queued again; the others' ids refuse it.
+    // Pending deliveries whose job Redis lost (a restart, a flush) are queued again; the others' ids
+    // refuse it. Those due in this scan whose queueing failed above are among them.
     await enqueueDeliveries(queue, await store.listPending([...routes.keys()], REQUEUE_LIMIT), retryOf);
+    if (failed !== undefined) throw failed;
   };
 
   const scanWorker = new Worker(NOTIFICATION_SCAN_QUEUE, async () => scanAll(), { connection, prefix, concurrency: 1 });

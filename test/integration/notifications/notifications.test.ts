@@ -5,6 +5,8 @@
  * receiver retried, a refusing or redirecting one given up on, and the deliveries on record.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -14,6 +16,7 @@ import { notificationsConfigSchema, type NotificationsConfig } from '../../../sr
 import { createNotificationStore, type DeliveryRecord } from '../../../src/store/notification-store.ts';
 import { createDb, type Db } from '../../../src/store/prisma.ts';
 import { FULL_ACCESS } from '../../../src/store/read-types.ts';
+import { applyRetention } from '../../../src/store/retention.ts';
 import { waitFor } from '../../../src/runtime/wait.ts';
 import { startNotificationWorker, type RunningNotificationWorker } from '../../../workers/notification-worker.ts';
 import { insertStatusChange } from '../../helpers/history-rows.ts';
@@ -213,5 +216,33 @@ describe('notifications', () => {
       specversion: '1.0', id: `ce:${seq}`, source: '/phaselog/test', type: 'dev.phaselog.phase.status.changed', subject: 'prod/shop/shapes',
       datacontenttype: 'application/json', data: { toStatus: 'Failed', fromStatus: 'Current' },
     });
+  });
+  it('gives up on a receiver that never answers, one timeout per attempt', async () => {
+    // Accepts the connection and the request, and never answers.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const id = await phase('silent');
+      await start(config({ name: 'silent', retry: { attempts: 2, backoff: '100ms' }, receiver: { type: 'webhook', url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`, secretFile: 'hmac', timeout: '300ms' } }));
+      await change(id, 'Current', 'Failed');
+      await waitFor(async () => (await deliveries('silent'))[0]?.status === 'failed', { timeoutMs: 20_000, what: 'the delivery to fail' });
+      expect((await deliveries('silent'))[0]).toMatchObject({ status: 'failed', reason: 'exhausted', attempts: 2, lastError: 'no answer within 300 ms' });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('retention removes finished deliveries past their age and keeps pending and held ones', async () => {
+    const id = await phase('old');
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    const seed = async (status: string) => {
+      const seq = await change(id, 'Current', 'Failed', 40 * 86_400);
+      await db.notificationDelivery.create({ data: { route: 'aged', seq, kind: 'transition', status, subject: 's', clusterId, phaseId: id, at: old, updatedAt: old } });
+    };
+    for (const status of ['delivered', 'failed', 'suppressed', 'pending', 'held']) await seed(status);
+    const removed = await applyRetention(db, { notificationDeliveries: 30 * 86_400_000 });
+    expect(removed.NotificationDelivery).toBe(3);
+    expect((await deliveries('aged')).map((d) => d.status).sort()).toEqual(['held', 'pending']);
   });
 });
