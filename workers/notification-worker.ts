@@ -23,6 +23,7 @@ import { resolveReceiver } from '../src/notify/receiver-files.ts';
 import { scanRoute } from '../src/notify/scan.ts';
 import { enqueueDeliveries, notificationJobSchema, NOTIFICATION_QUEUE, NOTIFICATION_SCAN_QUEUE, NOTIFICATION_SCHEDULER_ID, upsertScanScheduler } from '../src/queue/notification-jobs.ts';
 import { logRedisErrors } from '../src/runtime/redis-errors.ts';
+import { TIMED_OUT, withDeadline } from '../src/runtime/wait.ts';
 import { ConfigError } from '../src/config.ts';
 import { createNotificationStore } from '../src/store/notification-store.ts';
 import type { Db } from '../src/store/prisma.ts';
@@ -45,6 +46,8 @@ export interface NotificationWorkerOptions {
   lockDurationMs?: number;
   /** How often the scan scheduler's presence is checked. @default 5000 */
   reconcileIntervalMs?: number;
+  /** Longest wait for the workers to close. @default 5000 */
+  closeTimeoutMs?: number;
 }
 
 export interface RunningNotificationWorker {
@@ -143,8 +146,16 @@ export async function startNotificationWorker(options: NotificationWorkerOptions
     scanNow: scanAll,
     async close() {
       reconciler.stop();
-      await Promise.all([scanWorker.close(), sendWorker.close()]);
-      await Promise.all([queue.close(), scanQueue.close()]);
+      // As the snapshot workers do: BullMQ's close waits on Redis, forever while it is down. A send cut
+      // short is retried (its delivery is still pending), so shutdown need not wait longer.
+      const closed = await withDeadline(Promise.all([scanWorker.close(), sendWorker.close()]).then(() => true, () => true), options.closeTimeoutMs ?? 5000);
+      if (closed === TIMED_OUT) {
+        log.warn('notification workers did not close in time (Redis unreachable?); closing their connection');
+        void Promise.all([scanWorker.close(true), sendWorker.close(true)]).catch(() => {});
+        connection.disconnect();
+        return;
+      }
+      await withDeadline(Promise.all([queue.close(), scanQueue.close()]), 1000);
       await connection.quit().catch(() => connection.disconnect());
     },
   };

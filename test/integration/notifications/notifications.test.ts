@@ -11,8 +11,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '../../../src/runtime/free-port.ts';
 import { createMetrics, type Metrics } from '../../../src/metrics/registry.ts';
 import { notificationsConfigSchema, type NotificationsConfig } from '../../../src/notify/config.ts';
+import { notificationJobId } from '../../../src/queue/notification-jobs.ts';
 import { createNotificationStore, type DeliveryRecord } from '../../../src/store/notification-store.ts';
 import { createDb, type Db } from '../../../src/store/prisma.ts';
 import { FULL_ACCESS } from '../../../src/store/read-types.ts';
@@ -109,6 +111,11 @@ describe('notifications', () => {
     });
     expect((await deliveries('web-hook')).map((d) => [d.seq, d.status, d.attempts])).toEqual(seqs.map((s) => [s, 'delivered', 1]));
     expect((await metrics.render()).body).toContain('phaselog_notification_deliveries_total{route="web-hook",result="delivered"} 3');
+    // What Redis holds of a delivery names it only: no receiver URL, no secret.
+    const job = await worker.queue.getJob(notificationJobId('web-hook', seqs[0] as bigint));
+    expect(job?.data).toEqual({ route: 'web-hook', seq: String(seqs[0]) });
+    expect(JSON.stringify(job)).not.toContain(SECRET);
+    expect(JSON.stringify(job)).not.toContain(r.url);
   });
 
   it('holds a change back until it has lasted minDuration, and suppresses one undone sooner', async () => {
@@ -231,6 +238,18 @@ describe('notifications', () => {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
     }
+  });
+
+  it('records why an attempt failed without the receiver URL (a Slack URL is a credential)', async () => {
+    const id = await phase('unreachable');
+    // A port just found free: nothing listens, the connection is refused.
+    const port = await findFreePort();
+    await start(config({ name: 'nowhere', retry: { attempts: 1, backoff: '100ms' }, receiver: { type: 'slack', url: `http://127.0.0.1:${port}/services/T0/B0/token-in-path` } }));
+    await change(id, 'Current', 'Failed');
+    await waitFor(async () => (await deliveries('nowhere'))[0]?.status === 'failed', { timeoutMs: 20_000, what: 'the delivery to fail' });
+    const [failed] = await deliveries('nowhere');
+    expect(failed?.lastError).toBe('request failed: ECONNREFUSED');
+    expect(JSON.stringify(failed, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).not.toContain('token-in-path');
   });
 
   it('retention removes finished deliveries past their age and keeps pending and held ones', async () => {
