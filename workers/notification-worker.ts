@@ -59,6 +59,8 @@ export interface RunningNotificationWorker {
 
 /** Most pending deliveries re-queued per scan. */
 const REQUEUE_LIMIT = 1000;
+/** How often pending deliveries are re-queued without a sign that Redis lost jobs (a flush loses no connection). */
+const REQUEUE_EVERY_MS = 10_000;
 
 export async function startNotificationWorker(options: NotificationWorkerOptions): Promise<RunningNotificationWorker> {
   const { log, db } = options;
@@ -90,6 +92,8 @@ export async function startNotificationWorker(options: NotificationWorkerOptions
     if (by > 0) options.metrics?.notifications.inc({ route, result }, by);
   };
 
+  let requeueWanted = true;
+  let requeuedAt = 0;
   const scanAll = async (): Promise<void> => {
     let failed: unknown;
     for (const route of routes.values()) {
@@ -103,8 +107,16 @@ export async function startNotificationWorker(options: NotificationWorkerOptions
       }
     }
     // Pending deliveries whose job Redis lost (a restart, a flush) are queued again; the others' ids
-    // refuse it. Those due in this scan whose queueing failed above are among them.
-    await enqueueDeliveries(queue, await store.listPending([...routes.keys()], REQUEUE_LIMIT), retryOf);
+    // refuse it. Those due in this scan whose queueing failed above are among them. At once after a
+    // sign that jobs may be gone (start, reconnect, a scheduler re-created), else now and then.
+    if (failed !== undefined || requeueWanted || Date.now() - requeuedAt > REQUEUE_EVERY_MS) {
+      requeueWanted = false;
+      requeuedAt = Date.now();
+      await enqueueDeliveries(queue, await store.listPending([...routes.keys()], REQUEUE_LIMIT), retryOf).catch((error: unknown) => {
+        requeueWanted = true;
+        throw error;
+      });
+    }
     if (failed !== undefined) throw failed;
   };
 
@@ -138,7 +150,9 @@ export async function startNotificationWorker(options: NotificationWorkerOptions
     intervalMs: options.reconcileIntervalMs ?? 5000,
     connection,
     log: log.child({ unit: 'notification-schedulers' }),
+    onRecreated: () => void (requeueWanted = true),
   });
+  connection.on('ready', () => void (requeueWanted = true));
   log.info({ routes: [...routes.keys()], scanIntervalMs: options.config.scanInterval }, 'notification workers started');
 
   return {

@@ -121,13 +121,14 @@ describe('notifications', () => {
   it('holds a change back until it has lasted minDuration, and suppresses one undone sooner', async () => {
     const r = await receiver();
     const id = await phase('held');
-    const worker = await start(config({ name: 'calm', minDuration: '3s', receiver: { type: 'webhook', url: r.url, secretFile: 'hmac' } }));
-    // A blip: Failed for one second, long ago. It never held 3s: suppressed. Its recovery held: sent.
+    await start(config({ name: 'calm', minDuration: '4s', receiver: { type: 'webhook', url: r.url, secretFile: 'hmac' } }));
+    // A blip: Failed for one second, long ago. It never held 4s: suppressed. Its recovery held: sent.
     const blip = await change(id, 'Current', 'Failed', 60);
     const recovered = await change(id, 'Failed', 'Current', 59);
-    // Now: held until 3 s have passed.
+    // Now: held until 4 s have passed.
     const fresh = await change(id, 'Current', 'InProgress');
-    await worker.scanNow();
+    // A scheduled scan may be on the route already: wait for the change to be judged.
+    await waitFor(async () => (await deliveries('calm')).some((d) => d.seq === fresh), { timeoutMs: 10_000, what: 'the fresh change to be judged' });
     const early = await deliveries('calm');
     expect(early.find((d) => d.seq === fresh)?.status).toBe('held');
     expect(r.hits.some((h) => h.key === `calm:${fresh}`)).toBe(false);
