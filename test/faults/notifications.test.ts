@@ -117,6 +117,12 @@ describe('fault: notifications across a worker SIGKILL and a Redis restart', () 
     expect(receiver.hits.slice(settledAt).filter((h) => h.answered < 300)).toEqual([]);
     expect(receiver.hits.every((h) => h.signed === true)).toBe(true);
 
+    // The processes' logs (a worker whose deliveries failed and were retried included) hold neither the key nor the receiver URL.
+    const logs = bed.runs.map((run) => run.proc.stdout() + run.proc.stderr()).join('\n');
+    expect(logs).toContain('notification workers started');
+    expect(logs).not.toContain(SECRET);
+    expect(logs).not.toContain(receiver.url);
+
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     try {

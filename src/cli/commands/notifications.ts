@@ -31,7 +31,6 @@ interface Delivery {
   updatedAt: string;
 }
 
-export const DELIVERY_STATUSES = ['pending', 'held', 'delivered', 'failed', 'suppressed'] as const;
 
 export interface NotificationsOptions {
   route?: string;
