@@ -31,7 +31,6 @@ interface Delivery {
   updatedAt: string;
 }
 
-
 export interface NotificationsOptions {
   route?: string;
   statuses: readonly string[];
