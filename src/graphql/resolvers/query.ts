@@ -48,6 +48,13 @@ function toPhaseFilter(input: PhaseFilterInput | null | undefined): PhaseFilter 
   return filter;
 }
 
+/** A notificationDeliveries cursor: a delivery's row id, as its endCursor gives it. */
+function parseDeliveryCursor(after: string | null | undefined): bigint | undefined {
+  if (after === null || after === undefined) return undefined;
+  if (!/^\d{1,18}$/.test(after)) throw badUserInput(`after must be an endCursor of notificationDeliveries, got ${JSON.stringify(after)}`);
+  return BigInt(after);
+}
+
 /** A StatusChangeFilter from SDL input. */
 export function toChangeFilter(input: StatusChangeFilterInput | null | undefined): StatusChangeFilter {
   const filter: StatusChangeFilter = {};
@@ -119,7 +126,7 @@ export const queryResolvers: { Query: QueryResolvers } = {
         ...(filter.status != null ? { status: filter.status } : {}),
         ...(filter.cluster != null ? { cluster: filter.cluster } : {}),
         ...(filter.namespace != null ? { namespace: filter.namespace } : {}),
-      }, first, parseSeq(args.after));
+      }, first, parseDeliveryCursor(args.after));
       return { ...toConnection(page, (d) => d.id.toString()), edges: page.items.map((d) => ({ cursor: d.id.toString(), node: toNotificationDelivery(d) })) };
     },
   },

@@ -76,6 +76,20 @@ describe('notificationDeliveries', () => {
     expect(await seen(stagingReader, { cluster: 'prod' })).toEqual([]);
   });
 
+  it('pages newest first by endCursor, and refuses a cursor it did not give', async () => {
+    const PAGE = 'query($after: String) { notificationDeliveries(first: 4, after: $after) { edges { node { id } } pageInfo { hasNextPage endCursor } } }';
+    type Page = { notificationDeliveries: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
+    const first = await gqlData<Page>(api.url, PAGE, {}, admin);
+    const second = await gqlData<Page>(api.url, PAGE, { after: first.notificationDeliveries.pageInfo.endCursor }, admin);
+    expect(first.notificationDeliveries.pageInfo.hasNextPage).toBe(true);
+    expect(second.notificationDeliveries.pageInfo.hasNextPage).toBe(false);
+    const ids = [...first.notificationDeliveries.edges, ...second.notificationDeliveries.edges].map((e) => e.node.id);
+    expect(new Set(ids).size).toBe(6);
+    expect(ids.map((id) => BigInt(id.split(':')[1] as string))).toEqual(ids.map((id) => BigInt(id.split(':')[1] as string)).sort((a, b) => (a > b ? -1 : 1)));
+    const bad = await gql(api.url, PAGE, { after: "1; DROP TABLE x" }, admin);
+    expect(bad.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
   it('refuses a caller without a token', async () => {
     const result = await gql(api.url, QUERY, {});
     expect(result.status).toBe(401);
