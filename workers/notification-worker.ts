@@ -133,7 +133,10 @@ export async function startNotificationWorker(options: NotificationWorkerOptions
       if (route === undefined) throw new UnrecoverableError(`notification route "${payload.data.route}" is not configured in this worker`);
       const outcome = await attemptDelivery({ store, history, ...(options.config.uiBaseUrl !== undefined ? { uiBaseUrl: options.config.uiBaseUrl } : {}) }, route, BigInt(payload.data.seq));
       count(route.config.name, outcome.result);
-      if (outcome.result === 'retry') throw new Error(outcome.error);
+      if (outcome.result === 'retry') {
+        log.debug({ route: route.config.name, seq: payload.data.seq, error: outcome.error, attempt: job.attemptsMade + 1 }, 'notification attempt failed; retrying');
+        throw new Error(outcome.error);
+      }
       if (outcome.result === 'failed') {
         log.warn({ route: route.config.name, seq: payload.data.seq, error: outcome.error }, 'notification delivery failed');
         throw new UnrecoverableError(outcome.error);
