@@ -29,6 +29,7 @@ import { loadWorkerClusters } from '../workers/load-worker-clusters.ts';
 import { startWorkers } from '../workers/start-workers.ts';
 import { NotRecordingError } from '../workers/recording-check.ts';
 import { startReportWorker } from '../workers/report-worker.ts';
+import { startNotificationWorker } from '../workers/notification-worker.ts';
 import { SNAPSHOT_QUEUE } from './queue/snapshot-jobs.ts';
 import { DEFAULT_UI_PATHS, ensureUiBundle } from './ui/bundle.ts';
 import { createMetrics, registerActiveOperations } from './metrics/registry.ts';
@@ -144,6 +145,10 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         workers.recording().catch((error: unknown) => {
           throw error instanceof NotRecordingError ? new ReadinessError(error.code, error.message) : error;
         });
+      if (config.notifications.routes.length > 0) {
+        const notifications = await startNotificationWorker({ db, redisUrl: redis.url, log: log.child({ part: 'notifications' }), config: config.notifications, baseDir: config.baseDir, prefix, metrics });
+        closers.push({ name: 'notification-worker', close: () => notifications.close() });
+      }
       if (config.reports.schedules.length) {
         const reports = await startReportWorker({ db, redisUrl: redis.url, log: log.child({ part: 'reports' }), schedules: config.reports.schedules, prefix: config.redis.prefix });
         closers.push({ name: 'report-worker', close: () => reports.close() });

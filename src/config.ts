@@ -14,6 +14,8 @@ import { retentionPolicySchema } from './store/retention.ts';
 import { declaredPhasesSchema } from './declared-phases.ts';
 import { parseDuration } from './duration.ts';
 import { normalizeOrigin } from './http/origin.ts';
+import { notificationsConfigSchema } from './notify/config.ts';
+import { receiverFileIssues } from './notify/receiver-files.ts';
 
 /** Which parts of phaselog a process runs. */
 export type Role = 'all' | 'api' | 'worker';
@@ -147,6 +149,8 @@ export const configSchema = z.strictObject({
   /** Phases declared here instead of by an inventory object: resource lists and label selectors. */
   phases: declaredPhasesSchema.default([]),
   health: healthConfigSchema.optional(),
+  /** Transition notifications: routes from the change log to webhooks, Slack and CloudEvents receivers. */
+  notifications: notificationsConfigSchema.default({ scanInterval: 1000, routes: [] }),
   /** Scheduled audit reports, stored for download. */
   reports: reportsConfigSchema.default({ schedules: [] }),
   /**
@@ -302,6 +306,8 @@ export function loadConfig(
 
   const config = parsed.data;
   const baseDir = usedFile ? path.dirname(usedFile) : cwd;
+  const fileIssues = receiverFileIssues(config.notifications, baseDir);
+  if (fileIssues.length > 0) throw new ConfigError(fileIssues);
   return {
     ...config,
     stateDir: path.resolve(cwd, config.stateDir),

@@ -48,9 +48,8 @@ export function withParams(place: Place, changes: Record<string, string | undefi
   return place.path + (query ? `?${query}` : '');
 }
 
-export function phasePath(phase: { cluster: string; namespace: string; name: string }): string {
-  return `/phases/${[phase.cluster, phase.namespace, phase.name].map(encodeURIComponent).join('/')}`;
-}
+// Notification messages link to phase pages too: the path is defined once, beside the server's UI code.
+export { phasePath } from '../src/ui/paths.ts';
 
 /** An ordinary link (open in a new tab works) that navigates in place on a plain click. */
 export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {

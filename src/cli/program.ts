@@ -28,6 +28,11 @@ export interface ProgramHooks {
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+function parseLimit(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 100) throw new InvalidArgumentError('a whole number from 1 to 100');
+  return n;
+}
 function parseContext(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 1000) throw new InvalidArgumentError('Lines of context are a whole number from 0 to 1000.');
   return Number(value);
@@ -82,6 +87,7 @@ const load = {
   manifest: () => import('./commands/manifest.ts'),
   gate: () => import('./commands/gate.ts'),
   clusters: () => import('./commands/clusters.ts'),
+  notifications: () => import('./commands/notifications.ts'),
   report: () => import('./commands/report.ts'),
   token: () => import('./commands/token.ts'),
   version: () => import('./commands/version.ts'),
@@ -248,6 +254,22 @@ Examples:
   const clusters = program.command('clusters').description('clusters: observed, unobserved or retired, and their reachability');
   outputOptions(clientOptions(clusters));
   clusters.action((f: OutputFlags & ClientFlags) => client(hooks, f, async (ctx) => (await load.clusters()).runClusters(ctx, { output: f.output, headers: f.headers })));
+
+  const notifications = program
+    .command('notifications')
+    .description('notification deliveries, newest first: sent, held, suppressed or failed, with attempts and the last error')
+    .option('--route <name>', 'only this route')
+    .addOption(new Option('--status <status>', 'only deliveries in this state (repeatable)').argParser(collectChoice(['pending', 'held', 'delivered', 'failed', 'suppressed'])))
+    .option('--cluster <name>', 'only changes of this cluster')
+    .option('-n, --namespace <namespace>', 'only changes of phases in this namespace')
+    .option('--limit <n>', 'how many (1 to 100)', parseLimit, 50);
+  outputOptions(clientOptions(notifications), ['table', 'wide', 'json', 'yaml']);
+  notifications.addHelpText('after', '\nExamples:\n  phaselog notifications --status failed\n  phaselog notifications --route ops -o wide');
+  notifications.action((f: OutputFlags & ClientFlags & { route?: string; status?: string[]; cluster?: string; namespace?: string; limit: number }) =>
+    client(hooks, f, async (ctx) =>
+      (await load.notifications()).runNotifications(ctx, { statuses: f.status ?? [], limit: f.limit, output: f.output, headers: f.headers, ...pick(f, ['route', 'cluster', 'namespace']) }),
+    ),
+  );
 
   const token = program
     .command('token')

@@ -13,6 +13,7 @@ import { createChangeFeed, type ChangeSource } from '../services/read-change-fee
 import { createRefresher } from '../services/refresh-cluster.ts';
 import { createApiTokenStore, type ApiTokenStore } from '../store/api-token-store.ts';
 import type { Db } from '../store/prisma.ts';
+import { createNotificationStore } from '../store/notification-store.ts';
 import { createHistoryReader } from '../store/read-history.ts';
 import { createPhaseReader } from '../store/read-phases.ts';
 import type { ReadApi } from './context.ts';
@@ -121,7 +122,7 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
           ...(options.refreshTimeoutMs !== undefined ? { timeoutMs: options.refreshTimeoutMs } : {}),
         });
   const reports = { create: (request: Parameters<typeof createAuditReport>[1]) => createAuditReport(options.db, request), stored: createReportStore(options.db) };
-  const read: ReadApi = { phases, history, tokens, reports, ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}) };
+  const read: ReadApi = { phases, history, tokens, reports, notifications: createNotificationStore(options.db), ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}) };
   return {
     read,
     anonymousRead,

@@ -5,6 +5,7 @@ import type { Refresher } from '../services/refresh-cluster.ts';
 import type { ApiTokenStore } from '../store/api-token-store.ts';
 import type { ClusterStore } from '../store/cluster-store.ts';
 import type { HistoryReader } from '../store/read-history.ts';
+import type { NotificationStore } from '../store/notification-store.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
 import type { Role } from '../config.ts';
 import type { Loaders } from './loaders.ts';
@@ -22,6 +23,8 @@ export interface ReadApi {
   phases: PhaseReader;
   history: HistoryReader;
   tokens: ApiTokenStore;
+  /** Notification deliveries. */
+  notifications: NotificationStore;
   /** Audit reports: computed on demand, and the stored (scheduled) ones. */
   reports: ReportsApi;
   /** Live status changes; absent where no Redis is wired (subscriptions then fail with an error). */

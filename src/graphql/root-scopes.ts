@@ -56,6 +56,8 @@ export const ROOT_FIELD_RULES: RootFieldRules = {
     storedReport: read('unrestricted-only'),
     // Token management shows and touches only tokens at most as narrow as the caller (auth/tokens.ts).
     tokens: admin('narrowed'),
+    // A delivery is about a change: its store applies the change log's access rule.
+    notificationDeliveries: read('narrowed'),
   },
   Mutation: {
     createToken: admin('narrowed'),

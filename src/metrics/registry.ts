@@ -27,6 +27,8 @@ export interface Metrics {
   /** Requests to clusters' API servers by cluster and HTTP status code (`error`: no answer). */
   readonly kubeRequests: Counter<'cluster' | 'code'>;
   readonly snapshots: SnapshotMetrics;
+  /** Notification delivery attempts and verdicts by route and result (delivered, retry, failed, skipped, suppressed). */
+  readonly notifications: Counter<'route' | 'result'>;
   readonly graphql: GraphqlMetrics;
   /** Adds a series computed on each scrape (queue depth, watch counts, active subscriptions). */
   collect(name: string, help: string, type: 'gauge' | 'counter', collect: () => Promise<readonly CollectedValue[]> | readonly CollectedValue[]): void;
@@ -71,6 +73,12 @@ export function createMetrics(): Metrics {
     registry,
     kubeRequests: new Counter({ name: 'phaselog_kube_requests_total', help: 'Requests to clusters\' API servers (lists, gets, watches) by cluster and HTTP status code; code "error" when no answer came.', labelNames: ['cluster', 'code'], registers }),
     snapshots,
+    notifications: new Counter({
+      name: 'phaselog_notification_deliveries_total',
+      help: 'Notification deliveries by route and result: delivered, retry (an attempt failed, another follows), failed (no more attempts), skipped (sent already), suppressed (minDuration not held, or flapping).',
+      labelNames: ['route', 'result'],
+      registers,
+    }),
     graphql: {
       // The type comes from the parsed document, never the operation's name: label values stay bounded.
       observeRequest: (operationType, seconds) => graphqlDuration.observe({ operation: OPERATION_TYPES.has(operationType) ? operationType : 'unknown' }, seconds),

@@ -33,6 +33,8 @@ export const retentionPolicySchema = z.strictObject({
   reachability: ageSchema.optional(),
   /** Phases deleted longer ago than this, with all their history. */
   deletedPhases: ageSchema.optional(),
+  /** Finished notification deliveries (delivered, failed, suppressed), by their last change; pending and held ones are kept. */
+  notificationDeliveries: ageSchema.optional(),
 });
 
 /** A retention policy, ages in milliseconds. */
@@ -40,7 +42,7 @@ export type RetentionPolicy = z.infer<typeof retentionPolicySchema>;
 
 /** Rows removed per table by one compaction. */
 export type RetentionResult = Record<
-  'ResourceStatusInterval' | 'PhaseStatusInterval' | 'PhaseManifest' | 'StatusChange' | 'ObservationTick' | 'ClusterReachability' | 'Phase' | 'ObjectRevision' | 'Manifest' | 'StatusDetail',
+  'ResourceStatusInterval' | 'PhaseStatusInterval' | 'PhaseManifest' | 'StatusChange' | 'ObservationTick' | 'ClusterReachability' | 'Phase' | 'ObjectRevision' | 'Manifest' | 'StatusDetail' | 'NotificationDelivery',
   number
 >;
 
@@ -49,7 +51,7 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date 
   const before = (age: number | undefined): Date | undefined => (age === undefined ? undefined : new Date(now.getTime() - age));
   return db.$transaction(
     async (tx) => {
-      const result: RetentionResult = { ResourceStatusInterval: 0, PhaseStatusInterval: 0, PhaseManifest: 0, StatusChange: 0, ObservationTick: 0, ClusterReachability: 0, Phase: 0, ObjectRevision: 0, Manifest: 0, StatusDetail: 0 };
+      const result: RetentionResult = { ResourceStatusInterval: 0, PhaseStatusInterval: 0, PhaseManifest: 0, StatusChange: 0, ObservationTick: 0, ClusterReachability: 0, Phase: 0, ObjectRevision: 0, Manifest: 0, StatusDetail: 0, NotificationDelivery: 0 };
       const deletedPhases = before(policy.deletedPhases);
       if (deletedPhases) {
         // Ended resource intervals have no foreign key to cascade from their resource: deleted here.
@@ -69,6 +71,10 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date 
       if (changes) result.StatusChange = (await tx.statusChange.deleteMany({ where: { at: { lt: changes } } })).count;
       const reachability = before(policy.reachability);
       if (reachability) result.ClusterReachability = (await tx.clusterReachability.deleteMany({ where: { to: { lt: reachability } } })).count;
+      const deliveries = before(policy.notificationDeliveries);
+      if (deliveries) {
+        result.NotificationDelivery = (await tx.notificationDelivery.deleteMany({ where: { updatedAt: { lt: deliveries }, status: { in: ['delivered', 'failed', 'suppressed'] } } })).count;
+      }
       const ticks = before(policy.observationTicks);
       if (ticks) {
         result.ObservationTick = (await tx.observationTick.deleteMany({ where: { lastSeenAt: { lt: ticks } } })).count;

@@ -11,7 +11,7 @@ import type { GraphqlContext } from '../context.ts';
 import { decodeCursor, encodeCursor, isRowId, MAX_PHASES_PAGE_SIZE, pageSize, parseSeq, toConnection } from '../cursor.ts';
 import { badUserInput, notFound } from '../errors.ts';
 import { historyAskBelow } from './phase.ts';
-import { toApiToken, toGateResult, toStatusChange } from './shapes.ts';
+import { toApiToken, toGateResult, toNotificationDelivery, toStatusChange } from './shapes.ts';
 
 function isPhaseCursor(value: unknown): value is PhaseCursor {
   const v = value as Partial<PhaseCursor> | null;
@@ -46,6 +46,13 @@ function toPhaseFilter(input: PhaseFilterInput | null | undefined): PhaseFilter 
     filter.labels = labels as Record<string, string>;
   }
   return filter;
+}
+
+/** A notificationDeliveries cursor: a delivery's row id, as its endCursor gives it. */
+function parseDeliveryCursor(after: string | null | undefined): bigint | undefined {
+  if (after === null || after === undefined) return undefined;
+  if (!/^\d{1,18}$/.test(after)) throw badUserInput(`after must be an endCursor of notificationDeliveries, got ${JSON.stringify(after)}`);
+  return BigInt(after);
 }
 
 /** A StatusChangeFilter from SDL input. */
@@ -111,5 +118,16 @@ export const queryResolvers: { Query: QueryResolvers } = {
       throw result.kind === 'NOT_FOUND' ? notFound(result.message) : badUserInput(result.message);
     },
     tokens: async (_parent, _args, ctx) => (await listTokens(ctx.read.tokens, ctx.principal.access)).map(toApiToken),
+    notificationDeliveries: async (_parent, args, ctx) => {
+      const first = pageSize(args.first, 50);
+      const filter = args.filter ?? {};
+      const page = await ctx.read.notifications.listDeliveries(ctx.principal.access, {
+        ...(filter.route != null ? { route: filter.route } : {}),
+        ...(filter.status != null ? { status: filter.status } : {}),
+        ...(filter.cluster != null ? { cluster: filter.cluster } : {}),
+        ...(filter.namespace != null ? { namespace: filter.namespace } : {}),
+      }, first, parseDeliveryCursor(args.after));
+      return { ...toConnection(page, (d) => d.id.toString()), edges: page.items.map((d) => ({ cursor: d.id.toString(), node: toNotificationDelivery(d) })) };
+    },
   },
 };

@@ -7,6 +7,7 @@ import type { PhaseCondition } from '../../status/phase-summary.ts';
 import { isResourceStatus, type CustomHealthDetail } from '../../status/types.ts';
 import type { StatusChange } from '../../history/types.ts';
 import type { ManifestVersionRecord } from '../../store/read-types.ts';
+import type { DeliveryRecord } from '../../store/notification-store.ts';
 
 /**
  * A stored status as the SDL's Status enum. The store keeps statuses as text; one that is not a
@@ -54,6 +55,25 @@ export function toStatusChange(change: StatusChange): ResolversParentTypes['Stat
     fromStatus: change.fromStatus,
     toStatus: change.toStatus,
     message: change.message,
+  };
+}
+
+/** A notification delivery as the API shows it (its id is the receivers' idempotency key). */
+export function toNotificationDelivery(d: DeliveryRecord): ResolversParentTypes['NotificationDelivery'] {
+  return {
+    id: `${d.route}:${d.seq}`,
+    route: d.route,
+    seq: d.seq.toString(),
+    kind: d.kind,
+    status: d.status,
+    reason: d.reason,
+    cluster: d.cluster,
+    phase: d.phase === null ? null : { source: d.phase.sourceKind, namespace: d.phase.namespace, name: d.phase.name },
+    at: d.at,
+    attempts: d.attempts,
+    lastError: d.lastError,
+    deliveredAt: d.deliveredAt,
+    updatedAt: d.updatedAt,
   };
 }
 

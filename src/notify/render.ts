@@ -1,0 +1,117 @@
+/**
+ * PURE. What a receiver is sent for one delivery: the body and headers of the HTTP request. Every
+ * request carries `X-Phaselog-Delivery: <route>:<seq>`, the same on every attempt, so a receiver
+ * can drop a repeat (see README: a crash between the receiver's answer and phaselog recording it
+ * sends the same delivery again).
+ */
+import { createHmac } from 'node:crypto';
+import { formatDuration } from '../duration.ts';
+import { phasePath } from '../ui/paths.ts';
+import type { ReceiverConfig } from './config.ts';
+import type { NotifiableChange } from './judge.ts';
+
+/** CloudEvents `type` of a change, by what it is about. */
+const EVENT_TYPES: Record<string, string> = {
+  phase: 'dev.phaselog.phase.status.changed',
+  resource: 'dev.phaselog.resource.status.changed',
+  cluster: 'dev.phaselog.cluster.reachability.changed',
+  condition: 'dev.phaselog.condition.status.changed',
+};
+const FLAPPING_TYPE = 'dev.phaselog.flapping';
+
+/** One delivery to render. */
+export interface DeliveryToSend {
+  route: string;
+  change: NotifiableChange;
+  kind: 'transition' | 'flapping';
+  /** A flapping summary's count of changes within `flapWindowMs`. */
+  flapCount?: number;
+  flapWindowMs?: number;
+  /** The web UI's base URL, when configured. */
+  uiBaseUrl?: string;
+}
+
+/** An HTTP request to send. */
+export interface RenderedRequest {
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** The idempotency key of a delivery: stable across attempts, restarts and workers. */
+export function deliveryKey(route: string, seq: bigint): string {
+  return `${route}:${seq}`;
+}
+
+/** The phase's page in the web UI (the path its router serves). */
+export function phaseUiUrl(uiBaseUrl: string, phase: { namespace: string; name: string }, cluster: string): string {
+  return `${uiBaseUrl.replace(/\/+$/, '')}${phasePath({ cluster, namespace: phase.namespace, name: phase.name })}`;
+}
+
+/** `sha256=<hex>` HMAC of the raw body. */
+export function signBody(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** The receiver-neutral facts of a delivery (the webhook body, the CloudEvent's data). */
+export function deliveryFacts(d: DeliveryToSend): Record<string, unknown> {
+  const c = d.change;
+  return {
+    id: deliveryKey(d.route, c.seq),
+    route: d.route,
+    kind: d.kind,
+    seq: c.seq.toString(),
+    at: c.at.toISOString(),
+    cluster: c.cluster,
+    scope: c.scope,
+    phase: c.phase === null ? null : { source: c.phase.sourceKind, namespace: c.phase.namespace, name: c.phase.name },
+    resourceKey: c.resourceKey,
+    ...(c.conditionType != null ? { conditionType: c.conditionType } : {}),
+    fromStatus: c.fromStatus,
+    toStatus: c.toStatus,
+    message: c.message,
+    url: d.uiBaseUrl !== undefined && c.phase !== null ? phaseUiUrl(d.uiBaseUrl, c.phase, c.cluster) : null,
+    ...(d.kind === 'flapping' ? { flapping: { changes: d.flapCount ?? 0, windowSeconds: Math.round((d.flapWindowMs ?? 0) / 1000) } } : {}),
+  };
+}
+
+/** One line a person reads. */
+export function summaryLine(d: DeliveryToSend): string {
+  const c = d.change;
+  const what = c.phase === null ? `cluster ${c.cluster}` : `${c.cluster}/${c.phase.namespace}/${c.phase.name}${c.resourceKey !== null ? ` ${c.resourceKey}` : ''}${c.conditionType != null ? ` condition ${c.conditionType}` : ''}`;
+  if (d.kind === 'flapping') {
+    return `${what} is flapping: ${d.flapCount ?? 0} changes within ${formatDuration(d.flapWindowMs ?? 0)}, now ${c.toStatus ?? 'gone'}; further changes are held back until it calms down`;
+  }
+  return `${what}: ${c.fromStatus ?? 'none'} → ${c.toStatus ?? 'none'}${c.message !== '' ? ` (${c.message})` : ''}`;
+}
+
+/** The request for `receiver`; signed when the receiver has a secret. */
+export function renderRequest(receiver: Pick<ReceiverConfig, 'type'> & { source?: string }, d: DeliveryToSend, secret: string | undefined): RenderedRequest {
+  const facts = deliveryFacts(d);
+  const key = deliveryKey(d.route, d.change.seq);
+  let body: string;
+  let contentType = 'application/json';
+  if (receiver.type === 'slack') {
+    const line = summaryLine(d);
+    const link = typeof facts.url === 'string' ? ` <${facts.url}|open in phaselog>` : '';
+    body = JSON.stringify({ text: line, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `${line}${link}` } }] });
+  } else if (receiver.type === 'cloudevents') {
+    // Written by hand: the CloudEvents structured mode is a small JSON envelope, and the `cloudevents`
+    // SDK drags browser polyfills into the worker for it.
+    contentType = 'application/cloudevents+json';
+    body = JSON.stringify({
+      specversion: '1.0',
+      id: key,
+      source: receiver.source ?? '/phaselog',
+      type: d.kind === 'flapping' ? FLAPPING_TYPE : (EVENT_TYPES[d.change.scope] ?? 'dev.phaselog.status.changed'),
+      subject: d.change.phase === null ? d.change.cluster : `${d.change.cluster}/${d.change.phase.namespace}/${d.change.phase.name}`,
+      time: d.change.at.toISOString(),
+      datacontenttype: 'application/json',
+      data: facts,
+    });
+  } else {
+    body = JSON.stringify(facts);
+  }
+  const headers: Record<string, string> = { 'content-type': contentType, 'x-phaselog-delivery': key, 'user-agent': 'phaselog-notifications' };
+  if (secret !== undefined) headers['x-phaselog-signature'] = signBody(secret, body);
+  return { body, headers };
+}
