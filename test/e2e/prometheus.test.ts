@@ -64,7 +64,7 @@ afterAll(async () => {
 describe('Prometheus scraping phaselog', () => {
   it('accepts the rules file under promtool', () => {
     const checked = spawnSync('promtool', ['check', 'rules', RULES], { encoding: 'utf8' });
-    expect(checked.stdout + checked.stderr).toMatch(/SUCCESS: 5 rules found/);
+    expect(checked.stdout + checked.stderr).toMatch(/SUCCESS: 6 rules found/);
     expect(checked.status).toBe(0);
   });
 
@@ -81,7 +81,7 @@ describe('Prometheus scraping phaselog', () => {
     await waitFor(
       async () => {
         rules = (await prom<{ groups: { rules: Rule[] }[] }>('/api/v1/rules')).data.groups.flatMap((g) => g.rules);
-        return rules.length === 5 && rules.every((r) => r.health !== 'unknown');
+        return rules.length === 6 && rules.every((r) => r.health !== 'unknown');
       },
       { timeoutMs: 30_000, intervalMs: 500, what: 'every rule evaluated once' },
     );
