@@ -292,3 +292,54 @@ describe('ManifestVersion.changes', () => {
     expect(versions[0]?.changes.find((c) => c.key === 'apps/Deployment/shop/web')?.diff).toMatch(/@@ -\d+,3 \+\d+,3 @@\n {7}containers:\n- {6}- image: registry.example\/web:1\n\+ {6}- image: registry.example\/web:2\n {9}name: app\n$/);
   });
 });
+
+interface ResourceRevision {
+  key: string;
+  status: string;
+  revision: { hash: string | null; at: string; content: string | null; truncated: boolean } | null;
+}
+
+const RESOURCE_REVISIONS = `query($id: ID!) { phase(id: $id) { resources(first: 100) { edges { node { key status revision { hash at content truncated } } } } } }`;
+const RESOURCE_REVISIONS_AT = `query($id: ID!, $at: DateTime!) { phase(id: $id) { statusAt(at: $at) { resources(first: 100) { edges { node { key status revision { hash at content truncated } } } } } } }`;
+
+async function resourceRevisions(token: string, at?: Date): Promise<Map<string, ResourceRevision>> {
+  type Page = { resources: { edges: { node: ResourceRevision }[] } };
+  const data = at
+    ? await gqlData<{ phase: { statusAt: Page | null } | null }>(api.url, RESOURCE_REVISIONS_AT, { id: shopId, at: at.toISOString() }, token)
+    : await gqlData<{ phase: Page | null }>(api.url, RESOURCE_REVISIONS, { id: shopId }, token);
+  const page = 'statusAt' in (data.phase ?? {}) ? (data.phase as { statusAt: Page | null }).statusAt : (data.phase as Page | null);
+  return new Map((page?.resources.edges ?? []).map((e) => [e.node.key, e.node]));
+}
+
+describe('Resource.revision (EMCO detail mode)', () => {
+  it('gives each resource the stored revision it has now, and the one it had at a past moment', async () => {
+    const now = await resourceRevisions(reader);
+    expect(now.get('apps/Deployment/shop/web')?.revision?.content).toContain('image: registry.example/web:2');
+    // The moment the first snapshot recorded (the start of the first manifest version).
+    const firstAt = new Date((await versions(reader)).at(-1)?.manifest.from ?? 0);
+    const then = await resourceRevisions(reader, firstAt);
+    expect(then.get('apps/Deployment/shop/web')?.revision).toMatchObject({ at: firstAt.toISOString(), truncated: false });
+    expect(then.get('apps/Deployment/shop/web')?.revision?.content).toContain('image: registry.example/web:1');
+    expect(then.get('apps/Deployment/shop/web')?.revision?.hash).not.toBe(now.get('apps/Deployment/shop/web')?.revision?.hash);
+    // Past membership is the past's: the removed Service is there then, not now.
+    expect(then.get('/Service/shop/old')?.revision?.content).toContain('name: old');
+    expect(now.has('/Service/shop/old')).toBe(false);
+  });
+
+  it('never holds Secret data, then or now', async () => {
+    for (const at of [undefined, new Date((await versions(reader)).at(-1)?.manifest.from ?? 0)]) {
+      const content = (await resourceRevisions(reader, at)).get('/Secret/shop/creds')?.revision?.content ?? '';
+      expect(content).toContain('kind: Secret');
+      for (const secretText of [PASSWORD_1, PASSWORD_2, b64(PASSWORD_1), b64(PASSWORD_2)]) expect(content).not.toContain(secretText);
+    }
+  });
+
+  it("withholds, from a token restricted to the phase's namespace, the revision of a member of another namespace", async () => {
+    const seen = await resourceRevisions(shopReader);
+    expect(seen.get('/ConfigMap/pay/shared')?.revision).toMatchObject({ hash: null, content: null });
+    expect(seen.get('/ConfigMap/shop/extra')?.revision?.content).toContain('greeting: hello');
+    // A token restricted to another namespace does not see the phase at all.
+    expect(await resourceRevisions(payReader)).toEqual(new Map());
+  });
+});
+
