@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../../src/auth/tokens.ts';
 import { createApiClient } from '../../../src/cli/api-client.ts';
 import { runManifest } from '../../../src/cli/commands/manifest.ts';
+import { runStatus, type StatusOptions } from '../../../src/cli/commands/status.ts';
+import { CliError } from '../../../src/cli/errors.ts';
 import { painter } from '../../../src/cli/format.ts';
 import type { CommandContext } from '../../../src/cli/context.ts';
 import { loadConfig } from '../../../src/config.ts';
@@ -340,6 +342,53 @@ describe('Resource.revision (EMCO detail mode)', () => {
     expect(seen.get('/ConfigMap/shop/extra')?.revision?.content).toContain('greeting: hello');
     // A token restricted to another namespace does not see the phase at all.
     expect(await resourceRevisions(payReader)).toEqual(new Map());
+  });
+
+  it('is what `phaselog status <phase> -o detail` prints, now and with --at; -o summary prints counts only', async () => {
+    const out: string[] = [];
+    const ctx = (token: string): CommandContext => ({
+      api: createApiClient({ url: api.url, token }),
+      hasToken: true,
+      config: loadConfig({}, mkdtempSync(path.join(tmpdir(), 'phaselog-detail-'))),
+      out: (text) => void out.push(text),
+      err: () => {},
+      errIsTerminal: false,
+      decorated: false,
+      paint: painter(false),
+      now: () => new Date(),
+    });
+    const base: StatusOptions = { phase: `diffs/shop/${shopName}`, output: 'detail', headers: true, watch: false, clusters: [], statuses: [] };
+    expect(await runStatus(ctx(reader), base)).toBe(0);
+    const now = out.join('');
+    expect(now.split('\n')[0]).toMatch(new RegExp(`^# diffs/shop/${shopName}: Current at \\S+ \\(5/5 Current\\)$`));
+    expect(now).toMatch(/^# apps\/Deployment\/shop\/web {2}Current {2}revision [0-9a-f]{12}\napiVersion: apps\/v1\nkind: Deployment\n/m);
+    expect(now).toContain('image: registry.example/web:2');
+    expect(now.split('\n').filter((l) => l === '---')).toHaveLength(5);
+    for (const secretText of [PASSWORD_1, PASSWORD_2, b64(PASSWORD_1), b64(PASSWORD_2)]) expect(now).not.toContain(secretText);
+
+    out.length = 0;
+    const firstAt = (await versions(reader)).at(-1)?.manifest.from ?? '';
+    expect(await runStatus(ctx(reader), { ...base, at: firstAt })).toBe(0);
+    const then = out.join('');
+    expect(then).toContain('image: registry.example/web:1');
+    expect(then).toMatch(/^# Service\/shop\/old {2}Current {2}revision /m);
+
+    // A token of the phase's namespace sees the other namespace's member withheld.
+    out.length = 0;
+    expect(await runStatus(ctx(shopReader), base)).toBe(0);
+    expect(out.join('')).toMatch(/^# ConfigMap\/pay\/shared {2}Current {2}\(revision withheld/m);
+    expect(out.join('')).not.toContain('pay-rate');
+
+    out.length = 0;
+    expect(await runStatus(ctx(reader), { ...base, output: 'summary' })).toBe(0);
+    expect(out.join('').split('\n').map((l) => l.split(/\s+/).filter(Boolean))).toEqual([
+      ['NAME', 'CLUSTER', 'STATUS', 'CURRENT', 'INPROGRESS', 'FAILED', 'TERMINATING', 'NOTFOUND', 'UNKNOWN', 'TOTAL'],
+      [`shop/${shopName}`, 'diffs', 'Current', '5', '0', '0', '0', '0', '0', '5'],
+      [],
+    ]);
+    // `all` is the default table; detail needs a phase and does not watch.
+    await expect(runStatus(ctx(reader), { ...base, phase: undefined })).rejects.toThrow(CliError);
+    await expect(runStatus(ctx(reader), { ...base, watch: true })).rejects.toThrow(/-o detail prints once/);
   });
 });
 
