@@ -13,7 +13,7 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 /** The formats that print data for machines rather than a table. */
 export type DataFormat = 'json' | 'yaml';
 
-export function isDataFormat(format: OutputFormat): format is DataFormat {
+export function isDataFormat(format: string): format is DataFormat {
   return format === 'json' || format === 'yaml';
 }
 

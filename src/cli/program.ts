@@ -10,7 +10,7 @@ import { CliError, EXIT } from './errors.ts';
 import type { CommandContext } from './context.ts';
 import { OUTPUT_FORMATS } from './format.ts';
 import type { OutputFormat } from './format.ts';
-import { parseStatus, STATUSES } from './commands/status.ts';
+import { parseStatus, STATUS_MODES, STATUSES, type StatusOutput } from './commands/status.ts';
 
 /** What a command's action returns: its exit code. */
 type Run = (ctx: CommandContext) => Promise<number>;
@@ -67,7 +67,7 @@ function clientOptions(cmd: Command): Command {
     .addOption(new Option('--token <secret>', 'API token (prefer the environment variable)').env('PHASELOG_TOKEN'));
 }
 
-function outputOptions(cmd: Command, formats: readonly OutputFormat[] = OUTPUT_FORMATS): Command {
+function outputOptions(cmd: Command, formats: readonly string[] = OUTPUT_FORMATS): Command {
   return cmd.addOption(new Option('-o, --output <format>', 'output format').choices(formats).default('table')).option('--no-headers', 'leave out the header row of tables');
 }
 
@@ -154,7 +154,7 @@ failing, 4 no such phase/cluster/token, 5 missing or insufficient token.`,
     .addOption(new Option('--sort <order>', 'severity: most severe first; name: by cluster, namespace, name').choices(['severity', 'name']).default('severity'))
     .option('-w, --watch', 'after the list, stream status changes until Ctrl-C')
     .option('--after <seq>', 'with --watch: resume after this change seq (the last `seq` a previous watch printed); skips the list');
-  scopeOptions(outputOptions(clientOptions(status)), 'phases');
+  scopeOptions(outputOptions(clientOptions(status), [...OUTPUT_FORMATS, ...STATUS_MODES]), 'phases');
   status.addHelpText(
     'after',
     `
@@ -163,11 +163,13 @@ Examples:
   phaselog status -n shop --status Failed,InProgress
   phaselog status -o name --status Failed          names to pipe into other commands
   phaselog status prod/shop/api -o wide            one phase with its resources
+  phaselog status -o summary                       counts per status only, phase by phase
+  phaselog status prod/shop/api -o detail --at 2h  each resource's stored object (redacted) two hours ago
   phaselog status --at 2h                          the fleet two hours ago
   phaselog status -w -o json | jq .                NDJSON: the phases, then each change (with its seq)
   phaselog status -w -o json --after 1234          resume that stream after change 1234`,
   );
-  status.action((phase: string | undefined, f: OutputFlags & ClientFlags & ScopeFlags & { status?: string[]; selector?: string; source?: string; at?: string; sort: 'severity' | 'name'; watch?: boolean; after?: string }) =>
+  status.action((phase: string | undefined, f: Omit<OutputFlags, 'output'> & { output: StatusOutput } & ClientFlags & ScopeFlags & { status?: string[]; selector?: string; source?: string; at?: string; sort: 'severity' | 'name'; watch?: boolean; after?: string }) =>
     client(hooks, f, async (ctx) =>
       (await load.status()).runStatus(ctx, {
         ...(phase ? { phase } : {}),

@@ -124,6 +124,14 @@ export interface ResourceRecord {
   to: Date | null;
   /** When the run of this status began (earlier intervals of the same status with no gap count), when the read included it. */
   since?: Date;
+  /** Set by the API where it reads a phase's resources: whose cluster they are in and the moment read (for `revision`). */
+  view?: ResourceView;
+}
+
+/** Where and when a resource was read: what its stored revision is answered for. */
+export interface ResourceView {
+  cluster: string;
+  at: Date;
 }
 
 /** One normalised inventory entry. */

@@ -35,6 +35,13 @@ const ONE_AT = `query PhaseAt($id: ID!, $at: DateTime!) { phase(id: $id) { ${PHA
 const RESOURCES_AT = `query ResourcesAt($id: ID!, $at: DateTime!, $after: String) {
   phase(id: $id) { statusAt(at: $at) { resources(first: 100, after: $after) { edges { node { ${RESOURCE_FIELDS} } } pageInfo { hasNextPage endCursor } } } }
 }`;
+const REVISION_FIELDS = `${RESOURCE_FIELDS} revision { hash at content truncated }`;
+const RESOURCES_DETAIL = `query ResourcesDetail($id: ID!, $after: String) {
+  phase(id: $id) { resources(first: 100, after: $after) { edges { node { ${REVISION_FIELDS} } } pageInfo { hasNextPage endCursor } } }
+}`;
+const RESOURCES_DETAIL_AT = `query ResourcesDetailAt($id: ID!, $at: DateTime!, $after: String) {
+  phase(id: $id) { statusAt(at: $at) { resources(first: 100, after: $after) { edges { node { ${REVISION_FIELDS} } } pageInfo { hasNextPage endCursor } } } }
+}`;
 const HEAD = `query Head($filter: StatusChangeFilter) { statusChangeHead(filter: $filter) }`;
 const WATCH = `subscription Watch($filter: StatusChangeFilter, $after: String) {
   phaseStatusChanged(filter: $filter, after: $after) { seq at cluster phaseId phase { namespace name } fromStatus toStatus message }
@@ -55,6 +62,8 @@ interface ApiResource extends ResourceRef {
   reason: string | null;
   message: string;
   since: string | null;
+  /** Asked for by `-o detail` only. */
+  revision?: { hash: string | null; at: string; content: string | null; truncated: boolean } | null;
 }
 
 interface ApiPhase extends PhaseAnswer {
@@ -117,9 +126,18 @@ export function staleNote(p: { stale: boolean; staleReason?: string | null }): s
   return p.staleReason === 'UNOBSERVED' ? ' (unobserved)' : p.staleReason === 'RETIRED' ? ' (retired)' : ' (stale)';
 }
 
+/**
+ * EMCO's status modes beside kubectl's formats: `summary` (counts only), `all` (every resource: the
+ * table, which is the default) and `detail` (each resource's stored object revision).
+ */
+export const STATUS_MODES = ['summary', 'all', 'detail'] as const;
+export type StatusOutput = OutputFormat | (typeof STATUS_MODES)[number];
+/** What is printed once `all` is read as the table it is. */
+type Shown = Omit<StatusOptions, 'output'> & { output: Exclude<StatusOutput, 'all'> };
+
 export interface StatusOptions {
   phase?: string;
-  output: OutputFormat;
+  output: StatusOutput;
   headers: boolean;
   watch: boolean;
   /** Resume a watch after this change seq (skips the initial list). */
@@ -177,8 +195,11 @@ function resourceRow(ctx: CommandContext, r: ResourceItem, wide: boolean): strin
   return wide ? [...row, r.reason ?? '-', r.message] : [...row, r.message];
 }
 
-export async function runStatus(ctx: CommandContext, options: StatusOptions): Promise<number> {
+export async function runStatus(ctx: CommandContext, given: StatusOptions): Promise<number> {
+  const options: Shown = { ...given, output: given.output === 'all' ? 'table' : given.output };
   const at = options.at ? parseTime(options.at, ctx.now()) : undefined;
+  if ((options.output === 'summary' || options.output === 'detail') && options.watch) throw new CliError(`-o ${options.output} prints once; it cannot be combined with --watch`, EXIT.usage);
+  if (options.output === 'detail' && !options.phase) throw new CliError("-o detail shows one phase's stored object revisions: name a phase (phaselog status <phase> -o detail)", EXIT.usage);
   if (at && options.watch) throw new CliError('--at shows a past moment; it cannot be combined with --watch', EXIT.usage);
   if (options.after !== undefined && !options.watch) throw new CliError('--after resumes a watch: use it with --watch', EXIT.usage);
   if (options.after !== undefined && !/^\d+$/.test(options.after)) throw new CliError(`--after needs a change seq (a number from a previous watch); got "${options.after}"`, EXIT.usage);
@@ -189,14 +210,47 @@ export async function runStatus(ctx: CommandContext, options: StatusOptions): Pr
   return options.phase ? showPhase(ctx, options, at) : listPhases(ctx, options, at);
 }
 
-/** Every page of a phase's resources, then or now. */
-async function readResources(ctx: CommandContext, id: string, at: Date | undefined): Promise<ApiResource[]> {
-  if (!at) return collectPages<ApiResource>(ctx.api, RESOURCES, { id }, (d: { phase: { resources: Connection<ApiResource> } | null }) => d.phase?.resources);
-  return collectPages<ApiResource>(ctx.api, RESOURCES_AT, { id, at: at.toISOString() }, (d: { phase: { statusAt: { resources: Connection<ApiResource> } | null } | null }) => d.phase?.statusAt?.resources);
+/** Every page of a phase's resources, then or now; with `revisions`, each with its stored revision. */
+async function readResources(ctx: CommandContext, id: string, at: Date | undefined, revisions = false): Promise<ApiResource[]> {
+  if (!at) return collectPages<ApiResource>(ctx.api, revisions ? RESOURCES_DETAIL : RESOURCES, { id }, (d: { phase: { resources: Connection<ApiResource> } | null }) => d.phase?.resources);
+  return collectPages<ApiResource>(ctx.api, revisions ? RESOURCES_DETAIL_AT : RESOURCES_AT, { id, at: at.toISOString() }, (d: { phase: { statusAt: { resources: Connection<ApiResource> } | null } | null }) => d.phase?.statusAt?.resources);
 }
 
-async function showPhase(ctx: CommandContext, options: StatusOptions, at: Date | undefined): Promise<number> {
+const SUMMARY_HEADERS = ['NAME', 'CLUSTER', 'STATUS', 'CURRENT', 'INPROGRESS', 'FAILED', 'TERMINATING', 'NOTFOUND', 'UNKNOWN', 'TOTAL'];
+
+function summaryRow(ctx: CommandContext, p: PhaseItem): string[] {
+  const c = p.summary;
+  return [`${p.namespace}/${p.name}`, p.cluster, paintStatus(p.status, ctx.paint, ctx.decorated, staleNote(p)), ...[c.current, c.inProgress, c.failed, c.terminating, c.notFound, c.unknown, c.total].map(String)];
+}
+
+/** `-o detail`: every resource's stored object revision as YAML documents, each under a comment naming it. */
+function renderDetail(ctx: CommandContext, item: PhaseItem, resources: ApiResource[]): string {
+  const when = item.at ?? ctx.now().toISOString();
+  const head = `# ${phaseName(item)}: ${item.status ?? 'no status'} at ${when} (${item.summary.current}/${item.summary.total} Current)\n`;
+  const documents = resources.map((r) => {
+    const title = `# ${formatRef(r)}  ${r.status}`;
+    const revision = r.revision;
+    if (!revision) return `${title}  (no revision stored: the object was not found or not observed then)\n`;
+    if (revision.content === null) {
+      return revision.hash === null && revision.at ? `${title}  (revision withheld: its namespace is outside this token's scope, or retention removed it)\n` : `${title}\n`;
+    }
+    const cut = revision.truncated ? ' (cut: see the marker line at its end)' : '';
+    return `${title}  revision ${revision.hash?.slice(0, 12) ?? '?'}${cut}\n${revision.content.endsWith('\n') ? revision.content : `${revision.content}\n`}`;
+  });
+  return head + (documents.length ? `---\n${documents.join('---\n')}` : '# no resources\n');
+}
+
+async function showPhase(ctx: CommandContext, options: Shown, at: Date | undefined): Promise<number> {
   const found = await resolvePhase(ctx.api, options.phase, { cluster: options.clusters[0], namespace: options.namespace });
+  if (options.output === 'summary' || options.output === 'detail') {
+    const data = await ctx.api.query<{ phase: ApiPhase | null }>(at ? ONE_AT : ONE, { id: found.id, ...(at ? { at: at.toISOString() } : {}) });
+    if (!data.phase) throw new CliError(`phase ${phaseName(found)} disappeared`, EXIT.notFound);
+    if (at && !data.phase.statusAt) throw new CliError(`${phaseName(found)} had no recorded status at ${at.toISOString()}`, EXIT.notFound);
+    const item = toItem(data.phase, at);
+    if (options.output === 'summary') ctx.out(renderTable(SUMMARY_HEADERS, [summaryRow(ctx, item)], { headers: options.headers }));
+    else ctx.out(renderDetail(ctx, item, await readResources(ctx, found.id, at, true)));
+    return EXIT.ok;
+  }
   const head = options.watch && options.after === undefined ? await readHead(ctx, { phaseId: found.id }) : undefined;
   const data = await ctx.api.query<{ phase: ApiPhase | null }>(at ? ONE_AT : ONE, { id: found.id, ...(at ? { at: at.toISOString() } : {}) });
   if (!data.phase) throw new CliError(`phase ${phaseName(found)} disappeared`, EXIT.notFound);
@@ -221,7 +275,7 @@ async function showPhase(ctx: CommandContext, options: StatusOptions, at: Date |
 }
 
 /** The phases matching the filters, across every `--cluster` given. */
-async function readPhases(ctx: CommandContext, options: StatusOptions, at: Date | undefined): Promise<ApiPhase[]> {
+async function readPhases(ctx: CommandContext, options: Shown, at: Date | undefined): Promise<ApiPhase[]> {
   const base: Record<string, unknown> = {};
   if (options.namespace) base.namespace = options.namespace;
   if (options.source) base.source = options.source;
@@ -236,7 +290,7 @@ async function readPhases(ctx: CommandContext, options: StatusOptions, at: Date 
   return phases;
 }
 
-async function listPhases(ctx: CommandContext, options: StatusOptions, at: Date | undefined): Promise<number> {
+async function listPhases(ctx: CommandContext, options: Shown, at: Date | undefined): Promise<number> {
   const changeFilter: Record<string, unknown> = {};
   if (options.clusters.length === 1) changeFilter.cluster = options.clusters[0];
   if (options.namespace) changeFilter.namespace = options.namespace;
@@ -248,7 +302,10 @@ async function listPhases(ctx: CommandContext, options: StatusOptions, at: Date 
     // The API's pages come by name; across several clusters and at past times the order is made here.
     if (options.sort !== 'name') items = items.map((p, i) => ({ p, i })).sort((a, b) => severityOf(a.p.status) - severityOf(b.p.status) || a.i - b.i).map(({ p }) => p);
     if (options.output === 'name') ctx.out(items.map((p) => `${phaseName(p)}\n`).join(''));
-    else if (options.watch && isDataFormat(options.output)) for (const item of items) ctx.out(renderStreamItem({ ...item, seq: head ?? '0' }, options.output));
+    else if (options.output === 'summary') {
+      if (items.length === 0) ctx.err(at ? `no phase had a status at ${at.toISOString()}\n` : 'no phases found\n');
+      else ctx.out(renderTable(SUMMARY_HEADERS, items.map((p) => summaryRow(ctx, p)), { headers: options.headers }));
+    } else if (options.watch && isDataFormat(options.output)) for (const item of items) ctx.out(renderStreamItem({ ...item, seq: head ?? '0' }, options.output));
     else if (isDataFormat(options.output)) ctx.out(renderList(items, options.output));
     else if (items.length === 0) ctx.err(at ? `no phase had a status at ${at.toISOString()}\n` : 'no phases found\n');
     else {
@@ -277,7 +334,7 @@ async function readHead(ctx: CommandContext, filter: Record<string, unknown>): P
  * Whether a change's phase passes the filters the subscription cannot apply (several clusters,
  * labels, source, status): what each phase carries is read once and remembered.
  */
-function phaseMatcher(ctx: CommandContext, options: StatusOptions): (change: ChangeEvent['phaseStatusChanged']) => Promise<boolean> | boolean {
+function phaseMatcher(ctx: CommandContext, options: Shown): (change: ChangeEvent['phaseStatusChanged']) => Promise<boolean> | boolean {
   const known = new Map<string, Promise<{ source: string; labels: Record<string, string> } | null>>();
   const selector = options.selector ? parseSelector(options.selector) : undefined;
   return (change) => {
@@ -302,7 +359,7 @@ interface ChangeEvent {
 /** Print each phase status change from `after` on, until Ctrl-C or the connection is lost for good. */
 function follow(
   ctx: CommandContext,
-  options: StatusOptions,
+  options: Shown,
   filter: Record<string, unknown>,
   after: string | undefined,
   matches: ReturnType<typeof phaseMatcher>,

@@ -9,6 +9,8 @@ import type { PhaseIntervalRecord, PhaseStatusRecord } from '../../store/read-ty
 /** PhaseSnapshot: a phase as of a moment, i.e. the interval containing the moment, and why it was stale then. */
 export interface PhaseSnapshotParent {
   phaseId: number;
+  /** The phase's cluster (what its resources' revisions are withheld by). */
+  cluster: string;
   at: Date;
   interval: PhaseStatusRecord;
   staleReason: StaleReason | null;

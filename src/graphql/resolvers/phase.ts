@@ -145,11 +145,12 @@ function withUnobservedTail(page: Page<PhaseIntervalParent>, observation: Observ
   return { ...page, items: [...head, { ...last, to: since }, { ...last, id: String(since.getTime()), from: since, stale: true, staleReason: reason }] };
 }
 
-async function resourcePage(ctx: GraphqlContext, phaseId: number, args: PhaseResourcesArgs, at?: Date) {
+async function resourcePage(ctx: GraphqlContext, phase: { id: number; cluster: string }, args: PhaseResourcesArgs, at?: Date) {
   const first = pageSize(args.first, 100);
   const after = typeof args.after === 'string' ? decodeCursor(args.after, isKeyCursor).k : undefined;
-  const page = await ctx.read.history.listResources(phaseId, { filter: toResourceFilter(args.filter), first, ...(at ? { at } : {}), ...(after !== undefined ? { after } : {}) });
-  return toConnection(page, (r) => encodeCursor({ k: r.key }));
+  const page = await ctx.read.history.listResources(phase.id, { filter: toResourceFilter(args.filter), first, ...(at ? { at } : {}), ...(after !== undefined ? { after } : {}) });
+  const view = { cluster: phase.cluster, at: at ?? new Date() };
+  return toConnection({ ...page, items: page.items.map((r) => ({ ...r, view })) }, (r) => encodeCursor({ k: r.key }));
 }
 
 
@@ -168,10 +169,11 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     since: (p, _args, ctx) => (p.current === null ? null : p.since !== undefined ? p.since : ctx.loaders.phaseSince.load(p.id)),
     worstResource: (p, _args, ctx) => {
       if (!p.current?.worstResource) return null;
-      if (p.worstResource !== undefined) return p.worstResource;
-      return ctx.loaders.currentResource.load({ phaseId: p.id, key: p.current.worstResource });
+      const view = { cluster: p.cluster, at: new Date() };
+      if (p.worstResource !== undefined) return p.worstResource && { ...p.worstResource, view };
+      return ctx.loaders.currentResource.load({ phaseId: p.id, key: p.current.worstResource }).then((r) => r && { ...r, view });
     },
-    resources: (p, args, ctx) => resourcePage(ctx, p.id, args),
+    resources: (p, args, ctx) => resourcePage(ctx, p, args),
     statusAt: async (p, { at }, ctx) => {
       const interval = await ctx.read.history.phaseStatusAt(p.id, at);
       if (interval === null) return null;
@@ -179,9 +181,9 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
       const { observation } = phaseStaleness(p, new Date());
       if (interval.to === null && !observedAt(observation, at) && observation.state !== 'OBSERVED') {
         const from = observation.since !== null && observation.since > interval.from ? observation.since : interval.from;
-        return { phaseId: p.id, at, interval: { ...interval, stale: true, from }, staleReason: observation.state };
+        return { phaseId: p.id, cluster: p.cluster, at, interval: { ...interval, stale: true, from }, staleReason: observation.state };
       }
-      return { phaseId: p.id, at, interval, staleReason: storedStaleReason(interval) };
+      return { phaseId: p.id, cluster: p.cluster, at, interval, staleReason: storedStaleReason(interval) };
     },
     history: async (p, args, ctx, info) => {
       const read = toHistoryRead(args, { detail: selectsAnyBelow(info, ['edges', 'node'], INTERVAL_DETAIL_FIELDS) });
@@ -218,7 +220,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     staleReason: (s) => s.staleReason,
     from: (s) => s.interval.from,
     to: (s) => s.interval.to,
-    resources: (s, args, ctx) => resourcePage(ctx, s.phaseId, args, s.at),
+    resources: (s, args, ctx) => resourcePage(ctx, { id: s.phaseId, cluster: s.cluster }, args, s.at),
   },
   PhaseInterval: {
     staleReason: (i) => (i.staleReason !== undefined ? i.staleReason : storedStaleReason(i)),
@@ -237,6 +239,13 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     name: (r) => r.key.split('/').slice(3).join('/'),
     customHealth: (r) => toCustomHealth(r.customHealth),
     since: (r, _args, ctx) => r.since ?? ctx.loaders.resourceSince.load({ phaseId: r.phaseId, key: r.key, at: r.from }).then((since) => since ?? r.from),
+    // Only resources read as a phase's (which the caller may see) carry a view; a member of a
+    // namespace the token may not read is withheld, as in ManifestVersion.changes.
+    revision: (r, _args, ctx) => {
+      if (r.revisionId === null || r.view === undefined) return null;
+      const namespace = r.key.split('/')[2] ?? '';
+      return { revisionId: r.revisionId, at: r.view.at, withheld: !canSee(ctx.principal, r.view.cluster, namespace === '' ? null : namespace) };
+    },
   },
   ManifestVersion: {
     manifest: (v) => toManifest(v.record),

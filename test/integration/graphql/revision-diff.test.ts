@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../../src/auth/tokens.ts';
 import { createApiClient } from '../../../src/cli/api-client.ts';
 import { runManifest } from '../../../src/cli/commands/manifest.ts';
+import { runStatus, type StatusOptions } from '../../../src/cli/commands/status.ts';
+import { CliError } from '../../../src/cli/errors.ts';
 import { painter } from '../../../src/cli/format.ts';
 import type { CommandContext } from '../../../src/cli/context.ts';
 import { loadConfig } from '../../../src/config.ts';
@@ -292,3 +294,101 @@ describe('ManifestVersion.changes', () => {
     expect(versions[0]?.changes.find((c) => c.key === 'apps/Deployment/shop/web')?.diff).toMatch(/@@ -\d+,3 \+\d+,3 @@\n {7}containers:\n- {6}- image: registry.example\/web:1\n\+ {6}- image: registry.example\/web:2\n {9}name: app\n$/);
   });
 });
+
+interface ResourceRevision {
+  key: string;
+  status: string;
+  revision: { hash: string | null; at: string; content: string | null; truncated: boolean } | null;
+}
+
+const RESOURCE_REVISIONS = `query($id: ID!) { phase(id: $id) { resources(first: 100) { edges { node { key status revision { hash at content truncated } } } } } }`;
+const RESOURCE_REVISIONS_AT = `query($id: ID!, $at: DateTime!) { phase(id: $id) { statusAt(at: $at) { resources(first: 100) { edges { node { key status revision { hash at content truncated } } } } } } }`;
+
+async function resourceRevisions(token: string, at?: Date): Promise<Map<string, ResourceRevision>> {
+  type Page = { resources: { edges: { node: ResourceRevision }[] } };
+  const data = at
+    ? await gqlData<{ phase: { statusAt: Page | null } | null }>(api.url, RESOURCE_REVISIONS_AT, { id: shopId, at: at.toISOString() }, token)
+    : await gqlData<{ phase: Page | null }>(api.url, RESOURCE_REVISIONS, { id: shopId }, token);
+  const page = 'statusAt' in (data.phase ?? {}) ? (data.phase as { statusAt: Page | null }).statusAt : (data.phase as Page | null);
+  return new Map((page?.resources.edges ?? []).map((e) => [e.node.key, e.node]));
+}
+
+describe('Resource.revision (EMCO detail mode)', () => {
+  it('gives each resource the stored revision it has now, and the one it had at a past moment', async () => {
+    const now = await resourceRevisions(reader);
+    expect(now.get('apps/Deployment/shop/web')?.revision?.content).toContain('image: registry.example/web:2');
+    // The moment the first snapshot recorded (the start of the first manifest version).
+    const firstAt = new Date((await versions(reader)).at(-1)?.manifest.from ?? 0);
+    const then = await resourceRevisions(reader, firstAt);
+    expect(then.get('apps/Deployment/shop/web')?.revision).toMatchObject({ at: firstAt.toISOString(), truncated: false });
+    expect(then.get('apps/Deployment/shop/web')?.revision?.content).toContain('image: registry.example/web:1');
+    expect(then.get('apps/Deployment/shop/web')?.revision?.hash).not.toBe(now.get('apps/Deployment/shop/web')?.revision?.hash);
+    // Past membership is the past's: the removed Service is there then, not now.
+    expect(then.get('/Service/shop/old')?.revision?.content).toContain('name: old');
+    expect(now.has('/Service/shop/old')).toBe(false);
+  });
+
+  it('never holds Secret data, then or now', async () => {
+    for (const at of [undefined, new Date((await versions(reader)).at(-1)?.manifest.from ?? 0)]) {
+      const content = (await resourceRevisions(reader, at)).get('/Secret/shop/creds')?.revision?.content ?? '';
+      expect(content).toContain('kind: Secret');
+      for (const secretText of [PASSWORD_1, PASSWORD_2, b64(PASSWORD_1), b64(PASSWORD_2)]) expect(content).not.toContain(secretText);
+    }
+  });
+
+  it("withholds, from a token restricted to the phase's namespace, the revision of a member of another namespace", async () => {
+    const seen = await resourceRevisions(shopReader);
+    expect(seen.get('/ConfigMap/pay/shared')?.revision).toMatchObject({ hash: null, content: null });
+    expect(seen.get('/ConfigMap/shop/extra')?.revision?.content).toContain('greeting: hello');
+    // A token restricted to another namespace does not see the phase at all.
+    expect(await resourceRevisions(payReader)).toEqual(new Map());
+  });
+
+  it('is what `phaselog status <phase> -o detail` prints, now and with --at; -o summary prints counts only', async () => {
+    const out: string[] = [];
+    const ctx = (token: string): CommandContext => ({
+      api: createApiClient({ url: api.url, token }),
+      hasToken: true,
+      config: loadConfig({}, mkdtempSync(path.join(tmpdir(), 'phaselog-detail-'))),
+      out: (text) => void out.push(text),
+      err: () => {},
+      errIsTerminal: false,
+      decorated: false,
+      paint: painter(false),
+      now: () => new Date(),
+    });
+    const base: StatusOptions = { phase: `diffs/shop/${shopName}`, output: 'detail', headers: true, watch: false, clusters: [], statuses: [] };
+    expect(await runStatus(ctx(reader), base)).toBe(0);
+    const now = out.join('');
+    expect(now.split('\n')[0]).toMatch(new RegExp(`^# diffs/shop/${shopName}: Current at \\S+ \\(5/5 Current\\)$`));
+    expect(now).toMatch(/^# apps\/Deployment\/shop\/web {2}Current {2}revision [0-9a-f]{12}\napiVersion: apps\/v1\nkind: Deployment\n/m);
+    expect(now).toContain('image: registry.example/web:2');
+    expect(now.split('\n').filter((l) => l === '---')).toHaveLength(5);
+    for (const secretText of [PASSWORD_1, PASSWORD_2, b64(PASSWORD_1), b64(PASSWORD_2)]) expect(now).not.toContain(secretText);
+
+    out.length = 0;
+    const firstAt = (await versions(reader)).at(-1)?.manifest.from ?? '';
+    expect(await runStatus(ctx(reader), { ...base, at: firstAt })).toBe(0);
+    const then = out.join('');
+    expect(then).toContain('image: registry.example/web:1');
+    expect(then).toMatch(/^# Service\/shop\/old {2}Current {2}revision /m);
+
+    // A token of the phase's namespace sees the other namespace's member withheld.
+    out.length = 0;
+    expect(await runStatus(ctx(shopReader), base)).toBe(0);
+    expect(out.join('')).toMatch(/^# ConfigMap\/pay\/shared {2}Current {2}\(revision withheld/m);
+    expect(out.join('')).not.toContain('pay-rate');
+
+    out.length = 0;
+    expect(await runStatus(ctx(reader), { ...base, output: 'summary' })).toBe(0);
+    expect(out.join('').split('\n').map((l) => l.split(/\s+/).filter(Boolean))).toEqual([
+      ['NAME', 'CLUSTER', 'STATUS', 'CURRENT', 'INPROGRESS', 'FAILED', 'TERMINATING', 'NOTFOUND', 'UNKNOWN', 'TOTAL'],
+      [`shop/${shopName}`, 'diffs', 'Current', '5', '0', '0', '0', '0', '0', '5'],
+      [],
+    ]);
+    // `all` is the default table; detail needs a phase and does not watch.
+    await expect(runStatus(ctx(reader), { ...base, phase: undefined })).rejects.toThrow(CliError);
+    await expect(runStatus(ctx(reader), { ...base, watch: true })).rejects.toThrow(/-o detail prints once/);
+  });
+});
+

@@ -84,7 +84,7 @@ describe('phaselog command line', () => {
     expect(top.out).toMatch(/Exit codes: 0 ok, 1 gate not passed/);
     const status = await run(['status', '--help']);
     expect(status.out).toMatch(/-n, --namespace <namespace>/);
-    expect(status.out.replace(/\s+/g, ' ')).toContain('-o, --output <format> output format (choices: "table", "wide", "json", "yaml", "name", default: "table")');
+    expect(status.out.replace(/\s+/g, ' ')).toContain('-o, --output <format> output format (choices: "table", "wide", "json", "yaml", "name", "summary", "all", "detail", default: "table")');
     expect(status.out).toMatch(/Examples:\n {2}phaselog status /);
     const gate = await run(['gate', '--help']);
     expect(gate.out).toMatch(/--wait/);
@@ -113,7 +113,7 @@ describe('phaselog completion', () => {
     expect(complete(script, ['phaselog', 'st'])).toEqual(['start', 'status']);
     expect(complete(script, ['phaselog', 'token', 'c'])).toEqual(['create']);
     expect(complete(script, ['phaselog', 'status', '--no'])).toEqual(['--no-headers']);
-    expect(complete(script, ['phaselog', 'status', '-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'name']);
+    expect(complete(script, ['phaselog', 'status', '-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'name', 'summary', 'all', 'detail']);
     expect(complete(script, ['phaselog', 'gate', 'api', '--st'])).toEqual(['--status']);
     // report takes no -o: the script cannot offer it.
     expect(complete(script, ['phaselog', 'report', '--ou'])).toEqual(['--out']);
@@ -127,7 +127,7 @@ describe('phaselog completion', () => {
     expect(zsh).toContain('complete -F _phaselog phaselog');
     const fish = (await run(['completion', 'fish'])).out;
     expect(fish).toContain("complete -c phaselog -n 'not __fish_seen_subcommand_from");
-    expect(fish).toMatch(/-n '__fish_seen_subcommand_from status' -s o -l output -xa 'table wide json yaml name'/);
+    expect(fish).toMatch(/-n '__fish_seen_subcommand_from status' -s o -l output -xa 'table wide json yaml name summary all detail'/);
     expect(fish).toMatch(/-n '__fish_seen_subcommand_from token; and not __fish_seen_subcommand_from create list revoke' -a 'create'/);
     expect(fish).toContain('-a "(phaselog status -o name 2>/dev/null)"');
   });
