@@ -142,6 +142,8 @@ describe('README examples', () => {
       expect(stderr, context).toMatch(/^wrote html report on 8 phases/);
     } else if (/ manifest .*--diff/.test(text)) expect(stdout, context).toMatch(/entries/);
     else if (/completion/.test(text)) expect(stdout + stderr, context).toBe('');
+    else if (stdout === '' && / notifications/.test(text)) expect(stderr, context).toMatch(/^no notification deliveries found( matching the filter)?\n$/);
+    else if (/ -o detail/.test(text)) expect(stdout, context).toMatch(/^# \S+: \w+ at \S+ \(\d+\/\d+ Current\)\n---\n# /);
     else if (stdout === '' && / status /.test(text)) {
       // A filter or a moment that matches nothing right now (the demo just started) says so.
       expect(stderr, context).toMatch(/^no phase(s found| had a status at \S+)\n$/);

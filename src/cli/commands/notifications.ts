@@ -52,6 +52,11 @@ export async function runNotifications(ctx: CommandContext, options: Notificatio
   const data = await ctx.api.query<{ notificationDeliveries: { edges: { node: Delivery }[] } }>(DELIVERIES, { filter, first: options.limit });
   const items = data.notificationDeliveries.edges.map((e) => e.node);
   if (isDataFormat(options.output)) return ctx.out(renderList(items.map(({ kind, ...d }) => ({ kind: 'NotificationDelivery', notification: kind, ...d })), options.output)), EXIT.ok;
+  if (items.length === 0) {
+    // As kubectl says "No resources found": on stderr, so a pipe reads nothing.
+    ctx.err(`no notification deliveries found${Object.keys(filter).length ? ' matching the filter' : ''}\n`);
+    return EXIT.ok;
+  }
   const now = ctx.now();
   const paintState = (status: string): string =>
     status === 'failed' ? ctx.paint('red', status) : status === 'delivered' ? ctx.paint('green', status) : status === 'pending' || status === 'held' ? ctx.paint('yellow', status) : ctx.paint('gray', status);
