@@ -38,6 +38,10 @@ export const ENV_KEYS = {
   PHASELOG_SNAPSHOT_LIVE: 'snapshot.live',
   PHASELOG_DEMO: 'demo.enabled',
   KUBECONFIG: 'kube.kubeconfig',
+  KUBERNETES_SERVICE_HOST: 'kube.serviceHost',
+  KUBERNETES_SERVICE_PORT: 'kube.servicePort',
+  PHASELOG_CLUSTER_NAME: 'kube.inClusterName',
+  PHASELOG_SERVICE_ACCOUNT_DIR: 'kube.serviceAccountDir',
   PHASELOG_URL: 'client.url',
   PHASELOG_TOKEN: 'client.token',
   PHASELOG_ANONYMOUS_READ: 'api.anonymousRead',
@@ -134,7 +138,20 @@ export const configSchema = z.strictObject({
   history: z.strictObject({ redactAnnotations: z.array(z.string().min(1)).default([]) }).default({ redactAnnotations: [] }),
   /** How long each kind of history is kept (e.g. `observationTicks: 30d`); a kind left out is kept forever. */
   retention: retentionPolicySchema.extend({ compactEvery: durationSchema.default(3_600_000) }).optional(),
-  kube: z.strictObject({ kubeconfig: z.string().min(1).optional() }).default({}),
+  /**
+   * Where clusters come from besides `clusters:`. `kubeconfig` is a file or a `KUBECONFIG`-style
+   * list (`a:b`); the in-cluster fields describe the pod's service account, used when nothing else
+   * is configured.
+   */
+  kube: z
+    .strictObject({
+      kubeconfig: z.string().min(1).optional(),
+      serviceHost: z.string().min(1).optional(),
+      servicePort: z.string().regex(/^\d{1,5}$/, 'must be a port number').optional(),
+      inClusterName: z.string().min(1).default('in-cluster'),
+      serviceAccountDir: z.string().min(1).default('/var/run/secrets/kubernetes.io/serviceaccount'),
+    })
+    .default({ inClusterName: 'in-cluster', serviceAccountDir: '/var/run/secrets/kubernetes.io/serviceaccount' }),
   demo: z.strictObject({ enabled: booleanString.optional() }).default({}),
   /** Where the `phaselog` CLI's client commands (status, history, gate, ...) send their queries. */
   client: z

@@ -4,9 +4,13 @@
  * token file, client certificate, exec plugin, auth providers) works because each cluster keeps
  * its own `KubeConfig`. Loading never throws: a bad entry is reported and the others load.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterEntry, ClustersConfig } from './config.ts';
+import { KubeconfigError, readKubeconfigFiles } from './kubeconfig-files.ts';
+import { useWatchedTokenFiles, watchedTokenFileProvider } from './token-file.ts';
 
 /** One cluster phaselog reads. Holds credentials: never log or serialise `kubeConfig`. */
 export interface ClusterHandle {
@@ -50,6 +54,8 @@ export interface ClusterLoadResult {
 export interface KubeconfigSource {
   /** Path of a kubeconfig file (relative certificate paths resolve against its folder). */
   path?: string;
+  /** Several kubeconfig files merged as kubectl merges a `KUBECONFIG` list (first definition wins). */
+  paths?: string[];
   /** Kubeconfig YAML text, when there is no file. */
   yaml?: string;
   /** Only these contexts; every context when omitted. */
@@ -62,12 +68,12 @@ export interface KubeconfigSource {
 
 /** Loads one cluster per chosen context of a kubeconfig, named after the context. */
 export function loadKubeconfigClusters(source: KubeconfigSource): ClusterLoadResult {
-  const label = source.path ?? 'kubeconfig';
+  const label = source.paths?.join(path.delimiter) ?? source.path ?? 'kubeconfig';
   let contextNames: string[];
   try {
     contextNames = readKubeconfig(source).getContexts().map((c) => c.name);
   } catch (err) {
-    return { clusters: [], errors: [{ cluster: label, message: `cannot read ${label}: ${errorMessage(err)}` }] };
+    return { clusters: [], errors: [{ cluster: label, message: err instanceof KubeconfigError ? err.message : `cannot read ${label}: ${errorMessage(err)}` }] };
   }
   const wanted = source.contexts ?? contextNames;
   const result: ClusterLoadResult = { clusters: [], errors: [] };
@@ -89,21 +95,60 @@ export function loadKubeconfigClusters(source: KubeconfigSource): ClusterLoadRes
   return result;
 }
 
-/** The service account of the pod phaselog runs in. */
-export function loadInClusterCluster(name = 'in-cluster', labels: Record<string, string> = {}): ClusterLoadResult {
-  if (process.env.KUBERNETES_SERVICE_HOST === undefined) {
+/** Where the pod's service account is and how the API server is reached from inside the cluster. */
+export interface InClusterSource {
+  /** Cluster name. @default 'in-cluster' */
+  name?: string;
+  labels?: Record<string, string>;
+  /** KUBERNETES_SERVICE_HOST; unset outside a pod. */
+  serviceHost?: string;
+  /** KUBERNETES_SERVICE_PORT. @default 443 */
+  servicePort?: string;
+  /** Folder holding `token`, `ca.crt` and `namespace`. @default the kubelet's mount point */
+  serviceAccountDir?: string;
+}
+
+/** Where the kubelet mounts a pod's service-account token, CA bundle and namespace. */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * The service account of the pod phaselog runs in, as client-go's `rest.InClusterConfig` builds
+ * it: `https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT`, the mounted CA bundle, and the
+ * mounted token, re-read whenever the kubelet rotates it.
+ */
+export function loadInClusterCluster(source: InClusterSource = {}): ClusterLoadResult {
+  const name = source.name ?? 'in-cluster';
+  const host = source.serviceHost;
+  if (host === undefined || host === '') {
     return { clusters: [], errors: [{ cluster: name, message: 'not running in a cluster (KUBERNETES_SERVICE_HOST is unset)' }] };
   }
+  const dir = source.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
+  const tokenFile = path.join(dir, 'token');
+  const caFile = path.join(dir, 'ca.crt');
+  for (const file of [tokenFile, caFile]) {
+    try {
+      readFileSync(file);
+    } catch (error) {
+      return { clusters: [], errors: [{ cluster: name, message: `in-cluster service account: cannot read ${file}: ${(error as Error).message}` }] };
+    }
+  }
+  const server = `https://${net.isIPv6(host) ? `[${host}]` : host}:${source.servicePort ?? '443'}`;
   const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromCluster();
-  return { clusters: [createClusterHandle(name, labels, kubeConfig, kubeConfig.getCurrentCluster()?.server ?? '')], errors: [] };
+  useWatchedTokenFiles(kubeConfig);
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'in-cluster', server, caFile, skipTLSVerify: false }],
+    users: [{ name: 'service-account', authProvider: watchedTokenFileProvider(tokenFile) }],
+    contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'service-account' }],
+    currentContext: 'in-cluster',
+  });
+  return { clusters: [createClusterHandle(name, { ...source.labels }, kubeConfig, server)], errors: [] };
 }
 
 /** Loads every `clusters:` entry; failures are collected, never thrown. */
-export function loadClusters(config: ClustersConfig): ClusterLoadResult {
+export function loadClusters(config: ClustersConfig, inCluster: Omit<InClusterSource, 'name' | 'labels'> = {}): ClusterLoadResult {
   const result: ClusterLoadResult = { clusters: [], errors: [] };
   config.forEach((entry, index) => {
-    const part = loadEntry(entry, index);
+    const part = loadEntry(entry, index, inCluster);
     result.clusters.push(...part.clusters);
     result.errors.push(...part.errors);
   });
@@ -116,7 +161,7 @@ export function loadClusters(config: ClustersConfig): ClusterLoadResult {
   return result;
 }
 
-function loadEntry(entry: ClusterEntry, index: number): ClusterLoadResult {
+function loadEntry(entry: ClusterEntry, index: number, inCluster: Omit<InClusterSource, 'name' | 'labels'>): ClusterLoadResult {
   if (entry.kubeconfig !== undefined) {
     const source: KubeconfigSource = { path: entry.kubeconfig, labels: entry.labels };
     if (entry.context !== undefined) source.contexts = [entry.context];
@@ -125,7 +170,7 @@ function loadEntry(entry: ClusterEntry, index: number): ClusterLoadResult {
     return loadKubeconfigClusters(source);
   }
   const name = entry.name ?? `clusters[${index}]`;
-  if (entry.inCluster === true) return loadInClusterCluster(name, entry.labels);
+  if (entry.inCluster === true) return loadInClusterCluster({ ...inCluster, name, labels: entry.labels });
   return loadServerCluster({ ...entry, name, server: entry.server ?? '' });
 }
 
@@ -135,12 +180,13 @@ function loadServerCluster(entry: ClusterEntry & { name: string; server: string 
   }
   const user: Record<string, unknown> = { name: 'user' };
   if (entry.token !== undefined) user.token = entry.token;
-  if (entry.tokenFile !== undefined) user.authProvider = { name: 'tokenFile', config: { tokenFile: entry.tokenFile } };
+  if (entry.tokenFile !== undefined) user.authProvider = watchedTokenFileProvider(entry.tokenFile);
   // client-node 1.4 refuses plain-http servers unless skipTLSVerify is set; for http it means nothing else.
   const plainHttp = entry.server.startsWith('http:');
   const cluster: Record<string, unknown> = { name: 'cluster', server: entry.server, skipTLSVerify: entry.insecureSkipTLSVerify === true || plainHttp };
   if (entry.caFile !== undefined) cluster.caFile = entry.caFile;
   const kubeConfig = new KubeConfig();
+  useWatchedTokenFiles(kubeConfig);
   kubeConfig.loadFromOptions({
     clusters: [cluster],
     users: [user],
@@ -151,9 +197,11 @@ function loadServerCluster(entry: ClusterEntry & { name: string; server: string 
 }
 
 function readKubeconfig(source: KubeconfigSource): KubeConfig {
+  if (source.paths !== undefined) return readKubeconfigFiles(source.paths).kubeConfig;
+  if (source.path !== undefined) return readKubeconfigFiles([source.path]).kubeConfig;
   const kubeConfig = new KubeConfig();
-  if (source.path !== undefined) kubeConfig.loadFromFile(source.path);
-  else kubeConfig.loadFromString(source.yaml ?? '');
+  useWatchedTokenFiles(kubeConfig);
+  kubeConfig.loadFromString(source.yaml ?? '');
   return kubeConfig;
 }
 
