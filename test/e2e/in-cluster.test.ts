@@ -3,7 +3,8 @@
  * applied with `kubectl apply` to an emulated cluster over HTTPS, then phaselog started the way a
  * pod starts it (KUBERNETES_SERVICE_HOST/PORT, a mounted service-account token and CA, the
  * rendered phaselog.yaml, no kubeconfig anywhere) reads the cluster with that token and records
- * its own install as a phase. In a pod without a usable token it stops, never shows the demo.
+ * its own install as a phase. The emulator runs with RBAC, so the token minted by `kubectl create
+ * token` can do what the base's ClusterRole grants and nothing else. In a pod without a usable token it stops, never shows the demo.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,12 +20,15 @@ import { cleanEnv, exitCodeWithin, runPhaselog, type PhaselogProcess } from '../
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../helpers/services.ts';
 
 const run = promisify(execFile);
-const TOKEN = 'phaselog-service-account-token';
+const ADMIN_TOKEN = 'cluster-admin-token';
 
 let em: Emulator;
 let db: TestDatabase;
 let dir: string;
 let rendered: Record<string, unknown>[];
+let adminKubeconfig: string;
+/** The ServiceAccount's token, minted by `kubectl create token` once the base is applied. */
+let saToken: string;
 const running: PhaselogProcess[] = [];
 
 beforeAll(async () => {
@@ -32,7 +36,10 @@ beforeAll(async () => {
   const { stdout } = await run('kubectl', ['kustomize', path.join(PROJECT_ROOT, 'deploy/kubernetes')], { timeout: 30_000 });
   rendered = parseAllDocuments(stdout).map((d) => d.toJSON() as Record<string, unknown>);
   writeFileSync(path.join(dir, 'rendered.yaml'), stdout);
-  em = await startEmulator({ port: 0, tls: true, token: TOKEN, completeRollouts: true });
+  // RBAC on: the ServiceAccount's token can do exactly what the base's ClusterRole grants.
+  em = await startEmulator({ port: 0, tls: true, token: ADMIN_TOKEN, rbac: true, completeRollouts: true });
+  adminKubeconfig = path.join(dir, 'admin.kubeconfig');
+  await em.writeKubeconfig(adminKubeconfig);
   db = await createTestDatabase('in_cluster');
 }, 60_000);
 
@@ -71,6 +78,10 @@ function podEnv(extra: Record<string, string>): Record<string, string> {
   });
 }
 
+function kubectl(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return run('kubectl', ['--kubeconfig', adminKubeconfig, ...args], { timeout: 60_000 });
+}
+
 async function graphql(url: string, query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
   return (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
@@ -78,13 +89,33 @@ async function graphql(url: string, query: string): Promise<{ data?: Record<stri
 
 describe('the kustomize base, applied to a cluster and read by an in-cluster phaselog', () => {
   it('renders and applies with kubectl', async () => {
-    const kubeconfig = path.join(dir, 'admin.kubeconfig');
-    await em.writeKubeconfig(kubeconfig);
-    const { stdout } = await run('kubectl', ['--kubeconfig', kubeconfig, 'apply', '-f', path.join(dir, 'rendered.yaml')], { timeout: 60_000 });
+    const { stdout } = await kubectl(['apply', '-f', path.join(dir, 'rendered.yaml')]);
     expect(stdout).toContain('deployment.apps/phaselog-worker created');
     expect(stdout).toContain('clusterrole.rbac.authorization.k8s.io/phaselog-read created');
     expect(em.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'phaselog', name: 'phaselog-api' })).toBeDefined();
     expect(em.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'phaselog', name: 'phaselog' })).toBeDefined();
+    saToken = (await kubectl(['-n', 'phaselog', 'create', 'token', 'phaselog'])).stdout.trim();
+    expect(saToken).not.toBe('');
+  }, 90_000);
+
+  it('the ServiceAccount may get, list and watch, and write nothing', async () => {
+    const can = async (...args: string[]): Promise<string> => {
+      try {
+        return (await kubectl(['--token', saToken, 'auth', 'can-i', ...args])).stdout.trim();
+      } catch (error) {
+        return String((error as { stdout?: string }).stdout ?? '').trim();
+      }
+    };
+    expect(await can('list', 'deployments.apps', '--all-namespaces')).toBe('yes');
+    expect(await can('watch', 'configmaps', '-n', 'shop')).toBe('yes');
+    expect(await can('get', 'namespaces')).toBe('yes');
+    expect(await can('create', 'configmaps', '-n', 'phaselog')).toBe('no');
+    expect(await can('patch', 'deployments.apps', '-n', 'phaselog')).toBe('no');
+    expect(await can('delete', 'pods', '-n', 'phaselog')).toBe('no');
+    expect(await can('get', 'secrets', '-n', 'phaselog')).toBe('no');
+    const write = kubectl(['--token', saToken, '-n', 'phaselog', 'create', 'configmap', 'planted', '--from-literal=a=b']);
+    await expect(write).rejects.toMatchObject({ stderr: expect.stringContaining('forbidden: User "system:serviceaccount:phaselog:phaselog" cannot create resource "configmaps"') });
+    expect(em.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'phaselog', name: 'planted' })).toBeUndefined();
   }, 90_000);
 
   it('phaselog in the pod reads the cluster with the service-account token and records its own install', async () => {
@@ -92,7 +123,7 @@ describe('the kustomize base, applied to a cluster and read by an in-cluster pha
     const configFile = path.join(dir, 'phaselog.yaml');
     writeFileSync(configFile, configMap.data['phaselog.yaml'] ?? '');
     em.resetRequests();
-    const proc = runPhaselog(['start'], podEnv({ PHASELOG_CONFIG: configFile, PHASELOG_SERVICE_ACCOUNT_DIR: serviceAccountDir(TOKEN) }));
+    const proc = runPhaselog(['start'], podEnv({ PHASELOG_CONFIG: configFile, PHASELOG_SERVICE_ACCOUNT_DIR: serviceAccountDir(saToken) }));
     running.push(proc);
     const inCluster = await proc.waitForLog((l) => l.msg === 'reading the cluster phaselog runs in, with its service account', 60_000);
     expect(inCluster.cluster).toBe('in-cluster');
@@ -111,13 +142,14 @@ describe('the kustomize base, applied to a cluster and read by an in-cluster pha
     );
     const names = (phase as Found).resources.edges.map((e) => `${e.node.kind}/${e.node.name}`).sort();
     expect(names).toEqual(['Deployment/phaselog-api', 'Deployment/phaselog-worker', 'Service/phaselog-api']);
-    // Every request carried the service account's token (the emulator answers 401 otherwise), and none wrote.
+    // Every request carried the service account's token (401 otherwise), the base's ClusterRole
+    // granted all phaselog needed (403 otherwise), and none wrote.
     const requests = em.requests();
     expect(requests.length).toBeGreaterThan(0);
-    expect(requests.filter((r) => r.status === 401)).toEqual([]);
+    expect(requests.filter((r) => r.status === 401 || r.status === 403)).toEqual([]);
     expect(requests.filter((r) => !['get', 'list', 'watch', 'discovery'].includes(r.verb))).toEqual([]);
     expect(proc.stdout()).not.toContain('DEMO MODE');
-    expect(proc.stdout()).not.toContain(TOKEN);
+    expect(proc.stdout()).not.toContain(saToken);
   }, 120_000);
 
   it('in a pod whose service-account token is not mounted, phaselog stops naming the file, never starts the demo', async () => {
