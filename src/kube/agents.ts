@@ -43,6 +43,15 @@ function materialText(value: unknown): string {
   return parts.map((part) => (typeof part === 'string' ? part : Buffer.isBuffer(part) ? part.toString('base64') : JSON.stringify(part))).join('\n');
 }
 
+const PROXY_SCHEMES = new Set(['http:', 'https:', 'socks:', 'socks4:', 'socks4a:', 'socks5:', 'socks5h:']);
+
+/** Why a `proxy-url` cannot be used, or undefined when it can. */
+export function proxyUrlProblem(proxyUrl: string): string | undefined {
+  if (!URL.canParse(proxyUrl)) return 'proxy-url is not a URL';
+  const scheme = new URL(proxyUrl).protocol;
+  return PROXY_SCHEMES.has(scheme) ? undefined : `proxy-url scheme ${scheme} is not supported (use http, https or socks5)`;
+}
+
 /**
  * An agent for one cluster.
  * @throws Error when `proxyUrl` has a scheme kubectl does not support either
@@ -53,12 +62,11 @@ export function createClusterAgent(options: ClusterAgentOptions): http.Agent {
   if (proxyUrl === undefined || proxyUrl === '') {
     return isHttps ? new https.Agent({ keepAlive, ...tlsOptions }) : new http.Agent({ keepAlive });
   }
-  const scheme = new URL(proxyUrl).protocol;
+  const scheme = URL.canParse(proxyUrl) ? new URL(proxyUrl).protocol : '';
   if (scheme === 'http:' || scheme === 'https:') {
     return isHttps ? new HttpsProxyAgent({ keepAlive, proxy: proxyUrl, ...tlsOptions }) : new HttpProxyAgent({ keepAlive, proxy: proxyUrl });
   }
-  if (scheme === 'socks5:' || scheme === 'socks5h:' || scheme === 'socks4:' || scheme === 'socks4a:' || scheme === 'socks:') {
-    return new SocksProxyAgent(proxyUrl, { keepAlive, ...tlsOptions });
-  }
-  throw new Error(`proxy-url ${new URL(proxyUrl).origin}: unsupported scheme ${scheme} (use http, https or socks5)`);
+  const problem = proxyUrlProblem(proxyUrl);
+  if (problem !== undefined) throw new Error(problem);
+  return new SocksProxyAgent(proxyUrl, { keepAlive, ...tlsOptions });
 }

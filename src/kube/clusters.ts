@@ -9,6 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterEntry, ClustersConfig } from './config.ts';
+import { proxyUrlProblem } from './agents.ts';
 import { KubeconfigError, readKubeconfigFiles } from './kubeconfig-files.ts';
 import { useWatchedTokenFiles, watchedTokenFileProvider } from './token-file.ts';
 
@@ -87,6 +88,12 @@ export function loadKubeconfigClusters(source: KubeconfigSource): ClusterLoadRes
     const server = kubeConfig.getCurrentCluster()?.server;
     if (server === undefined || server === '') {
       result.errors.push({ cluster: context, message: `context "${context}" has no cluster server` });
+      continue;
+    }
+    const proxyUrl = kubeConfig.getCurrentCluster()?.proxyUrl;
+    const proxyProblem = proxyUrl !== undefined && proxyUrl !== '' ? proxyUrlProblem(proxyUrl) : undefined;
+    if (proxyProblem !== undefined) {
+      result.errors.push({ cluster: context, message: `context "${context}": ${proxyProblem}` });
       continue;
     }
     const name = wanted.length === 1 && source.name !== undefined ? source.name : context;

@@ -102,7 +102,12 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
     const url = new URL(server + path);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     const options: https.RequestOptions = {};
-    await kubeConfig.applyToHTTPSOptions(options);
+    try {
+      await kubeConfig.applyToHTTPSOptions(options);
+    } catch (error) {
+      // A token, certificate or CA file that cannot be read, or an exec plugin that failed: say which, and retry later.
+      throw new KubeRequestError(`cannot load the credentials for ${server}: ${(error as Error).message}`);
+    }
     const isHttps = url.protocol === 'https:';
     const tls: TlsMaterial = { ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: options.rejectUnauthorized, servername: options.servername };
     const headers: http.OutgoingHttpHeaders = { Accept: 'application/json', ...flattenHeaders(options.headers) };

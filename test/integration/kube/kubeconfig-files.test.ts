@@ -111,6 +111,27 @@ describe('a KUBECONFIG list, merged as kubectl merges it', () => {
   });
 });
 
+describe('proxy-url schemes', () => {
+  it('a context whose proxy-url kubectl could not use either is reported; the other contexts load', () => {
+    const file = write('proxies.yaml', {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        { name: 'ftp', cluster: { server: 'https://a.example', 'proxy-url': 'ftp://proxy.example:21' } },
+        { name: 'socks', cluster: { server: 'https://b.example', 'proxy-url': 'socks5://proxy.example:1080' } },
+      ],
+      users: [{ name: 'u', user: {} }],
+      contexts: [
+        { name: 'via-ftp', context: { cluster: 'ftp', user: 'u' } },
+        { name: 'via-socks', context: { cluster: 'socks', user: 'u' } },
+      ],
+    });
+    const { clusters, errors } = loadKubeconfigClusters({ path: file });
+    expect(clusters.map((c) => c.name)).toEqual(['via-socks']);
+    expect(errors).toEqual([{ cluster: 'via-ftp', message: 'context "via-ftp": proxy-url scheme ftp: is not supported (use http, https or socks5)' }]);
+  });
+});
+
 describe('a kubeconfig that cannot be used is an error naming it', () => {
   it.each([
     ['a file that is not YAML', () => write('broken.yaml', 'clusters: [\n'), /cannot parse kubeconfig .*broken\.yaml/],
@@ -155,6 +176,29 @@ describe('credentials that change on disk', () => {
     expect(await reads(handle)).toBe('read');
     writeFileSync(tokenFile, 'revoked\n');
     expect(await reads(handle)).toBe('UNAUTHORIZED');
+  });
+
+  it('a token file that disappears is an error naming it, and reading resumes when it is back', async () => {
+    const doc = parse(em.kubeconfig()) as { users: Array<{ user: Record<string, unknown> }> };
+    for (const u of doc.users) u.user = { tokenFile: 'token' };
+    const kubeconfig = write('vanishing/config', doc);
+    const tokenFile = write('vanishing/token', TOKEN);
+    const handle = loadKubeconfigClusters({ path: kubeconfig }).clusters[0];
+    if (handle === undefined) throw new Error('no cluster');
+    expect(await reads(handle)).toBe('read');
+    rmSync(tokenFile);
+    const client = createClusterClient(handle);
+    try {
+      const result = await readObjects(client, [refOf('ConfigMap', 'shop', 'web')]);
+      const message = result.clusterError?.message ?? result.errors[0]?.error.message;
+      expect(message).toContain(`cannot load the credentials for ${em.url}`);
+      expect(message).toContain(tokenFile);
+      expect(result.missing).toEqual([]); // not read is not NotFound
+    } finally {
+      client.close();
+    }
+    writeFileSync(tokenFile, TOKEN);
+    expect(await reads(handle)).toBe('read');
   });
 
   it('a `clusters:` entry with tokenFile follows the file too', async () => {
