@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { clustersConfigSchema } from './kube/config.ts';
+import { clustersConfigSchema, SERVICE_ACCOUNT_DIR } from './kube/config.ts';
 import { healthConfigSchema } from './status/custom/config.ts';
 import { reportsConfigSchema } from './queue/report-jobs.ts';
 import { retentionPolicySchema } from './store/retention.ts';
@@ -149,9 +149,9 @@ export const configSchema = z.strictObject({
       serviceHost: z.string().min(1).optional(),
       servicePort: z.string().regex(/^\d{1,5}$/, 'must be a port number').optional(),
       inClusterName: z.string().min(1).default('in-cluster'),
-      serviceAccountDir: z.string().min(1).default('/var/run/secrets/kubernetes.io/serviceaccount'),
+      serviceAccountDir: z.string().min(1).default(SERVICE_ACCOUNT_DIR),
     })
-    .default({ inClusterName: 'in-cluster', serviceAccountDir: '/var/run/secrets/kubernetes.io/serviceaccount' }),
+    .default({ inClusterName: 'in-cluster', serviceAccountDir: SERVICE_ACCOUNT_DIR }),
   demo: z.strictObject({ enabled: booleanString.optional() }).default({}),
   /** Where the `phaselog` CLI's client commands (status, history, gate, ...) send their queries. */
   client: z

@@ -8,7 +8,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { ClusterEntry, ClustersConfig } from './config.ts';
+import { SERVICE_ACCOUNT_DIR, type ClusterEntry, type ClustersConfig } from './config.ts';
+
+export { SERVICE_ACCOUNT_DIR };
 import { proxyUrlProblem } from './agents.ts';
 import { KubeconfigError, readKubeconfigFiles } from './kubeconfig-files.ts';
 import { useWatchedTokenFiles, watchedTokenFileProvider } from './token-file.ts';
@@ -114,9 +116,6 @@ export interface InClusterSource {
   /** Folder holding `token`, `ca.crt` and `namespace`. @default the kubelet's mount point */
   serviceAccountDir?: string;
 }
-
-/** Where the kubelet mounts a pod's service-account token, CA bundle and namespace. */
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /**
  * The service account of the pod phaselog runs in, as client-go's `rest.InClusterConfig` builds
