@@ -8,12 +8,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { SERVICE_ACCOUNT_DIR, type ClusterEntry, type ClustersConfig } from './config.ts';
-
-export { SERVICE_ACCOUNT_DIR };
 import { proxyUrlProblem } from './agents.ts';
+import { SERVICE_ACCOUNT_DIR, type ClusterEntry, type ClustersConfig } from './config.ts';
 import { KubeconfigError, readKubeconfigFiles } from './kubeconfig-files.ts';
 import { useWatchedTokenFiles, watchedTokenFileProvider } from './token-file.ts';
+
+export { SERVICE_ACCOUNT_DIR };
 
 /** One cluster phaselog reads. Holds credentials: never log or serialise `kubeConfig`. */
 export interface ClusterHandle {

@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeRequestError, parseRetryAfter } from './errors.ts';
 import { createClusterAgent, tlsMaterialKey, type TlsMaterial } from './agents.ts';
@@ -77,21 +78,12 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
   // One pooled agent per set of TLS material: when a client certificate, key or CA file is rewritten
   // (rotation), the next request gets an agent, and so connections, with the new material.
   let pooled: { key: string; agent: http.Agent } | undefined;
-  const retiredAgents = new Set<http.Agent>();
   let count = 0;
 
   function agentFor(isHttps: boolean, tls: TlsMaterial): http.Agent {
     const key = tlsMaterialKey(isHttps, tls);
     if (pooled?.key === key) return pooled.agent;
-    const retired = pooled?.agent;
-    // Requests still on the old agent finish within the request timeout; watches have their own.
-    if (retired !== undefined) {
-      retiredAgents.add(retired);
-      setTimeout(() => {
-        retiredAgents.delete(retired);
-        retired.destroy();
-      }, defaultTimeout + 1000).unref();
-    }
+    if (pooled !== undefined) retireAgent(pooled.agent);
     pooled = { key, agent: createClusterAgent({ isHttps, tls, proxyUrl, keepAlive: true }) };
     return pooled.agent;
   }
@@ -193,10 +185,18 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
     close() {
       pooled?.agent.destroy();
       pooled = undefined;
-      for (const retired of retiredAgents) retired.destroy();
-      retiredAgents.clear();
     },
   };
+}
+
+/**
+ * Stops an agent whose credentials were replaced from keeping connections: its idle sockets close
+ * now, and each request still in flight closes its socket when it ends instead of pooling it.
+ */
+function retireAgent(agent: http.Agent): void {
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+  // Runs after the agent's own 'free' handler has pooled the socket; closing it unpools it.
+  agent.on('free', (socket: Socket) => socket.destroy());
 }
 
 /** Copies auth headers, trimming string values: token files usually end in a newline. */

@@ -202,12 +202,17 @@ describe('client certificates rotated on disk', () => {
   it('the next request presents the new certificate, though the old connection could have been reused', async () => {
     const pki = await makePki();
     let connections = 0;
+    let open = 0;
     const server = https.createServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true, rejectUnauthorized: true }, (req, res) => {
       const peer = (req.socket as TLSSocket).getPeerCertificate();
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ cn: peer.subject?.CN }));
     });
-    server.on('secureConnection', () => (connections += 1));
+    server.on('secureConnection', (socket: TLSSocket) => {
+      connections += 1;
+      open += 1;
+      socket.on('close', () => (open -= 1));
+    });
     const port = await listen(server);
     const alice = await pki.client('alice');
     const bob = await pki.client('bob');
@@ -238,6 +243,8 @@ describe('client certificates rotated on disk', () => {
       writeFileSync(keyFile, bob.key);
       expect(await transport.getJson('/whoami')).toEqual({ cn: 'bob' });
       expect(connections).toBe(2);
+      // The connection that presented the old certificate is closed, not kept idle in a pool.
+      await waitFor(() => open === 1, 'the old connection to close');
     } finally {
       transport.close();
       server.closeAllConnections();
