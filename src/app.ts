@@ -118,6 +118,8 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         closers.push({ name: 'demo', close: () => demo.close() });
         clusters = demo.clusters;
         workerConfig = { ...config, snapshot: { ...config.snapshot, interval: Math.min(config.snapshot.interval, DEMO_SNAPSHOT_INTERVAL_MS) } };
+      } else if (loaded.sources.length === 0) {
+        log.warn({ demo: false }, 'no cluster to read: PHASELOG_DEMO=false and no clusters:, KUBECONFIG, ~/.kube/config or in-cluster service account');
       }
       const prefix = config.redis.prefix;
       const { compactEvery, ...retentionPolicy } = config.retention ?? { compactEvery: 0 };

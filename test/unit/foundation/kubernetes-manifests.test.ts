@@ -15,7 +15,16 @@ import { PROJECT_ROOT } from '../../../src/runtime/paths.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking arbitrary manifests
 
-const rendered = execFileSync('kubectl', ['kustomize', path.join(PROJECT_ROOT, 'deploy/kubernetes')], { encoding: 'utf8', timeout: 30_000 });
+/** `kubectl kustomize`, as an operator renders the base; kubectl is required, never skipped. */
+function renderBase(): string {
+  try {
+    return execFileSync('kubectl', ['kustomize', path.join(PROJECT_ROOT, 'deploy/kubernetes')], { encoding: 'utf8', timeout: 30_000 });
+  } catch (error) {
+    throw new Error(`kubectl kustomize deploy/kubernetes failed (${(error as Error).message}); install kubectl >= 1.30 and put it on PATH (.ci/run installs one where it is missing)`);
+  }
+}
+
+const rendered = renderBase();
 const objects: Obj[] = parseAllDocuments(rendered).map((d) => d.toJSON() as Obj);
 const clone = (): Obj[] => structuredClone(objects);
 const byKind = (list: Obj[], kind: string): Obj[] => list.filter((o) => o.kind === kind);
