@@ -86,6 +86,7 @@ function loadKubeconfig(files: string[], log: Logger): ClusterLoadResult {
   try {
     const merged = readKubeconfigFiles(files);
     if (merged.missing.length > 0) log.info({ missing: merged.missing, read: merged.files }, 'kubeconfig files that do not exist were skipped, as kubectl skips them');
+    if (merged.kubeConfig.getContexts().length === 0) log.warn({ read: merged.files }, 'the kubeconfig defines no context: no cluster to read from it');
   } catch (error) {
     if (error instanceof KubeconfigError) throw new StartupError(error.message);
     throw error;

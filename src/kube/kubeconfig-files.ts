@@ -102,6 +102,8 @@ function readOneFile(file: string): FilePart | undefined {
   const single = new KubeConfig();
   try {
     raw = parseYaml(text);
+    // An empty file (or one of comments only) is an empty config to kubectl; client-node would throw.
+    if (raw === null || raw === undefined) return { clusters: [], users: [], contexts: [], currentContext: '' };
     single.loadFromString(text);
   } catch (error) {
     throw new KubeconfigError(`cannot parse kubeconfig ${file}: ${firstLine(error)}`, file);

@@ -69,7 +69,8 @@ describe('a KUBECONFIG list, merged as kubectl merges it', () => {
       ],
     });
     const three = write('three', { apiVersion: 'v1', kind: 'Config', 'current-context': 'a' });
-    list = [one, path.join(dir, 'missing'), two, three].join(path.delimiter);
+    const empty = write('empty', '# nothing yet\n');
+    list = [one, path.join(dir, 'missing'), empty, two, three].join(path.delimiter);
   });
 
   it('agrees with kubectl on contexts, clusters, users and current-context', async () => {
