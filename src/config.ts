@@ -42,6 +42,13 @@ export const ENV_KEYS = {
   KUBERNETES_SERVICE_PORT: 'kube.servicePort',
   PHASELOG_CLUSTER_NAME: 'kube.inClusterName',
   PHASELOG_SERVICE_ACCOUNT_DIR: 'kube.serviceAccountDir',
+  // Lower case first: a later name wins, and kubectl prefers the upper-case one when both are set.
+  https_proxy: 'kube.httpsProxy',
+  HTTPS_PROXY: 'kube.httpsProxy',
+  http_proxy: 'kube.httpProxy',
+  HTTP_PROXY: 'kube.httpProxy',
+  no_proxy: 'kube.noProxy',
+  NO_PROXY: 'kube.noProxy',
   PHASELOG_URL: 'client.url',
   PHASELOG_TOKEN: 'client.token',
   PHASELOG_ANONYMOUS_READ: 'api.anonymousRead',
@@ -150,6 +157,10 @@ export const configSchema = z.strictObject({
       servicePort: z.string().regex(/^\d{1,5}$/, 'must be a port number').optional(),
       inClusterName: z.string().min(1).default('in-cluster'),
       serviceAccountDir: z.string().min(1).default(SERVICE_ACCOUNT_DIR),
+      /** Proxies for clusters without `proxy-url`, as kubectl reads them from the environment. */
+      httpsProxy: z.string().optional(),
+      httpProxy: z.string().optional(),
+      noProxy: z.string().optional(),
     })
     .default({ inClusterName: 'in-cluster', serviceAccountDir: SERVICE_ACCOUNT_DIR }),
   demo: z.strictObject({ enabled: booleanString.optional() }).default({}),

@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config.ts';
 import { loadClusters, loadInClusterCluster, loadKubeconfigClusters, type ClusterHandle, type ClusterLoadResult } from '../src/kube/clusters.ts';
+import type { ProxyEnv } from '../src/kube/env-proxy.ts';
 import { KubeconfigError, readKubeconfigFiles, splitKubeconfigPaths } from '../src/kube/kubeconfig-files.ts';
 import { StartupError } from '../src/runtime/errors.ts';
 
@@ -39,7 +40,8 @@ export interface LoadWorkerClustersOptions {
  * @throws StartupError when the kubeconfig or service account phaselog was pointed at cannot be used
  */
 export function loadWorkerClusters(config: Pick<Config, 'clusters' | 'kube'>, log: Logger, options: LoadWorkerClustersOptions = {}): WorkerClusters {
-  const inCluster = { serviceHost: config.kube.serviceHost, servicePort: config.kube.servicePort, serviceAccountDir: config.kube.serviceAccountDir };
+  const proxyEnv: ProxyEnv = { httpsProxy: config.kube.httpsProxy, httpProxy: config.kube.httpProxy, noProxy: config.kube.noProxy };
+  const inCluster = { serviceHost: config.kube.serviceHost, servicePort: config.kube.servicePort, serviceAccountDir: config.kube.serviceAccountDir, proxyEnv };
   const sources: ClusterSource[] = [];
   const parts: ClusterLoadResult[] = [];
   if (config.clusters.length > 0) {
@@ -49,7 +51,7 @@ export function loadWorkerClusters(config: Pick<Config, 'clusters' | 'kube'>, lo
   const kubeconfigFiles = findKubeconfigFiles(config, options.homeDir ?? os.homedir());
   if (kubeconfigFiles !== undefined) {
     sources.push('kubeconfig');
-    parts.push(loadKubeconfig(kubeconfigFiles, log));
+    parts.push(loadKubeconfig(kubeconfigFiles, proxyEnv, log));
   } else if (config.clusters.length === 0 && config.kube.serviceHost !== undefined) {
     sources.push('in-cluster');
     const loaded = loadInClusterCluster({ ...inCluster, name: config.kube.inClusterName });
@@ -82,7 +84,7 @@ function findKubeconfigFiles(config: Pick<Config, 'kube'>, homeDir: string): str
   return existsSync(home) ? [home] : undefined;
 }
 
-function loadKubeconfig(files: string[], log: Logger): ClusterLoadResult {
+function loadKubeconfig(files: string[], proxyEnv: ProxyEnv, log: Logger): ClusterLoadResult {
   try {
     const merged = readKubeconfigFiles(files);
     if (merged.missing.length > 0) log.info({ missing: merged.missing, read: merged.files }, 'kubeconfig files that do not exist were skipped, as kubectl skips them');
@@ -91,5 +93,5 @@ function loadKubeconfig(files: string[], log: Logger): ClusterLoadResult {
     if (error instanceof KubeconfigError) throw new StartupError(error.message);
     throw error;
   }
-  return loadKubeconfigClusters({ paths: files });
+  return loadKubeconfigClusters({ paths: files, proxyEnv });
 }

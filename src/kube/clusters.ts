@@ -10,6 +10,7 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { proxyUrlProblem } from './agents.ts';
 import { SERVICE_ACCOUNT_DIR, type ClusterEntry, type ClustersConfig } from './config.ts';
+import { proxyFromEnvironment, type ProxyEnv } from './env-proxy.ts';
 import { KubeconfigError, readKubeconfigFiles } from './kubeconfig-files.ts';
 import { useWatchedTokenFiles, watchedTokenFileProvider } from './token-file.ts';
 
@@ -67,6 +68,8 @@ export interface KubeconfigSource {
   labels?: Record<string, string>;
   /** Name for the cluster when exactly one context is chosen. @default the context name */
   name?: string;
+  /** HTTPS_PROXY/HTTP_PROXY/NO_PROXY, used for clusters without `proxy-url` as kubectl uses them. */
+  proxyEnv?: ProxyEnv;
 }
 
 /** Loads one cluster per chosen context of a kubeconfig, named after the context. */
@@ -92,8 +95,10 @@ export function loadKubeconfigClusters(source: KubeconfigSource): ClusterLoadRes
       result.errors.push({ cluster: context, message: `context "${context}" has no cluster server` });
       continue;
     }
+    // A proxy that cannot be used (kubeconfig proxy-url or HTTPS_PROXY) is reported here, not on every request.
+    const envProblem = useEnvProxy(kubeConfig, source.proxyEnv);
     const proxyUrl = kubeConfig.getCurrentCluster()?.proxyUrl;
-    const proxyProblem = proxyUrl !== undefined && proxyUrl !== '' ? proxyUrlProblem(proxyUrl) : undefined;
+    const proxyProblem = envProblem ?? (proxyUrl !== undefined && proxyUrl !== '' ? proxyUrlProblem(proxyUrl) : undefined);
     if (proxyProblem !== undefined) {
       result.errors.push({ cluster: context, message: `context "${context}": ${proxyProblem}` });
       continue;
@@ -115,6 +120,8 @@ export interface InClusterSource {
   servicePort?: string;
   /** Folder holding `token`, `ca.crt` and `namespace`. @default the kubelet's mount point */
   serviceAccountDir?: string;
+  /** HTTPS_PROXY/NO_PROXY, as client-go's in-cluster config uses them. */
+  proxyEnv?: ProxyEnv;
 }
 
 /**
@@ -147,11 +154,16 @@ export function loadInClusterCluster(source: InClusterSource = {}): ClusterLoadR
     contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'service-account' }],
     currentContext: 'in-cluster',
   });
+  const proxyProblem = useEnvProxy(kubeConfig, source.proxyEnv);
+  if (proxyProblem !== undefined) return { clusters: [], errors: [{ cluster: name, message: proxyProblem }] };
   return { clusters: [createClusterHandle(name, { ...source.labels }, kubeConfig, server)], errors: [] };
 }
 
+/** What every `clusters:` entry shares: the pod's service-account settings and the proxy variables. */
+export type SharedClusterSettings = Omit<InClusterSource, 'name' | 'labels'>;
+
 /** Loads every `clusters:` entry; failures are collected, never thrown. */
-export function loadClusters(config: ClustersConfig, inCluster: Omit<InClusterSource, 'name' | 'labels'> = {}): ClusterLoadResult {
+export function loadClusters(config: ClustersConfig, inCluster: SharedClusterSettings = {}): ClusterLoadResult {
   const result: ClusterLoadResult = { clusters: [], errors: [] };
   config.forEach((entry, index) => {
     const part = loadEntry(entry, index, inCluster);
@@ -167,9 +179,10 @@ export function loadClusters(config: ClustersConfig, inCluster: Omit<InClusterSo
   return result;
 }
 
-function loadEntry(entry: ClusterEntry, index: number, inCluster: Omit<InClusterSource, 'name' | 'labels'>): ClusterLoadResult {
+function loadEntry(entry: ClusterEntry, index: number, inCluster: SharedClusterSettings): ClusterLoadResult {
   if (entry.kubeconfig !== undefined) {
     const source: KubeconfigSource = { path: entry.kubeconfig, labels: entry.labels };
+    if (inCluster.proxyEnv !== undefined) source.proxyEnv = inCluster.proxyEnv;
     if (entry.context !== undefined) source.contexts = [entry.context];
     else if (entry.contexts !== undefined) source.contexts = entry.contexts;
     if (entry.name !== undefined) source.name = entry.name;
@@ -177,10 +190,10 @@ function loadEntry(entry: ClusterEntry, index: number, inCluster: Omit<InCluster
   }
   const name = entry.name ?? `clusters[${index}]`;
   if (entry.inCluster === true) return loadInClusterCluster({ ...inCluster, name, labels: entry.labels });
-  return loadServerCluster({ ...entry, name, server: entry.server ?? '' });
+  return loadServerCluster({ ...entry, name, server: entry.server ?? '' }, inCluster.proxyEnv);
 }
 
-function loadServerCluster(entry: ClusterEntry & { name: string; server: string }): ClusterLoadResult {
+function loadServerCluster(entry: ClusterEntry & { name: string; server: string }, proxyEnv: ProxyEnv | undefined): ClusterLoadResult {
   for (const file of [entry.tokenFile, entry.caFile]) {
     if (file !== undefined && !existsSync(file)) return { clusters: [], errors: [{ cluster: entry.name, message: `file ${file} does not exist` }] };
   }
@@ -199,7 +212,24 @@ function loadServerCluster(entry: ClusterEntry & { name: string; server: string 
     contexts: [{ name: 'context', cluster: 'cluster', user: 'user' }],
     currentContext: 'context',
   });
+  const proxyProblem = useEnvProxy(kubeConfig, proxyEnv);
+  if (proxyProblem !== undefined) return { clusters: [], errors: [{ cluster: entry.name, message: proxyProblem }] };
   return { clusters: [createClusterHandle(entry.name, entry.labels, kubeConfig, entry.server)], errors: [] };
+}
+
+/**
+ * Gives the current cluster the proxy the environment names for it, unless its kubeconfig sets
+ * `proxy-url` (which wins, as in kubectl). Returns why that proxy cannot be used, if it cannot.
+ */
+function useEnvProxy(kubeConfig: KubeConfig, proxyEnv: ProxyEnv | undefined): string | undefined {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (proxyEnv === undefined || cluster === null || (cluster.proxyUrl ?? '') !== '') return undefined;
+  const proxyUrl = proxyFromEnvironment(cluster.server, proxyEnv);
+  if (proxyUrl === undefined) return undefined;
+  const problem = proxyUrlProblem(proxyUrl);
+  if (problem !== undefined) return `HTTPS_PROXY/HTTP_PROXY: ${problem}`;
+  kubeConfig.clusters = kubeConfig.clusters.map((c) => (c.name === cluster.name ? { ...c, proxyUrl } : c));
+  return undefined;
 }
 
 function readKubeconfig(source: KubeconfigSource): KubeConfig {

@@ -2,7 +2,8 @@
  * The transport as kubectl users expect it: a kubeconfig cluster's `proxy-url` carries every
  * request and watch (an HTTP CONNECT proxy and a SOCKS5 proxy, both written here and counting
  * the tunnels they open), a proxy that is down makes the cluster unreachable rather than being
- * bypassed, and a client certificate rewritten on disk is the one the next request presents.
+ * bypassed, HTTPS_PROXY and NO_PROXY apply where the kubeconfig names no proxy, and a client
+ * certificate rewritten on disk is the one the next request presents.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { createClusterClient } from '../../../src/kube/cluster-client.ts';
 import { loadKubeconfigClusters, type ClusterHandle } from '../../../src/kube/clusters.ts';
 import { readObjects } from '../../../src/kube/read-objects.ts';
 import { createKubeTransport } from '../../../src/kube/transport.ts';
+import type { ProxyEnv } from '../../../src/kube/env-proxy.ts';
 import { createWatchCache } from '../../../src/kube/watch-cache.ts';
 import { makeObject, refOf, waitFor } from './helpers.ts';
 
@@ -47,7 +49,10 @@ function closeServer(server: net.Server, sockets: Set<net.Socket>): Promise<void
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-/** An HTTP proxy that only tunnels (CONNECT), as corporate proxies in front of API servers do. */
+/**
+ * An HTTP proxy that only tunnels (CONNECT), as corporate proxies in front of API servers do. It
+ * resolves names itself, as such proxies do: `*.cluster.test` is this machine.
+ */
 async function startConnectProxy(): Promise<Tunnels> {
   const targets: string[] = [];
   const sockets = new Set<net.Socket>();
@@ -56,7 +61,7 @@ async function startConnectProxy(): Promise<Tunnels> {
   server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
     targets.push(req.url ?? '');
     const [host, port] = (req.url ?? '').split(':');
-    const upstream = net.connect(Number(port), host ?? '', () => {
+    const upstream = net.connect(Number(port), host?.endsWith('.cluster.test') === true ? '127.0.0.1' : (host ?? ''), () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.write(head);
       upstream.pipe(client);
@@ -173,6 +178,71 @@ describe('proxy-url', () => {
       client.close();
     }
     expect(em.requests()).toEqual([]);
+  });
+});
+
+describe('HTTPS_PROXY and NO_PROXY, for clusters without proxy-url', () => {
+  let em: Emulator;
+  let proxy: Tunnels;
+  beforeAll(async () => {
+    em = await startEmulator({ port: 0, tls: true, token: TOKEN });
+    em.apply(makeObject('ConfigMap', 'shop', 'web'));
+    proxy = await startConnectProxy();
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await em.close();
+  });
+
+  /** The emulator under a name only the proxy can resolve (its certificate is for localhost). */
+  function handleByName(proxyEnv: ProxyEnv, proxyUrl?: string): ClusterHandle {
+    const doc = parse(em.kubeconfig()) as { clusters: Array<{ cluster: Record<string, unknown> }> };
+    for (const c of doc.clusters) {
+      c.cluster.server = `https://api.cluster.test:${new URL(em.url).port}`;
+      c.cluster['tls-server-name'] = 'localhost';
+      if (proxyUrl !== undefined) c.cluster['proxy-url'] = proxyUrl;
+    }
+    const loaded = loadKubeconfigClusters({ yaml: stringify(doc), proxyEnv });
+    const handle = loaded.clusters[0];
+    if (handle === undefined) throw new Error(`no cluster: ${JSON.stringify(loaded.errors)}`);
+    return handle;
+  }
+
+  async function readThrough(handle: ClusterHandle): Promise<string> {
+    const client = createClusterClient(handle);
+    try {
+      const result = await readObjects(client, [refOf('ConfigMap', 'shop', 'web')]);
+      return result.clusterError?.kind ?? result.errors[0]?.error.kind ?? 'read';
+    } finally {
+      client.close();
+    }
+  }
+
+  it('HTTPS_PROXY carries the requests of a cluster whose kubeconfig names no proxy', async () => {
+    const before = proxy.targets.length;
+    expect(await readThrough(handleByName({ httpsProxy: `127.0.0.1:${proxy.port}` }))).toBe('read');
+    expect(proxy.targets.slice(before)).toContain(`api.cluster.test:${new URL(em.url).port}`);
+  });
+
+  it('NO_PROXY sends the cluster around the proxy (here: to a name nobody else resolves)', async () => {
+    const before = proxy.targets.length;
+    expect(await readThrough(handleByName({ httpsProxy: `http://127.0.0.1:${proxy.port}`, noProxy: 'other.example,cluster.test' }))).toBe('UNREACHABLE');
+    expect(proxy.targets.length).toBe(before);
+  });
+
+  it("the kubeconfig's proxy-url wins over HTTPS_PROXY", async () => {
+    const closed = net.createServer();
+    const deadPort = await listen(closed);
+    await new Promise((resolve) => closed.close(resolve));
+    expect(await readThrough(handleByName({ httpsProxy: `http://127.0.0.1:${deadPort}` }, `http://127.0.0.1:${proxy.port}`))).toBe('read');
+  });
+
+  it('an HTTPS_PROXY kubectl could not use either is a load error, never a direct connection', () => {
+    const doc = parse(em.kubeconfig()) as { clusters: Array<{ cluster: Record<string, unknown> }> };
+    for (const c of doc.clusters) c.cluster.server = 'https://api.cluster.test:6443';
+    const loaded = loadKubeconfigClusters({ yaml: stringify(doc), name: 'x', proxyEnv: { httpsProxy: 'ftp://proxy.corp:21' } });
+    expect(loaded.clusters).toEqual([]);
+    expect(loaded.errors[0]?.message).toContain('HTTPS_PROXY/HTTP_PROXY: proxy-url scheme ftp: is not supported');
   });
 });
 
