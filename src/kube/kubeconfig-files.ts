@@ -96,7 +96,7 @@ function readOneFile(file: string): FilePart | undefined {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    throw new KubeconfigError(`cannot read kubeconfig ${file}: ${code ?? ''} ${(error as Error).message}`.replace(/ {2,}/g, ' '), file);
+    throw new KubeconfigError(`cannot read kubeconfig ${file}: ${(error as Error).message}`, file);
   }
   let raw: unknown;
   const single = new KubeConfig();
@@ -106,6 +106,7 @@ function readOneFile(file: string): FilePart | undefined {
     if (raw === null || raw === undefined) return { clusters: [], users: [], contexts: [], currentContext: '' };
     single.loadFromString(text);
   } catch (error) {
+    // The first line only: the YAML parser's next lines quote the file, which may hold a token.
     throw new KubeconfigError(`cannot parse kubeconfig ${file}: ${firstLine(error)}`, file);
   }
   const dir = path.dirname(path.resolve(file));

@@ -152,6 +152,17 @@ describe('a kubeconfig that cannot be used is an error naming it', () => {
     expect((error as KubeconfigError).file).toBe(bad);
   });
 
+  it('a parse error names the file but never quotes it (it may hold a token)', () => {
+    const file = write('leaky.yaml', 'users:\n- name: u\n  user:\n    token: s3cret-token-value\n      client-key-data: [\n');
+    expect(() => readKubeconfigFiles([file])).toThrow(KubeconfigError);
+    try {
+      readKubeconfigFiles([file]);
+    } catch (error) {
+      expect((error as Error).message).toContain(file);
+      expect((error as Error).message).not.toContain('s3cret-token-value');
+    }
+  });
+
   it('a list of which no file exists names them all', () => {
     expect(() => readKubeconfigFiles([path.join(dir, 'nope-1'), path.join(dir, 'nope-2')])).toThrow(`none of the kubeconfig files exists: ${path.join(dir, 'nope-1')}, ${path.join(dir, 'nope-2')}`);
   });
