@@ -3,9 +3,6 @@
  * `close()` that stops it all in reverse (HTTP and WebSocket first, then workers, then the database
  * and Redis, then any embedded servers).
  */
-import { existsSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { startDemo } from './demo/index.ts';
@@ -55,13 +52,6 @@ type Closer = { name: string; close: () => Promise<void> };
 
 /** In demo mode ticks come at least this often, so a new user sees history grow within a minute. */
 const DEMO_SNAPSHOT_INTERVAL_MS = 5000;
-
-/** `kube.kubeconfig` (KUBECONFIG), else `~/.kube/config` when it exists, as kubectl does. */
-function withDefaultKubeconfig(config: Config): Config {
-  if (config.kube.kubeconfig !== undefined) return config;
-  const home = path.join(os.homedir(), '.kube', 'config');
-  return existsSync(home) ? { ...config, kube: { ...config.kube, kubeconfig: home } } : config;
-}
 
 /** Start phaselog with the given configuration. */
 export async function startPhaselog(config: Config, log: Logger): Promise<RunningPhaselog> {
@@ -113,15 +103,24 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
 
     if (config.role === 'all' || config.role === 'worker') {
       const workerLog = log.child({ part: 'worker' });
-      const loaded = loadWorkerClusters(withDefaultKubeconfig(config), workerLog);
+      const loaded = loadWorkerClusters(config, workerLog);
       let clusters = loaded.clusters;
       let workerConfig = config;
-      if (config.demo.enabled ?? clusters.length === 0) {
-        // The embedded default: with no cluster configured, read the emulated demo clusters.
+      // The demo only where no cluster source exists at all: a pod, a kubeconfig or `clusters:` that
+      // fails to load is an error, never emulated clusters passed off as the real ones.
+      if (config.demo.enabled ?? loaded.sources.length === 0) {
+        log.warn(
+          { demo: true, explicit: config.demo.enabled === true },
+          config.demo.enabled === true
+            ? 'DEMO MODE (PHASELOG_DEMO=true): recording emulated demo clusters, not a real cluster'
+            : 'DEMO MODE: no cluster configured (no clusters:, KUBECONFIG, ~/.kube/config or in-cluster service account); recording emulated demo clusters, not a real cluster',
+        );
         const demo = await startDemo({ log: log.child({ part: 'demo' }), stateDir: config.stateDir });
         closers.push({ name: 'demo', close: () => demo.close() });
         clusters = demo.clusters;
         workerConfig = { ...config, snapshot: { ...config.snapshot, interval: Math.min(config.snapshot.interval, DEMO_SNAPSHOT_INTERVAL_MS) } };
+      } else if (loaded.sources.length === 0) {
+        log.warn({ demo: false }, 'no cluster to read: PHASELOG_DEMO=false and no clusters:, KUBECONFIG, ~/.kube/config or in-cluster service account');
       }
       const prefix = config.redis.prefix;
       const { compactEvery, ...retentionPolicy } = config.retention ?? { compactEvery: 0 };

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { clustersConfigSchema } from './kube/config.ts';
+import { clustersConfigSchema, SERVICE_ACCOUNT_DIR } from './kube/config.ts';
 import { healthConfigSchema } from './status/custom/config.ts';
 import { reportsConfigSchema } from './queue/report-jobs.ts';
 import { retentionPolicySchema } from './store/retention.ts';
@@ -40,6 +40,17 @@ export const ENV_KEYS = {
   PHASELOG_SNAPSHOT_LIVE: 'snapshot.live',
   PHASELOG_DEMO: 'demo.enabled',
   KUBECONFIG: 'kube.kubeconfig',
+  KUBERNETES_SERVICE_HOST: 'kube.serviceHost',
+  KUBERNETES_SERVICE_PORT: 'kube.servicePort',
+  PHASELOG_CLUSTER_NAME: 'kube.inClusterName',
+  PHASELOG_SERVICE_ACCOUNT_DIR: 'kube.serviceAccountDir',
+  // Lower case first: a later name wins, and kubectl prefers the upper-case one when both are set.
+  https_proxy: 'kube.httpsProxy',
+  HTTPS_PROXY: 'kube.httpsProxy',
+  http_proxy: 'kube.httpProxy',
+  HTTP_PROXY: 'kube.httpProxy',
+  no_proxy: 'kube.noProxy',
+  NO_PROXY: 'kube.noProxy',
   PHASELOG_URL: 'client.url',
   PHASELOG_TOKEN: 'client.token',
   PHASELOG_ANONYMOUS_READ: 'api.anonymousRead',
@@ -136,7 +147,24 @@ export const configSchema = z.strictObject({
   history: z.strictObject({ redactAnnotations: z.array(z.string().min(1)).default([]) }).default({ redactAnnotations: [] }),
   /** How long each kind of history is kept (e.g. `observationTicks: 30d`); a kind left out is kept forever. */
   retention: retentionPolicySchema.extend({ compactEvery: durationSchema.default(3_600_000) }).optional(),
-  kube: z.strictObject({ kubeconfig: z.string().min(1).optional() }).default({}),
+  /**
+   * Where clusters come from besides `clusters:`. `kubeconfig` is a file or a `KUBECONFIG`-style
+   * list (`a:b`); the in-cluster fields describe the pod's service account, used when nothing else
+   * is configured.
+   */
+  kube: z
+    .strictObject({
+      kubeconfig: z.string().min(1).optional(),
+      serviceHost: z.string().min(1).optional(),
+      servicePort: z.string().regex(/^\d{1,5}$/, 'must be a port number').optional(),
+      inClusterName: z.string().min(1).default('in-cluster'),
+      serviceAccountDir: z.string().min(1).default(SERVICE_ACCOUNT_DIR),
+      /** Proxies for clusters without `proxy-url`, as kubectl reads them from the environment. */
+      httpsProxy: z.string().optional(),
+      httpProxy: z.string().optional(),
+      noProxy: z.string().optional(),
+    })
+    .default({ inClusterName: 'in-cluster', serviceAccountDir: SERVICE_ACCOUNT_DIR }),
   demo: z.strictObject({ enabled: booleanString.optional() }).default({}),
   /** Where the `phaselog` CLI's client commands (status, history, gate, ...) send their queries. */
   client: z

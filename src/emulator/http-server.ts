@@ -3,7 +3,7 @@
  * set-up so the same handler serves HTTP and HTTPS.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { makeFailure, makeFaultFailure } from './api-status.ts';
+import { makeFailure, makeFaultFailure, type ApiFailure } from './api-status.ts';
 import type { ClusterState } from './cluster-state.ts';
 import { AGGREGATED_CONTENT_TYPE, buildAggregated, buildCoreVersions, buildGroup, buildGroupList, buildResourceList, buildVersion, wantsAggregated } from './discovery.ts';
 import type { FaultSet } from './faults.ts';
@@ -13,6 +13,7 @@ import { handleGet, handleList } from './read-handlers.ts';
 import { parseRequestInfo, type RequestInfo, type ResourceRequest } from './request-info.ts';
 import type { RequestLog } from './request-log.ts';
 import type { RequestRecord } from './types.ts';
+import { forbiddenMessage, isAllowed, reviewerFor, type ServiceAccountIdentity } from './rbac.ts';
 import { handleReview, isReviewRequest } from './reviews.ts';
 import { handleScale } from './scale.ts';
 import { wantsTable } from './table.ts';
@@ -26,6 +27,8 @@ export interface PipelineContext {
   log: RequestLog;
   watches: WatchHub;
   token: string | undefined;
+  /** Service-account tokens minted by TokenRequest, authorized by stored RBAC objects (`rbac: true`). */
+  rbac: { tokens: Map<string, ServiceAccountIdentity> } | undefined;
   /** host:port as clients reach it. */
   serverAddress(): string;
   /** Responses held open by `hang` faults or pending latency, ended on close. */
@@ -36,6 +39,29 @@ export interface PipelineContext {
 function hasToken(req: IncomingMessage, token: string): boolean {
   const h = req.headers['authorization'];
   return typeof h === 'string' && h === `Bearer ${token}`;
+}
+
+function bearerOf(req: IncomingMessage): string | undefined {
+  const h = req.headers['authorization'];
+  return typeof h === 'string' && h.startsWith('Bearer ') ? h.slice('Bearer '.length) : undefined;
+}
+
+/**
+ * Authentication and, for service-account tokens, RBAC: undefined when the request may proceed,
+ * else the failure to answer. Without `rbac`, only the one optional bearer token counts.
+ */
+function authenticate(ctx: PipelineContext, req: IncomingMessage, info: RequestInfo): ApiFailure | undefined {
+  const bearer = bearerOf(req);
+  const sa = ctx.rbac !== undefined && bearer !== undefined ? ctx.rbac.tokens.get(bearer) : undefined;
+  if (sa !== undefined) {
+    // The review APIs are open to every authenticated user (the default system:basic-user binding).
+    if (info.kind === 'resource' && !isReviewRequest(info) && !isAllowed(ctx.state, sa, info)) return makeFailure(403, forbiddenMessage(sa, info), undefined, 'Forbidden');
+    return undefined;
+  }
+  if (ctx.token !== undefined && !hasToken(req, ctx.token)) return makeFailure(401, 'Unauthorized');
+  // With RBAC on, a bearer token the emulator never issued is refused, as the apiserver refuses it.
+  if (ctx.rbac !== undefined && bearer !== undefined && bearer !== ctx.token) return makeFailure(401, 'Unauthorized');
+  return undefined;
 }
 
 /** Whether an Accept header allows a JSON answer (no header, a wildcard or application/json, with any parameters). */
@@ -81,9 +107,10 @@ function handleRequest(ctx: PipelineContext, req: IncomingMessage, res: ServerRe
   const proceed = (): void => {
     const rule = decision.terminal;
     if (rule === undefined) {
-      if (ctx.token !== undefined && !hasToken(req, ctx.token)) {
-        record.status = 401;
-        sendFailure(res, makeFailure(401, 'Unauthorized'));
+      const refused = authenticate(ctx, req, info);
+      if (refused !== undefined) {
+        record.status = refused.code;
+        sendFailure(res, refused);
         return;
       }
       void dispatch(ctx, info, url, req, res, record);
@@ -187,7 +214,9 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
       sendFailure(res, body);
       return body.code;
     }
-    return handleReview(info, body, req.headers['content-type'] ?? 'application/json', res);
+    const bearer = bearerOf(req);
+    const sa = ctx.rbac !== undefined && bearer !== undefined ? ctx.rbac.tokens.get(bearer) : undefined;
+    return handleReview(info, body, req.headers['content-type'] ?? 'application/json', res, sa === undefined ? undefined : reviewerFor(ctx.state, sa));
   }
   const type = ctx.state.registry.findByResource(info.group, info.version, info.plural);
   if (!type) {
@@ -248,7 +277,7 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
   const input: WriteInput = { type, info, params, body, rawBody, contentType: req.headers['content-type'] ?? 'application/json', dryRun: dryRun.length > 0 };
   switch (info.verb) {
     case 'create':
-      return handleCreate(ctx.state, input, res);
+      return handleCreate(ctx.state, input, res, ctx.rbac === undefined ? undefined : (token, sa) => ctx.rbac?.tokens.set(token, sa));
     case 'update':
       return handleUpdate(ctx.state, input, res);
     case 'patch':

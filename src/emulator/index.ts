@@ -20,6 +20,7 @@ import { FaultSet } from './faults.ts';
 import { createPipeline } from './http-server.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { readManifestFile } from './load.ts';
+import type { ServiceAccountIdentity } from './rbac.ts';
 import { RequestLog } from './request-log.ts';
 import { createSelfSignedCert } from './tls.ts';
 import type { Emulator, EmulatorOptions, KubeObject } from './types.ts';
@@ -71,7 +72,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   seedState(state, (options.crds ?? []) as KubeObject[]);
 
   let address = '';
-  const pipeline = createPipeline({ state, faults, log, watches, token: options.token, serverAddress: () => address, held, timers });
+  const rbac = options.rbac === true ? { tokens: new Map<string, ServiceAccountIdentity>() } : undefined;
+  const pipeline = createPipeline({ state, faults, log, watches, token: options.token, rbac, serverAddress: () => address, held, timers });
   const cert = options.tls === true ? await createSelfSignedCert(host) : undefined;
   const server = cert ? createHttpsServer({ cert: cert.certPem, key: cert.keyPem }, pipeline) : createHttpServer(pipeline);
   // Watches and hung requests are long-lived by design; Node's defaults would cut them.

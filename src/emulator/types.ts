@@ -31,6 +31,13 @@ export interface EmulatorOptions {
   tls?: boolean;
   /** When set, every request must carry `Authorization: Bearer <token>`, else 401. */
   token?: string;
+  /**
+   * Service accounts and RBAC: tokens minted with `kubectl create token <sa>` (TokenRequest)
+   * authenticate as that service account, and their requests are authorized by the Roles,
+   * ClusterRoles and bindings stored in the emulator (403 otherwise). The `token` above, or no
+   * token when it is unset, keeps full access; any other bearer token gets 401. @default false
+   */
+  rbac?: boolean;
   /** Cluster, user and context name in the generated kubeconfig. @default 'emulated' */
   clusterName?: string;
   /** CustomResourceDefinition objects (apiextensions.k8s.io/v1) whose kinds are served from the start. */

@@ -91,10 +91,13 @@ function namespaceOf(input: WriteInput): string {
   return input.info.namespace ?? '';
 }
 
-/** POST on a collection. */
-export function handleCreate(state: ClusterState, input: WriteInput, res: ServerResponse): number {
+/**
+ * POST on a collection. `onTokenMinted` hears of each service-account token TokenRequest issues
+ * (with `rbac: true` those tokens authenticate).
+ */
+export function handleCreate(state: ClusterState, input: WriteInput, res: ServerResponse, onTokenMinted?: (token: string, sa: { namespace: string; name: string }) => void): number {
   if (input.info.subresource === 'token' && input.type.group === '' && input.type.kind === 'ServiceAccount' && input.info.name !== undefined) {
-    return handleTokenRequest(state, input, res);
+    return handleTokenRequest(state, input, res, onTokenMinted);
   }
   const obj = readObjectBody(input);
   if (isFailure(obj)) return fail(res, obj);
@@ -110,9 +113,11 @@ const TOKEN_TYPE: ResourceType = {
 /**
  * POST serviceaccounts/<name>/token (`kubectl create token`): answers a TokenRequest with a token
  * and its expiry, as the apiserver's TokenRequest API does. The token is an opaque random string,
- * not a signed JWT: the emulator authenticates with its one optional bearer token, not with these.
+ * not a signed JWT. Without `rbac: true` it authenticates nothing (the emulator's one optional
+ * bearer token does); with it, it acts as the service account until the emulator closes (expiry is
+ * not enforced).
  */
-function handleTokenRequest(state: ClusterState, input: WriteInput, res: ServerResponse): number {
+function handleTokenRequest(state: ClusterState, input: WriteInput, res: ServerResponse, onTokenMinted?: (token: string, sa: { namespace: string; name: string }) => void): number {
   const name = input.info.name ?? '';
   if (!state.get(input.type, namespaceOf(input), name)) return fail(res, makeNotFound('', 'serviceaccounts', name));
   const parsed = readObjectBody({ ...input, type: TOKEN_TYPE });
@@ -131,6 +136,7 @@ function handleTokenRequest(state: ClusterState, input: WriteInput, res: ServerR
     spec: { audiences: Array.isArray(spec['audiences']) ? spec['audiences'] : [], expirationSeconds: seconds, boundObjectRef: spec['boundObjectRef'] ?? null },
     status: { token, expirationTimestamp: expires },
   };
+  if (!input.dryRun) onTokenMinted?.(token, { namespace: namespaceOf(input), name });
   sendJson(res, 201, answerBody);
   return 201;
 }

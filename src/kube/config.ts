@@ -9,6 +9,9 @@
  */
 import { z } from 'zod';
 
+/** Where the kubelet mounts a pod's service-account token, CA bundle and namespace. */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
 const labelsSchema = z.record(z.string(), z.string()).default({});
 
 /** One entry of `clusters:`. */

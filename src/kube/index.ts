@@ -1,8 +1,10 @@
 /** Cluster access: loading clusters, discovery, batched reads, watch caches and phase discovery. */
 export { clusterEntrySchema, clustersConfigSchema } from './config.ts';
 export type { ClusterEntry, ClustersConfig } from './config.ts';
-export { createClusterHandle, loadClusters, loadInClusterCluster, loadKubeconfigClusters } from './clusters.ts';
-export type { ClusterHandle, ClusterLoadError, ClusterLoadResult, KubeconfigSource } from './clusters.ts';
+export { createClusterHandle, loadClusters, loadInClusterCluster, loadKubeconfigClusters, SERVICE_ACCOUNT_DIR } from './clusters.ts';
+export type { ClusterHandle, ClusterLoadError, ClusterLoadResult, InClusterSource, KubeconfigSource } from './clusters.ts';
+export { KubeconfigError, readKubeconfigFiles, splitKubeconfigPaths } from './kubeconfig-files.ts';
+export type { MergedKubeconfig } from './kubeconfig-files.ts';
 export { cacheKey, createClusterClient } from './cluster-client.ts';
 export type { CacheView, ClusterClient, ClusterClientOptions } from './cluster-client.ts';
 export { classifyKubeError, isRetryable, parseRetryAfter, CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, KubeRequestError } from './errors.ts';

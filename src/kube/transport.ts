@@ -7,8 +7,10 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeRequestError, parseRetryAfter } from './errors.ts';
+import { createClusterAgent, tlsMaterialKey, type TlsMaterial } from './agents.ts';
 
 /** Query parameters; `undefined` values are left out. */
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -72,24 +74,38 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
   const defaultTimeout = options.timeoutMs ?? 15_000;
   const maxBody = options.maxBodyBytes ?? 256 * 1024 * 1024;
   const onAnswer = options.onAnswer;
-  let agent: http.Agent | undefined;
+  const proxyUrl = cluster?.proxyUrl;
+  // One pooled agent per set of TLS material: when a client certificate, key or CA file is rewritten
+  // (rotation), the next request gets an agent, and so connections, with the new material.
+  let pooled: { key: string; agent: http.Agent } | undefined;
   let count = 0;
 
+  function agentFor(isHttps: boolean, tls: TlsMaterial): http.Agent {
+    const key = tlsMaterialKey(isHttps, tls);
+    if (pooled?.key === key) return pooled.agent;
+    if (pooled !== undefined) retireAgent(pooled.agent);
+    pooled = { key, agent: createClusterAgent({ isHttps, tls, proxyUrl, keepAlive: true }) };
+    return pooled.agent;
+  }
+
   /** Builds URL, agent and auth headers for one GET; credentials are re-applied every time. */
-  async function prepare(path: string, query: Query): Promise<{ url: URL; client: typeof http | typeof https; init: http.RequestOptions }> {
+  async function prepare(path: string, query: Query): Promise<{ url: URL; client: typeof http | typeof https; init: http.RequestOptions; isHttps: boolean; tls: TlsMaterial }> {
     if (server === '') throw new KubeRequestError('the kubeconfig context has no cluster server URL', { code: 'ENOTFOUND' });
     const url = new URL(server + path);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
-    const tls: https.RequestOptions = {};
-    await kubeConfig.applyToHTTPSOptions(tls);
+    const options: https.RequestOptions = {};
+    try {
+      await kubeConfig.applyToHTTPSOptions(options);
+    } catch (error) {
+      // A token, certificate or CA file that cannot be read, or an exec plugin that failed: say which, and retry later.
+      throw new KubeRequestError(`cannot load the credentials for ${server}: ${(error as Error).message}`);
+    }
     const isHttps = url.protocol === 'https:';
-    agent ??= isHttps
-      ? new https.Agent({ keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: tls.rejectUnauthorized, servername: tls.servername })
-      : new http.Agent({ keepAlive: true });
-    const headers: http.OutgoingHttpHeaders = { Accept: 'application/json', ...flattenHeaders(tls.headers) };
-    if (typeof tls.auth === 'string') headers.Authorization = `Basic ${Buffer.from(tls.auth).toString('base64')}`;
+    const tls: TlsMaterial = { ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: options.rejectUnauthorized, servername: options.servername };
+    const headers: http.OutgoingHttpHeaders = { Accept: 'application/json', ...flattenHeaders(options.headers) };
+    if (typeof options.auth === 'string') headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
     count += 1;
-    return { url, client: isHttps ? https : http, init: { method: 'GET', agent, headers } };
+    return { url, client: isHttps ? https : http, init: { method: 'GET', agent: agentFor(isHttps, tls), headers }, isHttps, tls };
   }
 
   async function getJson(path: string, query: Query = {}, requestOptions: RequestOptions = {}): Promise<unknown> {
@@ -117,10 +133,10 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
       const idle = options.idleTimeoutMs ?? 0;
       if (idle > 0) timer = setTimeout(() => finish(new KubeRequestError(`watch ${path} was silent for ${idle} ms`, { timedOut: true })), idle);
     };
-    prepare(path, query).then(({ url, client, init }) => {
+    prepare(path, query).then(({ url, client, init, isHttps, tls }) => {
       if (finished) return;
       // Watches get their own socket: a long-lived stream must not hold a pooled keep-alive socket.
-      request = client.request(url, { ...init, agent: client === https ? new https.Agent(agentTlsOptions(init.agent)) : false }, (response) => {
+      request = client.request(url, { ...init, agent: createClusterAgent({ isHttps, tls, proxyUrl, keepAlive: false }) }, (response) => {
         const status = response.statusCode ?? 0;
         answered = true;
         onAnswer?.(String(status));
@@ -167,17 +183,20 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
       return count;
     },
     close() {
-      agent?.destroy();
-      agent = undefined;
+      pooled?.agent.destroy();
+      pooled = undefined;
     },
   };
 }
 
-/** TLS settings of the pooled agent, reused for a watch's own agent. */
-function agentTlsOptions(agent: http.RequestOptions['agent']): https.AgentOptions {
-  if (!(agent instanceof https.Agent)) return {};
-  const o = agent.options;
-  return { ca: o.ca, cert: o.cert, key: o.key, rejectUnauthorized: o.rejectUnauthorized, servername: o.servername };
+/**
+ * Stops an agent whose credentials were replaced from keeping connections: its idle sockets close
+ * now, and each request still in flight closes its socket when it ends instead of pooling it.
+ */
+function retireAgent(agent: http.Agent): void {
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+  // Runs after the agent's own 'free' handler has pooled the socket; closing it unpools it.
+  agent.on('free', (socket: Socket) => socket.destroy());
 }
 
 /** Copies auth headers, trimming string values: token files usually end in a newline. */

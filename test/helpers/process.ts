@@ -19,7 +19,7 @@ export interface PhaselogProcess {
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || key.startsWith('PHASELOG_') || ['DATABASE_URL', 'REDIS_URL', 'KUBECONFIG'].includes(key)) continue;
+    if (value === undefined || key.startsWith('PHASELOG_') || ['DATABASE_URL', 'REDIS_URL', 'KUBECONFIG', 'KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT'].includes(key)) continue;
     env[key] = value;
   }
   return { ...env, ...extra };

@@ -104,12 +104,35 @@ describe('loading clusters', () => {
   });
 
   it('in-cluster loading outside a pod is an error, not a throw', () => {
-    const saved = process.env.KUBERNETES_SERVICE_HOST;
-    delete process.env.KUBERNETES_SERVICE_HOST;
+    expect(loadInClusterCluster({}).errors[0]?.message).toContain('KUBERNETES_SERVICE_HOST');
+  });
+
+  it('in-cluster loading without a mounted token names the file', () => {
+    const sa = mkdtempSync(join(dir, 'sa-empty-'));
+    writeFileSync(join(sa, 'ca.crt'), 'not used');
+    const result = loadInClusterCluster({ serviceHost: '10.0.0.1', servicePort: '443', serviceAccountDir: sa });
+    expect(result.clusters).toEqual([]);
+    expect(result.errors[0]?.message).toContain(join(sa, 'token'));
+  });
+
+  it('in-cluster: the API server from KUBERNETES_SERVICE_HOST/PORT (IPv6 in brackets), the token re-read when the kubelet rotates it', async () => {
+    const tls = await startEmulator({ port: 0, tls: true, token: TOKEN });
     try {
-      expect(loadInClusterCluster().errors[0]?.message).toContain('KUBERNETES_SERVICE_HOST');
+      tls.apply(makeObject('Deployment', 'shop', 'web'));
+      const sa = mkdtempSync(join(dir, 'sa-'));
+      const doc = parse(tls.kubeconfig()) as { clusters: Array<{ cluster: Record<string, string> }> };
+      writeFileSync(join(sa, 'ca.crt'), Buffer.from(doc.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64'));
+      writeFileSync(join(sa, 'token'), 'token-before-rotation');
+      const v6 = loadInClusterCluster({ name: 'home', serviceHost: 'fd00::1', servicePort: '6443', serviceAccountDir: sa }).clusters[0];
+      expect(v6?.server).toBe('https://[fd00::1]:6443');
+      const handle = loadInClusterCluster({ name: 'home', serviceHost: '127.0.0.1', servicePort: new URL(tls.url).port, serviceAccountDir: sa }).clusters[0];
+      if (handle === undefined) throw new Error('no cluster');
+      expect(handle.name).toBe('home');
+      expect(await readsDeployment(handle)).toBe(false);
+      writeFileSync(join(sa, 'token'), TOKEN);
+      expect(await readsDeployment(handle)).toBe(true);
     } finally {
-      if (saved !== undefined) process.env.KUBERNETES_SERVICE_HOST = saved;
+      await tls.close();
     }
   });
 });
