@@ -6,7 +6,7 @@
  * - one delivery per (route, seq): the scan records it in the transaction that moves the route's
  *   cursor, under the cursor's row lock, and a unique index says so too;
  * - nothing lost when a worker is killed or Redis loses its data: the cursor and delivery rows are
- *   in PostgreSQL; each scan re-queues every pending delivery (a no-op while its job exists), and
+ *   in PostgreSQL; each scan re-queues every pending delivery (a no-op while its job waits or runs), and
  *   the scheduler reconciler re-creates the scan scheduler;
  * - no second send of a delivery recorded as sent: a job sends only a pending delivery. A crash
  *   between the receiver's 2xx and that record sends it again, with the same
@@ -21,7 +21,7 @@ import type { NotificationsConfig } from '../src/notify/config.ts';
 import { attemptDelivery, type LiveRoute } from '../src/notify/deliver.ts';
 import { resolveReceiver } from '../src/notify/receiver-files.ts';
 import { scanRoute } from '../src/notify/scan.ts';
-import { enqueueDeliveries, notificationJobSchema, NOTIFICATION_QUEUE, NOTIFICATION_SCAN_QUEUE, NOTIFICATION_SCHEDULER_ID, upsertScanScheduler } from '../src/queue/notification-jobs.ts';
+import { enqueueDeliveries, notificationJobSchema, requeueDeliveries, NOTIFICATION_QUEUE, NOTIFICATION_SCAN_QUEUE, NOTIFICATION_SCHEDULER_ID, upsertScanScheduler } from '../src/queue/notification-jobs.ts';
 import { logRedisErrors } from '../src/runtime/redis-errors.ts';
 import { TIMED_OUT, withDeadline } from '../src/runtime/wait.ts';
 import { ConfigError } from '../src/config.ts';
@@ -112,7 +112,7 @@ export async function startNotificationWorker(options: NotificationWorkerOptions
     if (failed !== undefined || requeueWanted || Date.now() - requeuedAt > REQUEUE_EVERY_MS) {
       requeueWanted = false;
       requeuedAt = Date.now();
-      await enqueueDeliveries(queue, await store.listPending([...routes.keys()], REQUEUE_LIMIT), retryOf).catch((error: unknown) => {
+      await requeueDeliveries(queue, await store.listPending([...routes.keys()], REQUEUE_LIMIT), retryOf).catch((error: unknown) => {
         requeueWanted = true;
         throw error;
       });

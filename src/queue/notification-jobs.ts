@@ -39,6 +39,24 @@ export async function enqueueDeliveries(queue: Queue, deliveries: readonly { rou
   }));
 }
 
+/**
+ * Queues pending deliveries again (their jobs may be gone with Redis' data). A job that ended while
+ * its delivery stayed pending (every attempt's row update failed with the database down, or the send
+ * succeeded and recording it did not) would keep the delivery's id, and so the delivery, blocked for
+ * as long as BullMQ keeps it: it is removed first. A delivery that was in fact recorded meanwhile is
+ * skipped by its next attempt (attempts read the row), so at worst a send is repeated under the same
+ * idempotency key, the guarantee's one window.
+ */
+export async function requeueDeliveries(queue: Queue, deliveries: readonly { route: string; seq: bigint }[], retry: (route: string) => { attempts: number; backoff: number }): Promise<void> {
+  for (const { route, seq } of deliveries) {
+    const job = await queue.getJob(notificationJobId(route, seq));
+    if (job === undefined) continue;
+    const state = await job.getState();
+    if (state === 'failed' || state === 'completed') await job.remove();
+  }
+  await enqueueDeliveries(queue, deliveries, retry);
+}
+
 /** Creates or updates the scan scheduler (also how one lost with Redis' data is re-created). */
 export async function upsertScanScheduler(queue: Queue, everyMs: number): Promise<void> {
   await queue.upsertJobScheduler(NOTIFICATION_SCHEDULER_ID, { every: everyMs }, { name: NOTIFICATION_SCAN_JOB, data: {}, opts: { attempts: 1, removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } });

@@ -14,7 +14,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../../src/runtime/free-port.ts';
 import { createMetrics, type Metrics } from '../../../src/metrics/registry.ts';
 import { notificationsConfigSchema, type NotificationsConfig } from '../../../src/notify/config.ts';
-import { notificationJobId } from '../../../src/queue/notification-jobs.ts';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { NOTIFICATION_JOB, NOTIFICATION_QUEUE, notificationJobId } from '../../../src/queue/notification-jobs.ts';
 import { createNotificationStore, type DeliveryRecord } from '../../../src/store/notification-store.ts';
 import { createDb, type Db } from '../../../src/store/prisma.ts';
 import { FULL_ACCESS } from '../../../src/store/read-types.ts';
@@ -265,4 +267,30 @@ describe('notifications', () => {
     expect(removed.NotificationDelivery).toBe(3);
     expect((await deliveries('aged')).map((d) => d.status).sort()).toEqual(['held', 'pending']);
   });
+
+  it('sends a delivery whose job ended while its row stayed pending (as when every row update failed with the database down)', async () => {
+    const r = await receiver();
+    const id = await phase('stuck');
+    const routeConfig = config({ name: 'stuck-hook', match: { phases: ['stuck'] }, receiver: { type: 'webhook', url: r.url, secretFile: 'hmac' } });
+    // The route's cursor starts at the end of the log on its first scan.
+    await (await start(routeConfig)).scanNow();
+    await running?.close();
+    running = undefined;
+    const seq = await change(id, 'Current', 'Failed');
+    // A job under the delivery's id that can only end failed, as a job does whose every attempt could
+    // not record its outcome: the delivery's row will say pending while BullMQ keeps the id taken.
+    const connection = new Redis(testRedisUrl(), { maxRetriesPerRequest: null });
+    const queue = new Queue(NOTIFICATION_QUEUE, { connection, prefix });
+    try {
+      await queue.add(NOTIFICATION_JOB, { route: 'no-such-route', seq: String(seq) }, { jobId: notificationJobId('stuck-hook', seq) });
+      await start(routeConfig);
+      await waitFor(async () => (await queue.getJob(notificationJobId('stuck-hook', seq)))?.data.route === 'stuck-hook' || r.hits.length > 0, { timeoutMs: 30_000, what: 'the blocked job to be replaced' });
+      await waitFor(async () => (await deliveries('stuck-hook'))[0]?.status === 'delivered', { timeoutMs: 30_000, what: 'the stuck delivery to be sent' });
+      expect(r.hits.map((h) => [h.key, h.signed])).toEqual([[`stuck-hook:${seq}`, true]]);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+  });
 });
+
