@@ -159,7 +159,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     status: (p) => (p.current === null ? null : toStatus(p.current.status)),
     message: (p) => p.current?.message ?? '',
     summary: (p) => toCounts(p.current?.summary ?? {}),
-    conditions: (p) => toConditions(p.current?.conditions ?? []),
+    conditions: async (p, _args, ctx) => toConditions(p.current?.conditions ?? [], await ctx.loaders.phaseConditions.load(p.id)),
     stale: (p) => phaseStaleness(p, new Date()).reason !== null,
     staleReason: (p) => phaseStaleness(p, new Date()).reason,
     lastGoodReadAt: (p) => (p.current?.stale ? (p.current.staleSince ?? p.clusterLastGoodReadAt) : p.clusterLastGoodReadAt),
@@ -213,7 +213,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     status: (s) => toStatus(s.interval.status),
     message: (s) => s.interval.message,
     summary: (s) => toCounts(s.interval.summary),
-    conditions: (s) => toConditions(s.interval.conditions),
+    conditions: async (s, _args, ctx) => toConditions(s.interval.conditions, await ctx.read.conditions.conditionsAt(s.phaseId, s.at)),
     stale: (s) => s.interval.stale,
     staleReason: (s) => s.staleReason,
     from: (s) => s.interval.from,
@@ -228,7 +228,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
   },
   PhaseCondition: {
     // Conditions keep Kubernetes' RFC 3339 strings; the DateTime scalar takes Dates.
-    lastTransitionTime: (c) => (c.lastTransitionTime ? new Date(c.lastTransitionTime) : null),
+    lastTransitionTime: (c) => (c.lastTransitionTime === null || c.lastTransitionTime === '' ? null : new Date(c.lastTransitionTime)),
   },
   Resource: {
     group: (r) => r.key.split('/')[0] ?? '',

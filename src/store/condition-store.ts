@@ -1,0 +1,202 @@
+/**
+ * Conditions from checks: one run's results written as changes only (current row, ended interval,
+ * a `condition`-scope change-log row per status change), plus the run's time on CheckRun, the one
+ * row a run that changed nothing writes. Reads: a phase's current conditions with their runs.
+ */
+import { messageDetail } from '../history/status-detail.ts';
+import { planConditionChanges, type CheckKind, type ConditionResult, type ConditionStatus, type StoredCondition } from '../history/condition-changes.ts';
+import type { StatusChange } from '../history/types.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+import { CHANGE_LOG_LOCK, storeDetails, uniqueDetails } from './history-write.ts';
+import type { Db } from './prisma.ts';
+
+/** One check run over a cluster's selected phases. */
+export interface CheckRunWrite {
+  /** The check's name. */
+  check: string;
+  source: CheckKind;
+  cluster: string;
+  intervalMs: number;
+  at: Date;
+  results: readonly ConditionResult[];
+}
+
+/** What a run wrote. */
+export interface CheckRunWritten {
+  changes: StatusChange[];
+  /** Rows inserted or updated, the CheckRun row included. */
+  rows: number;
+}
+
+/** A phase's current condition as read back, with the last run of its check on the phase's cluster. */
+export interface ConditionRecord extends StoredCondition {
+  /** When its check last ran against the phase's cluster; null when unknown (no run recorded). */
+  lastRunAt: Date | null;
+  /** The check's interval at that run. */
+  intervalMs: number | null;
+}
+
+/** The condition store. */
+export interface ConditionStore {
+  /** Writes one run's results (changes only) and the run's time; the cluster must exist. */
+  recordRun(run: CheckRunWrite): Promise<CheckRunWritten>;
+  /** Current conditions of these phases, by phase id, ordered by type. */
+  currentConditions(phaseIds: readonly number[]): Promise<Map<number, ConditionRecord[]>>;
+  /** A phase's conditions at `at` (the interval of each type containing it), ordered by type. */
+  conditionsAt(phaseId: number, at: Date): Promise<ConditionIntervalRecord[]>;
+  /** A phase's condition intervals overlapping [from, to), current one included, oldest first. */
+  conditionIntervals(phaseId: number, range: { from: Date; to: Date }): Promise<ConditionIntervalRecord[]>;
+}
+
+/** One interval of a condition [from, to); `to` null while open. */
+export interface ConditionIntervalRecord {
+  phaseId: number;
+  type: string;
+  source: CheckKind;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  from: Date;
+  to: Date | null;
+}
+
+interface ConditionRow {
+  phaseId: number;
+  type: string;
+  source: string;
+  status: string;
+  reason: string;
+  message: string;
+  from: Date;
+}
+
+const asStored = (r: ConditionRow): StoredCondition => ({ ...r, source: r.source as CheckKind, status: r.status as ConditionStatus });
+
+/** The condition store over a Prisma client. */
+export function createConditionStore(db: Db): ConditionStore {
+  return {
+    recordRun: (run) => db.$transaction((tx) => writeRun(tx, run), { timeout: 60_000, maxWait: 30_000 }),
+
+    async currentConditions(phaseIds) {
+      const result = new Map<number, ConditionRecord[]>();
+      if (phaseIds.length === 0) return result;
+      const rows = await db.$queryRaw<(ConditionRow & { lastRunAt: Date | null; intervalMs: number | null })[]>`
+        SELECT c."phaseId", c."type", c."source", c."status", c."reason", c."message", c."from", r."lastRunAt", r."intervalMs"
+        FROM "PhaseConditionCurrent" c
+        JOIN "Phase" p ON p."id" = c."phaseId"
+        LEFT JOIN "CheckRun" r ON r."check" = c."type" AND r."clusterId" = p."clusterId"
+        WHERE c."phaseId" = ANY(${[...phaseIds]}::int[])
+        ORDER BY c."phaseId", c."type"`;
+      for (const row of rows) {
+        const list = result.get(row.phaseId) ?? [];
+        list.push({ ...asStored(row), lastRunAt: row.lastRunAt, intervalMs: row.intervalMs });
+        result.set(row.phaseId, list);
+      }
+      return result;
+    },
+
+    async conditionsAt(phaseId, at) {
+      const rows = await db.$queryRaw<(ConditionRow & { to: Date | null })[]>`
+        SELECT "phaseId", "type", "source", "status", "reason", "message", "from", "to" FROM "PhaseConditionInterval"
+        WHERE "phaseId" = ${phaseId}::int AND "from" <= ${at}::timestamptz(3) AND "to" > ${at}::timestamptz(3)
+        UNION ALL
+        SELECT "phaseId", "type", "source", "status", "reason", "message", "from", NULL FROM "PhaseConditionCurrent"
+        WHERE "phaseId" = ${phaseId}::int AND "from" <= ${at}::timestamptz(3)
+        ORDER BY "type"`;
+      return rows.map((r) => ({ ...asStored(r), to: r.to }));
+    },
+
+    async conditionIntervals(phaseId, { from, to }) {
+      const rows = await db.$queryRaw<(ConditionRow & { to: Date | null })[]>`
+        SELECT "phaseId", "type", "source", "status", "reason", "message", "from", "to" FROM "PhaseConditionInterval"
+        WHERE "phaseId" = ${phaseId}::int AND "from" < ${to}::timestamptz(3) AND "to" > ${from}::timestamptz(3)
+        UNION ALL
+        SELECT "phaseId", "type", "source", "status", "reason", "message", "from", NULL FROM "PhaseConditionCurrent"
+        WHERE "phaseId" = ${phaseId}::int AND "from" < ${to}::timestamptz(3)
+        ORDER BY "from", "type"`;
+      return rows.map((r) => ({ ...asStored(r), to: r.to }));
+    },
+  };
+}
+
+async function writeRun(tx: Prisma.TransactionClient, run: CheckRunWrite): Promise<CheckRunWritten> {
+  const [cluster] = await tx.$queryRaw<{ id: number }[]>`SELECT "id" FROM "Cluster" WHERE "name" = ${run.cluster}`;
+  if (cluster === undefined) return { changes: [], rows: 0 };
+  // Only phases of this cluster: a result naming another cluster's phase is dropped, not written.
+  const phases = await tx.$queryRaw<{ id: number; sourceKind: string; namespace: string; name: string }[]>`
+    SELECT "id", "sourceKind", "namespace", "name" FROM "Phase"
+    WHERE "clusterId" = ${cluster.id}::int AND "id" = ANY(${[...new Set(run.results.map((r) => r.phaseId))]}::int[])`;
+  const phaseById = new Map(phases.map((p) => [p.id, p]));
+  const results = run.results.filter((r) => phaseById.has(r.phaseId));
+  const types = [...new Set(results.map((r) => r.type))];
+  const stored = results.length === 0 ? [] : await tx.$queryRaw<ConditionRow[]>`
+    SELECT "phaseId", "type", "source", "status", "reason", "message", "from" FROM "PhaseConditionCurrent"
+    WHERE "phaseId" = ANY(${phases.map((p) => p.id)}::int[]) AND "type" = ANY(${types}::text[])
+    FOR UPDATE`;
+  const plan = planConditionChanges(stored.map(asStored), results);
+  let rows = 0;
+  if (plan.closed.length > 0) {
+    rows += await tx.$executeRaw`
+      INSERT INTO "PhaseConditionInterval" ("phaseId", "type", "source", "status", "reason", "message", "from", "to")
+      SELECT p, t, s, st, r, m, f, ${run.at}::timestamptz(3) FROM unnest(
+        ${plan.closed.map((c) => c.phaseId)}::int[], ${plan.closed.map((c) => c.type)}::text[], ${plan.closed.map((c) => c.source)}::text[],
+        ${plan.closed.map((c) => c.status)}::text[], ${plan.closed.map((c) => c.reason)}::text[], ${plan.closed.map((c) => c.message)}::text[],
+        ${plan.closed.map((c) => c.from)}::timestamptz(3)[]
+      ) AS x(p, t, s, st, r, m, f)
+      ON CONFLICT DO NOTHING`;
+  }
+  if (plan.opened.length > 0) {
+    rows += await tx.$executeRaw`
+      INSERT INTO "PhaseConditionCurrent" ("phaseId", "type", "source", "status", "reason", "message", "from")
+      SELECT p, t, ${run.source}, st, r, m, ${run.at}::timestamptz(3) FROM unnest(
+        ${plan.opened.map((c) => c.phaseId)}::int[], ${plan.opened.map((c) => c.type)}::text[],
+        ${plan.opened.map((c) => c.status)}::text[], ${plan.opened.map((c) => c.reason)}::text[], ${plan.opened.map((c) => c.message)}::text[]
+      ) AS x(p, t, st, r, m)
+      ON CONFLICT ("phaseId", "type") DO UPDATE SET "source" = EXCLUDED."source", "status" = EXCLUDED."status",
+        "reason" = EXCLUDED."reason", "message" = EXCLUDED."message", "from" = EXCLUDED."from"`;
+  }
+  if (plan.updated.length > 0) {
+    rows += await tx.$executeRaw`
+      UPDATE "PhaseConditionCurrent" c SET "reason" = x.r, "message" = x.m
+      FROM unnest(${plan.updated.map((c) => c.phaseId)}::int[], ${plan.updated.map((c) => c.type)}::text[],
+        ${plan.updated.map((c) => c.reason)}::text[], ${plan.updated.map((c) => c.message)}::text[]) AS x(p, t, r, m)
+      WHERE c."phaseId" = x.p AND c."type" = x.t`;
+  }
+  rows += await tx.$executeRaw`
+    INSERT INTO "CheckRun" ("check", "clusterId", "lastRunAt", "intervalMs") VALUES (${run.check}, ${cluster.id}::int, ${run.at}::timestamptz(3), ${run.intervalMs}::int)
+    ON CONFLICT ("check", "clusterId") DO UPDATE SET "lastRunAt" = GREATEST("CheckRun"."lastRunAt", EXCLUDED."lastRunAt"), "intervalMs" = EXCLUDED."intervalMs"`;
+  if (plan.changes.length === 0) return { changes: [], rows };
+
+  const docs = plan.changes.map((c) => messageDetail(c.message));
+  const detailIds = await storeDetails(tx, uniqueDetails(docs));
+  // Under the change log's lock, held to commit, as every appender: seqs commit in order.
+  await tx.$queryRaw`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})::text`;
+  const inserted = await tx.$queryRaw<{ seq: bigint }[]>`
+    INSERT INTO "StatusChange" ("at", "clusterId", "phaseId", "scope", "conditionType", "fromStatus", "toStatus", "detailId")
+    SELECT ${run.at}::timestamptz(3), ${cluster.id}::int, p, 'condition', t, f, s, d FROM unnest(
+      ${plan.changes.map((c) => c.phaseId)}::int[], ${plan.changes.map((c) => c.type)}::text[],
+      ${plan.changes.map((c) => c.fromStatus)}::text[], ${plan.changes.map((c) => c.toStatus)}::text[],
+      ${docs.map((d) => detailIds.get(d.hash) as number)}::int[]
+    ) WITH ORDINALITY AS x(p, t, f, s, d, n)
+    ORDER BY x.n
+    RETURNING "seq"`;
+  const seqs = inserted.map((r) => BigInt(r.seq)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const changes: StatusChange[] = plan.changes.map((c, n) => {
+    const phase = phaseById.get(c.phaseId) as { sourceKind: string; namespace: string; name: string };
+    return {
+      seq: seqs[n] as bigint,
+      at: run.at,
+      cluster: run.cluster,
+      clusterId: cluster.id,
+      phaseId: c.phaseId,
+      phase: { sourceKind: phase.sourceKind, namespace: phase.namespace, name: phase.name },
+      scope: 'condition',
+      resourceKey: null,
+      conditionType: c.type,
+      fromStatus: c.fromStatus,
+      toStatus: c.toStatus,
+      message: c.message,
+    };
+  });
+  return { changes, rows: rows + changes.length };
+}
