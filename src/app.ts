@@ -29,6 +29,7 @@ import { loadWorkerClusters } from '../workers/load-worker-clusters.ts';
 import { startWorkers } from '../workers/start-workers.ts';
 import { NotRecordingError } from '../workers/recording-check.ts';
 import { startReportWorker } from '../workers/report-worker.ts';
+import { checkRunDeps, startCheckWorker } from '../workers/check-worker.ts';
 import { SNAPSHOT_QUEUE } from './queue/snapshot-jobs.ts';
 import { DEFAULT_UI_PATHS, ensureUiBundle } from './ui/bundle.ts';
 import { createMetrics, registerActiveOperations } from './metrics/registry.ts';
@@ -115,11 +116,13 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
       const loaded = loadWorkerClusters(withDefaultKubeconfig(config), workerLog);
       let clusters = loaded.clusters;
       let workerConfig = config;
+      let checks = config.checks;
       if (config.demo.enabled ?? clusters.length === 0) {
         // The embedded default: with no cluster configured, read the emulated demo clusters.
         const demo = await startDemo({ log: log.child({ part: 'demo' }), stateDir: config.stateDir });
         closers.push({ name: 'demo', close: () => demo.close() });
         clusters = demo.clusters;
+        checks = [...checks, ...demo.checks];
         workerConfig = { ...config, snapshot: { ...config.snapshot, interval: Math.min(config.snapshot.interval, DEMO_SNAPSHOT_INTERVAL_MS) } };
       }
       const prefix = config.redis.prefix;
@@ -144,6 +147,18 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         workers.recording().catch((error: unknown) => {
           throw error instanceof NotRecordingError ? new ReadinessError(error.code, error.message) : error;
         });
+      const workerChecks = checks.filter((c) => c.http !== undefined || c.webhook !== undefined);
+      if (workerChecks.length > 0) {
+        const checkWorker = await startCheckWorker({
+          redisUrl: redis.url,
+          prefix,
+          log: log.child({ part: 'checks' }),
+          checks: workerChecks,
+          clusters: clusters.map((c) => c.name),
+          ...checkRunDeps(db, config.baseDir, redis.url, prefix, log),
+        });
+        closers.push({ name: 'check-worker', close: () => checkWorker.close() });
+      }
       if (config.reports.schedules.length) {
         const reports = await startReportWorker({ db, redisUrl: redis.url, log: log.child({ part: 'reports' }), schedules: config.reports.schedules, prefix: config.redis.prefix });
         closers.push({ name: 'report-worker', close: () => reports.close() });

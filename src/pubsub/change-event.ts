@@ -36,7 +36,8 @@ export function encodeChangeEvent(change: StatusChange): string {
     phase: phase === null ? null : { sourceKind: phase.sourceKind, namespace: phase.namespace, name: phase.name },
     scope: change.scope,
     resourceKey: change.resourceKey,
-    conditionType: change.conditionType ?? null,
+    // Only on condition changes, so the other events keep their shape.
+    ...(change.conditionType != null ? { conditionType: change.conditionType } : {}),
     fromStatus: change.fromStatus,
     toStatus: change.toStatus,
     message: change.message,

@@ -1,0 +1,217 @@
+/**
+ * Checks against real servers: an http check against a local server that flips between 200 and
+ * 503 records only the transitions, at the runs' times; a slow server gives Unknown(Timeout); a
+ * webhook's signed request is verified by its receiver and its answer recorded (a malformed
+ * answer is Unknown(InvalidResponse)); gates with conditions pass and fail for every reason; the
+ * BullMQ worker runs a check on its own schedule.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSchema, type CheckConfig } from '../../../src/checks/config.ts';
+import { readSecret } from '../../../src/config.ts';
+import { runCheckOnCluster, type RunCheckDeps } from '../../../src/services/run-check.ts';
+import { evaluateGate } from '../../../src/services/read-gate.ts';
+import { observeCluster } from '../../../src/snapshot/observe.ts';
+import { createRecorder } from '../../../src/snapshot/record.ts';
+import { createConditionStore } from '../../../src/store/condition-store.ts';
+import { createHistoryReader } from '../../../src/store/read-history.ts';
+import { createPhaseReader } from '../../../src/store/read-phases.ts';
+import { FULL_ACCESS, type PhaseRecord } from '../../../src/store/read-types.ts';
+import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
+import { startCheckWorker } from '../../../workers/check-worker.ts';
+import { applyFleet, type FleetShape } from '../snapshot/fleet.ts';
+import { createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from '../snapshot/helpers.ts';
+
+const SHAPE: FleetShape = { phases: 2, resourcesPerPhase: 1, phasesPerNamespace: 1 };
+const SECRET = 'webhook-test-secret';
+const at = (minute: number, second = 0) => new Date(Date.UTC(2026, 2, 1, 10, minute, second));
+
+interface TestServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer & { server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+describe('checks', () => {
+  let db: TestDatabase;
+  let cluster: EmulatedCluster;
+  let healthy = true;
+  let health: TestServer;
+  const webhookAnswers: { verified: boolean; body: Record<string, unknown> }[] = [];
+  let webhookReply: unknown = { conditions: [{ status: 'True', reason: 'Promoted', message: 'PR merged' }] };
+  let webhook: TestServer;
+  let deps: RunCheckDeps;
+  let phases: PhaseRecord[];
+
+  const check = (raw: Record<string, unknown>): CheckConfig => checkSchema.parse(raw);
+
+  beforeAll(async () => {
+    db = await createTestDatabase('checks');
+    cluster = await startEmulatedCluster('checks');
+    applyFleet(cluster.emulator, SHAPE);
+    health = await serve((req, res) => {
+      if (req.url?.startsWith('/slow')) return; // never answers: the check must time out
+      res.writeHead(healthy ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: healthy ? 'ok' : 'down', path: req.url }));
+    });
+    webhook = await serve((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const expected = Buffer.from(`sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`);
+        const given = Buffer.from(String(req.headers['x-phaselog-signature'] ?? ''));
+        const verified = given.length === expected.length && timingSafeEqual(given, expected);
+        webhookAnswers.push({ verified, body: JSON.parse(raw.toString('utf8')) as Record<string, unknown> });
+        if (!verified) return void res.writeHead(401).end();
+        res.writeHead(200, { 'content-type': 'application/json' }).end(typeof webhookReply === 'string' ? webhookReply : JSON.stringify(webhookReply));
+      });
+    });
+    const recorder = createRecorder(createSnapshotStore(db.db));
+    await recorder.record(await observeCluster(cluster.client, { now: () => at(0) }), { tickAt: at(0) });
+    const phaseReader = createPhaseReader(db.db);
+    phases = (await phaseReader.listPhases(FULL_ACCESS, { filter: { cluster: 'checks' }, order: 'NAME', first: 10 })).items;
+    expect(phases).toHaveLength(2);
+    deps = {
+      phases: phaseReader,
+      history: createHistoryReader(db.db),
+      conditions: createConditionStore(db.db),
+      readSecret: (source) => readSecret(source, process.cwd(), { WEBHOOK_SECRET: SECRET }),
+      log: testLogger(),
+    };
+  });
+  afterAll(async () => {
+    await health?.close();
+    await webhook?.close();
+    await cluster?.close();
+    await db?.drop();
+  });
+
+  const rows = async (table: string) => Number((await db.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${table}"`))[0]?.n ?? 0);
+
+  it('records an http check that flips between 200 and 503 as changes at the runs\' times, and an unchanged run writes one row', async () => {
+    const http = check({ name: 'health', interval: '30s', http: { url: `${health.url}/{{ namespace }}/{{ name }}/healthz`, jsonPath: '$.status', equals: 'ok' } });
+    healthy = true;
+    const first = await runCheckOnCluster(deps, http, 'checks', at(1));
+    expect(first.results.map((r) => [r.status, r.reason])).toEqual([['True', 'Succeeded'], ['True', 'Succeeded']]);
+    expect(first.written.changes.map((c) => [c.scope, c.conditionType, c.fromStatus, c.toStatus])).toEqual([['condition', 'health', null, 'True'], ['condition', 'health', null, 'True']]);
+
+    const before = { changes: await rows('StatusChange'), intervals: await rows('PhaseConditionInterval') };
+    const unchanged = await runCheckOnCluster(deps, http, 'checks', at(1, 30));
+    expect(unchanged.written).toEqual({ changes: [], rows: 1 });
+    expect(await rows('StatusChange')).toBe(before.changes);
+
+    healthy = false;
+    const down = await runCheckOnCluster(deps, http, 'checks', at(2));
+    expect(down.results[0]).toMatchObject({ status: 'False', reason: 'UnexpectedStatus' });
+    expect(down.written.changes.map((c) => [c.fromStatus, c.toStatus, c.at.toISOString()])).toEqual([['True', 'False', at(2).toISOString()], ['True', 'False', at(2).toISOString()]]);
+    expect(await rows('PhaseConditionInterval')).toBe(before.intervals + 2);
+
+    healthy = true;
+    await runCheckOnCluster(deps, http, 'checks', at(3));
+    const store = createConditionStore(db.db);
+    const phase = phases[0] as PhaseRecord;
+    const intervals = await store.conditionIntervals(phase.id, { from: at(0), to: at(10) });
+    expect(intervals.map((i) => [i.status, i.from.toISOString(), i.to?.toISOString() ?? null])).toEqual([
+      ['True', at(1).toISOString(), at(2).toISOString()],
+      ['False', at(2).toISOString(), at(3).toISOString()],
+      ['True', at(3).toISOString(), null],
+    ]);
+    expect((await store.conditionsAt(phase.id, at(2, 30))).map((c) => c.status)).toEqual(['False']);
+    const log = await createHistoryReader(db.db).listStatusChanges(FULL_ACCESS, { phaseId: phase.id, scopes: ['condition'], conditionTypes: ['health'] }, 10);
+    expect(log.items.map((c) => c.toStatus)).toEqual(['True', 'False', 'True']);
+  });
+
+  it('gives Unknown(Timeout) for a server that does not answer, and Unknown(TemplateError) for a label the phase lacks', async () => {
+    const slow = check({ name: 'slow', timeout: '200ms', http: { url: `${health.url}/slow` } });
+    const outcome = await runCheckOnCluster(deps, slow, 'checks', at(4));
+    expect(outcome.results.map((r) => [r.status, r.reason])).toEqual([['Unknown', 'Timeout'], ['Unknown', 'Timeout']]);
+    const templated = check({ name: 'templated', http: { url: `${health.url}/{{ labels.nope }}` } });
+    const missing = await runCheckOnCluster(deps, templated, 'checks', at(4));
+    expect(missing.results[0]).toMatchObject({ status: 'Unknown', reason: 'TemplateError' });
+  });
+
+  it('refuses a URL template with an unknown variable at load', () => {
+    expect(checkSchema.safeParse({ name: 'bad', http: { url: 'http://x/{{ secret }}' } }).success).toBe(false);
+    expect(checkSchema.safeParse({ name: 'Ready', http: { url: 'http://x/' } }).success).toBe(false);
+    expect(checkSchema.safeParse({ name: 'both', http: { url: 'http://x/' }, cel: { expr: 'true' } }).success).toBe(false);
+  });
+
+  it('signs webhook requests, records the answered condition, and gives Unknown(InvalidResponse) for a malformed answer', async () => {
+    const hook = check({ name: 'promoted', webhook: { url: `${webhook.url}/conditions`, secretFrom: { env: 'WEBHOOK_SECRET' } } });
+    const outcome = await runCheckOnCluster(deps, hook, 'checks', at(5));
+    expect(webhookAnswers.length).toBeGreaterThanOrEqual(2);
+    expect(webhookAnswers.every((a) => a.verified)).toBe(true);
+    expect(webhookAnswers[0]?.body).toMatchObject({ kind: 'ConditionRequest', type: 'promoted', phase: { cluster: 'checks', status: 'Current' } });
+    expect(outcome.results.map((r) => [r.status, r.reason, r.message])).toEqual([['True', 'Promoted', 'PR merged'], ['True', 'Promoted', 'PR merged']]);
+
+    webhookReply = { conditions: [{ status: 'Maybe', reason: 'x' }] };
+    const invalid = await runCheckOnCluster(deps, hook, 'checks', at(6));
+    expect(invalid.results[0]).toMatchObject({ status: 'Unknown', reason: 'InvalidResponse' });
+    webhookReply = 'not json';
+    expect((await runCheckOnCluster(deps, hook, 'checks', at(7))).results[0]).toMatchObject({ status: 'Unknown', reason: 'InvalidResponse' });
+
+    // A wrong key: the receiver refuses the request, the condition is Unknown, never an error.
+    const wrongKey = { ...deps, readSecret: () => Promise.resolve('another-key') };
+    expect((await runCheckOnCluster(wrongKey, hook, 'checks', at(8))).results[0]).toMatchObject({ status: 'Unknown', reason: 'UnexpectedStatus' });
+    const noKey = { ...deps, readSecret: (s: Parameters<RunCheckDeps['readSecret']>[0]) => readSecret(s, process.cwd(), {}) };
+    expect((await runCheckOnCluster(noKey, hook, 'checks', at(8))).results[0]).toMatchObject({ status: 'Unknown', reason: 'SecretUnavailable' });
+  });
+
+  it('gates on conditions: held, not held long enough, different status, stale, missing', async () => {
+    const gateDeps = { phases: deps.phases, history: createHistoryReader(db.db), conditions: createConditionStore(db.db) };
+    // The phase is Current since minute 9 (the unobserved gap before ends the run a gate measures); health has been True since minute 3.
+    const [phase] = await deps.phases.getPhasesByIds(FULL_ACCESS, [(phases[0] as PhaseRecord).id]);
+    if (phase === undefined) throw new Error('phase missing');
+    // Keep the cluster observed at the gate's moments.
+    const recorder = createRecorder(createSnapshotStore(db.db));
+    await recorder.record(await observeCluster(cluster.client, { now: () => at(9) }), { tickAt: at(9) });
+    const [fresh] = await deps.phases.getPhasesByIds(FULL_ACCESS, [phase.id]);
+    if (fresh === undefined) throw new Error('phase missing');
+    const http = check({ name: 'health', interval: '30s', http: { url: `${health.url}/{{ namespace }}/{{ name }}/healthz` } });
+    healthy = true;
+    await runCheckOnCluster(deps, http, 'checks', at(9));
+    const gate = (conditions: { type: string; status: string; forMs: number }[], now = at(10, 10)) => evaluateGate(gateDeps, fresh, { wanted: 'Current', forMs: 60_000, conditions, now });
+
+    const held = await gate([{ type: 'health', status: 'True', forMs: 5 * 60_000 }]);
+    expect([held.passed, held.reason, held.conditions[0]?.outcome]).toEqual([true, 'HELD', 'HELD']);
+    const young = await gate([{ type: 'health', status: 'True', forMs: 10 * 60_000 }]);
+    expect([young.passed, young.reason, young.conditions[0]?.outcome, young.remainingMs]).toEqual([false, 'CONDITION_NOT_HELD', 'NOT_HELD_LONG_ENOUGH', 2 * 60_000 + 50_000]);
+    const other = await gate([{ type: 'health', status: 'False', forMs: 0 }]);
+    expect([other.passed, other.reason, other.conditions[0]?.outcome]).toEqual([false, 'CONDITION_NOT_HELD', 'DIFFERENT_STATUS']);
+    const missing = await gate([{ type: 'nothing', status: 'True', forMs: 0 }]);
+    expect([missing.passed, missing.reason]).toEqual([false, 'CONDITION_MISSING']);
+    // The slow check last ran at minute 4 with a 30 s interval: at 10:10 its condition is stale.
+    const stale = await gate([{ type: 'slow', status: 'Unknown', forMs: 0 }]);
+    expect([stale.passed, stale.reason, stale.conditions[0]?.outcome]).toEqual([false, 'CONDITION_STALE', 'STALE']);
+    // The status' own failure comes first.
+    const statusFirst = await evaluateGate(gateDeps, fresh, { wanted: 'Failed', forMs: 0, conditions: [{ type: 'health', status: 'True', forMs: 0 }], now: at(10, 10) });
+    expect(statusFirst.reason).toBe('DIFFERENT_STATUS');
+  });
+
+  it('runs checks from the worker on their own schedule', async () => {
+    const prefix = uniqueId('checks');
+    const scheduled = check({ name: 'scheduled', interval: '1s', http: { url: `${health.url}/{{ name }}` } });
+    const worker = await startCheckWorker({ ...deps, redisUrl: REDIS_URL, prefix, checks: [scheduled], clusters: ['checks'] });
+    try {
+      await waitUntil(async () => (await rows('CheckRun')) > 0 && (await db.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "PhaseConditionCurrent" WHERE "type" = 'scheduled'`))[0]?.n === 2n, 'the scheduled check recorded');
+    } finally {
+      await worker.queue.obliterate({ force: true }).catch(() => undefined);
+      await worker.close();
+    }
+  });
+});
