@@ -217,14 +217,19 @@ Examples:
     .argument('<phase>', PHASE_HELP)
     .requiredOption('--for <duration>', 'how long the status must have held, e.g. 10m')
     .addOption(new Option('--status <status>', 'the status it must hold').default('Current').argParser(parseStatus))
+    .option('--condition <type=Status[:window]>', 'a condition from a check that must hold too, e.g. health=True or version=True:5m (window: --for when omitted); repeatable', (value: string, all: string[] = []) => [...all, value])
     .option('--wait', 'keep checking until the gate passes or --timeout ends (progress on stderr)')
     .option('--timeout <duration>', 'with --wait: give up (exit 1) after this long (default --for + 15m)')
     .option('--cluster <name>', 'the cluster of the phase')
     .option('-n, --namespace <namespace>', 'the namespace of the phase');
   clientOptions(gate).addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'));
-  gate.addHelpText('after', '\nExamples:\n  phaselog gate staging/shop/api --for 10m\n  phaselog gate staging/shop/api --for 10m --wait --timeout 30m   # a CI promotion step');
-  gate.action((phase: string, f: ClientFlags & { for: string; status: string; wait?: boolean; timeout?: string; cluster?: string; namespace?: string; output: OutputFormat }) =>
-    client(hooks, f, async (ctx) => (await load.gate()).runGate(ctx, { phase, for: f.for, status: f.status, wait: f.wait ?? false, output: f.output, ...pick(f, ['timeout', 'cluster', 'namespace']) })),
+  gate.addHelpText('after', '\nExamples:\n  phaselog gate staging/shop/api --for 10m\n  phaselog gate staging/shop/api --for 10m --wait --timeout 30m   # a CI promotion step\n  phaselog gate prod/shop/api --for 10m --condition health=True --condition version=True:5m');
+  gate.action((phase: string, f: ClientFlags & { for: string; status: string; condition?: string[]; wait?: boolean; timeout?: string; cluster?: string; namespace?: string; output: OutputFormat }) =>
+    client(hooks, f, async (ctx) => {
+      const command = await load.gate();
+      const conditions = (f.condition ?? []).map(command.parseConditionArg);
+      return command.runGate(ctx, { phase, for: f.for, status: f.status, wait: f.wait ?? false, output: f.output, conditions, ...pick(f, ['timeout', 'cluster', 'namespace']) });
+    }),
   );
 
   const report = program

@@ -39,6 +39,28 @@ const HEAD = `query Head($filter: StatusChangeFilter) { statusChangeHead(filter:
 const WATCH = `subscription Watch($filter: StatusChangeFilter, $after: String) {
   phaseStatusChanged(filter: $filter, after: $after) { seq at cluster phaseId phase { namespace name } fromStatus toStatus message }
 }`;
+const CONDITIONS = `query PhaseConditions($id: ID!) { phase(id: $id) { conditions { type source status reason message lastTransitionTime stale } } }`;
+
+/** A phase condition as `status <phase>` shows it: derived (Ready, ...) or from a check. */
+interface ConditionItem {
+  type: string;
+  source: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime: string | null;
+  stale: boolean;
+}
+
+async function readConditions(ctx: CommandContext, id: string): Promise<ConditionItem[]> {
+  return (await ctx.api.query<{ phase: { conditions: ConditionItem[] } | null }>(CONDITIONS, { id })).phase?.conditions ?? [];
+}
+
+function conditionRow(ctx: CommandContext, c: ConditionItem): string[] {
+  const status = c.status === 'True' ? ctx.paint('green', c.status) : c.status === 'False' ? ctx.paint('red', c.status) : ctx.paint('yellow', c.status);
+  return [c.type, c.source, c.stale ? `${status} (stale)` : status, formatAgo(c.lastTransitionTime, ctx.now()), c.message === '' ? c.reason : `${c.reason}: ${c.message}`];
+}
+
 const LABELS = `query PhaseLabels($id: ID!) { phase(id: $id) { source labels } }`;
 
 type Summary = Record<'current' | 'inProgress' | 'failed' | 'terminating' | 'notFound' | 'unknown' | 'total', number>;
@@ -205,15 +227,21 @@ async function showPhase(ctx: CommandContext, options: StatusOptions, at: Date |
   let widths: number[] | undefined;
   if (options.after === undefined) {
     const resources = options.output === 'name' ? [] : (await readResources(ctx, found.id, at)).map(toResourceItem);
+    // Conditions now (with `--at`, the phase's statusAt has those of then; not shown here yet).
+    const conditions = options.output === 'name' || at ? [] : await readConditions(ctx, found.id);
     if (options.output === 'name') ctx.out(`${phaseName(item)}\n`);
-    else if (options.watch && isDataFormat(options.output)) ctx.out(renderStreamItem({ ...item, resources, ...(head !== undefined ? { seq: head ?? '0' } : {}) }, options.output));
-    else if (isDataFormat(options.output)) ctx.out(renderData({ ...item, resources }, options.output));
+    else if (options.watch && isDataFormat(options.output)) ctx.out(renderStreamItem({ ...item, resources, ...(at ? {} : { conditions }), ...(head !== undefined ? { seq: head ?? '0' } : {}) }, options.output));
+    else if (isDataFormat(options.output)) ctx.out(renderData({ ...item, resources, ...(at ? {} : { conditions }) }, options.output));
     else {
       const wide = options.output === 'wide';
       widths = columnWidths(PHASE_HEADERS, [phaseRow(ctx, item, false)]);
       ctx.out(renderTable(wide ? WIDE_HEADERS : PHASE_HEADERS, [phaseRow(ctx, item, wide)], { headers: options.headers }));
       ctx.out('\n');
       ctx.out(renderTable(wide ? ['RESOURCE', 'STATUS', 'SINCE', 'REASON', 'MESSAGE'] : ['RESOURCE', 'STATUS', 'SINCE', 'MESSAGE'], resources.map((r) => resourceRow(ctx, r, wide)), { headers: options.headers }));
+      if (conditions.length > 0) {
+        ctx.out('\n');
+        ctx.out(renderTable(['CONDITION', 'SOURCE', 'STATUS', 'SINCE', 'MESSAGE'], conditions.map((c) => conditionRow(ctx, c)), { headers: options.headers }));
+      }
     }
   }
   if (!options.watch) return EXIT.ok;
