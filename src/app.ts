@@ -137,6 +137,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         prefix,
         channelPrefix: prefix,
         metrics,
+        checks,
         observe: { redaction: { dropAnnotations: config.history.redactAnnotations }, declared: groupDeclaredPhases(config.phases) },
         ...(config.snapshot.live ? { live: { debounceMs: config.snapshot.liveDebounce, watchBackoffMaxMs: config.snapshot.watchBackoffMax } } : {}),
         ...(config.retention ? { retention: { policy: retentionPolicy, intervalMs: compactEvery } } : {}),

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { parseDuration } from '../duration.ts';
 import { templateVariables, TEMPLATE_VARIABLE } from './url-template.ts';
+import { compileCelCondition } from './cel-condition.ts';
 
 const duration = (fallback: number) =>
   z
@@ -93,7 +94,7 @@ export const checkSchema = z
     /** The condition type it produces. */
     name: z.string().regex(/^[A-Za-z][A-Za-z0-9._-]{0,62}$/, 'a letter, then letters, digits, ".", "_" or "-" (at most 63)').refine((n) => !DERIVED_TYPES.has(n), 'Ready, Reconciling and Stalled are the derived conditions'),
     select: checkSelectorSchema,
-    /** How often http and webhook checks run (cel checks run with each snapshot). @default 30s */
+    /** How often http and webhook checks run (cel checks run with each snapshot, at its interval). @default 30s */
     interval: duration(30_000),
     /** Longest one request may take; slower is Unknown(Timeout). @default 5s */
     timeout: duration(5_000),
@@ -106,6 +107,13 @@ export const checkSchema = z
   .superRefine((check, ctx) => {
     const kinds = [check.http, check.cel, check.webhook].filter((k) => k !== undefined).length;
     if (kinds !== 1) ctx.addIssue({ code: 'custom', message: 'give exactly one of http, cel or webhook' });
+    if (check.cel !== undefined) {
+      try {
+        compileCelCondition(check.cel.expr);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', path: ['cel', 'expr'], message: (error as Error).message });
+      }
+    }
   });
 
 export const checksConfigSchema = z.array(checkSchema).superRefine((checks, ctx) => {

@@ -40,6 +40,10 @@ export interface ConditionRecord extends StoredCondition {
 export interface ConditionStore {
   /** Writes one run's results (changes only) and the run's time; the cluster must exist. */
   recordRun(run: CheckRunWrite): Promise<CheckRunWritten>;
+  /** Ids of a cluster's live phases by identity (`sourceKind/namespace/name`). */
+  phaseIds(cluster: string): Promise<Map<string, number>>;
+  /** Redacted object bodies of stored revisions, by hash. */
+  revisionBodies(hashes: readonly string[]): Promise<Map<string, Record<string, unknown>>>;
   /** Current conditions of these phases, by phase id, ordered by type. */
   currentConditions(phaseIds: readonly number[]): Promise<Map<number, ConditionRecord[]>>;
   /** A phase's conditions at `at` (the interval of each type containing it), ordered by type. */
@@ -76,6 +80,20 @@ const asStored = (r: ConditionRow): StoredCondition => ({ ...r, source: r.source
 export function createConditionStore(db: Db): ConditionStore {
   return {
     recordRun: (run) => db.$transaction((tx) => writeRun(tx, run), { timeout: 60_000, maxWait: 30_000 }),
+
+    async phaseIds(cluster) {
+      const rows = await db.$queryRaw<{ id: number; sourceKind: string; namespace: string; name: string }[]>`
+        SELECT p."id", p."sourceKind", p."namespace", p."name" FROM "Phase" p JOIN "Cluster" c ON c."id" = p."clusterId"
+        WHERE c."name" = ${cluster} AND p."deletedAt" IS NULL`;
+      return new Map(rows.map((r) => [`${r.sourceKind}/${r.namespace}/${r.name}`, r.id]));
+    },
+
+    async revisionBodies(hashes) {
+      if (hashes.length === 0) return new Map();
+      const rows = await db.$queryRaw<{ hash: string; object: Record<string, unknown> }[]>`
+        SELECT "hash", "object" FROM "ObjectRevision" WHERE "hash" = ANY(${[...hashes]}::text[])`;
+      return new Map(rows.map((r) => [r.hash, r.object]));
+    },
 
     async currentConditions(phaseIds) {
       const result = new Map<number, ConditionRecord[]>();
