@@ -98,8 +98,11 @@ export const checkSchema = z
     interval: duration(30_000),
     /** Longest one request may take; slower is Unknown(Timeout). @default 5s */
     timeout: duration(5_000),
-    /** Let a False condition make the phase's own status worse. Not yet applied (see README). @default false */
-    affectsStatus: z.boolean().default(false),
+    /**
+     * Let a False condition make the phase's own status worse. Not built yet: `true` is refused
+     * at load rather than silently ignored. @default false
+     */
+    affectsStatus: z.literal(false, { error: 'affectsStatus: true is not supported yet (a check never changes the phase\'s own status); gate on the condition with gate(conditions:) instead' }).default(false),
     http: httpCheckSchema.optional(),
     cel: celCheckSchema.optional(),
     webhook: webhookCheckSchema.optional(),

@@ -20,6 +20,7 @@ import { createHistoryReader } from '../../../src/store/read-history.ts';
 import { createPhaseReader } from '../../../src/store/read-phases.ts';
 import { FULL_ACCESS, type PhaseRecord } from '../../../src/store/read-types.ts';
 import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
+import { applyRetention } from '../../../src/store/retention.ts';
 import { startCheckWorker } from '../../../workers/check-worker.ts';
 import { applyFleet, type FleetShape } from '../snapshot/fleet.ts';
 import { createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from '../snapshot/helpers.ts';
@@ -149,6 +150,10 @@ describe('checks', () => {
     expect(checkSchema.safeParse({ name: 'bad', http: { url: 'http://x/{{ secret }}' } }).success).toBe(false);
     expect(checkSchema.safeParse({ name: 'Ready', http: { url: 'http://x/' } }).success).toBe(false);
     expect(checkSchema.safeParse({ name: 'both', http: { url: 'http://x/' }, cel: { expr: 'true' } }).success).toBe(false);
+    // Not built: refused rather than silently ignored.
+    expect(checkSchema.safeParse({ name: 'worse', affectsStatus: true, http: { url: 'http://x/' } }).success).toBe(false);
+    // A label's own value only: a label key that names Object's prototype fills nothing.
+    expect(checkSchema.safeParse({ name: 'proto', http: { url: 'http://x/{{ labels.__proto__ }}' } }).success).toBe(true);
   });
 
   it('signs webhook requests, records the answered condition, and gives Unknown(InvalidResponse) for a malformed answer', async () => {
@@ -201,6 +206,23 @@ describe('checks', () => {
     // The status' own failure comes first.
     const statusFirst = await evaluateGate(gateDeps, fresh, { wanted: 'Failed', forMs: 0, conditions: [{ type: 'health', status: 'True', forMs: 0 }], now: at(10, 10) });
     expect(statusFirst.reason).toBe('DIFFERENT_STATUS');
+  });
+
+  it('fills no template from a label key that names Object\'s prototype', async () => {
+    const proto = check({ name: 'proto', http: { url: `${health.url}/{{ labels.constructor }}` } });
+    const outcome = await runCheckOnCluster(deps, proto, 'checks', at(9, 30));
+    expect(outcome.results[0]).toMatchObject({ status: 'Unknown', reason: 'TemplateError' });
+  });
+
+  it('retention removes ended condition intervals older than the phase-interval age', async () => {
+    const before = await rows('PhaseConditionInterval');
+    expect(before).toBeGreaterThan(0);
+    // Every ended interval so far ended by minute 10 of 2026-03-01; a cut at minute 3 keeps the later ones.
+    const result = await applyRetention(db.db, { phaseIntervals: 60_000 }, at(4));
+    expect(result.PhaseConditionInterval).toBeGreaterThan(0);
+    const left = await db.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "PhaseConditionInterval" WHERE "to" < '${at(3).toISOString()}'`);
+    expect(left[0]?.n).toBe(0n);
+    expect(await rows('PhaseConditionInterval')).toBe(before - result.PhaseConditionInterval);
   });
 
   it('runs checks from the worker on their own schedule', async () => {
