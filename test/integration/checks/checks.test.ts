@@ -21,6 +21,7 @@ import { createPhaseReader } from '../../../src/store/read-phases.ts';
 import { FULL_ACCESS, type PhaseRecord } from '../../../src/store/read-types.ts';
 import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import { applyRetention } from '../../../src/store/retention.ts';
+import { createAuditReport } from '../../../src/services/audit-report.ts';
 import { startCheckWorker } from '../../../workers/check-worker.ts';
 import { applyFleet, type FleetShape } from '../snapshot/fleet.ts';
 import { createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from '../snapshot/helpers.ts';
@@ -206,6 +207,14 @@ describe('checks', () => {
     // The status' own failure comes first.
     const statusFirst = await evaluateGate(gateDeps, fresh, { wanted: 'Failed', forMs: 0, conditions: [{ type: 'health', status: 'True', forMs: 0 }], now: at(10, 10) });
     expect(statusFirst.reason).toBe('DIFFERENT_STATUS');
+  });
+
+  it('gives the audit report the time each condition was True, False and Unknown', async () => {
+    const phase = phases[0] as PhaseRecord;
+    const rendered = await createAuditReport(db.db, { from: at(0), to: at(5), now: at(5), format: 'markdown', selection: { clusters: ['checks'], namespaces: [phase.namespace], phases: [phase.name] }, access: FULL_ACCESS });
+    // health: True 1-2 and 3-5, False 2-3 (minutes).
+    expect(rendered.report.phases[0]?.conditionTime.health).toEqual({ True: 3 * 60_000, False: 60_000, Unknown: 0 });
+    expect(rendered.content).toMatch(/## Conditions from checks/);
   });
 
   it('fills no template from a label key that names Object\'s prototype', async () => {
