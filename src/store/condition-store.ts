@@ -6,7 +6,7 @@
 import { messageDetail } from '../history/status-detail.ts';
 import { planConditionChanges, type CheckKind, type ConditionResult, type ConditionStatus, type StoredCondition } from '../history/condition-changes.ts';
 import type { StatusChange } from '../history/types.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 import { CHANGE_LOG_LOCK, storeDetails, uniqueDetails } from './history-write.ts';
 import type { Db } from './prisma.ts';
 
@@ -48,8 +48,11 @@ export interface ConditionStore {
   currentConditions(phaseIds: readonly number[]): Promise<Map<number, ConditionRecord[]>>;
   /** A phase's conditions at `at` (the interval of each type containing it), ordered by type. */
   conditionsAt(phaseId: number, at: Date): Promise<ConditionIntervalRecord[]>;
-  /** A phase's condition intervals overlapping [from, to), current one included, oldest first. */
-  conditionIntervals(phaseId: number, range: { from: Date; to: Date }): Promise<ConditionIntervalRecord[]>;
+  /**
+   * A phase's condition intervals overlapping [from, to), current one included, oldest first (then
+   * by type); with `first`, at most that many, after the (from, type) cursor `after`.
+   */
+  conditionIntervals(phaseId: number, range: { from: Date; to: Date }, page?: { type?: string; first?: number; after?: { from: Date; type: string } }): Promise<ConditionIntervalRecord[]>;
 }
 
 /** One interval of a condition [from, to); `to` null while open. */
@@ -124,14 +127,19 @@ export function createConditionStore(db: Db): ConditionStore {
       return rows.map((r) => ({ ...asStored(r), to: r.to }));
     },
 
-    async conditionIntervals(phaseId, { from, to }) {
+    async conditionIntervals(phaseId, { from, to }, page = {}) {
+      const type = page.type === undefined ? Prisma.empty : Prisma.sql`AND "type" = ${page.type}`;
+      const after = page.after === undefined ? Prisma.empty : Prisma.sql`WHERE ("from", "type") > (${page.after.from}::timestamptz(3), ${page.after.type})`;
+      const limit = page.first === undefined ? Prisma.empty : Prisma.sql`LIMIT ${page.first}`;
       const rows = await db.$queryRaw<(ConditionRow & { to: Date | null })[]>`
-        SELECT "phaseId", "type", "source", "status", "reason", "message", "from", "to" FROM "PhaseConditionInterval"
-        WHERE "phaseId" = ${phaseId}::int AND "from" < ${to}::timestamptz(3) AND "to" > ${from}::timestamptz(3)
-        UNION ALL
-        SELECT "phaseId", "type", "source", "status", "reason", "message", "from", NULL FROM "PhaseConditionCurrent"
-        WHERE "phaseId" = ${phaseId}::int AND "from" < ${to}::timestamptz(3)
-        ORDER BY "from", "type"`;
+        SELECT * FROM (
+          SELECT "phaseId", "type", "source", "status", "reason", "message", "from", "to" FROM "PhaseConditionInterval"
+          WHERE "phaseId" = ${phaseId}::int AND "from" < ${to}::timestamptz(3) AND "to" > ${from}::timestamptz(3) ${type}
+          UNION ALL
+          SELECT "phaseId", "type", "source", "status", "reason", "message", "from", NULL FROM "PhaseConditionCurrent"
+          WHERE "phaseId" = ${phaseId}::int AND "from" < ${to}::timestamptz(3) ${type}
+        ) i ${after}
+        ORDER BY "from", "type" ${limit}`;
       return rows.map((r) => ({ ...asStored(r), to: r.to }));
     },
   };

@@ -40,6 +40,11 @@ function intervalCursor(after: string | null | undefined, isId: (id: unknown) =>
   return { from: new Date(c.f), id: c.i };
 }
 
+function isConditionCursor(value: unknown): value is { f: string; t: string } {
+  const v = value as { f?: unknown; t?: unknown } | null;
+  return typeof v === 'object' && v !== null && isCursorInstant(v.f) && typeof v.t === 'string';
+}
+
 const isStatusIntervalId = (id: unknown) => typeof id === 'string' && /^\d{1,16}$/.test(id);
 
 /** PhaseInterval fields read from the interval's status detail. */
@@ -189,6 +194,15 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
       const stored = p.history?.key === read.key ? p.history.page : await ctx.read.history.listPhaseIntervals(p.id, read);
       const page = withUnobservedTail(stored, phaseStaleness(p, new Date()).observation, read.first, read.range.to);
       return toConnection(page, (i) => encodeCursor({ f: i.from.toISOString(), i: i.id }));
+    },
+    conditionHistory: async (p, args, ctx) => {
+      const to = args.to ?? new Date();
+      if (to.getTime() < args.from.getTime()) throw badUserInput('conditionHistory: to is before from');
+      const first = pageSize(args.first, 100);
+      const after = typeof args.after === 'string' ? decodeCursor(args.after, isConditionCursor) : undefined;
+      // The phase is already one the caller may see; its conditions come with it.
+      const rows = await ctx.read.conditions.conditionIntervals(p.id, { from: args.from, to }, { first: first + 1, ...(args.type != null ? { type: args.type } : {}), ...(after ? { after: { from: new Date(after.f), type: after.t } } : {}) });
+      return toConnection({ items: rows.slice(0, first), hasMore: rows.length > first }, (i) => encodeCursor({ f: i.from.toISOString(), t: i.type }));
     },
     changes: async (p, args, ctx) => {
       if (args.from && args.to && args.from.getTime() > args.to.getTime()) throw badUserInput('changes: to is before from');

@@ -126,3 +126,29 @@ describe('phaseConditionChanged', () => {
     expect(health('at101')).toEqual([{ type: 'health', source: 'http', status: 'False' }]);
   });
 });
+
+describe('conditionHistory', () => {
+  it("pages a phase's condition intervals oldest first, and narrows to one type", async () => {
+    const query = (after: string | null) =>
+      fetch(api.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: 'query($id: ID!, $from: DateTime!, $after: String) { phase(id: $id) { conditionHistory(from: $from, type: "health", first: 1, after: $after) { edges { node { type source status from to } } pageInfo { hasNextPage endCursor } } } }',
+          variables: { id: String(seeded.web), from: at(0).toISOString(), after },
+        }),
+      }).then(async (r) => (await r.json()) as { data: { phase: { conditionHistory: { edges: { node: { status: string; from: string; to: string | null } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } } });
+    const first = (await query(null)).data.phase.conditionHistory;
+    expect(first.edges.map((e) => [e.node.status, e.node.from, e.node.to])).toEqual([['True', at(100).toISOString(), at(101).toISOString()]]);
+    expect(first.pageInfo.hasNextPage).toBe(true);
+    const second = (await query(first.pageInfo.endCursor)).data.phase.conditionHistory;
+    expect(second.edges.map((e) => [e.node.status, e.node.from, e.node.to])).toEqual([['False', at(101).toISOString(), null]]);
+    expect(second.pageInfo.hasNextPage).toBe(false);
+    const none = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ phase(id: "${seeded.web}") { conditionHistory(from: "${at(0).toISOString()}", type: "smoke") { edges { node { type } } } } }` }),
+    }).then(async (r) => (await r.json()) as { data: { phase: { conditionHistory: { edges: unknown[] } } } });
+    expect(none.data.phase.conditionHistory.edges).toEqual([]);
+  });
+});
