@@ -139,7 +139,7 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
   const control = await startFaultControl({ clusters: emulators });
   const controlFile = path.join(dir, 'emulator.control.json');
   await writeControlFile(controlFile, control, Object.keys(emulators));
-  const health = await startDemoHealthEndpoint();
+  const health = await startDemoHealthEndpoint(120_000 / speed);
   const loops = [loop(emulators['demo-staging'] as Emulator, stagingCycle, 'demo-staging'), loop(emulators['demo-prod'] as Emulator, prodCycle, 'demo-prod')];
   log.info({ clusters: clusters.map((c) => c.name), kubeconfigs: dir, faultControl: controlFile }, 'demo clusters started (no kubeconfig or clusters configured)');
 
