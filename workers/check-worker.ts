@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { CheckConfig } from '../src/checks/config.ts';
 import { logRedisErrors } from '../src/runtime/redis-errors.ts';
+import { startSchedulerReconciler, type KeptScheduler } from './scheduler-reconciler.ts';
 import { runCheckOnCluster, type RunCheckDeps } from '../src/services/run-check.ts';
 import { readSecret } from '../src/config.ts';
 import { createChangePublisher } from '../src/pubsub/change-publisher.ts';
@@ -42,6 +43,8 @@ export interface CheckWorkerOptions extends Omit<RunCheckDeps, 'log'> {
 
 export interface RunningCheckWorker {
   queue: Queue;
+  /** Re-creates missing check schedulers now (also every interval and on reconnect); resolves with their ids. */
+  reconcileSchedulers(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -58,23 +61,31 @@ export function checkRunDeps(db: Db, baseDir: string, redisUrl: string, channelP
   };
 }
 
-/** Upserts one scheduler per (check, cluster) and removes those no longer configured. */
-export async function scheduleChecks(queue: Queue, checks: readonly CheckConfig[], clusters: readonly string[]): Promise<void> {
-  const wanted = new Set<string>();
-  for (const check of checks) {
-    if (check.http === undefined && check.webhook === undefined) continue;
-    for (const cluster of clusters) {
-      if (check.select.clusters.length > 0 && !check.select.clusters.includes(cluster)) continue;
-      const id = checkSchedulerId(check.name, cluster);
-      wanted.add(id);
-      await queue.upsertJobScheduler(id, { every: check.interval }, {
-        name: CHECK_JOB,
-        data: { check: check.name, cluster },
-        // No retry: the next tick is the retry, and a late retry would record an old moment.
-        opts: { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } },
-      });
-    }
-  }
+/** The schedulers `checks` need on `clusters`: one per (check, cluster) it may select. */
+export function checkSchedulers(queue: Queue, checks: readonly CheckConfig[], clusters: readonly string[]): KeptScheduler[] {
+  return checks.flatMap((check) =>
+    check.http === undefined && check.webhook === undefined
+      ? []
+      : clusters
+          .filter((cluster) => check.select.clusters.length === 0 || check.select.clusters.includes(cluster))
+          .map((cluster) => ({
+            queue,
+            id: checkSchedulerId(check.name, cluster),
+            upsert: () =>
+              queue.upsertJobScheduler(checkSchedulerId(check.name, cluster), { every: check.interval }, {
+                name: CHECK_JOB,
+                data: { check: check.name, cluster },
+                // No retry: the next tick is the retry, and a late retry would record an old moment.
+                opts: { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } },
+              }),
+          })),
+  );
+}
+
+/** Upserts the schedulers of {@link checkSchedulers} and removes check schedulers no longer configured. */
+export async function scheduleChecks(queue: Queue, schedulers: readonly KeptScheduler[]): Promise<void> {
+  for (const scheduler of schedulers) await scheduler.upsert();
+  const wanted = new Set(schedulers.map((s) => s.id));
   for (const scheduler of await queue.getJobSchedulers()) {
     if (scheduler.key.startsWith('check:') && !wanted.has(scheduler.key)) await queue.removeJobScheduler(scheduler.key);
   }
@@ -89,7 +100,10 @@ export async function startCheckWorker(options: CheckWorkerOptions): Promise<Run
   const queue = new Queue(queueName, { connection, prefix });
   queue.on('error', () => {});
   const byName = new Map(options.checks.map((c) => [c.name, c]));
-  await scheduleChecks(queue, options.checks, options.clusters);
+  const schedulers = checkSchedulers(queue, options.checks, options.clusters);
+  await scheduleChecks(queue, schedulers);
+  // Schedulers live only in Redis: re-created when Redis lost them, as the snapshot schedulers are.
+  const reconciler = startSchedulerReconciler({ schedulers, intervalMs: Math.min(30_000, ...options.checks.map((c) => c.interval)), connection, log });
   const worker = new Worker(
     queueName,
     async (job) => {
@@ -106,7 +120,9 @@ export async function startCheckWorker(options: CheckWorkerOptions): Promise<Run
   worker.on('failed', (job, error) => log.error({ check: job?.data?.check, cluster: job?.data?.cluster, err: error }, 'check run failed'));
   return {
     queue,
+    reconcileSchedulers: () => reconciler.reconcile(),
     async close() {
+      reconciler.stop();
       await worker.close();
       await queue.close();
       await options.close?.();

@@ -234,12 +234,16 @@ describe('checks', () => {
     expect(await rows('PhaseConditionInterval')).toBe(before - result.PhaseConditionInterval);
   });
 
-  it('runs checks from the worker on their own schedule', async () => {
+  it('runs checks from the worker on their own schedule, and re-creates a scheduler Redis lost', async () => {
     const prefix = uniqueId('checks');
     const scheduled = check({ name: 'scheduled', interval: '1s', http: { url: `${health.url}/{{ name }}` } });
     const worker = await startCheckWorker({ ...deps, redisUrl: REDIS_URL, prefix, checks: [scheduled], clusters: ['checks'] });
     try {
       await waitUntil(async () => (await rows('CheckRun')) > 0 && (await db.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "PhaseConditionCurrent" WHERE "type" = 'scheduled'`))[0]?.n === 2n, 'the scheduled check recorded');
+      expect((await worker.queue.getJobSchedulers()).map((s) => s.key)).toEqual(['check:scheduled:checks']);
+      await worker.queue.removeJobScheduler('check:scheduled:checks');
+      expect(await worker.reconcileSchedulers()).toEqual(['check:scheduled:checks']);
+      expect(await worker.queue.getJobScheduler('check:scheduled:checks')).toBeDefined();
     } finally {
       await worker.queue.obliterate({ force: true }).catch(() => undefined);
       await worker.close();
