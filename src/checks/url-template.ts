@@ -29,7 +29,9 @@ export function fillUrlTemplate(template: string, phase: CheckedPhase): string {
   return template.replace(PLACEHOLDER, (_all, name: string) => {
     const value = valueOf(name, phase);
     if (value === undefined) throw new TemplateError(name.startsWith('labels.') ? `the phase has no label ${name.slice('labels.'.length)}` : `unknown template variable ${name}`);
-    return encodeURIComponent(value);
+    // encodeURIComponent leaves dots alone: a value of `.` or `..` would be a dot segment the URL
+    // parser resolves (climbing a path level), so its dots are encoded too.
+    return value === '.' || value === '..' ? value.replaceAll('.', '%2E') : encodeURIComponent(value);
   });
 }
 

@@ -6,7 +6,10 @@
  * BullMQ worker runs a check on its own schedule.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSchema, type CheckConfig } from '../../../src/checks/config.ts';
@@ -28,6 +31,8 @@ import { createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, unique
 
 const SHAPE: FleetShape = { phases: 2, resourcesPerPhase: 1, phasesPerNamespace: 1 };
 const SECRET = 'webhook-test-secret';
+const HEADER_TOKEN = 'header-token-0f9e8d7c';
+const FILE_TOKEN = 'file-token-6b5a4c3d';
 const at = (minute: number, second = 0) => new Date(Date.UTC(2026, 2, 1, 10, minute, second));
 
 interface TestServer {
@@ -59,15 +64,33 @@ describe('checks', () => {
   let webhook: TestServer;
   let deps: RunCheckDeps;
   let phases: PhaseRecord[];
+  let secretsDir: string;
 
   const check = (raw: Record<string, unknown>): CheckConfig => checkSchema.parse(raw);
 
   beforeAll(async () => {
     db = await createTestDatabase('checks');
+    secretsDir = mkdtempSync(path.join(tmpdir(), 'phaselog-check-secrets-'));
+    writeFileSync(path.join(secretsDir, 'team-token'), `${FILE_TOKEN}\n`);
     cluster = await startEmulatedCluster('checks');
     applyFleet(cluster.emulator, SHAPE);
     health = await serve((req, res) => {
       if (req.url?.startsWith('/slow')) return; // never answers: the check must time out
+      if (req.url?.startsWith('/endless')) {
+        // A body that never ends: the check must read only its cap.
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const chunk = 'x'.repeat(16 * 1024);
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        pump();
+        return;
+      }
+      if (req.url?.startsWith('/private')) {
+        const ok = req.headers.authorization === `Bearer ${HEADER_TOKEN}` && req.headers['x-team'] === FILE_TOKEN;
+        return void res.writeHead(ok ? 200 : 401).end(ok ? 'ok' : `denied ${String(req.headers.authorization)}`);
+      }
       res.writeHead(healthy ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: healthy ? 'ok' : 'down', path: req.url }));
     });
     webhook = await serve((req, res) => {
@@ -92,7 +115,7 @@ describe('checks', () => {
       phases: phaseReader,
       history: createHistoryReader(db.db),
       conditions: createConditionStore(db.db),
-      readSecret: (source) => readSecret(source, process.cwd(), { WEBHOOK_SECRET: SECRET }),
+      readSecret: (source) => readSecret(source, secretsDir, { WEBHOOK_SECRET: SECRET, HEALTH_TOKEN: `Bearer ${HEADER_TOKEN}` }),
       log: testLogger(),
     };
   });
@@ -101,6 +124,7 @@ describe('checks', () => {
     await webhook?.close();
     await cluster?.close();
     await db?.drop();
+    if (secretsDir) rmSync(secretsDir, { recursive: true, force: true });
   });
 
   const rows = async (table: string) => Number((await db.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "${table}"`))[0]?.n ?? 0);
@@ -145,6 +169,30 @@ describe('checks', () => {
     const templated = check({ name: 'templated', http: { url: `${health.url}/{{ labels.nope }}` } });
     const missing = await runCheckOnCluster(deps, templated, 'checks', at(4));
     expect(missing.results[0]).toMatchObject({ status: 'Unknown', reason: 'TemplateError' });
+  });
+
+  it('sends headers read from the environment and from files, and never stores them', async () => {
+    const headers = check({ name: 'private', http: { url: `${health.url}/private`, headersFrom: [{ name: 'Authorization', env: 'HEALTH_TOKEN' }, { name: 'X-Team', file: 'team-token' }] } });
+    const outcome = await runCheckOnCluster(deps, headers, 'checks', at(4, 30));
+    expect(outcome.results.map((r) => r.status)).toEqual(['True', 'True']);
+    const missing = check({ name: 'private-missing', http: { url: `${health.url}/private`, headersFrom: [{ name: 'Authorization', env: 'NOT_SET' }] } });
+    expect((await runCheckOnCluster(deps, missing, 'checks', at(4, 30))).results[0]).toMatchObject({ status: 'Unknown', reason: 'SecretUnavailable', message: 'environment variable NOT_SET is not set' });
+    // A wrong header: the server's answer names it in its body, which no condition carries.
+    const wrong = { ...deps, readSecret: () => Promise.resolve(`Bearer ${HEADER_TOKEN}-old`) };
+    expect((await runCheckOnCluster(wrong, headers, 'checks', at(4, 45))).results[0]).toMatchObject({ status: 'False', reason: 'UnexpectedStatus' });
+    const stored = JSON.stringify([
+      await db.db.$queryRawUnsafe('SELECT * FROM "PhaseConditionCurrent"'),
+      await db.db.$queryRawUnsafe('SELECT * FROM "PhaseConditionInterval"'),
+      await db.db.$queryRawUnsafe('SELECT "body" FROM "StatusDetail"'),
+    ]);
+    expect(stored).not.toContain(HEADER_TOKEN);
+    expect(stored).not.toContain(FILE_TOKEN);
+  });
+
+  it('reads an endless body only up to its cap', async () => {
+    const endless = check({ name: 'endless', timeout: '10s', http: { url: `${health.url}/endless`, bodyContains: 'needle', maxBodyBytes: 4096 } });
+    const outcome = await runCheckOnCluster(deps, endless, 'checks', at(4, 50));
+    expect(outcome.results[0]).toMatchObject({ status: 'False', reason: 'BodyMismatch' });
   });
 
   it('refuses a URL template with an unknown variable at load', () => {
