@@ -63,8 +63,21 @@ export function webhookRequestBody(options: Omit<WebhookRequestOptions, 'url' | 
   });
 }
 
-/** Posts the phase and reads the condition; never throws (failures are Unknown verdicts). */
-export async function runWebhookCheck(check: WebhookCheckConfig, options: WebhookRequestOptions): Promise<CheckVerdict> {
+/** A verdict of a webhook, with the condition type it is for (the type asked for, or `<type>/<suffix>`). */
+export interface WebhookVerdict extends CheckVerdict {
+  type: string;
+}
+
+/**
+ * Posts the phase and reads the conditions; never throws. A failure is one Unknown verdict of the
+ * type asked for.
+ */
+export async function runWebhookCheck(check: WebhookCheckConfig, options: WebhookRequestOptions): Promise<WebhookVerdict[]> {
+  const answered = await askWebhook(check, options);
+  return Array.isArray(answered) ? answered : [{ type: options.type, ...answered }];
+}
+
+async function askWebhook(check: WebhookCheckConfig, options: WebhookRequestOptions): Promise<CheckVerdict | WebhookVerdict[]> {
   const shown = `POST ${displayUrl(options.url)}`;
   const body = webhookRequestBody(options, new Date());
   let text: string;
@@ -95,10 +108,17 @@ export async function runWebhookCheck(check: WebhookCheckConfig, options: Webhoo
     const [first] = validateResponse.errors ?? [];
     return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered a ConditionResponse that breaks the schema: ${first ? `${first.instancePath || '/'} ${first.message ?? ''}` : 'invalid'}` };
   }
-  const [condition] = (answer as { conditions: { type?: string; status: ConditionStatus; reason: string; message?: string }[] }).conditions;
-  if (condition === undefined) return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered no condition` };
-  if (condition.type !== undefined && condition.type !== options.type) {
-    return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered condition ${JSON.stringify(condition.type.slice(0, 63))}, not ${options.type}` };
+  const conditions = (answer as { conditions: { type?: string; status: ConditionStatus; reason: string; message?: string }[] }).conditions;
+  const verdicts: WebhookVerdict[] = [];
+  for (const c of conditions) {
+    const type = c.type ?? options.type;
+    // Only the type asked for and its own sub-types: a service cannot write another check's conditions.
+    if (type !== options.type && !type.startsWith(`${options.type}/`)) {
+      return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered condition ${JSON.stringify(type.slice(0, 63))}, which is neither ${options.type} nor ${options.type}/<suffix>` };
+    }
+    if (verdicts.some((v) => v.type === type)) return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered condition ${type} twice` };
+    verdicts.push({ type, status: c.status, reason: c.reason, message: c.message ?? '' });
   }
-  return { status: condition.status, reason: condition.reason, message: condition.message ?? '' };
+  if (!verdicts.some((v) => v.type === options.type)) return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered no ${options.type} condition` };
+  return verdicts;
 }

@@ -48,7 +48,7 @@ export function checkKindOf(check: CheckConfig): CheckKind {
 export async function runCheckOnCluster(deps: RunCheckDeps, check: CheckConfig, cluster: string, at: Date): Promise<CheckRunOutcome> {
   const phases = await selectedPhases(deps.phases, check, cluster);
   const verdicts = await mapLimited(phases, deps.concurrency ?? 16, (phase) => verdictFor(deps, check, phase));
-  const results: ConditionResult[] = phases.map((phase, n) => ({ phaseId: phase.id, type: check.name, ...(verdicts[n] as CheckVerdict) }));
+  const results: ConditionResult[] = phases.flatMap((phase, n) => (verdicts[n] as TypedVerdict[]).map(({ type, ...verdict }) => ({ phaseId: phase.id, type, ...verdict })));
   const written = await deps.conditions.recordRun({ check: check.name, source: checkKindOf(check), cluster, intervalMs: check.interval, at, results });
   if (written.changes.length > 0) {
     await deps.publisher?.publish(written.changes).catch((err: unknown) => deps.log.warn({ err, check: check.name, cluster }, 'publishing condition changes failed; subscribers catch up from the change log'));
@@ -77,21 +77,35 @@ function toChecked(p: PhaseRecord): CheckedPhase {
   return { id: p.id, cluster: p.cluster, source: p.source, namespace: p.namespace, name: p.name, labels: p.labels };
 }
 
-async function verdictFor(deps: RunCheckDeps, check: CheckConfig, phase: PhaseRecord): Promise<CheckVerdict> {
-  try {
-    if (check.http !== undefined) {
-      const url = fillUrlTemplate(check.http.url, toChecked(phase));
-      const headers: Record<string, string> = {};
-      for (const header of check.http.headersFrom) headers[header.name] = await deps.readSecret(header);
-      return await runHttpCheck(check.http, { url, timeoutMs: check.timeout, headers });
-    }
-    if (check.webhook !== undefined) {
-      const url = fillUrlTemplate(check.webhook.url, toChecked(phase));
-      const secret = await deps.readSecret(check.webhook.secretFrom);
+type TypedVerdict = CheckVerdict & { type: string };
+
+/** A phase's verdicts: one of the check's type, and for webhooks also those of its sub-types. */
+async function verdictFor(deps: RunCheckDeps, check: CheckConfig, phase: PhaseRecord): Promise<TypedVerdict[]> {
+  if (check.webhook !== undefined) {
+    const webhook = check.webhook;
+    const single = await safely(deps, check, phase, async () => {
+      const url = fillUrlTemplate(webhook.url, toChecked(phase));
+      const secret = await deps.readSecret(webhook.secretFrom);
       const members = await deps.history.listResources(phase.id, { first: 100 });
-      return await runWebhookCheck(check.webhook, { url, timeoutMs: check.timeout, secret, type: check.name, phase, members: members.items });
-    }
-    return { status: 'Unknown', reason: 'NotRunOnWorkers', message: 'cel checks run with snapshots' };
+      return runWebhookCheck(webhook, { url, timeoutMs: check.timeout, secret, type: check.name, phase, members: members.items });
+    });
+    return Array.isArray(single) ? single : [{ type: check.name, ...single }];
+  }
+  return [{ type: check.name, ...(await safely(deps, check, phase, () => httpVerdict(deps, check, phase))) }];
+}
+
+async function httpVerdict(deps: RunCheckDeps, check: CheckConfig, phase: PhaseRecord): Promise<CheckVerdict> {
+  if (check.http === undefined) return { status: 'Unknown', reason: 'NotRunOnWorkers', message: 'cel checks run with snapshots' };
+  const url = fillUrlTemplate(check.http.url, toChecked(phase));
+  const headers: Record<string, string> = {};
+  for (const header of check.http.headersFrom) headers[header.name] = await deps.readSecret(header);
+  return runHttpCheck(check.http, { url, timeoutMs: check.timeout, headers });
+}
+
+/** Runs `work`; a template, secret or unexpected error becomes an Unknown verdict. */
+async function safely<T>(deps: RunCheckDeps, check: CheckConfig, phase: PhaseRecord, work: () => Promise<T>): Promise<T | CheckVerdict> {
+  try {
+    return await work();
   } catch (error) {
     if (error instanceof TemplateError) return { status: 'Unknown', reason: 'TemplateError', message: error.message };
     if (error instanceof Error && error.name === 'SecretUnavailableError') return { status: 'Unknown', reason: 'SecretUnavailable', message: error.message };

@@ -105,7 +105,7 @@ export function createConditionStore(db: Db): ConditionStore {
         SELECT c."phaseId", c."type", c."source", c."status", c."reason", c."message", c."from", r."lastRunAt", r."intervalMs"
         FROM "PhaseConditionCurrent" c
         JOIN "Phase" p ON p."id" = c."phaseId"
-        LEFT JOIN "CheckRun" r ON r."check" = c."type" AND r."clusterId" = p."clusterId"
+        LEFT JOIN "CheckRun" r ON r."check" = split_part(c."type", '/', 1) AND r."clusterId" = p."clusterId"
         WHERE c."phaseId" = ANY(${[...phaseIds]}::int[])
         ORDER BY c."phaseId", c."type"`;
       for (const row of rows) {
@@ -153,12 +153,20 @@ async function writeRun(tx: Prisma.TransactionClient, run: CheckRunWrite): Promi
     SELECT "id", "sourceKind", "namespace", "name" FROM "Phase"
     WHERE "clusterId" = ${cluster.id}::int AND "id" = ANY(${[...new Set(run.results.map((r) => r.phaseId))]}::int[])`;
   const phaseById = new Map(phases.map((p) => [p.id, p]));
-  const results = run.results.filter((r) => phaseById.has(r.phaseId));
-  const types = [...new Set(results.map((r) => r.type))];
-  const stored = results.length === 0 ? [] : await tx.$queryRaw<ConditionRow[]>`
+  const given = run.results.filter((r) => phaseById.has(r.phaseId) && isOfCheck(r.type, run.check));
+  // The check's conditions: its own type, and for webhooks the sub-types `<check>/<suffix>` too.
+  const stored = given.length === 0 ? [] : await tx.$queryRaw<ConditionRow[]>`
     SELECT "phaseId", "type", "source", "status", "reason", "message", "from" FROM "PhaseConditionCurrent"
-    WHERE "phaseId" = ANY(${phases.map((p) => p.id)}::int[]) AND "type" = ANY(${types}::text[])
+    WHERE "phaseId" = ANY(${[...new Set(given.map((r) => r.phaseId))]}::int[])
+      AND ("type" = ${run.check} OR left("type", ${run.check.length + 1}::int) = ${`${run.check}/`})
     FOR UPDATE`;
+  // A sub-type a webhook answered before and not now: Unknown, rather than kept as last answered.
+  const answered = new Set(given.map((r) => `${r.phaseId}\u0000${r.type}`));
+  const asked = new Set(given.map((r) => r.phaseId));
+  const dropped: ConditionResult[] = stored
+    .filter((c) => c.type !== run.check && asked.has(c.phaseId) && !answered.has(`${c.phaseId}\u0000${c.type}`))
+    .map((c) => ({ phaseId: c.phaseId, type: c.type, status: 'Unknown', reason: 'NotReported', message: 'the service did not answer this condition' }));
+  const results = [...given, ...dropped];
   const plan = planConditionChanges(stored.map(asStored), results);
   let rows = 0;
   if (plan.closed.length > 0) {
@@ -225,4 +233,9 @@ async function writeRun(tx: Prisma.TransactionClient, run: CheckRunWrite): Promi
     };
   });
   return { changes, rows: rows + changes.length };
+}
+
+/** Whether a condition type belongs to a check: its name, or `<name>/<suffix>` (webhook sub-types). */
+function isOfCheck(type: string, check: string): boolean {
+  return type === check || type.startsWith(`${check}/`);
 }

@@ -213,6 +213,21 @@ describe('checks', () => {
     expect(webhookAnswers[0]?.body).toMatchObject({ kind: 'ConditionRequest', type: 'promoted', phase: { cluster: 'checks', status: 'Current' } });
     expect(outcome.results.map((r) => [r.status, r.reason, r.message])).toEqual([['True', 'Promoted', 'PR merged'], ['True', 'Promoted', 'PR merged']]);
 
+    // More conditions than the one asked for: its own sub-types only.
+    webhookReply = { conditions: [{ status: 'True', reason: 'Promoted', message: 'PR merged' }, { type: 'promoted/smoke', status: 'False', reason: 'SmokeFailed', message: '2 of 40 failed' }] };
+    const two = await runCheckOnCluster(deps, hook, 'checks', at(5, 20));
+    expect(two.written.changes.map((c) => [c.conditionType, c.toStatus])).toEqual([['promoted/smoke', 'False'], ['promoted/smoke', 'False']]);
+    webhookReply = { conditions: [{ status: 'True', reason: 'Promoted', message: 'PR merged' }] };
+    const dropped = await runCheckOnCluster(deps, hook, 'checks', at(5, 40));
+    expect(dropped.written.changes.map((c) => [c.conditionType, c.fromStatus, c.toStatus])).toEqual([['promoted/smoke', 'False', 'Unknown'], ['promoted/smoke', 'False', 'Unknown']]);
+    const current = await createConditionStore(db.db).currentConditions([(phases[0] as PhaseRecord).id]);
+    expect(current.get((phases[0] as PhaseRecord).id)?.find((c) => c.type === 'promoted/smoke')).toMatchObject({ status: 'Unknown', reason: 'NotReported', lastRunAt: at(5, 40) });
+    // Another check's condition, or the same one twice: refused whole.
+    webhookReply = { conditions: [{ status: 'True', reason: 'Promoted' }, { type: 'health', status: 'True', reason: 'Forged' }] };
+    expect((await runCheckOnCluster(deps, hook, 'checks', at(5, 50))).results[0]).toMatchObject({ status: 'Unknown', reason: 'InvalidResponse' });
+    webhookReply = { conditions: [{ status: 'True', reason: 'Promoted' }, { type: 'promoted', status: 'False', reason: 'Twice' }] };
+    expect((await runCheckOnCluster(deps, hook, 'checks', at(5, 55))).results[0]).toMatchObject({ status: 'Unknown', reason: 'InvalidResponse' });
+
     webhookReply = { conditions: [{ status: 'Maybe', reason: 'x' }] };
     const invalid = await runCheckOnCluster(deps, hook, 'checks', at(6));
     expect(invalid.results[0]).toMatchObject({ status: 'Unknown', reason: 'InvalidResponse' });
