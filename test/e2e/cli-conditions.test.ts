@@ -141,6 +141,9 @@ describe('conditions from checks', () => {
       '{ statusChanges(filter: { scopes: [condition], conditionTypes: ["health"], namespace: "shop" }) { edges { node { scope conditionType toStatus } } } }',
     );
     expect(log.statusChanges.edges.map((e) => e.node.toStatus)).toEqual(['True', 'False', 'True']);
+    const history = await cli(['history', 'release', '--all']);
+    expect(history.code).toBe(0);
+    expect(history.stdout).toMatch(/condition health\s+True\s+False\s+UnexpectedStatus: GET http:\/\/127\.0\.0\.1:\d+\/shop\/release\/healthz answered 503/);
   });
 
   it('shows a namespace-restricted token the conditions of its own phases only', async () => {
