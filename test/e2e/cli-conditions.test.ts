@@ -25,6 +25,8 @@ let database: TestDatabase;
 let phaselog: RunningPhaselog;
 let url: string;
 let healthy = true;
+/** Arrival times of /slow requests still waiting for an answer. */
+const hanging = new Set<number>();
 let server: Server;
 const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-conditions-'));
 
@@ -42,10 +44,19 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<{ 
 }
 
 const HEALTH = '{ phase(cluster: "test", namespace: "shop", name: "release") { conditions { type source status } } }';
-const healthOf = async () => (await graphql<{ phase: { conditions: { type: string; status: string }[] } }>(HEALTH)).phase.conditions.find((c) => c.type === 'health')?.status;
+const healthOf = async () => (await graphql<{ phase: { conditions: { type: string; status: string }[] } | null }>(HEALTH)).phase?.conditions.find((c) => c.type === 'health')?.status;
 
 beforeAll(async () => {
-  server = createServer((_req, res) => void res.writeHead(healthy ? 200 : 503).end(healthy ? 'ok' : 'down'));
+  server = createServer((req, res) => {
+    if (req.url?.startsWith('/slow')) {
+      // Never answers; remembered while the check waits on it.
+      const since = Date.now();
+      hanging.add(since);
+      req.socket.once('close', () => hanging.delete(since));
+      return;
+    }
+    res.writeHead(healthy ? 200 : 503).end(healthy ? 'ok' : 'down');
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   em = await startEmulator({ port: 0 });
@@ -71,6 +82,12 @@ beforeAll(async () => {
       '    http:',
       `      url: http://127.0.0.1:${port}/{{ namespace }}/{{ name }}/healthz`,
       '      bodyContains: ok',
+      '  - name: slow',
+      '    interval: 500ms',
+      '    timeout: 3s',
+      '    select: { namespaces: [other] }',
+      '    http:',
+      `      url: http://127.0.0.1:${port}/slow`,
       '',
     ].join('\n'),
   );
@@ -144,6 +161,21 @@ describe('conditions from checks', () => {
     const history = await cli(['history', 'release', '--all']);
     expect(history.code).toBe(0);
     expect(history.stdout).toMatch(/condition health\s+True\s+False\s+UnexpectedStatus: GET http:\/\/127\.0\.0\.1:\d+\/shop\/release\/healthz answered 503/);
+  });
+
+  it('records a check against a server that never answers as Unknown(Timeout), while snapshots go on on schedule', async () => {
+    const SLOW = '{ phase(cluster: "test", namespace: "other", name: "elsewhere") { conditions { type status reason } } clusters { name lastGoodReadAt } }';
+    const read = () => graphql<{ phase: { conditions: { type: string; status: string; reason: string }[] }; clusters: { lastGoodReadAt: string }[] }>(SLOW);
+    await waitFor(async () => (await read()).phase?.conditions.some((c) => c.type === 'slow' && c.reason === 'Timeout'), { timeoutMs: 20_000, intervalMs: 200, what: 'the slow condition to be Unknown(Timeout)' });
+    expect((await read()).phase.conditions.find((c) => c.type === 'slow')).toEqual({ type: 'slow', status: 'Unknown', reason: 'Timeout' });
+    // A snapshot completes while a check request still hangs: the check does not hold snapshots up.
+    await waitFor(
+      async () => {
+        const lastGoodRead = Date.parse((await read()).clusters[0]?.lastGoodReadAt ?? '');
+        return [...hanging].some((since) => lastGoodRead > since);
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: 'a snapshot recorded while a check request hangs' },
+    );
   });
 
   it('shows a namespace-restricted token the conditions of its own phases only', async () => {
