@@ -26,6 +26,8 @@ export interface CheckRunWritten {
   changes: StatusChange[];
   /** Rows inserted or updated, the CheckRun row included. */
   rows: number;
+  /** The run was older than one already written for its check and cluster: nothing was written. */
+  stale?: true;
 }
 
 /** A phase's current condition as read back, with the last run of its check on the phase's cluster. */
@@ -148,6 +150,15 @@ export function createConditionStore(db: Db): ConditionStore {
 async function writeRun(tx: Prisma.TransactionClient, run: CheckRunWrite): Promise<CheckRunWritten> {
   const [cluster] = await tx.$queryRaw<{ id: number }[]>`SELECT "id" FROM "Cluster" WHERE "name" = ${run.cluster}`;
   if (cluster === undefined) return { changes: [], rows: 0 };
+  // The run's time moves the check's watermark, or the run is older than one already written (two
+  // runs overlapped, a late job) and writes nothing: an older result must not undo a newer one. The
+  // row stays locked to commit, so runs of one check on one cluster write one at a time.
+  const advanced = await tx.$queryRaw<{ one: number }[]>`
+    INSERT INTO "CheckRun" ("check", "clusterId", "lastRunAt", "intervalMs") VALUES (${run.check}, ${cluster.id}::int, ${run.at}::timestamptz(3), ${run.intervalMs}::int)
+    ON CONFLICT ("check", "clusterId") DO UPDATE SET "lastRunAt" = EXCLUDED."lastRunAt", "intervalMs" = EXCLUDED."intervalMs"
+    WHERE "CheckRun"."lastRunAt" < EXCLUDED."lastRunAt"
+    RETURNING 1 AS "one"`;
+  if (advanced.length === 0) return { changes: [], rows: 0, stale: true };
   // Only phases of this cluster: a result naming another cluster's phase is dropped, not written.
   const phases = await tx.$queryRaw<{ id: number; sourceKind: string; namespace: string; name: string }[]>`
     SELECT "id", "sourceKind", "namespace", "name" FROM "Phase"
@@ -168,7 +179,8 @@ async function writeRun(tx: Prisma.TransactionClient, run: CheckRunWrite): Promi
     .map((c) => ({ phaseId: c.phaseId, type: c.type, status: 'Unknown', reason: 'NotReported', message: 'the service did not answer this condition' }));
   const results = [...given, ...dropped];
   const plan = planConditionChanges(stored.map(asStored), results);
-  let rows = 0;
+  // The CheckRun row: the one row a run that changed nothing writes.
+  let rows = 1;
   if (plan.closed.length > 0) {
     rows += await tx.$executeRaw`
       INSERT INTO "PhaseConditionInterval" ("phaseId", "type", "source", "status", "reason", "message", "from", "to")
@@ -196,9 +208,6 @@ async function writeRun(tx: Prisma.TransactionClient, run: CheckRunWrite): Promi
         ${plan.updated.map((c) => c.reason)}::text[], ${plan.updated.map((c) => c.message)}::text[]) AS x(p, t, r, m)
       WHERE c."phaseId" = x.p AND c."type" = x.t`;
   }
-  rows += await tx.$executeRaw`
-    INSERT INTO "CheckRun" ("check", "clusterId", "lastRunAt", "intervalMs") VALUES (${run.check}, ${cluster.id}::int, ${run.at}::timestamptz(3), ${run.intervalMs}::int)
-    ON CONFLICT ("check", "clusterId") DO UPDATE SET "lastRunAt" = GREATEST("CheckRun"."lastRunAt", EXCLUDED."lastRunAt"), "intervalMs" = EXCLUDED."intervalMs"`;
   if (plan.changes.length === 0) return { changes: [], rows };
 
   const docs = plan.changes.map((c) => messageDetail(c.message));

@@ -147,7 +147,9 @@ describe('checks', () => {
     expect(down.written.changes.map((c) => [c.fromStatus, c.toStatus, c.at.toISOString()])).toEqual([['True', 'False', at(2).toISOString()], ['True', 'False', at(2).toISOString()]]);
     expect(await rows('PhaseConditionInterval')).toBe(before.intervals + 2);
 
+    // A run older than one already written (overlapping jobs) writes nothing, not even its time.
     healthy = true;
+    expect((await runCheckOnCluster(deps, http, 'checks', at(1, 45))).written).toEqual({ changes: [], rows: 0, stale: true });
     await runCheckOnCluster(deps, http, 'checks', at(3));
     const store = createConditionStore(db.db);
     const phase = phases[0] as PhaseRecord;
