@@ -22,6 +22,9 @@ function isPhaseCursor(value: unknown): value is PhaseCursor {
   );
 }
 
+/** The most conditions one gate may require. */
+const MAX_GATE_CONDITIONS = 20;
+
 /** The most phase ids one filter may name: a page of phases. */
 const MAX_PHASE_IDS = 1000;
 
@@ -112,6 +115,7 @@ export const queryResolvers: { Query: QueryResolvers } = {
       return seq === null ? null : seq.toString();
     },
     gate: async (_parent, args, ctx) => {
+      if ((args.conditions ?? []).length > MAX_GATE_CONDITIONS) throw badUserInput(`gate takes at most ${MAX_GATE_CONDITIONS} conditions, got ${args.conditions?.length}`);
       const conditions = (args.conditions ?? []).map((c) => {
         const status = c.status ?? 'True';
         if (!(CONDITION_STATUSES as readonly string[]).includes(status)) throw badUserInput(`gate: condition ${c.type}'s status must be True, False or Unknown, not ${JSON.stringify(status)}`);

@@ -152,3 +152,17 @@ describe('conditionHistory', () => {
     expect(none.data.phase.conditionHistory.edges).toEqual([]);
   });
 });
+
+describe('bad input about conditions', () => {
+  it.each([
+    ['a gate condition status that is not True, False or Unknown', '{ gate(phase: { cluster: "prod", namespace: "shop", name: "web" }, for: "1m", conditions: [{ type: "health", status: "Maybe" }]) { passed } }', /True, False or Unknown/],
+    ['more gate conditions than a gate takes', `{ gate(phase: { cluster: "prod", namespace: "shop", name: "web" }, for: "1m", conditions: [${Array.from({ length: 21 }, (_, n) => `{ type: "c${n}" }`).join(', ')}]) { passed } }`, /at most 20 conditions/],
+    ['a condition history that ends before it starts', `{ phase(cluster: "prod", namespace: "shop", name: "web") { conditionHistory(from: "${at(10).toISOString()}", to: "${at(5).toISOString()}") { edges { cursor } } } }`, /to is before from/],
+    ['a NUL in a condition filter', '{ phases(filter: { conditions: [{ type: "he\\u0000alth", status: "True" }] }) { edges { cursor } } }', /.+/],
+  ])('refuses %s with BAD_USER_INPUT', async (_what, query, message) => {
+    const res = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const body = (await res.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
+    expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+    expect(body.errors?.[0]?.message).toMatch(message);
+  });
+});
