@@ -145,6 +145,7 @@ failing, 4 no such phase/cluster/token, 5 missing or insufficient token.`,
     .option('-l, --selector <labels>', 'only phases with these labels (key=value,...)')
     .addOption(new Option('--source <source>', 'only phases from this inventory source').choices(['cli-utils', 'resourcegroup', 'flux', 'argocd', 'selector', 'config']))
     .option('--at <time>', 'the phases as they were at this time')
+    .option('--condition <type=Status>', 'only phases whose condition from a check has this status now, e.g. health=False (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .addOption(new Option('--sort <order>', 'severity: most severe first; name: by cluster, namespace, name').choices(['severity', 'name']).default('severity'))
     .option('-w, --watch', 'after the list, stream status changes until Ctrl-C')
     .option('--after <seq>', 'with --watch: resume after this change seq (the last `seq` a previous watch printed); skips the list');
@@ -158,10 +159,11 @@ Examples:
   phaselog status -o name --status Failed          names to pipe into other commands
   phaselog status prod/shop/api -o wide            one phase with its resources
   phaselog status --at 2h                          the fleet two hours ago
+  phaselog status --condition health=False         phases whose health check fails now
   phaselog status -w -o json | jq .                NDJSON: the phases, then each change (with its seq)
   phaselog status -w -o json --after 1234          resume that stream after change 1234`,
   );
-  status.action((phase: string | undefined, f: OutputFlags & ClientFlags & ScopeFlags & { status?: string[]; selector?: string; source?: string; at?: string; sort: 'severity' | 'name'; watch?: boolean; after?: string }) =>
+  status.action((phase: string | undefined, f: OutputFlags & ClientFlags & ScopeFlags & { status?: string[]; condition?: string[]; selector?: string; source?: string; at?: string; sort: 'severity' | 'name'; watch?: boolean; after?: string }) =>
     client(hooks, f, async (ctx) =>
       (await load.status()).runStatus(ctx, {
         ...(phase ? { phase } : {}),
@@ -171,6 +173,7 @@ Examples:
         sort: f.sort,
         clusters: f.cluster ?? [],
         statuses: [...new Set(f.status ?? [])],
+        ...(f.condition ? { conditions: f.condition } : {}),
         ...(f.namespace ? { namespace: f.namespace } : {}),
         ...(f.selector ? { selector: f.selector } : {}),
         ...(f.source ? { source: f.source } : {}),

@@ -136,6 +136,9 @@ describe('conditions from checks', () => {
     const missing = await cli(['gate', 'release', '--for', '1s', '--condition', 'smoke=True']);
     expect(missing.code).toBe(1);
     expect(missing.stdout).toMatch(/condition smoke is not recorded/);
+    expect((await cli(['status', '--condition', 'health=True', '-n', 'shop', '-o', 'name'])).stdout).toBe('test/shop/release\n');
+    expect((await cli(['status', '--condition', 'health=False', '-o', 'name'])).stdout).toBe('');
+    expect((await cli(['status', '--condition', 'health'])).code).toBe(2);
     const bad = await cli(['gate', 'release', '--for', '1s', '--condition', 'health=yes']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/expected type=True\|False\|Unknown\[:window\]/);

@@ -41,6 +41,13 @@ const WATCH = `subscription Watch($filter: StatusChangeFilter, $after: String) {
 }`;
 const CONDITIONS = `query PhaseConditions($id: ID!) { phase(id: $id) { conditions { type source status reason message lastTransitionTime stale } } }`;
 
+/** `health=False` as the API's condition filter. */
+export function parseConditionFilter(value: string): { type: string; status: string } {
+  const match = /^([A-Za-z][A-Za-z0-9._/-]*)=(True|False|Unknown)$/.exec(value);
+  if (match === null) throw new CliError(`--condition ${JSON.stringify(value)}: expected type=True|False|Unknown, e.g. health=False`, EXIT.usage);
+  return { type: match[1] as string, status: match[2] as string };
+}
+
 /** A phase condition as `status <phase>` shows it: derived (Ready, ...) or from a check. */
 interface ConditionItem {
   type: string;
@@ -150,6 +157,8 @@ export interface StatusOptions {
   namespace?: string;
   selector?: string;
   statuses: string[];
+  /** `--condition type=Status`: only phases whose condition has that status now. */
+  conditions?: string[];
   source?: string;
   at?: string;
   /** `severity` (most severe first, the default) or `name`. */
@@ -256,6 +265,10 @@ async function readPhases(ctx: CommandContext, options: StatusOptions, at: Date 
   if (options.selector) base.labels = parseSelector(options.selector);
   // At a past moment the filter applies to the status then, not the current one the API filters on.
   if (options.statuses.length && !at) base.status = options.statuses;
+  if (options.conditions?.length) {
+    if (at) throw new CliError('--condition filters on conditions now; it does not combine with --at', EXIT.usage);
+    base.conditions = options.conditions.map(parseConditionFilter);
+  }
   const filters = options.clusters.length ? options.clusters.map((cluster) => ({ ...base, cluster })) : [base];
   const phases: ApiPhase[] = [];
   for (const filter of filters) {
