@@ -39,6 +39,19 @@ export interface ConditionPlan {
   updated: ConditionResult[];
   /** The change-log rows: one per new condition and per status change. */
   changes: { phaseId: number; type: string; fromStatus: ConditionStatus | null; toStatus: ConditionStatus; message: string }[];
+  /** When the closed intervals end: the run's time, or the last run before a gap in the check's runs. Absent: the run's time. */
+  closedAt?: Date;
+}
+
+/** Options of {@link planConditionChanges}. */
+export interface PlanConditionOptions {
+  /**
+   * The check's last run before this one, when that was longer ago than the check's bound (its
+   * workers were down, the check was off): what held in between was not observed, so every
+   * interval the run touches ends then, and the run's results open new ones even with the same
+   * status (no change is logged for those). A gate then measures from the run that resumed.
+   */
+  resumedAfter?: Date;
 }
 
 const keyOf = (c: { phaseId: number; type: string }): string => `${c.phaseId}\u0000${c.type}`;
@@ -47,10 +60,21 @@ const keyOf = (c: { phaseId: number; type: string }): string => `${c.phaseId}\u0
  * Plans the writes of one run: only what changed is written, so a run that finds every condition as
  * it was writes nothing here. Results for one (phase, type) given twice: the last wins.
  */
-export function planConditionChanges(stored: readonly StoredCondition[], results: readonly ConditionResult[]): ConditionPlan {
+export function planConditionChanges(stored: readonly StoredCondition[], results: readonly ConditionResult[], options: PlanConditionOptions = {}): ConditionPlan {
   const byKey = new Map(stored.map((c) => [keyOf(c), c]));
   const latest = new Map(results.map((r) => [keyOf(r), r]));
   const plan: ConditionPlan = { opened: [], closed: [], updated: [], changes: [] };
+  if (options.resumedAfter !== undefined) {
+    plan.closedAt = options.resumedAfter;
+    for (const result of latest.values()) {
+      const before = byKey.get(keyOf(result));
+      // An interval that began at the last run itself would be empty: it is only replaced.
+      if (before !== undefined && before.from < options.resumedAfter) plan.closed.push(before);
+      plan.opened.push(result);
+      if (before?.status !== result.status) plan.changes.push({ phaseId: result.phaseId, type: result.type, fromStatus: before?.status ?? null, toStatus: result.status, message: describe(result) });
+    }
+    return plan;
+  }
   for (const result of latest.values()) {
     const before = byKey.get(keyOf(result));
     if (before === undefined) {

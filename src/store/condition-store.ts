@@ -4,7 +4,7 @@
  * row a run that changed nothing writes. Reads: a phase's current conditions with their runs.
  */
 import { messageDetail } from '../history/status-detail.ts';
-import { planConditionChanges, type CheckKind, type ConditionResult, type ConditionStatus, type StoredCondition } from '../history/condition-changes.ts';
+import { isCheckRunFresh, planConditionChanges, type CheckKind, type ConditionResult, type ConditionStatus, type StoredCondition } from '../history/condition-changes.ts';
 import type { StatusChange } from '../history/types.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { CHANGE_LOG_LOCK, storeDetails, uniqueDetails } from './history-write.ts';
@@ -153,6 +153,8 @@ async function writeRun(tx: Prisma.TransactionClient, run: CheckRunWrite): Promi
   // The run's time moves the check's watermark, or the run is older than one already written (two
   // runs overlapped, a late job) and writes nothing: an older result must not undo a newer one. The
   // row stays locked to commit, so runs of one check on one cluster write one at a time.
+  const [previous] = await tx.$queryRaw<{ lastRunAt: Date; intervalMs: number }[]>`
+    SELECT "lastRunAt", "intervalMs" FROM "CheckRun" WHERE "check" = ${run.check} AND "clusterId" = ${cluster.id}::int FOR UPDATE`;
   const advanced = await tx.$queryRaw<{ one: number }[]>`
     INSERT INTO "CheckRun" ("check", "clusterId", "lastRunAt", "intervalMs") VALUES (${run.check}, ${cluster.id}::int, ${run.at}::timestamptz(3), ${run.intervalMs}::int)
     ON CONFLICT ("check", "clusterId") DO UPDATE SET "lastRunAt" = EXCLUDED."lastRunAt", "intervalMs" = EXCLUDED."intervalMs"
@@ -178,13 +180,16 @@ async function writeRun(tx: Prisma.TransactionClient, run: CheckRunWrite): Promi
     .filter((c) => c.type !== run.check && asked.has(c.phaseId) && !answered.has(`${c.phaseId}\u0000${c.type}`))
     .map((c) => ({ phaseId: c.phaseId, type: c.type, status: 'Unknown', reason: 'NotReported', message: 'the service did not answer this condition' }));
   const results = [...given, ...dropped];
-  const plan = planConditionChanges(stored.map(asStored), results);
+  // After a gap in the check's runs, what held in between was not observed: intervals end at the last run.
+  const resumed = previous !== undefined && previous.lastRunAt < run.at && !isCheckRunFresh(previous.lastRunAt, previous.intervalMs, run.at);
+  const plan = planConditionChanges(stored.map(asStored), results, resumed ? { resumedAfter: previous.lastRunAt } : {});
+  const closedAt = plan.closedAt ?? run.at;
   // The CheckRun row: the one row a run that changed nothing writes.
   let rows = 1;
   if (plan.closed.length > 0) {
     rows += await tx.$executeRaw`
       INSERT INTO "PhaseConditionInterval" ("phaseId", "type", "source", "status", "reason", "message", "from", "to")
-      SELECT p, t, s, st, r, m, f, ${run.at}::timestamptz(3) FROM unnest(
+      SELECT p, t, s, st, r, m, f, ${closedAt}::timestamptz(3) FROM unnest(
         ${plan.closed.map((c) => c.phaseId)}::int[], ${plan.closed.map((c) => c.type)}::text[], ${plan.closed.map((c) => c.source)}::text[],
         ${plan.closed.map((c) => c.status)}::text[], ${plan.closed.map((c) => c.reason)}::text[], ${plan.closed.map((c) => c.message)}::text[],
         ${plan.closed.map((c) => c.from)}::timestamptz(3)[]

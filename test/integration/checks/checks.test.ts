@@ -151,13 +151,19 @@ describe('checks', () => {
     healthy = true;
     expect((await runCheckOnCluster(deps, http, 'checks', at(1, 45))).written).toEqual({ changes: [], rows: 0, stale: true });
     await runCheckOnCluster(deps, http, 'checks', at(3));
+    await runCheckOnCluster(deps, http, 'checks', at(3, 30));
+    // No run for longer than three intervals (workers down): what held in between was not seen, so
+    // the True interval ends at the last run and a new one begins at the run that resumed.
+    const resumed = await runCheckOnCluster(deps, http, 'checks', at(6));
+    expect(resumed.written.changes).toEqual([]);
     const store = createConditionStore(db.db);
     const phase = phases[0] as PhaseRecord;
     const intervals = await store.conditionIntervals(phase.id, { from: at(0), to: at(10) });
     expect(intervals.map((i) => [i.status, i.from.toISOString(), i.to?.toISOString() ?? null])).toEqual([
       ['True', at(1).toISOString(), at(2).toISOString()],
       ['False', at(2).toISOString(), at(3).toISOString()],
-      ['True', at(3).toISOString(), null],
+      ['True', at(3).toISOString(), at(3, 30).toISOString()],
+      ['True', at(6).toISOString(), null],
     ]);
     expect((await store.conditionsAt(phase.id, at(2, 30))).map((c) => c.status)).toEqual(['False']);
     const log = await createHistoryReader(db.db).listStatusChanges(FULL_ACCESS, { phaseId: phase.id, scopes: ['condition'], conditionTypes: ['health'] }, 10);
@@ -245,7 +251,7 @@ describe('checks', () => {
 
   it('gates on conditions: held, not held long enough, different status, stale, missing', async () => {
     const gateDeps = { phases: deps.phases, history: createHistoryReader(db.db), conditions: createConditionStore(db.db) };
-    // The phase is Current since minute 9 (the unobserved gap before ends the run a gate measures); health has been True since minute 3.
+    // The phase is Current since minute 9, and health True since minute 9: the gaps before (no snapshot, no check run) end the runs a gate measures.
     const [phase] = await deps.phases.getPhasesByIds(FULL_ACCESS, [(phases[0] as PhaseRecord).id]);
     if (phase === undefined) throw new Error('phase missing');
     // Keep the cluster observed at the gate's moments.
@@ -258,10 +264,10 @@ describe('checks', () => {
     await runCheckOnCluster(deps, http, 'checks', at(9));
     const gate = (conditions: { type: string; status: string; forMs: number }[], now = at(10, 10)) => evaluateGate(gateDeps, fresh, { wanted: 'Current', forMs: 60_000, conditions, now });
 
-    const held = await gate([{ type: 'health', status: 'True', forMs: 5 * 60_000 }]);
+    const held = await gate([{ type: 'health', status: 'True', forMs: 60_000 }]);
     expect([held.passed, held.reason, held.conditions[0]?.outcome]).toEqual([true, 'HELD', 'HELD']);
     const young = await gate([{ type: 'health', status: 'True', forMs: 10 * 60_000 }]);
-    expect([young.passed, young.reason, young.conditions[0]?.outcome, young.remainingMs]).toEqual([false, 'CONDITION_NOT_HELD', 'NOT_HELD_LONG_ENOUGH', 2 * 60_000 + 50_000]);
+    expect([young.passed, young.reason, young.conditions[0]?.outcome, young.remainingMs]).toEqual([false, 'CONDITION_NOT_HELD', 'NOT_HELD_LONG_ENOUGH', 8 * 60_000 + 50_000]);
     const other = await gate([{ type: 'health', status: 'False', forMs: 0 }]);
     expect([other.passed, other.reason, other.conditions[0]?.outcome]).toEqual([false, 'CONDITION_NOT_HELD', 'DIFFERENT_STATUS']);
     const missing = await gate([{ type: 'nothing', status: 'True', forMs: 0 }]);
@@ -277,8 +283,8 @@ describe('checks', () => {
   it('gives the audit report the time each condition was True, False and Unknown', async () => {
     const phase = phases[0] as PhaseRecord;
     const rendered = await createAuditReport(db.db, { from: at(0), to: at(5), now: at(5), format: 'markdown', selection: { clusters: ['checks'], namespaces: [phase.namespace], phases: [phase.name] }, access: FULL_ACCESS });
-    // health: True 1-2 and 3-5, False 2-3 (minutes).
-    expect(rendered.report.phases[0]?.conditionTime.health).toEqual({ True: 3 * 60_000, False: 60_000, Unknown: 0 });
+    // health: True 1-2 and 3-3:30 (then no run until 6), False 2-3 (minutes).
+    expect(rendered.report.phases[0]?.conditionTime.health).toEqual({ True: 90_000, False: 60_000, Unknown: 0 });
     expect(rendered.content).toMatch(/## Conditions from checks/);
   });
 

@@ -24,6 +24,26 @@ describe('planConditionChanges', () => {
   });
 });
 
+describe('planConditionChanges after a gap in the check\'s runs', () => {
+  it('ends every touched interval at the last run and opens new ones, logging only status changes', () => {
+    const lastRun = new Date('2026-03-01T10:05:00Z');
+    const plan = planConditionChanges([stored('True'), { ...stored('True'), phaseId: 2 }], [
+      { phaseId: 1, type: 'health', status: 'True', reason: 'Succeeded', message: 'ok' },
+      { phaseId: 2, type: 'health', status: 'False', reason: 'UnexpectedStatus', message: '503' },
+    ], { resumedAfter: lastRun });
+    expect(plan.closedAt).toEqual(lastRun);
+    expect(plan.closed.map((c) => c.phaseId)).toEqual([1, 2]);
+    expect(plan.opened.map((c) => c.phaseId)).toEqual([1, 2]);
+    expect(plan.changes.map((c) => [c.phaseId, c.fromStatus, c.toStatus])).toEqual([[2, 'True', 'False']]);
+  });
+
+  it('does not close an interval that began at the last run itself (it would be empty)', () => {
+    const plan = planConditionChanges([stored('True')], [{ phaseId: 1, type: 'health', status: 'True', reason: 'Succeeded', message: 'ok' }], { resumedAfter: from });
+    expect(plan.closed).toEqual([]);
+    expect(plan.opened).toHaveLength(1);
+  });
+});
+
 describe('isCheckRunFresh', () => {
   it.each([
     ['a run within three intervals', 30_000, 89_000, true],
