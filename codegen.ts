@@ -37,7 +37,7 @@ const config: CodegenConfig = {
           ManifestVersion: '../services/read-manifests.ts#ManifestVersion',
           ObjectChange: '../services/read-manifests.ts#ObjectChange',
           ObjectRevision: '../services/read-manifests.ts#RevisionAt',
-          PhaseCondition: '../status/phase-summary.ts#PhaseCondition',
+          PhaseCondition: '../graphql/resolvers/parents.ts#PhaseConditionParent',
         },
       },
     },

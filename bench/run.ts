@@ -92,6 +92,11 @@ export const REGISTRY: BenchEntry[] = [
     ],
   },
   {
+    id: 'http-checks', kind: 'scenario', file: 'http-checks.ts',
+    title: 'http checks: one check over every phase of a cluster, one batch per tick, against a local endpoint in another process',
+    options: { small: { phases: 200, ticks: 2 }, default: { phases: 1_000, ticks: 5 } },
+  },
+  {
     id: 'read-path', kind: 'scenario', file: 'read-path.ts',
     title: 'read path against the emulator over HTTP: batched LIST vs one GET per object',
     options: { small: { clusters: 2, resources: 500, ticks: 2 }, default: { clusters: 10, resources: 2_000, ticks: 3 } },

@@ -27,6 +27,7 @@ import { startWorkers } from '../workers/start-workers.ts';
 import { NotRecordingError } from '../workers/recording-check.ts';
 import { startReportWorker } from '../workers/report-worker.ts';
 import { startNotificationWorker } from '../workers/notification-worker.ts';
+import { checkRunDeps, startCheckWorker } from '../workers/check-worker.ts';
 import { SNAPSHOT_QUEUE } from './queue/snapshot-jobs.ts';
 import { DEFAULT_UI_PATHS, ensureUiBundle } from './ui/bundle.ts';
 import { createMetrics, registerActiveOperations } from './metrics/registry.ts';
@@ -106,6 +107,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
       const loaded = loadWorkerClusters(config, workerLog);
       let clusters = loaded.clusters;
       let workerConfig = config;
+      let checks = config.checks;
       // The demo only where no cluster source exists at all: a pod, a kubeconfig or `clusters:` that
       // fails to load is an error, never emulated clusters passed off as the real ones.
       if (config.demo.enabled ?? loaded.sources.length === 0) {
@@ -118,6 +120,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         const demo = await startDemo({ log: log.child({ part: 'demo' }), stateDir: config.stateDir });
         closers.push({ name: 'demo', close: () => demo.close() });
         clusters = demo.clusters;
+        checks = [...checks, ...demo.checks];
         workerConfig = { ...config, snapshot: { ...config.snapshot, interval: Math.min(config.snapshot.interval, DEMO_SNAPSHOT_INTERVAL_MS) } };
       } else if (loaded.sources.length === 0) {
         log.warn({ demo: false }, 'no cluster to read: PHASELOG_DEMO=false and no clusters:, KUBECONFIG, ~/.kube/config or in-cluster service account');
@@ -134,6 +137,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         prefix,
         channelPrefix: prefix,
         metrics,
+        checks,
         observe: { redaction: { dropAnnotations: config.history.redactAnnotations }, declared: groupDeclaredPhases(config.phases) },
         ...(config.snapshot.live ? { live: { debounceMs: config.snapshot.liveDebounce, watchBackoffMaxMs: config.snapshot.watchBackoffMax } } : {}),
         ...(config.retention ? { retention: { policy: retentionPolicy, intervalMs: compactEvery } } : {}),
@@ -147,6 +151,18 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
       if (config.notifications.routes.length > 0) {
         const notifications = await startNotificationWorker({ db, redisUrl: redis.url, log: log.child({ part: 'notifications' }), config: config.notifications, baseDir: config.baseDir, prefix, metrics });
         closers.push({ name: 'notification-worker', close: () => notifications.close() });
+      }
+      const workerChecks = checks.filter((c) => c.http !== undefined || c.webhook !== undefined);
+      if (workerChecks.length > 0) {
+        const checkWorker = await startCheckWorker({
+          redisUrl: redis.url,
+          prefix,
+          log: log.child({ part: 'checks' }),
+          checks: workerChecks,
+          clusters: clusters.map((c) => c.name),
+          ...checkRunDeps(db, config.baseDir, redis.url, prefix, log),
+        });
+        closers.push({ name: 'check-worker', close: () => checkWorker.close() });
       }
       if (config.reports.schedules.length) {
         const reports = await startReportWorker({ db, redisUrl: redis.url, log: log.child({ part: 'reports' }), schedules: config.reports.schedules, prefix: config.redis.prefix });

@@ -12,6 +12,7 @@ import { healthConfigSchema } from './status/custom/config.ts';
 import { reportsConfigSchema } from './queue/report-jobs.ts';
 import { retentionPolicySchema } from './store/retention.ts';
 import { declaredPhasesSchema } from './declared-phases.ts';
+import { checksConfigSchema, type SecretSource } from './checks/config.ts';
 import { parseDuration } from './duration.ts';
 import { normalizeOrigin } from './http/origin.ts';
 import { notificationsConfigSchema } from './notify/config.ts';
@@ -179,6 +180,8 @@ export const configSchema = z.strictObject({
   health: healthConfigSchema.optional(),
   /** Transition notifications: routes from the change log to webhooks, Slack and CloudEvents receivers. */
   notifications: notificationsConfigSchema.default({ scanInterval: 1000, routes: [] }),
+  /** Checks whose conditions phaselog records on the phases they select (http, cel, webhook). */
+  checks: checksConfigSchema.default([]),
   /** Scheduled audit reports, stored for download. */
   reports: reportsConfigSchema.default({ schedules: [] }),
   /**
@@ -342,4 +345,28 @@ export function loadConfig(
     baseDir,
     ...(usedFile ? { configFile: usedFile } : {}),
   };
+}
+
+/**
+ * Reads a check's secret (a header value, a webhook's HMAC key) from its file (relative to
+ * phaselog.yaml's directory) or environment variable, at the time of use, so a rotated secret is
+ * picked up without a restart. Resolves the value; rejects naming the source, never the value.
+ */
+export async function readSecret(source: SecretSource, baseDir: string, env: Env = process.env): Promise<string> {
+  if ('env' in source) {
+    const value = env[source.env];
+    if (value === undefined || value === '') throw new SecretUnavailable(`environment variable ${source.env} is not set`);
+    return value;
+  }
+  const { readFile } = await import('node:fs/promises');
+  try {
+    return (await readFile(path.resolve(baseDir, source.file), 'utf8')).trim();
+  } catch (error) {
+    throw new SecretUnavailable(`cannot read secret file ${source.file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
+
+/** A check's secret cannot be read (see {@link readSecret}). */
+export class SecretUnavailable extends Error {
+  override readonly name = 'SecretUnavailableError';
 }

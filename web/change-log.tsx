@@ -8,7 +8,7 @@ import { formatResourceKey } from '../src/inventory/object-ref.ts';
 import type { ChangeLogEntry } from '../src/graphql/answers.ts';
 
 const CHANGES = `query Changes($id: ID!, $after: String) {
-  phase(id: $id) { changes(first: 25, after: $after) { edges { node { seq at scope resourceKey fromStatus toStatus message } } pageInfo { hasNextPage endCursor } } }
+  phase(id: $id) { changes(first: 25, after: $after) { edges { node { seq at scope resourceKey conditionType fromStatus toStatus message } } pageInfo { hasNextPage endCursor } } }
 }`;
 
 /** `refreshAt` changes when the page learns of a change: the list is read again then. */
@@ -36,7 +36,7 @@ export function ChangeLog({ place, phase, refreshAt }: { place: Place; phase: { 
               {changes.edges.map(({ node: c }) => (
                 <tr key={c.seq} data-scope={c.scope} data-to={c.toStatus ?? ''}>
                   <td><button type="button" className="linkish" onClick={() => navigate(withParams(place, { at: c.at }))} aria-label={`View the phase at ${formatTime(c.at)}`}>{formatTime(c.at)}</button></td>
-                  <td>{c.scope === 'phase' ? 'phase' : c.resourceKey ? formatResourceKey(c.resourceKey) : c.scope}</td>
+                  <td>{c.scope === 'phase' ? 'phase' : c.resourceKey ? formatResourceKey(c.resourceKey) : c.conditionType ? `condition ${c.conditionType}` : c.scope}</td>
                   <td>{c.fromStatus ? <StatusBadge status={c.fromStatus} /> : <span className="muted">(appeared)</span>}</td>
                   <td>{c.toStatus ? <StatusBadge status={c.toStatus} /> : <span className="muted">(gone)</span>}</td>
                   <td>{c.message}</td>

@@ -30,7 +30,11 @@ interface Counts {
 
 interface Condition {
   type: string;
+  /** derived (Ready, Reconciling, Stalled) or the kind of check: http, cel, webhook. */
+  source: string;
   status: string;
+  /** A check's condition whose check has not run lately: the last one known. */
+  stale: boolean;
   reason: string;
   message: string;
   lastTransitionTime: string | null;
@@ -50,7 +54,7 @@ interface PhaseView extends PhaseAnswer {
 }
 
 const COUNTS = 'current inProgress failed terminating notFound unknown total';
-const CONDITIONS = 'conditions { type status reason message lastTransitionTime }';
+const CONDITIONS = 'conditions { type source status stale reason message lastTransitionTime }';
 const RESOURCES = 'resources(first: 100) { edges { node { key kind namespace name status reason message since customHealth { engine health message } } } }';
 const PHASE = `query PhasePage($cluster: String!, $namespace: String!, $name: String!, $at: DateTime!, $past: Boolean!) {
   phase(cluster: $cluster, namespace: $namespace, name: $name) {
@@ -112,11 +116,18 @@ function Conditions({ conditions }: { conditions: Condition[] }) {
   return (
     <table className="list" aria-label="Conditions">
       <thead>
-        <tr><th scope="col">Type</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Last transition (UTC)</th></tr>
+        <tr><th scope="col">Type</th><th scope="col">Source</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Message</th><th scope="col">Last transition (UTC)</th></tr>
       </thead>
       <tbody>
         {conditions.map((c) => (
-          <tr key={c.type}><td>{c.type}</td><td>{c.status}</td><td>{c.reason}</td><td>{c.message}</td><td>{formatTime(c.lastTransitionTime)}</td></tr>
+          <tr key={c.type}>
+            <td>{c.type}</td>
+            <td>{c.source === 'derived' ? 'derived' : `${c.source} check`}</td>
+            <td>{c.status}{c.stale ? <span className="muted"> (stale: its check has not run lately)</span> : null}</td>
+            <td>{c.reason}</td>
+            <td>{c.message}</td>
+            <td>{formatTime(c.lastTransitionTime)}</td>
+          </tr>
         ))}
       </tbody>
     </table>

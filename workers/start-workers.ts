@@ -38,6 +38,10 @@ import { snapshotCluster, type SnapshotOutcome } from '../src/snapshot/snapshot-
 import { createHealthChecker } from '../src/status/custom/health-checker.ts';
 import { createClusterStore } from '../src/store/cluster-store.ts';
 import { createSnapshotStore } from '../src/store/snapshot-store.ts';
+import { createConditionStore } from '../src/store/condition-store.ts';
+import { createCelChecks } from '../src/services/run-cel-checks.ts';
+import type { CheckConfig } from '../src/checks/config.ts';
+import type { ClusterObservation } from '../src/history/types.ts';
 import { applyRetention, type RetentionPolicy } from '../src/store/retention.ts';
 import { startLiveSnapshots, type LiveSnapshotOptions } from '../src/snapshot/live.ts';
 import { createRecordingCheck } from './recording-check.ts';
@@ -100,6 +104,8 @@ export interface StartWorkersOptions {
   live?: LiveSnapshotOptions;
   /** Where snapshot durations, status changes, queue depth and watch counts are recorded. @default none */
   metrics?: Metrics;
+  /** Checks; the cel ones run after each snapshot of the phases they select. @default [] */
+  checks?: readonly CheckConfig[];
 }
 
 /** Running snapshot workers. */
@@ -135,7 +141,14 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const observe: ObserveClusterOptions = { memos: new ObservationMemos(), ...options.observe, ...(health ? { customHealth: (object) => health.checker.evaluate(object) } : {}) };
   const publisher = createChangePublisher(options.redisUrl, { ...(options.channelPrefix !== undefined ? { prefix: options.channelPrefix } : {}), log });
   // The caller binds `part` (app.ts: part=worker); sub-units bind `unit`, so no JSON log line carries a key twice.
-  const deps = { recorder: createRecorder(createSnapshotStore(db), { keepState: config.snapshot.keepState ?? true }), publisher, log: log.child({ unit: 'snapshot' }), observe };
+  const celChecks = (options.checks ?? []).some((c) => c.cel !== undefined) ? createCelChecks({ conditions: createConditionStore(db), log: log.child({ unit: 'cel-checks' }) }, options.checks ?? []) : undefined;
+  const deps = {
+    recorder: createRecorder(createSnapshotStore(db), { keepState: config.snapshot.keepState ?? true }),
+    publisher,
+    log: log.child({ unit: 'snapshot' }),
+    observe,
+    ...(celChecks ? { afterRecord: (observation: ClusterObservation) => celChecks.afterSnapshot(observation, config.snapshot.interval) } : {}),
+  };
   const lockTtlMs = options.clusterLockTtlMs ?? 6_000;
   const locks = createClusterLocks(lockRedis, { prefix: `${prefix}:${queueName}:cluster-lock`, ttlMs: lockTtlMs });
   const queue = new Queue(queueName, { connection, prefix });

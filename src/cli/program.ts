@@ -151,6 +151,7 @@ failing, 4 no such phase/cluster/token, 5 missing or insufficient token.`,
     .option('-l, --selector <labels>', 'only phases with these labels (key=value,...)')
     .addOption(new Option('--source <source>', 'only phases from this inventory source').choices(['cli-utils', 'resourcegroup', 'flux', 'argocd', 'selector', 'config']))
     .option('--at <time>', 'the phases as they were at this time')
+    .option('--condition <type=Status>', 'only phases whose condition from a check has this status now, e.g. health=False (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .addOption(new Option('--sort <order>', 'severity: most severe first; name: by cluster, namespace, name').choices(['severity', 'name']).default('severity'))
     .option('-w, --watch', 'after the list, stream status changes until Ctrl-C')
     .option('--after <seq>', 'with --watch: resume after this change seq (the last `seq` a previous watch printed); skips the list');
@@ -166,10 +167,11 @@ Examples:
   phaselog status -o summary                       counts per status only, phase by phase
   phaselog status prod/shop/api -o detail --at 2h  each resource's stored object (redacted) two hours ago
   phaselog status --at 2h                          the fleet two hours ago
+  phaselog status --condition health=False         phases whose health check fails now
   phaselog status -w -o json | jq .                NDJSON: the phases, then each change (with its seq)
   phaselog status -w -o json --after 1234          resume that stream after change 1234`,
   );
-  status.action((phase: string | undefined, f: Omit<OutputFlags, 'output'> & { output: StatusOutput } & ClientFlags & ScopeFlags & { status?: string[]; selector?: string; source?: string; at?: string; sort: 'severity' | 'name'; watch?: boolean; after?: string }) =>
+  status.action((phase: string | undefined, f: Omit<OutputFlags, 'output'> & { output: StatusOutput } & ClientFlags & ScopeFlags & { status?: string[]; condition?: string[]; selector?: string; source?: string; at?: string; sort: 'severity' | 'name'; watch?: boolean; after?: string }) =>
     client(hooks, f, async (ctx) =>
       (await load.status()).runStatus(ctx, {
         ...(phase ? { phase } : {}),
@@ -179,6 +181,7 @@ Examples:
         sort: f.sort,
         clusters: f.cluster ?? [],
         statuses: [...new Set(f.status ?? [])],
+        ...(f.condition ? { conditions: f.condition } : {}),
         ...(f.namespace ? { namespace: f.namespace } : {}),
         ...(f.selector ? { selector: f.selector } : {}),
         ...(f.source ? { source: f.source } : {}),
@@ -225,14 +228,19 @@ Examples:
     .argument('<phase>', PHASE_HELP)
     .requiredOption('--for <duration>', 'how long the status must have held, e.g. 10m')
     .addOption(new Option('--status <status>', 'the status it must hold').default('Current').argParser(parseStatus))
+    .option('--condition <type=Status[:window]>', 'a condition from a check that must hold too, e.g. health=True or version=True:5m (window: --for when omitted); repeatable', (value: string, all: string[] = []) => [...all, value])
     .option('--wait', 'keep checking until the gate passes or --timeout ends (progress on stderr)')
     .option('--timeout <duration>', 'with --wait: give up (exit 1) after this long (default --for + 15m)')
     .option('--cluster <name>', 'the cluster of the phase')
     .option('-n, --namespace <namespace>', 'the namespace of the phase');
   clientOptions(gate).addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'));
-  gate.addHelpText('after', '\nExamples:\n  phaselog gate staging/shop/api --for 10m\n  phaselog gate staging/shop/api --for 10m --wait --timeout 30m   # a CI promotion step');
-  gate.action((phase: string, f: ClientFlags & { for: string; status: string; wait?: boolean; timeout?: string; cluster?: string; namespace?: string; output: OutputFormat }) =>
-    client(hooks, f, async (ctx) => (await load.gate()).runGate(ctx, { phase, for: f.for, status: f.status, wait: f.wait ?? false, output: f.output, ...pick(f, ['timeout', 'cluster', 'namespace']) })),
+  gate.addHelpText('after', '\nExamples:\n  phaselog gate staging/shop/api --for 10m\n  phaselog gate staging/shop/api --for 10m --wait --timeout 30m   # a CI promotion step\n  phaselog gate prod/shop/api --for 10m --condition health=True --condition version=True:5m');
+  gate.action((phase: string, f: ClientFlags & { for: string; status: string; condition?: string[]; wait?: boolean; timeout?: string; cluster?: string; namespace?: string; output: OutputFormat }) =>
+    client(hooks, f, async (ctx) => {
+      const command = await load.gate();
+      const conditions = (f.condition ?? []).map(command.parseConditionArg);
+      return command.runGate(ctx, { phase, for: f.for, status: f.status, wait: f.wait ?? false, output: f.output, conditions, ...pick(f, ['timeout', 'cluster', 'namespace']) });
+    }),
   );
 
   const report = program

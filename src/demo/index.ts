@@ -17,6 +17,8 @@ import { clusterOutage, deploymentRollout, podCrashLoop, runScenario } from '../
 import type { ScenarioStep } from '../emulator/scenario.ts';
 import { loadKubeconfigClusters } from '../kube/clusters.ts';
 import type { ClusterHandle } from '../kube/clusters.ts';
+import type { CheckConfig } from '../checks/config.ts';
+import { startDemoHealthEndpoint } from './health-endpoint.ts';
 import {
   argoApplication,
   cliUtilsInventory,
@@ -45,6 +47,8 @@ export interface Demo {
   emulators: Record<string, Emulator>;
   /** Path of a kubeconfig with one context per demo cluster. */
   kubeconfigPath: string;
+  /** The demo's checks: an http check on emulated service health endpoints, one of which flips. */
+  checks: CheckConfig[];
   close(): Promise<void>;
 }
 
@@ -135,6 +139,7 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
   const control = await startFaultControl({ clusters: emulators });
   const controlFile = path.join(dir, 'emulator.control.json');
   await writeControlFile(controlFile, control, Object.keys(emulators));
+  const health = await startDemoHealthEndpoint(120_000 / speed);
   const loops = [loop(emulators['demo-staging'] as Emulator, stagingCycle, 'demo-staging'), loop(emulators['demo-prod'] as Emulator, prodCycle, 'demo-prod')];
   log.info({ clusters: clusters.map((c) => c.name), kubeconfigs: dir, faultControl: controlFile }, 'demo clusters started (no kubeconfig or clusters configured)');
 
@@ -142,8 +147,10 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
     clusters,
     emulators,
     kubeconfigPath: dir,
+    checks: [health.check],
     async close() {
       controller.abort();
+      await health.close();
       await Promise.allSettled(loops);
       await control.close();
       await rm(controlFile, { force: true });

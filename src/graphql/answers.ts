@@ -20,13 +20,15 @@ export interface PhaseAnswer {
   lastGoodReadAt: string | null;
 }
 
-/** An entry of a phase's change log (`Phase.changes`): its own status change or a resource's. */
+/** An entry of a phase's change log (`Phase.changes`): its own status change, a resource's, or a condition's. */
 export interface ChangeLogEntry {
   seq: string;
   at: string;
   scope: string;
   /** `group/Kind/namespace/name` of the resource; null for the phase's own changes. */
   resourceKey: string | null;
+  /** The condition's type, for condition changes (conditions from checks); their statuses are True/False/Unknown. */
+  conditionType?: string | null;
   fromStatus: string | null;
   toStatus: string | null;
   message: string;

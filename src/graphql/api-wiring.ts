@@ -14,6 +14,7 @@ import { createRefresher } from '../services/refresh-cluster.ts';
 import { createApiTokenStore, type ApiTokenStore } from '../store/api-token-store.ts';
 import type { Db } from '../store/prisma.ts';
 import { createNotificationStore } from '../store/notification-store.ts';
+import { createConditionStore } from '../store/condition-store.ts';
 import { createHistoryReader } from '../store/read-history.ts';
 import { createPhaseReader } from '../store/read-phases.ts';
 import type { ReadApi } from './context.ts';
@@ -111,6 +112,7 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
   };
   const phases = createPhaseReader(options.db);
   const history = createHistoryReader(options.db);
+  const conditions = createConditionStore(options.db);
   const changes = options.redisUrl === undefined ? undefined : createChangeFeed({ source: redisChangeSource(options.redisUrl, options.channelPrefix, options.log), history });
   const refresher =
     options.redisUrl === undefined
@@ -122,7 +124,7 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
           ...(options.refreshTimeoutMs !== undefined ? { timeoutMs: options.refreshTimeoutMs } : {}),
         });
   const reports = { create: (request: Parameters<typeof createAuditReport>[1]) => createAuditReport(options.db, request), stored: createReportStore(options.db) };
-  const read: ReadApi = { phases, history, tokens, reports, notifications: createNotificationStore(options.db), ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}) };
+  const read: ReadApi = { phases, history, conditions, tokens, reports, notifications: createNotificationStore(options.db), ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}) };
   return {
     read,
     anonymousRead,

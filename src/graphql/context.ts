@@ -6,6 +6,7 @@ import type { ApiTokenStore } from '../store/api-token-store.ts';
 import type { ClusterStore } from '../store/cluster-store.ts';
 import type { HistoryReader } from '../store/read-history.ts';
 import type { NotificationStore } from '../store/notification-store.ts';
+import type { ConditionStore } from '../store/condition-store.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
 import type { Role } from '../config.ts';
 import type { Loaders } from './loaders.ts';
@@ -22,6 +23,8 @@ export interface ReportsApi {
 export interface ReadApi {
   phases: PhaseReader;
   history: HistoryReader;
+  /** Phase conditions from checks (read by phase id, once the phase itself was allowed). */
+  conditions: Pick<ConditionStore, 'currentConditions' | 'conditionsAt' | 'conditionIntervals'>;
   tokens: ApiTokenStore;
   /** Notification deliveries. */
   notifications: NotificationStore;

@@ -8,8 +8,11 @@ import { capText, renderRevisionYaml, type CappedText } from '../history/revisio
 import type { HistoryReader } from '../store/read-history.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
 import type { ResourceRecord } from '../store/read-types.ts';
+import type { ConditionRecord, ConditionStore } from '../store/condition-store.ts';
 
 export interface Loaders {
+  /** Each phase's current conditions from checks. */
+  phaseConditions: DataLoader<number, ConditionRecord[]>;
   /** When each phase's current status began. */
   phaseSince: DataLoader<number, Date | null>;
   /** A phase's open interval for one resource key. */
@@ -73,13 +76,20 @@ export function createTextBudget(total = REQUEST_TEXT_BUDGET_BYTES, diffMs = REQ
 }
 
 /** The loaders of one request, each made when first used (a request uses one kind at most, often none). */
-export function createLoaders(read: { phases: PhaseReader; history: HistoryReader }): Loaders {
+export function createLoaders(read: { phases: PhaseReader; history: HistoryReader; conditions: Pick<ConditionStore, 'currentConditions'> }): Loaders {
+  let phaseConditions: Loaders['phaseConditions'] | undefined;
   let phaseSince: Loaders['phaseSince'] | undefined;
   let currentResource: Loaders['currentResource'] | undefined;
   let resourceSince: Loaders['resourceSince'] | undefined;
   let revision: Loaders['revision'] | undefined;
   let textBudget: TextBudget | undefined;
   return {
+    get phaseConditions() {
+      return (phaseConditions ??= new DataLoader(async (ids) => {
+        const byPhase = await read.conditions.currentConditions(ids);
+        return ids.map((id) => byPhase.get(id) ?? []);
+      }));
+    },
     get phaseSince() {
       return (phaseSince ??= new DataLoader(async (ids) => {
         const starts = new Map((await read.phases.currentRunStarts(ids)).map((s) => [s.phaseId, s.from]));

@@ -37,6 +37,8 @@ export const FIELD_COSTS: Readonly<Record<string, number>> = {
 export const LIST_SIZES: Readonly<Record<string, number>> = {
   'Phase.conditions': 10,
   'PhaseSnapshot.conditions': 10,
+  // At most MAX_GATE_CONDITIONS (the gate refuses more).
+  'GateResult.conditions': 20,
   // An audit report is computed whole, whatever is selected (its price is Query.auditReport's):
   // its lists are parts of that one answer and read nothing more, so each counts as one item.
   'AuditReport.phases': 1,

@@ -69,6 +69,7 @@ export const ROOT_FIELD_RULES: RootFieldRules = {
     phaseStatusChanged: read('narrowed'),
     clusterStatusChanged: read('narrowed'),
     resourceStatusChanged: read('narrowed'),
+    phaseConditionChanged: read('narrowed'),
   },
 };
 

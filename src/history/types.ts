@@ -5,8 +5,11 @@
 import type { PhaseCondition } from '../status/phase-summary.ts';
 import type { CustomHealthDetail, Presence, ResourceStatus, StatusCondition } from '../status/types.ts';
 
-/** Who a status change is about. */
-export type ChangeScope = 'cluster' | 'phase' | 'resource';
+/**
+ * Who a status change is about. `condition`: a phase's condition from a check (phaselog.yaml
+ * `checks`), whose statuses are True/False/Unknown.
+ */
+export type ChangeScope = 'cluster' | 'phase' | 'resource' | 'condition';
 
 /**
  * Reachability written as a cluster-scope status change; `Unobserved` for the span no snapshot
@@ -197,6 +200,8 @@ export interface StatusChange {
   phase: PhaseIdentity | null;
   scope: ChangeScope;
   resourceKey: string | null;
+  /** The condition's type, for condition-scope changes (absent or null otherwise). */
+  conditionType?: string | null;
   fromStatus: string | null;
   toStatus: string | null;
   message: string;

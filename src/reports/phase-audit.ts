@@ -8,7 +8,7 @@ import type { ResourceStatus } from '../status/types.ts';
 import { coveredLength, normaliseIntervals, toEpoch, toRuns } from './intervals.ts';
 import type { Normalised, Run, Span } from './intervals.ts';
 import { measureRecovery, measureRestore } from './episodes.ts';
-import type { AuditedManifestChange, ManifestChange, PhaseAudit, PhaseHistory, StatusDurations, StatusInterval } from './types.ts';
+import type { AuditedManifestChange, ConditionDurations, ConditionInterval, ManifestChange, PhaseAudit, PhaseHistory, StatusDurations, StatusInterval } from './types.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -20,6 +20,18 @@ export interface PhaseAuditContext {
   flappingChangesPerHour: number;
   /** Where the phase sits in the input, for error paths. */
   path: string;
+}
+
+/** Time in [rangeFrom, rangeTo) per condition type and status, from intervals clipped to the range. */
+function measureConditionTime(intervals: readonly ConditionInterval[], rangeFrom: number, rangeTo: number): Record<string, ConditionDurations> {
+  const out: Record<string, ConditionDurations> = {};
+  for (const i of [...intervals].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0))) {
+    const from = Math.max(i.from.getTime(), rangeFrom);
+    const to = Math.min(i.to === null ? rangeTo : i.to.getTime(), rangeTo);
+    const durations = (out[i.type] ??= { True: 0, False: 0, Unknown: 0 });
+    if (to > from) durations[i.status] += to - from;
+  }
+  return out;
 }
 
 export function emptyStatusDurations(): StatusDurations {
@@ -58,6 +70,7 @@ export function auditPhase(phase: PhaseHistory, context: PhaseAuditContext): Pha
     statusChanges: changeTimes.length,
     changesPerHour: time.observedMs > 0 ? changeTimes.length / (time.observedMs / HOUR_MS) : 0,
     maxChangesInAnHour,
+    conditionTime: measureConditionTime(phase.conditionIntervals ?? [], rangeFrom, rangeTo),
     flapping: maxChangesInAnHour > context.flappingChangesPerHour,
     manifestChanges,
     inventoryChanges: manifestChanges.filter((change) => change.inventoryChanged).length,

@@ -56,6 +56,13 @@ export function renderMarkdown(report: AuditReport): string {
     '## Manifest changes',
     'A new manifest version is an inventory change (entries added or removed; the `manifests` history); member revisions are objects applied with a new spec, with no new manifest version.',
     table(perPhase(MANIFEST_CHANGE_HEADERS, manifestChangeRows, phases)),
+    ...(phases.some((phase) => Object.keys(phase.conditionTime).length > 0)
+      ? [
+          '## Conditions from checks',
+          'Time in the range each condition was True, False and Unknown.',
+          table(perPhase(['Condition', 'True', 'False', 'Unknown'], (phase) => Object.entries(phase.conditionTime).map(([type, d]) => [type, formatDuration(d.True), formatDuration(d.False), formatDuration(d.Unknown)]), phases)),
+        ]
+      : []),
     '## Clusters',
     table(clustersTable(report.clusters)),
   ];

@@ -100,6 +100,24 @@ export interface PhaseHistory {
    */
   statusIntervals: StatusInterval[];
   manifestChanges: ManifestChange[];
+  /** Intervals of the phase's conditions from checks that overlap the range, any order. @default [] */
+  conditionIntervals?: ConditionInterval[];
+}
+
+/** One period during which a phase's condition (from a check) had one status. */
+export interface ConditionInterval {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  from: Date;
+  /** `null`: still open, ends at `range.to`. */
+  to: Date | null;
+}
+
+/** Milliseconds in the range a condition was True, False and Unknown (time before its first record counts in none). */
+export interface ConditionDurations {
+  True: number;
+  False: number;
+  Unknown: number;
 }
 
 /** Everything `computeAuditReport` needs. */
@@ -260,6 +278,8 @@ export interface PhaseAudit {
   inventoryChanges: number;
   /** Entries of `manifestChanges` where some member's revision changed, with or without a new manifest version. */
   revisionChanges: number;
+  /** Per condition type (from checks), the time in the range it was True, False and Unknown. */
+  conditionTime: Record<string, ConditionDurations>;
 }
 
 /** One period of unreachability. */

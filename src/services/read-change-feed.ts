@@ -30,6 +30,7 @@ export function changeMatches(change: StatusChange, scope: AccessScope, filter: 
   if (filter.phaseId !== undefined && change.phaseId !== filter.phaseId) return false;
   if (filter.scopes !== undefined && !filter.scopes.includes(change.scope)) return false;
   if (filter.toStatus !== undefined && (change.toStatus === null || !filter.toStatus.includes(change.toStatus))) return false;
+  if (filter.conditionTypes !== undefined && (change.conditionType == null || !filter.conditionTypes.includes(change.conditionType))) return false;
   return true;
 }
 

@@ -11,8 +11,30 @@ import { severityOf } from '../status/severity.ts';
 import { RESOURCE_STATUSES } from '../status/types.ts';
 import { resolvePhaseRef, type PhaseRef, type ResolvedPhase } from './read-phase-ref.ts';
 import { phaseStaleness, type PhaseStaleness } from './read-staleness.ts';
+import { isCheckRunFresh } from '../history/condition-changes.ts';
+import type { ConditionRecord, ConditionStore } from '../store/condition-store.ts';
 
-export type GateReason = 'HELD' | 'NOT_HELD_LONG_ENOUGH' | 'DIFFERENT_STATUS' | 'STALE' | 'NO_STATUS';
+export type GateReason = 'HELD' | 'NOT_HELD_LONG_ENOUGH' | 'DIFFERENT_STATUS' | 'STALE' | 'NO_STATUS' | 'CONDITION_NOT_HELD' | 'CONDITION_STALE' | 'CONDITION_MISSING';
+
+/** A condition from a check the gate requires besides the status. */
+export interface GateConditionAsk {
+  type: string;
+  /** True, False or Unknown. */
+  status: string;
+  /** How long it must have held, in milliseconds. */
+  forMs: number;
+}
+
+/** How one required condition fared. */
+export interface GateConditionOutcome {
+  type: string;
+  wanted: string;
+  status: string | null;
+  outcome: 'HELD' | 'NOT_HELD_LONG_ENOUGH' | 'DIFFERENT_STATUS' | 'STALE' | 'MISSING';
+  heldSince: Date | null;
+  remainingMs: number | null;
+  message: string;
+}
 
 /** A gate's answer. */
 export interface GateOutcome {
@@ -28,12 +50,15 @@ export interface GateOutcome {
   /** Why the status is stale, when the reason is STALE. */
   staleReason: StaleReason | null;
   blockingResources: ResourceRecord[];
+  /** Each required condition, in the order asked. */
+  conditions: GateConditionOutcome[];
 }
 
 /** What a gate reads. */
 export interface GateDeps {
   phases: PhaseReader;
   history: HistoryReader;
+  conditions: Pick<ConditionStore, 'currentConditions'>;
 }
 
 /** What a gate asks: has the phase held `wanted` for `forMs` up to `now`? */
@@ -42,6 +67,8 @@ export interface GateAsk {
   wanted: string;
   /** How long it must have held, in milliseconds. */
   forMs: number;
+  /** Conditions from checks that must hold too, each for its own window. @default [] */
+  conditions?: readonly GateConditionAsk[];
   /** @default new Date() (for {@link checkGate}) */
   now?: Date;
 }
@@ -49,9 +76,53 @@ export interface GateAsk {
 const MAX_BLOCKING = 20;
 
 /** Evaluates the gate for `phase` at `ask.now`. */
-export async function evaluateGate(deps: GateDeps, phase: PhaseRecord, { wanted, forMs, now = new Date() }: GateAsk): Promise<GateOutcome> {
+export async function evaluateGate(deps: GateDeps, phase: PhaseRecord, ask: GateAsk): Promise<GateOutcome> {
+  const now = ask.now ?? new Date();
+  const outcome = await evaluateStatus(deps, phase, { ...ask, now });
+  const asked = ask.conditions ?? [];
+  if (asked.length === 0) return outcome;
+  const stored = (await deps.conditions.currentConditions([phase.id])).get(phase.id) ?? [];
+  const conditions = asked.map((c) => evaluateCondition(stored, c, now));
+  // The status' own failure comes first: it says more about the phase than a condition does.
+  if (!outcome.passed) return { ...outcome, conditions };
+  const label = `${phase.cluster}/${phase.namespace}/${phase.name}`;
+  const failing = conditions.filter((c) => c.outcome !== 'HELD');
+  if (failing.length === 0) {
+    const heldSince = [outcome.heldSince, ...conditions.map((c) => c.heldSince)].reduce<Date | null>((a, b) => (a === null || (b !== null && b > a) ? b : a), null);
+    return { ...outcome, heldSince, conditions, message: `${outcome.message}; ${conditions.map((c) => `${c.type}=${c.wanted}`).join(', ')} held` };
+  }
+  const reason: GateReason = failing.some((c) => c.outcome === 'MISSING') ? 'CONDITION_MISSING' : failing.some((c) => c.outcome === 'STALE') ? 'CONDITION_STALE' : 'CONDITION_NOT_HELD';
+  const remaining = failing.every((c) => c.remainingMs !== null) ? Math.max(...failing.map((c) => c.remainingMs as number)) : null;
+  return { ...outcome, passed: false, reason, remainingMs: remaining, conditions, message: `${label}: ${failing.map((c) => c.message).join('; ')}` };
+}
+
+/** How one required condition fares at `now`: held long enough on fresh check runs, or why not. */
+function evaluateCondition(stored: readonly ConditionRecord[], ask: GateConditionAsk, now: Date): GateConditionOutcome {
+  const base = { type: ask.type, wanted: ask.status, heldSince: null, remainingMs: null };
+  const found = stored.find((c) => c.type === ask.type);
+  if (found === undefined) return { ...base, status: null, outcome: 'MISSING', message: `condition ${ask.type} is not recorded for this phase` };
+  const said = `${found.reason}${found.message === '' ? '' : `: ${found.message}`}`;
+  if (!isCheckRunFresh(found.lastRunAt, found.intervalMs ?? 0, now)) {
+    const last = found.lastRunAt === null ? 'never' : `last at ${found.lastRunAt.toISOString()}`;
+    return { ...base, status: found.status, outcome: 'STALE', message: `condition ${ask.type} is stale: its check ran ${last}, which proves nothing about now` };
+  }
+  if (found.status !== ask.status) return { ...base, status: found.status, outcome: 'DIFFERENT_STATUS', message: `condition ${ask.type} is ${found.status}, not ${ask.status} (${said})` };
+  const remainingMs = Math.max(0, found.from.getTime() + ask.forMs - now.getTime());
+  if (remainingMs === 0) return { ...base, status: found.status, outcome: 'HELD', heldSince: found.from, remainingMs, message: `condition ${ask.type} has been ${ask.status} since ${found.from.toISOString()}` };
+  return {
+    ...base,
+    status: found.status,
+    outcome: 'NOT_HELD_LONG_ENOUGH',
+    heldSince: found.from,
+    remainingMs,
+    message: `condition ${ask.type} has been ${ask.status} only since ${found.from.toISOString()}; ${Math.ceil(remainingMs / 1000)}s to go`,
+  };
+}
+
+/** The gate on the phase's status alone. */
+async function evaluateStatus(deps: GateDeps, phase: PhaseRecord, { wanted, forMs, now }: GateAsk & { now: Date }): Promise<GateOutcome> {
   const current = phase.current;
-  const base = { phase, status: current?.status ?? null, heldSince: null, remainingMs: null, lastGoodReadAt: phase.clusterLastGoodReadAt, staleReason: null, blockingResources: [] as ResourceRecord[] };
+  const base = { phase, status: current?.status ?? null, heldSince: null, remainingMs: null, lastGoodReadAt: phase.clusterLastGoodReadAt, staleReason: null, blockingResources: [] as ResourceRecord[], conditions: [] as GateConditionOutcome[] };
   const label = `${phase.cluster}/${phase.namespace}/${phase.name}`;
   if (current === null) {
     return { ...base, passed: false, reason: 'NO_STATUS', message: `${label} has no recorded status${phase.deletedAt ? ` (its inventory was deleted at ${phase.deletedAt.toISOString()})` : ''}` };

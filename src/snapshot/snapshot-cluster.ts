@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { ChangePublisher } from '../pubsub/change-publisher.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
 import type { ChangedObjects } from '../inventory/affected-phases.ts';
+import type { ClusterObservation, StatusChange } from '../history/types.ts';
 import { RevisionsMissingError } from '../store/snapshot-store.ts';
 import { observeWithSources, type ObservedCluster, type ObserveClusterOptions } from './observe.ts';
 import type { RecordSnapshotResult, Recorder } from './record.ts';
@@ -20,6 +21,12 @@ export interface SnapshotDeps {
   log: Logger;
   /** How clusters are observed; a worker passes its `memos` here so they last across ticks. */
   observe?: ObserveClusterOptions;
+  /**
+   * Runs after a snapshot committed, before the watch caches release what it stored (cel checks
+   * read those objects); resolves with the changes it wrote, published with the snapshot's. A
+   * failure is logged and never fails the snapshot.
+   */
+  afterRecord?: (observation: ClusterObservation) => Promise<StatusChange[]>;
 }
 
 /** What one snapshot did, for job results and logs. */
@@ -64,10 +71,14 @@ export async function snapshotCluster(deps: SnapshotDeps, cluster: ClusterClient
     log.debug({ lastTickAt: result.lastTickAt.toISOString() }, 'snapshot skipped: this tick is already recorded');
     return { ...base, written: false, skipped: 'STALE_TICK', ...seen, changes: 0, rows: 0, published: false };
   }
+  const after = deps.afterRecord === undefined ? [] : await deps.afterRecord(observation).catch((error: unknown) => {
+    log.error({ err: error }, 'checks after the snapshot failed; their conditions keep their last status');
+    return [] as StatusChange[];
+  });
   releaseStoredBodies(observed);
   let published = true;
   try {
-    await deps.publisher.publish(result.changes);
+    await deps.publisher.publish([...result.changes, ...after]);
   } catch (error) {
     // The changes are committed; subscribers catch up from the change log by seq.
     published = false;

@@ -17,7 +17,7 @@ type Tx = Prisma.TransactionClient;
 type Json = Prisma.InputJsonValue;
 
 /** Any 64-bit constant: the key of the advisory lock serialising change-log appends. */
-const CHANGE_LOG_LOCK = 7_012_345_678_901n;
+export const CHANGE_LOG_LOCK = 7_012_345_678_901n;
 /** Rows per statement: one `unnest` statement per 10,000 rows keeps round trips few (bench/ingest.ts). */
 const BATCH = 10_000;
 
@@ -370,7 +370,7 @@ async function resolveResourceIds(tx: Tx, opened: { phaseId: number; resourceId?
 }
 
 /** Distinct status details in hash order, with their bodies' JSON: what {@link storeDetails} sends. */
-interface UniqueDetails {
+export interface UniqueDetails {
   hashes: string[];
   bodies: string[];
 }
@@ -379,7 +379,7 @@ interface UniqueDetails {
  * The distinct details of `docs`, in hash order: snapshots of two clusters inserting the same new
  * details wait on each other in one order, never in a cycle (a deadlock).
  */
-function uniqueDetails(docs: readonly StatusDetailDoc[]): UniqueDetails {
+export function uniqueDetails(docs: readonly StatusDetailDoc[]): UniqueDetails {
   const byHash = new Map<string, StatusDetailDoc>();
   for (const doc of docs) if (!byHash.has(doc.hash)) byHash.set(doc.hash, doc);
   const hashes = [...byHash.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -390,7 +390,7 @@ function uniqueDetails(docs: readonly StatusDetailDoc[]): UniqueDetails {
  * Stores each distinct detail once (by hash); returns the id of every hash. Always inserts (doing
  * nothing on conflict) so the table lock retention takes waits for this transaction.
  */
-async function storeDetails(tx: Tx, details: UniqueDetails): Promise<Map<string, number>> {
+export async function storeDetails(tx: Tx, details: UniqueDetails): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   for (let i = 0; i < details.hashes.length; i += BATCH) {
     const hashes = details.hashes.slice(i, i + BATCH);

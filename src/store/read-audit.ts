@@ -60,7 +60,7 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
   }
   const clusterIds = [...new Set(phases.map((p) => p.clusterId))];
 
-  const [intervals, reachability, manifestIntervals, revisions] = await Promise.all([
+  const [intervals, reachability, manifestIntervals, revisions, conditionIntervals] = await Promise.all([
     // Ended intervals overlapping the range, then current statuses begun before its end.
     Promise.all([
       db.phaseStatusInterval.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to }, to: { gt: range.from } }, select: { phaseId: true, status: true, from: true, to: true, stale: true, unobserved: true, detailId: true } }),
@@ -77,6 +77,11 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
     }),
     // Ended intervals and current statuses of the phases' resources, per resource in time order.
     readResourceRevisions(db, phaseIds, range),
+    // Conditions from checks: ended intervals overlapping the range, then current ones begun before its end.
+    Promise.all([
+      db.phaseConditionInterval.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to }, to: { gt: range.from } }, select: { phaseId: true, type: true, status: true, from: true, to: true } }),
+      db.phaseConditionCurrent.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to } }, select: { phaseId: true, type: true, status: true, from: true } }),
+    ]).then(([ended, current]) => [...ended, ...current.map((c) => ({ ...c, to: null }))]),
   ]);
 
   const causes = await readStatusCauses(db, intervals, revisions);
@@ -89,6 +94,12 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
     if (!isResourceStatus(i.status)) return;
     byPhase.get(i.phaseId)?.statusIntervals.push({ status: i.status, from: i.from, to: i.to, stale: i.stale, unobserved: i.unobserved, cause: causes[n] ?? null });
   });
+
+  for (const c of conditionIntervals) {
+    if (c.status !== 'True' && c.status !== 'False' && c.status !== 'Unknown') continue;
+    const history = byPhase.get(c.phaseId);
+    if (history) (history.conditionIntervals ??= []).push({ type: c.type, status: c.status, from: c.from, to: c.to });
+  }
 
   const changes = new Map<number, Map<number, ManifestChange>>();
   const changeAt = (phaseId: number, at: Date): ManifestChange => {

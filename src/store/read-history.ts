@@ -39,6 +39,8 @@ export interface StatusChangeFilter {
   scopes?: readonly string[];
   /** Only changes to one of these statuses. */
   toStatus?: readonly string[];
+  /** Only condition changes of these types. */
+  conditionTypes?: readonly string[];
   from?: Date;
   to?: Date;
 }
@@ -374,6 +376,7 @@ function changeConditions(scope: AccessScope, filter: StatusChangeFilter): Prism
   if (filter.phaseId !== undefined) where.push(Prisma.sql`sc."phaseId" = ${filter.phaseId}::int`);
   if (filter.scopes !== undefined) where.push(Prisma.sql`sc."scope" = ANY(${[...filter.scopes]}::text[])`);
   if (filter.toStatus !== undefined) where.push(Prisma.sql`sc."toStatus" = ANY(${[...filter.toStatus]}::text[])`);
+  if (filter.conditionTypes !== undefined) where.push(Prisma.sql`sc."conditionType" = ANY(${[...filter.conditionTypes]}::text[])`);
   if (filter.from !== undefined) where.push(Prisma.sql`sc."at" >= ${filter.from}`);
   if (filter.to !== undefined) where.push(Prisma.sql`sc."at" < ${filter.to}`);
   return where;
@@ -455,7 +458,7 @@ export function createHistoryReader(db: Db): HistoryReader {
       const where = changeConditions(scope, filter);
       if (afterSeq !== undefined) where.push(Prisma.sql`sc."seq" > ${afterSeq}::bigint`);
       const rows = await sql.query<(Omit<StatusChange, 'phase'> & { sourceKind: string | null; namespace: string | null; name: string | null })>(Prisma.sql`
-        SELECT sc."seq", sc."at", c."name" AS "cluster", sc."clusterId", sc."phaseId", sc."scope", r."key" AS "resourceKey", sc."fromStatus", sc."toStatus",
+        SELECT sc."seq", sc."at", c."name" AS "cluster", sc."clusterId", sc."phaseId", sc."scope", r."key" AS "resourceKey", sc."conditionType", sc."fromStatus", sc."toStatus",
                coalesce(d."body" ->> 'message', '') AS "message", p."sourceKind", p."namespace", p."name"
         FROM "StatusChange" sc
         JOIN "Cluster" c ON c."id" = sc."clusterId"

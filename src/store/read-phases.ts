@@ -26,6 +26,8 @@ export interface PhaseFilter {
   includeDeleted?: boolean;
   /** Only these phases. */
   ids?: readonly number[];
+  /** Only phases whose current condition of each type (from checks) has the status given. */
+  conditions?: readonly { type: string; status: string }[];
 }
 
 /** Orders of {@link PhaseReader.listPhases}. */
@@ -371,6 +373,9 @@ export function createPhaseReader(db: Db): PhaseReader {
       }
       if (filter.includeDeleted !== true) where.push(Prisma.sql`p."deletedAt" IS NULL`);
       if (filter.ids !== undefined) where.push(Prisma.sql`p."id" = ANY(${[...filter.ids]}::int[])`);
+      for (const c of filter.conditions ?? []) {
+        where.push(Prisma.sql`EXISTS (SELECT 1 FROM "PhaseConditionCurrent" pc WHERE pc."phaseId" = p."id" AND pc."type" = ${c.type} AND pc."status" = ${c.status})`);
+      }
       const byName = Prisma.sql`c."name", p."namespace", p."name", p."id"`;
       const pageByName = Prisma.sql`page."cluster", page."namespace", page."name", page."id"`;
       if (after !== undefined) {

@@ -23,7 +23,7 @@ const ageSchema = z.union([z.number().int().positive(), z.string()]).transform((
 export const retentionPolicySchema = z.strictObject({
   /** Closed resource status intervals, by their end. */
   resourceIntervals: ageSchema.optional(),
-  /** Closed phase status and manifest intervals, by their end. */
+  /** Closed phase status, condition and manifest intervals, by their end. */
   phaseIntervals: ageSchema.optional(),
   /** Change-log rows, by their time. */
   statusChanges: ageSchema.optional(),
@@ -42,7 +42,7 @@ export type RetentionPolicy = z.infer<typeof retentionPolicySchema>;
 
 /** Rows removed per table by one compaction. */
 export type RetentionResult = Record<
-  'ResourceStatusInterval' | 'PhaseStatusInterval' | 'PhaseManifest' | 'StatusChange' | 'ObservationTick' | 'ClusterReachability' | 'Phase' | 'ObjectRevision' | 'Manifest' | 'StatusDetail' | 'NotificationDelivery',
+  'ResourceStatusInterval' | 'PhaseStatusInterval' | 'PhaseConditionInterval' | 'PhaseManifest' | 'StatusChange' | 'ObservationTick' | 'ClusterReachability' | 'Phase' | 'ObjectRevision' | 'Manifest' | 'StatusDetail' | 'NotificationDelivery',
   number
 >;
 
@@ -51,13 +51,16 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date 
   const before = (age: number | undefined): Date | undefined => (age === undefined ? undefined : new Date(now.getTime() - age));
   return db.$transaction(
     async (tx) => {
-      const result: RetentionResult = { ResourceStatusInterval: 0, PhaseStatusInterval: 0, PhaseManifest: 0, StatusChange: 0, ObservationTick: 0, ClusterReachability: 0, Phase: 0, ObjectRevision: 0, Manifest: 0, StatusDetail: 0, NotificationDelivery: 0 };
+      const result: RetentionResult = { ResourceStatusInterval: 0, PhaseStatusInterval: 0, PhaseConditionInterval: 0, PhaseManifest: 0, StatusChange: 0, ObservationTick: 0, ClusterReachability: 0, Phase: 0, ObjectRevision: 0, Manifest: 0, StatusDetail: 0, NotificationDelivery: 0 };
       const deletedPhases = before(policy.deletedPhases);
       if (deletedPhases) {
         // Ended resource intervals have no foreign key to cascade from their resource: deleted here.
         result.ResourceStatusInterval += await tx.$executeRaw`
           DELETE FROM "ResourceStatusInterval" i USING "Resource" r, "Phase" p
           WHERE i."resourceId" = r."id" AND r."phaseId" = p."id" AND p."deletedAt" < ${deletedPhases}::timestamptz(3)`;
+        // Ended condition intervals have no foreign key either.
+        result.PhaseConditionInterval += await tx.$executeRaw`
+          DELETE FROM "PhaseConditionInterval" i USING "Phase" p WHERE i."phaseId" = p."id" AND p."deletedAt" < ${deletedPhases}::timestamptz(3)`;
         result.Phase = (await tx.phase.deleteMany({ where: { deletedAt: { lt: deletedPhases } } })).count;
       }
       const resources = before(policy.resourceIntervals);
@@ -65,6 +68,7 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date 
       const phases = before(policy.phaseIntervals);
       if (phases) {
         result.PhaseStatusInterval = (await tx.phaseStatusInterval.deleteMany({ where: { to: { lt: phases } } })).count;
+        result.PhaseConditionInterval += (await tx.phaseConditionInterval.deleteMany({ where: { to: { lt: phases } } })).count;
         result.PhaseManifest = (await tx.phaseManifest.deleteMany({ where: { to: { lt: phases } } })).count;
       }
       const changes = before(policy.statusChanges);
@@ -109,7 +113,7 @@ export interface TableStorage {
 }
 
 const HISTORY_TABLES = [
-  'Cluster', 'ClusterReachability', 'Phase', 'Manifest', 'PhaseManifest', 'ObjectRevision', 'Resource', 'StatusDetail', 'ResourceCurrentStatus', 'ResourceStatusInterval', 'PhaseCurrentStatus', 'PhaseStatusInterval', 'StatusChange', 'ObservationTick',
+  'Cluster', 'ClusterReachability', 'Phase', 'Manifest', 'PhaseManifest', 'ObjectRevision', 'Resource', 'StatusDetail', 'ResourceCurrentStatus', 'ResourceStatusInterval', 'PhaseCurrentStatus', 'PhaseStatusInterval', 'PhaseConditionCurrent', 'PhaseConditionInterval', 'CheckRun', 'StatusChange', 'ObservationTick',
 ] as const;
 
 /** Rows (exact count, so O(rows)) and bytes of every history table. */

@@ -1,6 +1,7 @@
 /**
- * `phaselog gate <phase> --status Current --for 10m [--wait [--timeout 30m]]`: exit 0 when the phase
- * has held the status for the window, else 1. With `--wait` it keeps asking until the gate passes or
+ * `phaselog gate <phase> --status Current --for 10m [--condition health=True[:5m]]... [--wait
+ * [--timeout 30m]]`: exit 0 when the phase has held the status (and each condition its status) for
+ * the window, else 1. With `--wait` it keeps asking until the gate passes or
  * the timeout ends (like `kubectl wait`), showing progress on stderr; a server that is briefly
  * unreachable (a restart) does not end the wait.
  */
@@ -13,12 +14,28 @@ import type { OutputFormat } from '../format.ts';
 import { displayName, resolvePhase } from '../phase-arg.ts';
 import type { PhaseScope, PhaseSummary } from '../phase-arg.ts';
 
-const GATE = `query Gate($phase: PhaseRef!, $status: Status!, $for: Duration!) {
-  gate(phase: $phase, status: $status, for: $for) {
+const GATE = `query Gate($phase: PhaseRef!, $status: Status!, $for: Duration!, $conditions: [GateConditionInput!]) {
+  gate(phase: $phase, status: $status, for: $for, conditions: $conditions) {
     passed reason message status heldSince remaining lastGoodReadAt staleReason
     blockingResources { group kind namespace name status message }
+    conditions { type wanted status outcome heldSince remaining message }
   }
 }`;
+
+/** One `--condition type=Status[:window]`, as the API takes it. */
+export interface GateConditionArg {
+  type: string;
+  status: string;
+  for?: string;
+}
+
+/** Parses `health=True`, `version=True:5m`; the status is True, False or Unknown. */
+export function parseConditionArg(value: string): GateConditionArg {
+  const match = /^([A-Za-z][A-Za-z0-9._-]*)=(True|False|Unknown)(?::(.+))?$/.exec(value);
+  if (match === null) throw new CliError(`--condition ${JSON.stringify(value)}: expected type=True|False|Unknown[:window], e.g. health=True or version=True:5m`, EXIT.usage);
+  const [, type, status, window] = match as unknown as [string, string, string, string | undefined];
+  return { type, status, ...(window !== undefined ? { for: `${parseCliDuration(window, `--condition ${type}`)}ms` } : {}) };
+}
 
 /** How often a waiting gate asks again at most; sooner when the window fills earlier. */
 const POLL_MS = 5000;
@@ -33,6 +50,7 @@ interface Gate {
   lastGoodReadAt: string | null;
   staleReason: string | null;
   blockingResources: { group: string; kind: string; namespace: string; name: string; status: string; message: string }[];
+  conditions: { type: string; wanted: string; status: string | null; outcome: string; heldSince: string | null; remaining: string | number | null; message: string }[];
 }
 
 export interface GateOptions extends PhaseScope {
@@ -41,6 +59,8 @@ export interface GateOptions extends PhaseScope {
   for?: string;
   wait: boolean;
   timeout?: string;
+  /** `--condition` values, parsed. @default [] */
+  conditions?: GateConditionArg[];
   output: OutputFormat;
 }
 
@@ -57,6 +77,10 @@ function report(ctx: CommandContext, phase: PhaseSummary, gate: Gate, output: Ou
   const verdict = gate.passed ? ctx.paint('green', 'PASS') : ctx.paint('red', 'FAIL');
   ctx.out(`${verdict}  ${displayName(phase)}: ${note}${gate.message}\n`);
   for (const r of gate.blockingResources) ctx.out(`  ${formatRef(r)}: ${paintStatus(r.status, ctx.paint, ctx.decorated)}${r.message ? `: ${r.message}` : ''}\n`);
+  for (const c of gate.conditions) {
+    const mark = c.outcome === 'HELD' ? ctx.paint('green', 'ok') : ctx.paint('red', c.outcome);
+    ctx.out(`  condition ${c.type}=${c.wanted}: ${mark}: ${c.message}\n`);
+  }
 }
 
 export async function runGate(ctx: CommandContext, options: GateOptions): Promise<number> {
@@ -66,7 +90,8 @@ export async function runGate(ctx: CommandContext, options: GateOptions): Promis
   if (options.timeout !== undefined && !options.wait) throw new CliError('--timeout bounds --wait: use it with --wait', EXIT.usage);
   const timeoutMs = options.timeout === undefined ? windowMs + 15 * 60_000 : parseCliDuration(options.timeout, '--timeout');
   const phase = await resolvePhase(ctx.api, options.phase, options);
-  const ask = async () => (await ctx.api.query<{ gate: Gate }>(GATE, { phase: { id: phase.id }, status: options.status, for: `${windowMs}ms` })).gate;
+  const conditions = options.conditions ?? [];
+  const ask = async () => (await ctx.api.query<{ gate: Gate }>(GATE, { phase: { id: phase.id }, status: options.status, for: `${windowMs}ms`, conditions })).gate;
   if (!options.wait) {
     const gate = await ask();
     report(ctx, phase, gate, options.output);
@@ -93,7 +118,7 @@ export async function runGate(ctx: CommandContext, options: GateOptions): Promis
     const left = deadline - Date.now();
     if (left <= 0) break;
     if (last) progress.line(`waiting (${formatDuration(Date.now() - started)} of at most ${formatDuration(timeoutMs)}): ${last.message}`, `${last.reason}/${last.status}`);
-    const toFill = last?.reason === 'NOT_HELD_LONG_ENOUGH' ? remainingMs(last) : undefined;
+    const toFill = last?.reason === 'NOT_HELD_LONG_ENOUGH' || last?.reason === 'CONDITION_NOT_HELD' ? remainingMs(last) : undefined;
     await sleep(Math.max(100, Math.min(POLL_MS, left, toFill === undefined ? POLL_MS : toFill + 100)));
   }
   progress.done();

@@ -21,7 +21,7 @@ const INTERVALS = `query History($id: ID!, $from: DateTime!, $to: DateTime, $aft
 
 const CHANGES = `query Changes($id: ID!, $from: DateTime, $to: DateTime, $after: String) {
   phase(id: $id) { changes(from: $from, to: $to, first: 100, after: $after) {
-    edges { node { seq at scope resourceKey fromStatus toStatus message } } pageInfo { hasNextPage endCursor } } }
+    edges { node { seq at scope resourceKey conditionType fromStatus toStatus message } } pageInfo { hasNextPage endCursor } } }
 }`;
 
 interface Interval {
@@ -62,7 +62,7 @@ export async function runHistory(ctx: CommandContext, options: HistoryOptions): 
         renderTable(
           wide ? ['TIME', 'AT', 'SEQ', 'WHAT', 'FROM', 'TO', 'MESSAGE'] : ['TIME', 'WHAT', 'FROM', 'TO', 'MESSAGE'],
           items.map((c) => {
-            const row = [c.resource ?? c.scope, paintStatus(c.fromStatus, ctx.paint, ctx.decorated), paintStatus(c.toStatus, ctx.paint, ctx.decorated), c.message];
+            const row = [c.resource ?? (c.conditionType ? `condition ${c.conditionType}` : c.scope), paintStatus(c.fromStatus, ctx.paint, ctx.decorated), paintStatus(c.toStatus, ctx.paint, ctx.decorated), c.message];
             return wide ? [formatAgo(c.at, now), c.at, c.seq, ...row] : [formatAgo(c.at, now), ...row];
           }),
           { headers: options.headers },

@@ -46,6 +46,35 @@ const HEAD = `query Head($filter: StatusChangeFilter) { statusChangeHead(filter:
 const WATCH = `subscription Watch($filter: StatusChangeFilter, $after: String) {
   phaseStatusChanged(filter: $filter, after: $after) { seq at cluster phaseId phase { namespace name } fromStatus toStatus message }
 }`;
+const CONDITIONS = `query PhaseConditions($id: ID!) { phase(id: $id) { conditions { type source status reason message lastTransitionTime stale } } }`;
+
+/** `health=False` as the API's condition filter. */
+export function parseConditionFilter(value: string): { type: string; status: string } {
+  const match = /^([A-Za-z][A-Za-z0-9._/-]*)=(True|False|Unknown)$/.exec(value);
+  if (match === null) throw new CliError(`--condition ${JSON.stringify(value)}: expected type=True|False|Unknown, e.g. health=False`, EXIT.usage);
+  return { type: match[1] as string, status: match[2] as string };
+}
+
+/** A phase condition as `status <phase>` shows it: derived (Ready, ...) or from a check. */
+interface ConditionItem {
+  type: string;
+  source: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime: string | null;
+  stale: boolean;
+}
+
+async function readConditions(ctx: CommandContext, id: string): Promise<ConditionItem[]> {
+  return (await ctx.api.query<{ phase: { conditions: ConditionItem[] } | null }>(CONDITIONS, { id })).phase?.conditions ?? [];
+}
+
+function conditionRow(ctx: CommandContext, c: ConditionItem): string[] {
+  const status = c.status === 'True' ? ctx.paint('green', c.status) : c.status === 'False' ? ctx.paint('red', c.status) : ctx.paint('yellow', c.status);
+  return [c.type, c.source, c.stale ? `${status} (stale)` : status, formatAgo(c.lastTransitionTime, ctx.now()), c.message === '' ? c.reason : `${c.reason}: ${c.message}`];
+}
+
 const LABELS = `query PhaseLabels($id: ID!) { phase(id: $id) { source labels } }`;
 
 type Summary = Record<'current' | 'inProgress' | 'failed' | 'terminating' | 'notFound' | 'unknown' | 'total', number>;
@@ -146,6 +175,8 @@ export interface StatusOptions {
   namespace?: string;
   selector?: string;
   statuses: string[];
+  /** `--condition type=Status`: only phases whose condition has that status now. */
+  conditions?: string[];
   source?: string;
   at?: string;
   /** `severity` (most severe first, the default) or `name`. */
@@ -259,15 +290,21 @@ async function showPhase(ctx: CommandContext, options: Shown, at: Date | undefin
   let widths: number[] | undefined;
   if (options.after === undefined) {
     const resources = options.output === 'name' ? [] : (await readResources(ctx, found.id, at)).map(toResourceItem);
+    // Conditions now (with `--at`, the phase's statusAt has those of then; not shown here yet).
+    const conditions = options.output === 'name' || at ? [] : await readConditions(ctx, found.id);
     if (options.output === 'name') ctx.out(`${phaseName(item)}\n`);
-    else if (options.watch && isDataFormat(options.output)) ctx.out(renderStreamItem({ ...item, resources, ...(head !== undefined ? { seq: head ?? '0' } : {}) }, options.output));
-    else if (isDataFormat(options.output)) ctx.out(renderData({ ...item, resources }, options.output));
+    else if (options.watch && isDataFormat(options.output)) ctx.out(renderStreamItem({ ...item, resources, ...(at ? {} : { conditions }), ...(head !== undefined ? { seq: head ?? '0' } : {}) }, options.output));
+    else if (isDataFormat(options.output)) ctx.out(renderData({ ...item, resources, ...(at ? {} : { conditions }) }, options.output));
     else {
       const wide = options.output === 'wide';
       widths = columnWidths(PHASE_HEADERS, [phaseRow(ctx, item, false)]);
       ctx.out(renderTable(wide ? WIDE_HEADERS : PHASE_HEADERS, [phaseRow(ctx, item, wide)], { headers: options.headers }));
       ctx.out('\n');
       ctx.out(renderTable(wide ? ['RESOURCE', 'STATUS', 'SINCE', 'REASON', 'MESSAGE'] : ['RESOURCE', 'STATUS', 'SINCE', 'MESSAGE'], resources.map((r) => resourceRow(ctx, r, wide)), { headers: options.headers }));
+      if (conditions.length > 0) {
+        ctx.out('\n');
+        ctx.out(renderTable(['CONDITION', 'SOURCE', 'STATUS', 'SINCE', 'MESSAGE'], conditions.map((c) => conditionRow(ctx, c)), { headers: options.headers }));
+      }
     }
   }
   if (!options.watch) return EXIT.ok;
@@ -282,6 +319,10 @@ async function readPhases(ctx: CommandContext, options: Shown, at: Date | undefi
   if (options.selector) base.labels = parseSelector(options.selector);
   // At a past moment the filter applies to the status then, not the current one the API filters on.
   if (options.statuses.length && !at) base.status = options.statuses;
+  if (options.conditions?.length) {
+    if (at) throw new CliError('--condition filters on conditions now; it does not combine with --at', EXIT.usage);
+    base.conditions = options.conditions.map(parseConditionFilter);
+  }
   const filters = options.clusters.length ? options.clusters.map((cluster) => ({ ...base, cluster })) : [base];
   const phases: ApiPhase[] = [];
   for (const filter of filters) {

@@ -22,3 +22,18 @@ export interface PhaseSnapshotParent {
  * cluster not observed now).
  */
 export type PhaseIntervalParent = PhaseIntervalRecord & { staleReason?: StaleReason | null };
+
+/**
+ * PhaseCondition: a derived condition (stored with the phase's status, its time an RFC 3339 string)
+ * or one from a check (its own rows), with where it comes from and whether its check still runs.
+ */
+export interface PhaseConditionParent {
+  type: string;
+  source: 'derived' | 'http' | 'cel' | 'webhook';
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime: string | Date | null;
+  stale: boolean;
+  lastCheckedAt: Date | null;
+}

@@ -40,6 +40,11 @@ function intervalCursor(after: string | null | undefined, isId: (id: unknown) =>
   return { from: new Date(c.f), id: c.i };
 }
 
+function isConditionCursor(value: unknown): value is { f: string; t: string } {
+  const v = value as { f?: unknown; t?: unknown } | null;
+  return typeof v === 'object' && v !== null && isCursorInstant(v.f) && typeof v.t === 'string';
+}
+
 const isStatusIntervalId = (id: unknown) => typeof id === 'string' && /^\d{1,16}$/.test(id);
 
 /** PhaseInterval fields read from the interval's status detail. */
@@ -160,7 +165,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     status: (p) => (p.current === null ? null : toStatus(p.current.status)),
     message: (p) => p.current?.message ?? '',
     summary: (p) => toCounts(p.current?.summary ?? {}),
-    conditions: (p) => toConditions(p.current?.conditions ?? []),
+    conditions: async (p, _args, ctx) => toConditions(p.current?.conditions ?? [], await ctx.loaders.phaseConditions.load(p.id)),
     stale: (p) => phaseStaleness(p, new Date()).reason !== null,
     staleReason: (p) => phaseStaleness(p, new Date()).reason,
     lastGoodReadAt: (p) => (p.current?.stale ? (p.current.staleSince ?? p.clusterLastGoodReadAt) : p.clusterLastGoodReadAt),
@@ -192,6 +197,15 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
       const page = withUnobservedTail(stored, phaseStaleness(p, new Date()).observation, read.first, read.range.to);
       return toConnection(page, (i) => encodeCursor({ f: i.from.toISOString(), i: i.id }));
     },
+    conditionHistory: async (p, args, ctx) => {
+      const to = args.to ?? new Date();
+      if (to.getTime() < args.from.getTime()) throw badUserInput('conditionHistory: to is before from');
+      const first = pageSize(args.first, 100);
+      const after = typeof args.after === 'string' ? decodeCursor(args.after, isConditionCursor) : undefined;
+      // The phase is already one the caller may see; its conditions come with it.
+      const rows = await ctx.read.conditions.conditionIntervals(p.id, { from: args.from, to }, { first: first + 1, ...(args.type != null ? { type: args.type } : {}), ...(after ? { after: { from: new Date(after.f), type: after.t } } : {}) });
+      return toConnection({ items: rows.slice(0, first), hasMore: rows.length > first }, (i) => encodeCursor({ f: i.from.toISOString(), t: i.type }));
+    },
     changes: async (p, args, ctx) => {
       if (args.from && args.to && args.from.getTime() > args.to.getTime()) throw badUserInput('changes: to is before from');
       const filter = { phaseId: p.id, ...(args.from ? { from: args.from } : {}), ...(args.to ? { to: args.to } : {}) };
@@ -215,7 +229,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     status: (s) => toStatus(s.interval.status),
     message: (s) => s.interval.message,
     summary: (s) => toCounts(s.interval.summary),
-    conditions: (s) => toConditions(s.interval.conditions),
+    conditions: async (s, _args, ctx) => toConditions(s.interval.conditions, await ctx.read.conditions.conditionsAt(s.phaseId, s.at)),
     stale: (s) => s.interval.stale,
     staleReason: (s) => s.staleReason,
     from: (s) => s.interval.from,
@@ -230,7 +244,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
   },
   PhaseCondition: {
     // Conditions keep Kubernetes' RFC 3339 strings; the DateTime scalar takes Dates.
-    lastTransitionTime: (c) => (c.lastTransitionTime ? new Date(c.lastTransitionTime) : null),
+    lastTransitionTime: (c) => (c.lastTransitionTime === null || c.lastTransitionTime === '' ? null : new Date(c.lastTransitionTime)),
   },
   Resource: {
     group: (r) => r.key.split('/')[0] ?? '',

@@ -3,6 +3,7 @@ import type { PhaseFilter as PhaseFilterInput, QueryResolvers, StatusChangeFilte
 import { canSee } from '../../auth/principal.ts';
 import { listTokens } from '../../auth/tokens.ts';
 import { checkGate } from '../../services/read-gate.ts';
+import { CONDITION_STATUSES } from '../../history/condition-changes.ts';
 import { resolvePhaseRef, type PhaseRef } from '../../services/read-phase-ref.ts';
 import type { PhaseCursor, PhaseFilter } from '../../store/read-phases.ts';
 import { phaseCursorOf } from '../../store/read-phases.ts';
@@ -20,6 +21,9 @@ function isPhaseCursor(value: unknown): value is PhaseCursor {
     typeof v.cluster === 'string' && typeof v.namespace === 'string' && typeof v.name === 'string' && isRowId(v.id)
   );
 }
+
+/** The most conditions one gate may require. */
+const MAX_GATE_CONDITIONS = 20;
 
 /** The most phase ids one filter may name: a page of phases. */
 const MAX_PHASE_IDS = 1000;
@@ -45,6 +49,10 @@ function toPhaseFilter(input: PhaseFilterInput | null | undefined): PhaseFilter 
     }
     filter.labels = labels as Record<string, string>;
   }
+  if (input.conditions != null) {
+    if (input.conditions.length > 20) throw badUserInput(`filter.conditions takes at most 20 conditions, got ${input.conditions.length}`);
+    filter.conditions = input.conditions.map((c) => ({ type: c.type, status: c.status }));
+  }
   return filter;
 }
 
@@ -67,6 +75,7 @@ export function toChangeFilter(input: StatusChangeFilterInput | null | undefined
   }
   if (input.scopes != null) filter.scopes = input.scopes;
   if (input.toStatus != null) filter.toStatus = input.toStatus;
+  if (input.conditionTypes != null) filter.conditionTypes = input.conditionTypes;
   return filter;
 }
 
@@ -113,7 +122,13 @@ export const queryResolvers: { Query: QueryResolvers } = {
       return seq === null ? null : seq.toString();
     },
     gate: async (_parent, args, ctx) => {
-      const result = await checkGate(ctx.read, ctx.principal.access, args.phase, { wanted: args.status ?? 'Current', forMs: args.for });
+      if ((args.conditions ?? []).length > MAX_GATE_CONDITIONS) throw badUserInput(`gate takes at most ${MAX_GATE_CONDITIONS} conditions, got ${args.conditions?.length}`);
+      const conditions = (args.conditions ?? []).map((c) => {
+        const status = c.status ?? 'True';
+        if (!(CONDITION_STATUSES as readonly string[]).includes(status)) throw badUserInput(`gate: condition ${c.type}'s status must be True, False or Unknown, not ${JSON.stringify(status)}`);
+        return { type: c.type, status, forMs: c.for ?? args.for };
+      });
+      const result = await checkGate(ctx.read, ctx.principal.access, args.phase, { wanted: args.status ?? 'Current', forMs: args.for, conditions });
       if (result.ok) return toGateResult(result.gate);
       throw result.kind === 'NOT_FOUND' ? notFound(result.message) : badUserInput(result.message);
     },

@@ -8,6 +8,8 @@ import { isResourceStatus, type CustomHealthDetail } from '../../status/types.ts
 import type { StatusChange } from '../../history/types.ts';
 import type { ManifestVersionRecord } from '../../store/read-types.ts';
 import type { DeliveryRecord } from '../../store/notification-store.ts';
+import { isCheckRunFresh, type CheckKind } from '../../history/condition-changes.ts';
+import type { PhaseConditionParent } from './parents.ts';
 
 /**
  * A stored status as the SDL's Status enum. The store keeps statuses as text; one that is not a
@@ -18,10 +20,10 @@ export function toStatus(value: string): Status {
   return value;
 }
 
-const CHANGE_SCOPES: readonly string[] = ['cluster', 'phase', 'resource'] satisfies ChangeScope[];
+const CHANGE_SCOPES: readonly string[] = ['cluster', 'phase', 'resource', 'condition'] satisfies ChangeScope[];
 
 function toChangeScope(value: string): ChangeScope {
-  if (!CHANGE_SCOPES.includes(value)) throw new Error(`stored change scope ${JSON.stringify(value)} is not cluster, phase or resource`);
+  if (!CHANGE_SCOPES.includes(value)) throw new Error(`stored change scope ${JSON.stringify(value)} is not cluster, phase, resource or condition`);
   return value as ChangeScope;
 }
 
@@ -52,6 +54,7 @@ export function toStatusChange(change: StatusChange): ResolversParentTypes['Stat
     phaseId: change.phaseId === null ? null : String(change.phaseId),
     phase: phase === null ? null : { source: phase.sourceKind, namespace: phase.namespace, name: phase.name },
     resourceKey: change.resourceKey,
+    conditionType: change.conditionType ?? null,
     fromStatus: change.fromStatus,
     toStatus: change.toStatus,
     message: change.message,
@@ -77,9 +80,35 @@ export function toNotificationDelivery(d: DeliveryRecord): ResolversParentTypes[
   };
 }
 
-/** A phase's conditions as stored: the JSON summarizePhase wrote. */
-export function toConditions(stored: unknown[]): PhaseCondition[] {
-  return stored as PhaseCondition[];
+/** A phase's derived conditions as stored (the JSON summarizePhase wrote), then those from checks. */
+export function toConditions(stored: unknown[], checks: readonly CheckConditionView[] = [], now = new Date()): PhaseConditionParent[] {
+  const derived = (stored as PhaseCondition[]).map((c): PhaseConditionParent => ({ ...c, source: 'derived', stale: false, lastCheckedAt: null }));
+  return [
+    ...derived,
+    ...checks.map((c): PhaseConditionParent => ({
+      type: c.type,
+      source: c.source,
+      status: c.status,
+      reason: c.reason,
+      message: c.message,
+      lastTransitionTime: c.from,
+      // A condition read as of a past moment (statusAt) has no run to judge: it is as recorded.
+      stale: c.lastRunAt === undefined ? false : !isCheckRunFresh(c.lastRunAt, c.intervalMs ?? 0, now),
+      lastCheckedAt: c.lastRunAt ?? null,
+    })),
+  ];
+}
+
+/** A condition from a check as the stores read it: current (with its last run) or as of a moment. */
+export interface CheckConditionView {
+  type: string;
+  source: CheckKind;
+  status: string;
+  reason: string;
+  message: string;
+  from: Date;
+  lastRunAt?: Date | null;
+  intervalMs?: number | null;
 }
 
 /** A resource's custom health as stored: the JSON of the health check's CustomHealthDetail. */
@@ -96,5 +125,6 @@ export function toGateResult(outcome: GateOutcome): ResolversParentTypes['GateRe
     ...outcome,
     status: outcome.status === null ? null : toStatus(outcome.status),
     remaining: outcome.remainingMs,
+    conditions: outcome.conditions.map((c) => ({ ...c, remaining: c.remainingMs })),
   };
 }

@@ -7,7 +7,7 @@ import { badUserInput } from '../errors.ts';
 import { toChangeFilter } from './query.ts';
 import { toStatusChange } from './shapes.ts';
 
-function subscribeScope(scope: 'phase' | 'resource' | 'cluster') {
+function subscribeScope(scope: 'phase' | 'resource' | 'cluster' | 'condition') {
   return (_parent: unknown, args: SubscriptionPhaseStatusChangedArgs, ctx: GraphqlContext): AsyncIterableIterator<StatusChange> => {
     if (ctx.read.changes === undefined) throw new Error('no change feed is wired into this server');
     const filter = toChangeFilter(args.filter);
@@ -20,6 +20,7 @@ function subscribeScope(scope: 'phase' | 'resource' | 'cluster') {
 export const subscriptionResolvers: { Subscription: SubscriptionResolvers } = {
   Subscription: {
     phaseStatusChanged: { subscribe: subscribeScope('phase'), resolve: (change: StatusChange) => toStatusChange(change) },
+    phaseConditionChanged: { subscribe: subscribeScope('condition'), resolve: (change: StatusChange) => toStatusChange(change) },
     resourceStatusChanged: { subscribe: subscribeScope('resource'), resolve: (change: StatusChange) => toStatusChange(change) },
     clusterStatusChanged: { subscribe: subscribeScope('cluster'), resolve: (change: StatusChange) => toStatusChange(change) },
   },

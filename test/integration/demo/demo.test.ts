@@ -15,6 +15,7 @@ import { readObjects } from '../../../src/kube/read-objects.ts';
 import { refKey } from '../../../src/inventory/ref-key.ts';
 import { computeStatus } from '../../../src/status/index.ts';
 import { waitFor } from '../../../src/runtime/wait.ts';
+import { fillUrlTemplate } from '../../../src/checks/url-template.ts';
 
 const stateDir = mkdtempSync(path.join(tmpdir(), 'phaselog-demo-'));
 let demo: Demo;
@@ -82,5 +83,20 @@ describe('the demo clusters', () => {
       },
       { timeoutMs: 20_000, intervalMs: 100, what: 'the worker manifest change' },
     );
+  });
+  it("come with an http check whose condition on staging's api phase flips within the first two minutes (at 20x: seconds), while prod's stays healthy", async () => {
+    const [check] = demo.checks;
+    expect(check?.name).toBe('health');
+    expect(check?.interval).toBeLessThanOrEqual(30_000);
+    const urlOf = (cluster: string, name: string) => fillUrlTemplate(check?.http?.url ?? '', { id: 0, cluster, source: 'resourcegroup', namespace: 'shop', name, labels: {} });
+    const seen = new Set<number>();
+    await waitFor(
+      async () => {
+        seen.add((await fetch(urlOf('demo-staging', 'api'))).status);
+        return seen.has(200) && seen.has(503);
+      },
+      { timeoutMs: 15_000, intervalMs: 100, what: 'staging api health to be seen both up and down' },
+    );
+    expect((await fetch(urlOf('demo-prod', 'api'))).status).toBe(200);
   });
 });

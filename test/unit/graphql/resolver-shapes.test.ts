@@ -2,6 +2,7 @@
  * Where the store's loose types (text columns, JSON) meet the SDL's enums and scalars, the resolvers
  * convert: these run the real schema against stub stores holding what the database can hold.
  */
+import type { ConditionRecord } from '../../../src/store/condition-store.ts';
 import { graphql } from 'graphql';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -30,13 +31,13 @@ function phaseWith(status: string): PhaseRecord {
 }
 
 // Stubs hold only what the queries below reach; anything else would throw.
-function contextWith(read: { phases?: Partial<PhaseReader>; stored?: StoredReport[] }): GraphqlContext {
+function contextWith(read: { phases?: Partial<PhaseReader>; stored?: StoredReport[]; checkConditions?: ConditionRecord[] }): GraphqlContext {
   const stored = read.stored ?? [];
   const api = {
     phases: read.phases,
     reports: { stored: { list: async () => stored.map(({ content: _content, ...rest }) => rest), get: async (id: number) => stored.find((r) => r.id === id) ?? null } },
   } as unknown as ReadApi;
-  return { requestId: 't', log: pino({ level: 'silent' }), principal: admin, read: api, loaders: {} as Loaders } as unknown as GraphqlContext;
+  return { requestId: 't', log: pino({ level: 'silent' }), principal: admin, read: api, loaders: { phaseConditions: { load: async () => read.checkConditions ?? [] } } as unknown as Loaders } as unknown as GraphqlContext;
 }
 
 async function run(source: string, context: GraphqlContext) {
@@ -55,6 +56,26 @@ describe('resolvers shape stored values into the SDL', () => {
     const stored: StoredReport[] = [{ id: 4, createdAt: new Date(0), format: 'pdf', params: {}, content: '' }];
     const result = await run('{ storedReport(id: "4") { format } }', contextWith({ stored }));
     expect(result.errors?.[0]?.message).toContain('stored report format "pdf"');
+  });
+
+  it('lists conditions from checks after the derived ones, with their source, and marks one whose check stopped running stale', async () => {
+    const phases = { getPhasesByIds: async () => [phaseWith('Current')] };
+    const from = new Date('2026-11-22T03:00:00Z');
+    const checkConditions: ConditionRecord[] = [
+      { phaseId: 1, type: 'health', source: 'http', status: 'False', reason: 'UnexpectedStatus', message: 'GET http://x/ answered 503', from, lastRunAt: new Date(), intervalMs: 30_000 },
+      { phaseId: 1, type: 'promoted', source: 'webhook', status: 'True', reason: 'Merged', message: '', from, lastRunAt: from, intervalMs: 30_000 },
+    ];
+    const result = await run('{ phase(id: "1") { conditions { type source status reason stale } } }', contextWith({ phases, checkConditions }));
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({
+      phase: {
+        conditions: [
+          { type: 'Ready', source: 'derived', status: 'True', reason: 'Current', stale: false },
+          { type: 'health', source: 'http', status: 'False', reason: 'UnexpectedStatus', stale: false },
+          { type: 'promoted', source: 'webhook', status: 'True', reason: 'Merged', stale: true },
+        ],
+      },
+    });
   });
 
   it("returns a phase condition's RFC 3339 transition time as a DateTime", async () => {

@@ -287,3 +287,25 @@ describe('the order of phases', () => {
     expect(report.phases.map((audit) => audit.name)).toEqual(['down', 'flaky', 'broken', 'rolled', 'healthy', 'unseen']);
   });
 });
+
+describe('computeAuditReport: conditions from checks', () => {
+  it('reports the time in the range each condition was True, False and Unknown, clipping intervals that began before it or are still open', () => {
+    const history: PhaseHistory = {
+      ...phase('web', [iv('Current', 0, 24)]),
+      conditionIntervals: [
+        { type: 'health', status: 'True', from: h(-2), to: h(6) },
+        { type: 'health', status: 'False', from: h(6), to: h(7) },
+        { type: 'health', status: 'True', from: h(7), to: null },
+        { type: 'version', status: 'Unknown', from: h(23), to: null },
+      ],
+    };
+    expect(auditOne(history).conditionTime).toEqual({
+      health: { True: 23 * HOUR, False: HOUR, Unknown: 0 },
+      version: { True: 0, False: 0, Unknown: HOUR },
+    });
+  });
+
+  it('reports no conditions for a phase no check selects', () => {
+    expect(auditOne(phase('web', [iv('Current', 0, 24)])).conditionTime).toEqual({});
+  });
+});

@@ -1,0 +1,124 @@
+/**
+ * A `webhook` check: phaselog POSTs the phase (identity, status, summary, members with statuses) to
+ * the integrator's service, signed with HMAC-SHA256, and the service answers the condition. The
+ * contract is docs/schemas/condition-webhook.schema.json; an answer that breaks it is
+ * Unknown(InvalidResponse).
+ */
+import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import type { ConditionStatus } from '../history/condition-changes.ts';
+import type { PhaseRecord, ResourceRecord } from '../store/read-types.ts';
+import type { WebhookCheckConfig } from './config.ts';
+import { displayUrl, readCappedBody, type CheckVerdict } from './http-check.ts';
+
+/** The published schema (request and response definitions). */
+const SCHEMA = JSON.parse(readFileSync(new URL('../../docs/schemas/condition-webhook.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const ajv = new Ajv({ allErrors: false, strict: false });
+ajv.addSchema(SCHEMA);
+const validateResponse = ajv.compile({ $ref: 'https://phaselog.dev/schemas/condition-webhook.schema.json#/definitions/ConditionResponse' });
+
+/** The request header carrying the signature. */
+export const SIGNATURE_HEADER = 'X-Phaselog-Signature';
+
+/** `sha256=<hex>` of `body` under `secret`: what a receiver recomputes over the raw body. */
+export function signBody(body: string, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** What one webhook request needs. */
+export interface WebhookRequestOptions {
+  url: string;
+  timeoutMs: number;
+  secret: string;
+  /** The condition type asked for. */
+  type: string;
+  phase: PhaseRecord;
+  members: readonly ResourceRecord[];
+}
+
+/** The request body (ConditionRequest). */
+export function webhookRequestBody(options: Omit<WebhookRequestOptions, 'url' | 'timeoutMs' | 'secret'>, sentAt: Date): string {
+  const { phase } = options;
+  return JSON.stringify({
+    apiVersion: 'phaselog.dev/v1',
+    kind: 'ConditionRequest',
+    type: options.type,
+    sentAt: sentAt.toISOString(),
+    phase: {
+      id: String(phase.id),
+      cluster: phase.cluster,
+      source: phase.source,
+      namespace: phase.namespace,
+      name: phase.name,
+      labels: phase.labels,
+      status: phase.current?.status ?? null,
+      message: phase.current?.message ?? '',
+      summary: phase.current?.summary ?? {},
+    },
+    members: options.members.map((m) => {
+      const [group = '', kind = '', namespace = '', ...name] = m.key.split('/');
+      return { group, kind, namespace, name: name.join('/'), status: m.status, message: m.message };
+    }),
+  });
+}
+
+/** A verdict of a webhook, with the condition type it is for (the type asked for, or `<type>/<suffix>`). */
+export interface WebhookVerdict extends CheckVerdict {
+  type: string;
+}
+
+/**
+ * Posts the phase and reads the conditions; never throws. A failure is one Unknown verdict of the
+ * type asked for.
+ */
+export async function runWebhookCheck(check: WebhookCheckConfig, options: WebhookRequestOptions): Promise<WebhookVerdict[]> {
+  const answered = await askWebhook(check, options);
+  return Array.isArray(answered) ? answered : [{ type: options.type, ...answered }];
+}
+
+async function askWebhook(check: WebhookCheckConfig, options: WebhookRequestOptions): Promise<CheckVerdict | WebhookVerdict[]> {
+  const shown = `POST ${displayUrl(options.url)}`;
+  const body = webhookRequestBody(options, new Date());
+  let text: string;
+  let status: number;
+  try {
+    const response = await fetch(options.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signBody(body, options.secret) },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    status = response.status;
+    text = await readCappedBody(response, check.maxBodyBytes);
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === 'TimeoutError' || name === 'AbortError') return { status: 'Unknown', reason: 'Timeout', message: `${shown} did not answer within ${options.timeoutMs}ms` };
+    return { status: 'Unknown', reason: 'ConnectionFailed', message: `${shown} failed` };
+  }
+  if (status < 200 || status > 299) return { status: 'Unknown', reason: 'UnexpectedStatus', message: `${shown} answered ${status}` };
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered a body that is not JSON` };
+  }
+  if (!validateResponse(answer)) {
+    const [first] = validateResponse.errors ?? [];
+    return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered a ConditionResponse that breaks the schema: ${first ? `${first.instancePath || '/'} ${first.message ?? ''}` : 'invalid'}` };
+  }
+  const conditions = (answer as { conditions: { type?: string; status: ConditionStatus; reason: string; message?: string }[] }).conditions;
+  const verdicts: WebhookVerdict[] = [];
+  for (const c of conditions) {
+    const type = c.type ?? options.type;
+    // Only the type asked for and its own sub-types: a service cannot write another check's conditions.
+    if (type !== options.type && !type.startsWith(`${options.type}/`)) {
+      return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered condition ${JSON.stringify(type.slice(0, 63))}, which is neither ${options.type} nor ${options.type}/<suffix>` };
+    }
+    if (verdicts.some((v) => v.type === type)) return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered condition ${type} twice` };
+    verdicts.push({ type, status: c.status, reason: c.reason, message: c.message ?? '' });
+  }
+  if (!verdicts.some((v) => v.type === options.type)) return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered no ${options.type} condition` };
+  return verdicts;
+}
