@@ -93,6 +93,8 @@ export interface StatusChangeSeed {
   fromStatus: string | null;
   toStatus: string | null;
   resourceKey?: string | null;
+  /** For `scope: 'condition'`: the condition's type. */
+  conditionType?: string | null;
   message?: string;
 }
 
@@ -102,7 +104,7 @@ export async function insertStatusChange(db: Db, seed: StatusChangeSeed): Promis
   const row = await db.statusChange.create({
     data: {
       clusterId: seed.clusterId, phaseId: seed.phaseId, scope: seed.scope, at: seed.at, fromStatus: seed.fromStatus, toStatus: seed.toStatus,
-      resourceId: resource, detailId: await detailId(db, messageDetail(seed.message ?? '')),
+      resourceId: resource, conditionType: seed.conditionType ?? null, detailId: await detailId(db, messageDetail(seed.message ?? '')),
     },
     select: { seq: true },
   });

@@ -292,5 +292,21 @@ describe('notifications', () => {
       connection.disconnect();
     }
   });
+
+  it('routes condition changes by type and status: a check\'s condition turning False is told, other types and statuses are not', async () => {
+    const r = await receiver();
+    const id = await phase('checked');
+    const condition = (type: string, from: string | null, to: string) =>
+      insertStatusChange(db, { clusterId, phaseId: id, scope: 'condition', conditionType: type, at: new Date(), fromStatus: from, toStatus: to, message: `${type} ${to}` });
+    await (await start(config({ name: 'health-down', match: { changes: ['condition'], conditionTypes: ['health'], to: ['False'] }, receiver: { type: 'webhook', url: r.url, secretFile: 'hmac' } }))).scanNow();
+    const told = await condition('health', 'True', 'False');
+    await condition('health', 'False', 'True');
+    await condition('version', 'True', 'False');
+    await change(id, 'Current', 'Failed');
+    await waitFor(async () => (await deliveries('health-down')).some((d) => d.status === 'delivered'), { timeoutMs: 20_000, what: 'the condition change delivered' });
+    await running?.scanNow();
+    expect(r.hits.map((h) => h.key)).toEqual([`health-down:${told}`]);
+    expect(r.hits[0]?.body).toMatchObject({ scope: 'condition', conditionType: 'health', fromStatus: 'True', toStatus: 'False', phase: { name: 'checked' } });
+  });
 });
 
