@@ -146,7 +146,7 @@ export const REGISTRY: BenchEntry[] = [
   },
   {
     id: 'metrics', kind: 'scenario', file: 'metrics.ts',
-    title: 'GET /metrics over HTTP at 50,000 phases in 10 clusters (phase state series written by PostgreSQL in one statement), half the phases InProgress and then all Current: body size, scrape time one at a time, 4 concurrent scrapes (coalesced into one read)',
+    title: 'GET /metrics over HTTP at 50,000 phases in 10 clusters (phase state series written by PostgreSQL in two statements at once; gzipped when asked, as Prometheus asks), half the phases InProgress and then all Current: body size (plain and as sent gzipped), scrape time one at a time (with and without gzip), 4 concurrent scrapes (coalesced into one read)',
     options: { small: { phases: 2_000, scrapes: 5 }, default: { phases: 50_000, scrapes: 20 } },
     timeoutMs: 300_000,
   },
