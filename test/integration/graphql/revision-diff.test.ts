@@ -162,6 +162,21 @@ const changeOf = (list: Change[], key: string): Change => {
   return found;
 };
 
+/** What the CLI's commands get, asking this test's API with `token`, printing into `out` (no colour). */
+function cliContext(token: string, out: string[]): CommandContext {
+  return {
+    api: createApiClient({ url: api.url, token }),
+    hasToken: true,
+    config: loadConfig({}, mkdtempSync(path.join(tmpdir(), 'phaselog-cli-'))),
+    out: (text) => void out.push(text),
+    err: () => {},
+    errIsTerminal: false,
+    decorated: false,
+    paint: painter(false),
+    now: () => new Date(),
+  };
+}
+
 describe('ManifestVersion.changes', () => {
   it('gives each changed member its stored revisions and a unified diff, a changed image as one -/+ pair', async () => {
     const [latest, first] = await versions(reader);
@@ -268,17 +283,7 @@ describe('ManifestVersion.changes', () => {
 
   it('is what `phaselog manifest --diff` prints: per member a ref, before/after headers and the -/+ lines; data in -o json', async () => {
     const out: string[] = [];
-    const ctx: CommandContext = {
-      api: createApiClient({ url: api.url, token: reader }),
-      hasToken: true,
-      config: loadConfig({}, mkdtempSync(path.join(tmpdir(), 'phaselog-diff-'))),
-      out: (text) => void out.push(text),
-      err: () => {},
-      errIsTerminal: false,
-      decorated: false,
-      paint: painter(false),
-      now: () => new Date(),
-    };
+    const ctx = cliContext(reader, out);
     expect(await runManifest(ctx, { phase: `diffs/shop/${shopName}`, diff: true, output: 'table', color: false })).toBe(0);
     const text = out.join('');
     expect(text).not.toContain('\u001b[');
@@ -346,17 +351,7 @@ describe('Resource.revision (EMCO detail mode)', () => {
 
   it('is what `phaselog status <phase> -o detail` prints, now and with --at; -o summary prints counts only', async () => {
     const out: string[] = [];
-    const ctx = (token: string): CommandContext => ({
-      api: createApiClient({ url: api.url, token }),
-      hasToken: true,
-      config: loadConfig({}, mkdtempSync(path.join(tmpdir(), 'phaselog-detail-'))),
-      out: (text) => void out.push(text),
-      err: () => {},
-      errIsTerminal: false,
-      decorated: false,
-      paint: painter(false),
-      now: () => new Date(),
-    });
+    const ctx = (token: string): CommandContext => cliContext(token, out);
     const base: StatusOptions = { phase: `diffs/shop/${shopName}`, output: 'detail', headers: true, watch: false, clusters: [], statuses: [] };
     expect(await runStatus(ctx(reader), base)).toBe(0);
     const now = out.join('');

@@ -1,24 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { dirWith, issuesOf } from '../../helpers/config.ts';
 
-function dirWith(yaml?: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-config-edge-'));
-  if (yaml !== undefined) writeFileSync(path.join(dir, 'phaselog.yaml'), yaml);
-  return dir;
-}
 
-function issuesOf(fn: () => unknown): { key: string; message: string }[] {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('api edge configuration', () => {
   it('has no extra origins, names or WebSocket settings by default', () => {

@@ -1,25 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config.ts';
 import { formatDuration, parseDuration } from '../../../src/duration.ts';
+import { dirWith, issuesOf } from '../../helpers/config.ts';
 
-function dirWith(yaml?: string): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-config-'));
-  if (yaml !== undefined) writeFileSync(path.join(dir, 'phaselog.yaml'), yaml);
-  return dir;
-}
 
-function issuesOf(fn: () => unknown): { key: string; message: string }[] {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('loadConfig', () => {
   it('needs nothing: embedded defaults bound to loopback', () => {

@@ -2,30 +2,13 @@
  * `notifications` in phaselog.yaml: a bad route is refused when the configuration loads, by key,
  * with what is wrong, and never with a receiver URL or a secret file's contents in the message.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { dirWith, issuesOf } from '../../helpers/config.ts';
 
 const SLACK_URL = 'https://hooks.slack.example/services/T000/B000/very-secret-token';
 
-function dirWith(yaml: string, files: Record<string, string> = {}): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-notify-config-'));
-  writeFileSync(path.join(dir, 'phaselog.yaml'), yaml);
-  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
-  return dir;
-}
 
-function issuesOf(fn: () => unknown): { key: string; message: string }[] {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 const route = (receiver: string, extra = '') => `notifications:\n  routes:\n    - name: ops\n${extra}      receiver:\n${receiver}`;
 
