@@ -161,6 +161,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
           checks: workerChecks,
           clusters: clusters.map((c) => c.name),
           ...checkRunDeps(db, config.baseDir, redis.url, prefix, log),
+          requestSnapshot: (cluster) => workers.snapshotNow(cluster),
         });
         closers.push({ name: 'check-worker', close: () => checkWorker.close() });
       }

@@ -141,13 +141,28 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const observe: ObserveClusterOptions = { memos: new ObservationMemos(), ...options.observe, ...(health ? { customHealth: (object) => health.checker.evaluate(object) } : {}) };
   const publisher = createChangePublisher(options.redisUrl, { ...(options.channelPrefix !== undefined ? { prefix: options.channelPrefix } : {}), log });
   // The caller binds `part` (app.ts: part=worker); sub-units bind `unit`, so no JSON log line carries a key twice.
-  const celChecks = (options.checks ?? []).some((c) => c.cel !== undefined) ? createCelChecks({ conditions: createConditionStore(db), log: log.child({ unit: 'cel-checks' }) }, options.checks ?? []) : undefined;
+  const conditionStore = createConditionStore(db);
+  const celChecks = (options.checks ?? []).some((c) => c.cel !== undefined) ? createCelChecks({ conditions: conditionStore, log: log.child({ unit: 'cel-checks' }) }, options.checks ?? []) : undefined;
+  // Checks whose False condition makes the phase Failed: each snapshot reads their current conditions.
+  const affecting = (options.checks ?? []).filter((c) => c.affectsStatus).map((c) => c.name);
+  const affectingCel = new Set((options.checks ?? []).filter((c) => c.affectsStatus && c.cel !== undefined).map((c) => c.name));
+  let snapshotSoon: (cluster: string) => void = () => {};
   const deps = {
     recorder: createRecorder(createSnapshotStore(db), { keepState: config.snapshot.keepState ?? true }),
     publisher,
     log: log.child({ unit: 'snapshot' }),
     observe,
-    ...(celChecks ? { afterRecord: (observation: ClusterObservation) => celChecks.afterSnapshot(observation, config.snapshot.interval) } : {}),
+    ...(celChecks
+      ? {
+          afterRecord: async (observation: ClusterObservation) => {
+            const changes = await celChecks.afterSnapshot(observation, config.snapshot.interval);
+            // A cel condition with affectsStatus that changed is folded in by the next snapshot: ask for it now.
+            if (changes.some((c) => c.conditionType != null && affectingCel.has(c.conditionType.split('/')[0] ?? ''))) snapshotSoon(observation.cluster);
+            return changes;
+          },
+        }
+      : {}),
+    ...(affecting.length > 0 ? { falseConditions: (cluster: string) => conditionStore.falseConditions(cluster, affecting) } : {}),
   };
   const lockTtlMs = options.clusterLockTtlMs ?? 6_000;
   const locks = createClusterLocks(lockRedis, { prefix: `${prefix}:${queueName}:cluster-lock`, ttlMs: lockTtlMs });
@@ -242,6 +257,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     ...(observe.redaction !== undefined ? { redaction: observe.redaction } : {}),
   }) : undefined;
   if (options.metrics !== undefined) registerWorkerMetrics(options.metrics, queue, live);
+  snapshotSoon = (cluster) => void enqueueSnapshot(queue, cluster).catch((err: unknown) => log.warn({ err, cluster }, 'could not queue the snapshot a changed affectsStatus condition asks for; the next tick records it'));
   log.info({ clusters: clients.size, queue: queueName, intervalMs: config.snapshot.interval, live: live !== undefined }, 'snapshot workers started');
 
   return {

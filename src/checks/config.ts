@@ -99,10 +99,12 @@ export const checkSchema = z
     /** Longest one request may take; slower is Unknown(Timeout). @default 5s */
     timeout: duration(5_000),
     /**
-     * Let a False condition make the phase's own status worse. Not built yet: `true` is refused
-     * at load rather than silently ignored. @default false
+     * Let the condition make the phase's own status worse: while it is False, the phase is Failed
+     * (whatever its resources say), recorded by the cluster's next snapshot, which a change of the
+     * condition asks for at once. True and Unknown (a check that cannot run) change nothing: a
+     * probe that times out is not an outage of the phase. @default false
      */
-    affectsStatus: z.literal(false, { error: 'affectsStatus: true is not supported yet (a check never changes the phase\'s own status); gate on the condition with gate(conditions:) instead' }).default(false),
+    affectsStatus: z.boolean().default(false),
     http: httpCheckSchema.optional(),
     cel: celCheckSchema.optional(),
     webhook: webhookCheckSchema.optional(),

@@ -105,3 +105,10 @@ export function isCheckRunFresh(lastRunAt: Date | null, intervalMs: number, now:
   const bound = Math.max(3 * intervalMs, intervalMs + 10_000);
   return now.getTime() - lastRunAt.getTime() <= bound;
 }
+
+/** A condition of a check with `affectsStatus` that is False now, as a snapshot folds it into its phase's status. */
+export interface FalseCondition {
+  type: string;
+  reason: string;
+  message: string;
+}

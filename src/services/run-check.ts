@@ -26,6 +26,11 @@ export interface RunCheckDeps {
   publisher?: Pick<ChangePublisher, 'publish'>;
   readSecret: SecretReader;
   log: Logger;
+  /**
+   * Asks for a snapshot of the cluster now: a condition of a check with `affectsStatus` changed,
+   * and its phases' statuses take it in when they are observed next. @default none
+   */
+  requestSnapshot?: (cluster: string) => Promise<unknown>;
   /** Requests in flight at once per run. @default 16 */
   concurrency?: number;
 }
@@ -50,6 +55,9 @@ export async function runCheckOnCluster(deps: RunCheckDeps, check: CheckConfig, 
   const verdicts = await mapLimited(phases, deps.concurrency ?? 16, (phase) => verdictFor(deps, check, phase));
   const results: ConditionResult[] = phases.flatMap((phase, n) => (verdicts[n] as TypedVerdict[]).map(({ type, ...verdict }) => ({ phaseId: phase.id, type, ...verdict })));
   const written = await deps.conditions.recordRun({ check: check.name, source: checkKindOf(check), cluster, intervalMs: check.interval, at, results });
+  if (written.changes.length > 0 && check.affectsStatus && deps.requestSnapshot) {
+    await deps.requestSnapshot(cluster).catch((err: unknown) => deps.log.warn({ err, check: check.name, cluster }, 'could not queue a snapshot for a changed affectsStatus condition; the next tick records it'));
+  }
   if (written.changes.length > 0) {
     await deps.publisher?.publish(written.changes).catch((err: unknown) => deps.log.warn({ err, check: check.name, cluster }, 'publishing condition changes failed; subscribers catch up from the change log'));
   }

@@ -23,6 +23,7 @@ import { summarizePhase } from '../status/phase-summary.ts';
 import { dependsOnPodsOrTime } from '../status/pod-aware.ts';
 import { notFoundStatus, presenceOf, unknownStatus } from '../status/result.ts';
 import { ObservationMemos, type MemoContext, type ObjectPart, type StatusMemo } from './memos.ts';
+import type { FalseCondition } from '../history/condition-changes.ts';
 
 /** Options of {@link observeCluster}. */
 export interface ObserveClusterOptions {
@@ -44,6 +45,11 @@ export interface ObserveClusterOptions {
    * cluster is observed when a change cannot be placed (see {@link findAffectedPhases}).
    */
   changed?: ChangedObjects;
+  /**
+   * Conditions of checks with `affectsStatus` that are False now, by phase identity
+   * (`sourceKind/namespace/name`): each makes its phase Failed (see summarizePhase's `failedBy`).
+   */
+  falseConditions?: ReadonlyMap<string, readonly FalseCondition[]>;
   /**
    * What observing remembers between ticks (statuses, revision and manifest hashes). A worker
    * passes one for all its snapshots; without it each observation starts afresh, which reads
@@ -132,7 +138,7 @@ export async function observeWithSources(cluster: ClusterClient, options: Observ
   const at = now();
   const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
   const memos = options.memos ?? new ObservationMemos();
-  const tick: TickContext = { clusterName: cluster.name, statusOptions, redaction: options.redaction, memos, memo: memos.contextOf(statusOptions, redactionKey(options.redaction)) };
+  const tick: TickContext = { clusterName: cluster.name, falseConditions: options.falseConditions, statusOptions, redaction: options.redaction, memos, memo: memos.contextOf(statusOptions, redactionKey(options.redaction)) };
   const outcomeOf = await withServerReads(cluster, refs, read, tick, options);
   const sources: ObservationSources = { phases: [] };
   const phases = all.map((source) => {
@@ -195,6 +201,7 @@ async function withServerReads(
 /** What every resource of one observation is observed under. */
 interface TickContext {
   clusterName: string;
+  falseConditions: ReadonlyMap<string, readonly FalseCondition[]> | undefined;
   statusOptions: StatusOptions;
   redaction: RedactionOptions | undefined;
   memos: ObservationMemos;
@@ -281,7 +288,7 @@ function observePhase(source: DiscoveredPhase, resources: ObservedResource[], at
       const r = resources[index] as ObservedResource;
       return { ref, status: r.status, message: r.message, ...(r.reason !== undefined ? { reason: r.reason } : {}) };
     }),
-    { now: at },
+    { now: at, failedBy: (tick.falseConditions?.get(`${phase.source}/${phase.namespace}/${phase.name}`) ?? []).map((c) => `${c.type} is False${c.message === '' ? '' : `: ${c.message}`}`) },
   );
   const observed: ObservedPhase = {
     identity: { sourceKind: phase.source, namespace: phase.namespace, name: phase.name },

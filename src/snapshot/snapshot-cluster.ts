@@ -9,6 +9,7 @@ import type { ChangePublisher } from '../pubsub/change-publisher.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
 import type { ChangedObjects } from '../inventory/affected-phases.ts';
 import type { ClusterObservation, StatusChange } from '../history/types.ts';
+import type { FalseCondition } from '../history/condition-changes.ts';
 import { RevisionsMissingError } from '../store/snapshot-store.ts';
 import { observeWithSources, type ObservedCluster, type ObserveClusterOptions } from './observe.ts';
 import type { RecordSnapshotResult, Recorder } from './record.ts';
@@ -27,6 +28,11 @@ export interface SnapshotDeps {
    * failure is logged and never fails the snapshot.
    */
   afterRecord?: (observation: ClusterObservation) => Promise<StatusChange[]>;
+  /**
+   * The False conditions of checks with `affectsStatus` on a cluster's phases, read before observing
+   * (from the database, never inside the transaction); each makes its phase Failed.
+   */
+  falseConditions?: (cluster: string) => Promise<ReadonlyMap<string, readonly FalseCondition[]>>;
 }
 
 /** What one snapshot did, for job results and logs. */
@@ -57,7 +63,9 @@ export interface SnapshotClusterOptions {
 /** Observes `cluster`, records it for `tickAt`, publishes the changes. Throws only when the store fails. */
 export async function snapshotCluster(deps: SnapshotDeps, cluster: ClusterClient, tickAt: Date, options: SnapshotClusterOptions = {}): Promise<SnapshotOutcome> {
   const log = deps.log.child({ cluster: cluster.name, tickAt: tickAt.toISOString() });
-  const observed = await observeWithSources(cluster, options.changed === undefined ? deps.observe : { ...deps.observe, changed: options.changed });
+  const falseConditions = await deps.falseConditions?.(cluster.name);
+  const observe = { ...deps.observe, ...(options.changed !== undefined ? { changed: options.changed } : {}), ...(falseConditions !== undefined ? { falseConditions } : {}) };
+  const observed = await observeWithSources(cluster, observe);
   const { observation } = observed;
   const base = { cluster: cluster.name, tickAt: tickAt.toISOString() };
   const seen = observation.outcome === 'ok' ? { phases: observation.phases.length, live: observation.live === true } : {};

@@ -43,6 +43,11 @@ export interface SummarizePhaseOptions {
   previousConditions?: readonly PhaseCondition[];
   /** The status the phase waits for: `Current` to apply, `NotFound` to delete. @default 'Current' */
   desired?: ResourceStatus;
+  /**
+   * Verdicts from outside the resources (conditions of checks with `affectsStatus`, False now),
+   * e.g. `health is False: HTTP 503`: any makes the phase Failed, its message leading. @default []
+   */
+  failedBy?: readonly string[];
 }
 
 /** The member most worth a user's attention, with its position in the inventory. */
@@ -137,9 +142,11 @@ export function summarizePhase(members: readonly PhaseMember[], options: Summari
   const statuses = members.map((m) => (isResourceStatus(m.status) ? m.status : 'Unknown'));
   const counts = emptyCounts();
   for (const status of statuses) counts[status]++;
-  const status = aggregateStatus(statuses, desired);
+  const failedBy = options.failedBy ?? [];
+  const status = failedBy.length > 0 ? 'Failed' : aggregateStatus(statuses, desired);
   const mostImportant = findMostImportant(members, desired);
-  const message = summarizeMessage(members.length, members.length - counts[desired], desired, mostImportant);
+  const resourcesMessage = summarizeMessage(members.length, members.length - counts[desired], desired, mostImportant);
+  const message = failedBy.length > 0 ? `${failedBy.join('; ')} (resources: ${resourcesMessage})` : resourcesMessage;
   const now = formatTime(options.now);
   const previous = options.previousConditions ?? [];
   const [ready, reconciling, stalled] = conditionStatuses(status, desired);

@@ -4,7 +4,7 @@
  * row a run that changed nothing writes. Reads: a phase's current conditions with their runs.
  */
 import { messageDetail } from '../history/status-detail.ts';
-import { isCheckRunFresh, planConditionChanges, type CheckKind, type ConditionResult, type ConditionStatus, type StoredCondition } from '../history/condition-changes.ts';
+import { isCheckRunFresh, planConditionChanges, type CheckKind, type ConditionResult, type FalseCondition, type ConditionStatus, type StoredCondition } from '../history/condition-changes.ts';
 import type { StatusChange } from '../history/types.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { CHANGE_LOG_LOCK, storeDetails, uniqueDetails } from './history-write.ts';
@@ -44,6 +44,11 @@ export interface ConditionStore {
   recordRun(run: CheckRunWrite): Promise<CheckRunWritten>;
   /** Ids of a cluster's live phases by identity (`sourceKind/namespace/name`). */
   phaseIds(cluster: string): Promise<Map<string, number>>;
+  /**
+   * The conditions of `types` that are False now on a cluster's live phases, by phase identity
+   * (`sourceKind/namespace/name`): what a snapshot folds into phase statuses (`affectsStatus`).
+   */
+  falseConditions(cluster: string, types: readonly string[]): Promise<Map<string, FalseCondition[]>>;
   /** Redacted object bodies of stored revisions, by hash. */
   revisionBodies(hashes: readonly string[]): Promise<Map<string, Record<string, unknown>>>;
   /** Current conditions of these phases, by phase id, ordered by type. */
@@ -91,6 +96,24 @@ export function createConditionStore(db: Db): ConditionStore {
         SELECT p."id", p."sourceKind", p."namespace", p."name" FROM "Phase" p JOIN "Cluster" c ON c."id" = p."clusterId"
         WHERE c."name" = ${cluster} AND p."deletedAt" IS NULL`;
       return new Map(rows.map((r) => [`${r.sourceKind}/${r.namespace}/${r.name}`, r.id]));
+    },
+
+    async falseConditions(cluster, types) {
+      const result = new Map<string, FalseCondition[]>();
+      if (types.length === 0) return result;
+      // Sub-conditions a webhook answers (`<check>/<suffix>`) belong to their check.
+      const rows = await db.$queryRaw<{ sourceKind: string; namespace: string; name: string; type: string; reason: string; message: string }[]>`
+        SELECT p."sourceKind", p."namespace", p."name", c."type", c."reason", c."message"
+        FROM "PhaseConditionCurrent" c JOIN "Phase" p ON p."id" = c."phaseId" JOIN "Cluster" k ON k."id" = p."clusterId"
+        WHERE k."name" = ${cluster} AND p."deletedAt" IS NULL AND c."status" = 'False' AND split_part(c."type", '/', 1) = ANY(${[...types]}::text[])
+        ORDER BY c."type"`;
+      for (const row of rows) {
+        const key = `${row.sourceKind}/${row.namespace}/${row.name}`;
+        const list = result.get(key) ?? [];
+        list.push({ type: row.type, reason: row.reason, message: row.message });
+        result.set(key, list);
+      }
+      return result;
     },
 
     async revisionBodies(hashes) {

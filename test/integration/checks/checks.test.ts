@@ -207,8 +207,8 @@ describe('checks', () => {
     expect(checkSchema.safeParse({ name: 'bad', http: { url: 'http://x/{{ secret }}' } }).success).toBe(false);
     expect(checkSchema.safeParse({ name: 'Ready', http: { url: 'http://x/' } }).success).toBe(false);
     expect(checkSchema.safeParse({ name: 'both', http: { url: 'http://x/' }, cel: { expr: 'true' } }).success).toBe(false);
-    // Not built: refused rather than silently ignored.
-    expect(checkSchema.safeParse({ name: 'worse', affectsStatus: true, http: { url: 'http://x/' } }).success).toBe(false);
+    expect(checkSchema.safeParse({ name: 'worse', affectsStatus: 'yes', http: { url: 'http://x/' } }).success).toBe(false);
+    expect(checkSchema.parse({ name: 'worse', affectsStatus: true, http: { url: 'http://x/' } }).affectsStatus).toBe(true);
     // A label's own value only: a label key that names Object's prototype fills nothing.
     expect(checkSchema.safeParse({ name: 'proto', http: { url: 'http://x/{{ labels.__proto__ }}' } }).success).toBe(true);
   });

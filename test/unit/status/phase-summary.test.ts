@@ -48,6 +48,17 @@ describe('summarizePhase', () => {
     expect(summary.message).toContain(`${who} is ${status}`);
   });
 
+  it('is Failed while a check with affectsStatus is False, that check leading the message and Stalled true', () => {
+    const summary = summarizePhase([current, progressing], { now: NOW, failedBy: ['health is False: HTTP 503'] });
+    expect(summary.status).toBe('Failed');
+    expect(summary.message).toBe('health is False: HTTP 503 (resources: 1 of 2 resources not Current: Deployment shop/web is InProgress: Ready: 1/3)');
+    expect(summary.conditions.map((c) => [c.type, c.status])).toEqual([['Ready', 'False'], ['Reconciling', 'False'], ['Stalled', 'True']]);
+    // The resources' own picture is kept: counts and the worst member.
+    expect(summary.counts.InProgress).toBe(1);
+    expect(summary.mostImportant?.ref).toEqual(progressing.ref);
+    expect(summarizePhase([current], { now: NOW, failedBy: [] }).status).toBe('Current');
+  });
+
   it('breaks ties by inventory order', () => {
     const second = { ...progressing, ref: ref('Deployment', 'api', 'shop', 'apps') };
     const summary = summarizePhase([current, progressing, second], { now: NOW });
