@@ -467,8 +467,10 @@ export function createHistoryReader(db: Db): HistoryReader {
         LEFT JOIN "StatusDetail" d ON d."id" = sc."detailId"
         ${where.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}`}
         ORDER BY sc."seq" LIMIT ${first + 1}`);
-      const items = rows.slice(0, first).map(({ sourceKind, namespace, name, ...row }) => ({
+      // conditionType only on condition changes, as the published events carry it.
+      const items = rows.slice(0, first).map(({ sourceKind, namespace, name, conditionType, ...row }) => ({
         ...row,
+        ...(conditionType != null ? { conditionType } : {}),
         seq: BigInt(row.seq),
         clusterId: Number(row.clusterId),
         phaseId: row.phaseId === null ? null : Number(row.phaseId),

@@ -135,7 +135,8 @@ describe('notifications', () => {
     expect(early.find((d) => d.seq === fresh)?.status).toBe('held');
     expect(r.hits.some((h) => h.key === `calm:${fresh}`)).toBe(false);
 
-    await waitFor(() => r.hits.some((h) => h.key === `calm:${fresh}`), { timeoutMs: 20_000, what: 'the held change to be sent once it lasted' });
+    // Recorded as delivered just after the receiver answered: wait for the record, not the request.
+    await waitFor(async () => (await deliveries('calm')).find((d) => d.seq === fresh)?.status === 'delivered', { timeoutMs: 20_000, what: 'the held change to be sent once it lasted' });
     const all = await deliveries('calm');
     expect(all.map((d) => [d.seq, d.status, d.reason])).toEqual([[blip, 'suppressed', 'superseded'], [recovered, 'delivered', null], [fresh, 'delivered', null]]);
     expect(r.hits.map((h) => h.key).sort()).toEqual([`calm:${recovered}`, `calm:${fresh}`].sort());
