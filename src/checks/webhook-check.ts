@@ -6,14 +6,17 @@
  */
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Ajv } from 'ajv';
 import type { ConditionStatus } from '../history/condition-changes.ts';
+import { PROJECT_ROOT } from '../runtime/paths.ts';
 import type { PhaseRecord, ResourceRecord } from '../store/read-types.ts';
 import type { WebhookCheckConfig } from './config.ts';
 import { displayUrl, readCappedBody, type CheckVerdict } from './http-check.ts';
 
 /** The published schema (request and response definitions). */
-const SCHEMA = JSON.parse(readFileSync(new URL('../../docs/schemas/condition-webhook.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+// From the project root, not this file: compiled, this module runs from dist/.
+const SCHEMA = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'docs', 'schemas', 'condition-webhook.schema.json'), 'utf8')) as Record<string, unknown>;
 const ajv = new Ajv({ allErrors: false, strict: false });
 ajv.addSchema(SCHEMA);
 const validateResponse = ajv.compile({ $ref: 'https://phaselog.dev/schemas/condition-webhook.schema.json#/definitions/ConditionResponse' });
