@@ -50,7 +50,7 @@ export interface RunningCheckWorker {
 
 /** The stores, publisher and secret reader a check worker of this process uses. */
 export function checkRunDeps(db: Db, baseDir: string, redisUrl: string, channelPrefix: string, log: Logger): Omit<RunCheckDeps, 'log'> & { close(): Promise<void> } {
-  const publisher = createChangePublisher(redisUrl, { prefix: channelPrefix, log });
+  const publisher = createChangePublisher(redisUrl, { prefix: channelPrefix, log, client: 'check-change-publisher' });
   return {
     phases: createPhaseReader(db),
     history: createHistoryReader(db),

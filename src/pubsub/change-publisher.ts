@@ -16,10 +16,16 @@ export interface ChangePublisher {
   close(): Promise<void>;
 }
 
+/** Options of {@link createChangePublisher}. */
+export interface ChangePublisherOptions extends ChannelOptions {
+  /** The connection's name in log lines (one process may hold several publishers). @default 'change-publisher' */
+  client?: string;
+}
+
 /** Creates a publisher with its own Redis connection. */
-export function createChangePublisher(redisUrl: string, options: ChannelOptions = {}): ChangePublisher {
+export function createChangePublisher(redisUrl: string, options: ChangePublisherOptions = {}): ChangePublisher {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3, lazyConnect: false });
-  logRedisErrors(redis, options.log, 'change-publisher');
+  logRedisErrors(redis, options.log, options.client ?? 'change-publisher');
   return {
     async publish(changes) {
       if (changes.length === 0) return;
