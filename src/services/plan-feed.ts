@@ -61,7 +61,7 @@ async function statesAfter(deps: PlanFeedDeps, plan: PlanRecord, afterSeq: bigin
       states[i] = { ...(states[i] as PlanStepState), status: interval?.status ?? null, message: interval?.message ?? 'no recorded status' };
     }),
   );
-  let cursor = anchor.seq - 1n;
+  let cursor: bigint | undefined;
   for (;;) {
     const page = await deps.history.listStatusChanges(FULL_ACCESS, { scopes: ['phase'], from: anchor.at, to: new Date(anchor.at.getTime() + 1) }, 500, cursor);
     for (const change of page.items) {
