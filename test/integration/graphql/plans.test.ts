@@ -5,7 +5,16 @@
  * boundaries, its gate passes only when Current long enough on fresh reads, planStatusChanged
  * replays and streams the steps, and a restricted token sees only plans whose every phase it may see.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../../src/cli/api-client.ts';
+import { runGate } from '../../../src/cli/commands/gate.ts';
+import { runPlanHistory, runPlanList, runPlanStatus } from '../../../src/cli/commands/plan.ts';
+import type { CommandContext } from '../../../src/cli/context.ts';
+import { painter } from '../../../src/cli/format.ts';
+import { loadConfig } from '../../../src/config.ts';
 import { createToken } from '../../../src/auth/tokens.ts';
 import { createChangePublisher, type ChangePublisher } from '../../../src/pubsub/change-publisher.ts';
 import { createRecorder } from '../../../src/snapshot/record.ts';
@@ -246,5 +255,64 @@ describe('a token restricted to namespace shop', () => {
     } finally {
       await client.dispose();
     }
+  });
+});
+
+describe('phaselog plan', () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const ctx = (): CommandContext => ({
+    api: createApiClient({ url: api.url }),
+    hasToken: false,
+    config: loadConfig({}, mkdtempSync(path.join(tmpdir(), 'phaselog-plan-'))),
+    out: (text) => void out.push(text),
+    err: (text) => void err.push(text),
+    errIsTerminal: false,
+    decorated: false,
+    paint: painter(false),
+    now: () => new Date(),
+  });
+  const printed = () => out.splice(0).join('');
+
+  it('status prints the plan line, then its phases in order with step numbers; -o summary counts per phase', async () => {
+    cluster.emulator.patchStatus(deployment('shop'), rollingStatus());
+    await snapshot();
+    expect(await runPlanStatus(ctx(), { plan: 'site-prod', output: 'table', headers: true })).toBe(0);
+    const lines = printed().split('\n');
+    expect(lines[0]).toMatch(/^site-prod: InProgress \(step 3 of 3\): at step 3 of 3: prod\/shop\/shop InProgress: /);
+    expect(lines[1]).toMatch(/^STEP +PHASE +STATUS +SINCE +READY +MESSAGE$/);
+    expect(lines.slice(2, 5).map((l) => l.split(/ {2,}/).slice(0, 3))).toEqual([
+      ['1', 'prod/infra/infra', 'Current'],
+      ['2', 'prod/platform/platform', 'Current'],
+      ['3', 'prod/shop/shop', 'InProgress'],
+    ]);
+    expect(await runPlanStatus(ctx(), { plan: 'site-prod', output: 'summary', headers: true })).toBe(0);
+    const summary = printed().split('\n');
+    expect(summary[1]).toMatch(/^STEP +PHASE +STATUS +CURRENT +INPROGRESS +FAILED +TERMINATING +NOTFOUND +UNKNOWN +TOTAL$/);
+    expect(summary[4]?.split(/ +/)).toEqual(['3', 'prod/shop/shop', 'InProgress', '0', '1', '0', '0', '0', '0', '1']);
+    expect(await runPlanStatus(ctx(), { plan: 'site-prod', output: 'json', headers: true })).toBe(0);
+    expect(JSON.parse(printed())).toMatchObject({ kind: 'Plan', name: 'site-prod', status: 'InProgress', step: 3, phases: [{ step: 1 }, { step: 2 }, { step: 3, ref: 'prod/shop/shop' }] });
+    await expect(runPlanStatus(ctx(), { plan: 'nope', output: 'table', headers: true })).rejects.toMatchObject({ exitCode: 4 });
+  });
+
+  it('list shows every plan and the step it is at', async () => {
+    expect(await runPlanList(ctx(), { output: 'table', headers: false })).toBe(0);
+    const rows = printed().trim().split('\n').map((l) => l.split(/ {2,}/).slice(0, 3));
+    expect(rows).toEqual([['future', 'NotFound', '2/2'], ['labelled', 'InProgress', '1/2'], ['shop-only', 'InProgress', '1/1'], ['site-prod', 'InProgress', '3/3'], ['sneaky', 'InProgress', '2/2']]);
+  });
+
+  it('history prints the intervals; gate --plan exits 1 while the plan is not Current, 0 once it has been', async () => {
+    expect(await runPlanHistory(ctx(), { plan: 'site-prod', from: '1h', output: 'json', headers: true })).toBe(0);
+    const items = (JSON.parse(printed()) as { items: { status: string; step: number | null; to: string | null }[] }).items;
+    expect(items.slice(-2).map((i) => [i.status, i.step])).toEqual([['Current', null], ['InProgress', 3]]);
+    expect(items.at(-1)?.to).toBeNull();
+    expect(await runGate(ctx(), { plan: 'site-prod', for: '1s', status: 'Current', wait: false, output: 'table' })).toBe(1);
+    expect(printed()).toMatch(/^FAIL {2}plan site-prod: plan site-prod is InProgress, not Current: at step 3 of 3/);
+    cluster.emulator.patchStatus(deployment('shop'), readyStatus());
+    await snapshot();
+    expect(await runGate(ctx(), { plan: 'site-prod', for: '1ms', status: 'Current', wait: true, timeout: '20s', output: 'table' })).toBe(0);
+    expect(printed()).toMatch(/^PASS {2}plan site-prod: plan site-prod has been Current \(all 3 phases\) since /);
+    await expect(runGate(ctx(), { plan: 'site-prod', phase: 'prod/shop/shop', for: '1s', status: 'Current', wait: false, output: 'table' })).rejects.toMatchObject({ exitCode: 2 });
+    await expect(runGate(ctx(), { plan: 'nope', for: '1s', status: 'Current', wait: false, output: 'table' })).rejects.toMatchObject({ exitCode: 4 });
   });
 });
