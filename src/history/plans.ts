@@ -165,7 +165,8 @@ function stepAt(ref: string, intervals: readonly StepInterval[], t: number): Pla
  * intervals: every boundary of every phase's intervals inside the window cuts it, the plan's status
  * is computed on each piece, and neighbours with the same status, step and staleness are one
  * interval (with the message of its first piece). Intervals are cut to the window; the last one
- * is open (`to` null) when `window.open` (the window ends now).
+ * is open (`to` null) when `window.open` (the window ends now). The span before any of its phases
+ * had a status is left out; a later span where one has none reads as that step NotFound.
  */
 export function planIntervalsOf(steps: readonly { ref: string; intervals: readonly StepInterval[] }[], window: { from: Date; to: Date; open: boolean }): PlanInterval[] {
   const from = window.from.getTime();
@@ -180,7 +181,10 @@ export function planIntervalsOf(steps: readonly { ref: string; intervals: readon
   const starts = [...cuts].sort((a, b) => a - b);
   const out: PlanInterval[] = [];
   for (const start of starts) {
-    const state = planStateOf(steps.map((s) => stepAt(s.ref, s.intervals, start)));
+    const states = steps.map((s) => stepAt(s.ref, s.intervals, start));
+    // Before any of its phases had a status the plan was not there yet: history starts with the first.
+    if (out.length === 0 && states.every((s) => s.status === null)) continue;
+    const state = planStateOf(states);
     const last = out[out.length - 1];
     if (last !== undefined && last.status === state.status && last.step === state.step && last.staleReason === state.staleReason) continue;
     if (last !== undefined) last.to = new Date(start);

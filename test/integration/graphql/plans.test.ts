@@ -140,9 +140,8 @@ describe('a plan on real snapshots', () => {
   it('has a history computed from its phases, exact at the boundaries', async () => {
     const [t1, t2, t3, t4] = ticks as [Date, Date, Date, Date];
     const history = (await gqlData<{ plan: { history: Interval[] } }>(api.url, HISTORY, { name: 'site-prod', from: new Date(t1.getTime() - 60_000).toISOString() })).plan.history;
+    // Before the first snapshot no phase had a status: the plan's history starts with it.
     expect(history.map((i) => [i.status, i.step, i.from, i.to])).toEqual([
-      // Before the first snapshot no phase had a status: the plan was at step 1, NotFound.
-      ['NotFound', 1, new Date(t1.getTime() - 60_000).toISOString(), t1.toISOString()],
       ['InProgress', 1, t1.toISOString(), t2.toISOString()],
       ['InProgress', 2, t2.toISOString(), t3.toISOString()],
       ['InProgress', 3, t3.toISOString(), t4.toISOString()],
@@ -150,11 +149,14 @@ describe('a plan on real snapshots', () => {
     ]);
     const cut = (await gqlData<{ plan: { history: Interval[] } }>(api.url, HISTORY, { name: 'site-prod', from: t2.toISOString(), to: new Date(t3.getTime() + 1).toISOString() })).plan.history;
     expect(cut.map((i) => [i.step, i.from, i.to])).toEqual([[2, t2.toISOString(), t3.toISOString()], [3, t3.toISOString(), new Date(t3.getTime() + 1).toISOString()]]);
+    const before = (await gqlData<{ plan: { history: Interval[] } }>(api.url, HISTORY, { name: 'site-prod', from: new Date(t1.getTime() - 60_000).toISOString(), to: t1.toISOString() })).plan.history;
+    expect(before).toEqual([]);
     const statusAt = async (at: Date) => (await gqlData<{ plan: { statusAt: { status: string; step: number | null } | null } }>(api.url, STATUS_AT, { name: 'site-prod', at: at.toISOString() })).plan.statusAt;
     expect(await statusAt(new Date(t2.getTime() - 1))).toMatchObject({ status: 'InProgress', step: 1 });
     expect(await statusAt(t2)).toMatchObject({ status: 'InProgress', step: 2 });
     expect(await statusAt(new Date(t4.getTime() - 1))).toMatchObject({ status: 'InProgress', step: 3 });
     expect(await statusAt(t4)).toMatchObject({ status: 'Current', step: null });
+    expect(await statusAt(new Date(t1.getTime() - 1))).toBeNull();
     expect(await statusAt(new Date(Date.now() + 3_600_000))).toBeNull();
   });
 
@@ -232,6 +234,16 @@ describe('a plan on real snapshots', () => {
     expect(gate).toMatchObject({ passed: false, reason: 'STALE', staleReason: 'UNREACHABLE' });
     await snapshot();
     expect((await plan('site-prod'))?.stale).toBe(false);
+  });
+});
+
+describe('the query cost limit', () => {
+  it("prices a plan's history by its page and refuses every plan's phases' full history at once", async () => {
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const cheap = await gql(api.url, `{ plans { name history(from: "${from}", first: 10) { status from } } }`);
+    expect(cheap.errors).toBeUndefined();
+    const greedy = await gql(api.url, `{ plans { history(from: "${from}") { status } phases { phase { history(from: "${from}") { edges { node { message } } } resources { edges { node { key } } } } } } }`);
+    expect(greedy.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', limit: 'cost' });
   });
 });
 

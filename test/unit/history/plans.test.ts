@@ -97,6 +97,11 @@ describe('planIntervalsOf', () => {
   it('cuts the intervals to a closed window', () => {
     expect(planIntervalsOf(steps, { from: t(12), to: t(25), open: false }).map((i) => [i.step, i.from, i.to])).toEqual([[2, t(12), t(20)], [null, t(20), t(25)]]);
   });
+  it('starts where the first of its phases has a status', () => {
+    const late = [{ ref: 'a', intervals: [iv('Current', 10, null)] }, { ref: 'b', intervals: [iv('InProgress', 20, null)] }];
+    expect(planIntervalsOf(late, { from: t(0), to: t(30), open: false }).map((i) => [i.status, i.step, i.from, i.to])).toEqual([['NotFound', 2, t(10), t(20)], ['InProgress', 2, t(20), t(30)]]);
+    expect(planIntervalsOf(late, { from: t(0), to: t(5), open: false })).toEqual([]);
+  });
   it('reads a gap in a phase\'s history as no status', () => {
     const gappy = [{ ref: 'a', intervals: [iv('Current', 0, 10), iv('Current', 15, null)] }];
     expect(planIntervalsOf(gappy, { from: t(0), to: t(20), open: false }).map((i) => [i.status, i.from, i.to])).toEqual([['Current', t(0), t(10)], ['NotFound', t(10), t(15)], ['Current', t(15), t(20)]]);
