@@ -24,7 +24,7 @@ export interface PlanStatusChangeEvent {
 /** What a plan subscription reads. */
 export interface PlanFeedDeps {
   changes: ChangeFeed;
-  history: Pick<HistoryReader, 'listStatusChanges' | 'phaseStatusAt'>;
+  history: Pick<HistoryReader, 'listStatusChanges' | 'phaseStatusAt' | 'latestStatusChangeSeq'>;
 }
 
 /** Whether a phase change is about a plan step (by identity, so a phase that appears later is followed too). */
@@ -74,11 +74,16 @@ async function statesAfter(deps: PlanFeedDeps, plan: PlanRecord, afterSeq: bigin
   }
 }
 
-/** The plan's status changes after `afterSeq` (or from now), for a caller who may see the plan. */
+/**
+ * The plan's status changes after `afterSeq`, for a caller who may see the plan. Without `afterSeq`,
+ * from the newest phase change in the log: the state is rebuilt as of that seq and the feed resumes
+ * after it, so no change falls between the state and the stream.
+ */
 export async function* subscribePlan(deps: PlanFeedDeps, scope: AccessScope, plan: PlanRecord, afterSeq: bigint | undefined): AsyncGenerator<PlanStatusChangeEvent> {
-  const states = afterSeq === undefined ? plan.steps.map((s): PlanStepState => ({ ref: s.ref.text, status: s.status, message: s.message, staleReason: null })) : await statesAfter(deps, plan, afterSeq);
+  const from = afterSeq ?? (await deps.history.latestStatusChangeSeq(FULL_ACCESS, { scopes: ['phase'] })) ?? undefined;
+  const states = from === undefined ? plan.steps.map((s): PlanStepState => ({ ref: s.ref.text, status: s.status, message: s.message, staleReason: null })) : await statesAfter(deps, plan, from);
   let current = planStateOf(states);
-  const feed = deps.changes.subscribe(scope, { scopes: ['phase'] }, afterSeq);
+  const feed = deps.changes.subscribe(scope, { scopes: ['phase'] }, from);
   try {
     for await (const change of feed) {
       const index = stepOf(plan.steps, change);
