@@ -138,8 +138,10 @@ describe('phaselog completion', () => {
     expect(zsh).toContain('complete -F _phaselog phaselog');
     const fish = (await run(['completion', 'fish'])).out;
     expect(fish).toContain("complete -c phaselog -n 'not __fish_seen_subcommand_from");
-    expect(fish).toMatch(/-n '__fish_seen_subcommand_from status' -s o -l output -xa 'table wide json yaml name summary all detail'/);
+    expect(fish).toMatch(/-n '__fish_seen_subcommand_from status; and not __fish_seen_subcommand_from plan' -s o -l output -xa 'table wide json yaml name summary all detail'/);
+    expect(fish).toMatch(/-n '__fish_seen_subcommand_from plan; and __fish_seen_subcommand_from status' -s o -l output -xa 'table wide json yaml summary'/);
     expect(fish).toMatch(/-n '__fish_seen_subcommand_from token; and not __fish_seen_subcommand_from create list revoke' -a 'create'/);
     expect(fish).toContain('-a "(phaselog status -o name 2>/dev/null)"');
+    expect(fish).toContain(`-n '__fish_seen_subcommand_from plan; and __fish_seen_subcommand_from status' -a "(phaselog plan list -o name 2>/dev/null)"`);
   });
 });
