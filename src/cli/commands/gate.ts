@@ -114,6 +114,7 @@ export async function runGate(ctx: CommandContext, options: GateOptions): Promis
       return { ...result.planGate, lastGoodReadAt: null, blockingResources: [], conditions: [] };
     };
   } else {
+    if (options.phase === undefined) throw new CliError('name a phase (cluster/namespace/name, cluster/name or name) or a plan with --plan <name>', EXIT.usage);
     const phase = await resolvePhase(ctx.api, options.phase, options);
     subject = { phase };
     ask = async () => (await ctx.api.query<{ gate: Gate }>(GATE, { phase: { id: phase.id }, status: options.status, for: `${windowMs}ms`, conditions })).gate;

@@ -326,5 +326,7 @@ describe('phaselog plan', () => {
     expect(printed()).toMatch(/^PASS {2}plan site-prod: plan site-prod has been Current \(all 3 phases\) since /);
     await expect(runGate(ctx(), { plan: 'site-prod', phase: 'prod/shop/shop', for: '1s', status: 'Current', wait: false, output: 'table' })).rejects.toMatchObject({ exitCode: 2 });
     await expect(runGate(ctx(), { plan: 'nope', for: '1s', status: 'Current', wait: false, output: 'table' })).rejects.toMatchObject({ exitCode: 4 });
+    await expect(runGate(ctx(), { for: '1s', status: 'Current', wait: false, output: 'table' })).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('--plan') });
+    await expect(runGate(ctx(), { plan: 'site-prod', for: '1s', status: 'Failed', wait: false, output: 'table' })).rejects.toMatchObject({ exitCode: 2 });
   });
 });
