@@ -12,6 +12,7 @@ import { healthConfigSchema } from './status/custom/config.ts';
 import { reportsConfigSchema } from './queue/report-jobs.ts';
 import { retentionPolicySchema } from './store/retention.ts';
 import { declaredPhasesSchema } from './declared-phases.ts';
+import { declaredPlansSchema } from './declared-plans.ts';
 import { checksConfigSchema, type SecretSource } from './checks/config.ts';
 import { parseDuration } from './duration.ts';
 import { normalizeOrigin } from './http/origin.ts';
@@ -177,6 +178,8 @@ export const configSchema = z.strictObject({
   clusters: clustersConfigSchema.default([]),
   /** Phases declared here instead of by an inventory object: resource lists and label selectors. */
   phases: declaredPhasesSchema.default([]),
+  /** Phase plans: ordered lists of phases (besides those inventories declare by labels). */
+  plans: declaredPlansSchema.default([]),
   health: healthConfigSchema.optional(),
   /** Transition notifications: routes from the change log to webhooks, Slack and CloudEvents receivers. */
   notifications: notificationsConfigSchema.default({ scanInterval: 1000, routes: [] }),

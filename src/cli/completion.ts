@@ -2,7 +2,8 @@
  * Shell completion scripts generated from the command tree itself, so they can never list a flag a
  * command does not take. Commander has no completion of its own, and the completion libraries
  * (tabtab, omelette) need a hook in every invocation instead of a script; this walks the tree once.
- * Phase and cluster names complete from the running server (`status -o name`, `clusters -o name`).
+ * Phase, plan and cluster names complete from the running server (`status -o name`, `plan list -o
+ * name`, `clusters -o name`).
  */
 import type { Command, Option } from 'commander';
 
@@ -34,11 +35,16 @@ const takesValue = (option: Option) => option.required || option.optional;
 function valueWords(option: Option): string | undefined {
   if (option.argChoices) return option.argChoices.join(' ');
   if (option.long === '--cluster') return '$(phaselog clusters -o name 2>/dev/null)';
+  if (option.long === '--plan') return '$(phaselog plan list -o name 2>/dev/null)';
   return undefined;
 }
 
-/** Whether the command's first argument is a phase (completed from `phaselog status -o name`). */
-const takesPhase = (command: Command) => command.registeredArguments[0]?.name() === 'phase';
+/** The server command listing the names a command's first argument takes: phases or plans. */
+const NAME_SOURCES: Readonly<Record<string, string>> = { phase: 'phaselog status -o name', plan: 'phaselog plan list -o name' };
+const namesOf = (command: Command): string | undefined => {
+  const name = command.registeredArguments[0]?.name();
+  return name !== undefined && Object.hasOwn(NAME_SOURCES, name) ? NAME_SOURCES[name] : undefined;
+};
 
 const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
@@ -57,7 +63,7 @@ function bash(program: Command): string {
     // Flags once a dash is typed, else subcommands and argument values (kubectl's manners).
     const flags = optionsOf(command).flatMap(flagsOf).join(' ');
     const argument = command.registeredArguments[0];
-    const values = [command.commands.map((c) => c.name()).join(' '), takesPhase(command) ? '$(phaselog status -o name 2>/dev/null)' : (argument?.argChoices?.join(' ') ?? '')].filter(Boolean).join(' ');
+    const values = [command.commands.map((c) => c.name()).join(' '), namesOf(command) !== undefined ? `$(${namesOf(command)} 2>/dev/null)` : (argument?.argChoices?.join(' ') ?? '')].filter(Boolean).join(' ');
     wordCases.push(`    ${quote(path)}) if [[ "$cur" == -* ]]; then words=${quote(flags)}; else words="${values}"; fi ;;`);
   }
   return `# phaselog completion for bash: source <(phaselog completion bash)
@@ -95,11 +101,17 @@ ${bash(program).split('\n').slice(1).join('\n')}`;
 function fish(program: Command): string {
   const lines = ['# phaselog completion for fish: phaselog completion fish | source', 'complete -c phaselog -f'];
   const top = program.commands.map((c) => c.name());
+  const allPaths = walk(program).map((n) => (n.path ? n.path.split(' ') : []));
   for (const { path, command } of walk(program)) {
     const parts = path ? path.split(' ') : [];
     const subs = command.commands.map((c) => c.name());
+    // Commands of the same name elsewhere in the tree (`status`, `plan status`): not under their parents.
+    const elsewhere = [...new Set(allPaths.filter((o) => o.length > 0 && o.at(-1) === parts.at(-1) && o.join(' ') !== path).map((o) => o[0] as string).filter((first) => !parts.includes(first)))];
     // The command line names exactly this path: its parts, and none of its subcommands yet.
-    const here = parts.length === 0 ? `not __fish_seen_subcommand_from ${top.join(' ')}` : [`__fish_seen_subcommand_from ${parts.at(-1)}`, ...(subs.length ? [`not __fish_seen_subcommand_from ${subs.join(' ')}`] : [])].join('; and ');
+    const here =
+      parts.length === 0
+        ? `not __fish_seen_subcommand_from ${top.join(' ')}`
+        : [...parts.map((p) => `__fish_seen_subcommand_from ${p}`), ...(elsewhere.length ? [`not __fish_seen_subcommand_from ${elsewhere.join(' ')}`] : []), ...(subs.length ? [`not __fish_seen_subcommand_from ${subs.join(' ')}`] : [])].join('; and ');
     for (const sub of command.commands) lines.push(`complete -c phaselog -n ${quote(here)} -a ${quote(sub.name())} -d ${quote(sub.description())}`);
     if (path === 'emulator') continue;
     for (const option of optionsOf(command)) {
@@ -108,7 +120,8 @@ function fish(program: Command): string {
       const value = takesValue(option) ? (words ? ` -xa ${words.startsWith('$(') ? `"(${words.slice(2, -1)})"` : quote(words)}` : ' -r') : '';
       lines.push(`complete -c phaselog -n ${quote(here)} ${flags}${value} -d ${quote(option.description)}`);
     }
-    if (takesPhase(command)) lines.push(`complete -c phaselog -n ${quote(here)} -a "(phaselog status -o name 2>/dev/null)"`);
+    const names = namesOf(command);
+    if (names !== undefined) lines.push(`complete -c phaselog -n ${quote(here)} -a "(${names} 2>/dev/null)"`);
     const choices = command.registeredArguments[0]?.argChoices;
     if (choices) lines.push(`complete -c phaselog -n ${quote(here)} -a ${quote(choices.join(' '))}`);
   }

@@ -86,6 +86,7 @@ const load = {
   history: () => import('./commands/history.ts'),
   manifest: () => import('./commands/manifest.ts'),
   gate: () => import('./commands/gate.ts'),
+  plan: () => import('./commands/plan.ts'),
   clusters: () => import('./commands/clusters.ts'),
   notifications: () => import('./commands/notifications.ts'),
   report: () => import('./commands/report.ts'),
@@ -224,8 +225,9 @@ Examples:
 
   const gate = program
     .command('gate')
-    .description('exit 0 if the phase has held --status (default Current) for the window --for, else 1; --wait: until it does')
-    .argument('<phase>', PHASE_HELP)
+    .description('exit 0 if the phase (or --plan) has held --status (default Current) for the window --for, else 1; --wait: until it does')
+    .argument('[phase]', PHASE_HELP)
+    .option('--plan <name>', 'gate on a plan instead: Current (every phase of it) for the window, on fresh reads')
     .requiredOption('--for <duration>', 'how long the status must have held, e.g. 10m')
     .addOption(new Option('--status <status>', 'the status it must hold').default('Current').argParser(parseStatus))
     .option('--condition <type=Status[:window]>', 'a condition from a check that must hold too, e.g. health=True or version=True:5m (window: --for when omitted); repeatable', (value: string, all: string[] = []) => [...all, value])
@@ -234,13 +236,40 @@ Examples:
     .option('--cluster <name>', 'the cluster of the phase')
     .option('-n, --namespace <namespace>', 'the namespace of the phase');
   clientOptions(gate).addOption(new Option('-o, --output <format>', 'output format').choices(['table', 'json', 'yaml']).default('table'));
-  gate.addHelpText('after', '\nExamples:\n  phaselog gate staging/shop/api --for 10m\n  phaselog gate staging/shop/api --for 10m --wait --timeout 30m   # a CI promotion step\n  phaselog gate prod/shop/api --for 10m --condition health=True --condition version=True:5m');
-  gate.action((phase: string, f: ClientFlags & { for: string; status: string; condition?: string[]; wait?: boolean; timeout?: string; cluster?: string; namespace?: string; output: OutputFormat }) =>
+  gate.addHelpText('after', '\nExamples:\n  phaselog gate staging/shop/api --for 10m\n  phaselog gate --plan site-prod --for 10m --wait --timeout 1h\n  phaselog gate staging/shop/api --for 10m --wait --timeout 30m   # a CI promotion step\n  phaselog gate prod/shop/api --for 10m --condition health=True --condition version=True:5m');
+  gate.action((phase: string | undefined, f: ClientFlags & { for: string; status: string; plan?: string; condition?: string[]; wait?: boolean; timeout?: string; cluster?: string; namespace?: string; output: OutputFormat }) =>
     client(hooks, f, async (ctx) => {
       const command = await load.gate();
       const conditions = (f.condition ?? []).map(command.parseConditionArg);
-      return command.runGate(ctx, { phase, for: f.for, status: f.status, wait: f.wait ?? false, output: f.output, conditions, ...pick(f, ['timeout', 'cluster', 'namespace']) });
+      return command.runGate(ctx, { ...(phase !== undefined ? { phase } : {}), for: f.for, status: f.status, wait: f.wait ?? false, output: f.output, conditions, ...pick(f, ['timeout', 'cluster', 'namespace', 'plan']) });
     }),
+  );
+
+  const plan = program.command('plan').description('phase plans: ordered lists of phases (phaselog.yaml plans:, or phaselog.dev/plan labels) and where each is');
+  const planList = plan.command('list').description('every plan with its status and the step it is at');
+  outputOptions(clientOptions(planList));
+  planList.action((f: OutputFlags & ClientFlags) => client(hooks, f, async (ctx) => (await load.plan()).runPlanList(ctx, { output: f.output, headers: f.headers })));
+  const planStatus = plan
+    .command('status')
+    .description("the plan's status line, then its phases in order with their step numbers")
+    .argument('<plan>', 'the plan\'s name');
+  clientOptions(planStatus)
+    .addOption(new Option('-o, --output <format>', 'output format (summary: resource counts per phase)').choices(['table', 'wide', 'json', 'yaml', 'summary']).default('table'))
+    .option('--no-headers', 'leave out the header row of tables');
+  planStatus.addHelpText('after', '\nExamples:\n  phaselog plan status site-prod\n  phaselog plan status site-prod -o summary\n  phaselog plan status site-prod -o json');
+  planStatus.action((name: string, f: Omit<OutputFlags, 'output'> & ClientFlags & { output: 'table' | 'wide' | 'json' | 'yaml' | 'summary' }) =>
+    client(hooks, f, async (ctx) => (await load.plan()).runPlanStatus(ctx, { plan: name, output: f.output, headers: f.headers })),
+  );
+  const planHistory = plan
+    .command('history')
+    .description("the plan's status intervals: when it was at which step")
+    .argument('<plan>', 'the plan\'s name')
+    .option('--from <time>', 'start of the window (default 7d ago)')
+    .option('--to <time>', 'end of the window (default now)');
+  outputOptions(clientOptions(planHistory), ['table', 'wide', 'json', 'yaml']);
+  planHistory.addHelpText('after', '\nExamples:\n  phaselog plan history site-prod --from 24h\n  phaselog plan history site-prod -o json');
+  planHistory.action((name: string, f: OutputFlags & ClientFlags & { from?: string; to?: string }) =>
+    client(hooks, f, async (ctx) => (await load.plan()).runPlanHistory(ctx, { plan: name, output: f.output, headers: f.headers, ...pick(f, ['from', 'to']) })),
   );
 
   const report = program

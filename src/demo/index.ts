@@ -12,7 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { startEmulator } from '../emulator/index.ts';
 import { startFaultControl, writeControlFile } from '../emulator/control.ts';
-import type { Emulator } from '../emulator/index.ts';
+import type { Emulator, KubeObject } from '../emulator/index.ts';
 import { clusterOutage, deploymentRollout, podCrashLoop, runScenario } from '../emulator/scenario.ts';
 import type { ScenarioStep } from '../emulator/scenario.ts';
 import { loadKubeconfigClusters } from '../kube/clusters.ts';
@@ -24,6 +24,7 @@ import {
   cliUtilsInventory,
   configMap,
   fluxKustomization,
+  inPlan,
   namespaceObject,
   readyDeployment,
   ref,
@@ -54,6 +55,18 @@ export interface Demo {
 
 const NS = 'shop';
 
+/**
+ * The demo's phase plan, declared by labels on staging's inventories: the shop's base, then api,
+ * worker and checkout, in that order (`phaselog plan status demo-staging-rollout`). Its status walks
+ * with the scenario: api's rollout holds it at step 2, worker-0's crash loop at step 3.
+ */
+export const DEMO_PLAN = 'demo-staging-rollout';
+
+/** Staging's inventories carry the plan's labels; prod's do not. */
+function planned(cluster: 'staging' | 'prod', object: KubeObject, order: number): KubeObject {
+  return cluster === 'staging' ? inPlan(object, DEMO_PLAN, order) : object;
+}
+
 function seedCluster(em: Emulator, cluster: 'staging' | 'prod'): void {
   const shopRefs = [ref('Namespace', '', NS), ref('ConfigMap', NS, 'frontend'), ref('Service', NS, 'frontend'), ref('Deployment', NS, 'frontend')];
   em.apply([
@@ -71,10 +84,10 @@ function seedCluster(em: Emulator, cluster: 'staging' | 'prod'): void {
     readyDeployment(NS, 'checkout', 2, 'example/checkout:2.3.0'),
     service(NS, 'checkout'),
     // The four phases, one per inventory kind.
-    cliUtilsInventory(NS, `${cluster}-shop-base`, shopRefs),
-    resourceGroup(NS, 'api', [ref('Service', NS, 'api'), ref('Deployment', NS, 'api')]),
-    fluxKustomization('worker', [ref('ConfigMap', NS, 'worker-config'), ref('Pod', NS, 'worker-0')], 'main@sha1:1111111'),
-    argoApplication('checkout', NS, [ref('Deployment', NS, 'checkout'), ref('Service', NS, 'checkout')]),
+    planned(cluster, cliUtilsInventory(NS, `${cluster}-shop-base`, shopRefs), 1),
+    planned(cluster, resourceGroup(NS, 'api', [ref('Service', NS, 'api'), ref('Deployment', NS, 'api')]), 2),
+    planned(cluster, fluxKustomization('worker', [ref('ConfigMap', NS, 'worker-config'), ref('Pod', NS, 'worker-0')], 'main@sha1:1111111'), 3),
+    planned(cluster, argoApplication('checkout', NS, [ref('Deployment', NS, 'checkout'), ref('Service', NS, 'checkout')]), 4),
   ]);
 }
 
@@ -89,10 +102,14 @@ function stagingCycle(cycle: number): ScenarioStep[] {
       label: 'worker manifest gains a ConfigMap',
       apply: [
         configMap(NS, `worker-flags-${cycle}`, { FEATURE_X: 'on' }),
-        fluxKustomization(
-          'worker',
-          [ref('ConfigMap', NS, 'worker-config'), ref('Pod', NS, 'worker-0'), ref('ConfigMap', NS, `worker-flags-${cycle}`)],
-          `main@sha1:${String(cycle + 2).repeat(7)}`,
+        planned(
+          'staging',
+          fluxKustomization(
+            'worker',
+            [ref('ConfigMap', NS, 'worker-config'), ref('Pod', NS, 'worker-0'), ref('ConfigMap', NS, `worker-flags-${cycle}`)],
+            `main@sha1:${String(cycle + 2).repeat(7)}`,
+          ),
+          3,
         ),
       ],
     },

@@ -127,6 +127,15 @@ export function argoApplication(name: string, destinationNamespace: string, refs
   };
 }
 
+/**
+ * The inventory object with the labels that put its phase at `order` in `plan` (phaselog.dev/plan,
+ * phaselog.dev/plan-order): how a plan is declared without phaselog.yaml.
+ */
+export function inPlan(object: KubeObject, plan: string, order: number): KubeObject {
+  const metadata = (object.metadata ?? {}) as { labels?: Record<string, string> };
+  return { ...object, metadata: { ...metadata, labels: { ...metadata.labels, 'phaselog.dev/plan': plan, 'phaselog.dev/plan-order': String(order) } } };
+}
+
 export function ref(kind: string, namespace: string, name: string): Ref {
   const table: Record<string, [string, string]> = {
     Deployment: ['apps', 'v1'],

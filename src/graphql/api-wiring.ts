@@ -17,6 +17,7 @@ import { createNotificationStore } from '../store/notification-store.ts';
 import { createConditionStore } from '../store/condition-store.ts';
 import { createHistoryReader } from '../store/read-history.ts';
 import { createPhaseReader } from '../store/read-phases.ts';
+import { createPlanReader } from '../services/read-plans.ts';
 import type { ReadApi } from './context.ts';
 import { createAuditReport } from '../services/audit-report.ts';
 import { createReportStore } from '../store/report-store.ts';
@@ -62,7 +63,7 @@ export interface ApiWiring {
 /** Options of {@link createApiWiring}. */
 export interface ApiWiringOptions {
   db: Db;
-  config: { server: Pick<Config['server'], 'host'>; api: Pick<Config['api'], 'anonymousRead'> };
+  config: { server: Pick<Config['server'], 'host'>; api: Pick<Config['api'], 'anonymousRead'>; plans?: Config['plans'] };
   redisUrl?: string;
   /** Redis channel prefix (tests use a unique one). */
   channelPrefix?: string;
@@ -124,7 +125,8 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
           ...(options.refreshTimeoutMs !== undefined ? { timeoutMs: options.refreshTimeoutMs } : {}),
         });
   const reports = { create: (request: Parameters<typeof createAuditReport>[1]) => createAuditReport(options.db, request), stored: createReportStore(options.db) };
-  const read: ReadApi = { phases, history, conditions, tokens, reports, notifications: createNotificationStore(options.db), ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}) };
+  const plans = createPlanReader({ phases, history, declared: options.config.plans ?? [] });
+  const read: ReadApi = { phases, history, conditions, plans, tokens, reports, notifications: createNotificationStore(options.db), ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}) };
   return {
     read,
     anonymousRead,

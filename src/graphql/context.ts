@@ -8,6 +8,7 @@ import type { HistoryReader } from '../store/read-history.ts';
 import type { NotificationStore } from '../store/notification-store.ts';
 import type { ConditionStore } from '../store/condition-store.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
+import type { PlanReader } from '../services/read-plans.ts';
 import type { Role } from '../config.ts';
 import type { Loaders } from './loaders.ts';
 import type { createAuditReport, RenderedReport } from '../services/audit-report.ts';
@@ -30,6 +31,8 @@ export interface ReadApi {
   notifications: NotificationStore;
   /** Audit reports: computed on demand, and the stored (scheduled) ones. */
   reports: ReportsApi;
+  /** Phase plans (phaselog.yaml's and the labels'), derived from the phases' statuses. */
+  plans: PlanReader;
   /** Live status changes; absent where no Redis is wired (subscriptions then fail with an error). */
   changes?: ChangeFeed;
   /** "Refresh now" through the snapshot queue; absent where no Redis is wired. */

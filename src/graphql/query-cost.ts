@@ -24,6 +24,13 @@ export const FIELD_COSTS: Readonly<Record<string, number>> = {
   'Mutation.refreshCluster': 1_000,
   'Mutation.refreshPhase': 1_000,
   'Phase.statusAt': 10,
+  // Plans are derived when read: each resolves its phases (a few statements per plan).
+  'Query.plans': 100,
+  'Query.plan': 10,
+  'Query.planGate': 100,
+  // Reads every phase's intervals over the window and merges them.
+  'Plan.history': 200,
+  'Plan.statusAt': 50,
   'Phase.manifest': 10,
   // Renders two stored objects and diffs them (revision rows load in one batch for the response).
   'ObjectChange.diff': 5,
@@ -39,6 +46,9 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   'PhaseSnapshot.conditions': 10,
   // At most MAX_GATE_CONDITIONS (the gate refuses more).
   'GateResult.conditions': 20,
+  // At most MAX_PLAN_PHASES (src/history/plans.ts).
+  'Plan.phases': 50,
+  'Plan.warnings': 10,
   // An audit report is computed whole, whatever is selected (its price is Query.auditReport's):
   // its lists are parts of that one answer and read nothing more, so each counts as one item.
   'AuditReport.phases': 1,

@@ -8,6 +8,7 @@ import type { Resolvers } from '../generated/graphql.ts';
 import { clusterResolvers } from './resolvers/cluster.ts';
 import { mutationResolvers } from './resolvers/mutation.ts';
 import { phaseResolvers } from './resolvers/phase.ts';
+import { planResolvers } from './resolvers/plan.ts';
 import { queryResolvers } from './resolvers/query.ts';
 import { reportResolvers } from './resolvers/reports.ts';
 import { revisionResolvers } from './resolvers/revisions.ts';
@@ -19,9 +20,12 @@ export function createResolvers(): Resolvers {
     DateTime: DateTimeScalar,
     JSON: JsonScalar,
     Duration: DurationScalar,
-    Query: { ...queryResolvers.Query, ...reportResolvers.Query },
+    Query: { ...queryResolvers.Query, ...reportResolvers.Query, ...planResolvers.Query },
     Mutation: mutationResolvers.Mutation,
-    Subscription: subscriptionResolvers.Subscription,
+    Subscription: { ...subscriptionResolvers.Subscription, ...planResolvers.Subscription },
+    Plan: planResolvers.Plan,
+    PlanStep: planResolvers.PlanStep,
+    PlanGateResult: planResolvers.PlanGateResult,
     ...phaseResolvers,
     ...revisionResolvers,
     ...clusterResolvers,

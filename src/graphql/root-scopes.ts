@@ -58,6 +58,10 @@ export const ROOT_FIELD_RULES: RootFieldRules = {
     tokens: admin('narrowed'),
     // A delivery is about a change: its store applies the change log's access rule.
     notificationDeliveries: read('narrowed'),
+    // A plan is shown only to a token that may see every one of its phases (services/read-plans.ts).
+    plans: read('narrowed'),
+    plan: read('narrowed'),
+    planGate: read('narrowed'),
   },
   Mutation: {
     createToken: admin('narrowed'),
@@ -70,6 +74,7 @@ export const ROOT_FIELD_RULES: RootFieldRules = {
     clusterStatusChanged: read('narrowed'),
     resourceStatusChanged: read('narrowed'),
     phaseConditionChanged: read('narrowed'),
+    planStatusChanged: read('narrowed'),
   },
 };
 

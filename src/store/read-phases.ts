@@ -20,6 +20,8 @@ export interface PhaseFilter {
   status?: readonly string[];
   /** Every label given must match. */
   labels?: Record<string, string>;
+  /** Only phases carrying this label key, whatever its value (plans declared by labels). */
+  hasLabel?: string;
   /** Case-insensitive substring of the namespace or name. */
   search?: string;
   /** Include phases whose inventory was deleted. @default false */
@@ -367,6 +369,7 @@ export function createPhaseReader(db: Db): PhaseReader {
       if (filter.source !== undefined) where.push(Prisma.sql`p."sourceKind" = ${filter.source}`);
       if (filter.status !== undefined) where.push(Prisma.sql`s."status" = ANY(${[...filter.status]}::text[])`);
       if (filter.labels !== undefined && Object.keys(filter.labels).length > 0) where.push(Prisma.sql`p."labels" @> ${JSON.stringify(filter.labels)}::jsonb`);
+      if (filter.hasLabel !== undefined) where.push(Prisma.sql`(p."labels" ->> ${filter.hasLabel}) IS NOT NULL`);
       if (filter.search !== undefined && filter.search !== '') {
         const pattern = `%${filter.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
         where.push(Prisma.sql`(p."name" ILIKE ${pattern} OR p."namespace" ILIKE ${pattern})`);

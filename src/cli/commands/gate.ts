@@ -1,6 +1,6 @@
 /**
  * `phaselog gate <phase> --status Current --for 10m [--condition health=True[:5m]]... [--wait
- * [--timeout 30m]]`: exit 0 when the phase has held the status (and each condition its status) for
+ * [--timeout 30m]]`, or `phaselog gate --plan <plan> --for 10m [--wait ...]`: exit 0 when the phase has held the status (and each condition its status) for
  * the window, else 1. With `--wait` it keeps asking until the gate passes or
  * the timeout ends (like `kubectl wait`), showing progress on stderr; a server that is briefly
  * unreachable (a restart) does not end the wait.
@@ -20,6 +20,10 @@ const GATE = `query Gate($phase: PhaseRef!, $status: Status!, $for: Duration!, $
     blockingResources { group kind namespace name status message }
     conditions { type wanted status outcome heldSince remaining message }
   }
+}`;
+
+const PLAN_GATE = `query PlanGate($plan: String!, $for: Duration!) {
+  planGate(plan: $plan, for: $for) { passed reason message status heldSince remaining staleReason }
 }`;
 
 /** One `--condition type=Status[:window]`, as the API takes it. */
@@ -55,6 +59,8 @@ interface Gate {
 
 export interface GateOptions extends PhaseScope {
   phase?: string;
+  /** `--plan`: gate on a plan (Current, every phase of it) instead of a phase. */
+  plan?: string;
   status: string;
   for?: string;
   wait: boolean;
@@ -69,13 +75,18 @@ function remainingMs(gate: Gate): number | undefined {
   return typeof gate.remaining === 'number' ? gate.remaining : parseDuration(gate.remaining);
 }
 
-function report(ctx: CommandContext, phase: PhaseSummary, gate: Gate, output: OutputFormat, note = ''): void {
+/** What was gated: a phase, or a plan by name. */
+type Subject = { phase: PhaseSummary } | { plan: string };
+
+function report(ctx: CommandContext, subject: Subject, gate: Gate, output: OutputFormat, note = ''): void {
+  const label = 'plan' in subject ? `plan ${subject.plan}` : displayName(subject.phase);
   if (isDataFormat(output)) {
-    ctx.out(renderData({ phase: displayName(phase), ...gate, blockingResources: gate.blockingResources.map((r) => ({ ref: formatRef(r), ...r })) }, output));
+    const named = 'plan' in subject ? { plan: subject.plan } : { phase: label };
+    ctx.out(renderData({ ...named, ...gate, blockingResources: gate.blockingResources.map((r) => ({ ref: formatRef(r), ...r })) }, output));
     return;
   }
   const verdict = gate.passed ? ctx.paint('green', 'PASS') : ctx.paint('red', 'FAIL');
-  ctx.out(`${verdict}  ${displayName(phase)}: ${note}${gate.message}\n`);
+  ctx.out(`${verdict}  ${label}: ${note}${gate.message}\n`);
   for (const r of gate.blockingResources) ctx.out(`  ${formatRef(r)}: ${paintStatus(r.status, ctx.paint, ctx.decorated)}${r.message ? `: ${r.message}` : ''}\n`);
   for (const c of gate.conditions) {
     const mark = c.outcome === 'HELD' ? ctx.paint('green', 'ok') : ctx.paint('red', c.outcome);
@@ -89,12 +100,28 @@ export async function runGate(ctx: CommandContext, options: GateOptions): Promis
   if (options.output === 'name' || options.output === 'wide') throw new CliError(`-o ${options.output} does not apply to gate (use table, json or yaml)`, EXIT.usage);
   if (options.timeout !== undefined && !options.wait) throw new CliError('--timeout bounds --wait: use it with --wait', EXIT.usage);
   const timeoutMs = options.timeout === undefined ? windowMs + 15 * 60_000 : parseCliDuration(options.timeout, '--timeout');
-  const phase = await resolvePhase(ctx.api, options.phase, options);
   const conditions = options.conditions ?? [];
-  const ask = async () => (await ctx.api.query<{ gate: Gate }>(GATE, { phase: { id: phase.id }, status: options.status, for: `${windowMs}ms`, conditions })).gate;
+  let subject: Subject;
+  let ask: () => Promise<Gate>;
+  if (options.plan !== undefined) {
+    if (options.phase !== undefined) throw new CliError('name a phase or --plan, not both', EXIT.usage);
+    if (conditions.length > 0 || options.status !== 'Current') throw new CliError('a plan gate asks for Current on every phase of the plan: --status and --condition apply to phases only', EXIT.usage);
+    if (options.cluster !== undefined || options.namespace !== undefined) throw new CliError('--cluster and -n narrow a phase name; a plan is named by its name alone', EXIT.usage);
+    const plan = options.plan;
+    subject = { plan };
+    ask = async () => {
+      const result = await ctx.api.query<{ planGate: Omit<Gate, 'lastGoodReadAt' | 'blockingResources' | 'conditions'> }>(PLAN_GATE, { plan, for: `${windowMs}ms` });
+      return { ...result.planGate, lastGoodReadAt: null, blockingResources: [], conditions: [] };
+    };
+  } else {
+    if (options.phase === undefined) throw new CliError('name a phase (cluster/namespace/name, cluster/name or name) or a plan with --plan <name>', EXIT.usage);
+    const phase = await resolvePhase(ctx.api, options.phase, options);
+    subject = { phase };
+    ask = async () => (await ctx.api.query<{ gate: Gate }>(GATE, { phase: { id: phase.id }, status: options.status, for: `${windowMs}ms`, conditions })).gate;
+  }
   if (!options.wait) {
     const gate = await ask();
-    report(ctx, phase, gate, options.output);
+    report(ctx, subject, gate, options.output);
     return gate.passed ? EXIT.ok : EXIT.gateFailed;
   }
 
@@ -112,7 +139,7 @@ export async function runGate(ctx: CommandContext, options: GateOptions): Promis
     }
     if (last?.passed) {
       progress.done();
-      report(ctx, phase, last, options.output);
+      report(ctx, subject, last, options.output);
       return EXIT.ok;
     }
     const left = deadline - Date.now();
@@ -123,7 +150,7 @@ export async function runGate(ctx: CommandContext, options: GateOptions): Promis
   }
   progress.done();
   if (!last) throw new CliError(`gave up after ${formatDuration(timeoutMs)}: the server never answered`, EXIT.server);
-  report(ctx, phase, last, options.output, `timed out after ${formatDuration(timeoutMs)}: `);
+  report(ctx, subject, last, options.output, `timed out after ${formatDuration(timeoutMs)}: `);
   return EXIT.gateFailed;
 }
 

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo } from '../../../src/demo/index.ts';
+import { DEMO_PLAN, startDemo } from '../../../src/demo/index.ts';
+import { definePlans } from '../../../src/history/plans.ts';
 import type { Demo } from '../../../src/demo/index.ts';
 import { createClusterClient } from '../../../src/kube/cluster-client.ts';
 import { discoverPhases } from '../../../src/kube/discover-phases.ts';
@@ -83,6 +84,19 @@ describe('the demo clusters', () => {
       },
       { timeoutMs: 20_000, intervalMs: 100, what: 'the worker manifest change' },
     );
+  });
+
+  it("declare a plan by labels over staging's four phases in order, which the worker's manifest change keeps", async () => {
+    const planOf = async (cluster: string) => {
+      const found = await discoverPhases(client(cluster));
+      const labelled = found.phases.map(({ phase }, id) => ({ id, cluster, namespace: phase.namespace, name: phase.name, labels: phase.labels }));
+      return definePlans([], labelled);
+    };
+    // Read after the scenario re-applied the worker's Kustomization (the test before waits for it).
+    const [plan] = await planOf('demo-staging');
+    expect(plan).toMatchObject({ name: DEMO_PLAN, source: 'labels', warnings: [] });
+    expect(plan?.refs.map((r) => r.text)).toEqual(['demo-staging/shop/staging-shop-base', 'demo-staging/shop/api', 'demo-staging/flux-system/worker', 'demo-staging/argocd/checkout']);
+    expect(await planOf('demo-prod')).toEqual([]);
   });
   it("come with an http check whose condition on staging's api phase flips within the first two minutes (at 20x: seconds), while prod's stays healthy", async () => {
     const [check] = demo.checks;

@@ -16,6 +16,7 @@ import { createRequestGuard } from '../../../src/http/origin.ts';
 import type { WebSocketLimits } from '../../../src/graphql/ws-limits.ts';
 import { createClusterStore } from '../../../src/store/cluster-store.ts';
 import type { Db } from '../../../src/store/prisma.ts';
+import type { DeclaredPlan } from '../../../src/declared-plans.ts';
 
 export interface TestApi {
   url: string;
@@ -54,6 +55,8 @@ export interface TestApiOptions {
   allowedHosts?: string[];
   /** WebSocket limits (defaults: the server's). */
   webSocket?: Partial<WebSocketLimits>;
+  /** phaselog.yaml's `plans:`. */
+  plans?: DeclaredPlan[];
   /** Record request durations and active operations here and serve them on /metrics, as app.ts wires it. */
   metrics?: Metrics;
 }
@@ -64,7 +67,7 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
   const api = { introspection: options.introspection ?? true, graphiql: options.graphiql ?? false, maxDepth: options.maxDepth ?? 12, maxCost: options.maxCost ?? 50_000, ...(options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead }) };
   const wiring = await createApiWiring({
     db: options.db,
-    config: { server: { host }, api: options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead } },
+    config: { server: { host }, api: options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead }, ...(options.plans ? { plans: options.plans } : {}) },
     log,
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
     ...(options.channelPrefix ? { channelPrefix: options.channelPrefix } : {}),

@@ -45,6 +45,11 @@ describe('phaselog command line', () => {
     [['status', 'a', 'b'], /too many arguments for 'status'/],
     [['gate', 'api'], /required option '--for <duration>' not specified; see 'phaselog gate --help'/],
     [['history'], /missing required argument 'phase'/],
+    [['plan', 'status'], /missing required argument 'plan'; see 'phaselog plan status --help'/],
+    [['plan', 'status', 'site', '-o', 'name'], /argument 'name' is invalid\. Allowed choices are table, wide, json, yaml, summary/],
+    [['plan', 'history', 'site', '-o', 'summary'], /argument 'summary' is invalid\. Allowed choices are table, wide, json, yaml/],
+    [['plan', 'list', '--from', '1h'], /unknown option '--from'; see 'phaselog plan list --help'/],
+    [['gate', '--plan', 'site'], /required option '--for <duration>' not specified/],
     [['statsu'], /unknown command 'statsu' \(did you mean status\?\); see 'phaselog --help'/],
     [['token', 'create', 'x', '--scope', 'root'], /argument 'root' is invalid\. Allowed choices are read, admin/],
     [['start', '--watch'], /unknown option '--watch'; see 'phaselog start --help'/],
@@ -80,7 +85,7 @@ describe('phaselog command line', () => {
   it('prints help for every command with its own flags and examples', async () => {
     const top = await run(['--help']);
     expect(top.code).toBe(0);
-    for (const command of ['start', 'status', 'history', 'manifest', 'gate', 'report', 'clusters', 'token', 'version', 'completion', 'emulator']) expect(top.out).toMatch(new RegExp(`\\n  ${command}\\b`));
+    for (const command of ['start', 'status', 'history', 'manifest', 'gate', 'plan', 'report', 'clusters', 'token', 'version', 'completion', 'emulator']) expect(top.out).toMatch(new RegExp(`\\n  ${command}\\b`));
     expect(top.out).toMatch(/Exit codes: 0 ok, 1 gate not passed/);
     const status = await run(['status', '--help']);
     expect(status.out).toMatch(/-n, --namespace <namespace>/);
@@ -88,6 +93,9 @@ describe('phaselog command line', () => {
     expect(status.out).toMatch(/Examples:\n {2}phaselog status /);
     const gate = await run(['gate', '--help']);
     expect(gate.out).toMatch(/--wait/);
+    expect(gate.out).toMatch(/--plan <name>/);
+    const planStatus = await run(['plan', 'status', '--help']);
+    expect(planStatus.out).toMatch(/Examples:\n {2}phaselog plan status site-prod\n/);
     expect(gate.out).not.toMatch(/--namespace <namespace>\s+only phases/);
   });
 
@@ -115,6 +123,9 @@ describe('phaselog completion', () => {
     expect(complete(script, ['phaselog', 'status', '--no'])).toEqual(['--no-headers']);
     expect(complete(script, ['phaselog', 'status', '-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'name', 'summary', 'all', 'detail']);
     expect(complete(script, ['phaselog', 'gate', 'api', '--st'])).toEqual(['--status']);
+    expect(complete(script, ['phaselog', 'plan', ''])).toEqual(['list', 'status', 'history']);
+    expect(complete(script, ['phaselog', 'plan', 'status', 'site', '-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'summary']);
+    expect(complete(script, ['phaselog', 'gate', '--pl'])).toEqual(['--plan']);
     // report takes no -o: the script cannot offer it.
     expect(complete(script, ['phaselog', 'report', '--ou'])).toEqual(['--out']);
     expect(complete(script, ['phaselog', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
@@ -127,8 +138,10 @@ describe('phaselog completion', () => {
     expect(zsh).toContain('complete -F _phaselog phaselog');
     const fish = (await run(['completion', 'fish'])).out;
     expect(fish).toContain("complete -c phaselog -n 'not __fish_seen_subcommand_from");
-    expect(fish).toMatch(/-n '__fish_seen_subcommand_from status' -s o -l output -xa 'table wide json yaml name summary all detail'/);
+    expect(fish).toMatch(/-n '__fish_seen_subcommand_from status; and not __fish_seen_subcommand_from plan' -s o -l output -xa 'table wide json yaml name summary all detail'/);
+    expect(fish).toMatch(/-n '__fish_seen_subcommand_from plan; and __fish_seen_subcommand_from status' -s o -l output -xa 'table wide json yaml summary'/);
     expect(fish).toMatch(/-n '__fish_seen_subcommand_from token; and not __fish_seen_subcommand_from create list revoke' -a 'create'/);
     expect(fish).toContain('-a "(phaselog status -o name 2>/dev/null)"');
+    expect(fish).toContain(`-n '__fish_seen_subcommand_from plan; and __fish_seen_subcommand_from status' -a "(phaselog plan list -o name 2>/dev/null)"`);
   });
 });
