@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { startDemo } from './demo/index.ts';
-import { groupDeclaredPhases } from './declared-phases.ts';
+import { groupDeclaredPhases, ownerKindsOf } from './declared-phases.ts';
 import { createSchema } from './graphql/schema.ts';
 import { createApiWiring, isLoopbackHost } from './graphql/api-wiring.ts';
 import { createGraphqlServer } from './graphql/server.ts';
@@ -138,7 +138,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         channelPrefix: prefix,
         metrics,
         checks,
-        observe: { redaction: { dropAnnotations: config.history.redactAnnotations }, declared: groupDeclaredPhases(config.phases) },
+        observe: { redaction: { dropAnnotations: config.history.redactAnnotations }, declared: groupDeclaredPhases(config.phases), owners: ownerKindsOf(config.phases) },
         ...(config.snapshot.live ? { live: { debounceMs: config.snapshot.liveDebounce, watchBackoffMaxMs: config.snapshot.watchBackoffMax } } : {}),
         ...(config.retention ? { retention: { policy: retentionPolicy, intervalMs: compactEvery } } : {}),
       });

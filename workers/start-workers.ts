@@ -240,6 +240,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     // Kinds a custom health check covers keep whole objects in the caches; revisions are redacted as snapshots redact them.
     ...(health ? { wholeObjects: (apiVersion: string, kind: string) => health.checker.matches(apiVersion, kind) } : {}),
     ...(observe.redaction !== undefined ? { redaction: observe.redaction } : {}),
+    ...(observe.owners !== undefined ? { owners: observe.owners } : {}),
   }) : undefined;
   if (options.metrics !== undefined) registerWorkerMetrics(options.metrics, queue, live);
   log.info({ clusters: clients.size, queue: queueName, intervalMs: config.snapshot.interval, live: live !== undefined }, 'snapshot workers started');
