@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobPod, lcmPhase, ownedJob, ownedWorkflow, ownerPhaseCrds, ownerReferenceTo } from '../../../src/demo/objects.ts';
 import type { OwnerKindSpec } from '../../../src/inventory/owner-phase.ts';
 import { createChangePublisher, type ChangePublisher } from '../../../src/pubsub/change-publisher.ts';
+import { observeCluster } from '../../../src/snapshot/observe.ts';
 import { createRecorder } from '../../../src/snapshot/record.ts';
 import { snapshotCluster, type SnapshotDeps } from '../../../src/snapshot/snapshot-cluster.ts';
 import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
@@ -147,5 +148,51 @@ describe('owner phases', () => {
     await snapshotCluster(deps, cluster.client, clock);
     const phase = await phaseRow('openstack', 'install-glance');
     expect(phase.deletedAt?.toISOString()).toBe(at(6).toISOString());
+  });
+});
+
+describe('owner phases when the cluster will not tell', () => {
+  let cluster: EmulatedCluster;
+
+  beforeAll(async () => {
+    cluster = await startEmulatedCluster('lcm-faults');
+    cluster.emulator.apply(ownerPhaseCrds());
+    const phase = lcmPhase('default', 'install-swift', 'uid-swift');
+    const job = ownedJob(phase, 'swift-ring-builder', 'uid-swift-job', 'complete');
+    cluster.emulator.apply([phase, job, jobPod(job, 'swift-ring-builder-abcde', 'uid-swift-pod', 'complete')]);
+  });
+  afterAll(async () => {
+    await cluster?.close();
+  });
+
+  it('an owned kind it may not list makes the phase Unknown, saying which kind and why', async () => {
+    const undo = cluster.emulator.injectFault({ match: { verb: 'list', resource: 'pods' }, effect: 'status', statusCode: 403 });
+    try {
+      const observation = await observeCluster(cluster.client, { owners: OWNERS });
+      if (observation.outcome !== 'ok') throw new Error('cluster unreachable');
+      const swift = observation.phases.find((p) => p.identity.name === 'install-swift');
+      expect(swift?.status.status).toBe('Unknown');
+      expect(swift?.status.message).toMatch(/^cannot list Pod to find what the owner owns: FORBIDDEN/);
+    } finally {
+      undo();
+    }
+  });
+
+  it('an owner kind the cluster does not serve gives no phases and no error', async () => {
+    const observation = await observeCluster(cluster.client, { owners: [{ kind: { group: 'openstacklcm.airshipit.org', kind: 'OsPhase' }, ownedKinds: [{ group: 'batch', kind: 'Job' }] }] });
+    if (observation.outcome !== 'ok') throw new Error('cluster unreachable');
+    expect(observation.phases.filter((p) => p.identity.sourceKind === 'owner')).toEqual([]);
+    expect(observation.unobservedSources).toEqual([]);
+  });
+
+  it('an owner kind it may not list is an unobserved source, not a cluster outage', async () => {
+    const undo = cluster.emulator.injectFault({ match: { verb: 'list', resource: 'phases' }, effect: 'status', statusCode: 403 });
+    try {
+      const observation = await observeCluster(cluster.client, { owners: OWNERS });
+      expect(observation.outcome).toBe('ok');
+      if (observation.outcome === 'ok') expect(observation.unobservedSources).toContain('owner');
+    } finally {
+      undo();
+    }
   });
 });
