@@ -1,7 +1,8 @@
 /**
  * The demo's starting state: for each cluster, workloads in a namespace and the inventories that
  * make them phases (one phase per inventory kind: cli-utils ConfigMap, kpt ResourceGroup, Flux
- * Kustomization, Argo CD Application).
+ * Kustomization, Argo CD Application), and on staging an operator's custom resource whose Jobs,
+ * Pods and Workflows make it an owner phase.
  */
 import type { KubeObject } from '../emulator/index.ts';
 import { buildPodStatus } from '../emulator/workload-objects.ts';
