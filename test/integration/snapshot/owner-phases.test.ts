@@ -115,6 +115,17 @@ describe('owner phases', () => {
     expect(await currentStatus('openstack', 'install-glance')).toMatchObject({ status: 'Current' });
   });
 
+  it('a live snapshot of a new Job records the owner phase in its namespace, not the others', async () => {
+    const retry = ownedJob(keystone, 'keystone-bootstrap-retry', 'uid-job-3', 'running');
+    cluster.emulator.apply(retry);
+    clock = at(4.5);
+    const outcome = await snapshotCluster(deps, cluster.client, clock, { changed: { objects: [{ group: 'batch', kind: 'Job', namespace: 'openstack', name: 'keystone-bootstrap-retry' }], inventories: [] } });
+    expect(outcome).toMatchObject({ written: true, live: true });
+    expect(await memberNames('openstack', 'install-keystone')).toEqual(['Job keystone-bootstrap', 'Job keystone-bootstrap-retry', 'Phase install-keystone', 'Pod keystone-bootstrap-q9w4z']);
+    // Still Failed: the failed Job is still there beside its retry.
+    expect(await currentStatus('openstack', 'install-keystone')).toMatchObject({ status: 'Failed' });
+  });
+
   it('an ownership cycle and a dangling owner are errors of their own phases, in words, and the others are unaffected', async () => {
     // A Phase owned by its own Job: the Job names the Phase, the Phase names the Job.
     const looped = lcmPhase('broken', 'install-heat', 'uid-heat');
