@@ -10,9 +10,11 @@
  * - a dangling reference: an object of the phase names an owner uid that does not exist, where the
  *   owner's kind is one phaselog read (so its absence is known, not guessed).
  *
- * Phase identity: `name` and `namespace` are the owner's; `id` adds its group and kind.
+ * Phase identity: `name` and `namespace` are the owner's; `id` is the owner's ref key
+ * (`group/Kind/namespace/name`).
  */
 import { buildPhase } from './build-phase.ts';
+import { refKey } from './ref-key.ts';
 import { isRecord, readIdentity, readString, readStringMap } from './object-fields.ts';
 import type { GroupKind, InventoryError, ObjectRef, Phase } from './types.ts';
 
@@ -90,15 +92,15 @@ export function buildOwnerPhases(spec: OwnerKindSpec, owners: readonly unknown[]
     const metadata = isRecord(object.metadata) ? object.metadata : {};
     const phase = buildPhase({
       source: 'owner',
-      id: `${describe(node.ref).replace(' ', '/')}/${node.ref.namespace}`,
+      id: refKey(node.ref),
       name: node.ref.name,
       namespace: node.ref.namespace,
       labels: readStringMap(metadata.labels),
       entries: members.map((m) => m.ref),
       errors,
       inventory: { apiVersion: readString(object.apiVersion), kind: node.ref.kind, group: node.ref.group, name: node.ref.name, namespace: node.ref.namespace, labels: {} },
+      owner: { kind: { group: node.ref.group, kind: node.ref.kind }, ownedKinds: spec.ownedKinds },
     });
-    phase.owner = { kind: { group: node.ref.group, kind: node.ref.kind }, ownedKinds: spec.ownedKinds };
     return { phase, owner: object };
   });
 }
