@@ -129,10 +129,16 @@ function collectMembers(root: Node, dependents: ReadonlyMap<string, Node[]>, byU
       entry: describe(first.ref),
     });
   };
-  const visit = (node: Node): void => {
-    const at = path.indexOf(node);
-    if (at !== -1) return cycle(path.slice(at));
-    if (seen.has(node.uid)) return;
+  // Depth first with an explicit stack, not recursion: a chain of owned objects as deep as a
+  // cluster holds must not overflow the call stack.
+  const onPath = new Map<string, number>();
+  const enter = (node: Node): boolean => {
+    const at = onPath.get(node.uid);
+    if (at !== undefined) {
+      cycle(path.slice(at));
+      return false;
+    }
+    if (seen.has(node.uid)) return false;
     seen.add(node.uid);
     members.push(node);
     for (const owner of node.owners) {
@@ -144,14 +150,27 @@ function collectMembers(root: Node, dependents: ReadonlyMap<string, Node[]>, byU
         entry: describe(node.ref),
       });
     }
+    onPath.set(node.uid, path.length);
     path.push(node);
-    for (const dependent of dependents.get(node.uid) ?? []) {
-      if (!parent.has(dependent.uid)) parent.set(dependent.uid, node);
-      visit(dependent);
-    }
-    path.pop();
+    return true;
   };
-  visit(root);
+  const next: number[] = [];
+  if (enter(root)) next.push(0);
+  while (path.length > 0) {
+    const node = path[path.length - 1] as Node;
+    const children = dependents.get(node.uid) ?? [];
+    const index = next[next.length - 1] as number;
+    if (index >= children.length) {
+      path.pop();
+      next.pop();
+      onPath.delete(node.uid);
+      continue;
+    }
+    next[next.length - 1] = index + 1;
+    const dependent = children[index] as Node;
+    if (!parent.has(dependent.uid)) parent.set(dependent.uid, node);
+    if (enter(dependent)) next.push(0);
+  }
   // The owner owned by one of its own members: the walk above never goes up, so close that loop here.
   for (const owner of root.owners) {
     const member = byUid.get(owner.uid);
