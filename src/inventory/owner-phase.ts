@@ -168,6 +168,9 @@ function collectMembers(root: Node, dependents: ReadonlyMap<string, Node[]>, byU
     }
     next[next.length - 1] = index + 1;
     const dependent = children[index] as Node;
+    // Kubernetes treats a reference to a namespaced owner in another namespace as absent: such an
+    // object never joins the phase (it would show one namespace's object to readers of another).
+    if (node.ref.namespace !== '' && dependent.ref.namespace !== node.ref.namespace) continue;
     if (!parent.has(dependent.uid)) parent.set(dependent.uid, node);
     if (enter(dependent)) next.push(0);
   }

@@ -86,3 +86,20 @@ describe('owner phases', () => {
     expect(result[0]?.phase.entries).toHaveLength(20_001);
   });
 });
+
+describe('owner phases across namespaces', () => {
+  it('an object in another namespace naming a namespaced owner does not join it, as Kubernetes treats that reference as absent', () => {
+    const owner = osPhase('install-keystone', 'p1');
+    const intruder = object('batch/v1', 'Job', 'sneaky', 'j9', [ownedBy('OsPhase', 'p1')], 'tenant-b');
+    const intruderPod = object('v1', 'Pod', 'sneaky-pod', 'q9', [ownedBy('Job', 'j9')], 'tenant-b');
+    const result = buildOwnerPhases(SPEC, [owner], [intruder, intruderPod]);
+    expect(membersOf(result, 'install-keystone')).toEqual(['openstacklcm.airshipit.org/OsPhase/openstack/install-keystone']);
+    expect(result[0]?.phase.errors).toEqual([]);
+  });
+
+  it('a cluster-scoped owner may own objects in any namespace', () => {
+    const owner = object('openstacklcm.airshipit.org/v1alpha1', 'OsPhase', 'site-upgrade', 'c1', [], '');
+    const result = buildOwnerPhases(SPEC, [owner], [object('batch/v1', 'Job', 'a', 'j1', [ownedBy('OsPhase', 'c1')], 'ns-a'), object('batch/v1', 'Job', 'b', 'j2', [ownedBy('OsPhase', 'c1')], 'ns-b')]);
+    expect(membersOf(result, 'site-upgrade')).toEqual(['batch/Job/ns-a/a', 'batch/Job/ns-b/b', 'openstacklcm.airshipit.org/OsPhase//site-upgrade']);
+  });
+});
