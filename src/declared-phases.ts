@@ -74,20 +74,29 @@ export const ownerPhaseKindSchema = z
  * `phases:` is a list of declared phases, or `{ declared: [...], owners: [...] }` when owner kinds
  * are configured too; both read as the second form.
  */
-export const phasesConfigSchema = z.preprocess(
-  (value) => (Array.isArray(value) ? { declared: value } : value),
-  z.strictObject({
-    declared: declaredPhasesSchema.default([]),
-    owners: z.array(ownerPhaseKindSchema).default([]).superRefine((entries, ctx) => {
-      const seen = new Set<string>();
-      entries.forEach((entry, index) => {
-        const key = `${entry.kind.group}/${entry.kind.kind}`;
-        if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [index, 'kind'], message: `owner kind ${key} is configured twice` });
-        seen.add(key);
-      });
-    }),
+const phasesObjectSchema = z.strictObject({
+  declared: declaredPhasesSchema.default([]),
+  owners: z.array(ownerPhaseKindSchema).default([]).superRefine((entries, ctx) => {
+    const seen = new Set<string>();
+    entries.forEach((entry, index) => {
+      const key = `${entry.kind.group}/${entry.kind.kind}`;
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [index, 'kind'], message: `owner kind ${key} is configured twice` });
+      seen.add(key);
+    });
   }),
-);
+});
+
+// Parsed by form rather than as a union, so an error names the key as the user wrote it
+// (`phases.0.name` in the list form, `phases.owners.0.kind` in the other).
+export const phasesConfigSchema = z.unknown().transform((value, ctx): z.infer<typeof phasesObjectSchema> => {
+  const listForm = value === undefined || Array.isArray(value);
+  const parsed = listForm ? declaredPhasesSchema.safeParse(value ?? []) : phasesObjectSchema.safeParse(value);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  }
+  return Array.isArray(parsed.data) ? { declared: parsed.data, owners: [] } : parsed.data;
+});
 
 export type PhasesConfig = z.infer<typeof phasesConfigSchema>;
 
