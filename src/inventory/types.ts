@@ -29,7 +29,9 @@ export type InventoryErrorCode =
   /** An owner phase's object names an owner uid that does not exist. */
   | 'DANGLING_OWNER_REFERENCE'
   /** An owner phase's owned kind could not be listed, so its members are not all known. */
-  | 'OWNED_READ_FAILED';
+  | 'OWNED_READ_FAILED'
+  /** An owner of another kind has the same namespace and name as this owner phase's, and is not recorded. */
+  | 'OWNER_NAME_TAKEN';
 
 /** One problem found while parsing an inventory; `entry` names the offending entry when there is one. */
 export interface InventoryError {

@@ -75,5 +75,27 @@ export async function readOwnerPhases(cluster: ClusterClient, specs: readonly Ow
       result.phases.push(built);
     }
   }
+  result.phases = keepFirstByName(result.phases);
   return result;
+}
+
+/**
+ * Owner phases are named by their owner's namespace and name, so objects of two owner kinds with the
+ * same namespace and name would be one phase: the first kind in `phases.owners` keeps the name, and
+ * its phase says which owner was left out (recording both would write one phase twice).
+ */
+function keepFirstByName(phases: readonly OwnerPhase[]): OwnerPhase[] {
+  const kept = new Map<string, OwnerPhase>();
+  for (const candidate of phases) {
+    const key = `${candidate.phase.namespace}/${candidate.phase.name}`;
+    const first = kept.get(key);
+    if (first === undefined) {
+      kept.set(key, candidate);
+      continue;
+    }
+    const owner = candidate.phase.owner?.kind;
+    const name = `${owner?.group === '' ? '' : `${owner?.group ?? ''}/`}${owner?.kind ?? ''} ${key}`;
+    first.phase.errors.push({ code: 'OWNER_NAME_TAKEN', message: `${name} is an owner too but its phase would have this phase's name, so it is not recorded: rename one of them`, entry: name });
+  }
+  return [...kept.values()];
 }

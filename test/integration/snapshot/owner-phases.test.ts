@@ -5,7 +5,7 @@
  * dangling owner) is that phase's error, and the other phases are recorded as if nothing happened.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobPod, lcmPhase, ownedJob, ownedWorkflow, ownerPhaseCrds, ownerReferenceTo } from '../../../src/demo/objects.ts';
+import { customResourceDefinition, jobPod, lcmPhase, ownedJob, ownedWorkflow, ownerPhaseCrds, ownerReferenceTo } from '../../../src/demo/objects.ts';
 import type { OwnerKindSpec } from '../../../src/inventory/owner-phase.ts';
 import { createChangePublisher, type ChangePublisher } from '../../../src/pubsub/change-publisher.ts';
 import { observeCluster } from '../../../src/snapshot/observe.ts';
@@ -205,5 +205,38 @@ describe('owner phases when the cluster will not tell', () => {
     } finally {
       undo();
     }
+  });
+});
+
+describe('owner phases of two kinds with one name', () => {
+  let database: TestDatabase;
+  let cluster: EmulatedCluster;
+  let publisher: ChangePublisher;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('owner_names');
+    cluster = await startEmulatedCluster('lcm-names');
+    cluster.emulator.apply([...ownerPhaseCrds(), customResourceDefinition('tasks.example.dev', 'v1', 'Task', 'tasks')]);
+    const phase = lcmPhase('default', 'upgrade', 'uid-upgrade-phase');
+    const task = { apiVersion: 'tasks.example.dev/v1', kind: 'Task', metadata: { name: 'upgrade', namespace: 'default', uid: 'uid-upgrade-task' }, spec: {} };
+    cluster.emulator.apply([phase, task, ownedJob(phase, 'upgrade-db', 'uid-upgrade-job', 'complete')]);
+    publisher = createChangePublisher(REDIS_URL, { prefix: uniqueId('owner-names') });
+  });
+  afterAll(async () => {
+    await publisher?.close();
+    await cluster?.close();
+    await database?.drop();
+  });
+
+  it("records the first kind's phase, saying which owner was left out, instead of failing the snapshot", async () => {
+    const owners: OwnerKindSpec[] = [...OWNERS, { kind: { group: 'tasks.example.dev', kind: 'Task' }, ownedKinds: [{ group: 'batch', kind: 'Job' }] }];
+    const deps: SnapshotDeps = { recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger(), observe: { owners } };
+    expect(await snapshotCluster(deps, cluster.client, new Date())).toMatchObject({ written: true });
+    const phases = await database.db.phase.findMany({ where: { sourceKind: 'owner' } });
+    expect(phases.map((p) => `${p.namespace}/${p.name}`)).toEqual(['default/upgrade']);
+    const current = await database.db.phaseCurrentStatus.findUniqueOrThrow({ where: { phaseId: phases[0]?.id ?? -1 } });
+    const detail = await database.db.statusDetail.findUniqueOrThrow({ where: { id: current.detailId } });
+    expect(current.status).toBe('Failed');
+    expect(String((detail.body as { message?: unknown }).message)).toContain('tasks.example.dev/Task default/upgrade is an owner too');
   });
 });
