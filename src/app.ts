@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { startDemo } from './demo/index.ts';
-import { groupDeclaredPhases } from './declared-phases.ts';
+import { groupDeclaredPhases, ownerKindsOf } from './declared-phases.ts';
 import { createSchema } from './graphql/schema.ts';
 import { createApiWiring, isLoopbackHost } from './graphql/api-wiring.ts';
 import { createGraphqlServer } from './graphql/server.ts';
@@ -108,6 +108,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
       let clusters = loaded.clusters;
       let workerConfig = config;
       let checks = config.checks;
+      let owners = ownerKindsOf(config.phases);
       // The demo only where no cluster source exists at all: a pod, a kubeconfig or `clusters:` that
       // fails to load is an error, never emulated clusters passed off as the real ones.
       if (config.demo.enabled ?? loaded.sources.length === 0) {
@@ -121,6 +122,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         closers.push({ name: 'demo', close: () => demo.close() });
         clusters = demo.clusters;
         checks = [...checks, ...demo.checks];
+        owners = [...owners, ...demo.owners.filter((o) => !owners.some((c) => c.kind.group === o.kind.group && c.kind.kind === o.kind.kind))];
         workerConfig = { ...config, snapshot: { ...config.snapshot, interval: Math.min(config.snapshot.interval, DEMO_SNAPSHOT_INTERVAL_MS) } };
       } else if (loaded.sources.length === 0) {
         log.warn({ demo: false }, 'no cluster to read: PHASELOG_DEMO=false and no clusters:, KUBECONFIG, ~/.kube/config or in-cluster service account');
@@ -138,7 +140,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         channelPrefix: prefix,
         metrics,
         checks,
-        observe: { redaction: { dropAnnotations: config.history.redactAnnotations }, declared: groupDeclaredPhases(config.phases) },
+        observe: { redaction: { dropAnnotations: config.history.redactAnnotations }, declared: groupDeclaredPhases(config.phases), owners },
         ...(config.snapshot.live ? { live: { debounceMs: config.snapshot.liveDebounce, watchBackoffMaxMs: config.snapshot.watchBackoffMax } } : {}),
         ...(config.retention ? { retention: { policy: retentionPolicy, intervalMs: compactEvery } } : {}),
       });

@@ -11,7 +11,7 @@ import { clustersConfigSchema, SERVICE_ACCOUNT_DIR } from './kube/config.ts';
 import { healthConfigSchema } from './status/custom/config.ts';
 import { reportsConfigSchema } from './queue/report-jobs.ts';
 import { retentionPolicySchema } from './store/retention.ts';
-import { declaredPhasesSchema } from './declared-phases.ts';
+import { phasesConfigSchema } from './declared-phases.ts';
 import { declaredPlansSchema } from './declared-plans.ts';
 import { checksConfigSchema, type SecretSource } from './checks/config.ts';
 import { parseDuration } from './duration.ts';
@@ -176,8 +176,11 @@ export const configSchema = z.strictObject({
     })
     .default({ url: 'http://127.0.0.1:4000/graphql' }),
   clusters: clustersConfigSchema.default([]),
-  /** Phases declared here instead of by an inventory object: resource lists and label selectors. */
-  phases: declaredPhasesSchema.default([]),
+  /**
+   * Phases declared here instead of by an inventory object: resource lists and label selectors, as a
+   * list, or `{ declared: [...], owners: [{ kind, ownedKinds }] }` with owner kinds whose objects are phases.
+   */
+  phases: phasesConfigSchema.default({ declared: [], owners: [] }),
   /** Phase plans: ordered lists of phases (besides those inventories declare by labels). */
   plans: declaredPlansSchema.default([]),
   health: healthConfigSchema.optional(),

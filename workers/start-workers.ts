@@ -255,6 +255,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     // Kinds a custom health check covers keep whole objects in the caches; revisions are redacted as snapshots redact them.
     ...(health ? { wholeObjects: (apiVersion: string, kind: string) => health.checker.matches(apiVersion, kind) } : {}),
     ...(observe.redaction !== undefined ? { redaction: observe.redaction } : {}),
+    ...(observe.owners !== undefined ? { owners: observe.owners } : {}),
   }) : undefined;
   if (options.metrics !== undefined) registerWorkerMetrics(options.metrics, queue, live);
   snapshotSoon = (cluster) => void enqueueSnapshot(queue, cluster).catch((err: unknown) => log.warn({ err, cluster }, 'could not queue the snapshot a changed affectsStatus condition asks for; the next tick records it'));

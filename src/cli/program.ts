@@ -150,7 +150,7 @@ failing, 4 no such phase/cluster/token, 5 missing or insufficient token.`,
     .argument('[phase]', PHASE_HELP)
     .addOption(new Option('--status <status>', `only phases with this status (repeat, or comma-separated: ${STATUSES.join(', ')})`).argParser(collectStatuses))
     .option('-l, --selector <labels>', 'only phases with these labels (key=value,...)')
-    .addOption(new Option('--source <source>', 'only phases from this inventory source').choices(['cli-utils', 'resourcegroup', 'flux', 'argocd', 'selector', 'config']))
+    .addOption(new Option('--source <source>', 'only phases from this inventory source').choices(['cli-utils', 'resourcegroup', 'flux', 'argocd', 'selector', 'config', 'owner']))
     .option('--at <time>', 'the phases as they were at this time')
     .option('--condition <type=Status>', 'only phases whose condition from a check has this status now, e.g. health=False (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .addOption(new Option('--sort <order>', 'severity: most severe first; name: by cluster, namespace, name').choices(['severity', 'name']).default('severity'))

@@ -2,8 +2,9 @@
  * The demo: phaselog's embedded default when no cluster is configured. Two emulated clusters
  * (`demo-staging`, `demo-prod`) serve phases of every inventory kind over the real Kubernetes
  * REST and watch protocol, and a scripted scenario keeps changing them: a rollout progressing to
- * Current, a crash-looping pod that recovers, a manifest change, and a short cluster outage. The
- * scenario repeats every few minutes so the history keeps growing.
+ * Current, a crash-looping pod that recovers, a manifest change, an operator's phase whose task Jobs
+ * run, complete, fail and are retried (an owner phase), and a short cluster outage. The scenario
+ * repeats every few minutes so the history keeps growing.
  */
 import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import type { ScenarioStep } from '../emulator/scenario.ts';
 import { loadKubeconfigClusters } from '../kube/clusters.ts';
 import type { ClusterHandle } from '../kube/clusters.ts';
 import type { CheckConfig } from '../checks/config.ts';
+import type { OwnerKindSpec } from '../inventory/owner-phase.ts';
 import { startDemoHealthEndpoint } from './health-endpoint.ts';
 import {
   argoApplication,
@@ -25,7 +27,13 @@ import {
   configMap,
   fluxKustomization,
   inPlan,
+  jobPod,
+  LCM_PHASE,
+  lcmPhase,
   namespaceObject,
+  ownedJob,
+  ownedWorkflow,
+  ownerPhaseCrds,
   readyDeployment,
   ref,
   resourceGroup,
@@ -50,10 +58,23 @@ export interface Demo {
   kubeconfigPath: string;
   /** The demo's checks: an http check on emulated service health endpoints, one of which flips. */
   checks: CheckConfig[];
+  /** The demo's owner kinds (`phases.owners`): its LCM Phase objects and their Jobs, Pods and Workflows. */
+  owners: OwnerKindSpec[];
   close(): Promise<void>;
 }
 
 const NS = 'shop';
+/** Namespace of the demo's operator-driven phase (staging only). */
+const LCM_NS = 'openstack';
+
+/** The LCM operator's phase on staging: its tasks are the Jobs, Pods and Workflows naming it as owner. */
+const KEYSTONE = lcmPhase(LCM_NS, 'keystone-upgrade', 'demo-keystone-upgrade', 'upgrade');
+
+/** `phases.owners` of the demo. */
+export const DEMO_OWNERS: OwnerKindSpec[] = [{
+  kind: { group: LCM_PHASE.group, kind: LCM_PHASE.kind },
+  ownedKinds: [{ group: 'batch', kind: 'Job' }, { group: '', kind: 'Pod' }, { group: 'argoproj.io', kind: 'Workflow' }],
+}];
 
 /**
  * The demo's phase plan, declared by labels on staging's inventories: the shop's base, then api,
@@ -89,6 +110,48 @@ function seedCluster(em: Emulator, cluster: 'staging' | 'prod'): void {
     planned(cluster, fluxKustomization('worker', [ref('ConfigMap', NS, 'worker-config'), ref('Pod', NS, 'worker-0')], 'main@sha1:1111111'), 3),
     planned(cluster, argoApplication('checkout', NS, [ref('Deployment', NS, 'checkout'), ref('Service', NS, 'checkout')]), 4),
   ]);
+  if (cluster === 'staging') {
+    // An operator-driven phase (owner phase): an LCM Phase and the task it ran before the demo began.
+    const dbSync = ownedJob(KEYSTONE, 'keystone-db-sync', 'demo-keystone-db-sync', 'complete');
+    em.apply([...ownerPhaseCrds(), namespaceObject(LCM_NS)]);
+    em.apply([KEYSTONE, dbSync, jobPod(dbSync, 'keystone-db-sync-4m2xq', 'demo-keystone-db-sync-pod', 'complete')]);
+  }
+}
+
+/**
+ * One run of the LCM operator on staging: the old tasks go, a migration Job runs and completes while
+ * a smoke-test Workflow runs; a verify Job fails and is replaced by a retry that completes. The
+ * phase goes InProgress, Failed, InProgress, then Current.
+ */
+function lcmRun(cycle: number): ScenarioStep[] {
+  const migrate = (state: 'running' | 'complete') => {
+    const job = ownedJob(KEYSTONE, `keystone-migrate-${cycle}`, `demo-migrate-${cycle}`, state);
+    return [job, jobPod(job, `keystone-migrate-${cycle}-x7k2p`, `demo-migrate-${cycle}-pod`, state)];
+  };
+  const verify = (name: string, state: 'running' | 'complete' | 'failed') => {
+    const job = ownedJob(KEYSTONE, name, `demo-${name}`, state);
+    return [job, jobPod(job, `${name}-q9w4z`, `demo-${name}-pod`, state)];
+  };
+  const smoke = (phase: string, message: string) => ownedWorkflow(KEYSTONE, `keystone-smoke-${cycle}`, `demo-smoke-${cycle}`, phase, message);
+  const jobRef = (name: string) => ({ apiVersion: 'batch/v1', kind: 'Job', namespace: LCM_NS, name });
+  return [
+    {
+      at: 2_000,
+      label: 'LCM phase starts a run: old tasks removed',
+      do: (em) => {
+        for (const kind of [{ apiVersion: 'batch/v1', kind: 'Job' }, { apiVersion: 'argoproj.io/v1alpha1', kind: 'Workflow' }]) {
+          for (const object of em.list({ ...kind, namespace: LCM_NS })) em.remove({ ...kind, namespace: LCM_NS, name: String((object.metadata as { name: string }).name) });
+        }
+      },
+    },
+    { at: 2_500, label: 'LCM migrate Job and smoke Workflow run', apply: [...migrate('running'), smoke('Running', 'step 1/2: keystone-api')] },
+    { at: 10_000, label: 'LCM migrate Job completes', apply: migrate('complete') },
+    { at: 18_000, label: 'LCM verify Job fails', apply: verify(`keystone-verify-${cycle}`, 'failed') },
+    { at: 28_000, label: 'LCM verify Job replaced by a retry', remove: jobRef(`keystone-verify-${cycle}`) },
+    { at: 28_500, label: 'LCM verify retry runs', apply: verify(`keystone-verify-${cycle}-retry`, 'running') },
+    { at: 36_000, label: 'LCM verify retry completes', apply: verify(`keystone-verify-${cycle}-retry`, 'complete') },
+    { at: 40_000, label: 'LCM smoke Workflow succeeds', apply: smoke('Succeeded', 'all smoke tests passed') },
+  ];
 }
 
 /** One cycle of changes on staging: rollout, crash loop, manifest change. */
@@ -113,6 +176,7 @@ function stagingCycle(cycle: number): ScenarioStep[] {
         ),
       ],
     },
+    ...lcmRun(cycle),
   ];
 }
 
@@ -165,6 +229,7 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
     emulators,
     kubeconfigPath: dir,
     checks: [health.check],
+    owners: DEMO_OWNERS,
     async close() {
       controller.abort();
       await health.close();

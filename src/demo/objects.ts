@@ -1,7 +1,8 @@
 /**
  * The demo's starting state: for each cluster, workloads in a namespace and the inventories that
  * make them phases (one phase per inventory kind: cli-utils ConfigMap, kpt ResourceGroup, Flux
- * Kustomization, Argo CD Application).
+ * Kustomization, Argo CD Application), and on staging an operator's custom resource whose Jobs,
+ * Pods and Workflows make it an owner phase.
  */
 import type { KubeObject } from '../emulator/index.ts';
 import { buildPodStatus } from '../emulator/workload-objects.ts';
@@ -146,4 +147,89 @@ export function ref(kind: string, namespace: string, name: string): Ref {
   };
   const [group, version] = table[kind] ?? ['', 'v1'];
   return { group, kind, namespace, name, version };
+}
+
+/** A namespaced custom resource type with a status subresource, served once applied. */
+export function customResourceDefinition(group: string, version: string, kind: string, plural: string): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: [{ name: version, served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
+  };
+}
+
+/** The demo's operator-driven phase kind, shaped like the OpenStack LCM operator's `OsPhase`. */
+export const LCM_PHASE = { group: 'lcm.example.dev', version: 'v1alpha1', kind: 'Phase', plural: 'phases' } as const;
+
+/** The CRDs the demo's owner phases need: the LCM Phase kind and Argo Workflows. */
+export function ownerPhaseCrds(): KubeObject[] {
+  return [customResourceDefinition(LCM_PHASE.group, LCM_PHASE.version, LCM_PHASE.kind, LCM_PHASE.plural), customResourceDefinition('argoproj.io', 'v1alpha1', 'Workflow', 'workflows')];
+}
+
+/** An owner reference to `owner` (which must carry a uid), as a controller sets it. */
+export function ownerReferenceTo(owner: KubeObject): Record<string, unknown> {
+  const meta = owner.metadata as { name: string; uid: string };
+  return { apiVersion: owner.apiVersion, kind: owner.kind, name: meta.name, uid: meta.uid, controller: true, blockOwnerDeletion: true };
+}
+
+/** An LCM Phase object with a fixed uid, so its Jobs can name it as owner in the same apply. */
+export function lcmPhase(namespace: string, name: string, uid: string, stage = 'install'): KubeObject {
+  return {
+    apiVersion: `${LCM_PHASE.group}/${LCM_PHASE.version}`,
+    kind: LCM_PHASE.kind,
+    metadata: { name, namespace, uid, generation: 1 },
+    spec: { stage, targetVersion: '1.0.0' },
+    status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: `stage ${stage} reconciled` }] },
+  };
+}
+
+/** What a task Job is doing: running, done, or failed after its retries. */
+export type JobState = 'running' | 'complete' | 'failed';
+
+/** A batch Job owned by `owner`, in `state` (kstatus: running Current, complete Current, failed Failed). */
+export function ownedJob(owner: KubeObject, name: string, uid: string, state: JobState): KubeObject {
+  const namespace = (owner.metadata as { namespace: string }).namespace;
+  const t = now();
+  const status: Record<string, unknown> = { startTime: t };
+  if (state === 'running') Object.assign(status, { active: 1 });
+  if (state === 'complete') Object.assign(status, { succeeded: 1, completionTime: t, conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: t }] });
+  if (state === 'failed') Object.assign(status, { failed: 3, conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastTransitionTime: t }] });
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name, namespace, uid, ownerReferences: [ownerReferenceTo(owner)], labels: { 'job-name': name } },
+    spec: { backoffLimit: 2, completions: 1, parallelism: 1, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'task', image: 'example/lcm-task:1.0' }] } } },
+    status,
+  };
+}
+
+/** The Pod of a Job (one attempt), owned by it; running while the Job runs, then Succeeded or Failed. */
+export function jobPod(job: KubeObject, name: string, uid: string, state: JobState): KubeObject {
+  const namespace = (job.metadata as { namespace: string }).namespace;
+  const phase = state === 'running' ? 'Running' : state === 'complete' ? 'Succeeded' : 'Failed';
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, uid, ownerReferences: [ownerReferenceTo(job)], labels: { 'job-name': (job.metadata as { name: string }).name } },
+    spec: { restartPolicy: 'Never', containers: [{ name: 'task', image: 'example/lcm-task:1.0' }] },
+    status: { phase, conditions: [{ type: 'Ready', status: state === 'running' ? 'True' : 'False', reason: state === 'running' ? '' : 'PodCompleted' }] },
+  };
+}
+
+/** An Argo Workflow owned by `owner`, in an Argo phase (Running, Succeeded, Failed, ...). */
+export function ownedWorkflow(owner: KubeObject, name: string, uid: string, phase: string, message = ''): KubeObject {
+  const namespace = (owner.metadata as { namespace: string }).namespace;
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name, namespace, uid, ownerReferences: [ownerReferenceTo(owner)] },
+    spec: { entrypoint: 'main', templates: [{ name: 'main', container: { image: 'example/lcm-task:1.0' } }] },
+    status: { phase, ...(message ? { message } : {}) },
+  };
 }

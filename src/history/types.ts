@@ -19,7 +19,7 @@ export type ReachabilityStatus = 'Reachable' | 'Unreachable' | 'Unobserved';
 
 /** A phase's identity within its cluster (unique in the store). */
 export interface PhaseIdentity {
-  /** cli-utils | resourcegroup | flux | argocd | selector | config */
+  /** cli-utils | resourcegroup | flux | argocd | selector | config | owner */
   sourceKind: string;
   namespace: string;
   name: string;

@@ -36,6 +36,7 @@ export function findAffectedPhases(phases: readonly Phase[], changed: ChangedObj
   const byInventory = new Map<string, number[]>();
   const podNamespaces = new Map<string, number[]>();
   const selectorPhases: number[] = [];
+  const ownerPhases: number[] = [];
   const add = (map: Map<string, number[]>, key: string, index: number): void => {
     const list = map.get(key);
     if (list === undefined) map.set(key, [index]);
@@ -48,6 +49,7 @@ export function findAffectedPhases(phases: readonly Phase[], changed: ChangedObj
     }
     if (phase.inventoryRef !== undefined) add(byInventory, refKey(phase.inventoryRef), index);
     if (phase.selector !== undefined) selectorPhases.push(index);
+    if (phase.owner !== undefined) ownerPhases.push(index);
   });
   const affected = new Set<number>();
   for (const ref of changed.inventories) {
@@ -62,6 +64,10 @@ export function findAffectedPhases(phases: readonly Phase[], changed: ChangedObj
     for (const index of byEntry.get(refKey(ref)) ?? []) affected.add(index);
     if (isPodKind(ref.group, ref.kind)) for (const index of podNamespaces.get(ref.namespace) ?? []) affected.add(index);
     for (const index of selectorPhases) if (selects(phases[index] as Phase, ref)) affected.add(index);
+    for (const index of ownerPhases) if (mayOwn(phases[index] as Phase, ref)) affected.add(index);
+    if (!byEntry.has(refKey(ref)) && ownerPhases.some((index) => isOwnerKind(phases[index] as Phase, ref))) {
+      return { whole: true, reason: `${refKey(ref)} is a new owner` };
+    }
   }
   return { whole: false, indices: [...affected].sort((a, b) => a - b) };
 }
@@ -71,4 +77,15 @@ function selects(phase: Phase, ref: ObjectRef): boolean {
   if (selector === undefined) return false;
   if (!selector.kinds.some((k) => k.group === ref.group && k.kind === ref.kind)) return false;
   return selector.namespaces.length === 0 || ref.namespace === '' || selector.namespaces.includes(ref.namespace);
+}
+
+function isOwnerKind(phase: Phase, ref: ObjectRef): boolean {
+  return phase.owner !== undefined && phase.owner.kind.group === ref.group && phase.owner.kind.kind === ref.kind;
+}
+
+function mayOwn(phase: Phase, ref: ObjectRef): boolean {
+  const owner = phase.owner;
+  if (owner === undefined) return false;
+  if (!isOwnerKind(phase, ref) && !owner.ownedKinds.some((k) => k.group === ref.group && k.kind === ref.kind)) return false;
+  return phase.namespace === '' || ref.namespace === phase.namespace;
 }

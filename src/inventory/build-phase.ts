@@ -14,6 +14,7 @@ export interface PhaseDraft {
   errors: InventoryError[];
   inventory?: ObjectIdentity;
   selector?: Phase['selector'];
+  owner?: Phase['owner'];
 }
 
 /**
@@ -75,6 +76,7 @@ export function buildPhase(draft: PhaseDraft): Phase {
     phase.inventoryRef = { group: inv.group, kind: inv.kind, namespace: inv.namespace, name: inv.name };
   }
   if (draft.selector !== undefined) phase.selector = draft.selector;
+  if (draft.owner !== undefined) phase.owner = draft.owner;
   return phase;
 }
 

@@ -14,7 +14,7 @@ import type { EntryDetail, Phase, PhaseParseResult, PhaseSource } from './types.
  * recognised by apiVersion/kind (and the inventory-id label for ConfigMaps); config declarations
  * have no apiVersion and are recognised by `selector` or `resources`.
  */
-export function detectPhaseSource(obj: unknown): PhaseSource | undefined {
+export function detectPhaseSource(obj: unknown): Exclude<PhaseSource, 'owner'> | undefined {
   const identity = readIdentity(obj);
   if (identity === undefined || !isRecord(obj)) return undefined;
   if (identity.apiVersion === '' && identity.kind === '') {
@@ -31,7 +31,8 @@ export function detectPhaseSource(obj: unknown): PhaseSource | undefined {
   return undefined;
 }
 
-const PARSERS: Record<PhaseSource, (obj: unknown) => PhaseParseResult> = {
+// Owner phases are not parsed from one object: they are built from an owner and what it owns.
+const PARSERS: Record<Exclude<PhaseSource, 'owner'>, (obj: unknown) => PhaseParseResult> = {
   'cli-utils': parseCliUtilsInventory,
   resourcegroup: parseResourceGroup,
   flux: parseFluxInventory,

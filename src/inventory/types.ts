@@ -12,7 +12,7 @@ export interface ObjectRef {
 }
 
 /** Where a phase's inventory comes from. */
-export type PhaseSource = 'cli-utils' | 'resourcegroup' | 'flux' | 'argocd' | 'selector' | 'config';
+export type PhaseSource = 'cli-utils' | 'resourcegroup' | 'flux' | 'argocd' | 'selector' | 'config' | 'owner';
 
 /** Why part (or all) of an inventory could not be read. Matched on `code`, never on `message`. */
 export type InventoryErrorCode =
@@ -23,7 +23,15 @@ export type InventoryErrorCode =
   | 'MALFORMED_SELECTOR'
   | 'UNSUPPORTED_OBJECT'
   /** A selector phase's kind could not be listed, so its members are not all known. */
-  | 'SELECTOR_READ_FAILED';
+  | 'SELECTOR_READ_FAILED'
+  /** An owner phase's objects own each other in a loop (see src/inventory/owner-phase.ts). */
+  | 'OWNER_REFERENCE_CYCLE'
+  /** An owner phase's object names an owner uid that does not exist. */
+  | 'DANGLING_OWNER_REFERENCE'
+  /** An owner phase's owned kind could not be listed, so its members are not all known. */
+  | 'OWNED_READ_FAILED'
+  /** An owner of another kind has the same namespace and name as this owner phase's, and is not recorded. */
+  | 'OWNER_NAME_TAKEN';
 
 /** One problem found while parsing an inventory; `entry` names the offending entry when there is one. */
 export interface InventoryError {
@@ -97,6 +105,8 @@ export interface Phase {
   inventoryRef?: ObjectRef;
   /** Set for selector phases only; their entries come from the cluster. */
   selector?: PhaseSelector;
+  /** Set for owner phases only: the owner's kind and the kinds whose objects can join it. */
+  owner?: { kind: GroupKind; ownedKinds: GroupKind[] };
 }
 
 /** The result of parsing an inventory object: a phase, or one clear error for the object as a whole. */

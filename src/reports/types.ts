@@ -92,7 +92,7 @@ export interface PhaseHistory {
   cluster: string;
   namespace: string;
   name: string;
-  /** Inventory kind: cli-utils | resourcegroup | flux | argocd | selector | config. */
+  /** Inventory kind: cli-utils | resourcegroup | flux | argocd | selector | config | owner. */
   source: string;
   /**
    * Every interval that overlaps the range, plus (ideally) the ones just before it: the report reads

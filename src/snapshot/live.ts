@@ -19,6 +19,7 @@ import type { RedactionOptions } from '../history/redact.ts';
 import type { ChangedObjects } from '../inventory/affected-phases.ts';
 import { refKey } from '../inventory/ref-key.ts';
 import type { GroupKind, ObjectRef } from '../inventory/types.ts';
+import type { OwnerKindSpec } from '../inventory/owner-phase.ts';
 import { MAX_CHANGED_OBJECTS } from '../queue/snapshot-jobs.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
 import { discoverPhases, INVENTORY_WATCHES } from '../kube/discover-phases.ts';
@@ -42,6 +43,8 @@ export interface LiveSnapshotOptions {
   redaction?: RedactionOptions;
   /** Longest wait between a failed watch's reconnects (`snapshot.watchBackoffMax`). @default 5000 */
   watchBackoffMaxMs?: number;
+  /** Owner kinds (`phases.owners`): their kinds and owned kinds are watched, so a new Job snapshots its phase. @default none */
+  owners?: readonly OwnerKindSpec[];
 }
 
 /** A cluster's watch counts since the start (they only grow, so they read as counters). */
@@ -122,6 +125,7 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     // by their label; a member kind that is also an inventory kind uses the whole-object cache.
     const kinds = new Map<string, GroupKind | WatchedKind>(INVENTORY_WATCHES.map((k) => [`${k.group}/${k.kind}${k.labelSelector === undefined ? '' : `?${k.labelSelector}`}`, k]));
     for (const { phase } of discovered.phases) for (const ref of phase.entries) if (!kinds.has(`${ref.group}/${ref.kind}`)) kinds.set(`${ref.group}/${ref.kind}`, { group: ref.group, kind: ref.kind });
+    for (const owner of options.owners ?? []) for (const gk of [owner.kind, ...owner.ownedKinds]) if (!kinds.has(`${gk.group}/${gk.kind}`)) kinds.set(`${gk.group}/${gk.kind}`, gk);
     const key = [...kinds.keys()].sort().join(',');
     if (key === kindsKey || closed) return;
     kindsKey = key;

@@ -14,6 +14,10 @@ import { findAffectedPhases, type ChangedObjects } from '../inventory/affected-p
 import { CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, type KubeError, type KubeErrorKind } from '../kube/errors.ts';
 import { readObjects, type ReadObjectsOptions, type ReadObjectsResult } from '../kube/read-objects.ts';
 import { selectPhaseMembers } from '../kube/select-phase.ts';
+import { readOwnerPhases } from '../kube/owner-phases.ts';
+import type { OwnerKindSpec } from '../inventory/owner-phase.ts';
+import { awaitJobEnd } from '../status/rules/job.ts';
+import { withPhaseErrors } from '../status/phase-errors.ts';
 import { indexOutcomes } from '../kube/ref-outcome.ts';
 import { keyOf } from '../kube/ref-keys.ts';
 import { toHashedDocument, type CachedObject } from '../kube/compact.ts';
@@ -39,6 +43,8 @@ export interface ObserveClusterOptions {
    * they are observed beside the phases discovered from inventory objects.
    */
   declared?: ReadonlyMap<string, readonly Phase[]>;
+  /** Owner kinds (`phases.owners`): each object of one is a phase of it and what it owns, in every cluster. */
+  owners?: readonly OwnerKindSpec[];
   /**
    * What changed since the last snapshot (a live snapshot after watch events): only the phases
    * these changes can affect are read and observed, and the observation is `live`. The whole
@@ -131,7 +137,10 @@ export async function observeWithSources(cluster: ClusterClient, options: Observ
   const discovered = await discoverPhases(cluster, options.discover);
   const discoveryFailure = findDiscoveryFailure(discovered);
   if (discoveryFailure !== undefined) return unreachable(cluster, now(), discoveryFailure);
-  const { phases: all, live } = await phasesToObserve(cluster, discovered.phases, options.declared?.get(cluster.name) ?? [], options.changed);
+  const owned = options.owners !== undefined && options.owners.length > 0 ? await readOwnerPhases(cluster, options.owners, options.discover?.pageSize !== undefined ? { pageSize: options.discover.pageSize } : {}) : { phases: [], errors: [] };
+  // Owner phases are found in the cluster like inventories; their manifest is the owner object.
+  const found = [...discovered.phases, ...owned.phases.map((o): DiscoveredPhase => ({ phase: o.phase, manifest: o.owner }))];
+  const { phases: all, live } = await phasesToObserve(cluster, found, options.declared?.get(cluster.name) ?? [], options.changed);
   const refs = all.flatMap((d) => d.phase.entries);
   const read = await readObjects(cluster, refs, { includePods: true, ...options.read });
   if (read.clusterError !== undefined) return unreachable(cluster, now(), read.clusterError);
@@ -151,7 +160,7 @@ export async function observeWithSources(cluster: ClusterClient, options: Observ
     sources.phases.push({ refs: source.phase.entries, records });
     return observePhase(source, resources, at, tick);
   });
-  const unobservedSources = [...new Set(discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind))];
+  const unobservedSources = [...new Set([...discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind), ...(owned.errors.length > 0 ? ['owner'] : [])])];
   return { observation: { outcome: 'ok', cluster: cluster.name, labels: cluster.labels, at, phases, unobservedSources, ...(live ? { live: true } : {}) }, sources };
 }
 
@@ -281,16 +290,19 @@ function partOfObject(object: KubeObject, statusOptions: StatusOptions, revision
   return part;
 }
 
-function observePhase(source: DiscoveredPhase, resources: ObservedResource[], at: Date, tick: TickContext): ObservedPhase {
+function observePhase(source: DiscoveredPhase, observed: ObservedResource[], at: Date, tick: TickContext): ObservedPhase {
   const phase = source.phase;
-  const summary = summarizePhase(
+  // An owner phase is about its tasks' end: its running Jobs are InProgress (resources are per phase).
+  const resources = phase.owner === undefined ? observed : observed.map(awaitJobEnd);
+  const summarized = summarizePhase(
     phase.entries.map((ref, index) => {
       const r = resources[index] as ObservedResource;
       return { ref, status: r.status, message: r.message, ...(r.reason !== undefined ? { reason: r.reason } : {}) };
     }),
     { now: at, failedBy: (tick.falseConditions?.get(`${phase.source}/${phase.namespace}/${phase.name}`) ?? []).map((c) => `${c.type} is False${c.message === '' ? '' : `: ${c.message}`}`) },
   );
-  const observed: ObservedPhase = {
+  const summary = phase.owner === undefined ? summarized : withPhaseErrors(summarized, phase.errors);
+  const result: ObservedPhase = {
     identity: { sourceKind: phase.source, namespace: phase.namespace, name: phase.name },
     inventoryId: phase.id,
     labels: phase.labels,
@@ -298,8 +310,8 @@ function observePhase(source: DiscoveredPhase, resources: ObservedResource[], at
     status: { status: summary.status, message: summary.message, summary: summary.counts, conditions: summary.conditions },
     resources,
   };
-  if (summary.mostImportant !== undefined) observed.status.worstResource = refKey(summary.mostImportant.ref);
-  return observed;
+  if (summary.mostImportant !== undefined) result.status.worstResource = refKey(summary.mostImportant.ref);
+  return result;
 }
 
 /** An observed manifest whose hash is known: its source and entries are made when read. */
@@ -337,7 +349,8 @@ function manifestEntries(phase: Phase): ObservedManifest['entries'] {
 function observeManifest(from: DiscoveredPhase, tick: TickContext): ObservedManifest {
   const phase = from.phase;
   const redaction = tick.redaction;
-  const version = phase.selector === undefined ? (from.manifestVersion ?? manifestVersionOf(from.manifest)) : undefined;
+  // Selector and owner phases' members change without their declaration or owner changing.
+  const version = phase.selector === undefined && phase.owner === undefined ? (from.manifestVersion ?? manifestVersionOf(from.manifest)) : undefined;
   const key = version === undefined ? undefined : `${tick.clusterName}\u0000${phase.source}\u0000${version}\u0000${tick.memo.redaction}`;
   const memo = key === undefined ? undefined : tick.memos.manifestHash(key);
   if (memo !== undefined && memo.entries === phase.entries.length) return new KnownManifest(memo.hash, from, redaction);

@@ -95,9 +95,9 @@ beforeAll(async () => {
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ phases { edges { node { status } } } }' }) });
       const body = (await res.json()) as { data?: { phases: { edges: { node: { status: string | null } }[] } } };
       const phases = body.data?.phases.edges ?? [];
-      return phases.length === 8 && phases.every((e) => e.node.status !== null);
+      return phases.length === 9 && phases.every((e) => e.node.status !== null);
     },
-    { timeoutMs: 60_000, intervalMs: 500, what: "the demo's eight phases to be recorded" },
+    { timeoutMs: 60_000, intervalMs: 500, what: "the demo's nine phases to be recorded" },
   );
 }, 120_000);
 
@@ -139,7 +139,7 @@ describe('README examples', () => {
     else if (/ report .*--out (\S+)/.test(text)) {
       const out = path.join(dir, /--out (\S+)/.exec(text)?.[1] as string);
       expect(existsSync(out), context).toBe(true);
-      expect(stderr, context).toMatch(/^wrote html report on 8 phases/);
+      expect(stderr, context).toMatch(/^wrote html report on 9 phases/);
     } else if (/ manifest .*--diff/.test(text)) expect(stdout, context).toMatch(/entries/);
     else if (/completion/.test(text)) expect(stdout + stderr, context).toBe('');
     else if (stdout === '' && / notifications/.test(text)) expect(stderr, context).toMatch(/^no notification deliveries found( matching the filter)?\n$/);
@@ -165,7 +165,7 @@ describe('README examples', () => {
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
       const body = (await res.json()) as { data?: { phases?: { edges: unknown[] }; phase?: { history: { edges: unknown[] }; statusAt: { status: string } | null } }; errors?: unknown };
       expect(body.errors, query).toBeUndefined();
-      if (body.data?.phases) expect(body.data.phases.edges).toHaveLength(8);
+      if (body.data?.phases) expect(body.data.phases.edges).toHaveLength(9);
       else {
         expect(body.data?.phase?.history.edges.length).toBeGreaterThan(0);
         expect(body.data?.phase?.statusAt?.status).toMatch(/^(Current|InProgress|Failed)$/);

@@ -79,7 +79,7 @@ describe('the web UI', () => {
     const page = await signedInPage(readerSecret);
     const checkoutCell = cell(page, 'demo-staging', 'argocd/checkout');
     await expect.poll(() => checkoutCell.getAttribute('data-status'), { timeout: 30_000 }).toBe('Current');
-    expect(await page.locator('td.cell').count()).toBe(8); // 3 phases in both clusters, one shop-base each
+    expect(await page.locator('td.cell').count()).toBe(9); // 3 phases in both clusters, one shop-base each, staging's LCM owner phase
     for (const name of ['argocd/checkout', 'flux-system/worker', 'shop/api', 'shop/staging-shop-base', 'shop/prod-shop-base']) {
       await expect.poll(() => page.locator('table.matrix tbody th').allInnerTexts()).toContain(name);
     }
@@ -102,7 +102,7 @@ describe('the web UI', () => {
     await page.getByLabel('Layout').selectOption('list');
     await expect.poll(() => page.url()).toContain('layout=list');
     const rows = page.locator('table.list tbody tr');
-    await expect.poll(() => rows.count()).toBe(8);
+    await expect.poll(() => rows.count()).toBe(9);
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-board-list.png'), fullPage: true });
     await expectAccessible(page);
     await page.goBack();

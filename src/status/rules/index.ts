@@ -5,6 +5,7 @@
  */
 import type { JsonRecord } from '../read.ts';
 import { computeAlwaysReadyStatus } from './always-ready.ts';
+import { computeArgoWorkflowStatus } from './argo-workflow.ts';
 import { computeCustomResourceDefinitionStatus } from './crd.ts';
 import { computeDaemonSetStatus } from './daemonset.ts';
 import { computeDeploymentStatus } from './deployment.ts';
@@ -57,6 +58,8 @@ register('batch', 'CronJob', computeAlwaysReadyStatus);
 register('', 'ConfigMap', computeAlwaysReadyStatus);
 register('batch', 'Job', computeJobStatus);
 register('apiextensions.k8s.io', 'CustomResourceDefinition', computeCustomResourceDefinitionStatus);
+// Not a kstatus rule: Argo CD's health check for Workflows, so owner phases see a Workflow's end.
+register('argoproj.io', 'Workflow', computeArgoWorkflowStatus);
 
 /** Group and kind as apimachinery's `GroupVersionKind()` reads them. */
 export interface GroupKind {

@@ -21,7 +21,9 @@ const START_TIME = ['status', 'startTime'] as const;
  * `Job is suspended`. Then a Job without `status.startTime` is InProgress `JobNotStarted`, and a
  * started Job is **Current** `Job in progress. success:s, active: a, failed: f` (upstream kstatus
  * does not wait for Jobs to finish; Flux's own Job reader does). `spec.completions` defaults to
- * `spec.parallelism`, which defaults to 1.
+ * `spec.parallelism`, which defaults to 1. That running-but-Current result carries the reason
+ * {@link JOB_RUNNING}, so phases whose point is the Job's end (owner phases) can wait for it
+ * ({@link awaitJobEnd}).
  */
 export function computeJobStatus(obj: JsonRecord, conditions: ConditionList): StatusResult {
   const parallelism = readInt(obj, PARALLELISM, 1);
@@ -47,5 +49,18 @@ export function computeJobStatus(obj: JsonRecord, conditions: ConditionList): St
   if (!((typeof startTime === 'string' && startTime !== '') || startTime instanceof Date)) {
     return inProgress('JobNotStarted', 'Job not started');
   }
-  return current(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedCount}`);
+  return { ...current(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedCount}`), reason: JOB_RUNNING };
+}
+
+/** Reason of a started Job that has neither completed nor failed (Current in upstream kstatus). */
+export const JOB_RUNNING = 'JobRunning';
+
+/**
+ * Flux's reading of a Job (its `kstatus` Job reader waits for the end): a running Job is
+ * InProgress until its `Complete` (Current) or `Failed` (Failed) condition. Other results are
+ * returned as they are.
+ */
+export function awaitJobEnd<T extends Pick<StatusResult, 'status' | 'message' | 'conditions' | 'reason'>>(result: T): T {
+  if (result.status !== 'Current' || result.reason !== JOB_RUNNING) return result;
+  return { ...result, ...inProgress(JOB_RUNNING, result.message) };
 }

@@ -17,15 +17,36 @@ import { refKey } from '../../../src/inventory/ref-key.ts';
 import { computeStatus } from '../../../src/status/index.ts';
 import { waitFor } from '../../../src/runtime/wait.ts';
 import { fillUrlTemplate } from '../../../src/checks/url-template.ts';
+import { observeCluster } from '../../../src/snapshot/observe.ts';
 
 const stateDir = mkdtempSync(path.join(tmpdir(), 'phaselog-demo-'));
 let demo: Demo;
 
+/** What the LCM owner phase on staging went through, recorded from the start (the scenario is fast). */
+const lcm = { statuses: [] as string[], members: new Set<string>(), stop: false, done: Promise.resolve() };
+
+async function watchLcmPhase(): Promise<void> {
+  const staging = client('demo-staging');
+  while (!lcm.stop) {
+    const observation = await observeCluster(staging, { owners: demo.owners });
+    const phase = observation.outcome === 'ok' ? observation.phases.find((p) => p.identity.sourceKind === 'owner') : undefined;
+    if (phase !== undefined) {
+      if (lcm.statuses[lcm.statuses.length - 1] !== phase.status.status) lcm.statuses.push(phase.status.status);
+      for (const resource of phase.resources) lcm.members.add(resource.key);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  staging.close();
+}
+
 beforeAll(async () => {
   // 20x speed: the one-minute scenario plays in about three seconds.
   demo = await startDemo({ log: pino({ level: 'silent' }), stateDir, speed: 20, cycleGapMs: 600_000 });
+  lcm.done = watchLcmPhase();
 });
 afterAll(async () => {
+  lcm.stop = true;
+  await lcm.done;
   await demo.close();
   rmSync(stateDir, { recursive: true, force: true });
 });
@@ -56,6 +77,13 @@ describe('the demo clusters', () => {
         expect(phase.entries.length).toBeGreaterThanOrEqual(2);
       }
     }
+    // Staging also has an operator-driven (owner) phase; prod has none.
+    for (const [cluster, expected] of [['demo-staging', ['openstack/keystone-upgrade']], ['demo-prod', []]] as const) {
+      const observation = await observeCluster(client(cluster), { owners: demo.owners });
+      if (observation.outcome !== 'ok') throw new Error(`${cluster} unreachable`);
+      expect(observation.phases.filter((p) => p.identity.sourceKind === 'owner').map((p) => `${p.identity.namespace}/${p.identity.name}`)).toEqual(expected);
+      expect(observation.phases).toHaveLength(4 + expected.length);
+    }
     // Every object a prod phase lists exists there (staging's worker-0 comes with its scenario).
     expect(await statusOf('demo-prod', 'Pod', 'worker-0')).toBe('Current');
   });
@@ -73,6 +101,17 @@ describe('the demo clusters', () => {
     );
     expect(seen.api).toContain('Current');
     expect(seen.worker).toContain('Failed'); // kstatus: CrashLoopBackOff is Failed
+  });
+
+  it("runs the LCM phase's tasks: a Job runs and completes, a verify Job fails and its retry completes", async () => {
+    await waitFor(
+      () => lcm.statuses.includes('Failed') && lcm.statuses.lastIndexOf('Current') > lcm.statuses.indexOf('Failed'),
+      { timeoutMs: 20_000, intervalMs: 50, what: 'the LCM phase to fail and recover' },
+    );
+    // It runs (at 20x the seeded Current may be gone before the first read), fails, runs the retry, ends Current.
+    expect(lcm.statuses.indexOf('InProgress')).toBeLessThan(lcm.statuses.indexOf('Failed'));
+    expect([...lcm.members].some((key) => key.includes('keystone-verify-0-retry'))).toBe(true);
+    expect([...lcm.members].some((key) => key.includes('Workflow'))).toBe(true);
   });
 
   it('changes the worker phase manifest', async () => {

@@ -47,7 +47,7 @@ beforeAll(async () => {
   registerFleetMetrics(metrics, createFleetStateReader(db));
   workers = await startWorkers({
     config: { snapshot: { interval: 250, jitter: 0 }, health: undefined, baseDir: process.cwd() },
-    db, redisUrl: testRedisUrl(), log: testLogger(), clusters: demo.clusters, queueName: queue, prefix: queue, channelPrefix: queue, metrics,
+    db, redisUrl: testRedisUrl(), log: testLogger(), clusters: demo.clusters, observe: { owners: demo.owners }, queueName: queue, prefix: queue, channelPrefix: queue, metrics,
   });
   server = createHttpServer({ host: '127.0.0.1', port: 0, log: testLogger(), readiness: {}, metrics: createMetricsHandler({ metrics, log: testLogger() }) });
   await server.listen();
@@ -73,8 +73,8 @@ describe('/metrics over the demo', () => {
     const [changed] = worker(body, 'phaselog_phase_status_changed_timestamp_seconds');
     expect(changed?.value).toBeGreaterThan(failedAt - 30);
     expect(changed?.value).toBeLessThanOrEqual(failedAt);
-    // Eight phases, one status series each, and both clusters reachable.
-    expect(samples(body, 'phaselog_phase_status')).toHaveLength(8);
+    // Nine phases (four per cluster, and staging's LCM owner phase), one status series each, and both clusters reachable.
+    expect(samples(body, 'phaselog_phase_status')).toHaveLength(9);
     expect(samples(body, 'phaselog_cluster_reachable').map((s) => [s.labels['cluster'], s.value]).sort()).toEqual([['demo-prod', 1], ['demo-staging', 1]]);
 
     await waitUntil(async () => worker((body = await scrape()), 'phaselog_phase_status').some((s) => s.labels['status'] === 'Current'), 'the worker phase Current again', 60_000);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { ENV_KEYS, loadConfig } from '../../../src/config.ts';
+import { declaredPhasesOf } from '../../../src/declared-phases.ts';
 import { PROJECT_ROOT } from '../../../src/runtime/paths.ts';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking arbitrary manifests
@@ -161,6 +162,6 @@ describe('deploy/kubernetes (kustomize base)', () => {
     writeFileSync(path.join(dir, 'phaselog.yaml'), configMap.data['phaselog.yaml']);
     const config = loadConfig({ ...env(d), PHASELOG_CONFIG: path.join(dir, 'phaselog.yaml'), DATABASE_URL: 'postgresql://u@db/x', REDIS_URL: 'redis://r:6379' }, dir);
     expect(config.server.host).toBe('0.0.0.0');
-    expect(config.phases.map((p) => `${p.cluster}/${p.name}`)).toEqual(['in-cluster/phaselog']);
+    expect(declaredPhasesOf(config.phases).map((p) => `${p.cluster}/${p.name}`)).toEqual(['in-cluster/phaselog']);
   });
 });

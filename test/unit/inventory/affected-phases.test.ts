@@ -55,3 +55,27 @@ describe('findAffectedPhases', () => {
     expect(findAffectedPhases(PHASES, input)).toEqual({ whole: true, reason: expect.stringContaining(`${inventory.kind}/${inventory.namespace}/${inventory.name}`) });
   });
 });
+
+describe('findAffectedPhases for owner phases', () => {
+  const owner = ref('lcm.example.dev', 'Phase', 'openstack', 'install-keystone');
+  const job = ref('batch', 'Job', 'openstack', 'keystone-db-sync');
+  const phases: Phase[] = [
+    phase('install-keystone', [owner, job], { source: 'owner', namespace: 'openstack', owner: { kind: { group: 'lcm.example.dev', kind: 'Phase' }, ownedKinds: [{ group: 'batch', kind: 'Job' }, { group: '', kind: 'Pod' }] } }),
+    phase('shop', [web]),
+  ];
+  const namesOf = (indices: number[]) => indices.map((i) => phases[i]?.name);
+
+  it.each([
+    ['a new Job in the owner namespace may be owned by it', changed([ref('batch', 'Job', 'openstack', 'keystone-bootstrap')]), ['install-keystone']],
+    ['a new Pod in the owner namespace may be owned through a Job', changed([ref('', 'Pod', 'openstack', 'keystone-bootstrap-x')]), ['install-keystone']],
+    ['a Job in another namespace cannot be owned by it', changed([ref('batch', 'Job', 'shop', 'migrate')]), []],
+    ['a changed member affects it', changed([job]), ['install-keystone']],
+  ])('%s', (_name, change, expected) => {
+    const affected = findAffectedPhases(phases, change);
+    expect(affected.whole ? 'whole' : namesOf(affected.indices)).toEqual(expected);
+  });
+
+  it('a new owner object is a new phase: the whole cluster is observed', () => {
+    expect(findAffectedPhases(phases, changed([ref('lcm.example.dev', 'Phase', 'openstack', 'install-glance')]))).toEqual({ whole: true, reason: 'lcm.example.dev/Phase/openstack/install-glance is a new owner' });
+  });
+});
