@@ -120,8 +120,13 @@ export interface CompactOptions {
   redaction?: RedactionOptions;
 }
 
-/** Metadata fields status rules read: deletion and generations. */
-const VIEW_METADATA = ['name', 'namespace', 'generation', 'deletionTimestamp'] as const;
+/**
+ * Metadata fields status rules read (deletion and generations), and what resource trees link
+ * owners and dependents by (uid, ownerReferences; see src/status/children.ts).
+ */
+const VIEW_METADATA = ['name', 'namespace', 'uid', 'generation', 'deletionTimestamp', 'ownerReferences'] as const;
+/** Of an ownerReference, what a resource tree matches an owner by. */
+const OWNER_REFERENCE_FIELDS = ['kind', 'name', 'uid'] as const;
 /** Of a Pod's metadata, also the scheduling window's start and the labels pod-aware rules select by. */
 const POD_METADATA = [...VIEW_METADATA, 'creationTimestamp', 'labels'] as const;
 /** Spec fields the built-in rules read (src/status/rules, selector.ts); values are kept whole. */
@@ -281,7 +286,7 @@ export function statusView(object: KubeObject): KubeObject {
   if ('apiVersion' in object) view.apiVersion = object.apiVersion;
   if ('kind' in object) view.kind = object.kind;
   const isPod = object.kind === 'Pod' && object.apiVersion === 'v1';
-  if ('metadata' in object) view.metadata = pick(object.metadata, isPod ? POD_METADATA : VIEW_METADATA);
+  if ('metadata' in object) view.metadata = ownerLinks(pick(object.metadata, isPod ? POD_METADATA : VIEW_METADATA));
   if ('spec' in object) view.spec = pick(object.spec, VIEW_SPEC);
   if ('status' in object) view.status = statusFields(object.status, isPod ? 'pod' : findRule(object) !== undefined ? 'built-in rule' : 'generic');
   return view;
@@ -310,6 +315,12 @@ function containerStatusView(item: unknown): unknown {
   const state = pick(out.state, ['waiting']) as Record<string, unknown>;
   if ('waiting' in state) state.waiting = pick(state.waiting, ['reason']);
   return { ...out, state };
+}
+
+/** Metadata with each ownerReference cut to what a tree matches by (apiVersion, controller flags and the rest left out). */
+function ownerLinks(metadata: unknown): unknown {
+  if (!isRecord(metadata) || !Array.isArray(metadata.ownerReferences)) return metadata;
+  return { ...metadata, ownerReferences: metadata.ownerReferences.map((r) => pick(r, OWNER_REFERENCE_FIELDS)) };
 }
 
 function pick(value: unknown, keys: readonly string[]): unknown {

@@ -24,6 +24,7 @@ import type { ClusterClient } from '../kube/cluster-client.ts';
 import { discoverPhases, INVENTORY_WATCHES } from '../kube/discover-phases.ts';
 import type { WatchedKind } from '../kube/watch-cache.ts';
 import { createWatchSet, type WatchSet } from '../kube/watch-set.ts';
+import { buildChildTree, CHILD_KINDS, indexOwners, OWNER_KINDS, type ChildTree, type TreeLimits } from '../status/children.ts';
 
 /** Options of {@link startLiveSnapshots}. */
 export interface LiveSnapshotOptions {
@@ -42,6 +43,22 @@ export interface LiveSnapshotOptions {
   redaction?: RedactionOptions;
   /** Longest wait between a failed watch's reconnects (`snapshot.watchBackoffMax`). @default 5000 */
   watchBackoffMaxMs?: number;
+  /**
+   * Resource trees: when set, ReplicaSets and Pods are watched too (in clusters whose phases have
+   * owning members), and each owning member's tree is handed to `publish` after changes (at most
+   * once per `minIntervalMs`) and every `intervalMs`. @default off
+   */
+  trees?: LiveTreeOptions;
+}
+
+/** Options of the live snapshots' resource trees. */
+export interface LiveTreeOptions {
+  publish(cluster: string, trees: ReadonlyMap<string, ChildTree>): Promise<void>;
+  /** Republish every tree this often, so its TTL does not run out. @default 10000 */
+  intervalMs?: number;
+  /** Least time between two builds of a cluster's trees (a build reads every cached Pod). @default 1000 */
+  minIntervalMs?: number;
+  limits?: TreeLimits;
 }
 
 /** A cluster's watch counts since the start (they only grow, so they read as counters). */
@@ -90,6 +107,9 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
   let burstStart = 0;
   let closed = false;
   let burst = createBurst();
+  // Members that own objects (Deployments, StatefulSets, ...), by ref key: the roots of the trees.
+  let owners = new Map<string, ObjectRef>();
+  const trees = options.trees !== undefined ? createTreeTimer(options.trees, () => set, () => owners, client.name, log) : undefined;
   // Counts of the watch sets replaced when the watched kinds changed, so the totals never go down.
   const retired = { events: 0, relists: 0 };
   const counts = (): WatchCounts => {
@@ -106,6 +126,7 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     const tickAt = Math.ceil(Date.now() / debounceMs) * debounceMs;
     const changed = burst.changed();
     burst = createBurst();
+    trees?.changed();
     enqueue(client.name, tickAt, changed).catch((error: unknown) => log.error({ err: error }, 'queueing a live snapshot failed'));
   };
   const onChange = (ref: ObjectRef, inventory: boolean): void => {
@@ -122,6 +143,12 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     // by their label; a member kind that is also an inventory kind uses the whole-object cache.
     const kinds = new Map<string, GroupKind | WatchedKind>(INVENTORY_WATCHES.map((k) => [`${k.group}/${k.kind}${k.labelSelector === undefined ? '' : `?${k.labelSelector}`}`, k]));
     for (const { phase } of discovered.phases) for (const ref of phase.entries) if (!kinds.has(`${ref.group}/${ref.kind}`)) kinds.set(`${ref.group}/${ref.kind}`, { group: ref.group, kind: ref.kind });
+    const nextOwners = new Map<string, ObjectRef>();
+    if (options.trees !== undefined) {
+      for (const { phase } of discovered.phases) for (const ref of phase.entries) if (OWNER_KINDS.has(`${ref.group}/${ref.kind}`)) nextOwners.set(refKey(ref), ref);
+      if (nextOwners.size > 0) for (const k of CHILD_KINDS) if (!kinds.has(`${k.group}/${k.kind}`)) kinds.set(`${k.group}/${k.kind}`, { group: k.group, kind: k.kind });
+    }
+    owners = nextOwners;
     const key = [...kinds.keys()].sort().join(',');
     if (key === kindsKey || closed) return;
     kindsKey = key;
@@ -137,6 +164,7 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     set.onChange((change, _cluster, watched) => onChange(change.ref, INVENTORY_WATCHES.includes(watched as WatchedKind)));
     const outcomes = await set.start();
     for (const [kind, error] of outcomes) if (error !== undefined) log.warn({ kind, error }, 'watch not synced; that kind is listed on each snapshot');
+    trees?.changed();
   };
   await sync();
   const resync = setInterval(() => void sync().catch((error: unknown) => log.error({ err: error }, 'resyncing watched kinds failed')), resyncMs);
@@ -147,7 +175,59 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
       closed = true;
       clearInterval(resync);
       if (timer !== undefined) clearTimeout(timer);
+      trees?.close();
       set?.stop();
+    },
+  };
+}
+
+/**
+ * Builds and publishes a cluster's trees from its caches: soon after changes (throttled, since a
+ * build reads every cached ReplicaSet and Pod) and on an interval (renewing the published TTLs).
+ */
+function createTreeTimer(options: LiveTreeOptions, currentSet: () => WatchSet | undefined, currentOwners: () => ReadonlyMap<string, ObjectRef>, cluster: string, log: Logger): { changed(): void; close(): void } {
+  const minIntervalMs = options.minIntervalMs ?? 1000;
+  let lastBuild = 0;
+  let pending: NodeJS.Timeout | undefined;
+  let closed = false;
+  let running = false;
+  const build = (): void => {
+    pending = undefined;
+    if (closed || running) return;
+    const set = currentSet();
+    const owners = currentOwners();
+    if (set === undefined) return;
+    lastBuild = Date.now();
+    const objects: Record<string, unknown>[] = [];
+    for (const k of CHILD_KINDS) {
+      const cache = set.caches.get(`${k.group}/${k.kind}`);
+      // A cache that is not synced would publish a partial tree: publish nothing, the last one stays until its TTL.
+      if (cache === undefined || cache.resourceVersion === '') return;
+      objects.push(...cache.list());
+    }
+    const index = indexOwners(objects);
+    const trees = new Map<string, ChildTree>();
+    for (const [key, ref] of owners) trees.set(key, buildChildTree(ref, index, lastBuild, options.limits));
+    running = true;
+    options
+      .publish(cluster, trees)
+      .catch((error: unknown) => log.warn({ err: error }, 'publishing resource trees failed; retried at the next change or interval'))
+      .finally(() => {
+        running = false;
+      });
+  };
+  const interval = setInterval(build, options.intervalMs ?? 10_000);
+  interval.unref();
+  return {
+    changed() {
+      if (closed || pending !== undefined) return;
+      pending = setTimeout(build, Math.max(0, lastBuild + minIntervalMs - Date.now()));
+      pending.unref();
+    },
+    close() {
+      closed = true;
+      clearInterval(interval);
+      if (pending !== undefined) clearTimeout(pending);
     },
   };
 }
