@@ -118,6 +118,12 @@ export interface CompactOptions {
    */
   clear?: boolean;
   redaction?: RedactionOptions;
+  /**
+   * Keep the status view only, no revision: for objects watched for resource trees and never
+   * recorded (ReplicaSets and Pods that are not phase members), whose revision no snapshot would
+   * ever store and drop. The digest is then the view's. @default false
+   */
+  viewOnly?: boolean;
 }
 
 /**
@@ -195,6 +201,16 @@ function readEveryTick(object: KubeObject): boolean {
 /** The compact record of `object` (already slimmed, with apiVersion and kind set). */
 export function compactObject(object: KubeObject, options: CompactOptions = {}): CachedObject {
   const view = JSON.stringify(options.whole === true ? object : statusView(object));
+  if (options.viewOnly === true) {
+    return new CachedObject({
+      resourceVersion: readResourceVersion(object),
+      redaction: redactionKey(options.redaction),
+      view: flatString(view),
+      whole: options.whole === true,
+      digest: createHash('sha256').update(view).digest().toString('latin1'),
+      packed: '',
+    });
+  }
   const clear = options.clear ?? (options.whole === true || readEveryTick(object));
   const text = canonicalJson(redactObject(object, options.redaction));
   return new CachedObject({

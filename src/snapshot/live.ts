@@ -146,10 +146,12 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     const nextOwners = new Map<string, ObjectRef>();
     if (options.trees !== undefined) {
       for (const { phase } of discovered.phases) for (const ref of phase.entries) if (OWNER_KINDS.has(`${ref.group}/${ref.kind}`)) nextOwners.set(refKey(ref), ref);
-      if (nextOwners.size > 0) for (const k of CHILD_KINDS) if (!kinds.has(`${k.group}/${k.kind}`)) kinds.set(`${k.group}/${k.kind}`, { group: k.group, kind: k.kind });
+      // Watched for trees only (not members): views without revisions, which nothing would record.
+      if (nextOwners.size > 0) for (const k of CHILD_KINDS) if (!kinds.has(`${k.group}/${k.kind}`)) kinds.set(`${k.group}/${k.kind}`, { group: k.group, kind: k.kind, viewOnly: true });
     }
     owners = nextOwners;
-    const key = [...kinds.keys()].sort().join(',');
+    // A kind moving between tree-only and member watching is a change too (its cache keeps revisions or not).
+    const key = [...kinds].map(([k, v]) => ('viewOnly' in v && v.viewOnly === true ? `${k}~view` : k)).sort().join(',');
     if (key === kindsKey || closed) return;
     kindsKey = key;
     const before = counts();
