@@ -3,9 +3,18 @@
  * written as the controllers would), a real worker watching the cluster publishes the tree to
  * Redis, and the API answers `Resource.children` from there, scoped like the resource's revision.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../../src/auth/tokens.ts';
+import { createApiClient } from '../../../src/cli/api-client.ts';
+import { runStatus, type StatusOptions } from '../../../src/cli/commands/status.ts';
+import type { CommandContext } from '../../../src/cli/context.ts';
+import { CliError } from '../../../src/cli/errors.ts';
+import { painter } from '../../../src/cli/format.ts';
+import { loadConfig } from '../../../src/config.ts';
 import type { Emulator } from '../../../src/emulator/index.ts';
 import { deploymentRollout, type ScenarioStep } from '../../../src/emulator/scenario.ts';
 import { createApiTokenStore } from '../../../src/store/api-token-store.ts';
@@ -156,6 +165,45 @@ describe('Resource.children', () => {
     const crashed = after?.items.find((i) => i.name === pod!.name);
     expect(crashed?.status).toMatch(/Failed|InProgress/);
     expect(crashed?.message).not.toBe('');
+  });
+
+  it('is what `phaselog status <phase> --tree` prints: an indented tree with status symbols, nested children in -o json', async () => {
+    const phases = await gqlData<{ phases: { edges: { node: { name: string } }[] } }>(api.url, '{ phases(filter: { cluster: "trees" }) { edges { node { name } } } }', {}, reader);
+    const phase = `trees/shop/${phases.phases.edges[0]!.node.name}`;
+    const out: string[] = [];
+    const ctx = (decorated: boolean): CommandContext => ({
+      api: createApiClient({ url: api.url, token: reader }),
+      hasToken: true,
+      config: loadConfig({}, mkdtempSync(path.join(tmpdir(), 'phaselog-tree-'))),
+      out: (text) => void out.push(text),
+      err: () => {},
+      errIsTerminal: false,
+      decorated,
+      paint: painter(false),
+      now: () => new Date(),
+    });
+    const base: StatusOptions = { phase, output: 'table', headers: true, watch: false, clusters: [], statuses: [], tree: true };
+    const tree = await web();
+    const rs = tree!.items.filter((i) => i.depth === 1).map((i) => i.name);
+    const pods = tree!.items.filter((i) => i.depth === 2).map((i) => i.name);
+    expect(await runStatus(ctx(true), base)).toBe(0);
+    const text = out.join('');
+    expect(text).toContain('apps/Deployment/shop/web  ');
+    expect(text).toMatch(new RegExp(`[├└]─ apps/ReplicaSet/shop/${rs[0]}  [✔◐✘?] `));
+    expect(text).toMatch(new RegExp(`[│ ]  [├└]─ Pod/shop/${pods[0]}  [✔◐✘?] `));
+    expect(text).toContain('Service/shop/web  ✔ Current');
+
+    out.length = 0;
+    expect(await runStatus(ctx(false), { ...base, output: 'json' })).toBe(0);
+    const json = JSON.parse(out.join('')) as { resources: { ref: string; children?: { ref: string; status: string; children?: { ref: string }[] }[] }[] };
+    const dep = json.resources.find((r) => r.ref === 'apps/Deployment/shop/web');
+    expect(dep?.children?.map((c) => c.ref).sort()).toEqual(rs.map((n) => `apps/ReplicaSet/shop/${n}`).sort());
+    expect(dep?.children?.flatMap((c) => c.children ?? []).map((p) => p.ref).sort()).toEqual(pods.map((n) => `Pod/shop/${n}`).sort());
+    expect(json.resources.find((r) => r.ref === 'Service/shop/web')?.children).toBeUndefined();
+
+    // Trees are live: no --at, no --watch, one phase only.
+    await expect(runStatus(ctx(false), { ...base, at: '1h' })).rejects.toThrow(/live/);
+    await expect(runStatus(ctx(false), { ...base, phase: undefined })).rejects.toThrow(CliError);
   });
 
   it('is null for resources that own nothing, and withheld from a token outside the member namespace', async () => {
