@@ -22,7 +22,7 @@ import type { GroupKind, ObjectRef } from '../inventory/types.ts';
 import { MAX_CHANGED_OBJECTS } from '../queue/snapshot-jobs.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
 import { discoverPhases, INVENTORY_WATCHES } from '../kube/discover-phases.ts';
-import type { WatchedKind } from '../kube/watch-cache.ts';
+import type { WatchCache, WatchedKind } from '../kube/watch-cache.ts';
 import { createWatchSet, type WatchSet } from '../kube/watch-set.ts';
 import { buildChildTree, CHILD_KINDS, indexOwners, OWNER_KINDS, type ChildTree, type TreeLimits } from '../status/children.ts';
 
@@ -44,12 +44,19 @@ export interface LiveSnapshotOptions {
   /** Longest wait between a failed watch's reconnects (`snapshot.watchBackoffMax`). @default 5000 */
   watchBackoffMaxMs?: number;
   /**
-   * Resource trees: when set, ReplicaSets and Pods are watched too (in clusters whose phases have
-   * owning members), and each owning member's tree is handed to `publish` after changes (at most
-   * once per `minIntervalMs`) and every `intervalMs`. @default off
+   * Resource trees: when set, ReplicaSets and Pods are watched too (in the namespaces of phase
+   * members that own objects; their changes rebuild trees and never queue snapshots), and each
+   * owning member's tree is handed to `publish` after changes (at most once per `minIntervalMs`)
+   * and every `intervalMs`. @default off
    */
   trees?: LiveTreeOptions;
 }
+
+/**
+ * Beyond this many namespaces with owning members, the child kinds are watched cluster-wide: one
+ * watch per kind instead of one per namespace.
+ */
+const MAX_TREE_NAMESPACES = 10;
 
 /** Options of the live snapshots' resource trees. */
 export interface LiveTreeOptions {
@@ -109,7 +116,16 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
   let burst = createBurst();
   // Members that own objects (Deployments, StatefulSets, ...), by ref key: the roots of the trees.
   let owners = new Map<string, ObjectRef>();
-  const trees = options.trees !== undefined ? createTreeTimer(options.trees, () => set, () => owners, client.name, log) : undefined;
+  // Caches of the child kinds watched for trees only, one set per owners' namespace (or one
+  // cluster-wide set beyond MAX_TREE_NAMESPACES); their changes rebuild trees, never snapshot.
+  let treeSets: WatchSet[] = [];
+  let treeKey = '';
+  const childCaches = (): (WatchCache | undefined)[] =>
+    CHILD_KINDS.flatMap((k) => {
+      const member = set?.caches.get(`${k.group}/${k.kind}`);
+      return member !== undefined ? [member] : treeSets.length === 0 ? [undefined] : treeSets.map((s) => s.caches.get(`${k.group}/${k.kind}`));
+    });
+  const trees = options.trees !== undefined ? createTreeTimer(options.trees, childCaches, () => owners, client.name, log) : undefined;
   // Counts of the watch sets replaced when the watched kinds changed, so the totals never go down.
   const retired = { events: 0, relists: 0 };
   const counts = (): WatchCounts => {
@@ -146,12 +162,10 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     const nextOwners = new Map<string, ObjectRef>();
     if (options.trees !== undefined) {
       for (const { phase } of discovered.phases) for (const ref of phase.entries) if (OWNER_KINDS.has(`${ref.group}/${ref.kind}`)) nextOwners.set(refKey(ref), ref);
-      // Watched for trees only (not members): views without revisions, which nothing would record.
-      if (nextOwners.size > 0) for (const k of CHILD_KINDS) if (!kinds.has(`${k.group}/${k.kind}`)) kinds.set(`${k.group}/${k.kind}`, { group: k.group, kind: k.kind, viewOnly: true });
     }
     owners = nextOwners;
-    // A kind moving between tree-only and member watching is a change too (its cache keeps revisions or not).
-    const key = [...kinds].map(([k, v]) => ('viewOnly' in v && v.viewOnly === true ? `${k}~view` : k)).sort().join(',');
+    await syncTreeWatches(kinds);
+    const key = [...kinds.keys()].sort().join(',');
     if (key === kindsKey || closed) return;
     kindsKey = key;
     const before = counts();
@@ -168,6 +182,27 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     for (const [kind, error] of outcomes) if (error !== undefined) log.warn({ kind, error }, 'watch not synced; that kind is listed on each snapshot');
     trees?.changed();
   };
+  // Child kinds that are not phase members are watched for trees only: views without revisions
+  // (nothing records them), in the namespaces of the owning members.
+  const syncTreeWatches = async (memberKinds: ReadonlyMap<string, unknown>): Promise<void> => {
+    const kindsWanted = owners.size === 0 ? [] : CHILD_KINDS.filter((k) => !memberKinds.has(`${k.group}/${k.kind}`));
+    const namespaces = [...new Set([...owners.values()].map((r) => r.namespace))].sort();
+    const scopes = kindsWanted.length === 0 ? [] : namespaces.length > MAX_TREE_NAMESPACES || namespaces.includes('') ? ['*'] : namespaces;
+    const key = `${kindsWanted.map((k) => `${k.group}/${k.kind}`).join(',')}@${scopes.join(',')}`;
+    if (key === treeKey || closed) return;
+    treeKey = key;
+    for (const old of treeSets) old.stop();
+    treeSets = scopes.map((ns) =>
+      createWatchSet(client, kindsWanted.map((k) => ({ group: k.group, kind: k.kind, viewOnly: true })), {
+        ...(ns === '*' ? {} : { namespace: ns }),
+        ...(options.watchBackoffMaxMs !== undefined ? { maxBackoffMs: options.watchBackoffMaxMs } : {}),
+      }),
+    );
+    for (const treeSet of treeSets) treeSet.onChange(() => trees?.changed());
+    const outcomes = await Promise.all(treeSets.map((s) => s.start()));
+    for (const [kind, error] of outcomes.flatMap((o) => [...o])) if (error !== undefined) log.warn({ kind, error }, 'tree watch not synced; trees wait for it');
+    trees?.changed();
+  };
   await sync();
   const resync = setInterval(() => void sync().catch((error: unknown) => log.error({ err: error }, 'resyncing watched kinds failed')), resyncMs);
   resync.unref();
@@ -178,6 +213,7 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
       clearInterval(resync);
       if (timer !== undefined) clearTimeout(timer);
       trees?.close();
+      for (const treeSet of treeSets) treeSet.stop();
       set?.stop();
     },
   };
@@ -187,7 +223,7 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
  * Builds and publishes a cluster's trees from its caches: soon after changes (throttled, since a
  * build reads every cached ReplicaSet and Pod) and on an interval (renewing the published TTLs).
  */
-function createTreeTimer(options: LiveTreeOptions, currentSet: () => WatchSet | undefined, currentOwners: () => ReadonlyMap<string, ObjectRef>, cluster: string, log: Logger): { changed(): void; close(): void } {
+function createTreeTimer(options: LiveTreeOptions, childCaches: () => (WatchCache | undefined)[], currentOwners: () => ReadonlyMap<string, ObjectRef>, cluster: string, log: Logger): { changed(): void; close(): void } {
   const minIntervalMs = options.minIntervalMs ?? 1000;
   let lastBuild = 0;
   let pending: NodeJS.Timeout | undefined;
@@ -196,13 +232,10 @@ function createTreeTimer(options: LiveTreeOptions, currentSet: () => WatchSet | 
   const build = (): void => {
     pending = undefined;
     if (closed || running) return;
-    const set = currentSet();
     const owners = currentOwners();
-    if (set === undefined) return;
     lastBuild = Date.now();
     const objects: Record<string, unknown>[] = [];
-    for (const k of CHILD_KINDS) {
-      const cache = set.caches.get(`${k.group}/${k.kind}`);
+    for (const cache of owners.size === 0 ? [] : childCaches()) {
       // A cache that is not synced would publish a partial tree: publish nothing, the last one stays until its TTL.
       if (cache === undefined || cache.resourceVersion === '') return;
       objects.push(...cache.list());

@@ -152,6 +152,10 @@ describe('Resource.children', () => {
     const done = await waitFor(web, (c) => shape(c).includes(`ReplicaSet ${rs2} Current`) && shape(c).filter((l) => l.startsWith('  Pod')).length === 2 && shape(c).every((l) => !l.startsWith(`  Pod ${rs1}`)), 'the finished rollout');
     expect(shape(done)).toContain(`ReplicaSet ${rs1} Current`);
     expect(shape(done).filter((l) => l.startsWith(`  Pod ${rs2}`))).toHaveLength(2);
+ 
+    // Pods and ReplicaSets (not members here) were watched in the owners' namespaces only.
+    const podReads = cluster.emulator.requests().filter((r) => r.resource === 'pods' && (r.verb === 'list' || r.verb === 'watch'));
+    expect(new Set(podReads.map((r) => r.namespace ?? '*'))).toEqual(new Set(['shop', 'vault']));
   });
 
   it('shows a crash-looping Pod as Failed with its reason, under its ReplicaSet', async () => {
