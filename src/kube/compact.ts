@@ -126,15 +126,18 @@ export interface CompactOptions {
   viewOnly?: boolean;
 }
 
+/** Metadata fields status rules read: deletion and generations. */
+const VIEW_METADATA = ['name', 'namespace', 'generation', 'deletionTimestamp'] as const;
 /**
- * Metadata fields status rules read (deletion and generations), and what resource trees link
- * owners and dependents by (uid, ownerReferences; see src/status/children.ts).
+ * Of the kinds a resource tree shows below a member (ReplicaSets, Pods), also what trees link
+ * owners and dependents by (see src/status/children.ts); other kinds' views stay as small as before.
  */
-const VIEW_METADATA = ['name', 'namespace', 'uid', 'generation', 'deletionTimestamp', 'ownerReferences'] as const;
+const TREE_METADATA = ['uid', 'ownerReferences'] as const;
 /** Of an ownerReference, what a resource tree matches an owner by. */
 const OWNER_REFERENCE_FIELDS = ['kind', 'name', 'uid'] as const;
 /** Of a Pod's metadata, also the scheduling window's start and the labels pod-aware rules select by. */
-const POD_METADATA = [...VIEW_METADATA, 'creationTimestamp', 'labels'] as const;
+const POD_METADATA = [...VIEW_METADATA, 'creationTimestamp', 'labels', ...TREE_METADATA] as const;
+const REPLICASET_METADATA = [...VIEW_METADATA, ...TREE_METADATA] as const;
 /** Spec fields the built-in rules read (src/status/rules, selector.ts); values are kept whole. */
 const VIEW_SPEC = ['replicas', 'selector', 'progressDeadlineSeconds', 'parallelism', 'completions', 'suspend', 'type', 'clusterIP', 'updateStrategy'] as const;
 /** Of a Pod's container statuses, the Pod rule reads `name` and `state.waiting.reason`. */
@@ -302,7 +305,8 @@ export function statusView(object: KubeObject): KubeObject {
   if ('apiVersion' in object) view.apiVersion = object.apiVersion;
   if ('kind' in object) view.kind = object.kind;
   const isPod = object.kind === 'Pod' && object.apiVersion === 'v1';
-  if ('metadata' in object) view.metadata = ownerLinks(pick(object.metadata, isPod ? POD_METADATA : VIEW_METADATA));
+  const isReplicaSet = object.kind === 'ReplicaSet';
+  if ('metadata' in object) view.metadata = ownerLinks(pick(object.metadata, isPod ? POD_METADATA : isReplicaSet ? REPLICASET_METADATA : VIEW_METADATA));
   if ('spec' in object) view.spec = pick(object.spec, VIEW_SPEC);
   if ('status' in object) view.status = statusFields(object.status, isPod ? 'pod' : findRule(object) !== undefined ? 'built-in rule' : 'generic');
   return view;
