@@ -23,7 +23,7 @@ import { startWorkers, type RunningWorkers } from '../../../workers/start-worker
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../../helpers/services.ts';
 import { inventoryConfigMap } from '../snapshot/fleet.ts';
 import { startEmulatedCluster, testLogger, type EmulatedCluster } from '../snapshot/helpers.ts';
-import { gqlData, startTestApi, type TestApi } from './helpers.ts';
+import { gql, gqlData, startTestApi, type TestApi } from './helpers.ts';
 
 let database: TestDatabase;
 let db: Db;
@@ -231,6 +231,14 @@ describe('Resource.children', () => {
     workers = undefined;
     const gone = await waitFor(web, (c) => c?.unknownReason === 'NOT_PUBLISHED', 'the tree to expire', 10_000);
     expect(gone).toEqual({ omitted: 0, unknownReason: 'NOT_PUBLISHED', items: [] });
+  });
+
+  it('counts children in the query cost: a page of resources that is cheap alone is refused with every tree', async () => {
+    const plain = '{ phases(first: 5) { edges { node { resources(first: 100) { edges { node { kind namespace name status } } } } } } }';
+    expect((await gql(api.url, plain, {}, reader)).errors).toBeUndefined();
+    const withTrees = plain.replace('status }', 'status children { items { kind namespace name status message depth } } }');
+    const refused = await gql(api.url, withTrees, {}, reader);
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', limit: 'cost' });
   });
 
   it('ignores a corrupt or hostile tree in Redis rather than failing the query', async () => {
