@@ -197,6 +197,12 @@ export const REGISTRY: BenchEntry[] = [
     ],
   },
   {
+    id: 'tree-pods', kind: 'scenario', file: 'tree-pods.ts',
+    title: 'resource trees: the JS heap a worker adds to watch Pods and ReplicaSets for trees (status views, no revisions) per 10,000 Pods, the time to build every tree, and the bytes published to Redis',
+    options: { small: { pods: 2_000, probes: 1 }, default: { pods: 20_000, probes: 3 } },
+    timeoutMs: 300_000,
+  },
+  {
     id: 'scale-out', kind: 'scenario', file: 'scale-out.ts',
     title: 'N snapshot worker processes (startWorkers) sharing M emulated clusters through BullMQ, end to end into Postgres',
     options: {

@@ -43,7 +43,8 @@ import { createCelChecks } from '../src/services/run-cel-checks.ts';
 import type { CheckConfig } from '../src/checks/config.ts';
 import type { ClusterObservation } from '../src/history/types.ts';
 import { applyRetention, type RetentionPolicy } from '../src/store/retention.ts';
-import { startLiveSnapshots, type LiveSnapshotOptions } from '../src/snapshot/live.ts';
+import { startLiveSnapshots, type LiveSnapshotOptions, type LiveTreeOptions } from '../src/snapshot/live.ts';
+import { createTreePublisher, TREE_PREFIX } from '../src/pubsub/resource-trees.ts';
 import { createRecordingCheck } from './recording-check.ts';
 import { startSchedulerReconciler, type KeptScheduler } from './scheduler-reconciler.ts';
 import type { Db } from '../src/store/prisma.ts';
@@ -101,7 +102,7 @@ export interface StartWorkersOptions {
   /** Compaction: a job scheduler running {@link applyRetention} every `intervalMs` (default 1 h). Off when omitted. */
   retention?: { policy: RetentionPolicy; intervalMs?: number };
   /** Watch the clusters and snapshot on change (debounced) as well as on schedule. Off when omitted. */
-  live?: LiveSnapshotOptions;
+  live?: Omit<LiveSnapshotOptions, 'trees'> & { trees?: Omit<LiveTreeOptions, 'publish'> };
   /** Where snapshot durations, status changes, queue depth and watch counts are recorded. @default none */
   metrics?: Metrics;
   /** Checks; the cel ones run after each snapshot of the phases they select. @default [] */
@@ -256,6 +257,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     ...(health ? { wholeObjects: (apiVersion: string, kind: string) => health.checker.matches(apiVersion, kind) } : {}),
     ...(observe.redaction !== undefined ? { redaction: observe.redaction } : {}),
     ...(observe.owners !== undefined ? { owners: observe.owners } : {}),
+    // Resource trees go to Redis for the API (which may run in another process); see src/pubsub/resource-trees.ts.
+    trees: { ...options.live.trees, publish: createTreePublisher(lockRedis, { prefix: options.channelPrefix ?? TREE_PREFIX, ttlMs: 3 * (options.live.trees?.intervalMs ?? 10_000) }).publish },
   }) : undefined;
   if (options.metrics !== undefined) registerWorkerMetrics(options.metrics, queue, live);
   snapshotSoon = (cluster) => void enqueueSnapshot(queue, cluster).catch((err: unknown) => log.warn({ err, cluster }, 'could not queue the snapshot a changed affectsStatus condition asks for; the next tick records it'));

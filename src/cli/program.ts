@@ -155,6 +155,7 @@ failing, 4 no such phase/cluster/token, 5 missing or insufficient token.`,
     .option('--condition <type=Status>', 'only phases whose condition from a check has this status now, e.g. health=False (repeatable)', (value: string, all: string[] = []) => [...all, value])
     .addOption(new Option('--sort <order>', 'severity: most severe first; name: by cluster, namespace, name').choices(['severity', 'name']).default('severity'))
     .option('-w, --watch', 'after the list, stream status changes until Ctrl-C')
+    .option('--tree', 'with a phase: each resource with the objects it owns (ReplicaSets, Pods) and their statuses, live')
     .option('--after <seq>', 'with --watch: resume after this change seq (the last `seq` a previous watch printed); skips the list');
   scopeOptions(outputOptions(clientOptions(status), [...OUTPUT_FORMATS, ...STATUS_MODES]), 'phases');
   status.addHelpText(
@@ -166,13 +167,14 @@ Examples:
   phaselog status -o name --status Failed          names to pipe into other commands
   phaselog status prod/shop/api -o wide            one phase with its resources
   phaselog status -o summary                       counts per status only, phase by phase
+  phaselog status prod/shop/api --tree              its Deployments' ReplicaSets and Pods, live
   phaselog status prod/shop/api -o detail --at 2h  each resource's stored object (redacted) two hours ago
   phaselog status --at 2h                          the fleet two hours ago
   phaselog status --condition health=False         phases whose health check fails now
   phaselog status -w -o json | jq .                NDJSON: the phases, then each change (with its seq)
   phaselog status -w -o json --after 1234          resume that stream after change 1234`,
   );
-  status.action((phase: string | undefined, f: Omit<OutputFlags, 'output'> & { output: StatusOutput } & ClientFlags & ScopeFlags & { status?: string[]; condition?: string[]; selector?: string; source?: string; at?: string; sort: 'severity' | 'name'; watch?: boolean; after?: string }) =>
+  status.action((phase: string | undefined, f: Omit<OutputFlags, 'output'> & { output: StatusOutput } & ClientFlags & ScopeFlags & { status?: string[]; condition?: string[]; selector?: string; source?: string; at?: string; sort: 'severity' | 'name'; watch?: boolean; after?: string; tree?: boolean }) =>
     client(hooks, f, async (ctx) =>
       (await load.status()).runStatus(ctx, {
         ...(phase ? { phase } : {}),
@@ -188,6 +190,7 @@ Examples:
         ...(f.source ? { source: f.source } : {}),
         ...(f.at ? { at: f.at } : {}),
         ...(f.after !== undefined ? { after: f.after } : {}),
+        ...(f.tree === true ? { tree: true } : {}),
       }),
     ),
   );

@@ -15,6 +15,7 @@ import { startEmulator } from '../emulator/index.ts';
 import { startFaultControl, writeControlFile } from '../emulator/control.ts';
 import type { Emulator, KubeObject } from '../emulator/index.ts';
 import { clusterOutage, deploymentRollout, podCrashLoop, runScenario } from '../emulator/scenario.ts';
+import { applyRolledOut } from '../emulator/workload-objects.ts';
 import type { ScenarioStep } from '../emulator/scenario.ts';
 import { loadKubeconfigClusters } from '../kube/clusters.ts';
 import type { ClusterHandle } from '../kube/clusters.ts';
@@ -110,6 +111,11 @@ function seedCluster(em: Emulator, cluster: 'staging' | 'prod'): void {
     planned(cluster, fluxKustomization('worker', [ref('ConfigMap', NS, 'worker-config'), ref('Pod', NS, 'worker-0')], 'main@sha1:1111111'), 3),
     planned(cluster, argoApplication('checkout', NS, [ref('Deployment', NS, 'checkout'), ref('Service', NS, 'checkout')]), 4),
   ]);
+  // What the controllers leave behind: each Deployment's ReplicaSet and Pods (`status --tree`).
+  // The images match readyDeployment's, so a rollout scales these ReplicaSets down.
+  applyRolledOut(em, { deployment: 'frontend', namespace: NS, image: 'nginx:1.27', container: 'main' }, cluster === 'prod' ? 3 : 2);
+  applyRolledOut(em, { deployment: 'api', namespace: NS, image: 'example/api:1.0.0', container: 'main' }, 2);
+  applyRolledOut(em, { deployment: 'checkout', namespace: NS, image: 'example/checkout:2.3.0', container: 'main' }, 2);
   if (cluster === 'staging') {
     // An operator-driven phase (owner phase): an LCM Phase and the task it ran before the demo began.
     const dbSync = ownedJob(KEYSTONE, 'keystone-db-sync', 'demo-keystone-db-sync', 'complete');

@@ -10,7 +10,7 @@ import { makeAlreadyExists, makeConflict, makeFailure, makeInvalid, makeNotFound
 import { settleCrdStatus } from './crd-status.ts';
 import { applyWorkloadDefaults } from './defaults.ts';
 import { isJsonEqual } from './json-equal.ts';
-import { completeRolloutStatus } from './rollout-controller.ts';
+import { completeRolloutStatus, replicaSetPods, rolloutChildren } from './rollout-controller.ts';
 import { ObjectStore, readMeta } from './object-store.ts';
 import { TypeRegistry } from './registry.ts';
 import type { KubeObject } from './types.ts';
@@ -221,10 +221,59 @@ export class ClusterState {
   // What controllers would do after an API write; the answer to the write itself is unchanged.
   private runControllers(type: ResourceType, stored: KubeObject): void {
     if (!this.completeRollouts || type.group !== 'apps') return;
+    this.keepRolloutChildren(type, stored);
     const status = completeRolloutStatus(type.kind, stored, now());
     if (!status) return;
     const meta = readMeta(stored);
     this.update(type, String(meta['namespace'] ?? ''), String(meta['name']), { ...stored, status }, { subresource: 'status' });
+  }
+
+  // The ReplicaSets and Pods behind a completed rollout (see rolloutChildren): what is wanted is
+  // created or updated, a Deployment's other ReplicaSets are scaled to 0, unwanted Pods deleted.
+  private keepRolloutChildren(type: ResourceType, owner: KubeObject): void {
+    if (type.kind === 'ReplicaSet') return;
+    const wanted = rolloutChildren(type.kind, owner);
+    const ownerUid = readMeta(owner)['uid'];
+    if (!wanted || typeof ownerUid !== 'string') return;
+    const namespace = String(readMeta(owner)['namespace'] ?? '');
+    const keep = new Set<string>();
+    for (const obj of wanted.objects) {
+      const objType = this.resolveType(obj);
+      if (!objType) return;
+      keep.add(`${obj.kind}/${String(readMeta(obj)['name'])}`);
+      const stored = this.upsertInProcess(objType, namespace, obj);
+      if (objType.kind === 'ReplicaSet' && stored) this.keepReplicaSetPods(stored);
+    }
+    for (const dep of [...(this.dependents.get(ownerUid)?.values() ?? [])]) {
+      if (keep.has(`${dep.type.kind}/${dep.name}`)) continue;
+      const current = this.store.get(dep.type, dep.namespace, dep.name);
+      if (!current) continue;
+      if (dep.type.kind === 'ReplicaSet') {
+        const spec = { ...(current['spec'] as Record<string, unknown>), replicas: 0 };
+        const scaled = this.upsertInProcess(dep.type, dep.namespace, { ...current, spec, status: { observedGeneration: readMeta(current)['generation'] ?? 1, replicas: 0 } });
+        if (scaled) this.keepReplicaSetPods(scaled);
+      } else if (dep.type.kind === 'Pod') {
+        this.delete(dep.type, dep.namespace, dep.name, {});
+      }
+    }
+  }
+
+  private keepReplicaSetPods(rs: KubeObject): void {
+    const podType = this.registry.findByKind('', 'Pod');
+    const uid = readMeta(rs)['uid'];
+    if (!podType || typeof uid !== 'string') return;
+    const namespace = String(readMeta(rs)['namespace'] ?? '');
+    const pods = replicaSetPods(rs);
+    const names = new Set(pods.map((p) => String(readMeta(p)['name'])));
+    for (const pod of pods) if (!this.store.get(podType, namespace, String(readMeta(pod)['name']))) this.create(podType, namespace, pod, { inProcess: true });
+    for (const dep of [...(this.dependents.get(uid)?.values() ?? [])]) if (dep.type.kind === 'Pod' && dep.type.group === '' && !names.has(dep.name)) this.delete(podType, dep.namespace, dep.name, {});
+  }
+
+  private upsertInProcess(type: ResourceType, namespace: string, obj: KubeObject): KubeObject | undefined {
+    const name = String(readMeta(obj)['name']);
+    const existing = this.store.get(type, namespace, name);
+    const result = existing ? this.update(type, namespace, name, { ...obj, metadata: { ...readMeta(existing), ...readMeta(obj), resourceVersion: undefined } }, { inProcess: true }) : this.create(type, namespace, obj, { inProcess: true });
+    return result.ok ? result.object : undefined;
   }
 
   private apiVersionFor(type: ResourceType, body: KubeObject): string {

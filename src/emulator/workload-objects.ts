@@ -108,6 +108,20 @@ export function buildPod(t: TemplateInfo, owner: KubeObject, index: number): Kub
   };
 }
 
+/**
+ * What the Deployment and ReplicaSet controllers leave behind a finished rollout: a ReplicaSet of
+ * the Deployment's template with every replica ready, and its running Pods. `deployment` must be
+ * stored (it needs a uid); in-process writes, so the objects keep their statuses.
+ */
+export function applyRolledOut(em: { apply(obj: object | object[]): void; get(ref: { apiVersion: string; kind: string; namespace: string; name: string }): KubeObject | undefined }, t: TemplateInfo, replicas: number): void {
+  const owner = em.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: t.namespace, name: t.deployment });
+  if (!owner) throw new Error(`Deployment ${t.namespace}/${t.deployment} is not stored`);
+  const rs = buildReplicaSet(t, owner, replicas, replicas);
+  em.apply({ ...rs, status: { ...(rs['status'] as object), observedGeneration: 1 } });
+  const storedRs = em.get({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace: t.namespace, name: String(rs.metadata?.['name']) }) as KubeObject;
+  for (let i = 1; i <= replicas; i++) em.apply(buildPod(t, storedRs, i));
+}
+
 /** A core/v1 Event about `involved`, as controllers and the kubelet record them; `count` repeats of the same event share its name. */
 export function buildEvent(involved: KubeObject, reason: string, message: string, opts: { type?: 'Normal' | 'Warning'; count?: number; component?: string } = {}): KubeObject {
   const meta = involved.metadata ?? {};

@@ -6,7 +6,9 @@ import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { createAuthenticator, type Authenticator } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
+import { Redis } from 'ioredis';
 import { subscribeChanges } from '../pubsub/change-publisher.ts';
+import { createTreeReader, TREE_PREFIX } from '../pubsub/resource-trees.ts';
 import { createTokenRevocationPublisher, subscribeTokenRevocations } from '../pubsub/token-revocations.ts';
 import { StartupError } from '../runtime/errors.ts';
 import { createChangeFeed, type ChangeSource } from '../services/read-change-feed.ts';
@@ -124,9 +126,14 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
           ...(options.snapshotQueue ? { queueName: options.snapshotQueue.name, prefix: options.snapshotQueue.prefix } : {}),
           ...(options.refreshTimeoutMs !== undefined ? { timeoutMs: options.refreshTimeoutMs } : {}),
         });
+  // Trees are read per request; with Redis away a read fails at once (no offline queue) and the
+  // answer says the tree is unavailable instead of waiting.
+  const treeRedis = options.redisUrl === undefined ? undefined : new Redis(options.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  treeRedis?.on('error', (err: unknown) => options.log.debug({ err }, 'resource tree reader: Redis error'));
+  const trees = treeRedis === undefined ? undefined : createTreeReader(treeRedis, { prefix: options.channelPrefix ?? TREE_PREFIX });
   const reports = { create: (request: Parameters<typeof createAuditReport>[1]) => createAuditReport(options.db, request), stored: createReportStore(options.db) };
   const plans = createPlanReader({ phases, history, declared: options.config.plans ?? [] });
-  const read: ReadApi = { phases, history, conditions, plans, tokens, reports, notifications: createNotificationStore(options.db), ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}) };
+  const read: ReadApi = { phases, history, conditions, plans, tokens, reports, notifications: createNotificationStore(options.db), ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}), ...(trees ? { trees } : {}) };
   return {
     read,
     anonymousRead,
@@ -138,6 +145,7 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
       await revocations?.close();
       await changes?.close();
       await refresher?.close();
+      treeRedis?.disconnect();
     },
   };
 }

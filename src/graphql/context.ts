@@ -10,6 +10,7 @@ import type { ConditionStore } from '../store/condition-store.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
 import type { PlanReader } from '../services/read-plans.ts';
 import type { Role } from '../config.ts';
+import type { TreeReader } from '../pubsub/resource-trees.ts';
 import type { Loaders } from './loaders.ts';
 import type { createAuditReport, RenderedReport } from '../services/audit-report.ts';
 import type { ReportStore } from '../store/report-store.ts';
@@ -35,6 +36,8 @@ export interface ReadApi {
   plans: PlanReader;
   /** Live status changes; absent where no Redis is wired (subscriptions then fail with an error). */
   changes?: ChangeFeed;
+  /** Resource trees the workers publish; absent where no Redis is wired. */
+  trees?: TreeReader;
   /** "Refresh now" through the snapshot queue; absent where no Redis is wired. */
   refresher?: Refresher;
 }

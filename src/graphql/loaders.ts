@@ -9,6 +9,7 @@ import type { HistoryReader } from '../store/read-history.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
 import type { ResourceRecord } from '../store/read-types.ts';
 import type { ConditionRecord, ConditionStore } from '../store/condition-store.ts';
+import type { PublishedTree, TreeReader } from '../pubsub/resource-trees.ts';
 
 export interface Loaders {
   /** Each phase's current conditions from checks. */
@@ -23,6 +24,8 @@ export interface Loaders {
   revision: DataLoader<number, RenderedRevision | null>;
   /** What the request may still return of revision contents and diffs. */
   textBudget: TextBudget;
+  /** Published resource trees by cluster and member key (one Redis read per request batch); undefined where none. */
+  tree: DataLoader<{ cluster: string; memberKey: string }, PublishedTree | undefined, string>;
 }
 
 /** A stored revision and its YAML rendering. */
@@ -76,7 +79,8 @@ export function createTextBudget(total = REQUEST_TEXT_BUDGET_BYTES, diffMs = REQ
 }
 
 /** The loaders of one request, each made when first used (a request uses one kind at most, often none). */
-export function createLoaders(read: { phases: PhaseReader; history: HistoryReader; conditions: Pick<ConditionStore, 'currentConditions'> }): Loaders {
+export function createLoaders(read: { phases: PhaseReader; history: HistoryReader; conditions: Pick<ConditionStore, 'currentConditions'>; trees?: TreeReader }): Loaders {
+  let tree: Loaders['tree'] | undefined;
   let phaseConditions: Loaders['phaseConditions'] | undefined;
   let phaseSince: Loaders['phaseSince'] | undefined;
   let currentResource: Loaders['currentResource'] | undefined;
@@ -84,6 +88,11 @@ export function createLoaders(read: { phases: PhaseReader; history: HistoryReade
   let revision: Loaders['revision'] | undefined;
   let textBudget: TextBudget | undefined;
   return {
+    get tree() {
+      return (tree ??= new DataLoader(async (refs) => (read.trees === undefined ? refs.map(() => undefined) : read.trees.read(refs)), {
+        cacheKeyFn: (ref) => `${ref.cluster}\u0000${ref.memberKey}`,
+      }));
+    },
     get phaseConditions() {
       return (phaseConditions ??= new DataLoader(async (ids) => {
         const byPhase = await read.conditions.currentConditions(ids);

@@ -35,6 +35,8 @@ export const FIELD_COSTS: Readonly<Record<string, number>> = {
   // Renders two stored objects and diffs them (revision rows load in one batch for the response).
   'ObjectChange.diff': 5,
   'ObjectRevision.content': 2,
+  // One Redis read per request batch, parsed and flattened per resource.
+  'Resource.children': 2,
 };
 
 /**
@@ -49,6 +51,10 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   // At most MAX_PLAN_PHASES (src/history/plans.ts).
   'Plan.phases': 50,
   'Plan.warnings': 10,
+  // A resource's owned objects: a worker publishes at most 200 (MAX_CHILD_ITEMS), most Deployments
+  // own a ReplicaSet or two and a few Pods; counted as a typical tree, not the bound, so a page of
+  // resources with their trees stays within the cost limit.
+  'ResourceChildren.items': 25,
   // An audit report is computed whole, whatever is selected (its price is Query.auditReport's):
   // its lists are parts of that one answer and read nothing more, so each counts as one item.
   'AuditReport.phases': 1,

@@ -118,12 +118,26 @@ export interface CompactOptions {
    */
   clear?: boolean;
   redaction?: RedactionOptions;
+  /**
+   * Keep the status view only, no revision: for objects watched for resource trees and never
+   * recorded (ReplicaSets and Pods that are not phase members), whose revision no snapshot would
+   * ever store and drop. The digest is then the view's. @default false
+   */
+  viewOnly?: boolean;
 }
 
 /** Metadata fields status rules read: deletion and generations. */
 const VIEW_METADATA = ['name', 'namespace', 'generation', 'deletionTimestamp'] as const;
+/**
+ * Of the kinds a resource tree shows below a member (ReplicaSets, Pods), also what trees link
+ * owners and dependents by (see src/status/children.ts); other kinds' views stay as small as before.
+ */
+const TREE_METADATA = ['uid', 'ownerReferences'] as const;
+/** Of an ownerReference, what a resource tree matches an owner by. */
+const OWNER_REFERENCE_FIELDS = ['kind', 'name', 'uid'] as const;
 /** Of a Pod's metadata, also the scheduling window's start and the labels pod-aware rules select by. */
-const POD_METADATA = [...VIEW_METADATA, 'creationTimestamp', 'labels'] as const;
+const POD_METADATA = [...VIEW_METADATA, 'creationTimestamp', 'labels', ...TREE_METADATA] as const;
+const REPLICASET_METADATA = [...VIEW_METADATA, ...TREE_METADATA] as const;
 /** Spec fields the built-in rules read (src/status/rules, selector.ts); values are kept whole. */
 const VIEW_SPEC = ['replicas', 'selector', 'progressDeadlineSeconds', 'parallelism', 'completions', 'suspend', 'type', 'clusterIP', 'updateStrategy'] as const;
 /** Of a Pod's container statuses, the Pod rule reads `name` and `state.waiting.reason`. */
@@ -190,6 +204,16 @@ function readEveryTick(object: KubeObject): boolean {
 /** The compact record of `object` (already slimmed, with apiVersion and kind set). */
 export function compactObject(object: KubeObject, options: CompactOptions = {}): CachedObject {
   const view = JSON.stringify(options.whole === true ? object : statusView(object));
+  if (options.viewOnly === true) {
+    return new CachedObject({
+      resourceVersion: readResourceVersion(object),
+      redaction: redactionKey(options.redaction),
+      view: flatString(view),
+      whole: options.whole === true,
+      digest: createHash('sha256').update(view).digest().toString('latin1'),
+      packed: '',
+    });
+  }
   const clear = options.clear ?? (options.whole === true || readEveryTick(object));
   const text = canonicalJson(redactObject(object, options.redaction));
   return new CachedObject({
@@ -281,7 +305,8 @@ export function statusView(object: KubeObject): KubeObject {
   if ('apiVersion' in object) view.apiVersion = object.apiVersion;
   if ('kind' in object) view.kind = object.kind;
   const isPod = object.kind === 'Pod' && object.apiVersion === 'v1';
-  if ('metadata' in object) view.metadata = pick(object.metadata, isPod ? POD_METADATA : VIEW_METADATA);
+  const isReplicaSet = object.kind === 'ReplicaSet';
+  if ('metadata' in object) view.metadata = ownerLinks(pick(object.metadata, isPod ? POD_METADATA : isReplicaSet ? REPLICASET_METADATA : VIEW_METADATA));
   if ('spec' in object) view.spec = pick(object.spec, VIEW_SPEC);
   if ('status' in object) view.status = statusFields(object.status, isPod ? 'pod' : findRule(object) !== undefined ? 'built-in rule' : 'generic');
   return view;
@@ -310,6 +335,12 @@ function containerStatusView(item: unknown): unknown {
   const state = pick(out.state, ['waiting']) as Record<string, unknown>;
   if ('waiting' in state) state.waiting = pick(state.waiting, ['reason']);
   return { ...out, state };
+}
+
+/** Metadata with each ownerReference cut to what a tree matches by (apiVersion, controller flags and the rest left out). */
+function ownerLinks(metadata: unknown): unknown {
+  if (!isRecord(metadata) || !Array.isArray(metadata.ownerReferences)) return metadata;
+  return { ...metadata, ownerReferences: metadata.ownerReferences.map((r) => pick(r, OWNER_REFERENCE_FIELDS)) };
 }
 
 function pick(value: unknown, keys: readonly string[]): unknown {

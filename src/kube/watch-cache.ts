@@ -94,6 +94,11 @@ export interface WatchedKind {
   labelSelector?: string;
   /** Keep the whole (slimmed) object of every object, whatever `wholeObjects` says. @default false */
   whole?: boolean;
+  /**
+   * Keep status views only, no revisions (see compact.ts `viewOnly`): kinds watched for resource
+   * trees, not as phase members. @default false
+   */
+  viewOnly?: boolean;
 }
 
 /** Creates (but does not start) a watch cache for `group/kind`, in `namespace` or cluster-wide. */
@@ -125,7 +130,7 @@ export function createWatchCache(
   const compact = (object: KubeObject): CachedObject => {
     forHealth ??= options.wholeObjects?.(String(object.apiVersion ?? ''), String(object.kind ?? '')) ?? false;
     const whole = forHealth || kind.whole === true;
-    return compactObject(object, { whole, ...(whole ? { clear: forHealth } : {}), ...(options.redaction !== undefined ? { redaction: options.redaction } : {}) });
+    return compactObject(object, { whole, ...(whole ? { clear: forHealth } : {}), ...(kind.viewOnly === true ? { viewOnly: true } : {}), ...(options.redaction !== undefined ? { redaction: options.redaction } : {}) });
   };
 
   const emit = <E extends keyof WatchCacheEvents>(event: E, ...args: Parameters<WatchCacheEvents[E]>): void => {

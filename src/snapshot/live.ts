@@ -23,8 +23,9 @@ import type { OwnerKindSpec } from '../inventory/owner-phase.ts';
 import { MAX_CHANGED_OBJECTS } from '../queue/snapshot-jobs.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
 import { discoverPhases, INVENTORY_WATCHES } from '../kube/discover-phases.ts';
-import type { WatchedKind } from '../kube/watch-cache.ts';
+import type { WatchCache, WatchedKind } from '../kube/watch-cache.ts';
 import { createWatchSet, type WatchSet } from '../kube/watch-set.ts';
+import { buildChildTree, CHILD_KINDS, indexOwners, OWNER_KINDS, type ChildTree, type TreeLimits } from '../status/children.ts';
 
 /** Options of {@link startLiveSnapshots}. */
 export interface LiveSnapshotOptions {
@@ -45,6 +46,29 @@ export interface LiveSnapshotOptions {
   watchBackoffMaxMs?: number;
   /** Owner kinds (`phases.owners`): their kinds and owned kinds are watched, so a new Job snapshots its phase. @default none */
   owners?: readonly OwnerKindSpec[];
+  /**
+   * Resource trees: when set, ReplicaSets and Pods are watched too (in the namespaces of phase
+   * members that own objects; their changes rebuild trees and never queue snapshots), and each
+   * owning member's tree is handed to `publish` after changes (at most once per `minIntervalMs`)
+   * and every `intervalMs`. @default off
+   */
+  trees?: LiveTreeOptions;
+}
+
+/**
+ * Beyond this many namespaces with owning members, the child kinds are watched cluster-wide: one
+ * watch per kind instead of one per namespace.
+ */
+const MAX_TREE_NAMESPACES = 10;
+
+/** Options of the live snapshots' resource trees. */
+export interface LiveTreeOptions {
+  publish(cluster: string, trees: ReadonlyMap<string, ChildTree>): Promise<void>;
+  /** Republish every tree this often, so its TTL does not run out. @default 10000 */
+  intervalMs?: number;
+  /** Least time between two builds of a cluster's trees (a build reads every cached Pod). @default 1000 */
+  minIntervalMs?: number;
+  limits?: TreeLimits;
 }
 
 /** A cluster's watch counts since the start (they only grow, so they read as counters). */
@@ -93,6 +117,18 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
   let burstStart = 0;
   let closed = false;
   let burst = createBurst();
+  // Members that own objects (Deployments, StatefulSets, ...), by ref key: the roots of the trees.
+  let owners = new Map<string, ObjectRef>();
+  // Caches of the child kinds watched for trees only, one set per owners' namespace (or one
+  // cluster-wide set beyond MAX_TREE_NAMESPACES); their changes rebuild trees, never snapshot.
+  let treeSets: WatchSet[] = [];
+  let treeKey = '';
+  const childCaches = (): (WatchCache | undefined)[] =>
+    CHILD_KINDS.flatMap((k) => {
+      const member = set?.caches.get(`${k.group}/${k.kind}`);
+      return member !== undefined ? [member] : treeSets.length === 0 ? [undefined] : treeSets.map((s) => s.caches.get(`${k.group}/${k.kind}`));
+    });
+  const trees = options.trees !== undefined ? createTreeTimer(options.trees, childCaches, () => owners, client.name, log) : undefined;
   // Counts of the watch sets replaced when the watched kinds changed, so the totals never go down.
   const retired = { events: 0, relists: 0 };
   const counts = (): WatchCounts => {
@@ -109,6 +145,7 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     const tickAt = Math.ceil(Date.now() / debounceMs) * debounceMs;
     const changed = burst.changed();
     burst = createBurst();
+    trees?.changed();
     enqueue(client.name, tickAt, changed).catch((error: unknown) => log.error({ err: error }, 'queueing a live snapshot failed'));
   };
   const onChange = (ref: ObjectRef, inventory: boolean): void => {
@@ -126,6 +163,12 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     const kinds = new Map<string, GroupKind | WatchedKind>(INVENTORY_WATCHES.map((k) => [`${k.group}/${k.kind}${k.labelSelector === undefined ? '' : `?${k.labelSelector}`}`, k]));
     for (const { phase } of discovered.phases) for (const ref of phase.entries) if (!kinds.has(`${ref.group}/${ref.kind}`)) kinds.set(`${ref.group}/${ref.kind}`, { group: ref.group, kind: ref.kind });
     for (const owner of options.owners ?? []) for (const gk of [owner.kind, ...owner.ownedKinds]) if (!kinds.has(`${gk.group}/${gk.kind}`)) kinds.set(`${gk.group}/${gk.kind}`, gk);
+    const nextOwners = new Map<string, ObjectRef>();
+    if (options.trees !== undefined) {
+      for (const { phase } of discovered.phases) for (const ref of phase.entries) if (OWNER_KINDS.has(`${ref.group}/${ref.kind}`)) nextOwners.set(refKey(ref), ref);
+    }
+    owners = nextOwners;
+    await syncTreeWatches(kinds);
     const key = [...kinds.keys()].sort().join(',');
     if (key === kindsKey || closed) return;
     kindsKey = key;
@@ -141,6 +184,28 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     set.onChange((change, _cluster, watched) => onChange(change.ref, INVENTORY_WATCHES.includes(watched as WatchedKind)));
     const outcomes = await set.start();
     for (const [kind, error] of outcomes) if (error !== undefined) log.warn({ kind, error }, 'watch not synced; that kind is listed on each snapshot');
+    trees?.changed();
+  };
+  // Child kinds that are not phase members are watched for trees only: views without revisions
+  // (nothing records them), in the namespaces of the owning members.
+  const syncTreeWatches = async (memberKinds: ReadonlyMap<string, unknown>): Promise<void> => {
+    const kindsWanted = owners.size === 0 ? [] : CHILD_KINDS.filter((k) => !memberKinds.has(`${k.group}/${k.kind}`));
+    const namespaces = [...new Set([...owners.values()].map((r) => r.namespace))].sort();
+    const scopes = kindsWanted.length === 0 ? [] : namespaces.length > MAX_TREE_NAMESPACES || namespaces.includes('') ? ['*'] : namespaces;
+    const key = `${kindsWanted.map((k) => `${k.group}/${k.kind}`).join(',')}@${scopes.join(',')}`;
+    if (key === treeKey || closed) return;
+    treeKey = key;
+    for (const old of treeSets) old.stop();
+    treeSets = scopes.map((ns) =>
+      createWatchSet(client, kindsWanted.map((k) => ({ group: k.group, kind: k.kind, viewOnly: true })), {
+        ...(ns === '*' ? {} : { namespace: ns }),
+        ...(options.watchBackoffMaxMs !== undefined ? { maxBackoffMs: options.watchBackoffMaxMs } : {}),
+      }),
+    );
+    for (const treeSet of treeSets) treeSet.onChange(() => trees?.changed());
+    const outcomes = await Promise.all(treeSets.map((s) => s.start()));
+    for (const [kind, error] of outcomes.flatMap((o) => [...o])) if (error !== undefined) log.warn({ kind, error }, 'tree watch not synced; trees wait for it');
+    trees?.changed();
   };
   await sync();
   const resync = setInterval(() => void sync().catch((error: unknown) => log.error({ err: error }, 'resyncing watched kinds failed')), resyncMs);
@@ -151,7 +216,57 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
       closed = true;
       clearInterval(resync);
       if (timer !== undefined) clearTimeout(timer);
+      trees?.close();
+      for (const treeSet of treeSets) treeSet.stop();
       set?.stop();
+    },
+  };
+}
+
+/**
+ * Builds and publishes a cluster's trees from its caches: soon after changes (throttled, since a
+ * build reads every cached ReplicaSet and Pod) and on an interval (renewing the published TTLs).
+ */
+function createTreeTimer(options: LiveTreeOptions, childCaches: () => (WatchCache | undefined)[], currentOwners: () => ReadonlyMap<string, ObjectRef>, cluster: string, log: Logger): { changed(): void; close(): void } {
+  const minIntervalMs = options.minIntervalMs ?? 1000;
+  let lastBuild = 0;
+  let pending: NodeJS.Timeout | undefined;
+  let closed = false;
+  let running = false;
+  const build = (): void => {
+    pending = undefined;
+    if (closed || running) return;
+    const owners = currentOwners();
+    lastBuild = Date.now();
+    const objects: Record<string, unknown>[] = [];
+    for (const cache of owners.size === 0 ? [] : childCaches()) {
+      // A cache that is not synced would publish a partial tree: publish nothing, the last one stays until its TTL.
+      if (cache === undefined || cache.resourceVersion === '') return;
+      objects.push(...cache.list());
+    }
+    const index = indexOwners(objects);
+    const trees = new Map<string, ChildTree>();
+    for (const [key, ref] of owners) trees.set(key, buildChildTree(ref, index, lastBuild, options.limits));
+    running = true;
+    options
+      .publish(cluster, trees)
+      .catch((error: unknown) => log.warn({ err: error }, 'publishing resource trees failed; retried at the next change or interval'))
+      .finally(() => {
+        running = false;
+      });
+  };
+  const interval = setInterval(build, options.intervalMs ?? 10_000);
+  interval.unref();
+  return {
+    changed() {
+      if (closed || pending !== undefined) return;
+      pending = setTimeout(build, Math.max(0, lastBuild + minIntervalMs - Date.now()));
+      pending.unref();
+    },
+    close() {
+      closed = true;
+      clearInterval(interval);
+      if (pending !== undefined) clearTimeout(pending);
     },
   };
 }

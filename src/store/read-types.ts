@@ -132,6 +132,8 @@ export interface ResourceRecord {
 export interface ResourceView {
   cluster: string;
   at: Date;
+  /** Read as of now (not at a past moment): live data such as resource trees applies. */
+  live?: boolean;
 }
 
 /** One normalised inventory entry. */

@@ -14,6 +14,7 @@ import { severityOf } from '../../status/severity.ts';
 import type { ResourceStatus } from '../../status/types.ts';
 import type { PhaseAnswer } from '../../graphql/answers.ts';
 import type { Connection } from '../paging.ts';
+import { readTrees, renderTree, renderTreeData } from './status-tree.ts';
 
 const SUMMARY = 'summary { current inProgress failed terminating notFound unknown total }';
 const PHASE_FIELDS = `id cluster namespace name source labels status message since stale staleReason lastGoodReadAt ${SUMMARY}
@@ -181,6 +182,8 @@ export interface StatusOptions {
   at?: string;
   /** `severity` (most severe first, the default) or `name`. */
   sort?: 'severity' | 'name';
+  /** One phase's resources with the objects they own (ReplicaSets, Pods), live. */
+  tree?: boolean;
 }
 
 function toItem(p: ApiPhase, at: Date | undefined): PhaseItem {
@@ -238,6 +241,12 @@ export async function runStatus(ctx: CommandContext, given: StatusOptions): Prom
     throw new CliError('--status, --selector and --source filter the list of phases; they do not apply to one named phase', EXIT.usage);
   }
   if (options.phase && options.clusters.length > 1) throw new CliError('name one cluster with --cluster when naming a phase', EXIT.usage);
+  if (options.tree) {
+    if (!options.phase) throw new CliError('--tree shows one phase: name it (phaselog status <phase> --tree)', EXIT.usage);
+    if (at) throw new CliError('--tree shows owned objects now (trees are live, not recorded); it cannot be combined with --at', EXIT.usage);
+    if (options.watch) throw new CliError('--tree prints once; it cannot be combined with --watch', EXIT.usage);
+    if (options.output === 'summary' || options.output === 'detail' || options.output === 'name') throw new CliError(`--tree does not combine with -o ${options.output}`, EXIT.usage);
+  }
   return options.phase ? showPhase(ctx, options, at) : listPhases(ctx, options, at);
 }
 
@@ -280,6 +289,19 @@ async function showPhase(ctx: CommandContext, options: Shown, at: Date | undefin
     const item = toItem(data.phase, at);
     if (options.output === 'summary') ctx.out(renderTable(SUMMARY_HEADERS, [summaryRow(ctx, item)], { headers: options.headers }));
     else ctx.out(renderDetail(ctx, item, await readResources(ctx, found.id, at, true)));
+    return EXIT.ok;
+  }
+  if (options.tree) {
+    const data = await ctx.api.query<{ phase: ApiPhase | null }>(ONE, { id: found.id });
+    if (!data.phase) throw new CliError(`phase ${phaseName(found)} disappeared`, EXIT.notFound);
+    const item = toItem(data.phase, undefined);
+    const trees = await readTrees(ctx, found.id);
+    if (isDataFormat(options.output)) ctx.out(renderTreeData(item, trees, options.output));
+    else {
+      ctx.out(renderTable(PHASE_HEADERS, [phaseRow(ctx, item, false)], { headers: options.headers }));
+      ctx.out('\n');
+      ctx.out(renderTree(ctx, trees));
+    }
     return EXIT.ok;
   }
   const head = options.watch && options.after === undefined ? await readHead(ctx, { phaseId: found.id }) : undefined;

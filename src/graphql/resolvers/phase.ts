@@ -14,6 +14,7 @@ import { observedAt, storedStaleReason, type ObservationState } from '../../hist
 import { phaseStaleness } from '../../services/read-staleness.ts';
 import { FULL_ACCESS, type Page } from '../../store/read-types.ts';
 import type { PhaseIntervalParent } from './parents.ts';
+import { resourceChildren } from './children.ts';
 
 function toResourceFilter(input: ResourceFilterInput | null | undefined): ResourceFilter {
   const filter: ResourceFilter = {};
@@ -154,7 +155,7 @@ async function resourcePage(ctx: GraphqlContext, phase: { id: number; cluster: s
   const first = pageSize(args.first, 100);
   const after = typeof args.after === 'string' ? decodeCursor(args.after, isKeyCursor).k : undefined;
   const page = await ctx.read.history.listResources(phase.id, { filter: toResourceFilter(args.filter), first, ...(at ? { at } : {}), ...(after !== undefined ? { after } : {}) });
-  const view = { cluster: phase.cluster, at: at ?? new Date() };
+  const view = { cluster: phase.cluster, at: at ?? new Date(), live: at === undefined };
   return toConnection({ ...page, items: page.items.map((r) => ({ ...r, view })) }, (r) => encodeCursor({ k: r.key }));
 }
 
@@ -174,7 +175,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
     since: (p, _args, ctx) => (p.current === null ? null : p.since !== undefined ? p.since : ctx.loaders.phaseSince.load(p.id)),
     worstResource: (p, _args, ctx) => {
       if (!p.current?.worstResource) return null;
-      const view = { cluster: p.cluster, at: new Date() };
+      const view = { cluster: p.cluster, at: new Date(), live: true };
       if (p.worstResource !== undefined) return p.worstResource && { ...p.worstResource, view };
       return ctx.loaders.currentResource.load({ phaseId: p.id, key: p.current.worstResource }).then((r) => r && { ...r, view });
     },
@@ -260,6 +261,7 @@ export const phaseResolvers: Pick<Resolvers, 'Phase' | 'PhaseSnapshot' | 'PhaseI
       const namespace = r.key.split('/')[2] ?? '';
       return { revisionId: r.revisionId, at: r.view.at, withheld: !canSee(ctx.principal, r.view.cluster, namespace === '' ? null : namespace) };
     },
+    children: (r, _args, ctx) => resourceChildren(r, ctx),
   },
   ManifestVersion: {
     manifest: (v) => toManifest(v.record),

@@ -15,6 +15,7 @@ import { discoverPhases } from '../../../src/kube/discover-phases.ts';
 import { readObjects } from '../../../src/kube/read-objects.ts';
 import { refKey } from '../../../src/inventory/ref-key.ts';
 import { computeStatus } from '../../../src/status/index.ts';
+import { buildChildTree, indexOwners, type ChildNode } from '../../../src/status/children.ts';
 import { waitFor } from '../../../src/runtime/wait.ts';
 import { fillUrlTemplate } from '../../../src/checks/url-template.ts';
 import { observeCluster } from '../../../src/snapshot/observe.ts';
@@ -112,6 +113,23 @@ describe('the demo clusters', () => {
     expect(lcm.statuses.indexOf('InProgress')).toBeLessThan(lcm.statuses.indexOf('Failed'));
     expect([...lcm.members].some((key) => key.includes('keystone-verify-0-retry'))).toBe(true);
     expect([...lcm.members].some((key) => key.includes('Workflow'))).toBe(true);
+  });
+
+  it("give api's Deployment a tree: its ReplicaSet and Pods, and after the rollout the old ReplicaSet scaled to 0 beside the new one", async () => {
+    const em = demo.emulators['demo-staging']!;
+    const tree = () => {
+      const objects = [...em.list({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace: 'shop' }), ...em.list({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop' })];
+      const lines = (nodes: ChildNode[], depth = 0): string[] => nodes.flatMap((n) => [`${'  '.repeat(depth)}${n.kind} ${n.status}`, ...lines(n.children, depth + 1)]);
+      return lines(buildChildTree({ namespace: 'shop', kind: 'Deployment', name: 'api' }, indexOwners(objects), Date.now()).children);
+    };
+    // Prod's checkout has its own from the start (its rollout comes later in the cycle).
+    const prod = demo.emulators['demo-prod']!;
+    expect(prod.list({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop', labelSelector: 'app=frontend' })).toHaveLength(3);
+    // After the rollout: the new ReplicaSet with two Pods, the old one kept at 0 (as the controller keeps history).
+    const settled = ['  Pod Current', '  Pod Current', 'ReplicaSet Current', 'ReplicaSet Current'];
+    await waitFor(async () => JSON.stringify([...tree()].sort()) === JSON.stringify(settled), { timeoutMs: 20_000, intervalMs: 50, what: 'the new and the old (scaled to 0) ReplicaSet' });
+    const names = em.list({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace: 'shop' }).filter((rs) => String(rs.metadata?.['name']).startsWith('api-'));
+    expect(names.map((rs) => (rs['spec'] as { replicas: number }).replicas).sort()).toEqual([0, 2]);
   });
 
   it('changes the worker phase manifest', async () => {

@@ -2,7 +2,7 @@
  * What the emulator's stand-ins for kube-apiserver's and kube-controller-manager's controllers
  * write: CRD status (NamesAccepted, Established) and, when asked, completed Deployment rollouts.
  */
-import { ApiextensionsV1Api, AppsV1Api, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployment, rawRequest, startHarness, type Harness } from './helpers.ts';
 
@@ -106,6 +106,45 @@ describe('workload rollouts', () => {
     dep = await apps.readNamespacedDeployment({ name: 'shop', namespace: 'default' });
     expect(dep.status?.observedGeneration).toBe(3);
     expect(dep.status?.replicas ?? 0).toBe(0);
+  });
+
+  it('keep ReplicaSets and Pods behind a completed rollout: a new ReplicaSet per template, the old one scaled to 0', async () => {
+    const apps = settling.kc.makeApiClient(AppsV1Api);
+    const core = settling.kc.makeApiClient(CoreV1Api);
+    const owned = async () => {
+      const sets = (await apps.listNamespacedReplicaSet({ namespace: 'default', labelSelector: 'app=tree' })).items;
+      const pods = (await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=tree' })).items;
+      return {
+        sets: sets.map((rs) => `${rs.metadata?.ownerReferences?.[0]?.kind}/${rs.metadata?.ownerReferences?.[0]?.name} -> ${rs.metadata?.name} ${rs.spec?.replicas}/${rs.status?.readyReplicas ?? 0}`).sort(),
+        pods: pods.map((p) => `${p.metadata?.ownerReferences?.[0]?.name} -> ${p.status?.conditions?.find((c) => c.type === 'Ready')?.status}`).sort(),
+      };
+    };
+    await apps.createNamespacedDeployment({ namespace: 'default', body: deployment('tree', 'default', 'tree:1', 2) });
+    const first = await owned();
+    expect(first.sets).toEqual([expect.stringMatching(/^Deployment\/tree -> tree-[a-z0-9]{10} 2\/2$/)]);
+    const rs1 = first.sets[0]!.split(' ')[2]!;
+    expect(first.pods).toEqual([`${rs1} -> True`, `${rs1} -> True`]);
+
+    await apps.patchNamespacedDeployment({ name: 'tree', namespace: 'default', body: [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'tree:2' }] });
+    const second = await owned();
+    const rs2 = second.sets.map((l) => l.split(' ')[2]!).find((n) => n !== rs1)!;
+    expect(second.sets).toEqual([`Deployment/tree -> ${rs1} 0/0`, `Deployment/tree -> ${rs2} 2/2`].sort());
+    expect(second.pods).toEqual([`${rs2} -> True`, `${rs2} -> True`]);
+
+    // Scaling keeps the ReplicaSet and changes its Pods; deleting the Deployment takes everything.
+    await apps.patchNamespacedDeploymentScale({ name: 'tree', namespace: 'default', body: [{ op: 'replace', path: '/spec/replicas', value: 3 }] });
+    expect((await owned()).pods).toHaveLength(3);
+    await apps.deleteNamespacedDeployment({ name: 'tree', namespace: 'default' });
+    expect(await owned()).toEqual({ sets: [], pods: [] });
+  });
+
+  it('keep a StatefulSet\'s Pods, named by ordinal', async () => {
+    const apps = settling.kc.makeApiClient(AppsV1Api);
+    const core = settling.kc.makeApiClient(CoreV1Api);
+    const sts = { ...deployment('db', 'default', 'db:1', 2), kind: 'StatefulSet' } as Record<string, unknown>;
+    await apps.createNamespacedStatefulSet({ namespace: 'default', body: { ...sts, spec: { ...(sts['spec'] as object), serviceName: 'db' } } as never });
+    const pods = (await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=db' })).items;
+    expect(pods.map((p) => `${p.metadata?.name} ${p.metadata?.ownerReferences?.[0]?.kind}`).sort()).toEqual(['db-0 StatefulSet', 'db-1 StatefulSet']);
   });
 
   it('get the apps/v1 update-strategy default on API writes, and keep a given one', async () => {

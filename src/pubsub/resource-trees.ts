@@ -1,0 +1,132 @@
+/**
+ * Resource trees between processes: the worker that watches a cluster publishes each owning
+ * member's children (src/status/children.ts) to Redis, and the API reads them there. The API may
+ * run apart from the workers (roles `api` and `worker`), so it cannot read a worker's caches, and
+ * it never asks the cluster per request.
+ *
+ * One key per member (`<prefix>:tree:<cluster>:<group/kind/namespace/name>`), holding compact JSON,
+ * with a TTL a few publish intervals long: a tree nobody refreshes (the worker stopped, the member
+ * left its phase) goes away by itself and the API answers "unknown" instead of an old tree. A key is
+ * rewritten only when its tree changed; otherwise only its TTL is renewed.
+ */
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { RESOURCE_STATUSES, type ResourceStatus } from '../status/types.ts';
+import type { ChildNode, ChildTree } from '../status/children.ts';
+
+/** Default key prefix (tests use their own). */
+export const TREE_PREFIX = 'phaselog';
+
+/** A member's published tree, as the API reads it. */
+export interface PublishedTree extends ChildTree {
+  /** When the publishing worker last saw this tree change. */
+  changedAt: Date;
+}
+
+function treeKey(prefix: string, cluster: string, memberKey: string): string {
+  // The cluster is encoded so no cluster name can reach into another cluster's keys.
+  return `${prefix}:tree:${encodeURIComponent(cluster)}:${memberKey}`;
+}
+
+/** Publishes a cluster's trees; keeps what it last wrote so unchanged trees cost one PEXPIRE. */
+export interface TreePublisher {
+  /** Writes the trees of `cluster` (member key -> tree). */
+  publish(cluster: string, trees: ReadonlyMap<string, ChildTree>): Promise<void>;
+}
+
+/** Options of {@link createTreePublisher}. */
+export interface TreePublisherOptions {
+  /** @default TREE_PREFIX */
+  prefix?: string;
+  /** How long a tree lives without being published again. @default 30000 */
+  ttlMs?: number;
+}
+
+export function createTreePublisher(redis: Redis, options: TreePublisherOptions = {}): TreePublisher {
+  const prefix = options.prefix ?? TREE_PREFIX;
+  const ttlMs = options.ttlMs ?? 30_000;
+  const last = new Map<string, string>();
+  return {
+    async publish(cluster, trees) {
+      const pipeline = redis.pipeline();
+      const written = new Map<string, string>();
+      for (const [memberKey, tree] of trees) {
+        const key = treeKey(prefix, cluster, memberKey);
+        const body = JSON.stringify({ c: tree.children.map(encodeNode), o: tree.omitted });
+        if (last.get(key) === body) {
+          pipeline.pexpire(key, ttlMs);
+        } else {
+          pipeline.set(key, JSON.stringify({ at: Date.now(), ...JSON.parse(body) as object }), 'PX', ttlMs);
+          written.set(key, body);
+        }
+      }
+      // Members gone from this cluster's phases: forget them here; their keys expire.
+      const current = new Set([...trees.keys()].map((k) => treeKey(prefix, cluster, k)));
+      const clusterPrefix = treeKey(prefix, cluster, '');
+      for (const key of last.keys()) if (key.startsWith(clusterPrefix) && !current.has(key)) last.delete(key);
+      const results = await pipeline.exec();
+      // A PEXPIRE that found no key (it expired while Redis was away): write the tree again next time.
+      let i = 0;
+      for (const [memberKey] of trees) {
+        const key = treeKey(prefix, cluster, memberKey);
+        const [error, reply] = results?.[i++] ?? [new Error('no reply'), null];
+        const wrote = written.get(key);
+        if (error !== null) last.delete(key);
+        else if (wrote !== undefined) last.set(key, wrote);
+        else if (reply === 0) last.delete(key);
+      }
+    },
+  };
+}
+
+// Short field names: a tree of 200 Pods is read on every request that asks for it.
+interface EncodedNode {
+  g: string;
+  k: string;
+  ns: string;
+  n: string;
+  s: ResourceStatus;
+  m: string;
+  c?: EncodedNode[];
+}
+
+function encodeNode(node: ChildNode): EncodedNode {
+  return { g: node.group, k: node.kind, ns: node.namespace, n: node.name, s: node.status, m: node.message, ...(node.children.length > 0 ? { c: node.children.map(encodeNode) } : {}) };
+}
+
+const nodeSchema: z.ZodType<EncodedNode> = z.lazy(() =>
+  z.object({ g: z.string(), k: z.string(), ns: z.string(), n: z.string(), s: z.enum(RESOURCE_STATUSES as [ResourceStatus, ...ResourceStatus[]]), m: z.string(), c: z.array(nodeSchema).optional() }),
+);
+const treeSchema = z.object({ at: z.number(), c: z.array(nodeSchema), o: z.number().int().min(0) });
+
+function decodeNode(node: EncodedNode): ChildNode {
+  return { group: node.g, kind: node.k, namespace: node.ns, name: node.n, status: node.s, message: node.m, children: (node.c ?? []).map(decodeNode) };
+}
+
+/** Reads published trees for the API. */
+export interface TreeReader {
+  /** The trees of these members of `cluster`, in order; undefined where none is published (or it is unreadable). */
+  read(members: readonly { cluster: string; memberKey: string }[]): Promise<(PublishedTree | undefined)[]>;
+}
+
+export function createTreeReader(redis: Redis, options: { prefix?: string } = {}): TreeReader {
+  const prefix = options.prefix ?? TREE_PREFIX;
+  return {
+    async read(members) {
+      if (members.length === 0) return [];
+      const values = await redis.mget(...members.map((m) => treeKey(prefix, m.cluster, m.memberKey)));
+      return values.map((value) => {
+        if (value === null) return undefined;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(value);
+        } catch {
+          return undefined;
+        }
+        const tree = treeSchema.safeParse(parsed);
+        if (!tree.success) return undefined;
+        return { children: tree.data.c.map(decodeNode), omitted: tree.data.o, changedAt: new Date(tree.data.at) };
+      });
+    },
+  };
+}
