@@ -132,7 +132,13 @@ describe('README examples', () => {
       if (!watch && / (status|history|clusters)\b/.test(text) && !/status \S+\/\S+/.test(text)) expect(JSON.parse(stdout), context).toMatchObject({ kind: 'List' });
     } else if (/-o yaml/.test(text)) expect(() => parseYaml(stdout), context).not.toThrow();
     else if (/-o name/.test(text)) for (const l of stdout.split('\n').filter(Boolean)) expect(l, context).toMatch(/^[\w.-]+\/([\w.-]+\/)?[\w.-]+$/);
-    else if (/ gate /.test(text)) expect(stdout, context).toMatch(/^(PASS|FAIL) {2}\S+: /);
+    else if (/ gate /.test(text)) expect(stdout, context).toMatch(/^(PASS|FAIL) {2}(plan )?\S+: /);
+    else if (/ plan status /.test(text)) {
+      // The plan's line, then its phases in order, a step each.
+      expect(stdout, context).toMatch(/^demo-staging-rollout: \w+/);
+      expect(stdout, context).toMatch(/^STEP +PHASE +STATUS/m);
+      expect(stdout.trim().split('\n').filter((l) => /^\d+ +demo-staging\//.test(l)), context).toHaveLength(4);
+    }
     else if (/ emulator fault /.test(text)) expect(stdout + stderr, context).toMatch(/prod/);
     else if (/ emulator faults/.test(text)) expect(stdout, context).toMatch(/^ID\s+CLUSTER\s+FAULT\n/);
     else if (/ version/.test(text)) expect(stdout, context).toMatch(/^Client Version: .*\nServer Version: /);
