@@ -123,12 +123,19 @@ describe('notifications', () => {
   it('holds a change back until it has lasted minDuration, and suppresses one undone sooner', async () => {
     const r = await receiver();
     const id = await phase('held');
-    await start(config({ name: 'calm', minDuration: '4s', receiver: { type: 'webhook', url: r.url, secretFile: 'hmac' } }));
+    const calm = config({ name: 'calm', minDuration: '4s', receiver: { type: 'webhook', url: r.url, secretFile: 'hmac' } });
+    // The route's cursor starts at the end of the log on its first scan. The changes below are
+    // written back-dated, so no scan may run between them (one between the blip and its recovery
+    // would see the blip as having lasted a minute): they are written while no worker runs.
+    await (await start(calm)).scanNow();
+    await running?.close();
+    running = undefined;
     // A blip: Failed for one second, long ago. It never held 4s: suppressed. Its recovery held: sent.
     const blip = await change(id, 'Current', 'Failed', 60);
     const recovered = await change(id, 'Failed', 'Current', 59);
     // Now: held until 4 s have passed.
     const fresh = await change(id, 'Current', 'InProgress');
+    await start(calm);
     // A scheduled scan may be on the route already: wait for the change to be judged.
     await waitFor(async () => (await deliveries('calm')).some((d) => d.seq === fresh), { timeoutMs: 10_000, what: 'the fresh change to be judged' });
     const early = await deliveries('calm');
@@ -145,11 +152,16 @@ describe('notifications', () => {
   it('sends one summary for a flapping phase, stays quiet while it flaps, tells where it settled, and tells changes again once calm', async () => {
     const r = await receiver();
     const id = await phase('flappy');
-    await start(config({ name: 'storm', flapping: { maxChanges: 3, window: '1m' }, receiver: { type: 'webhook', url: r.url, secretFile: 'hmac' } }));
+    const storm = config({ name: 'storm', flapping: { maxChanges: 3, window: '1m' }, receiver: { type: 'webhook', url: r.url, secretFile: 'hmac' } });
+    // Back-dated changes are written while no worker scans (see the minDuration test).
+    await (await start(storm)).scanNow();
+    await running?.close();
+    running = undefined;
     const seqs: bigint[] = [];
     // Eight changes within 40 s, ten minutes ago; then one change now, with a calm window before it.
     for (let i = 0; i < 8; i += 1) seqs.push(await change(id, i % 2 ? 'Failed' : 'Current', i % 2 ? 'Current' : 'Failed', 600 - i * 5));
     const later = await change(id, 'Current', 'Failed');
+    await start(storm);
     await waitFor(async () => (await deliveries('storm')).filter((d) => d.status === 'delivered').length === 6, { timeoutMs: 20_000, what: 'the deliveries of the storm' });
 
     const rows = await deliveries('storm');
