@@ -47,9 +47,9 @@ async function phase(name: string): Promise<PhaseView> {
 
 const condition = (p: PhaseView, type: string) => p.conditions.find((c) => c.type === type)?.status;
 
-async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
+async function until(what: string, ok: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   // Before its first snapshot the phase does not exist yet: not yet, rather than an error.
-  await waitFor(() => ok().catch(() => false), { timeoutMs: 20_000, intervalMs: 100, what });
+  await waitFor(() => ok().catch(() => false), { timeoutMs, intervalMs: 100, what });
 }
 
 beforeAll(async () => {
@@ -106,11 +106,12 @@ beforeAll(async () => {
   );
   phaselog = await startPhaselog(config, pino({ level: 'silent' }));
   url = `${phaselog.url}/graphql`;
+  // The first scheduled snapshot may be up to an interval (a minute) away.
   await until('both phases Current with their conditions True', async () => {
     const [release, other] = await Promise.all([phase('release'), phase('other')]);
     return release.status === 'Current' && condition(release, 'health') === 'True' && other.status === 'Current' && condition(other, 'advisory') === 'True';
-  });
-}, 90_000);
+  }, 100_000);
+}, 150_000);
 
 afterAll(async () => {
   await phaselog?.close();
