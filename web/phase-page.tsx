@@ -14,19 +14,10 @@ import { LiveIndicator, useLiveChanges } from './live.tsx';
 import { Link, navigate, withParams, type Place } from './router.tsx';
 import { formatTime, staleText, StatusBadge, TimeAgo } from './status.tsx';
 import { Timeline, type TimelineInterval } from './timeline.tsx';
-import type { PhaseAnswer } from '../src/graphql/answers.ts';
+import type { PhaseAnswer, StatusCounts } from '../src/graphql/answers.ts';
 
 const WINDOWS: Record<string, number> = { '15m': 900_000, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 };
 
-interface Counts {
-  current: number;
-  inProgress: number;
-  failed: number;
-  terminating: number;
-  notFound: number;
-  unknown: number;
-  total: number;
-}
 
 interface Condition {
   type: string;
@@ -44,10 +35,10 @@ interface PhaseView extends PhaseAnswer {
   inventoryId: string;
   firstSeenAt: string;
   deletedAt: string | null;
-  summary: Counts;
+  summary: StatusCounts;
   conditions: Condition[];
   resources?: { edges: { node: ResourceRow }[] };
-  statusAt?: { at: string; status: string; message: string; stale: boolean; staleReason: string | null; from: string; to: string | null; summary: Counts; conditions: Condition[]; resources: { edges: { node: ResourceRow }[] } } | null;
+  statusAt?: { at: string; status: string; message: string; stale: boolean; staleReason: string | null; from: string; to: string | null; summary: StatusCounts; conditions: Condition[]; resources: { edges: { node: ResourceRow }[] } } | null;
   manifestAt?: { hash: string; entryCount: number; from: string; to: string | null } | null;
   manifest: { hash: string; entryCount: number; from: string } | null;
   manifests: { edges: { node: { manifest: { from: string; hash: string } } }[] };
@@ -102,7 +93,7 @@ function useHistory(id: string | undefined, from: number, refresh: unknown): Tim
   return intervals;
 }
 
-function Summary({ counts }: { counts: Counts }) {
+function Summary({ counts }: { counts: StatusCounts }) {
   const parts: [string, number][] = [['Current', counts.current], ['InProgress', counts.inProgress], ['Failed', counts.failed], ['Terminating', counts.terminating], ['NotFound', counts.notFound], ['Unknown', counts.unknown]];
   return (
     <span>

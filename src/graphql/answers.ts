@@ -65,3 +65,14 @@ export interface ObjectChangeAnswer {
   /** The token may not read the member's namespace. */
   withheld: boolean;
 }
+
+/** Resources per status, as `summary { current inProgress failed terminating notFound unknown total }` answers them. */
+export interface StatusCounts {
+  current: number;
+  inProgress: number;
+  failed: number;
+  terminating: number;
+  notFound: number;
+  unknown: number;
+  total: number;
+}

@@ -91,28 +91,14 @@ export interface NotificationStore {
   listDeliveries(scope: AccessScope, filter: DeliveryFilter, first: number, afterId?: bigint): Promise<{ items: DeliveryRecord[]; hasMore: boolean }>;
 }
 
-interface DeliveryRow {
+/** A delivery as PostgreSQL returns it: int8 as text, the phase's columns flat. */
+type DeliveryRow = Omit<DeliveryRecord, 'id' | 'seq' | 'phase'> & {
   id: string | bigint;
-  route: string;
   seq: string | bigint;
-  kind: DeliveryKind;
-  status: DeliveryStatus;
-  reason: string | null;
-  subject: string;
-  clusterId: number;
-  cluster: string;
-  phaseId: number | null;
   sourceKind: string | null;
   namespace: string | null;
   name: string | null;
-  at: Date;
-  flapCount: number | null;
-  attempts: number;
-  lastError: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  deliveredAt: Date | null;
-}
+};
 
 const DELIVERY_COLUMNS = Prisma.sql`
   nd."id", nd."route", nd."seq", nd."kind", nd."status", nd."reason", nd."subject", nd."clusterId", c."name" AS "cluster", nd."phaseId",

@@ -9,6 +9,7 @@ import { formatDuration } from '../../duration.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { formatAgo, isDataFormat, paintStatus, parseTime, renderData, renderList, renderTable } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
+import type { StatusCounts } from '../../graphql/answers.ts';
 
 const COUNTS = 'summary { current inProgress failed terminating notFound unknown total }';
 const PLAN = `query Plan($name: String!) {
@@ -22,15 +23,6 @@ const HISTORY = `query PlanHistory($name: String!, $from: DateTime!, $to: DateTi
   plan(name: $name) { history(from: $from, to: $to, first: 100) { status step stepCount message stale staleReason from to } }
 }`;
 
-interface Counts {
-  current: number;
-  inProgress: number;
-  failed: number;
-  terminating: number;
-  notFound: number;
-  unknown: number;
-  total: number;
-}
 
 interface PlanHead {
   name: string;
@@ -50,7 +42,7 @@ interface PlanView extends PlanHead {
     ref: string;
     status: string;
     message: string;
-    phase: { id: string; cluster: string; namespace: string; name: string; source: string; since: string | null; lastGoodReadAt: string | null; stale: boolean; staleReason: string | null; summary: Counts } | null;
+    phase: { id: string; cluster: string; namespace: string; name: string; source: string; since: string | null; lastGoodReadAt: string | null; stale: boolean; staleReason: string | null; summary: StatusCounts } | null;
   }[];
 }
 

@@ -12,7 +12,7 @@ import { resolvePhase } from '../phase-arg.ts';
 import { collectPages } from '../paging.ts';
 import { severityOf } from '../../status/severity.ts';
 import type { ResourceStatus } from '../../status/types.ts';
-import type { PhaseAnswer } from '../../graphql/answers.ts';
+import type { PhaseAnswer, StatusCounts } from '../../graphql/answers.ts';
 import type { Connection } from '../paging.ts';
 import { readTrees, renderTree, renderTreeData } from './status-tree.ts';
 
@@ -78,7 +78,6 @@ function conditionRow(ctx: CommandContext, c: ConditionItem): string[] {
 
 const LABELS = `query PhaseLabels($id: ID!) { phase(id: $id) { source labels } }`;
 
-type Summary = Record<'current' | 'inProgress' | 'failed' | 'terminating' | 'notFound' | 'unknown' | 'total', number>;
 
 interface ResourceRef {
   group: string;
@@ -97,9 +96,9 @@ interface ApiResource extends ResourceRef {
 }
 
 interface ApiPhase extends PhaseAnswer {
-  summary: Summary;
+  summary: StatusCounts;
   worstResource: (ResourceRef & { status: string; message: string }) | null;
-  statusAt?: { status: string; message: string; from: string; stale: boolean; staleReason: string | null; summary: Summary } | null;
+  statusAt?: { status: string; message: string; from: string; stale: boolean; staleReason: string | null; summary: StatusCounts } | null;
 }
 
 /** A phase as `-o json|yaml` prints it: flat, the status as of `--at` when given. */
