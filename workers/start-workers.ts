@@ -1,7 +1,13 @@
 /**
  * The worker role's composition root: one BullMQ worker on the snapshot queue, one job scheduler
- * per cluster, and the per-cluster lock. Several processes may run it against the same Redis and
- * Postgres; each tick of each cluster is one job, processed by exactly one of them.
+ * per cluster, cluster ownership and the per-cluster lock. Several processes may run it against the
+ * same Redis and Postgres; each tick of each cluster is one job, processed by exactly one of them.
+ *
+ * Clusters are sharded: each is owned by one live process at a time (src/queue/ownership.ts), and
+ * only its owner watches it, keeps its state and runs its snapshots. Any process may take a job
+ * from the shared queue (schedulers, refreshes); for a cluster it does not own it hands the job on
+ * to the owner's own queue and waits for the owner's outcome. A new owner snapshots the cluster
+ * at once, diffing against the store, so nothing that changed during a handover is lost.
  *
  * Guarantees, and where each comes from:
  * - one job per cluster and tick: the scheduler's job id (`repeat:<scheduler>:<slot>`), or
@@ -21,7 +27,7 @@
  * - job schedulers lost with Redis' data are re-created by a reconciler, and {@link RunningWorkers.recording}
  *   fails while they are missing or a cluster's snapshots have stopped completing.
  */
-import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { logRedisErrors } from '../src/runtime/redis-errors.ts';
@@ -30,7 +36,20 @@ import { createClusterClient, type ClusterClient, type ClusterClientOptions } fr
 import type { ClusterHandle } from '../src/kube/clusters.ts';
 import { createChangePublisher } from '../src/pubsub/change-publisher.ts';
 import { createClusterLocks } from '../src/queue/cluster-lock.ts';
-import { enqueueLiveSnapshot, enqueueSnapshot, scheduleSnapshots, snapshotSchedulerId, SNAPSHOT_QUEUE, snapshotJobSchema, upsertSnapshotScheduler } from '../src/queue/snapshot-jobs.ts';
+import {
+  enqueueLiveSnapshot,
+  enqueueSnapshot,
+  forwardedJobId,
+  ownerQueueName,
+  scheduleSnapshots,
+  snapshotSchedulerId,
+  SNAPSHOT_JOB,
+  SNAPSHOT_JOB_OPTIONS,
+  SNAPSHOT_QUEUE,
+  snapshotJobSchema,
+  upsertSnapshotScheduler,
+} from '../src/queue/snapshot-jobs.ts';
+import { newInstance, ownershipPrefix, startOwnership, workerOf, type Ownership } from '../src/queue/ownership.ts';
 import { ObservationMemos } from '../src/snapshot/memos.ts';
 import type { ObserveClusterOptions } from '../src/snapshot/observe.ts';
 import { createRecorder } from '../src/snapshot/record.ts';
@@ -43,7 +62,7 @@ import { createCelChecks } from '../src/services/run-cel-checks.ts';
 import type { CheckConfig } from '../src/checks/config.ts';
 import type { ClusterObservation } from '../src/history/types.ts';
 import { applyRetention, type RetentionPolicy } from '../src/store/retention.ts';
-import { startLiveSnapshots, type LiveSnapshotOptions, type LiveTreeOptions } from '../src/snapshot/live.ts';
+import { createLiveClusters, type LiveSnapshotOptions, type LiveTreeOptions } from '../src/snapshot/live.ts';
 import { createTreePublisher, TREE_PREFIX } from '../src/pubsub/resource-trees.ts';
 import { createRecordingCheck } from './recording-check.ts';
 import { startSchedulerReconciler, type KeptScheduler } from './scheduler-reconciler.ts';
@@ -107,12 +126,24 @@ export interface StartWorkersOptions {
   metrics?: Metrics;
   /** Checks; the cel ones run after each snapshot of the phases they select. @default [] */
   checks?: readonly CheckConfig[];
+  /** This process's worker id in the cluster ownership (`worker.id`). @default `<host>-<pid>` */
+  workerId?: string;
+  /**
+   * Cluster ownership timing: membership and leases are renewed every `heartbeatMs`, and a killed
+   * worker's clusters are taken over after about `leaseMs + heartbeatMs`. @default 2000 and 10000
+   */
+  ownership?: { heartbeatMs?: number; leaseMs?: number };
 }
 
 /** Running snapshot workers. */
 export interface RunningWorkers {
   readonly queue: Queue;
+  /** The worker on the shared queue (schedulers, refreshes): it snapshots owned clusters and hands the others on. */
   readonly worker: Worker;
+  /** This process's own queue: jobs handed on to it for the clusters it owns, and its live snapshots. */
+  readonly ownQueue: Queue;
+  /** The worker on {@link RunningWorkers.ownQueue}: where this process's snapshots run. */
+  readonly ownWorker: Worker;
   /** Queues an immediate snapshot of one cluster ("refresh now", watch events). */
   snapshotNow(cluster: string, tickAt?: number): Promise<string>;
   /**
@@ -123,6 +154,8 @@ export interface RunningWorkers {
   recording(): Promise<void>;
   /** Re-creates missing job schedulers now (it also happens every interval and on reconnect); resolves with their ids. */
   reconcileSchedulers(): Promise<string[]>;
+  /** This process's share of the clusters. */
+  readonly ownership: Ownership;
   /** Stops taking jobs, waits for running ones, closes connections and cluster clients. */
   close(): Promise<void>;
 }
@@ -136,7 +169,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const lockRedis = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
   logRedisErrors(connection, log, 'snapshot-queue');
   logRedisErrors(lockRedis, log, 'cluster-locks');
-  const clients = new Map<string, ClusterClient>(options.clusters.map((handle) => [handle.name, createClusterClient(handle, clientOptions(handle.name, options.metrics))]));
+  // This process in the cluster ownership; its API requests carry its name (API server audit logs).
+  const instance = newInstance(options.workerId);
+  const clients = new Map<string, ClusterClient>(options.clusters.map((handle) => [handle.name, createClusterClient(handle, clientOptions(handle.name, instance, options.metrics))]));
   const health = config.health !== undefined ? await createHealthChecker(config.health, { baseDir: config.baseDir }) : undefined;
   for (const error of health?.errors ?? []) log.warn({ error }, 'custom health check not loaded');
   const observe: ObserveClusterOptions = { memos: new ObservationMemos(), ...options.observe, ...(health ? { customHealth: (object) => health.checker.evaluate(object) } : {}) };
@@ -191,12 +226,114 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   // The queue re-emits its connection's errors, logged above; BullMQ writes unheard ones to stderr.
   queue.on('error', () => {});
 
-  const processSnapshot = async (job: Job, token?: string): Promise<SnapshotOutcome> => {
+  // Owners' queues and their events, for handing jobs on and waiting for their outcome; dropped
+  // once their instance has left.
+  const owners = new Map<string, { queue: Queue; events: QueueEvents; ready: Promise<unknown> }>();
+  const ownerOf = (instance: string) => {
+    let entry = owners.get(instance);
+    if (entry === undefined) {
+      const name = ownerQueueName(queueName, instance);
+      const q = new Queue(name, { connection, prefix });
+      q.on('error', () => {});
+      const events = new QueueEvents(name, { connection: { url: options.redisUrl }, prefix });
+      events.on('error', () => {});
+      entry = { queue: q, events, ready: events.waitUntilReady() };
+      owners.set(instance, entry);
+    }
+    return entry;
+  };
+  const dropOwner = (instance: string): void => {
+    const entry = owners.get(instance);
+    owners.delete(instance);
+    void entry?.events.close().catch(() => {});
+    void entry?.queue.close().catch(() => {});
+  };
+  const ownershipRetryMs = 500;
+  const inflight = new Map<string, Promise<unknown>>();
+
+  const live = options.live !== undefined ? createLiveClusters((cluster, tickAt, changed) => enqueueLiveSnapshot(ownQueue, cluster, tickAt, changed), log.child({ unit: 'live' }), {
+    ...options.live,
+    // Kinds a custom health check covers keep whole objects in the caches; revisions are redacted as snapshots redact them.
+    ...(health ? { wholeObjects: (apiVersion: string, kind: string) => health.checker.matches(apiVersion, kind) } : {}),
+    ...(observe.redaction !== undefined ? { redaction: observe.redaction } : {}),
+    ...(observe.owners !== undefined ? { owners: observe.owners } : {}),
+    // Resource trees go to Redis for the API (which may run in another process); see src/pubsub/resource-trees.ts.
+    trees: { ...options.live.trees, publish: createTreePublisher(lockRedis, { prefix: options.channelPrefix ?? TREE_PREFIX, ttlMs: 3 * (options.live.trees?.intervalMs ?? 10_000) }).publish },
+  }) : undefined;
+  // Jobs for the clusters this process owns arrive on its own queue (handed on by whichever process
+  // took them from the shared one); live snapshots of its watches go there directly.
+  const ownQueue = ownerOf(instance).queue;
+  const ownership = await startOwnership({
+    redis: lockRedis,
+    prefix: ownershipPrefix(prefix, queueName),
+    instance,
+    ...options.ownership,
+    clusters: [...clients.keys()],
+    log: log.child({ unit: 'ownership' }),
+    acquire: async (cluster) => {
+      // The first snapshot of a new owner diffs against the store: whatever changed while nobody owned the cluster is recorded.
+      await enqueueSnapshot(ownQueue, cluster).catch((err: unknown) => log.warn({ err, cluster }, 'could not queue the first snapshot of an acquired cluster; its next tick records it'));
+      const client = clients.get(cluster);
+      if (live !== undefined && client !== undefined) await live.add(client);
+    },
+    release: async (cluster) => {
+      live?.remove(cluster);
+      await inflight.get(cluster);
+    },
+    onGone: (gone) => void obliterateQueue(ownerQueueName(queueName, gone), connection, prefix, log),
+    onRound: (members) => {
+      for (const known of [...owners.keys()]) if (known !== instance && !members.includes(known)) dropOwner(known);
+    },
+  });
+
+  const parseJob = (job: Job) => {
     const payload = snapshotJobSchema.safeParse(job.data);
     if (!payload.success) throw new UnrecoverableError(`invalid snapshot job payload: ${payload.error.issues.map((i) => i.message).join('; ')}`);
     const client = clients.get(payload.data.cluster);
     if (client === undefined) throw new UnrecoverableError(`cluster "${payload.data.cluster}" is not configured in this worker`);
-    const tickAt = payload.data.tickAt ?? scheduledSlot(job) ?? job.timestamp;
+    return { data: payload.data, client, tickAt: payload.data.tickAt ?? scheduledSlot(job) ?? job.timestamp };
+  };
+
+  /**
+   * A job of the shared queue: handed on to the cluster's owner (this process or another), whose
+   * outcome it waits for and returns, so whoever queued it (a refresh, a scheduler) sees the
+   * snapshot's own outcome. Should the owner leave first, this attempt fails and the retry goes to
+   * the next owner.
+   */
+  const routeSnapshot = async (job: Job, token?: string): Promise<SnapshotOutcome> => {
+    const { data, client, tickAt } = parseJob(job);
+    const own = ownership;
+    const holder = own.owns(client.name) ? own.instance : await own.holder(client.name);
+    if (holder === undefined || (holder !== own.instance && !own.isLive(holder))) {
+      // No live owner yet (a handover in progress): try again shortly.
+      await job.moveToDelayed(Date.now() + ownershipRetryMs, token);
+      throw new DelayedError();
+    }
+    const target = ownerOf(holder);
+    await target.ready;
+    // One attempt, one handed-on job: a retry after the owner changed is a job of its own.
+    const jobId = `${forwardedJobId(job.id, client.name, tickAt)}.${job.attemptsMade}`;
+    const handed = await target.queue.add(SNAPSHOT_JOB, { ...data, tickAt }, { ...SNAPSHOT_JOB_OPTIONS, attempts: 1, jobId });
+    let watch: NodeJS.Timeout | undefined;
+    const ownerLeft = new Promise<never>((_, reject) => {
+      watch = setInterval(() => {
+        if (holder !== own.instance && !own.isLive(holder)) reject(new Error(`the owner of ${client.name} (${workerOf(holder)}) left before snapshotting it; retried on the next owner`));
+      }, ownershipRetryMs);
+    });
+    try {
+      const outcome = (await Promise.race([handed.waitUntilFinished(target.events), ownerLeft])) as SnapshotOutcome;
+      if (outcome.skipped === 'NOT_OWNER') throw new Error(`${client.name} changed owner before its snapshot ran; retried on the new owner`);
+      return outcome;
+    } finally {
+      clearInterval(watch);
+    }
+  };
+
+  /** A job of this process's own queue: the snapshot itself, of a cluster this process owns. */
+  const processSnapshot = async (job: Job, token?: string): Promise<SnapshotOutcome> => {
+    const { data, client, tickAt } = parseJob(job);
+    // Owned no more (given up since the job was handed on): the router retries it on the new owner.
+    if (!ownership.owns(client.name)) return { cluster: client.name, tickAt: new Date(tickAt).toISOString(), written: false, skipped: 'NOT_OWNER', changes: 0, rows: 0, published: false };
     const lock = await locks.tryAcquire(client.name);
     if (lock === undefined) {
       noteHeld(client.name);
@@ -205,9 +342,11 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     }
     heldSince.delete(client.name);
     const started = performance.now();
-    const kind = payload.data.changed !== undefined ? 'live' : 'scheduled';
+    const kind = data.changed !== undefined ? 'live' : 'scheduled';
+    let finished: () => void = () => {};
+    inflight.set(client.name, new Promise<void>((resolve) => (finished = resolve)));
     try {
-      const outcome = await snapshotCluster(deps, client, new Date(tickAt), payload.data.changed !== undefined ? { changed: payload.data.changed } : {}).catch((error: unknown) => {
+      const outcome = await snapshotCluster(deps, client, new Date(tickAt), data.changed !== undefined ? { changed: data.changed } : {}).catch((error: unknown) => {
         options.metrics?.snapshots.failed.inc({ cluster: client.name });
         options.metrics?.snapshots.duration.observe({ cluster: client.name, kind, outcome: 'error' }, (performance.now() - started) / 1000);
         throw error;
@@ -218,11 +357,24 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       if (outcome.live !== true && outcome.skipped !== 'NOTHING_AFFECTED') recording.completed(client.name);
       return outcome;
     } finally {
+      inflight.delete(client.name);
+      finished();
       await lock.release().catch(() => {});
     }
   };
 
-  const worker = new Worker(queueName, processSnapshot, {
+  // Routing mostly waits on the owners, so it takes many jobs at once; snapshots run at `concurrency` in the own queue.
+  const worker = new Worker(queueName, routeSnapshot, {
+    connection,
+    prefix,
+    concurrency: Math.max(16, 4 * (options.concurrency ?? 4)),
+    lockDuration: options.lockDurationMs ?? 10_000,
+    stalledInterval: options.stalledIntervalMs ?? 5_000,
+    maxStalledCount: 2,
+  });
+  worker.on('failed', (job, error) => log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'));
+  logRedisErrors(worker, log, 'snapshot-worker');
+  const ownWorker = new Worker(ownQueue.name, processSnapshot, {
     connection,
     prefix,
     concurrency: options.concurrency ?? 4,
@@ -230,8 +382,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     stalledInterval: options.stalledIntervalMs ?? 5_000,
     maxStalledCount: 2,
   });
-  worker.on('failed', (job, error) => log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'));
-  logRedisErrors(worker, log, 'snapshot-worker');
+  ownWorker.on('failed', (job, error) => log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'));
+  logRedisErrors(ownWorker, log, 'owned-snapshot-worker');
   // The configured list is known here only: record each cluster's interval (readers judge from it
   // whether a cluster is still observed) and retire the clusters no longer configured.
   const registered = await createClusterStore(db).registerClusters({ configured: [...clients.keys(), ...(options.unloadedClusters ?? [])], snapshotIntervalMs: config.snapshot.interval });
@@ -251,39 +403,36 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     log: log.child({ unit: 'schedulers' }),
     onRecreated: () => recording.rescheduled(),
   });
-  const live = options.live !== undefined ? await startLiveSnapshots(clients.values(), (cluster, tickAt, changed) => enqueueLiveSnapshot(queue, cluster, tickAt, changed), log.child({ unit: 'live' }), {
-    ...options.live,
-    // Kinds a custom health check covers keep whole objects in the caches; revisions are redacted as snapshots redact them.
-    ...(health ? { wholeObjects: (apiVersion: string, kind: string) => health.checker.matches(apiVersion, kind) } : {}),
-    ...(observe.redaction !== undefined ? { redaction: observe.redaction } : {}),
-    ...(observe.owners !== undefined ? { owners: observe.owners } : {}),
-    // Resource trees go to Redis for the API (which may run in another process); see src/pubsub/resource-trees.ts.
-    trees: { ...options.live.trees, publish: createTreePublisher(lockRedis, { prefix: options.channelPrefix ?? TREE_PREFIX, ttlMs: 3 * (options.live.trees?.intervalMs ?? 10_000) }).publish },
-  }) : undefined;
   if (options.metrics !== undefined) registerWorkerMetrics(options.metrics, queue, live);
   snapshotSoon = (cluster) => void enqueueSnapshot(queue, cluster).catch((err: unknown) => log.warn({ err, cluster }, 'could not queue the snapshot a changed affectsStatus condition asks for; the next tick records it'));
-  log.info({ clusters: clients.size, queue: queueName, intervalMs: config.snapshot.interval, live: live !== undefined }, 'snapshot workers started');
+  log.info({ clusters: clients.size, owned: ownership.owned().length, worker: ownership.instance, queue: queueName, intervalMs: config.snapshot.interval, live: live !== undefined }, 'snapshot workers started');
 
   return {
     queue,
     worker,
+    ownQueue,
+    ownWorker,
     snapshotNow: (cluster, tickAt) => enqueueSnapshot(queue, cluster, tickAt),
     recording: () => recording.check(),
     reconcileSchedulers: () => reconciler.reconcile(),
+    ownership,
     async close() {
       reconciler.stop();
+      // Giving the clusters up first lets the other workers take them over at once, not after the leases ran out.
+      await settlesWithin(ownership.close(), options.closeTimeoutMs ?? 5000);
       live?.close();
       // BullMQ's close waits on Redis; while Redis is down (or just after it came back, see
       // taskforcesh/bullmq#4656) it can wait forever. A snapshot cut short here is rolled back by
       // PostgreSQL and its job retried as stalled, so shutdown never needs to wait longer.
-      if (!(await settlesWithin(worker.close(), options.closeTimeoutMs ?? 5000))) {
+      if (!(await settlesWithin(Promise.all([worker.close(), ownWorker.close()]), options.closeTimeoutMs ?? 5000))) {
         log.warn({ timeoutMs: options.closeTimeoutMs ?? 5000 }, 'snapshot worker did not close in time (Redis unreachable?); closing its connections');
         void worker.close(true).catch(() => {});
+        void ownWorker.close(true).catch(() => {});
         connection.disconnect();
         lockRedis.disconnect();
       }
       await settlesWithin(retention?.close() ?? Promise.resolve(), 1000);
-      await settlesWithin(queue.close(), 1000);
+      await settlesWithin(Promise.all([queue.close(), ...[...owners.values()].flatMap((o) => [o.queue.close(), o.events.close()])]), 1000);
       await publisher.close();
       health?.checker.close();
       for (const client of clients.values()) client.close();
@@ -292,9 +441,10 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   };
 }
 
-/** A cluster client whose requests are counted by status code when metrics are on. */
-function clientOptions(cluster: string, metrics: Metrics | undefined): ClusterClientOptions {
-  return metrics === undefined ? {} : { transport: { onAnswer: (code) => metrics.kubeRequests.inc({ cluster, code }) } };
+/** A cluster client naming its worker, whose requests are counted by status code when metrics are on. */
+function clientOptions(cluster: string, instance: string, metrics: Metrics | undefined): ClusterClientOptions {
+  const userAgent = `phaselog-worker/${instance}`;
+  return { transport: { userAgent, ...(metrics === undefined ? {} : { onAnswer: (code: string) => metrics.kubeRequests.inc({ cluster, code }) }) } };
 }
 
 /** Whether `promise` settled within `ms` (a rejection counts as settled). */
@@ -306,6 +456,19 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 function scheduledSlot(job: Job): number | undefined {
   const match = /^repeat:[^:]+:(\d+)$/.exec(job.id ?? '');
   return match?.[1] === undefined ? undefined : Number(match[1]);
+}
+
+/** Removes the queue of a worker instance that died, with whatever jobs were waiting in it (their ticks come again). */
+async function obliterateQueue(name: string, connection: Redis, prefix: string, log: Logger): Promise<void> {
+  const queue = new Queue(name, { connection, prefix });
+  queue.on('error', () => {});
+  try {
+    await queue.obliterate({ force: true });
+  } catch (err) {
+    log.warn({ err, queue: name }, 'removing a dead worker\'s queue failed');
+  } finally {
+    await queue.close().catch(() => {});
+  }
 }
 
 /** One compaction job scheduler for the whole fleet; any worker process may run it. */

@@ -97,9 +97,14 @@ function handleRequest(ctx: PipelineContext, req: IncomingMessage, res: ServerRe
     resource: resource?.plural ?? '',
     ...(resource?.namespace !== undefined ? { namespace: resource.namespace } : {}),
     status: 0,
+    ...(req.headers['user-agent'] !== undefined ? { userAgent: req.headers['user-agent'] } : {}),
+    at: Date.now(),
   });
   res.on('finish', () => {
     if (record.status === 0) record.status = res.statusCode;
+  });
+  res.on('close', () => {
+    record.endedAt = Date.now();
   });
   // Faults act first, as the network and the server's own troubles come before authentication.
   const kind = resource ? (ctx.state.registry.findByResource(resource.group, resource.version, resource.plural)?.kind ?? '') : '';

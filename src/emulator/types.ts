@@ -115,6 +115,11 @@ export interface RequestRecord {
   resource: string;
   namespace?: string;
   status: number;
+  /** The client's User-Agent header (phaselog's names the worker). */
+  userAgent?: string;
+  /** Epoch ms the request arrived and its response ended (a watch ends when either side closes it). */
+  at?: number;
+  endedAt?: number;
 }
 
 /** Options of {@link Emulator.remove}. */

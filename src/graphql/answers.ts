@@ -42,6 +42,8 @@ export interface ClusterSummary {
   reachable: boolean | null;
   lastGoodReadAt: string | null;
   lastObservedAt: string | null;
+  /** The worker reading it now (asked for by `-o wide` and the data formats). */
+  owner?: { worker: string; host: string | null; since: string } | null;
 }
 
 /** One side of a member change (`ObjectChange.before` / `after`). */

@@ -9,6 +9,8 @@ import type { Config } from '../config.ts';
 import { Redis } from 'ioredis';
 import { subscribeChanges } from '../pubsub/change-publisher.ts';
 import { createTreeReader, TREE_PREFIX } from '../pubsub/resource-trees.ts';
+import { ownershipPrefix, readClusterOwners } from '../queue/ownership.ts';
+import { SNAPSHOT_QUEUE } from '../queue/snapshot-jobs.ts';
 import { createTokenRevocationPublisher, subscribeTokenRevocations } from '../pubsub/token-revocations.ts';
 import { StartupError } from '../runtime/errors.ts';
 import { createChangeFeed, type ChangeSource } from '../services/read-change-feed.ts';
@@ -131,9 +133,12 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
   const treeRedis = options.redisUrl === undefined ? undefined : new Redis(options.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   treeRedis?.on('error', (err: unknown) => options.log.debug({ err }, 'resource tree reader: Redis error'));
   const trees = treeRedis === undefined ? undefined : createTreeReader(treeRedis, { prefix: options.channelPrefix ?? TREE_PREFIX });
+  // Owners are read from the same connection: the leases of the snapshot queue's ownership.
+  const ownersPrefix = ownershipPrefix(options.snapshotQueue?.prefix ?? 'bull', options.snapshotQueue?.name ?? SNAPSHOT_QUEUE);
+  const owners = treeRedis === undefined ? undefined : (clusters: readonly string[]) => readClusterOwners(treeRedis, ownersPrefix, clusters);
   const reports = { create: (request: Parameters<typeof createAuditReport>[1]) => createAuditReport(options.db, request), stored: createReportStore(options.db) };
   const plans = createPlanReader({ phases, history, declared: options.config.plans ?? [] });
-  const read: ReadApi = { phases, history, conditions, plans, tokens, reports, notifications: createNotificationStore(options.db), ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}), ...(trees ? { trees } : {}) };
+  const read: ReadApi = { phases, history, conditions, plans, tokens, reports, notifications: createNotificationStore(options.db), ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}), ...(trees ? { trees } : {}), ...(owners ? { owners } : {}) };
   return {
     read,
     anonymousRead,

@@ -8,6 +8,7 @@ import type { HistoryReader } from '../store/read-history.ts';
 import type { NotificationStore } from '../store/notification-store.ts';
 import type { ConditionStore } from '../store/condition-store.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
+import type { ClusterOwner } from '../queue/ownership.ts';
 import type { PlanReader } from '../services/read-plans.ts';
 import type { Role } from '../config.ts';
 import type { TreeReader } from '../pubsub/resource-trees.ts';
@@ -38,6 +39,8 @@ export interface ReadApi {
   changes?: ChangeFeed;
   /** Resource trees the workers publish; absent where no Redis is wired. */
   trees?: TreeReader;
+  /** Which worker owns each cluster now (from the ownership leases); absent where no Redis is wired. */
+  owners?: (clusters: readonly string[]) => Promise<ReadonlyMap<string, ClusterOwner>>;
   /** "Refresh now" through the snapshot queue; absent where no Redis is wired. */
   refresher?: Refresher;
 }

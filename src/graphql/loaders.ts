@@ -10,6 +10,7 @@ import type { PhaseReader } from '../store/read-phases.ts';
 import type { ResourceRecord } from '../store/read-types.ts';
 import type { ConditionRecord, ConditionStore } from '../store/condition-store.ts';
 import type { PublishedTree, TreeReader } from '../pubsub/resource-trees.ts';
+import type { ClusterOwner } from '../queue/ownership.ts';
 
 export interface Loaders {
   /** Each phase's current conditions from checks. */
@@ -26,6 +27,8 @@ export interface Loaders {
   textBudget: TextBudget;
   /** Published resource trees by cluster and member key (one Redis read per request batch); undefined where none. */
   tree: DataLoader<{ cluster: string; memberKey: string }, PublishedTree | undefined, string>;
+  /** Clusters' owners (one Redis read per request batch); null where none or no Redis is wired. */
+  clusterOwner: DataLoader<string, ClusterOwner | null>;
 }
 
 /** A stored revision and its YAML rendering. */
@@ -79,8 +82,15 @@ export function createTextBudget(total = REQUEST_TEXT_BUDGET_BYTES, diffMs = REQ
 }
 
 /** The loaders of one request, each made when first used (a request uses one kind at most, often none). */
-export function createLoaders(read: { phases: PhaseReader; history: HistoryReader; conditions: Pick<ConditionStore, 'currentConditions'>; trees?: TreeReader }): Loaders {
+export function createLoaders(read: {
+  phases: PhaseReader;
+  history: HistoryReader;
+  conditions: Pick<ConditionStore, 'currentConditions'>;
+  trees?: TreeReader;
+  owners?: (clusters: readonly string[]) => Promise<ReadonlyMap<string, ClusterOwner>>;
+}): Loaders {
   let tree: Loaders['tree'] | undefined;
+  let clusterOwner: Loaders['clusterOwner'] | undefined;
   let phaseConditions: Loaders['phaseConditions'] | undefined;
   let phaseSince: Loaders['phaseSince'] | undefined;
   let currentResource: Loaders['currentResource'] | undefined;
@@ -91,6 +101,13 @@ export function createLoaders(read: { phases: PhaseReader; history: HistoryReade
     get tree() {
       return (tree ??= new DataLoader(async (refs) => (read.trees === undefined ? refs.map(() => undefined) : read.trees.read(refs)), {
         cacheKeyFn: (ref) => `${ref.cluster}\u0000${ref.memberKey}`,
+      }));
+    },
+    get clusterOwner() {
+      return (clusterOwner ??= new DataLoader(async (names) => {
+        if (read.owners === undefined) return names.map(() => null);
+        const owners = await read.owners(names);
+        return names.map((name) => owners.get(name) ?? null);
       }));
     },
     get phaseConditions() {

@@ -65,6 +65,11 @@ export interface TransportOptions {
    * or `error` when no answer came (connection refused or reset, timeout, TLS). @default none
    */
   onAnswer?: (code: string) => void;
+  /**
+   * The User-Agent header, as API server audit logs show it; workers name themselves in it.
+   * @default 'phaselog'
+   */
+  userAgent?: string;
 }
 
 /** Builds a transport for the current context of `kubeConfig`. */
@@ -74,6 +79,7 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
   const defaultTimeout = options.timeoutMs ?? 15_000;
   const maxBody = options.maxBodyBytes ?? 256 * 1024 * 1024;
   const onAnswer = options.onAnswer;
+  const userAgent = options.userAgent ?? 'phaselog';
   const proxyUrl = cluster?.proxyUrl;
   // One pooled agent per set of TLS material: when a client certificate, key or CA file is rewritten
   // (rotation), the next request gets an agent, and so connections, with the new material.
@@ -102,7 +108,7 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
     }
     const isHttps = url.protocol === 'https:';
     const tls: TlsMaterial = { ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: options.rejectUnauthorized, servername: options.servername };
-    const headers: http.OutgoingHttpHeaders = { Accept: 'application/json', ...flattenHeaders(options.headers) };
+    const headers: http.OutgoingHttpHeaders = { Accept: 'application/json', 'User-Agent': userAgent, ...flattenHeaders(options.headers) };
     if (typeof options.auth === 'string') headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
     count += 1;
     return { url, client: isHttps ? https : http, init: { method: 'GET', agent: agentFor(isHttps, tls), headers }, isHttps, tls };

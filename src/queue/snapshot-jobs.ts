@@ -128,3 +128,14 @@ export async function enqueueLiveSnapshot(queue: Queue, cluster: string, tickAt:
 function refOnly(ref: ObjectRef): { group: string; kind: string; namespace: string; name: string } {
   return { group: ref.group, kind: ref.kind, namespace: ref.namespace, name: ref.name };
 }
+
+/** The queue of one worker instance, where jobs for the clusters it owns are handed on. */
+export function ownerQueueName(queueName: string, instance: string): string {
+  // BullMQ queue names may not contain ':'; instances are `<worker id>#<hex>`.
+  return `${queueName}.owner.${encodeURIComponent(instance)}`;
+}
+
+/** The id a job keeps when handed on: scheduler ids (`repeat:...`) are BullMQ's own, so those get the tick's id. */
+export function forwardedJobId(jobId: string | undefined, cluster: string, tickAt: number): string {
+  return jobId === undefined || jobId.startsWith('repeat:') ? snapshotJobId(cluster, tickAt) : jobId;
+}

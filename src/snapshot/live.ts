@@ -10,9 +10,10 @@
  * cluster. A burst of more than {@link MAX_CHANGED_OBJECTS} objects (the first list, a relist)
  * snapshots the whole cluster.
  *
- * Every worker process may run this: the job id is the cluster, the debounce slot the burst ended
- * in and a digest of the changes, so processes that see the same changes queue one job (rarely two,
- * when their timers straddle a slot boundary; the second snapshot finds nothing new to write).
+ * A worker watches only the clusters it owns (src/queue/ownership.ts): clusters are added as they
+ * are acquired and removed, their watches stopped, as they are given up. Should two processes ever
+ * watch one cluster (a handover), the job id (the cluster, the debounce slot the burst ended in and
+ * a digest of the changes) still makes processes that saw the same changes queue one job.
  */
 import type { Logger } from 'pino';
 import type { RedactionOptions } from '../history/redact.ts';
@@ -80,9 +81,19 @@ export interface WatchCounts {
 
 /** Running watches. */
 export interface LiveSnapshots {
-  /** Watch events and relists per cluster so far. */
+  /** Watch events and relists per cluster so far (of the clusters watched now). */
   counts(): WatchCounts[];
   close(): void;
+}
+
+/** Watches that clusters join and leave as the worker acquires and gives them up. */
+export interface LiveClusters extends LiveSnapshots {
+  /** Starts watching a cluster (resolves once its first watches synced or failed); a second call is a no-op. */
+  add(client: ClusterClient): Promise<void>;
+  /** Stops watching a cluster: its watches are closed and no snapshot is queued for it any more. */
+  remove(cluster: string): void;
+  /** Names of the clusters watched now. */
+  clusters(): string[];
 }
 
 /**
@@ -97,12 +108,47 @@ export async function startLiveSnapshots(
   enqueue: EnqueueLiveSnapshot,
   log: Logger,
   options: LiveSnapshotOptions = {},
-): Promise<LiveSnapshots> {
-  const clusters = await Promise.all([...clients].map((client) => watchCluster(client, enqueue, log.child({ cluster: client.name }), options)));
+): Promise<LiveClusters> {
+  const live = createLiveClusters(enqueue, log, options);
+  await Promise.all([...clients].map((client) => live.add(client)));
+  return live;
+}
+
+/** An empty set of watched clusters; see {@link LiveClusters}. */
+export function createLiveClusters(enqueue: EnqueueLiveSnapshot, log: Logger, options: LiveSnapshotOptions = {}): LiveClusters {
+  const watched = new Map<string, Promise<LiveSnapshots>>();
+  // The started ones, for the synchronous counts.
+  const running = new Map<string, LiveSnapshots>();
+  let closed = false;
   return {
-    counts: () => clusters.flatMap((cluster) => cluster.counts()),
+    add(client) {
+      if (closed || watched.has(client.name)) return watched.get(client.name)?.then(() => undefined) ?? Promise.resolve();
+      const started = watchCluster(client, enqueue, log.child({ cluster: client.name }), options);
+      watched.set(client.name, started);
+      void started.then((w) => {
+        if (watched.get(client.name) === started) running.set(client.name, w);
+      }, () => {});
+      return started.then(
+        () => undefined,
+        (error: unknown) => {
+          watched.delete(client.name);
+          throw error;
+        },
+      );
+    },
+    remove(cluster) {
+      const entry = watched.get(cluster);
+      watched.delete(cluster);
+      running.delete(cluster);
+      void entry?.then((w) => w.close(), () => {});
+    },
+    clusters: () => [...watched.keys()].sort(),
+    counts: () => [...running.values()].flatMap((w) => w.counts()),
     close() {
-      for (const cluster of clusters) cluster.close();
+      closed = true;
+      for (const entry of watched.values()) void entry.then((w) => w.close(), () => {});
+      watched.clear();
+      running.clear();
     },
   };
 }

@@ -42,7 +42,7 @@ export interface SnapshotOutcome {
   /** false when a snapshot for this or a later tick was already written, or a live change affected no phase. */
   written: boolean;
   /** Why nothing was written, when `written` is false. */
-  skipped?: 'STALE_TICK' | 'NOTHING_AFFECTED';
+  skipped?: 'STALE_TICK' | 'NOTHING_AFFECTED' | 'NOT_OWNER';
   /** Phases observed; a live snapshot observes only the phases its changes affect. */
   phases?: number;
   /** Only some phases were observed (a live snapshot). */

@@ -4,7 +4,7 @@ import { formatAgo, isDataFormat, renderList, renderTable } from '../format.ts';
 import type { OutputFormat } from '../format.ts';
 import type { ClusterSummary } from '../../graphql/answers.ts';
 
-const CLUSTERS = `{ clusters { name labels state reachable lastGoodReadAt lastObservedAt } }`;
+const CLUSTERS = `{ clusters { name labels state reachable lastGoodReadAt lastObservedAt owner { worker host since } } }`;
 
 
 export async function runClusters(ctx: CommandContext, options: { output: OutputFormat; headers: boolean }): Promise<number> {
@@ -16,10 +16,13 @@ export async function runClusters(ctx: CommandContext, options: { output: Output
   const wide = options.output === 'wide';
   ctx.out(
     renderTable(
-      wide ? ['NAME', 'STATE', 'REACHABLE', 'LAST GOOD READ', 'LAST OBSERVED', 'LABELS'] : ['NAME', 'STATE', 'REACHABLE', 'LAST GOOD READ', 'LAST OBSERVED'],
+      wide ? ['NAME', 'STATE', 'REACHABLE', 'LAST GOOD READ', 'LAST OBSERVED', 'OWNER', 'OWNER SINCE', 'LABELS'] : ['NAME', 'STATE', 'REACHABLE', 'LAST GOOD READ', 'LAST OBSERVED'],
       clusters.map((c) => {
         const row = [c.name, c.state, reachable(c), formatAgo(c.lastGoodReadAt, now), formatAgo(c.lastObservedAt, now)];
-        return wide ? [...row, Object.entries(c.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '-'] : row;
+        if (!wide) return row;
+        // No owner: no worker runs, or a handover is in progress.
+        const owner = c.owner ? [c.owner.host !== null ? `${c.owner.worker} (${c.owner.host})` : c.owner.worker, formatAgo(c.owner.since, now)] : [ctx.paint('yellow', '<none>'), '-'];
+        return [...row, ...owner, Object.entries(c.labels ?? {}).map(([k, v]) => `${k}=${v}`).join(',') || '-'];
       }),
       { headers: options.headers },
     ),

@@ -14,5 +14,10 @@ export const clusterResolvers: Pick<Resolvers, 'Cluster'> = {
     retiredAt: (c) => c.observation.retiredAt,
     lastObservedAt: (c) => c.observation.lastObservedAt,
     snapshotInterval: (c) => c.observation.snapshotIntervalMs,
+    // Redis away: the owner is unknown, which the answer says as null rather than failing the query.
+    owner: async (c, _args, ctx) => {
+      const owner = await ctx.loaders.clusterOwner.load(c.name).catch(() => null);
+      return owner === null ? null : { worker: owner.worker, host: owner.host, since: owner.since };
+    },
   },
 };

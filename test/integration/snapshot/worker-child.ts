@@ -21,6 +21,6 @@ await startWorkers({
   config: { snapshot: { interval: 60_000 }, health: undefined, baseDir: process.cwd() },
   db, redisUrl: REDIS_URL, log: testLogger(), clusters, queueName, prefix: queueName, channelPrefix: queueName,
   schedule: false,
-  ...(process.env.SNAPSHOT_TEST_DEFAULT_LOCKS === '1' ? {} : { lockDurationMs: 1000, stalledIntervalMs: 500, clusterLockTtlMs: 1000 }),
+  ...(process.env.SNAPSHOT_TEST_DEFAULT_LOCKS === '1' ? {} : { lockDurationMs: 1000, stalledIntervalMs: 500, clusterLockTtlMs: 1000, ownership: { heartbeatMs: 250, leaseMs: 1500 } }),
 });
 process.stdout.write('ready\n');

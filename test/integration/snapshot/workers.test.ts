@@ -15,7 +15,10 @@ describe('snapshot workers', () => {
   let clusters: EmulatedCluster[];
   let workers: RunningWorkers[];
   const queueName = uniqueId('snapshots');
+  // Jobs of the shared queue, with the outcome of the snapshot their cluster's owner ran; and the
+  // snapshots themselves, by the worker that ran them.
   const completed: { worker: number; job: Job; result: SnapshotOutcome }[] = [];
+  const ran: { worker: number; job: Job; result: SnapshotOutcome }[] = [];
   const failed: { job: Job | undefined; error: Error }[] = [];
 
   beforeAll(async () => {
@@ -30,6 +33,7 @@ describe('snapshot workers', () => {
       });
       running.worker.on('completed', (job, result: SnapshotOutcome) => completed.push({ worker: i, job, result }));
       running.worker.on('failed', (job, error) => failed.push({ job, error }));
+      running.ownWorker.on('completed', (job, result: SnapshotOutcome) => ran.push({ worker: i, job, result }));
       workers.push(running);
     }
   });
@@ -49,11 +53,15 @@ describe('snapshot workers', () => {
     expect([...done].sort()).toEqual([...ids].sort());
     // Ticks that lost the race to a newer tick of their cluster write nothing; every other tick writes once.
     for (const c of clusters) {
-      const written = completed.filter((x) => x.result.cluster === c.name && x.result.written).length;
+      // Counted where snapshots run: the owner's first snapshot of an acquired cluster is one too.
+      const written = ran.filter((x) => x.result.cluster === c.name && x.result.written).length;
       const runs = await observationRuns(database.db, c.name);
       expect(runs.reduce((sum, r) => sum + r.count, 0)).toBe(written);
       const row = await database.db.cluster.findFirstOrThrow({ where: { name: c.name } });
       expect(row.lastTickAt?.getTime()).toBe(ticks.at(-1));
+      // Sharded: every snapshot of a cluster ran in its one owner.
+      const owners = new Set(ran.filter((x) => x.result.cluster === c.name).map((x) => x.worker));
+      expect(owners).toEqual(new Set([workers.findIndex((w) => w.ownership.owns(c.name))]));
     }
     expect(await database.db.resourceCurrentStatus.count()).toBe(2 * 4 * 5);
   });
