@@ -141,6 +141,8 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         metrics,
         checks,
         observe: { redaction: { dropAnnotations: config.history.redactAnnotations }, declared: groupDeclaredPhases(config.phases), owners },
+        ...(config.worker.id !== undefined ? { workerId: config.worker.id } : {}),
+        ownership: { heartbeatMs: config.worker.heartbeat, leaseMs: config.worker.lease },
         ...(config.snapshot.live ? { live: { debounceMs: config.snapshot.liveDebounce, watchBackoffMaxMs: config.snapshot.watchBackoffMax } } : {}),
         ...(config.retention ? { retention: { policy: retentionPolicy, intervalMs: compactEvery } } : {}),
       });

@@ -59,6 +59,7 @@ export const ENV_KEYS = {
   PHASELOG_ALLOWED_ORIGINS: 'api.allowedOrigins',
   PHASELOG_ALLOWED_HOSTS: 'api.allowedHosts',
   PHASELOG_METRICS_TOKEN: 'metrics.token',
+  PHASELOG_WORKER_ID: 'worker.id',
 } as const;
 
 const durationSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
@@ -108,6 +109,18 @@ export const configSchema = z.strictObject({
     })
     .default({ host: '127.0.0.1', port: 4000 }),
   database: z.strictObject({ url: postgresUrl.optional() }).default({}),
+  /** This process as a snapshot worker: clusters are sharded over the live workers (src/queue/ownership.ts). */
+  worker: z
+    .strictObject({
+      /** Its id among the workers; give each replica a stable one (its pod name). @default `<host>-<pid>` */
+      id: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, '1 to 200 letters, digits, ".", "_" or "-"').optional(),
+      /** How often it renews its membership and cluster leases. @default 2s */
+      heartbeat: durationSchema.default(2_000),
+      /** How long a lease lasts: a killed worker's clusters are taken over after about this long. @default 10s */
+      lease: durationSchema.default(10_000),
+    })
+    .refine((w) => w.lease >= 3 * w.heartbeat, { message: 'worker.lease must be at least 3 worker.heartbeat, so a live worker renews its leases in time', path: ['lease'] })
+    .default({ heartbeat: 2_000, lease: 10_000 }),
   redis: z
     .strictObject({
       url: redisUrl.optional(),
