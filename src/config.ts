@@ -28,6 +28,7 @@ export type Role = 'all' | 'api' | 'worker';
  */
 export const ENV_KEYS = {
   DATABASE_URL: 'database.url',
+  PHASELOG_DATABASE_READ_URL: 'database.readUrl',
   REDIS_URL: 'redis.url',
   PHASELOG_REDIS_PREFIX: 'redis.prefix',
   PHASELOG_CONFIG: '(path of phaselog.yaml)',
@@ -59,6 +60,7 @@ export const ENV_KEYS = {
   PHASELOG_ALLOWED_ORIGINS: 'api.allowedOrigins',
   PHASELOG_ALLOWED_HOSTS: 'api.allowedHosts',
   PHASELOG_METRICS_TOKEN: 'metrics.token',
+  PHASELOG_WORKER_ID: 'worker.id',
 } as const;
 
 const durationSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
@@ -107,7 +109,20 @@ export const configSchema = z.strictObject({
       probePort: portSchema.optional(),
     })
     .default({ host: '127.0.0.1', port: 4000 }),
-  database: z.strictObject({ url: postgresUrl.optional() }).default({}),
+  database: z
+    .strictObject({
+      url: postgresUrl.optional(),
+      /**
+       * A read replica (or any server that follows `url`) for the API's queries. Mutations,
+       * subscriptions, token checks and workers stay on `url`. Unset: everything uses `url`.
+       */
+      readUrl: postgresUrl.optional(),
+    })
+    .refine((d) => d.readUrl === undefined || d.url !== undefined, {
+      message: 'needs database.url (DATABASE_URL): the embedded PostgreSQL has no replica to read from',
+      path: ['readUrl'],
+    })
+    .default({}),
   redis: z
     .strictObject({
       url: redisUrl.optional(),
@@ -168,6 +183,16 @@ export const configSchema = z.strictObject({
     })
     .default({ inClusterName: 'in-cluster', serviceAccountDir: SERVICE_ACCOUNT_DIR }),
   demo: z.strictObject({ enabled: booleanString.optional() }).default({}),
+  /** This worker process among several sharing one Redis and PostgreSQL. */
+  worker: z
+    .strictObject({
+      /**
+       * A stable name for this worker (Kubernetes: the pod name). Unset: derived from the host
+       * name and process id.
+       */
+      id: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, '1 to 200 letters, digits, ".", "_" or "-"').optional(),
+    })
+    .default({}),
   /** Where the `phaselog` CLI's client commands (status, history, gate, ...) send their queries. */
   client: z
     .strictObject({
