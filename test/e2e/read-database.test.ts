@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPhaselog, type RunningPhaselog } from '../../src/app.ts';
@@ -36,6 +37,8 @@ beforeAll(async () => {
   replicaDb = createDb(replica.url, { poolSize: 2 });
   await primaryDb.cluster.create({ data: { name: 'only-on-primary' } });
   await replicaDb.cluster.create({ data: { name: 'only-on-replica' } });
+  // As a hot standby refuses writes: anything phaselog tried to write there would fail (SQLSTATE 25006).
+  await replicaDb.$executeRawUnsafe(`ALTER DATABASE ${replica.name} SET default_transaction_read_only = on`);
   adminSecret = (await createToken(createApiTokenStore(primaryDb), { name: 'admin', scopes: ['admin'] })).secret;
 });
 
@@ -130,6 +133,31 @@ describe('database.readUrl', () => {
     expect((await tokenRow(primaryDb, 'ci'))?.revokedAt).toBeInstanceOf(Date);
     const refused = await gql(api.url, '{ clusters { name } }', {}, secret);
     expect(refused.status).toBe(401);
+  });
+
+  it('answers every kind of query from a read-only replica (nothing on the query side writes)', async () => {
+    const api = await startApi(replica.url);
+    const queries = [
+      `{ phases(first: 100) { edges { node { id name status since stale summary { total } worstResource { key status since } resources(first: 10) { edges { node { key status since } } } } } } }`,
+      `{ phase(id: "${seeded.web}") { history(from: "2026-01-01T00:00:00Z", first: 10) { edges { node { from to status message summary { total } } } } statusAt(at: "2026-01-01T00:25:00Z") { status } manifest { entries { kind name } } manifests(first: 5) { edges { cursor } } changes(first: 5) { edges { node { seq } } } conditions { type } } }`,
+      '{ statusChanges(first: 20) { edges { cursor node { seq toStatus } } } statusChangeHead }',
+      `{ gate(phase: { id: "${seeded.ledger}" }, for: "1m") { passed } }`,
+      '{ plans { name status } }',
+      '{ auditReport(from: "2026-01-01T00:00:00Z", to: "2026-01-01T02:00:00Z") { format totals { __typename } phases { name availability } } }',
+      '{ storedReports { id } notificationDeliveries(first: 10) { edges { cursor } } clusters { name reachable } about { version } viewer { name } }',
+    ];
+    for (const query of queries) {
+      const result = await gql(api.url, query, {}, adminSecret);
+      expect({ query, errors: result.errors }).toEqual({ query, errors: undefined });
+    }
+    // The replica does refuse writes, so the answers above wrote nothing there.
+    const client = new pg.Client({ connectionString: replica.url });
+    await client.connect();
+    try {
+      await expect(client.query(`INSERT INTO "Cluster" (name) VALUES ('written')`)).rejects.toMatchObject({ code: '25006' });
+    } finally {
+      await client.end();
+    }
   });
 
   it('resumes a subscription from the primary: a change the replica does not have yet is delivered', async () => {
