@@ -87,12 +87,12 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     const redis = await resolveRedis({ url: config.redis.url, stateDir: config.stateDir, log: log.child({ part: 'redis' }) });
     closers.push({ name: 'redis-server', close: () => redis.stop() });
 
-    const db = createDb(databaseUrl);
+    const db = createDb(databaseUrl, { poolSize: config.database.poolSize });
     closers.push({ name: 'database', close: () => db.$disconnect() });
     // Only the API reads from database.readUrl; workers write, and a URL equal to the primary's needs no pool of its own.
     const servesApi = config.role === 'all' || config.role === 'api';
     const readUrl = servesApi && config.database.readUrl !== undefined && config.database.readUrl !== databaseUrl ? config.database.readUrl : undefined;
-    const readDb = readUrl === undefined ? db : createDb(readUrl);
+    const readDb = readUrl === undefined ? db : createDb(readUrl, { poolSize: config.database.poolSize });
     if (readDb !== db) {
       closers.push({ name: 'read-database', close: () => readDb.$disconnect() });
       log.info({ readDatabase: describeDatabase(readUrl as string) }, 'API queries read from database.readUrl');

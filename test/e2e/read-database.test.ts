@@ -56,12 +56,13 @@ afterAll(async () => {
 });
 
 /** Starts an API-only phaselog on the primary, reading from `readUrl` when given. */
-async function startApi(readUrl?: string): Promise<{ url: string; base: string; wsUrl: string }> {
+async function startApi(readUrl?: string, extraEnv: Record<string, string> = {}): Promise<{ url: string; base: string; wsUrl: string }> {
   const config = loadConfig(
     {
       DATABASE_URL: primary.url, REDIS_URL: testRedisUrl(), PHASELOG_PORT: '0', PHASELOG_STATE_DIR: path.join(dir, 'state'),
       PHASELOG_ROLE: 'api', PHASELOG_ANONYMOUS_READ: 'true', PHASELOG_REDIS_PREFIX: uniquePrefix('read-db'),
       ...(readUrl === undefined ? {} : { PHASELOG_DATABASE_READ_URL: readUrl }),
+      ...extraEnv,
     },
     dir,
   );
@@ -185,6 +186,16 @@ describe('database.readUrl', () => {
     // Subscriptions do not read the replica at all.
     const { before, seq } = await changeOnPrimaryOnly(71);
     expect(await firstResumedChange(api.wsUrl, before)).toEqual({ seq: String(seq), toStatus: 'Failed' });
+  });
+
+  it('opens at most database.poolSize connections to the read database, however many queries overlap', async () => {
+    const started = new Date();
+    const api = await startApi(replica.url, { PHASELOG_DATABASE_POOL_SIZE: '3' });
+    const answers = await Promise.all(Array.from({ length: 40 }, () => gql(api.url, '{ phases(first: 100) { edges { node { name since worstResource { key since } } } } statusChanges(first: 50) { edges { cursor } } }')));
+    expect(answers.filter((a) => a.errors !== undefined)).toEqual([]);
+    const opened = await primaryDb.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = ${replica.name} AND backend_start >= ${started}`;
+    expect(Number(opened[0]?.n)).toBeGreaterThan(0);
+    expect(Number(opened[0]?.n)).toBeLessThanOrEqual(3);
   });
 
   it('a readUrl equal to the primary URL works as without one (one pool, no second check)', async () => {

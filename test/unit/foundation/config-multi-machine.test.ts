@@ -12,14 +12,14 @@ const REPLICA = 'postgresql://phaselog:secret@db-replica:5432/phaselog';
 
 describe('database.readUrl', () => {
   it('is read from PHASELOG_DATABASE_READ_URL and from phaselog.yaml, the environment winning', () => {
-    expect(loadConfig({ DATABASE_URL: PRIMARY, PHASELOG_DATABASE_READ_URL: REPLICA }, dirWith()).database).toEqual({ url: PRIMARY, readUrl: REPLICA });
+    expect(loadConfig({ DATABASE_URL: PRIMARY, PHASELOG_DATABASE_READ_URL: REPLICA }, dirWith()).database).toEqual({ url: PRIMARY, readUrl: REPLICA, poolSize: 10 });
     const dir = dirWith(`database:\n  url: ${PRIMARY}\n  readUrl: postgres://other:5432/phaselog\n`);
     expect(loadConfig({}, dir).database.readUrl).toBe('postgres://other:5432/phaselog');
     expect(loadConfig({ PHASELOG_DATABASE_READ_URL: REPLICA }, dir).database.readUrl).toBe(REPLICA);
   });
 
   it('is optional, and may equal the primary URL', () => {
-    expect(loadConfig({ DATABASE_URL: PRIMARY }, dirWith()).database).toEqual({ url: PRIMARY });
+    expect(loadConfig({ DATABASE_URL: PRIMARY }, dirWith()).database).toEqual({ url: PRIMARY, poolSize: 10 });
     expect(loadConfig({ DATABASE_URL: PRIMARY, PHASELOG_DATABASE_READ_URL: PRIMARY }, dirWith()).database.readUrl).toBe(PRIMARY);
   });
 
@@ -43,6 +43,18 @@ describe('database.readUrl', () => {
     expect(issues).toHaveLength(1);
     expect(issues[0]?.key).toBe('PHASELOG_DATABASE_READ_URL (database.readUrl)');
     expect(issues[0]?.message).toContain('needs database.url (DATABASE_URL)');
+  });
+});
+
+describe('database.poolSize', () => {
+  it('is 10 unless set, from PHASELOG_DATABASE_POOL_SIZE or phaselog.yaml', () => {
+    expect(loadConfig({}, dirWith()).database.poolSize).toBe(10);
+    expect(loadConfig({ PHASELOG_DATABASE_POOL_SIZE: '4' }, dirWith()).database.poolSize).toBe(4);
+    expect(loadConfig({}, dirWith('database:\n  poolSize: 40\n')).database.poolSize).toBe(40);
+  });
+
+  it.each(['0', '1', '-3', '2.5', 'many', '1001'])('refuses %j, naming the variable and the key', (value) => {
+    expect(issuesOf(() => loadConfig({ PHASELOG_DATABASE_POOL_SIZE: value }, dirWith())).map((i) => i.key)).toEqual(['PHASELOG_DATABASE_POOL_SIZE (database.poolSize)']);
   });
 });
 
