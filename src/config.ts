@@ -193,8 +193,8 @@ export const configSchema = z.strictObject({
   worker: z
     .strictObject({
       /**
-       * A stable name for this worker (Kubernetes: the pod name). Unset: derived from the host
-       * name and process id.
+       * A name for this worker, unique among the workers and stable for the process's life
+       * (Kubernetes: the pod name). Unset, the worker names itself.
        */
       id: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, '1 to 200 letters, digits, ".", "_" or "-"').optional(),
     })
