@@ -87,13 +87,22 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     const redis = await resolveRedis({ url: config.redis.url, stateDir: config.stateDir, log: log.child({ part: 'redis' }) });
     closers.push({ name: 'redis-server', close: () => redis.stop() });
 
-    const db = createDb(databaseUrl);
+    const db = createDb(databaseUrl, { poolSize: config.database.poolSize });
     closers.push({ name: 'database', close: () => db.$disconnect() });
+    // Only the API reads from database.readUrl; workers write, and a URL equal to the primary's needs no pool of its own.
+    const servesApi = config.role === 'all' || config.role === 'api';
+    const readUrl = servesApi && config.database.readUrl !== undefined && config.database.readUrl !== databaseUrl ? config.database.readUrl : undefined;
+    const readDb = readUrl === undefined ? db : createDb(readUrl, { poolSize: config.database.poolSize });
+    if (readDb !== db) {
+      closers.push({ name: 'read-database', close: () => readDb.$disconnect() });
+      log.info({ readDatabase: describeDatabase(readUrl as string) }, 'API queries read from database.readUrl');
+    }
 
     const running: RunningPhaselog = { databaseUrl, redisUrl: redis.url, failed, close };
     // One registry per process: the fleet's state from the database, plus what this process's parts count.
     const metrics = createMetrics();
-    registerFleetMetrics(metrics, createFleetStateReader(db));
+    // Scrapes of every replica read the fleet's state: a few seconds of replica lag is fine for metrics.
+    registerFleetMetrics(metrics, createFleetStateReader(readDb));
     const metricsHandler = createMetricsHandler({ metrics, log: log.child({ part: 'metrics' }), ...(config.metrics.token !== undefined ? { token: config.metrics.token } : {}) });
     // Like /readyz, /metrics answers without a token; its series name clusters, namespaces and phases.
     if (config.metrics.token === undefined && !isLoopbackHost(config.server.host)) {
@@ -177,6 +186,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
 
     const readiness: Record<string, ReadinessCheck> = {
       database: () => pingDatabase(db),
+      ...(readDb !== db ? { readDatabase: () => pingDatabase(readDb) } : {}),
       redis: async () => {
         const ping = await pingRedis(redis.url, 1500);
         if (!ping.ok) throw new Error(ping.reason);
@@ -201,7 +211,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
       log.info({ url: probes.url }, 'worker probes listening (/healthz, /readyz, /metrics)');
     }
 
-    if (config.role === 'all' || config.role === 'api') {
+    if (servesApi) {
       const guard = createRequestGuard({ loopbackBind: isLoopbackHost(config.server.host), allowedHosts: config.api.allowedHosts ?? [], allowedOrigins: config.api.allowedOrigins ?? [] });
       const webSocketConfig = config.api.webSocket ?? {};
       const { connectionInitTimeout, ...webSocketLimits } = webSocketConfig;
@@ -213,9 +223,10 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         readiness,
         metrics: metricsHandler,
       });
-      const clusters = createClusterStore(db);
+      const clusters = { primary: createClusterStore(db), read: createClusterStore(readDb) };
       const api = await createApiWiring({
         db,
+        readDb,
         config,
         redisUrl: redis.url,
         channelPrefix: config.redis.prefix,
@@ -235,7 +246,10 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         guard,
         webSocket: { ...webSocketLimits, ...(connectionInitTimeout === undefined ? {} : { connectionInitTimeoutMs: connectionInitTimeout }) },
         onRequestAnswered: metrics.graphql.observeRequest,
-        context: () => ({ about: { version: VERSION, role: config.role, startedAt }, clusters, read: api.read, loaders: api.newLoaders() }),
+        context: (operation) => {
+          const read = api.readFor(operation);
+          return { about: { version: VERSION, role: config.role, startedAt }, clusters: operation === 'query' ? clusters.read : clusters.primary, read, loaders: api.newLoaders(read) };
+        },
       });
       http.mount('/graphql', graphql.handle);
       registerActiveOperations(metrics, () => graphql.activeWebSocketOperations());

@@ -28,6 +28,8 @@ export type Role = 'all' | 'api' | 'worker';
  */
 export const ENV_KEYS = {
   DATABASE_URL: 'database.url',
+  PHASELOG_DATABASE_READ_URL: 'database.readUrl',
+  PHASELOG_DATABASE_POOL_SIZE: 'database.poolSize',
   REDIS_URL: 'redis.url',
   PHASELOG_REDIS_PREFIX: 'redis.prefix',
   PHASELOG_CONFIG: '(path of phaselog.yaml)',
@@ -108,7 +110,25 @@ export const configSchema = z.strictObject({
       probePort: portSchema.optional(),
     })
     .default({ host: '127.0.0.1', port: 4000 }),
-  database: z.strictObject({ url: postgresUrl.optional() }).default({}),
+  database: z
+    .strictObject({
+      url: postgresUrl.optional(),
+      /**
+       * A read replica (or any server that follows `url`) for the API's queries. Mutations,
+       * subscriptions, token checks and workers stay on `url`. Unset: everything uses `url`.
+       */
+      readUrl: postgresUrl.optional(),
+      /**
+       * Most connections this process opens to the database (and, with `readUrl`, to the read
+       * database), which sizes PostgreSQL's `max_connections` over all processes. @default 10
+       */
+      poolSize: z.coerce.number().int().min(2, 'at least 2').max(1000).default(10),
+    })
+    .refine((d) => d.readUrl === undefined || d.url !== undefined, {
+      message: 'needs database.url (DATABASE_URL): the embedded PostgreSQL has no replica to read from',
+      path: ['readUrl'],
+    })
+    .default({ poolSize: 10 }),
   /** This process as a snapshot worker: clusters are sharded over the live workers (src/queue/ownership.ts). */
   worker: z
     .strictObject({

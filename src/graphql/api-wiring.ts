@@ -19,10 +19,10 @@ import { createApiTokenStore, type ApiTokenStore } from '../store/api-token-stor
 import type { Db } from '../store/prisma.ts';
 import { createNotificationStore } from '../store/notification-store.ts';
 import { createConditionStore } from '../store/condition-store.ts';
-import { createHistoryReader } from '../store/read-history.ts';
+import { createHistoryReader, type HistoryReader } from '../store/read-history.ts';
 import { createPhaseReader } from '../store/read-phases.ts';
 import { createPlanReader } from '../services/read-plans.ts';
-import type { ReadApi } from './context.ts';
+import type { OperationKind, ReadApi } from './context.ts';
 import { createAuditReport } from '../services/audit-report.ts';
 import { createReportStore } from '../store/report-store.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
@@ -57,16 +57,32 @@ export function redisChangeSource(redisUrl: string, prefix?: string, log?: Logge
 }
 
 export interface ApiWiring {
+  /** What queries read: the read database (`database.readUrl`) when one is wired, else the primary. */
   read: ReadApi;
+  /**
+   * The same readers on the primary database, for what must see a write the moment it is made:
+   * mutations (a refresh's result, tokens) and subscriptions (their catch-up follows a
+   * notification of a change a replica may not have yet). The same object as `read` without a read database.
+   */
+  primaryRead: ReadApi;
+  /** `read` for queries, `primaryRead` for mutations and subscriptions. */
+  readFor(operation: OperationKind): ReadApi;
   authenticator: Authenticator;
   anonymousRead: boolean;
-  newLoaders(): Loaders;
+  /** Per-request loaders over `read` (default: the queries' side). */
+  newLoaders(read?: ReadApi): Loaders;
   close(): Promise<void>;
 }
 
 /** Options of {@link createApiWiring}. */
 export interface ApiWiringOptions {
+  /** The primary database: every write, token checks, and reads that must see the latest writes. */
   db: Db;
+  /**
+   * A database that follows the primary (a streaming replica) for queries' reads. It may lag: see
+   * {@link ApiWiring.primaryRead} for what stays on the primary. @default db
+   */
+  readDb?: Db;
   config: { server: Pick<Config['server'], 'host'>; api: Pick<Config['api'], 'anonymousRead'>; plans?: Config['plans'] };
   redisUrl?: string;
   /** Redis channel prefix (tests use a unique one). */
@@ -115,10 +131,24 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
       return revoked;
     },
   };
-  const phases = createPhaseReader(options.db);
-  const history = createHistoryReader(options.db);
-  const conditions = createConditionStore(options.db);
-  const changes = options.redisUrl === undefined ? undefined : createChangeFeed({ source: redisChangeSource(options.redisUrl, options.channelPrefix, options.log), history });
+  // Tokens are always read and written on the primary: a replica's lag would let a revoked token
+  // in, and hide one just created from its own listing.
+  const readSide = (db: Db, history: HistoryReader): Omit<ReadApi, 'tokens'> => {
+    const phases = createPhaseReader(db);
+    return {
+      phases,
+      history,
+      conditions: createConditionStore(db),
+      plans: createPlanReader({ phases, history, declared: options.config.plans ?? [] }),
+      reports: { create: (request: Parameters<typeof createAuditReport>[1]) => createAuditReport(db, request), stored: createReportStore(db) },
+      notifications: createNotificationStore(db),
+    };
+  };
+  const primaryHistory = createHistoryReader(options.db);
+  // A subscriber's catch-up runs when Redis announces a change the worker has just written to the
+  // primary; on a lagging replica the replay would miss it and the live event would then be dropped
+  // as already covered, so the change feed always replays from the primary.
+  const changes = options.redisUrl === undefined ? undefined : createChangeFeed({ source: redisChangeSource(options.redisUrl, options.channelPrefix, options.log), history: primaryHistory });
   const refresher =
     options.redisUrl === undefined
       ? undefined
@@ -136,14 +166,16 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
   // Owners are read from the same connection: the leases of the snapshot queue's ownership.
   const ownersPrefix = ownershipPrefix(options.snapshotQueue?.prefix ?? 'bull', options.snapshotQueue?.name ?? SNAPSHOT_QUEUE);
   const owners = treeRedis === undefined ? undefined : (clusters: readonly string[]) => readClusterOwners(treeRedis, ownersPrefix, clusters);
-  const reports = { create: (request: Parameters<typeof createAuditReport>[1]) => createAuditReport(options.db, request), stored: createReportStore(options.db) };
-  const plans = createPlanReader({ phases, history, declared: options.config.plans ?? [] });
-  const read: ReadApi = { phases, history, conditions, plans, tokens, reports, notifications: createNotificationStore(options.db), ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}), ...(trees ? { trees } : {}), ...(owners ? { owners } : {}) };
+  const shared = { tokens, ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}), ...(trees ? { trees } : {}), ...(owners ? { owners } : {}) };
+  const primaryRead: ReadApi = { ...readSide(options.db, primaryHistory), ...shared };
+  const read: ReadApi = options.readDb === undefined || options.readDb === options.db ? primaryRead : { ...readSide(options.readDb, createHistoryReader(options.readDb)), ...shared };
   return {
     read,
+    primaryRead,
+    readFor: (operation) => (operation === 'query' ? read : primaryRead),
     anonymousRead,
     authenticator,
-    newLoaders: () => createLoaders(read),
+    newLoaders: (side = read) => createLoaders(side),
     close: async () => {
       authenticator.close();
       await revocationFeed?.close();

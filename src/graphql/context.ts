@@ -45,6 +45,9 @@ export interface ReadApi {
   refresher?: Refresher;
 }
 
+/** The kind of a GraphQL operation, which decides the database its reads go to. */
+export type OperationKind = 'query' | 'mutation' | 'subscription';
+
 /** What resolvers may use. Built per request (HTTP) or per operation (WebSocket). */
 export interface GraphqlContext {
   requestId: string;

@@ -9,19 +9,20 @@ import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
+import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import type { GraphQLFormattedError, GraphQLSchema, ValidationRule } from 'graphql';
 import { WebSocketServer } from 'ws';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import type { AuthResult, Principal } from '../auth/principal.ts';
-import type { GraphqlContext } from './context.ts';
+import type { GraphqlContext, OperationKind } from './context.ts';
 import { unauthenticated } from './errors.ts';
 import { graphiqlPage, loadGraphiqlAssets, type GraphiqlAssets } from './graphiql.ts';
 import { createCompiledExecution, type CompiledExecutionOptions } from './executor.ts';
 import { checkPageSizeVariables, createLimitRules, DEFAULT_LIMITS, parseOptionsOf, prepareOperation, type QueryLimits } from './limits.ts';
 import { refusalBody, type RequestGuard } from '../http/origin.ts';
+import { isDatabaseUnavailable } from '../store/database-errors.ts';
 import { createWebSocketErrorFormatter } from './ws-errors.ts';
 import { createConnectionCounter, DEFAULT_WEBSOCKET_LIMITS, TOO_MANY_CONNECTIONS_CLOSE_CODE, tooManyOperations, type WebSocketLimits } from './ws-limits.ts';
 
@@ -88,13 +89,34 @@ const rememberErrorContexts: ApolloServerPlugin<GraphqlContext> = {
   },
 };
 
+/**
+ * An HTTP context is built before Apollo parses the document, for a query; a mutation gets its
+ * own once the operation is known (its reads, and its result's fields, go to the primary).
+ */
+function contextForOperation(build: GraphqlServerOptions['context']): ApolloServerPlugin<GraphqlContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, contextValue }) {
+          if (operation !== undefined && operation.operation !== 'query') Object.assign(contextValue, build(operation.operation));
+        },
+      };
+    },
+  };
+}
+
 export interface GraphqlServerOptions {
   schema: GraphQLSchema;
   httpServer: Server;
   path: string;
   log: Logger;
-  /** Builds the per-request context for an authenticated caller (everything but the request id, logger and principal). */
-  context: () => Omit<GraphqlContext, 'requestId' | 'log' | 'principal'>;
+  /**
+   * Builds the per-request context for an authenticated caller (everything but the request id,
+   * logger and principal). Over HTTP it is built for a query before the document is parsed, and
+   * built again for a mutation once the operation is known, so that a mutation reads the primary
+   * database.
+   */
+  context: (operation: OperationKind) => Omit<GraphqlContext, 'requestId' | 'log' | 'principal'>;
   /**
    * Authenticates the `Authorization` header of an HTTP request, or the `authorization` connection
    * param (else the upgrade request's header) of a WebSocket at `connection_init`.
@@ -192,6 +214,12 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     const original = unwrapResolverError(error);
     const context = typeof error === 'object' && error !== null ? errorContexts.get(error) : undefined;
     const requestId = context?.requestId ?? randomUUID();
+    if (isDatabaseUnavailable(original)) {
+      // Down or unreachable (with database.readUrl, /readyz says which): a client may retry; the
+      // driver's text names hosts and ports, so it goes to the log only.
+      log.error({ err: original, requestId, path: formatted.path }, 'a database did not answer a GraphQL operation');
+      return { message: `the database is unavailable; try again later (request id ${requestId})`, path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE', requestId } };
+    }
     log.error({ err: original, requestId, path: formatted.path }, 'internal error in a GraphQL operation');
     if (options.exposeInternalErrors) return formatted;
     return { message: `Internal server error (request id ${requestId})`, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } };
@@ -288,10 +316,11 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
         // whole connection with 4500).
         return prepareOperation(options.schema, payload, limits, validationRules);
       },
-      context: (ctx, id) => {
+      context: (ctx, id, _payload, args) => {
         const principal = principals.get(ctx.extra);
         if (principal === undefined) throw unauthenticated('the connection is not authenticated');
-        return wsErrors.remember(ctx, id, requestContext(options.context(), principal, log));
+        const operation = getOperationAST(args.document, args.operationName)?.operation ?? 'query';
+        return wsErrors.remember(ctx, id, requestContext(options.context(operation), principal, log));
       },
       onNext: (ctx, id, _payload, _args, result) => wsErrors.formatResult(ctx, id, result),
       onError: (ctx, id, _payload, errors) => wsErrors.formatErrors(ctx, id, errors),
@@ -323,7 +352,7 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     // phaselog sets no cache hints, so Apollo's cache-control plugin would only cost a hook on every
     // field of every response (about a tenth of a history page's server time) to compute "no-store".
     plugins: [
-      ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), noStore, rememberErrorContexts, refusePageSizeVariables,
+      ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), noStore, rememberErrorContexts, refusePageSizeVariables, contextForOperation(options.context),
       ...(options.onRequestAnswered !== undefined ? [timeRequests(options.onRequestAnswered)] : []),
     ],
     logger: {
@@ -386,7 +415,7 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
         context: async () => {
           const auth = await options.authenticate(req.headers.authorization);
           if (!auth.ok) throw unauthenticated(auth.message);
-          return requestContext(options.context(), auth.principal, log);
+          return requestContext(options.context('query'), auth.principal, log);
         },
       });
       const outHeaders: Record<string, string> = {};

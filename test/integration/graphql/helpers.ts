@@ -27,6 +27,8 @@ export interface TestApi {
 
 export interface TestApiOptions {
   db: Db;
+  /** database.readUrl's client: queries read it, mutations and subscriptions read `db` (as app.ts wires it). */
+  readDb?: Db;
   host?: string;
   anonymousRead?: boolean;
   introspection?: boolean;
@@ -67,6 +69,7 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
   const api = { introspection: options.introspection ?? true, graphiql: options.graphiql ?? false, maxDepth: options.maxDepth ?? 12, maxCost: options.maxCost ?? 50_000, ...(options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead }) };
   const wiring = await createApiWiring({
     db: options.db,
+    ...(options.readDb ? { readDb: options.readDb } : {}),
     config: { server: { host }, api: options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead }, ...(options.plans ? { plans: options.plans } : {}) },
     log,
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
@@ -76,7 +79,7 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
   });
   const guard = createRequestGuard({ loopbackBind: isLoopbackHost(host), allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
   const http = createHttpServer({ host, port: 0, log, readiness: {}, guard, ...(options.metrics ? { metrics: createMetricsHandler({ metrics: options.metrics, log }) } : {}) });
-  const clusters = createClusterStore(options.db);
+  const clusters = { primary: createClusterStore(options.db), read: createClusterStore(options.readDb ?? options.db) };
   const graphql = await createGraphqlServer({
     schema: options.schema ?? createSchema(),
     httpServer: http.server,
@@ -86,7 +89,10 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     introspection: api.introspection,
     graphiql: options.graphiql ?? false,
     limits: { maxDepth: api.maxDepth, maxCost: api.maxCost, ...(options.maxAliases === undefined ? {} : { maxAliases: options.maxAliases }), ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }) },
-    context: () => ({ about: { version: 'test', role: 'api', startedAt: new Date(0) }, clusters, read: wiring.read, loaders: wiring.newLoaders() }),
+    context: (operation) => {
+      const read = wiring.readFor(operation);
+      return { about: { version: 'test', role: 'api', startedAt: new Date(0) }, clusters: operation === 'query' ? clusters.read : clusters.primary, read, loaders: wiring.newLoaders(read) };
+    },
     compiledExecution: { compileOnUse: options.compileOnUse ?? 1 },
     guard,
     ...(options.webSocket ? { webSocket: options.webSocket } : {}),

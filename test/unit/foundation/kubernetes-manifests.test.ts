@@ -72,7 +72,7 @@ function secretViolations(list: Obj[]): string[] {
   for (const d of byKind(list, 'Deployment')) {
     for (const c of d.spec.template.spec.containers) {
       for (const e of c.env ?? []) {
-        if (['DATABASE_URL', 'REDIS_URL', 'PHASELOG_METRICS_TOKEN', 'PHASELOG_TOKEN'].includes(e.name) && e.valueFrom?.secretKeyRef === undefined) out.push(`${d.metadata.name}: ${e.name} is not from a Secret`);
+        if (['DATABASE_URL', 'PHASELOG_DATABASE_READ_URL', 'REDIS_URL', 'PHASELOG_METRICS_TOKEN', 'PHASELOG_TOKEN'].includes(e.name) && e.valueFrom?.secretKeyRef === undefined) out.push(`${d.metadata.name}: ${e.name} is not from a Secret`);
       }
     }
   }
@@ -137,6 +137,38 @@ describe('deploy/kubernetes (kustomize base)', () => {
     deployment(tampered, 'phaselog-api').spec.template.spec.containers[0].env.push({ name: 'DATABASE_URL', value: 'postgresql://u:pw@db/x' });
     tampered.push({ kind: 'Secret', metadata: { name: 'phaselog' }, stringData: { REDIS_URL: 'redis://r' } });
     expect(secretViolations(tampered)).toEqual(['Secret phaselog is inlined', 'phaselog-api: DATABASE_URL is not from a Secret']);
+  });
+
+  it('runs two API replicas and two workers, spread over nodes, each drained one at a time', () => {
+    for (const [name, component] of [['phaselog-api', 'api'], ['phaselog-worker', 'worker']] as const) {
+      const d = deployment(objects, name);
+      expect(d.spec.replicas).toBe(2);
+      const spread = d.spec.template.spec.topologySpreadConstraints;
+      expect(spread).toEqual([{ maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: d.spec.selector.matchLabels } }]);
+      expect(d.spec.template.metadata.labels).toMatchObject(d.spec.selector.matchLabels);
+      const budgets = byKind(objects, 'PodDisruptionBudget').filter((b) => b.spec.selector.matchLabels['app.kubernetes.io/component'] === component);
+      expect(budgets.map((b) => ({ maxUnavailable: b.spec.maxUnavailable, selector: b.spec.selector.matchLabels }))).toEqual([{ maxUnavailable: 1, selector: d.spec.selector.matchLabels }]);
+    }
+  });
+
+  it('names each worker by its pod name (unique among replicas), which worker.id accepts', () => {
+    const worker = deployment(objects, 'phaselog-worker').spec.template.spec.containers[0];
+    expect(worker.env.find((e: Obj) => e.name === 'PHASELOG_WORKER_ID')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
+    // A Deployment's pod name: the ReplicaSet's name and a random suffix.
+    expect(loadConfig({ PHASELOG_WORKER_ID: 'phaselog-worker-7d9c5b6f4-x2x9q' }, mkdtempSync(path.join(tmpdir(), 'phaselog-manifests-'))).worker.id).toBe('phaselog-worker-7d9c5b6f4-x2x9q');
+    const api = deployment(objects, 'phaselog-api').spec.template.spec.containers[0];
+    expect(api.env.find((e: Obj) => e.name === 'PHASELOG_WORKER_ID')).toBeUndefined();
+  });
+
+  it('gives the API a read replica URL from an optional Secret key, and the workers none', () => {
+    const api = deployment(objects, 'phaselog-api').spec.template.spec.containers[0];
+    expect(api.env.find((e: Obj) => e.name === 'PHASELOG_DATABASE_READ_URL')?.valueFrom).toEqual({ secretKeyRef: { name: 'phaselog', key: 'PHASELOG_DATABASE_READ_URL', optional: true } });
+    const worker = deployment(objects, 'phaselog-worker').spec.template.spec.containers[0];
+    expect(worker.env.find((e: Obj) => e.name === 'PHASELOG_DATABASE_READ_URL')).toBeUndefined();
+    const tampered = clone();
+    deployment(tampered, 'phaselog-api').spec.template.spec.containers[0].env.find((e: Obj) => e.name === 'PHASELOG_DATABASE_READ_URL').valueFrom = undefined;
+    deployment(tampered, 'phaselog-api').spec.template.spec.containers[0].env.find((e: Obj) => e.name === 'PHASELOG_DATABASE_READ_URL').value = 'postgresql://u:pw@replica/x';
+    expect(secretViolations(tampered)).toEqual(['phaselog-api: PHASELOG_DATABASE_READ_URL is not from a Secret']);
   });
 
   it('probes /healthz and /readyz on the port each role listens on', () => {
