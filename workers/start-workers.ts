@@ -184,7 +184,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const affectingCel = new Set((options.checks ?? []).filter((c) => c.affectsStatus && c.cel !== undefined).map((c) => c.name));
   let snapshotSoon: (cluster: string) => void = () => {};
   const deps = {
-    recorder: createRecorder(createSnapshotStore(db), { keepState: config.snapshot.keepState ?? true }),
+    // Each owned cluster's state stays valid between its snapshots (no other worker writes it): keep every one this worker may own.
+    recorder: createRecorder(createSnapshotStore(db), { keepState: config.snapshot.keepState ?? true, maxKeptClusters: Math.max(64, clients.size) }),
     publisher,
     log: log.child({ unit: 'snapshot' }),
     observe,
@@ -235,6 +236,8 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       const name = ownerQueueName(queueName, instance);
       const q = new Queue(name, { connection, prefix });
       q.on('error', () => {});
+      // Every routed job waiting on this owner listens for its closing; the router's concurrency bounds them.
+      q.setMaxListeners(0);
       const events = new QueueEvents(name, { connection: { url: options.redisUrl }, prefix });
       events.on('error', () => {});
       entry = { queue: q, events, ready: events.waitUntilReady() };
@@ -260,6 +263,13 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     // Resource trees go to Redis for the API (which may run in another process); see src/pubsub/resource-trees.ts.
     trees: { ...options.live.trees, publish: createTreePublisher(lockRedis, { prefix: options.channelPrefix ?? TREE_PREFIX, ttlMs: 3 * (options.live.trees?.intervalMs ?? 10_000) }).publish },
   }) : undefined;
+  // Before any snapshot can take the database's connections. The configured list is known here only: record each cluster's interval (readers judge from it
+  // whether a cluster is still observed) and retire the clusters no longer configured.
+  const registered = await createClusterStore(db).registerClusters({ configured: [...clients.keys(), ...(options.unloadedClusters ?? [])], snapshotIntervalMs: config.snapshot.interval });
+  if (registered.retired.length > 0) log.warn({ clusters: registered.retired }, 'clusters no longer configured are marked retired');
+  if (registered.restored.length > 0) log.info({ clusters: registered.restored }, 'retired clusters are configured again');
+  const scheduleOptions = { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) };
+  if (schedule) await scheduleSnapshots(queue, [...clients.keys()], scheduleOptions);
   // Jobs for the clusters this process owns arrive on its own queue (handed on by whichever process
   // took them from the shared one); live snapshots of its watches go there directly.
   const ownQueue = ownerOf(instance).queue;
@@ -384,13 +394,6 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   });
   ownWorker.on('failed', (job, error) => log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'));
   logRedisErrors(ownWorker, log, 'owned-snapshot-worker');
-  // The configured list is known here only: record each cluster's interval (readers judge from it
-  // whether a cluster is still observed) and retire the clusters no longer configured.
-  const registered = await createClusterStore(db).registerClusters({ configured: [...clients.keys(), ...(options.unloadedClusters ?? [])], snapshotIntervalMs: config.snapshot.interval });
-  if (registered.retired.length > 0) log.warn({ clusters: registered.retired }, 'clusters no longer configured are marked retired');
-  if (registered.restored.length > 0) log.info({ clusters: registered.restored }, 'retired clusters are configured again');
-  const scheduleOptions = { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) };
-  if (schedule) await scheduleSnapshots(queue, [...clients.keys()], scheduleOptions);
   const retention = options.retention !== undefined ? await startRetention(options, connection, prefix, `${queueName}-retention`, log) : undefined;
   const kept: KeptScheduler[] = [
     ...(schedule ? [...clients.keys()].map((cluster) => ({ queue, id: snapshotSchedulerId(cluster), upsert: () => upsertSnapshotScheduler(queue, cluster, scheduleOptions) })) : []),

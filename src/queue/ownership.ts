@@ -229,6 +229,9 @@ export async function startOwnership(options: OwnershipOptions): Promise<Ownersh
   let closed = false;
   let duplicateWarned = false;
   let running: Promise<void> | undefined;
+  // The first round only joins: workers started together see each other before any takes a
+  // cluster, instead of the first one taking them all and handing most back a heartbeat later.
+  let joined = false;
 
   const release = (cluster: string): Promise<void> => {
     const pending = releasing.get(cluster);
@@ -314,6 +317,11 @@ export async function startOwnership(options: OwnershipOptions): Promise<Ownersh
       log.warn({ workerId, others: sameWorker.map(([m]) => m) }, 'another live process uses this worker id: only the first of them owns clusters; give each worker its own id');
     }
     for (const cluster of [...active]) if (assignment.get(cluster) !== instance) void release(cluster);
+    if (!joined) {
+      joined = true;
+      options.onRound?.([...live]);
+      return;
+    }
     const wanted = mine.filter((c) => assignment.get(c) === instance && !held.has(c) && !releasing.has(c));
     if (wanted.length > 0) {
       const now = Date.now();

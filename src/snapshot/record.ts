@@ -49,6 +49,11 @@ export interface RecorderOptions {
    * resources is printed by bench/ingest.ts. @default true
    */
   keepState?: boolean;
+  /**
+   * Clusters whose state is kept, least recently snapshotted first out. A worker owns its clusters
+   * alone, so it keeps all of them. @default 64
+   */
+  maxKeptClusters?: number;
 }
 
 /** What a committed snapshot leaves to keep. */
@@ -60,7 +65,7 @@ interface Committed {
 
 /** A recorder over `store`. */
 export function createRecorder(store: SnapshotStore, options: RecorderOptions = {}): Recorder {
-  const kept = options.keepState === false ? undefined : createKeptStates();
+  const kept = options.keepState === false ? undefined : createKeptStates(options.maxKeptClusters !== undefined ? { maxClusters: options.maxKeptClusters } : {});
   return {
     async record(observation, { tickAt, revisionBodies }) {
       let clusterId: number | undefined;
