@@ -193,6 +193,7 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
   let mutation = 0;
   let baseline: number | undefined;
   let baselineWatches: number | undefined;
+  let oneWorkerRss: number | undefined;
   try {
     await migrateDatabase(db.connectionString);
     clustersChild = await startReadyChild<ClustersReady>(CLUSTERS_FILE, [JSON.stringify(shape)], 120_000);
@@ -268,6 +269,13 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
         figures[`${label}: clusters owned per worker (min-max)`] = `${Math.min(...owned)}-${Math.max(...owned)}`;
         figures[`${label}: RSS MB per worker (max)`] = Math.round(Math.max(...reports.map((r) => r.rss)) / MB);
         figures[`${label}: RSS MB (sum over workers)`] = Math.round(reports.reduce((sum, r) => sum + r.rss, 0) / MB);
+        const rssSum = reports.reduce((sum, r) => sum + r.rss, 0) / MB;
+        oneWorkerRss ??= n === 1 ? rssSum : undefined;
+        // If each worker is a fixed base plus 1/N of the clusters' share, N workers sum to N bases plus one share.
+        if (n >= 2 && oneWorkerRss !== undefined) {
+          const base = (rssSum - oneWorkerRss) / (n - 1);
+          figures[`${label}: implied fixed base per worker / clusters' share MB`] = `${Math.round(base)} / ${Math.round(oneWorkerRss - base)}`;
+        }
         const after = reports.every((r) => r.collected) ? 'after GC' : 'no GC';
         figures[`${label}: heap MB per worker, ${after} (max)`] = round(Math.max(...reports.map((r) => r.heapUsed)) / MB, 1);
         figures[`${label}: heap MB, ${after} (sum over workers)`] = round(reports.reduce((sum, r) => sum + r.heapUsed, 0) / MB, 1);
