@@ -102,6 +102,8 @@ export interface KillResult {
   takeoverMs: number;
   /** Clusters whose change made after the kill is not in StatusChange after the next fleet tick. */
   missing: number;
+  /** Clusters whose change the new owner's first snapshot recorded, before any tick asked for it. */
+  recordedByNewOwner: number;
   /** Watches once the survivors took over (watch mode). */
   watches: WatchCount;
 }
@@ -123,6 +125,8 @@ export interface KillOptions {
   /** The Deployment flips rotate over one in `share`. */
   share: number;
   live: boolean;
+  /** The ownership lease (also how long the new owners' first snapshots are waited for). */
+  leaseMs: number;
   timeoutMs: number;
   /** Runs one fleet tick (every cluster, through the shared queue) and waits for it. */
   fleetTick(): Promise<unknown>;
@@ -166,13 +170,20 @@ export async function killOneWorker(options: KillOptions): Promise<KillResult> {
     await sleep(50);
   }
   const takeoverMs = nowMs() - killedAt;
+  const suffix = `/${ref.namespace}/${ref.name}`;
+  // A new owner snapshots at once: give those snapshots a while to land before a tick would record the changes anyway.
+  let early = new Set<string>();
+  for (const until = nowMs() + options.leaseMs; nowMs() < until; await sleep(200)) {
+    early = await clustersWithFailed(options.connectionString, seqBefore, suffix);
+    if (victimClusters.every((c) => early.has(c))) break;
+  }
   await options.fleetTick();
-  const recorded = await clustersWithFailed(options.connectionString, seqBefore, `/${ref.namespace}/${ref.name}`);
+  const recorded = await clustersWithFailed(options.connectionString, seqBefore, suffix);
   const missing = victimClusters.filter((c) => !recorded.has(c)).length;
   const watches = options.live ? await countOpenWatches(options.clustersChild, true) : await countOnce(options.clustersChild);
   await setStatus('ready');
   await options.fleetTick();
-  return { clusters: victimClusters.length, takeoverMs, missing, watches };
+  return { clusters: victimClusters.length, takeoverMs, missing, recordedByNewOwner: victimClusters.filter((c) => early.has(c)).length, watches };
 }
 
 async function maxSeq(connectionString: string): Promise<string> {

@@ -268,6 +268,8 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
         const owned = reports.map((r) => r.owned);
         figures[`${label}: clusters owned per worker (min-max)`] = `${Math.min(...owned)}-${Math.max(...owned)}`;
         figures[`${label}: RSS MB per worker (max)`] = Math.round(Math.max(...reports.map((r) => r.rss)) / MB);
+        // The first worker up holds every cluster until the others join; its RSS may keep that high-water mark.
+        figures[`${label}: RSS MB per worker (min)`] = Math.round(Math.min(...reports.map((r) => r.rss)) / MB);
         figures[`${label}: RSS MB (sum over workers)`] = Math.round(reports.reduce((sum, r) => sum + r.rss, 0) / MB);
         const rssSum = reports.reduce((sum, r) => sum + r.rss, 0) / MB;
         oneWorkerRss ??= n === 1 ? rssSum : undefined;
@@ -284,11 +286,12 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
           const killed = await killOneWorker({
             redis, ownershipPrefix: owners, connectionString: db.connectionString, clustersChild: emulators, shape, clusters: names,
             victim: { child: victim.child, instance: victim.ready.instance }, survivors: workers.slice(0, n - 1).map((w) => w.ready.instance),
-            lastMutation: mutation, share: FLIP_SHARE, live, timeoutMs: 3 * leaseMs + 60_000, fleetTick: tick,
+            lastMutation: mutation, share: FLIP_SHARE, live, leaseMs, timeoutMs: 3 * leaseMs + 60_000, fleetTick: tick,
           });
           figures[`${label}: clusters of the killed worker`] = killed.clusters;
           figures[`${label}: takeover after kill -9 (s)`] = round(killed.takeoverMs / 1000, 1);
           figures[`${label}: changes made during takeover missing from the change log`] = killed.missing;
+          figures[`${label}: of those changes, recorded by the new owner's first snapshot (before a tick)`] = killed.recordedByNewOwner;
           const during = await otherChanges(db.connectionString, seenSeq);
           seenSeq = during.maxSeq;
           figures[`${label}: changes besides the flips (kill -9 to recovery, with the ${killed.clusters} made Failed and back)`] = during.summary;
