@@ -6,8 +6,10 @@
  *
  *   node --import tsx bench/scale-out-worker.ts '<ScaleOutWorkerOptions as JSON>'
  *
- * Sends `{ ready }` once the BullMQ worker runs; answers `{ rss }` to `{ report: true }` with its
- * resident set size and failed-job count; closes everything on SIGTERM or when the parent goes away.
+ * Sends `{ ready, instance }` once the BullMQ worker runs (`instance` names it in the cluster
+ * ownership and in its requests' User-Agent); answers `{ rss }` to `{ report: true }` with its
+ * resident set size, heap in use (after a full collection when started with --expose-gc), failed
+ * jobs and the clusters it owns; closes everything on SIGTERM or when the parent goes away.
  */
 import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
@@ -28,6 +30,19 @@ export interface ScaleOutWorkerOptions {
   live?: { debounceMs: number };
   /** Scheduled ticks every `intervalMs` (poll mode); the coordinator enqueues ticks when omitted. */
   schedule?: { intervalMs: number };
+  /** Cluster ownership timing; phaselog's defaults when omitted. */
+  ownership?: { heartbeatMs?: number; leaseMs?: number };
+}
+
+/** What a worker answers to `{ report: true }`. */
+export interface ScaleOutWorkerReport {
+  rss: number;
+  /** JS heap in use, after a full collection when the process runs with --expose-gc. */
+  heapUsed: number;
+  /** Whether `heapUsed` was taken after a full collection. */
+  collected: boolean;
+  failed: number;
+  owned: number;
 }
 
 // `@file`: the options in a file (hundreds of kubeconfigs do not fit in an argument).
@@ -35,7 +50,9 @@ const argument = process.argv[2] ?? '{}';
 const options = JSON.parse(argument.startsWith('@') ? readFileSync(argument.slice(1), 'utf8') : argument) as ScaleOutWorkerOptions;
 const log = pino({ level: 'error' }, pino.destination(2));
 const clusters: ClusterHandle[] = options.kubeconfigs.flatMap(({ name, yaml }) => loadKubeconfigClusters({ yaml, name }).clusters);
-const db = createDb(options.databaseUrl, { poolSize: Math.max(2, options.concurrency) });
+// phaselog's own pool size: a pool no larger than the concurrency leaves nothing for the start's
+// registration once the first owned snapshots run, and its transaction times out waiting.
+const db = createDb(options.databaseUrl);
 const running = await startWorkers({
   config: { snapshot: { interval: options.schedule?.intervalMs ?? 60_000, jitter: 0 }, health: undefined, baseDir: process.cwd() },
   db,
@@ -49,6 +66,7 @@ const running = await startWorkers({
   concurrency: options.concurrency,
   lockedRetryDelayMs: 20,
   ...(options.live !== undefined ? { live: options.live } : {}),
+  ...(options.ownership !== undefined ? { ownership: options.ownership } : {}),
 });
 let failed = 0;
 running.worker.on('failed', () => failed++);
@@ -64,6 +82,12 @@ const shutdown = () => {
 process.once('SIGTERM', shutdown);
 process.once('disconnect', shutdown);
 process.on('message', (message: unknown) => {
-  if ((message as { report?: unknown }).report === true) process.send?.({ rss: process.memoryUsage().rss, failed });
+  if ((message as { report?: unknown }).report !== true) return;
+  // Without a collection first, heapUsed mostly says how long ago the last one ran.
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const memory = process.memoryUsage();
+  const report: ScaleOutWorkerReport = { rss: memory.rss, heapUsed: memory.heapUsed, collected: gc !== undefined, failed, owned: running.ownership.owned().length };
+  process.send?.(report);
 });
-process.send?.({ ready: true, url: '' });
+process.send?.({ ready: true, url: '', instance: running.ownership.instance });

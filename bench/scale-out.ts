@@ -5,7 +5,16 @@
  * timed until every job completed. Run for N = 1, 2, 4 ... to see how far adding processes helps
  * on this machine (2 cores shared by workers, emulators and Postgres).
  *
+ * The clusters are sharded across the workers (src/queue/ownership.ts): the ticks start once every
+ * cluster is held by its rendezvous owner, each job is handed on to its owner's own queue, and its
+ * return value is the owner's snapshot outcome. With `--live` the workers watch their clusters too;
+ * the watches open on the emulators are counted by worker (User-Agent), so a cluster watched twice
+ * shows. With two workers or more, one is then killed with SIGKILL (`--no-kill` skips it): a
+ * Deployment of each cluster it owned turns Failed at once, and the figures say how long until the
+ * survivors held its clusters and whether every one of those changes reached the change log.
+ *
  *   node --import tsx bench/scale-out.ts [--clusters 8] [--phases 20] [--resources-per-phase 25] [--ticks 5] [--warmup-ticks 3] [--workers 1,2,4]
+ *     [--live] [--debounce-ms 25] [--no-kill] [--heartbeat-ms 2000] [--lease-ms 10000] [--concurrency 4]
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { ownershipPrefix } from '../src/queue/ownership.ts';
 import { enqueueSnapshot, snapshotJobId } from '../src/queue/snapshot-jobs.ts';
 import { migrateDatabase } from '../src/store/migrate.ts';
 import { startReadyChild } from './lib/child-server.ts';
@@ -23,7 +33,8 @@ import { BENCH_REDIS_URL, benchPrefix, connectRedis, deleteKeysWithPrefix } from
 import { createScratchDatabase } from './lib/scratch-db.ts';
 import { median, nowMs, perSecond, round } from './lib/stats.ts';
 import type { Figures } from './lib/types.ts';
-import type { ScaleOutWorkerOptions } from './scale-out-worker.ts';
+import type { ScaleOutWorkerOptions, ScaleOutWorkerReport } from './scale-out-worker.ts';
+import { countOpenWatches, killOneWorker, request, waitForAssignment } from './scale-out-ownership.ts';
 
 /** Options of {@link run}. */
 export interface ScaleOutBenchOptions {
@@ -38,16 +49,33 @@ export interface ScaleOutBenchOptions {
   /** Untimed fleet ticks first (new worker processes are JIT-cold for a few ticks). @default 3 */
   warmupTicks?: number;
   /** Worker process counts to measure, e.g. [1, 2, 4]. @default [1, 2, 4] */
-  workers?: number[] | string;
+  workers?: number[] | number | string;
   /** BullMQ concurrency inside each worker process. @default 4 */
   concurrency?: number;
   /** Time limit for one fleet tick. @default 60000 */
   tickTimeoutMs?: number;
+  /** Watch mode in the workers (live snapshots on change, as well as the ticks). @default false */
+  live?: boolean;
+  /** Live-snapshot debounce in watch mode. @default 25 (phaselog's) */
+  debounceMs?: number;
+  /** Kill one worker with SIGKILL after the timed ticks (worker counts of 2 and more only). @default true */
+  kill?: boolean;
+  /** Cluster ownership heartbeat. @default 2000 (phaselog's) */
+  heartbeatMs?: number;
+  /** Cluster ownership lease: a killed worker's clusters are free after about this long. @default 10000 (phaselog's) */
+  leaseMs?: number;
 }
 
 interface ClustersReady extends ServerReadyMessage {
   kubeconfigs: { name: string; yaml: string }[];
 }
+
+interface WorkerReady extends ServerReadyMessage {
+  instance: string;
+}
+
+/** The Deployment flips rotate over one in this many (bench/scale-out-clusters.ts). */
+const FLIP_SHARE = 20;
 
 interface TickResult {
   ms: number;
@@ -58,31 +86,18 @@ interface TickResult {
   rows: number;
   changes: number;
   written: number;
+  /** Jobs whose snapshot wrote nothing, by why (`skipped` of the outcome). */
+  skipped: number;
   failed: number;
 }
 
 const CLUSTERS_FILE = fileURLToPath(new URL('./scale-out-clusters.ts', import.meta.url));
 const WORKER_FILE = fileURLToPath(new URL('./scale-out-worker.ts', import.meta.url));
 
-function request<T>(child: ReadyChild['child'], message: object, pick: (m: unknown) => T | undefined, timeoutMs = 30_000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer to ${JSON.stringify(message)} within ${timeoutMs} ms`)), timeoutMs);
-    const onMessage = (m: unknown) => {
-      const value = pick(m);
-      if (value === undefined) return;
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      resolve(value);
-    };
-    child.on('message', onMessage);
-    child.send(message);
-  });
-}
-
 /** Enqueues one job per cluster for `tickAt` and waits until all of them completed or failed. */
 async function fleetTick(queue: Queue, events: QueueEvents, clusters: string[], tickAt: number, timeoutMs: number): Promise<TickResult> {
   const pending = new Set<string>();
-  const result: TickResult = { ms: 0, waitMs: 0, processMs: 0, rows: 0, changes: 0, written: 0, failed: 0 };
+  const result: TickResult = { ms: 0, waitMs: 0, processMs: 0, rows: 0, changes: 0, written: 0, skipped: 0, failed: 0 };
   let resolveDone: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
   const settle = (jobId: string) => {
@@ -90,10 +105,11 @@ async function fleetTick(queue: Queue, events: QueueEvents, clusters: string[], 
   };
   const onCompleted = ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => {
     if (!pending.has(jobId)) return;
-    const value = (typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue) as { rows?: number; changes?: number; written?: boolean } | null;
+    const value = (typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue) as { rows?: number; changes?: number; written?: boolean; skipped?: string } | null;
     result.rows += value?.rows ?? 0;
     result.changes += value?.changes ?? 0;
     if (value?.written === true) result.written++;
+    if (value?.skipped !== undefined) result.skipped++;
     settle(jobId);
   };
   const onFailed = ({ jobId }: { jobId: string }) => {
@@ -127,47 +143,61 @@ async function fleetTick(queue: Queue, events: QueueEvents, clusters: string[], 
  * Changes in `(afterSeq, ...]` that are not Deployment flips: reachability changes and statuses
  * to or from Unknown (a LIST that timed out under load), by what they were.
  */
-async function otherChanges(connectionString: string, afterSeq: bigint): Promise<{ maxSeq: bigint; summary: string }> {
+async function otherChanges(connectionString: string, afterSeq: bigint): Promise<{ maxSeq: bigint; summary: string; total: number }> {
   const client = new pg.Client({ connectionString });
   await client.connect();
   try {
-    const max = await client.query<{ seq: string | null }>('SELECT max("seq")::text AS seq FROM "StatusChange"');
+    const max = await client.query<{ seq: string | null; n: string }>('SELECT max("seq")::text AS seq, count(*) FILTER (WHERE "seq" > $1)::text AS n FROM "StatusChange"', [afterSeq.toString()]);
     const rows = await client.query<{ what: string; n: string }>(
       `SELECT scope || ' ' || coalesce("fromStatus", '-') || ' -> ' || coalesce("toStatus", '-') AS what, count(*)::text AS n FROM "StatusChange"
        WHERE "seq" > $1 AND (scope = 'cluster' OR "toStatus" IS DISTINCT FROM 'InProgress' AND "toStatus" IS DISTINCT FROM 'Current'
          OR "fromStatus" IS NOT NULL AND "fromStatus" NOT IN ('InProgress', 'Current')) GROUP BY 1 ORDER BY 1`,
       [afterSeq.toString()],
     );
-    return { maxSeq: BigInt(max.rows[0]?.seq ?? '0'), summary: rows.rows.map((r) => `${r.what}: ${r.n}`).join(', ') || 'none' };
+    return { maxSeq: BigInt(max.rows[0]?.seq ?? '0'), summary: rows.rows.map((r) => `${r.what}: ${r.n}`).join(', ') || 'none', total: Number(max.rows[0]?.n ?? 0) };
   } finally {
     await client.end();
   }
 }
 
-function parseWorkerCounts(value: number[] | string | undefined): number[] {
-  const list = typeof value === 'string' ? value.split(',').map(Number) : (value ?? [1, 2, 4]);
+function parseWorkerCounts(value: number[] | number | string | undefined): number[] {
+  // `npm run bench -- --scale-out.workers 2` hands over a number, `1,2` a string.
+  const list = typeof value === 'string' ? value.split(',').map(Number) : typeof value === 'number' ? [value] : (value ?? [1, 2, 4]);
   return [...new Set(list.filter((n) => Number.isInteger(n) && n > 0 && n <= 16))];
 }
 
-/** Runs the fleet ticks with each worker count and returns tick time, throughput and speed-up. */
+const MB = 1024 * 1024;
+
+/** Runs the fleet ticks with each worker count and returns tick time, throughput, memory, watches and the takeover after a kill. */
 export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> {
   const shape = { clusters: options.clusters ?? 8, phases: options.phases ?? 20, resourcesPerPhase: options.resourcesPerPhase ?? 25 };
   const ticks = options.ticks ?? 5;
   const warmup = options.warmupTicks ?? 3;
+  const live = options.live === true;
+  const heartbeatMs = options.heartbeatMs ?? 2_000;
+  const leaseMs = options.leaseMs ?? 10_000;
   let flips = 0;
   const counts = parseWorkerCounts(options.workers);
   const concurrency = options.concurrency ?? 4;
   const resources = shape.clusters * shape.phases * shape.resourcesPerPhase;
-  const figures: Figures = { clusters: shape.clusters, 'resources per cluster': shape.phases * shape.resourcesPerPhase, 'resources in the fleet': resources, 'concurrency per worker': concurrency };
+  const figures: Figures = {
+    clusters: shape.clusters, 'resources per cluster': shape.phases * shape.resourcesPerPhase, 'resources in the fleet': resources, 'concurrency per worker': concurrency,
+    mode: live ? `watch (live snapshots, debounce ${options.debounceMs ?? 25} ms) and ticks` : 'ticks only (poll)',
+    'ownership heartbeat / lease ms': `${heartbeatMs} / ${leaseMs}`,
+  };
   const db = await createScratchDatabase('scaleout');
   const prefixes: string[] = [];
+  const redis = connectRedis();
   let clustersChild: ReadyChild<ClustersReady> | undefined;
   let tickAt = Date.now();
   let mutation = 0;
   let baseline: number | undefined;
+  let baselineWatches: number | undefined;
+  let oneWorkerRss: number | undefined;
   try {
     await migrateDatabase(db.connectionString);
     clustersChild = await startReadyChild<ClustersReady>(CLUSTERS_FILE, [JSON.stringify(shape)], 120_000);
+    const emulators = clustersChild.child;
     const { kubeconfigs } = clustersChild.ready;
     const names = kubeconfigs.map((k) => k.name);
     let seenSeq = 0n;
@@ -175,30 +205,45 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
       const prefix = `${benchPrefix('scale-out')}n${n}`;
       prefixes.push(prefix);
       const queueName = 'snapshots';
-      const workerOptions: ScaleOutWorkerOptions = { databaseUrl: db.connectionString, redisUrl: BENCH_REDIS_URL, queueName, prefix, concurrency, kubeconfigs };
+      const owners = ownershipPrefix(prefix, queueName);
+      const workerOptions: ScaleOutWorkerOptions = {
+        databaseUrl: db.connectionString, redisUrl: BENCH_REDIS_URL, queueName, prefix, concurrency, kubeconfigs,
+        ownership: { heartbeatMs, leaseMs },
+        ...(live ? { live: { debounceMs: options.debounceMs ?? 25 } } : {}),
+      };
       // Hundreds of kubeconfigs exceed the argument size limit (E2BIG): hand them over in a file.
       const optionsFile = path.join(mkdtempSync(path.join(tmpdir(), 'phaselog-scale-out-')), 'worker-options.json');
       writeFileSync(optionsFile, JSON.stringify(workerOptions));
-      const workers = await Promise.all(Array.from({ length: n }, () => startReadyChild(WORKER_FILE, [`@${optionsFile}`], 60_000)));
+      // --expose-gc: the heap figure is read after a full collection.
+      const started = await Promise.allSettled(Array.from({ length: n }, () => startReadyChild<WorkerReady>(WORKER_FILE, [`@${optionsFile}`], 120_000, ['--expose-gc'])));
+      const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      const notStarted = started.find((s) => s.status === 'rejected');
+      if (notStarted !== undefined) {
+        await Promise.all(workers.map((w) => w.stop(15_000)));
+        throw notStarted.reason;
+      }
       const connection = new Redis(BENCH_REDIS_URL, { maxRetriesPerRequest: null });
       const queue = new Queue(queueName, { connection, prefix });
       const events = new QueueEvents(queueName, { connection: { url: BENCH_REDIS_URL }, prefix });
+      // Ticks are stamped with the clock: a new owner's first snapshot is, and an older tick than a written one writes nothing.
+      const tick = () => fleetTick(queue, events, names, (tickAt = Math.max(tickAt + 1, Date.now())), options.tickTimeoutMs ?? 60_000);
+      const label = `${n} worker${n === 1 ? '' : 's'}`;
       try {
         await events.waitUntilReady();
+        const settleMs = await waitForAssignment(redis, owners, names, workers.map((w) => w.ready.instance), 3 * leaseMs + 60_000);
+        figures[`${label}: ownership settled after start s`] = round(settleMs / 1000, 1);
         const results: TickResult[] = [];
         let firstTimedSeq = seenSeq;
         for (let t = 0; t < warmup + ticks; t++) {
           if (t === warmup) firstTimedSeq = (await otherChanges(db.connectionString, seenSeq)).maxSeq;
-          const changed = await request(clustersChild.child, { mutate: ++mutation }, (m) => (m as { mutated?: number; changed?: number }).mutated === mutation ? (m as { changed: number }).changed : undefined);
-          tickAt += 1_000;
-          const result = await fleetTick(queue, events, names, tickAt, options.tickTimeoutMs ?? 60_000);
+          const changed = await request(emulators, { mutate: ++mutation }, (m) => (m as { mutated?: number; changed?: number }).mutated === mutation ? (m as { changed: number }).changed : undefined);
+          const result = await tick();
           if (t >= warmup) results.push(result);
           flips = changed;
         }
         const tickMs = median(results.map((r) => r.ms));
         const perS = perSecond(resources, tickMs);
         baseline ??= perS;
-        const label = `${n} worker${n === 1 ? '' : 's'}`;
         figures[`${label}: fleet tick ms (median)`] = round(tickMs);
         figures[`${label}: resources/s`] = perS;
         figures[`${label}: longest queue wait ms (median tick)`] = Math.round(median(results.map((r) => r.waitMs)));
@@ -206,12 +251,55 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
         figures[`${label}: speed-up vs ${counts[0]} worker${counts[0] === 1 ? '' : 's'}`] = round(perS / baseline, 2);
         figures[`${label}: status changes per tick`] = Math.round(median(results.map((r) => r.changes)));
         figures[`${label}: rows written per tick`] = Math.round(median(results.map((r) => r.rows)));
+        figures[`${label}: jobs that wrote nothing (timed ticks)`] = results.reduce((sum, r) => sum + r.skipped, 0);
         figures[`${label}: failed jobs`] = results.reduce((sum, r) => sum + r.failed, 0);
         const other = await otherChanges(db.connectionString, firstTimedSeq);
         seenSeq = other.maxSeq;
+        // Counted in the database: in watch mode live snapshots record most flips before the tick's job runs.
+        figures[`${label}: status changes recorded per tick (database)`] = round(other.total / Math.max(1, ticks), 1);
         figures[`${label}: changes besides the flips (timed ticks)`] = other.summary;
-        const reports = await Promise.all(workers.map((w) => request(w.child, { report: true }, (m) => ((m as { rss?: number }).rss !== undefined ? (m as { rss: number }) : undefined))));
-        figures[`${label}: RSS MB per worker (max)`] = Math.round(Math.max(...reports.map((r) => r.rss)) / 1024 / 1024);
+        const watches = await countOpenWatches(emulators, live);
+        baselineWatches ??= watches.total;
+        figures[`${label}: open watches (total)`] = watches.total;
+        figures[`${label}: open watches vs ${counts[0]} worker${counts[0] === 1 ? '' : 's'}`] = baselineWatches > 0 ? round(watches.total / baselineWatches, 2) : 'no watches';
+        figures[`${label}: clusters watched by more than one worker`] = watches.multiple;
+        if (live) figures[`${label}: clusters not watched`] = watches.unwatched;
+        const reports = await Promise.all(workers.map((w) => request(w.child, { report: true }, (m) => ((m as { rss?: number }).rss !== undefined ? (m as ScaleOutWorkerReport) : undefined))));
+        const owned = reports.map((r) => r.owned);
+        figures[`${label}: clusters owned per worker (min-max)`] = `${Math.min(...owned)}-${Math.max(...owned)}`;
+        figures[`${label}: RSS MB per worker (max)`] = Math.round(Math.max(...reports.map((r) => r.rss)) / MB);
+        // The first worker up holds every cluster until the others join; its RSS may keep that high-water mark.
+        figures[`${label}: RSS MB per worker (min)`] = Math.round(Math.min(...reports.map((r) => r.rss)) / MB);
+        figures[`${label}: RSS MB (sum over workers)`] = Math.round(reports.reduce((sum, r) => sum + r.rss, 0) / MB);
+        const rssSum = reports.reduce((sum, r) => sum + r.rss, 0) / MB;
+        oneWorkerRss ??= n === 1 ? rssSum : undefined;
+        // If each worker is a fixed base plus 1/N of the clusters' share, N workers sum to N bases plus one share.
+        if (n >= 2 && oneWorkerRss !== undefined) {
+          const base = (rssSum - oneWorkerRss) / (n - 1);
+          figures[`${label}: implied fixed base per worker / clusters' share MB`] = `${Math.round(base)} / ${Math.round(oneWorkerRss - base)}`;
+        }
+        const after = reports.every((r) => r.collected) ? 'after GC' : 'no GC';
+        figures[`${label}: heap MB per worker, ${after} (max)`] = round(Math.max(...reports.map((r) => r.heapUsed)) / MB, 1);
+        figures[`${label}: heap MB, ${after} (sum over workers)`] = round(reports.reduce((sum, r) => sum + r.heapUsed, 0) / MB, 1);
+        if (options.kill !== false && n >= 2) {
+          const victim = workers[n - 1] as ReadyChild<WorkerReady>;
+          const killed = await killOneWorker({
+            redis, ownershipPrefix: owners, connectionString: db.connectionString, clustersChild: emulators, shape, clusters: names,
+            victim: { child: victim.child, instance: victim.ready.instance }, survivors: workers.slice(0, n - 1).map((w) => w.ready.instance),
+            lastMutation: mutation, share: FLIP_SHARE, live, leaseMs, timeoutMs: 3 * leaseMs + 60_000, fleetTick: tick,
+          });
+          figures[`${label}: clusters of the killed worker`] = killed.clusters;
+          figures[`${label}: takeover after kill -9 (s)`] = round(killed.takeoverMs / 1000, 1);
+          figures[`${label}: changes made during takeover missing from the change log`] = killed.missing;
+          figures[`${label}: of those changes, recorded by the new owner's first snapshot (before a tick)`] = killed.recordedByNewOwner;
+          const during = await otherChanges(db.connectionString, seenSeq);
+          seenSeq = during.maxSeq;
+          figures[`${label}: changes besides the flips (kill -9 to recovery, with the ${killed.clusters} made Failed and back)`] = during.summary;
+          if (live) {
+            figures[`${label}: after the takeover: clusters watched by more than one worker`] = killed.watches.multiple;
+            figures[`${label}: after the takeover: clusters not watched`] = killed.watches.unwatched;
+          }
+        }
       } finally {
         await Promise.all(workers.map((w) => w.stop(15_000)));
         await events.close();
@@ -223,12 +311,12 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
     return figures;
   } finally {
     await clustersChild?.stop();
-    const redis = connectRedis();
     for (const prefix of prefixes) await deleteKeysWithPrefix(redis, prefix).catch(() => 0);
     redis.disconnect();
     await db.drop();
   }
 }
+
 
 if (isMain(import.meta.url)) {
   const workersIndex = process.argv.indexOf('--workers');
@@ -242,6 +330,11 @@ if (isMain(import.meta.url)) {
       warmupTicks: readNumberFlag('warmup-ticks'),
       workers: workersIndex === -1 ? undefined : process.argv[workersIndex + 1],
       concurrency: readNumberFlag('concurrency'),
+      live: process.argv.includes('--live'),
+      debounceMs: readNumberFlag('debounce-ms'),
+      kill: !process.argv.includes('--no-kill'),
+      heartbeatMs: readNumberFlag('heartbeat-ms'),
+      leaseMs: readNumberFlag('lease-ms'),
     }),
   );
 }
