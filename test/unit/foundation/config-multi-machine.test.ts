@@ -60,9 +60,9 @@ describe('database.poolSize', () => {
 
 describe('worker.id', () => {
   it('is read from PHASELOG_WORKER_ID (a pod name) and from phaselog.yaml', () => {
-    expect(loadConfig({ PHASELOG_WORKER_ID: 'phaselog-worker-7d9c5b6f4-x2x9q' }, dirWith()).worker).toEqual({ id: 'phaselog-worker-7d9c5b6f4-x2x9q' });
+    expect(loadConfig({ PHASELOG_WORKER_ID: 'phaselog-worker-7d9c5b6f4-x2x9q' }, dirWith()).worker).toEqual({ id: 'phaselog-worker-7d9c5b6f4-x2x9q', heartbeat: 2000, lease: 10_000 });
     expect(loadConfig({}, dirWith('worker:\n  id: worker_1.eu\n')).worker.id).toBe('worker_1.eu');
-    expect(loadConfig({}, dirWith()).worker).toEqual({});
+    expect(loadConfig({}, dirWith()).worker).toEqual({ heartbeat: 2000, lease: 10_000 });
   });
 
   it('accepts 200 characters', () => {
@@ -83,6 +83,13 @@ describe('worker.id', () => {
 
   it('reports an empty id in phaselog.yaml (an empty environment variable counts as unset)', () => {
     expect(issuesOf(() => loadConfig({}, dirWith('worker:\n  id: ""\n'))).map((i) => i.key)).toEqual(['worker.id']);
-    expect(loadConfig({ PHASELOG_WORKER_ID: '' }, dirWith()).worker).toEqual({});
+    expect(loadConfig({ PHASELOG_WORKER_ID: '' }, dirWith()).worker).toEqual({ heartbeat: 2000, lease: 10_000 });
+  });
+
+  it('takes the ownership timing from phaselog.yaml, and refuses a lease a live worker could not renew in time', () => {
+    expect(loadConfig({}, dirWith('worker:\n  heartbeat: 1s\n  lease: 5s\n')).worker).toEqual({ heartbeat: 1000, lease: 5000 });
+    expect(issuesOf(() => loadConfig({}, dirWith('worker:\n  heartbeat: 5s\n  lease: 10s\n'))).map((i) => i.key)).toEqual(['worker.lease']);
+    expect(issuesOf(() => loadConfig({}, dirWith('worker:\n  lease: -5s\n'))).map((i) => i.key)).toEqual(['worker.lease']);
+    expect(issuesOf(() => loadConfig({}, dirWith('worker:\n  heartbeat: 0\n'))).map((i) => i.key)).toEqual(['worker.heartbeat']);
   });
 });
