@@ -406,7 +406,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     log: log.child({ unit: 'schedulers' }),
     onRecreated: () => recording.rescheduled(),
   });
-  if (options.metrics !== undefined) registerWorkerMetrics(options.metrics, queue, live);
+  if (options.metrics !== undefined) registerWorkerMetrics(options.metrics, queue, live, { queue: ownQueue, owned: () => ownership.owned().length });
   snapshotSoon = (cluster) => void enqueueSnapshot(queue, cluster).catch((err: unknown) => log.warn({ err, cluster }, 'could not queue the snapshot a changed affectsStatus condition asks for; the next tick records it'));
   log.info({ clusters: clients.size, owned: ownership.owned().length, worker: ownership.instance, queue: queueName, intervalMs: config.snapshot.interval, live: live !== undefined }, 'snapshot workers started');
 

@@ -114,7 +114,12 @@ describe('GET /metrics', () => {
     // Snapshots go on being timed, by cluster and kind.
     expect(sum(samples(body, 'phaselog_snapshot_duration_seconds_count'))).toBeGreaterThan(snapshotsBefore);
     expect(samples(body, 'phaselog_snapshot_duration_seconds_count').every((s) => s.labels['cluster'] === 'east' && ['scheduled', 'live'].includes(s.labels['kind'] ?? ''))).toBe(true);
-    expect(samples(body, 'phaselog_queue_jobs').map((s) => s.labels['state']).sort()).toEqual(['active', 'delayed', 'failed', 'waiting']);
+    // The shared queue and this worker's own queue, where the snapshots of the clusters it owns run.
+    const queues = samples(body, 'phaselog_queue_jobs');
+    expect(new Set(queues.map((s) => s.labels['queue'])).size).toBe(2);
+    for (const name of new Set(queues.map((s) => s.labels['queue']))) expect(queues.filter((s) => s.labels['queue'] === name).map((s) => s.labels['state']).sort()).toEqual(['active', 'delayed', 'failed', 'waiting']);
+    expect(queues.some((s) => s.labels['queue']?.endsWith('.owner'))).toBe(true);
+    expect(samples(body, 'phaselog_worker_owned_clusters')).toEqual([{ labels: {}, value: 1 }]);
     expect(samples(body, 'phaselog_process_resident_memory_bytes')[0]?.value).toBeGreaterThan(0);
     expect(sum(samples(body, 'phaselog_kube_requests_total').filter((s) => s.labels['cluster'] === 'east' && s.labels['code'] === '200'))).toBeGreaterThan(0);
 
