@@ -249,12 +249,13 @@ type Sent = { staleSocket: false; value: unknown } | { staleSocket: true; error:
 const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
 /**
- * The request deadline counts from the moment the request has a socket (connecting counts, a wait
- * in our own agent's queue does not, though it is bounded by one `timeoutMs` too). When it passes, the verdict waits one turn of the event loop:
- * if this process was busy past the deadline (a long synchronous task, a GC pause), what the server
- * sent meanwhile is sitting unread in the socket, and that turn reads it. A request whose socket
- * saw activity after the deadline was due gets back the time this process was late to look, up
- * to one more `timeoutMs` in all; a server that sent nothing times out at the bound.
+ * The request deadline counts from the moment the request has a socket: connecting counts, a wait
+ * in our own agent's queue does not (though it is bounded by one `timeoutMs` too). When the
+ * deadline passes, the verdict waits one turn of the event loop: if this process was busy past the
+ * deadline (a long synchronous task, a GC pause), what the server sent meanwhile is sitting unread
+ * in the socket, and that turn reads it. A request whose socket saw activity after the deadline
+ * was due gets back the time this process was late to look (at least a second), up to one more
+ * `timeoutMs` in all; a server that sent nothing times out at the bound.
  */
 function sendOnce(
   client: typeof http | typeof https,
