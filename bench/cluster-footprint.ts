@@ -10,8 +10,11 @@
  *
  *   node --import tsx bench/cluster-footprint.ts [--clusters 100] [--phases 3] [--resources-per-phase 2] [--snapshots 2] [--http] [--heap-snapshots <dir>]
  *
+ * RSS moves by tens of MB between processes whatever they hold (malloc arenas, V8 releasing pages),
+ * so the per-cluster RSS needs 100 clusters or more to mean anything; the heap figures hold at 20.
+ *
  * `--heap-snapshots <dir>` writes each probe's V8 heap snapshot there (open two in Chrome DevTools'
- * Comparison view to see which constructors the clusters add).
+ * Comparison view, or bench/heap-diff.ts, to see which constructors the clusters add).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

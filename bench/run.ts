@@ -223,7 +223,9 @@ export const REGISTRY: BenchEntry[] = [
     // 6 worker processes (no cluster, a tenth, all; poll and watch), each idling 6 s before measuring.
     timeoutMs: 480_000,
     derive: [
-      { name: 'watch: worker RSS MB for 1,000 idle clusters (added to the worker without any)', compute: (f) => { const per = f['watch: RSS MB per cluster']; return typeof per === 'number' ? per * 1000 : undefined; } },
+      // RSS moves by tens of MB between processes (malloc, V8 page release): at the small size the per-cluster RSS is noise, the heap is not.
+      { name: 'watch: JS heap MB for 1,000 idle clusters', compute: (f) => { const per = num(f, 'watch: JS heap MB per cluster'); return per === undefined ? undefined : per * 1000; } },
+      { name: 'watch: RSS MB for 1,000 idle clusters', compute: (f) => { const per = num(f, 'watch: RSS MB per cluster'); return per === undefined ? undefined : per * 1000; } },
     ],
   },
   {
