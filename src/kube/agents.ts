@@ -57,13 +57,6 @@ export function sharedSecureContext(material: TlsMaterial): tls.SecureContext {
   return context;
 }
 
-/** How many distinct secure contexts are alive (for tests). */
-export function liveSecureContexts(): number {
-  let alive = 0;
-  for (const ref of secureContexts.values()) if (ref.deref() !== undefined) alive += 1;
-  return alive;
-}
-
 /** A digest of the TLS material, so a rotated certificate, key or CA is noticed without keeping copies around. */
 export function tlsMaterialKey(isHttps: boolean, material: TlsMaterial): string {
   if (!isHttps) return 'http';
