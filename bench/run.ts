@@ -217,6 +217,18 @@ export const REGISTRY: BenchEntry[] = [
     timeoutMs: 900_000,
   },
   {
+    id: 'cluster-footprint', kind: 'scenario', file: 'cluster-footprint.ts',
+    title: 'fixed memory per idle cluster in a worker process (startWorkers, HTTPS emulators with a CA each): RSS and JS heap per cluster, poll and watch mode',
+    options: { small: { clusters: 20, snapshots: 1 }, default: { clusters: 100, snapshots: 2 } },
+    // 6 worker processes (no cluster, a tenth, all; poll and watch), each idling 6 s before measuring.
+    timeoutMs: 480_000,
+    derive: [
+      // RSS moves by tens of MB between processes (malloc, V8 page release): at the small size the per-cluster RSS is noise, the heap is not.
+      { name: 'watch: JS heap MB for 1,000 idle clusters', compute: (f) => { const per = num(f, 'watch: JS heap MB per cluster'); return per === undefined ? undefined : per * 1000; } },
+      { name: 'watch: RSS MB for 1,000 idle clusters', compute: (f) => { const per = num(f, 'watch: RSS MB per cluster'); return per === undefined ? undefined : per * 1000; } },
+    ],
+  },
+  {
     id: 'start-time', kind: 'scenario', file: 'start-time.ts',
     title: '`npm start` to GET /healthz 200 with the demo: first in a copy of the project as a fresh clone has it after `npm install` (no dist/, no .phaselog/: compile, initdb, migrations, UI bundle), then restarts with nothing changed',
     options: { small: { starts: 1 }, default: { starts: 3 } },

@@ -22,6 +22,8 @@ import type { FleetShape } from '../test/integration/snapshot/fleet.ts';
 /** Shape of the emulated fleet, passed as JSON on the command line. */
 export interface ScaleOutClustersOptions extends FleetShape {
   clusters: number;
+  /** Serve HTTPS, each cluster with its own self-signed CA, as real API servers do. @default false */
+  tls?: boolean;
 }
 
 /** One Deployment in `SHARE` changes status per tick. */
@@ -46,7 +48,7 @@ function mutate(emulators: Emulator[], shape: FleetShape, tick: number): number 
 const options = JSON.parse(process.argv[2] ?? '{}') as ScaleOutClustersOptions;
 const emulators: Emulator[] = [];
 for (let c = 0; c < options.clusters; c++) {
-  const em = await startEmulator({ port: 0 });
+  const em = await startEmulator({ port: 0, tls: options.tls === true });
   applyFleet(em, options);
   emulators.push(em);
 }

@@ -61,6 +61,12 @@ export interface TransportOptions {
   /** Largest response body accepted, to bound memory on huge lists. @default 256 MiB */
   maxBodyBytes?: number;
   /**
+   * Keep-alive sockets kept open between requests. A snapshot opens one socket per concurrent
+   * read; keeping them all through the idle time between snapshots costs memory in every cluster
+   * (an idle TLS socket holds its OpenSSL state and buffers), so the extra ones close. @default 1
+   */
+  maxIdleSockets?: number;
+  /**
    * Called once per request (GETs and watches) with the HTTP status code the API server answered,
    * or `error` when no answer came (connection refused or reset, timeout, TLS). @default none
    */
@@ -80,6 +86,7 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
   const maxBody = options.maxBodyBytes ?? 256 * 1024 * 1024;
   const onAnswer = options.onAnswer;
   const userAgent = options.userAgent ?? 'phaselog';
+  const idleSockets = options.maxIdleSockets ?? 1;
   const proxyUrl = cluster?.proxyUrl;
   // One pooled agent per set of TLS material: when a client certificate, key or CA file is rewritten
   // (rotation), the next request gets an agent, and so connections, with the new material.
@@ -90,7 +97,7 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
     const key = tlsMaterialKey(isHttps, tls);
     if (pooled?.key === key) return pooled.agent;
     if (pooled !== undefined) retireAgent(pooled.agent);
-    pooled = { key, agent: createClusterAgent({ isHttps, tls, proxyUrl, keepAlive: true }) };
+    pooled = { key, agent: createClusterAgent({ isHttps, tls, proxyUrl, keepAlive: true, maxFreeSockets: idleSockets }) };
     return pooled.agent;
   }
 
@@ -110,8 +117,14 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
     const tls: TlsMaterial = { ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: options.rejectUnauthorized, servername: options.servername };
     const headers: http.OutgoingHttpHeaders = { Accept: 'application/json', 'User-Agent': userAgent, ...flattenHeaders(options.headers) };
     if (typeof options.auth === 'string') headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
+    let agent: http.Agent;
+    try {
+      agent = agentFor(isHttps, tls);
+    } catch (error) {
+      throw new KubeRequestError(`cannot use the TLS credentials for ${server}: ${(error as Error).message}`);
+    }
     count += 1;
-    return { url, client: isHttps ? https : http, init: { method: 'GET', agent: agentFor(isHttps, tls), headers }, isHttps, tls };
+    return { url, client: isHttps ? https : http, init: { method: 'GET', agent, headers }, isHttps, tls };
   }
 
   async function getJson(path: string, query: Query = {}, requestOptions: RequestOptions = {}): Promise<unknown> {
@@ -215,7 +228,13 @@ function flattenHeaders(headers: http.OutgoingHttpHeaders | readonly string[] | 
   return out;
 }
 
-function send(
+/**
+ * One GET, retried once on a fresh connection when a reused keep-alive socket turned out to be
+ * closed by the server before it answered (the server's idle timeout raced our reuse): that is
+ * not the cluster being unreachable, and a GET is safe to send again. Node's `reusedSocket` is
+ * there for exactly this.
+ */
+async function send(
   client: typeof http | typeof https,
   url: URL,
   init: http.RequestOptions,
@@ -224,26 +243,65 @@ function send(
   signal: AbortSignal | undefined,
   onAnswer: ((code: string) => void) | undefined,
 ): Promise<unknown> {
+  const first = await sendOnce(client, url, init, timeoutMs, maxBody, signal, onAnswer);
+  if (!first.staleSocket) return first.value;
+  const again = await sendOnce(client, url, init, timeoutMs, maxBody, signal, onAnswer);
+  if (again.staleSocket) throw again.error;
+  return again.value;
+}
+
+type Sent = { staleSocket: false; value: unknown } | { staleSocket: true; error: KubeRequestError };
+
+const STALE_SOCKET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * The request deadline counts from the moment the request has a socket: connecting counts, a wait
+ * in our own agent's queue does not (though it is bounded by one `timeoutMs` too). When the
+ * deadline passes, the verdict waits one turn of the event loop: if this process was busy past the
+ * deadline (a long synchronous task, a GC pause), what the server sent meanwhile is sitting unread
+ * in the socket, and that turn reads it. A request whose socket saw activity after the deadline
+ * was due gets back the time this process was late to look (at least a second), up to one more
+ * `timeoutMs` in all; a server that sent nothing times out at the bound.
+ */
+function sendOnce(
+  client: typeof http | typeof https,
+  url: URL,
+  init: http.RequestOptions,
+  timeoutMs: number,
+  maxBody: number,
+  signal: AbortSignal | undefined,
+  onAnswer: ((code: string) => void) | undefined,
+): Promise<Sent> {
   return new Promise((resolve, reject) => {
     let answered = false;
+    let done = false;
+    let timer: NodeJS.Timeout | undefined;
+    let dueAt = 0;
+    let lastActivity = 0;
+    let extended = 0;
+    const noteActivity = (): void => {
+      lastActivity = performance.now();
+    };
     const request = client.request(url, init, (response) => {
       answered = true;
+      noteActivity();
       onAnswer?.(String(response.statusCode ?? 0));
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
+        noteActivity();
         size += chunk.length;
         if (size > maxBody) request.destroy(new KubeRequestError(`response larger than ${maxBody} bytes`, { statusCode: 507 }));
         else chunks.push(chunk);
       });
       response.on('error', fail);
       response.on('end', () => {
-        clearTimeout(timer);
+        settle();
         const status = response.statusCode ?? 0;
         const text = Buffer.concat(chunks).toString('utf8');
         if (status >= 200 && status < 300) {
           try {
-            resolve(JSON.parse(text));
+            resolve({ staleSocket: false, value: JSON.parse(text) });
           } catch {
             reject(new KubeRequestError(`invalid JSON from ${url.pathname}`, { statusCode: 502 }));
           }
@@ -252,13 +310,46 @@ function send(
         reject(statusError(status, text, response.headers['retry-after'], url));
       });
     });
-    const timer = setTimeout(() => {
-      request.destroy(new KubeRequestError(`no answer from ${url.host} within ${timeoutMs} ms`, { timedOut: true }));
-    }, timeoutMs);
-    function fail(err: Error): void {
+    const arm = (ms: number): void => {
+      dueAt = performance.now() + ms;
+      timer = setTimeout(onDue, ms);
+    };
+    function onDue(): void {
+      const lateBy = performance.now() - dueAt;
+      setImmediate(() => {
+        if (done) return;
+        if (lastActivity >= dueAt && extended < timeoutMs) {
+          const more = Math.min(timeoutMs - extended, Math.max(lateBy, MIN_EXTENSION_MS));
+          extended += more;
+          arm(more);
+          return;
+        }
+        request.destroy(new KubeRequestError(`no answer from ${url.host} within ${timeoutMs} ms`, { timedOut: true }));
+      });
+    }
+    // Armed now in case no socket ever comes (an agent that connects through a proxy before it hands
+    // one over), and again from the start once the request has its socket.
+    arm(timeoutMs);
+    request.once('socket', (socket: Socket) => {
+      if (done) return;
       clearTimeout(timer);
+      arm(timeoutMs);
+      if (socket.connecting) socket.once('connect', noteActivity);
+    });
+    function settle(): void {
+      done = true;
+      clearTimeout(timer);
+    }
+    function fail(err: Error): void {
+      if (done) return;
+      settle();
+      const error = err instanceof KubeRequestError ? err : new KubeRequestError(err.message, readSocketCode(err));
+      if (!answered && request.reusedSocket && error.details.code !== undefined && STALE_SOCKET_CODES.has(error.details.code)) {
+        resolve({ staleSocket: true, error });
+        return;
+      }
       if (!answered) onAnswer?.('error');
-      reject(err instanceof KubeRequestError ? err : new KubeRequestError(err.message, readSocketCode(err)));
+      reject(error);
     }
     request.on('error', fail);
     if (signal !== undefined) {
@@ -268,6 +359,9 @@ function send(
     request.end();
   });
 }
+
+/** Least extra time given to a request whose answer was arriving when its deadline passed. */
+const MIN_EXTENSION_MS = 1000;
 
 function readSocketCode(err: Error): { code?: string } {
   const code = (err as NodeJS.ErrnoException).code;

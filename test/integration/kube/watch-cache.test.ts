@@ -85,11 +85,15 @@ describe('watch caches over real HTTP', () => {
     cache = createWatchCache(cluster.client, { group: '', kind: 'ConfigMap' }, 'flaky', { initialBackoffMs: 10 });
     const failures: KubeError[] = [];
     cache.on('failure', (e) => failures.push(e));
-    cluster.emulator.injectFault({ match: { verb: 'list', namespace: 'flaky' }, effect: 'reset', times: 2 });
+    // A LIST reset on a reused keep-alive socket is sent once more on a fresh one (see transport.ts),
+    // so one failed attempt takes one or two resets: four make at least two failed attempts.
+    cluster.emulator.injectFault({ match: { verb: 'list', namespace: 'flaky' }, effect: 'reset', times: 4 });
     const first = await cache.start();
     expect(first?.kind).toBe('UNREACHABLE');
     await waitFor(() => cache?.synced === true, 'a sync after the faults end');
-    expect(failures.map((f) => f.kind)).toEqual(['UNREACHABLE', 'UNREACHABLE']);
+    expect(failures.length).toBeGreaterThanOrEqual(2);
+    expect(failures.length).toBeLessThanOrEqual(4);
+    expect(new Set(failures.map((f) => f.kind))).toEqual(new Set(['UNREACHABLE']));
   });
 
   it('gives up on a watch that never answers and reconnects', async () => {
