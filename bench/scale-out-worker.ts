@@ -41,6 +41,10 @@ export interface ScaleOutWorkerReport {
   heapUsed: number;
   /** Whether `heapUsed` was taken after a full collection. */
   collected: boolean;
+  /** Heap V8 has reserved (used or not), and memory outside it: Buffers, WebAssembly memories. */
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
   failed: number;
   owned: number;
 }
@@ -87,7 +91,7 @@ process.on('message', (message: unknown) => {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const memory = process.memoryUsage();
-  const report: ScaleOutWorkerReport = { rss: memory.rss, heapUsed: memory.heapUsed, collected: gc !== undefined, failed, owned: running.ownership.owned().length };
+  const report: ScaleOutWorkerReport = { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal, external: memory.external, arrayBuffers: memory.arrayBuffers, collected: gc !== undefined, failed, owned: running.ownership.owned().length };
   process.send?.(report);
 });
 process.send?.({ ready: true, url: '', instance: running.ownership.instance });

@@ -168,6 +168,9 @@ function parseWorkerCounts(value: number[] | number | string | undefined): numbe
 
 const MB = 1024 * 1024;
 
+/** Extra Node flags for the worker processes (BENCH_WORKER_NODE_FLAGS, space-separated), to compare heap settings. */
+const workerNodeFlags = (process.env.BENCH_WORKER_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+
 /** Runs the fleet ticks with each worker count and returns tick time, throughput, memory, watches and the takeover after a kill. */
 export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> {
   const shape = { clusters: options.clusters ?? 8, phases: options.phases ?? 20, resourcesPerPhase: options.resourcesPerPhase ?? 25 };
@@ -215,7 +218,7 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
       const optionsFile = path.join(mkdtempSync(path.join(tmpdir(), 'phaselog-scale-out-')), 'worker-options.json');
       writeFileSync(optionsFile, JSON.stringify(workerOptions));
       // --expose-gc: the heap figure is read after a full collection.
-      const started = await Promise.allSettled(Array.from({ length: n }, () => startReadyChild<WorkerReady>(WORKER_FILE, [`@${optionsFile}`], 120_000, ['--expose-gc'])));
+      const started = await Promise.allSettled(Array.from({ length: n }, () => startReadyChild<WorkerReady>(WORKER_FILE, [`@${optionsFile}`], 120_000, ['--expose-gc', ...workerNodeFlags])));
       const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
       const notStarted = started.find((s) => s.status === 'rejected');
       if (notStarted !== undefined) {
@@ -281,6 +284,11 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
         const after = reports.every((r) => r.collected) ? 'after GC' : 'no GC';
         figures[`${label}: heap MB per worker, ${after} (max)`] = round(Math.max(...reports.map((r) => r.heapUsed)) / MB, 1);
         figures[`${label}: heap MB, ${after} (sum over workers)`] = round(reports.reduce((sum, r) => sum + r.heapUsed, 0) / MB, 1);
+        // Where RSS goes besides the live heap: heap V8 keeps reserved, and Buffers and WebAssembly memories outside it.
+        figures[`${label}: heap reserved / external / array buffers MB (max worker)`] = (() => {
+          const top = reports.reduce((a, b) => (b.rss > a.rss ? b : a));
+          return `${Math.round(top.heapTotal / MB)} / ${Math.round(top.external / MB)} / ${Math.round(top.arrayBuffers / MB)}`;
+        })();
         if (options.kill !== false && n >= 2) {
           const victim = workers[n - 1] as ReadyChild<WorkerReady>;
           const killed = await killOneWorker({
@@ -330,6 +338,7 @@ if (isMain(import.meta.url)) {
       warmupTicks: readNumberFlag('warmup-ticks'),
       workers: workersIndex === -1 ? undefined : process.argv[workersIndex + 1],
       concurrency: readNumberFlag('concurrency'),
+      tickTimeoutMs: readNumberFlag('tick-timeout-ms'),
       live: process.argv.includes('--live'),
       debounceMs: readNumberFlag('debounce-ms'),
       kill: !process.argv.includes('--no-kill'),
