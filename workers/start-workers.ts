@@ -323,7 +323,11 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     await target.ready;
     // One attempt, one handed-on job: a retry after the owner changed is a job of its own.
     const jobId = `${forwardedJobId(job.id, client.name, tickAt)}.${job.attemptsMade}`;
-    const handed = await target.queue.add(SNAPSHOT_JOB, { ...data, tickAt }, { ...SNAPSHOT_JOB_OPTIONS, attempts: 1, jobId });
+    // A refresh that waited for an owner reads the cluster now, and is recorded as of now: its old
+    // moment would be older than the new owner's first snapshot and written as stale. Scheduler
+    // slots and live snapshots keep their moments.
+    const waited = data.changed === undefined && !(job.id ?? '').startsWith('repeat:') && Date.now() - tickAt > ownershipRetryMs;
+    const handed = await target.queue.add(SNAPSHOT_JOB, { ...data, tickAt: waited ? Date.now() : tickAt }, { ...SNAPSHOT_JOB_OPTIONS, attempts: 1, jobId });
     let watch: NodeJS.Timeout | undefined;
     const ownerLeft = new Promise<never>((_, reject) => {
       watch = setInterval(() => {
