@@ -142,7 +142,13 @@ describe('request counters', () => {
     expect(h.em.requestCount()).toBe(3);
     expect(h.em.requestCount({ verb: 'get', resource: 'configmaps' })).toBe(2);
     expect(h.em.requestCount({ verb: 'get', status: 404 })).toBe(1);
-    expect(h.em.requests()[0]).toEqual({ verb: 'list', method: 'GET', path: '/api/v1/namespaces/default/configmaps', group: '', resource: 'configmaps', namespace: 'default', status: 200 });
+    const [first] = h.em.requests();
+    expect(first).toEqual({
+      verb: 'list', method: 'GET', path: '/api/v1/namespaces/default/configmaps', group: '', resource: 'configmaps', namespace: 'default', status: 200,
+      // Who asked, and when the request came and ended (tests check that two workers never read one cluster at once).
+      userAgent: expect.any(String) as string, at: expect.any(Number) as number, endedAt: expect.any(Number) as number,
+    });
+    expect(first?.endedAt).toBeGreaterThanOrEqual(first?.at ?? Infinity);
     h.em.resetRequests();
     expect(h.em.requestCount()).toBe(0);
   });
