@@ -85,6 +85,17 @@ describe('fault: notifications across a worker SIGKILL and a Redis restart', () 
     await bed.waitRecorded('the second transition to be recorded');
     const second = (await phaseRows()).at(-1) as LoggedChange;
     await waitFor(() => receiver.hits.filter((h) => h.key === keyOf(second)).length >= 2, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the second delivery to have failed twice' });
+    // ...and both failures recorded: a kill between a receiver's answer and its record loses that attempt's count.
+    await waitFor(async () => {
+      const db = new pg.Client({ connectionString: database.url });
+      await db.connect();
+      try {
+        const row = await db.query<{ attempts: number }>('SELECT "attempts" FROM "NotificationDelivery" WHERE "route" = $1 AND "seq" = $2', [ROUTE, second.seq]);
+        return (row.rows[0]?.attempts ?? 0) >= 2;
+      } finally {
+        await db.end();
+      }
+    }, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the two failed attempts to be recorded' });
     await bed.kill(first);
 
     // With no worker: a transition nobody records yet, and Redis dies and comes back empty.
