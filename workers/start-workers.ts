@@ -437,6 +437,12 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
         void ownWorker.close(true).catch(() => {});
         connection.disconnect();
         lockRedis.disconnect();
+      } else {
+        // Nothing runs in this instance's queue any more and no router hands it jobs (it left the
+        // membership): remove the queue, or every clean restart would leave one behind in Redis
+        // (a new instance gets a new queue). A job a router handed on just before is lost with it,
+        // and that router's attempt fails and is retried by the cluster's next owner.
+        await settlesWithin(ownQueue.obliterate({ force: true }).catch((err: unknown) => log.warn({ err, queue: ownQueue.name }, 'removing this worker\'s own queue failed')), options.closeTimeoutMs ?? 5000);
       }
       await settlesWithin(retention?.close() ?? Promise.resolve(), 1000);
       await settlesWithin(Promise.all([queue.close(), ...[...owners.values()].flatMap((o) => [o.queue.close(), o.events.close()])]), 1000);

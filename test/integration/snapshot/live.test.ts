@@ -32,10 +32,19 @@ describe('live snapshots from watches', () => {
     // The caches' first lists are changes too (every object ADDED): wait until the live snapshots
     // of that start-up burst have run, so the change below is a burst of its own. On a loaded
     // machine a cache may sync late, and its objects would otherwise join the next burst.
+    // A watch set started later (the members' kinds, once the first snapshot named them) lists
+    // late too: wait until no job was queued for a while, not only until the first lists ran.
+    let seen = -1;
+    let quietSince = Date.now();
     await waitUntil(async () => {
       // Live snapshots run in the owner's own queue (this worker owns the one cluster).
-      const counts = await workers.ownQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-      if (Object.values(counts).some((n) => n > 0)) return false;
+      const counts = await workers.ownQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed');
+      const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+      if (total !== seen) {
+        seen = total;
+        quietSince = Date.now();
+      }
+      if ((counts.completed ?? 0) + (counts.failed ?? 0) !== total || Date.now() - quietSince < 1_500) return false;
       const jobs = await workers.ownQueue.getJobs(['completed']);
       const inventories = new Set(jobs.flatMap((job) => {
         const changed = (job.data as { changed?: { inventories: { name: string }[] } }).changed;
@@ -44,7 +53,7 @@ describe('live snapshots from watches', () => {
       // A start-up burst too large to name is a whole-cluster live job (no `changed`), as are
       // snapshotNow's and the first snapshot the worker took when it acquired the cluster.
       return inventories.size === SHAPE.phases || jobs.filter((job) => (job.data as { changed?: unknown }).changed === undefined).length > 2;
-    }, 'the live snapshot of the watch caches\' first lists');
+    }, 'the live snapshot of the watch caches\' first lists', 30_000);
   });
   afterAll(async () => {
     await subscription?.close();

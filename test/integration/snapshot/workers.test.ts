@@ -144,4 +144,33 @@ describe('snapshot workers', () => {
       redis.disconnect();
     }
   });
+  it('leaves no queue of its own in Redis when a worker stops cleanly, and its clusters go on being snapshotted by the other', async () => {
+    const redis = new Redis(REDIS_URL);
+    const keysOf = async (queue: string): Promise<string[]> => {
+      const pattern = `${queueName}:${queue}:*`.replace(/[[\]?\\]/g, (c) => `\\${c}`);
+      const keys: string[] = [];
+      for await (const batch of redis.scanStream({ match: pattern, count: 1000 }) as AsyncIterable<string[]>) keys.push(...batch);
+      return keys;
+    };
+    try {
+      const leaving = workers.findIndex((w) => w.ownership.owned().length > 0);
+      const stopped = workers[leaving]!;
+      const itsClusters = stopped.ownership.owned();
+      const ownName = stopped.ownQueue.name;
+      // It ran snapshots: its queue holds their completed jobs.
+      expect(await keysOf(ownName)).not.toEqual([]);
+      await stopped.close();
+      workers.splice(leaving, 1);
+      expect(await keysOf(ownName)).toEqual([]);
+      // The other worker's queue is untouched, and it takes over and snapshots what the first owned.
+      const survivor = workers[0]!;
+      await waitUntil(() => itsClusters.every((c) => survivor.ownership.owns(c)), 'the survivor to own the stopped worker\'s clusters', 20_000);
+      const before = ran.length;
+      for (const cluster of itsClusters) await survivor.snapshotNow(cluster, Date.now() + 60_000);
+      await waitUntil(() => ran.slice(before).filter((x) => itsClusters.includes(x.result.cluster)).length >= itsClusters.length, 'the survivor\'s snapshots', 20_000);
+      expect(await keysOf(survivor.ownQueue.name)).not.toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
+  });
 });
