@@ -9,8 +9,9 @@ import { withConditionTimes } from '../history/status-detail.ts';
 import { digestOfHex } from '../history/fingerprints.ts';
 import { createDateIntern, createStatusIntern, createTextIntern, flatString, type InternText } from '../history/intern.ts';
 import { Prisma } from '../generated/prisma/client.ts';
+import type { RawTx } from './sql-transaction.ts';
 
-type Tx = Prisma.TransactionClient;
+type Tx = RawTx;
 
 /** The cluster row a snapshot locks, with the cluster's current observation run. */
 export interface LockedCluster {
@@ -72,11 +73,16 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
   const clusterId = cluster.id;
   const ids = only === undefined ? undefined : await findPhaseIds(tx, clusterId, only);
   const inPhases = ids === undefined ? Prisma.empty : Prisma.sql`AND p."id" = ANY(${ids}::int[])`;
-  const [phases, statuses, resources, reachability] = await Promise.all([
-    tx.phase.findMany({
-      where: { clusterId, ...(ids === undefined ? {} : { id: { in: ids } }) },
-      include: { manifests: { where: { to: null }, include: { manifest: { select: { hash: true } } } } },
-    }),
+  const [phases, statuses, resources, openReachability] = await Promise.all([
+    tx.$queryRaw<PhaseRow[]>`
+      SELECT p."id", p."sourceKind", p."namespace", p."name", p."inventoryId", p."labels", p."deletedAt", pm."id" AS "manifestIntervalId", pm."hash" AS "manifestHash"
+      FROM "Phase" p
+      LEFT JOIN LATERAL (
+        SELECT o."id", m."hash" FROM "PhaseManifest" o JOIN "Manifest" m ON m."id" = o."manifestId"
+        WHERE o."phaseId" = p."id" AND o."to" IS NULL ORDER BY o."id" LIMIT 1
+      ) pm ON true
+      WHERE p."clusterId" = ${clusterId}::int ${inPhases}
+      ORDER BY p."id"`,
     tx.$queryRaw<OpenPhaseRow[]>`
       SELECT s."phaseId", s."from", s."since", s."status", s."stale", s."conditionTimes", d."body"
       FROM "Phase" p
@@ -94,8 +100,10 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
       JOIN "StatusDetail" d ON d."id" = i."detailId"
       LEFT JOIN "ObjectRevision" rv ON rv."id" = i."revisionId"
       WHERE p."clusterId" = ${clusterId} AND p."deletedAt" IS NULL ${inPhases}`,
-    tx.clusterReachability.findFirst({ where: { clusterId, to: null }, orderBy: { from: 'desc' } }),
+    tx.$queryRaw<{ id: number; reachable: boolean; errorKind: string | null }[]>`
+      SELECT "id", "reachable", "errorKind" FROM "ClusterReachability" WHERE "clusterId" = ${clusterId}::int AND "to" IS NULL ORDER BY "from" DESC LIMIT 1`,
   ]);
+  const reachability = openReachability[0] ?? null;
   const statusOf = new Map(statuses.map((s) => [s.phaseId, s]));
   // A worker may keep this state between snapshots, and the driver makes a string and a Date per
   // column of every row.
@@ -104,7 +112,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
   const byPhase = new Map<number, StoredPhase>();
   for (const phase of phases) {
     const status = statusOf.get(phase.id);
-    const manifest = phase.manifests[0];
+
     const body = status === undefined ? {} : readBody(status.body);
     const message = typeof body['message'] === 'string' ? body['message'] : '';
     byPhase.set(phase.id, {
@@ -113,7 +121,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
       inventoryId: phase.inventoryId,
       labels: phase.labels as Record<string, string>,
       deleted: phase.deletedAt !== null,
-      manifest: manifest === undefined ? null : { intervalId: manifest.id, hash: manifest.manifest.hash },
+      manifest: phase.manifestIntervalId === null || phase.manifestHash === null ? null : { intervalId: phase.manifestIntervalId, hash: phase.manifestHash },
       status:
         status === undefined
           ? null
@@ -198,6 +206,18 @@ async function findPhaseIds(tx: Tx, clusterId: number, identities: readonly Phas
 function readBody(value: unknown): Record<string, unknown> {
   const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
   return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
+}
+
+interface PhaseRow {
+  id: number;
+  sourceKind: string;
+  namespace: string;
+  name: string;
+  inventoryId: string;
+  labels: unknown;
+  deletedAt: Date | null;
+  manifestIntervalId: number | null;
+  manifestHash: string | null;
 }
 
 interface OpenPhaseRow {

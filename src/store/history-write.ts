@@ -12,9 +12,9 @@ import type { HashedDocument, ObservedManifest, PhaseIdentity, ObservedResource,
 import { Prisma } from '../generated/prisma/client.ts';
 import type { LockedCluster } from './history-state.ts';
 import { storeRevisions } from './revisions.ts';
+import type { RawTx } from './sql-transaction.ts';
 
-type Tx = Prisma.TransactionClient;
-type Json = Prisma.InputJsonValue;
+type Tx = RawTx;
 
 /** Any 64-bit constant: the key of the advisory lock serialising change-log appends. */
 export const CHANGE_LOG_LOCK = 7_012_345_678_901n;
@@ -74,11 +74,13 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
   const stateVersion = nextStateVersion(cluster.stateVersion);
   if (plan.reachability !== undefined) {
     if (plan.reachability.closeId !== undefined) {
-      await tx.clusterReachability.update({ where: { id: plan.reachability.closeId }, data: { to: at } });
+      await tx.$executeRaw`UPDATE "ClusterReachability" SET "to" = ${at}::timestamptz(3) WHERE "id" = ${plan.reachability.closeId}::int`;
       rows += 1;
     }
     const open = plan.reachability.open;
-    await tx.clusterReachability.create({ data: { clusterId, reachable: open.reachable, errorKind: open.errorKind ?? null, message: open.message, from: at } });
+    await tx.$executeRaw`
+      INSERT INTO "ClusterReachability" ("clusterId", "reachable", "errorKind", "message", "from")
+      VALUES (${clusterId}::int, ${open.reachable}::boolean, ${open.errorKind ?? null}::text, ${open.message}::text, ${at}::timestamptz(3))`;
     rows += 1;
   }
   // What the writes learnt, for the change log: status details of what was opened (a change's
@@ -190,11 +192,18 @@ async function applyPhaseWrites(tx: Tx, { clusterId, writes, at, known, revision
   };
 
   const closeManifests = writes.flatMap((w) => (w.closeManifestIntervalId === undefined ? [] : [w.closeManifestIntervalId]));
-  rows += await closeByIds((batch) => tx.phaseManifest.updateMany({ where: { id: { in: batch } }, data: { to: at } }), closeManifests);
+  for (let i = 0; i < closeManifests.length; i += BATCH) {
+    rows += await tx.$executeRaw`UPDATE "PhaseManifest" SET "to" = ${at}::timestamptz(3) WHERE "id" = ANY(${intArray(closeManifests.slice(i, i + BATCH))}::int[])`;
+  }
   const manifestWrites = writes.filter((w) => w.openManifest !== undefined);
   if (manifestWrites.length > 0) {
     const manifestIds = await storeManifests(tx, manifestWrites.map((w) => w.openManifest as ObservedManifest));
-    await tx.phaseManifest.createMany({ data: manifestWrites.map((w) => ({ phaseId: idOf(w), manifestId: manifestIds.get((w.openManifest as ObservedManifest).hash) as number, from: at })) });
+    for (let i = 0; i < manifestWrites.length; i += BATCH) {
+      const batch = manifestWrites.slice(i, i + BATCH);
+      await tx.$executeRaw`
+        INSERT INTO "PhaseManifest" ("phaseId", "manifestId", "from")
+        SELECT p, m, ${at}::timestamptz(3) FROM unnest(${intArray(batch.map(idOf))}::int[], ${intArray(batch.map((w) => manifestIds.get((w.openManifest as ObservedManifest).hash) as number))}::int[]) AS t(p, m)`;
+    }
     rows += manifestWrites.length;
   }
 
@@ -417,13 +426,17 @@ async function resolvePhaseIds(tx: Tx, clusterId: number, writes: PhaseWrite[], 
   const ids = new Map<string, number>();
   const fresh = writes.filter((w) => w.phaseId === undefined);
   if (fresh.length > 0) {
-    const created = await tx.phase.createManyAndReturn({
-      data: fresh.map((w) => ({
-        clusterId, ...w.identity, inventoryId: w.upsert?.inventoryId ?? '', labels: (w.upsert?.labels ?? {}) as Json, firstSeenAt: at, lastSeenAt: at,
-      })),
-      select: { id: true, sourceKind: true, namespace: true, name: true },
-    });
-    for (const row of created) ids.set(phaseKey(row), row.id);
+    for (let i = 0; i < fresh.length; i += BATCH) {
+      const batch = fresh.slice(i, i + BATCH);
+      const created = await tx.$queryRaw<{ id: number; sourceKind: string; namespace: string; name: string }[]>`
+        INSERT INTO "Phase" ("clusterId", "sourceKind", "namespace", "name", "inventoryId", "labels", "firstSeenAt", "lastSeenAt")
+        SELECT ${clusterId}::int, s, ns, n, i, l, ${at}::timestamptz(3), ${at}::timestamptz(3) FROM unnest(
+          ${batch.map((w) => w.identity.sourceKind)}::text[], ${batch.map((w) => w.identity.namespace)}::text[], ${batch.map((w) => w.identity.name)}::text[],
+          ${batch.map((w) => w.upsert?.inventoryId ?? '')}::text[], ${batch.map((w) => JSON.stringify(w.upsert?.labels ?? {}))}::jsonb[]
+        ) AS t(s, ns, n, i, l)
+        RETURNING "id", "sourceKind", "namespace", "name"`;
+      for (const row of created) ids.set(phaseKey(row), row.id);
+    }
   }
   const deleted: number[] = [];
   const seen: { id: number; inventoryId: string; labels: string }[] = [];
@@ -442,12 +455,6 @@ async function resolvePhaseIds(tx: Tx, clusterId: number, writes: PhaseWrite[], 
       WHERE p."id" = u.id`;
   }
   return ids;
-}
-
-async function closeByIds<T extends number | bigint>(close: (batch: T[]) => Promise<{ count: number }>, ids: T[]): Promise<number> {
-  let count = 0;
-  for (let i = 0; i < ids.length; i += BATCH) count += (await close(ids.slice(i, i + BATCH))).count;
-  return count;
 }
 
 async function storeManifests(tx: Tx, manifests: ObservedManifest[]): Promise<Map<string, number>> {
@@ -523,6 +530,9 @@ async function setResourceStatuses(tx: Tx, status: StatusColumns, at: Date): Pro
 
 /** True for a unique violation on `table` raised through Prisma's driver adapter. */
 function isUniqueViolation(error: unknown, table: string): boolean {
+  // pg's own error (a snapshot's transaction), or Prisma's wrapping of it (a Prisma transaction).
+  const pgError = error as { code?: unknown; table?: unknown } | null;
+  if (pgError?.code === '23505') return pgError.table === table;
   const cause = (error as { meta?: { driverAdapterError?: { cause?: { kind?: string; table?: string } } } } | null)?.meta?.driverAdapterError?.cause;
   return cause?.kind === 'UniqueConstraintViolation' && cause.table === table;
 }
@@ -690,7 +700,8 @@ interface MissingIds {
 async function lookUpMissingIds(tx: Tx, { clusterId, changes, known, identities }: MissingIds): Promise<void> {
   const { phases: phaseIds, resources: resourceIds } = known;
   if (changes.some((c) => c.phase !== undefined && !phaseIds.has(phaseKey(c.phase)))) {
-    const rows = await tx.phase.findMany({ where: { clusterId }, select: { id: true, sourceKind: true, namespace: true, name: true } });
+    const rows = await tx.$queryRaw<{ id: number; sourceKind: string; namespace: string; name: string }[]>`
+      SELECT "id", "sourceKind", "namespace", "name" FROM "Phase" WHERE "clusterId" = ${clusterId}::int`;
     for (const { id, ...identity } of rows) {
       phaseIds.set(phaseKey(identity), id);
       identities.set(id, identity);

@@ -4,7 +4,6 @@
  * stay inside src/store.
  */
 import { PrismaPg } from '@prisma/adapter-pg';
-import { clearLogs } from '@prisma/debug';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.ts';
 
@@ -45,15 +44,4 @@ export function poolOf(db: Db): pg.Pool {
   const pool = pools.get(db);
   if (pool === undefined) throw new Error('this Prisma client was not made by createDb or createDbOnPool, so its pg pool is unknown');
   return pool;
-}
-
-/**
- * Drops the arguments Prisma's pg adapter keeps for error reports: whatever DEBUG says, its debug
- * module holds its last 100 lines, and the line of every query holds the query's SQL and
- * parameters. After a snapshot those are the bulk statements' arrays (the changed resources'
- * statuses, details and redacted revisions, in proportion to the changed resources), held until 100
- * more queries push them out. The history store calls this after each snapshot.
- */
-export function forgetQueryArguments(): void {
-  clearLogs();
 }

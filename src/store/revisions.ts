@@ -3,9 +3,9 @@
  * per hash whatever the number of resources and snapshots that reference them.
  */
 import type { HashedDocument } from '../history/types.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
+import type { RawTx } from './sql-transaction.ts';
 
-type Tx = Prisma.TransactionClient;
+type Tx = RawTx;
 
 /** Rows per statement. */
 const BATCH = 10_000;

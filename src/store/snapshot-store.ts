@@ -11,7 +11,8 @@ import type { SnapshotPlan } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, PhaseIdentity, StoredClusterState } from '../history/types.ts';
 import { applyPlan, type AppliedPlan, type ApplyPlanOptions } from './history-write.ts';
 import { loadClusterState, lockCluster, recordUnobservedGap, type LockedCluster } from './history-state.ts';
-import { forgetQueryArguments, type Db } from './prisma.ts';
+import type { Db } from './prisma.ts';
+import { withSqlTransaction } from './sql-transaction.ts';
 
 export type { AppliedPlan } from './history-write.ts';
 export { currentRun, type LockedCluster } from './history-state.ts';
@@ -50,29 +51,27 @@ export interface SnapshotStoreOptions {
   transactionTimeoutMs?: number;
 }
 
-/** The snapshot store over a Prisma client. */
+/**
+ * The snapshot store over `db`'s pool: the transaction runs on `pg` directly (src/store/sql-transaction.ts
+ * says why), with the same statements Prisma's raw queries would send.
+ */
 export function createSnapshotStore(db: Db, options: SnapshotStoreOptions = {}): SnapshotStore {
   return {
-    async withLockedCluster(name, work) {
-      try {
-        return await db.$transaction(
-          async (tx) => {
-            const cluster = await lockCluster(tx, name);
-            return work({
-              cluster,
-              recordUnobservedGap: async (from, to) => {
-                await recordUnobservedGap(tx, cluster, from, to);
-              },
-              loadState: ({ only, observation } = {}) => loadClusterState(tx, cluster, only, observation),
-              apply: (plan, { name: clusterName, labels, ...write }) => applyPlan(tx, { ...cluster, name: clusterName, ...(labels ? { labels } : {}) }, plan, write),
-            });
-          },
-          { timeout: options.transactionTimeoutMs ?? 120_000, maxWait: 30_000 },
-        );
-      } finally {
-        // Prisma's debug history would hold the snapshot's bulk parameters for the next 100 queries.
-        forgetQueryArguments();
-      }
-    },
+    withLockedCluster: (name, work) =>
+      withSqlTransaction(
+        db,
+        async (tx) => {
+          const cluster = await lockCluster(tx, name);
+          return work({
+            cluster,
+            recordUnobservedGap: async (from, to) => {
+              await recordUnobservedGap(tx, cluster, from, to);
+            },
+            loadState: ({ only, observation } = {}) => loadClusterState(tx, cluster, only, observation),
+            apply: (plan, { name: clusterName, labels, ...write }) => applyPlan(tx, { ...cluster, name: clusterName, ...(labels ? { labels } : {}) }, plan, write),
+          });
+        },
+        { timeoutMs: options.transactionTimeoutMs ?? 120_000, maxWaitMs: 30_000 },
+      ),
   };
 }

@@ -2,8 +2,8 @@
  * Prisma's debug module keeps its last 100 lines for error reports whatever DEBUG says, and the pg
  * adapter's line for each query holds the query's parameters: after a snapshot, the changed
  * resources' statuses and redacted object revisions, held in the worker's memory (~10 MB per
- * 10,000 changed resources) and printed in any Prisma error report. The history store drops them
- * after each snapshot.
+ * 10,000 changed resources) and printed in any Prisma error report. A snapshot's transaction runs
+ * on pg directly (src/store/sql-transaction.ts), so none of its parameters get there.
  */
 import { getLogs } from '@prisma/debug';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
