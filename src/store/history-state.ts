@@ -154,6 +154,9 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
       revisionId: r.revisionId,
     });
   }
+  // A worker may keep the state: arrays of exactly their length (grown by push, each would keep
+  // room for 16 more resources).
+  for (const phase of byPhase.values()) phase.resources = phase.resources.slice();
   return {
     clusterId,
     lastGoodReadAt: cluster.lastGoodReadAt,
