@@ -14,7 +14,7 @@
  * survivors held its clusters and whether every one of those changes reached the change log.
  *
  *   node --import tsx bench/scale-out.ts [--clusters 8] [--phases 20] [--resources-per-phase 25] [--ticks 5] [--warmup-ticks 3] [--workers 1,2,4]
- *     [--live] [--debounce-ms 25] [--no-kill] [--heartbeat-ms 2000] [--lease-ms 10000] [--concurrency 4]
+ *     [--live] [--debounce-ms 25] [--no-kill] [--heartbeat-ms 2000] [--lease-ms 10000] [--concurrency 4] [--compiled]
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +64,12 @@ export interface ScaleOutBenchOptions {
   heartbeatMs?: number;
   /** Cluster ownership lease: a killed worker's clusters are free after about this long. @default 10000 (phaselog's) */
   leaseMs?: number;
+  /**
+   * Run the workers compiled (one esbuild bundle of bench/scale-out-worker.ts and phaselog's
+   * sources, packages left to node_modules), as a production worker runs, instead of through tsx,
+   * whose compiler and source maps take memory of their own. @default false
+   */
+  compiled?: boolean;
 }
 
 interface ClustersReady extends ServerReadyMessage {
@@ -168,6 +174,17 @@ function parseWorkerCounts(value: number[] | number | string | undefined): numbe
 
 const MB = 1024 * 1024;
 
+/**
+ * bench/scale-out-worker.ts and the sources it imports, bundled into dist/bench/ (inside the
+ * checkout, so the packages it leaves external resolve from node_modules).
+ */
+async function compiledWorker(): Promise<string> {
+  const { build } = await import('esbuild');
+  const outfile = fileURLToPath(new URL('../dist/bench/scale-out-worker.mjs', import.meta.url));
+  await build({ entryPoints: [WORKER_FILE], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+  return outfile;
+}
+
 /** Extra Node flags for the worker processes (BENCH_WORKER_NODE_FLAGS, space-separated), to compare heap settings. */
 const workerNodeFlags = (process.env.BENCH_WORKER_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 
@@ -186,6 +203,7 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
   const figures: Figures = {
     clusters: shape.clusters, 'resources per cluster': shape.phases * shape.resourcesPerPhase, 'resources in the fleet': resources, 'concurrency per worker': concurrency,
     mode: live ? `watch (live snapshots, debounce ${options.debounceMs ?? 25} ms) and ticks` : 'ticks only (poll)',
+    'workers run': options.compiled === true ? 'compiled (esbuild bundle)' : 'from the TypeScript sources (tsx)',
     'ownership heartbeat / lease ms': `${heartbeatMs} / ${leaseMs}`,
   };
   const db = await createScratchDatabase('scaleout');
@@ -218,7 +236,8 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
       const optionsFile = path.join(mkdtempSync(path.join(tmpdir(), 'phaselog-scale-out-')), 'worker-options.json');
       writeFileSync(optionsFile, JSON.stringify(workerOptions));
       // --expose-gc: the heap figure is read after a full collection.
-      const started = await Promise.allSettled(Array.from({ length: n }, () => startReadyChild<WorkerReady>(WORKER_FILE, [`@${optionsFile}`], 120_000, ['--expose-gc', ...workerNodeFlags])));
+      const workerFile = options.compiled === true ? await compiledWorker() : WORKER_FILE;
+      const started = await Promise.allSettled(Array.from({ length: n }, () => startReadyChild<WorkerReady>(workerFile, [`@${optionsFile}`], 120_000, ['--expose-gc', ...workerNodeFlags])));
       const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
       const notStarted = started.find((s) => s.status === 'rejected');
       if (notStarted !== undefined) {
@@ -344,6 +363,7 @@ if (isMain(import.meta.url)) {
       kill: !process.argv.includes('--no-kill'),
       heartbeatMs: readNumberFlag('heartbeat-ms'),
       leaseMs: readNumberFlag('lease-ms'),
+      compiled: process.argv.includes('--compiled'),
     }),
   );
 }

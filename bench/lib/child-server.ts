@@ -44,12 +44,13 @@ export interface ReadyChild<M extends ServerReadyMessage = ServerReadyMessage> {
 }
 
 /**
- * Forks `file` (a TypeScript module run through tsx) with `args` and waits until it sends a
- * {@link ServerReadyMessage}. Rejects if it exits or stays silent for `startMs`. `nodeFlags` are
- * extra Node options such as `--expose-gc`.
+ * Forks `file` (a TypeScript module, run through tsx; or JavaScript, run as it is) with `args` and
+ * waits until it sends a {@link ServerReadyMessage}. Rejects if it exits or stays silent for
+ * `startMs`. `nodeFlags` are extra Node options such as `--expose-gc`.
  */
 export async function startReadyChild<M extends ServerReadyMessage = ServerReadyMessage>(file: string, args: string[], startMs = 20_000, nodeFlags: string[] = []): Promise<ReadyChild<M>> {
-  const child = fork(file, args, { execArgv: ['--import', 'tsx', ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const loader = file.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = fork(file, args, { execArgv: [...loader, ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
     const ready = await new Promise<M>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${file} did not report ready within ${startMs} ms`)), startMs);

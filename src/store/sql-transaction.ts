@@ -77,11 +77,23 @@ export async function withSqlTransaction<T>(db: Db, work: (tx: RawTx) => Promise
   const client = await connectWithin(pool, options.maxWaitMs);
   let released = false;
   let timedOut = false;
+  // The pool listens for errors of idle connections only: one that breaks while checked out (the
+  // database restarted, the backend was terminated) emits 'error' here, and without a listener
+  // that would crash the process. Its statement fails too, which is how the transaction fails.
+  let broken: Error | undefined;
+  const onError = (error: Error): void => {
+    broken ??= error;
+  };
+  client.on('error', onError);
   const release = (error?: Error): void => {
     if (released) return;
     released = true;
+    const failed = error ?? broken;
+    // A connection going back to the pool is the pool's to listen to again; one being closed keeps
+    // a listener, for anything its closing emits.
+    if (failed === undefined) client.removeListener('error', onError);
     // With an error the pool closes the connection instead of reusing it.
-    client.release(error);
+    client.release(failed);
   };
   // One statement at a time, in the order they were asked for (the store asks for several at once,
   // as it did of Prisma): a connection runs one anyway, and pg no longer queues them itself.

@@ -112,4 +112,28 @@ describe('snapshot transactions on pg', () => {
     for (let i = 0; i < 3; i += 1) await withSqlTransaction(db, async (tx) => tx.$executeRaw`INSERT INTO "Cluster" ("name") VALUES (${`revived-${i}`})`, BOUNDS);
     expect(await db.cluster.count({ where: { name: { startsWith: 'revived-' } } })).toBe(3);
   });
+  it('fails, without an uncaught error, a transaction whose connection is ended between two statements (a database restart)', async () => {
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown): void => {
+      uncaught.push(error);
+    };
+    process.on('uncaughtException', onUncaught);
+    try {
+      await expect(withSqlTransaction(db, async (tx) => {
+        const [me] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+        await tx.$executeRaw`INSERT INTO "Cluster" ("name") VALUES (${'ended-between'})`;
+        // Ended from another session while this one is idle in its transaction: the driver hears
+        // of it as an 'error' on the connection, with no statement running to fail.
+        await db.$queryRaw`SELECT pg_terminate_backend(${me?.pid}::int)`;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await tx.$executeRaw`INSERT INTO "Cluster" ("name") VALUES (${'after-the-end'})`;
+      }, BOUNDS)).rejects.toThrow();
+      expect(uncaught).toEqual([]);
+      expect(await db.cluster.count({ where: { name: { in: ['ended-between', 'after-the-end'] } } })).toBe(0);
+      await withSqlTransaction(db, async (tx) => tx.$executeRaw`INSERT INTO "Cluster" ("name") VALUES (${'after-the-restart'})`, BOUNDS);
+      expect(await clusterNamed('after-the-restart')).toBe(1);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
 });
