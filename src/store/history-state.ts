@@ -112,7 +112,6 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
   const byPhase = new Map<number, StoredPhase>();
   for (const phase of phases) {
     const status = statusOf.get(phase.id);
-
     const body = status === undefined ? {} : readBody(status.body);
     const message = typeof body['message'] === 'string' ? body['message'] : '';
     byPhase.set(phase.id, {

@@ -528,9 +528,8 @@ async function setResourceStatuses(tx: Tx, status: StatusColumns, at: Date): Pro
   return rows;
 }
 
-/** True for a unique violation on `table` raised through Prisma's driver adapter. */
+/** True for a unique violation on `table`, as `pg` raises it or as Prisma's driver adapter wraps it. */
 function isUniqueViolation(error: unknown, table: string): boolean {
-  // pg's own error (a snapshot's transaction), or Prisma's wrapping of it (a Prisma transaction).
   const pgError = error as { code?: unknown; table?: unknown } | null;
   if (pgError?.code === '23505') return pgError.table === table;
   const cause = (error as { meta?: { driverAdapterError?: { cause?: { kind?: string; table?: string } } } } | null)?.meta?.driverAdapterError?.cause;
