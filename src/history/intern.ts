@@ -5,7 +5,8 @@
  * made them.
  */
 import { Buffer } from 'node:buffer';
-import type { ResourceIntervalStatus } from './types.ts';
+import type { PhaseCondition } from '../status/phase-summary.ts';
+import type { OpenPhaseInterval, ResourceIntervalStatus } from './types.ts';
 
 /** Returns one copy of each distinct string (null passes through). */
 export type InternText = <T extends string | null>(value: T) => T;
@@ -69,4 +70,71 @@ export function flatString(text: string): string {
   // A UTF-8 round trip makes a new sequential string; a lone surrogate would not survive it.
   const flat = Buffer.from(text, 'utf8').toString('utf8');
   return flat === text ? flat : text;
+}
+
+/**
+ * One copy of each distinct value across all the states a worker keeps, for phase statuses: most
+ * phases of a fleet say the same few things ("All 3 resources are Current", the same summary and
+ * conditions), and a status loaded from the store or advanced from an observation holds copies
+ * made for it alone. Each index holds at most `limit` values and then starts over: values already
+ * shared stay shared, only new ones are not matched with older ones.
+ */
+export interface SharedValues {
+  /** `status` with its values shared, frozen (a frozen status is returned as it is). */
+  phaseStatus(status: OpenPhaseInterval): OpenPhaseInterval;
+}
+
+/** Creates a {@link SharedValues} whose indexes hold at most `limit` values each. */
+export function createSharedValues(limit = 20_000): SharedValues {
+  const texts = new Map<string, string>();
+  const dates = new Map<number, Date>();
+  const summaries = new Map<string, Record<string, number>>();
+  const conditionLists = new Map<string, PhaseCondition[]>();
+  const bounded = <K, V>(index: Map<K, V>, key: K, value: V): V => {
+    if (index.size >= limit) index.clear();
+    index.set(key, value);
+    return value;
+  };
+  const text = <T extends string | null>(value: T): T => {
+    if (value === null) return value;
+    const known = texts.get(value);
+    if (known !== undefined) return known as T;
+    // The flat copy is the key too: a key made by concatenation or slicing would keep its parts.
+    const flat = flatString(value);
+    return bounded(texts, flat, flat) as T;
+  };
+  const date = (value: Date): Date => dates.get(value.getTime()) ?? bounded(dates, value.getTime(), value);
+  const summary = (value: Record<string, number>): Record<string, number> => {
+    const key = JSON.stringify(value);
+    return summaries.get(key) ?? bounded(summaries, key, Object.freeze({ ...value }));
+  };
+  const conditions = (value: PhaseCondition[]): PhaseCondition[] => {
+    const key = JSON.stringify(value);
+    const known = conditionLists.get(key);
+    if (known !== undefined) return known;
+    // Plain literals of one shape with shared strings: a copy made by spreading a parsed detail has
+    // a hidden class of its own, and a formatted time is a concatenation over a slice.
+    const list = value.map((c) => {
+      const { type, status, reason, message, lastTransitionTime } = c;
+      if (Object.keys(c).length !== 5 || typeof lastTransitionTime !== 'string' || typeof reason !== 'string' || typeof message !== 'string') return Object.freeze({ ...c });
+      return Object.freeze({ type, status, reason: text(reason), message: text(message), lastTransitionTime: text(lastTransitionTime) });
+    });
+    return bounded(conditionLists, key, Object.freeze(list) as PhaseCondition[]);
+  };
+  return {
+    phaseStatus(status) {
+      // Only this freezes a status: a frozen one is shared already.
+      if (Object.isFrozen(status)) return status;
+      return Object.freeze({
+        from: date(status.from),
+        since: date(status.since),
+        status: text(status.status),
+        message: text(status.message),
+        summary: summary(status.summary),
+        conditions: conditions(status.conditions),
+        worstResource: text(status.worstResource),
+        stale: status.stale,
+      });
+    },
+  };
 }

@@ -48,6 +48,31 @@ function sharedDetail(detail: EntryDetail): EntryDetail {
 /** The details of a phase none of whose entries has any (shared, so never modified). */
 const NO_DETAILS: Record<string, EntryDetail> = Object.freeze({}) as Record<string, EntryDetail>;
 
+/** Where a phase whose entries carry details keeps them by position (not enumerable: not part of the phase's value). */
+const ENTRY_DETAILS = Symbol('entryDetails');
+
+interface WithEntryDetails {
+  entries: readonly ObjectRef[];
+  [ENTRY_DETAILS]?: readonly (EntryDetail | undefined)[];
+}
+
+/**
+ * `details` of a phase whose entries carry some: built on read, since nothing in a worker reads
+ * details, and a record keyed by each entry's key would cost memory for every entry of every phase
+ * kept from tick to tick. One getter and setter for all such phases: an accessor made per object
+ * gives each its own hidden class (V8 turns the object into a dictionary, ~450 bytes more per phase).
+ */
+const DETAILS_ACCESSOR: PropertyDescriptor = {
+  get(this: WithEntryDetails): Record<string, EntryDetail> {
+    return detailsRecord(this.entries, this[ENTRY_DETAILS]);
+  },
+  set(this: object, value: Record<string, EntryDetail>) {
+    Object.defineProperty(this, 'details', { value, writable: true, enumerable: true, configurable: true });
+  },
+  enumerable: true,
+  configurable: true,
+};
+
 /** Normalises entries (dedupe + sort) and keeps details only for entries that survived. */
 export function buildPhase(draft: PhaseDraft): Phase {
   const entries = normalizeRefs(draft.entries);
@@ -57,29 +82,19 @@ export function buildPhase(draft: PhaseDraft): Phase {
     entry.namespace = shared(entry.namespace);
   }
   const entryDetails = detailsByPosition(entries, draft.details);
-  // Most inventories have no entry details: those phases share one empty record. An object literal
-  // with an accessor is a dictionary in V8 (about 400 bytes more per phase than a plain one), and
-  // a worker keeps a phase per inventory from tick to tick.
-  const phase: Phase =
-    entryDetails === undefined
-      ? { source: draft.source, id: draft.id, name: draft.name, namespace: draft.namespace, labels: draft.labels, entries, details: NO_DETAILS, errors: draft.errors }
-      : {
-          source: draft.source,
-          id: draft.id,
-          name: draft.name,
-          namespace: draft.namespace,
-          labels: draft.labels,
-          entries,
-          // Built on read: nothing in a worker reads details, and a record keyed by each entry's key
-          // would cost memory for every entry of every phase kept from tick to tick.
-          get details(): Record<string, EntryDetail> {
-            return detailsRecord(entries, entryDetails);
-          },
-          set details(value: Record<string, EntryDetail>) {
-            Object.defineProperty(this, 'details', { value, writable: true, enumerable: true, configurable: true });
-          },
-          errors: draft.errors,
-        };
+  let phase: Phase;
+  if (entryDetails === undefined) {
+    // Most inventories have no entry details: those phases share one empty record.
+    phase = { source: draft.source, id: draft.id, name: draft.name, namespace: draft.namespace, labels: draft.labels, entries, details: NO_DETAILS, errors: draft.errors };
+  } else {
+    // Properties added in one order, the accessor as a new property (redefining an existing one
+    // would turn the object into a dictionary), so all such phases share one hidden class.
+    const partial: Omit<Phase, 'details' | 'errors'> = { source: draft.source, id: draft.id, name: draft.name, namespace: draft.namespace, labels: draft.labels, entries };
+    Object.defineProperty(partial, 'details', DETAILS_ACCESSOR);
+    phase = partial as Phase;
+    phase.errors = draft.errors;
+    Object.defineProperty(phase, ENTRY_DETAILS, { value: entryDetails });
+  }
   if (draft.inventory !== undefined) {
     const inv = draft.inventory;
     phase.inventoryRef = { group: inv.group, kind: inv.kind, namespace: inv.namespace, name: inv.name };

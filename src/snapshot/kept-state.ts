@@ -5,6 +5,7 @@
  * the state) moved the version, and the state is read from the store again. A copy is installed
  * only after its transaction committed, and dropped when a snapshot fails.
  */
+import { createSharedValues } from '../history/intern.ts';
 import { phaseKey } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, PhaseIdentity, StoredClusterState } from '../history/types.ts';
 import { currentRun, type LockedCluster } from '../store/snapshot-store.ts';
@@ -30,6 +31,8 @@ export interface KeptStatesOptions {
 export function createKeptStates(options: KeptStatesOptions = {}): KeptStates {
   const max = Math.max(1, options.maxClusters ?? 64);
   const entries = new Map<number, { version: number; state: StoredClusterState }>();
+  // Shared by the states of all clusters kept.
+  const shared = createSharedValues();
   return {
     get(cluster, only) {
       const entry = entries.get(cluster.id);
@@ -43,6 +46,10 @@ export function createKeptStates(options: KeptStatesOptions = {}): KeptStates {
       return { ...entry.state, ...row, phases: entry.state.phases.filter((p) => keys.has(phaseKey(p.identity))) };
     },
     set(clusterId, version, state) {
+      // Each status is replaced by an equal one whose values the kept states share. In place: the
+      // phases are the state's own (loaded for it, or made by advancing the kept state), and the
+      // value they hold does not change.
+      for (const phase of state.phases) if (phase.status !== null) phase.status = shared.phaseStatus(phase.status);
       entries.delete(clusterId);
       entries.set(clusterId, { version, state });
       while (entries.size > max) {

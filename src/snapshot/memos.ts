@@ -7,6 +7,10 @@
  * - status memos, one per watch-cache record (the record is replaced when its object changes);
  * - revision hashes of listed objects, by object version (a polling tick hashes only what changed);
  * - manifest hashes, by inventory object version.
+ *
+ * The hashes are kept one per object (its latest version), not one per version seen: a worker
+ * polling a busy fleet would otherwise hold every version of every object it listed until the
+ * index filled up.
  */
 import type { RedactionKey } from '../history/redact.ts';
 import type { CachedObject } from '../kube/compact.ts';
@@ -54,24 +58,68 @@ const NO_CONDITIONS: ObservedResource['conditions'] = Object.freeze([]) as unkno
 export interface ObservationMemoLimits {
   /** Distinct status memos kept per context before its sharing index starts over (memos in use stay on their records). @default 20000 */
   sharedStatuses?: number;
-  /** Listed objects' revision hashes kept before the index starts over. @default 200000 */
+  /** Listed objects' revision hashes kept (one per object) before the index starts over. @default 200000 */
   listedRevisions?: number;
-  /** Inventory objects' manifest hashes kept before the index starts over. @default 50000 */
+  /** Inventory objects' manifest hashes kept (one per object) before the index starts over. @default 50000 */
   manifests?: number;
+}
+
+/**
+ * A value remembered for one version of each object of each cluster, under one redaction. One entry
+ * per object: a new version replaces the old one, so what is held follows the objects that exist
+ * (those deleted stay until the index is full and starts over).
+ */
+class VersionMemo<V> {
+  readonly #byCluster = new Map<string, Map<string, { version: string; redaction: string; value: V }>>();
+  #size = 0;
+
+  constructor(readonly limit: number) {}
+
+  get(cluster: string, object: string, version: string, redaction: string): V | undefined {
+    const entry = this.#byCluster.get(cluster)?.get(object);
+    return entry !== undefined && entry.version === version && entry.redaction === redaction ? entry.value : undefined;
+  }
+
+  set(cluster: string, object: string, version: string, redaction: string, value: V): void {
+    let objects = this.#byCluster.get(cluster);
+    if (objects?.has(object) !== true && this.#size >= this.limit) {
+      this.#byCluster.clear();
+      this.#size = 0;
+      objects = undefined;
+    }
+    if (objects === undefined) {
+      objects = new Map();
+      this.#byCluster.set(cluster, objects);
+    }
+    if (!objects.has(object)) this.#size += 1;
+    objects.set(object, { version, redaction, value });
+  }
+}
+
+/** A listed object or inventory object by cluster, object and version (uid and resourceVersion). */
+export interface ObjectVersion {
+  cluster: string;
+  /** What tells the object apart in its cluster, e.g. its uid. */
+  object: string;
+  version: string;
+  /** The redaction the value was made under (see {@link MemoContext.redaction}). */
+  redaction: string;
 }
 
 /** The memos of one worker. */
 export class ObservationMemos {
   /** The few contexts observations are made under (checks, pods read or not, redaction). */
   readonly #contexts: MemoContext[] = [];
-  /** Revision hashes of listed objects by cluster, object version and redaction: the same version is the same content. */
-  readonly #listedHashes = new Map<string, string>();
-  /** Manifest hashes and entry counts by cluster, source, inventory object version and redaction. */
-  readonly #manifestHashes = new Map<string, { hash: string; entries: number }>();
-  readonly #limits: Required<ObservationMemoLimits>;
+  /** Revision hashes of listed objects: the same version is the same content. */
+  readonly #listedHashes: VersionMemo<string>;
+  /** Manifest hashes and entry counts of inventory objects. */
+  readonly #manifestHashes: VersionMemo<{ hash: string; entries: number }>;
+  readonly #sharedStatuses: number;
 
   constructor(limits: ObservationMemoLimits = {}) {
-    this.#limits = { sharedStatuses: limits.sharedStatuses ?? 20_000, listedRevisions: limits.listedRevisions ?? 200_000, manifests: limits.manifests ?? 50_000 };
+    this.#sharedStatuses = limits.sharedStatuses ?? 20_000;
+    this.#listedHashes = new VersionMemo(limits.listedRevisions ?? 200_000);
+    this.#manifestHashes = new VersionMemo(limits.manifests ?? 50_000);
   }
 
   /** The context of observations made under `statusOptions` and the redaction named `redaction`. */
@@ -102,28 +150,26 @@ export class ObservationMemos {
     if (known !== undefined) return known;
     const conditions = part.conditions.length === 0 ? NO_CONDITIONS : part.conditions;
     const memo = new StatusMemo(context, part.status, part.message, conditions, part.presence, part.reason, part.generation, part.observedGeneration);
-    if (context.memos.size >= this.#limits.sharedStatuses) context.memos.clear();
+    if (context.memos.size >= this.#sharedStatuses) context.memos.clear();
     context.memos.set(key, memo);
     return memo;
   }
 
-  /** The revision hash remembered for an object version, if any. */
-  listedHash(key: string): string | undefined {
-    return this.#listedHashes.get(key);
+  /** The revision hash remembered for a listed object's version, if any. */
+  listedHash(at: ObjectVersion): string | undefined {
+    return this.#listedHashes.get(at.cluster, at.object, at.version, at.redaction);
   }
 
-  rememberListedHash(key: string, hash: string): void {
-    if (this.#listedHashes.size >= this.#limits.listedRevisions) this.#listedHashes.clear();
-    this.#listedHashes.set(key, hash);
+  rememberListedHash(at: ObjectVersion, hash: string): void {
+    this.#listedHashes.set(at.cluster, at.object, at.version, at.redaction, hash);
   }
 
-  /** The manifest hash remembered for an inventory object version, if any. */
-  manifestHash(key: string): { hash: string; entries: number } | undefined {
-    return this.#manifestHashes.get(key);
+  /** The manifest hash remembered for an inventory object's version, if any. */
+  manifestHash(at: ObjectVersion): { hash: string; entries: number } | undefined {
+    return this.#manifestHashes.get(at.cluster, at.object, at.version, at.redaction);
   }
 
-  rememberManifestHash(key: string, memo: { hash: string; entries: number }): void {
-    if (this.#manifestHashes.size >= this.#limits.manifests) this.#manifestHashes.clear();
-    this.#manifestHashes.set(key, memo);
+  rememberManifestHash(at: ObjectVersion, memo: { hash: string; entries: number }): void {
+    this.#manifestHashes.set(at.cluster, at.object, at.version, at.redaction, memo);
   }
 }

@@ -26,7 +26,7 @@ import { computeStatus, type CustomHealthHook } from '../status/compute.ts';
 import { summarizePhase } from '../status/phase-summary.ts';
 import { dependsOnPodsOrTime } from '../status/pod-aware.ts';
 import { notFoundStatus, presenceOf, unknownStatus } from '../status/result.ts';
-import { ObservationMemos, type MemoContext, type ObjectPart, type StatusMemo } from './memos.ts';
+import { ObservationMemos, type MemoContext, type ObjectPart, type ObjectVersion, type StatusMemo } from './memos.ts';
 import type { FalseCondition } from '../history/condition-changes.ts';
 
 /** Options of {@link observeCluster}. */
@@ -261,11 +261,11 @@ function revisionOfListed(object: KubeObject, tick: TickContext): HashedDocument
   const redaction = tick.redaction;
   const meta = (object.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
   if (typeof meta.uid !== 'string' || typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '') return hashRedacted(object, redaction);
-  const key = `${tick.clusterName}\u0000${meta.uid}\u0000${meta.resourceVersion}\u0000${tick.memo.redaction}`;
-  const hash = tick.memos.listedHash(key);
+  const at: ObjectVersion = { cluster: tick.clusterName, object: meta.uid, version: meta.resourceVersion, redaction: tick.memo.redaction };
+  const hash = tick.memos.listedHash(at);
   if (hash === undefined) {
     const revision = hashRedacted(object, redaction);
-    tick.memos.rememberListedHash(key, revision.hash);
+    tick.memos.rememberListedHash(at, revision.hash);
     return revision;
   }
   let body: Record<string, unknown> | undefined;
@@ -351,13 +351,14 @@ function observeManifest(from: DiscoveredPhase, tick: TickContext): ObservedMani
   const redaction = tick.redaction;
   // Selector and owner phases' members change without their declaration or owner changing.
   const version = phase.selector === undefined && phase.owner === undefined ? (from.manifestVersion ?? manifestVersionOf(from.manifest)) : undefined;
-  const key = version === undefined ? undefined : `${tick.clusterName}\u0000${phase.source}\u0000${version}\u0000${tick.memo.redaction}`;
-  const memo = key === undefined ? undefined : tick.memos.manifestHash(key);
+  // The version is the object's uid and resourceVersion: the uid tells the object apart.
+  const at: ObjectVersion | undefined = version === undefined ? undefined : { cluster: tick.clusterName, object: `${phase.source}\u0000${version.slice(0, version.indexOf('\u0000'))}`, version, redaction: tick.memo.redaction };
+  const memo = at === undefined ? undefined : tick.memos.manifestHash(at);
   if (memo !== undefined && memo.entries === phase.entries.length) return new KnownManifest(memo.hash, from, redaction);
   const entries = manifestEntries(phase);
   const source = redactObject(from.manifest, redaction);
   const observed = { hash: hashDocument({ source, entries }), source, entries };
-  if (key !== undefined) tick.memos.rememberManifestHash(key, { hash: observed.hash, entries: entries.length });
+  if (at !== undefined) tick.memos.rememberManifestHash(at, { hash: observed.hash, entries: entries.length });
   return observed;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { PhaseCondition } from '../status/phase-summary.ts';
 import { phaseKey } from '../history/plan-snapshot.ts';
-import type { ClusterObservation, ObservedResource, PhaseIdentity, StoredClusterState, StoredPhase } from '../history/types.ts';
+import type { ClusterObservation, ObservedPhase, ObservedResource, PhaseIdentity, StoredClusterState, StoredPhase } from '../history/types.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { digestOfHex } from '../history/fingerprints.ts';
 import { createDateIntern, createStatusIntern, createTextIntern, flatString, type InternText } from '../history/intern.ts';
@@ -66,8 +66,8 @@ async function selectForUpdate(tx: Tx, name: string): Promise<LockedCluster | un
  * Loads the current state of a locked cluster (current-status rows only: its cost does not grow
  * with history); with `only`, just those phases (a live snapshot's), so recording a change of
  * one phase does not read the whole cluster. With `observation`, the one about to be planned
- * against the state, each resource's key and revision digest are the observation's own strings
- * where they are equal (see {@link observedResources}).
+ * against the state, each phase's manifest hash and each resource's key and revision digest are
+ * the observation's own strings where they are equal (see {@link observedResources}).
  */
 export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: readonly PhaseIdentity[], observation?: ClusterObservation): Promise<StoredClusterState> {
   const clusterId = cluster.id;
@@ -110,6 +110,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
   const text = createTextIntern();
   const moment = createDateIntern();
   const byPhase = new Map<number, StoredPhase>();
+  const observedPhases = observation?.outcome === 'ok' ? new Map(observation.phases.map((p) => [phaseKey(p.identity), p])) : undefined;
   for (const phase of phases) {
     const status = statusOf.get(phase.id);
     const body = status === undefined ? {} : readBody(status.body);
@@ -120,7 +121,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
       inventoryId: phase.inventoryId,
       labels: phase.labels as Record<string, string>,
       deleted: phase.deletedAt !== null,
-      manifest: phase.manifestIntervalId === null || phase.manifestHash === null ? null : { intervalId: phase.manifestIntervalId, hash: phase.manifestHash },
+      manifest: phase.manifestIntervalId === null || phase.manifestHash === null ? null : { intervalId: phase.manifestIntervalId, hash: sameString(phase.manifestHash, observedPhases?.get(phaseKey({ sourceKind: phase.sourceKind, namespace: phase.namespace, name: phase.name }))?.manifest.hash) },
       status:
         status === undefined
           ? null
@@ -138,7 +139,7 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
     });
   }
   const status = createStatusIntern(text);
-  const observed = observedResources(byPhase.values(), observation);
+  const observed = observedResources(byPhase.values(), observedPhases);
   for (const r of resources) {
     const seen = observed.get(r.phaseId)?.get(r.key);
     const digest = r.revisionHash === null ? null : digestOfHex(r.revisionHash);
@@ -165,16 +166,20 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
   };
 }
 
+/** `stored`, or `observed` when equal: the observation's string is the one the worker's memos hold. */
+function sameString(stored: string, observed: string | undefined): string {
+  return observed === stored ? observed : stored;
+}
+
 /**
  * The observed resources of each stored phase by key (none without an observation). A watch-mode
  * worker holds each resource's key and revision digest from tick to tick (src/kube/ref-keys.ts, its
  * watch cache's records): a state it keeps that shares them holds less per resource than
  * one holding the driver's copies, until the resource changes.
  */
-function observedResources(phases: Iterable<StoredPhase>, observation: ClusterObservation | undefined): Map<number, Map<string, ObservedResource>> {
+function observedResources(phases: Iterable<StoredPhase>, observed: ReadonlyMap<string, ObservedPhase> | undefined): Map<number, Map<string, ObservedResource>> {
   const byPhase = new Map<number, Map<string, ObservedResource>>();
-  if (observation?.outcome !== 'ok') return byPhase;
-  const observed = new Map(observation.phases.map((p) => [phaseKey(p.identity), p]));
+  if (observed === undefined) return byPhase;
   for (const phase of phases) {
     const resources = observed.get(phaseKey(phase.identity))?.resources;
     if (resources !== undefined) byPhase.set(phase.id, new Map(resources.map((r) => [r.key, r])));
