@@ -47,6 +47,40 @@ export interface ScaleOutWorkerReport {
   arrayBuffers: number;
   failed: number;
   owned: number;
+  /** Resident memory by kind of mapping, from /proc/self/smaps (Linux), in bytes; undefined elsewhere. */
+  rssByMapping?: RssByMapping;
+}
+
+/** Resident memory of a process by kind of mapping. */
+export interface RssByMapping {
+  /** The node executable's own pages (code and data). */
+  executable: number;
+  /** The brk heap of C/C++ malloc. */
+  mallocBrk: number;
+  /** Anonymous mappings: V8's heap spaces, malloc's mmapped arenas, WebAssembly memories, thread stacks. */
+  anonymous: number;
+  /** Other files: shared libraries, native addons. */
+  otherFiles: number;
+}
+
+/** {@link RssByMapping} of this process, when /proc/self/smaps can be read. */
+function rssByMapping(): RssByMapping | undefined {
+  let text: string;
+  try {
+    text = readFileSync('/proc/self/smaps', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const totals: RssByMapping = { executable: 0, mallocBrk: 0, anonymous: 0, otherFiles: 0 };
+  let kind: keyof RssByMapping = 'anonymous';
+  for (const line of text.split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping !== null) {
+      const name = mapping[1] ?? '';
+      kind = name === '' ? 'anonymous' : name === '[heap]' ? 'mallocBrk' : name === process.execPath ? 'executable' : name.startsWith('[') ? 'anonymous' : 'otherFiles';
+    } else if (line.startsWith('Rss:')) totals[kind] += Number(line.split(/\s+/)[1]) * 1024;
+  }
+  return totals;
 }
 
 // `@file`: the options in a file (hundreds of kubeconfigs do not fit in an argument).
@@ -92,6 +126,8 @@ process.on('message', (message: unknown) => {
   gc?.();
   const memory = process.memoryUsage();
   const report: ScaleOutWorkerReport = { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal, external: memory.external, arrayBuffers: memory.arrayBuffers, collected: gc !== undefined, failed, owned: running.ownership.owned().length };
+  const byMapping = rssByMapping();
+  if (byMapping !== undefined) report.rssByMapping = byMapping;
   process.send?.(report);
 });
 process.send?.({ ready: true, url: '', instance: running.ownership.instance });

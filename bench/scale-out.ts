@@ -308,6 +308,11 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
           const top = reports.reduce((a, b) => (b.rss > a.rss ? b : a));
           return `${Math.round(top.heapTotal / MB)} / ${Math.round(top.external / MB)} / ${Math.round(top.arrayBuffers / MB)}`;
         })();
+        const mapped = reports.reduce((a, b) => (b.rss > a.rss ? b : a)).rssByMapping;
+        if (mapped !== undefined) {
+          figures[`${label}: RSS by mapping MB (max worker): anonymous / malloc brk / node executable / other files`] =
+            `${Math.round(mapped.anonymous / MB)} / ${Math.round(mapped.mallocBrk / MB)} / ${Math.round(mapped.executable / MB)} / ${Math.round(mapped.otherFiles / MB)}`;
+        }
         if (options.kill !== false && n >= 2) {
           const victim = workers[n - 1] as ReadyChild<WorkerReady>;
           const killed = await killOneWorker({

@@ -6,11 +6,11 @@
  *
  * - status memos, one per watch-cache record (the record is replaced when its object changes);
  * - revision hashes of listed objects, by object version (a polling tick hashes only what changed);
- * - manifest hashes, by inventory object version.
+ * - manifest hashes, by parsed inventory (one per inventory object version).
  *
- * The hashes are kept one per object (its latest version), not one per version seen: a worker
- * polling a busy fleet would otherwise hold every version of every object it listed until the
- * index filled up.
+ * Revision hashes are kept one per object (its latest version), not one per version seen: a
+ * worker polling a busy fleet would otherwise hold every version of every object it listed until
+ * the index filled up.
  */
 import type { RedactionKey } from '../history/redact.ts';
 import type { CachedObject } from '../kube/compact.ts';
@@ -60,8 +60,6 @@ export interface ObservationMemoLimits {
   sharedStatuses?: number;
   /** Listed objects' revision hashes kept (one per object) before the index starts over. @default 200000 */
   listedRevisions?: number;
-  /** Inventory objects' manifest hashes kept (one per object) before the index starts over. @default 50000 */
-  manifests?: number;
 }
 
 /**
@@ -96,7 +94,7 @@ class VersionMemo<V> {
   }
 }
 
-/** A listed object or inventory object by cluster, object and version (uid and resourceVersion). */
+/** A listed object by cluster, object and version (uid and resourceVersion). */
 export interface ObjectVersion {
   cluster: string;
   /** What tells the object apart in its cluster, e.g. its uid. */
@@ -112,14 +110,17 @@ export class ObservationMemos {
   readonly #contexts: MemoContext[] = [];
   /** Revision hashes of listed objects: the same version is the same content. */
   readonly #listedHashes: VersionMemo<string>;
-  /** Manifest hashes and entry counts of inventory objects. */
-  readonly #manifestHashes: VersionMemo<{ hash: string; entries: number }>;
+  /**
+   * Manifest hashes and entry counts by parsed inventory: a worker keeps one parsed phase per
+   * inventory object version (src/kube/discover-phases.ts), so the phase stands for the version,
+   * and the hash goes when the phase does.
+   */
+  readonly #manifestHashes = new WeakMap<object, { redaction: string; hash: string; entries: number }>();
   readonly #sharedStatuses: number;
 
   constructor(limits: ObservationMemoLimits = {}) {
     this.#sharedStatuses = limits.sharedStatuses ?? 20_000;
     this.#listedHashes = new VersionMemo(limits.listedRevisions ?? 200_000);
-    this.#manifestHashes = new VersionMemo(limits.manifests ?? 50_000);
   }
 
   /** The context of observations made under `statusOptions` and the redaction named `redaction`. */
@@ -164,12 +165,13 @@ export class ObservationMemos {
     this.#listedHashes.set(at.cluster, at.object, at.version, at.redaction, hash);
   }
 
-  /** The manifest hash remembered for an inventory object's version, if any. */
-  manifestHash(at: ObjectVersion): { hash: string; entries: number } | undefined {
-    return this.#manifestHashes.get(at.cluster, at.object, at.version, at.redaction);
+  /** The manifest hash remembered for the inventory `phase` was parsed from, under `redaction`, if any. */
+  manifestHash(phase: object, redaction: string): { hash: string; entries: number } | undefined {
+    const memo = this.#manifestHashes.get(phase);
+    return memo?.redaction === redaction ? memo : undefined;
   }
 
-  rememberManifestHash(at: ObjectVersion, memo: { hash: string; entries: number }): void {
-    this.#manifestHashes.set(at.cluster, at.object, at.version, at.redaction, memo);
+  rememberManifestHash(phase: object, redaction: string, memo: { hash: string; entries: number }): void {
+    this.#manifestHashes.set(phase, { redaction, hash: memo.hash, entries: memo.entries });
   }
 }

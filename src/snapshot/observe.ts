@@ -340,25 +340,24 @@ function manifestEntries(phase: Phase): ObservedManifest['entries'] {
 }
 
 /**
- * The manifest of a discovered or declared phase. Its hash is remembered by cluster, inventory
- * object version (uid, resourceVersion) and redaction: a phase's entries are parsed from that
- * object, so an unchanged inventory is not redacted and hashed again on every tick. Only the hash
- * is remembered; the source and entries are made from the objects in hand when a snapshot stores
- * a new manifest. Declared phases have no version and are always computed.
+ * The manifest of a discovered or declared phase. Its hash is remembered by parsed phase and
+ * redaction: a worker parses each inventory object version (uid, resourceVersion) once and keeps
+ * that phase while the version lasts, so an unchanged inventory is not redacted and hashed again
+ * on every tick. Only the hash is remembered; the source and entries are made from the objects in
+ * hand when a snapshot stores a new manifest. Declared phases have no version and are always
+ * computed.
  */
 function observeManifest(from: DiscoveredPhase, tick: TickContext): ObservedManifest {
   const phase = from.phase;
   const redaction = tick.redaction;
   // Selector and owner phases' members change without their declaration or owner changing.
   const version = phase.selector === undefined && phase.owner === undefined ? (from.manifestVersion ?? manifestVersionOf(from.manifest)) : undefined;
-  // The version is the object's uid and resourceVersion: the uid tells the object apart.
-  const at: ObjectVersion | undefined = version === undefined ? undefined : { cluster: tick.clusterName, object: `${phase.source}\u0000${version.slice(0, version.indexOf('\u0000'))}`, version, redaction: tick.memo.redaction };
-  const memo = at === undefined ? undefined : tick.memos.manifestHash(at);
+  const memo = version === undefined ? undefined : tick.memos.manifestHash(phase, tick.memo.redaction);
   if (memo !== undefined && memo.entries === phase.entries.length) return new KnownManifest(memo.hash, from, redaction);
   const entries = manifestEntries(phase);
   const source = redactObject(from.manifest, redaction);
   const observed = { hash: hashDocument({ source, entries }), source, entries };
-  if (at !== undefined) tick.memos.rememberManifestHash(at, { hash: observed.hash, entries: entries.length });
+  if (version !== undefined) tick.memos.rememberManifestHash(phase, tick.memo.redaction, { hash: observed.hash, entries: entries.length });
   return observed;
 }
 

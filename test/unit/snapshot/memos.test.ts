@@ -36,12 +36,19 @@ describe('hashes a worker remembers of listed objects', () => {
     expect(memos.listedHash(at('1', { object: 'c' }))).toBe('c1');
   });
 
-  it('keep manifest hashes apart from revision hashes, one per inventory object too', () => {
-    const memos = new ObservationMemos({ manifests: 1 });
-    memos.rememberManifestHash(at('7'), { hash: 'm7', entries: 3 });
-    expect(memos.listedHash(at('7'))).toBeUndefined();
-    memos.rememberManifestHash(at('8'), { hash: 'm8', entries: 4 });
-    expect(memos.manifestHash(at('8'))).toEqual({ hash: 'm8', entries: 4 });
-    expect(memos.manifestHash(at('7'))).toBeUndefined();
+});
+
+describe('manifest hashes a worker remembers', () => {
+  it('serve the parsed inventory they were made for, under the same redaction', () => {
+    const memos = new ObservationMemos();
+    const phase = { id: 'shop' };
+    memos.rememberManifestHash(phase, 'default', { hash: 'm7', entries: 3 });
+    expect(memos.manifestHash(phase, 'default')).toMatchObject({ hash: 'm7', entries: 3 });
+    expect(memos.manifestHash(phase, 'strict')).toBeUndefined();
+    // An equal phase parsed from another version of the object is another phase.
+    expect(memos.manifestHash({ id: 'shop' }, 'default')).toBeUndefined();
+    memos.rememberManifestHash(phase, 'strict', { hash: 's7', entries: 3 });
+    expect(memos.manifestHash(phase, 'strict')?.hash).toBe('s7');
+    expect(memos.manifestHash(phase, 'default')).toBeUndefined();
   });
 });
