@@ -14,14 +14,15 @@
  * survivors held its clusters and whether every one of those changes reached the change log.
  *
  *   node --import tsx bench/scale-out.ts [--clusters 8] [--phases 20] [--resources-per-phase 25] [--ticks 5] [--warmup-ticks 3] [--workers 1,2,4]
- *     [--live] [--debounce-ms 25] [--no-kill] [--heartbeat-ms 2000] [--lease-ms 10000] [--concurrency 4] [--compiled]
+ *     [--live] [--debounce-ms 25] [--no-kill] [--heartbeat-ms 2000] [--lease-ms 10000] [--concurrency 4] [--compiled] [--as-deployed]
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
+import { parseAllDocuments } from 'yaml';
 import pg from 'pg';
 import { ownershipPrefix } from '../src/queue/ownership.ts';
 import { enqueueSnapshot, snapshotJobId } from '../src/queue/snapshot-jobs.ts';
@@ -70,6 +71,12 @@ export interface ScaleOutBenchOptions {
    * whose compiler and source maps take memory of their own. @default false
    */
   compiled?: boolean;
+  /**
+   * Run the workers with the environment the shipped worker Deployment gives them
+   * (deploy/kubernetes/worker.yaml: its NODE_OPTIONS heap limit and MALLOC_ARENA_MAX), as a
+   * worker runs in a cluster. @default false
+   */
+  asDeployed?: boolean;
 }
 
 interface ClustersReady extends ServerReadyMessage {
@@ -185,6 +192,19 @@ async function compiledWorker(): Promise<string> {
   return outfile;
 }
 
+/** The memory settings deploy/kubernetes/worker.yaml gives the worker container, by variable. */
+export function deployedWorkerEnv(): Record<string, string> {
+  const file = fileURLToPath(new URL('../deploy/kubernetes/worker.yaml', import.meta.url));
+  const documents = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as unknown) as { kind?: string; spec?: { template?: { spec?: { containers?: { name?: string; env?: { name: string; value?: string }[] }[] } } } }[];
+  const container = documents.find((d) => d.kind === 'Deployment')?.spec?.template?.spec?.containers?.find((c) => c.name === 'worker');
+  const env: Record<string, string> = {};
+  for (const variable of container?.env ?? []) {
+    if ((variable.name === 'NODE_OPTIONS' || variable.name === 'MALLOC_ARENA_MAX') && variable.value !== undefined) env[variable.name] = variable.value;
+  }
+  if (Object.keys(env).length === 0) throw new Error(`${file}: the worker container sets neither NODE_OPTIONS nor MALLOC_ARENA_MAX`);
+  return env;
+}
+
 /** Extra Node flags for the worker processes (BENCH_WORKER_NODE_FLAGS, space-separated), to compare heap settings. */
 const workerNodeFlags = (process.env.BENCH_WORKER_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
 
@@ -198,12 +218,14 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
   const leaseMs = options.leaseMs ?? 10_000;
   let flips = 0;
   const counts = parseWorkerCounts(options.workers);
+  const workerEnv = options.asDeployed === true ? deployedWorkerEnv() : undefined;
   const concurrency = options.concurrency ?? 4;
   const resources = shape.clusters * shape.phases * shape.resourcesPerPhase;
   const figures: Figures = {
     clusters: shape.clusters, 'resources per cluster': shape.phases * shape.resourcesPerPhase, 'resources in the fleet': resources, 'concurrency per worker': concurrency,
     mode: live ? `watch (live snapshots, debounce ${options.debounceMs ?? 25} ms) and ticks` : 'ticks only (poll)',
     'workers run': options.compiled === true ? 'compiled (esbuild bundle)' : 'from the TypeScript sources (tsx)',
+    'worker environment': workerEnv === undefined ? 'this shell\'s' : Object.entries(workerEnv).map(([k, v]) => `${k}=${v}`).join(' ') + ' (deploy/kubernetes/worker.yaml)',
     'ownership heartbeat / lease ms': `${heartbeatMs} / ${leaseMs}`,
   };
   const db = await createScratchDatabase('scaleout');
@@ -237,7 +259,7 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
       writeFileSync(optionsFile, JSON.stringify(workerOptions));
       // --expose-gc: the heap figure is read after a full collection.
       const workerFile = options.compiled === true ? await compiledWorker() : WORKER_FILE;
-      const started = await Promise.allSettled(Array.from({ length: n }, () => startReadyChild<WorkerReady>(workerFile, [`@${optionsFile}`], 120_000, ['--expose-gc', ...workerNodeFlags])));
+      const started = await Promise.allSettled(Array.from({ length: n }, () => startReadyChild<WorkerReady>(workerFile, [`@${optionsFile}`], 120_000, ['--expose-gc', ...workerNodeFlags], workerEnv)));
       const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
       const notStarted = started.find((s) => s.status === 'rejected');
       if (notStarted !== undefined) {
@@ -369,6 +391,7 @@ if (isMain(import.meta.url)) {
       heartbeatMs: readNumberFlag('heartbeat-ms'),
       leaseMs: readNumberFlag('lease-ms'),
       compiled: process.argv.includes('--compiled'),
+      asDeployed: process.argv.includes('--as-deployed'),
     }),
   );
 }

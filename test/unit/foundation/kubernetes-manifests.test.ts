@@ -14,6 +14,9 @@ import { ENV_KEYS, loadConfig } from '../../../src/config.ts';
 import { declaredPhasesOf } from '../../../src/declared-phases.ts';
 import { PROJECT_ROOT } from '../../../src/runtime/paths.ts';
 
+/** Variables of the Node.js runtime (not phaselog's) a shipped manifest may set. */
+const RUNTIME_KEYS = ['NODE_OPTIONS', 'MALLOC_ARENA_MAX'];
+
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking arbitrary manifests
 
 /** `kubectl kustomize`, as an operator renders the base; kubectl is required, never skipped. */
@@ -182,11 +185,27 @@ describe('deploy/kubernetes (kustomize base)', () => {
     expect(service.spec.selector).toEqual(api.spec.selector.matchLabels);
   });
 
+  it('gives the worker a heap limit that leaves room below its memory limit for native memory', () => {
+    const worker = deployment(objects, 'phaselog-worker');
+    const container = worker.spec.template.spec.containers[0];
+    const heapMb = Number(/--max-old-space-size=(\d+)/.exec(env(worker).NODE_OPTIONS ?? '')?.[1]);
+    const limit = String(container.resources.limits.memory);
+    const limitMb = Number(/^(\d+)Gi$/.exec(limit)?.[1] ?? NaN) * 1024 || Number(/^(\d+)Mi$/.exec(limit)?.[1]);
+    expect(heapMb).toBeGreaterThan(0);
+    // V8 may use the new space (tens of MB) beyond the old space limit, and the process ~150 MB of
+    // native memory and code.
+    expect(heapMb + 200).toBeLessThanOrEqual(limitMb);
+    expect(env(worker).MALLOC_ARENA_MAX).toBe('2');
+    // The API's heap is not limited by the shipped manifest.
+    expect(env(deployment(objects, 'phaselog-api')).NODE_OPTIONS).toBeUndefined();
+  });
+
   it.each(['phaselog-api', 'phaselog-worker'])('%s runs its role with variables phaselog reads and a valid phaselog.yaml', (name) => {
     const d = deployment(objects, name);
     const c = d.spec.template.spec.containers[0];
     expect(c.args).toEqual([name.replace('phaselog-', '')]);
-    for (const e of c.env) expect(Object.keys(ENV_KEYS)).toContain(e.name);
+    // Besides phaselog's own variables, only the runtime's memory settings.
+    for (const e of c.env) expect([...Object.keys(ENV_KEYS), ...RUNTIME_KEYS]).toContain(e.name);
     const configMap = byKind(objects, 'ConfigMap')[0] as Obj;
     const mount = c.volumeMounts.find((m: Obj) => env(d).PHASELOG_CONFIG?.startsWith(`${m.mountPath}/`));
     expect(d.spec.template.spec.volumes.find((v: Obj) => v.name === mount?.name)?.configMap?.name).toBe(configMap.metadata.name);
