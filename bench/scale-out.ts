@@ -193,7 +193,7 @@ async function compiledWorker(): Promise<string> {
 }
 
 /** The memory settings deploy/kubernetes/worker.yaml gives the worker container, by variable. */
-export function deployedWorkerEnv(): Record<string, string> {
+function deployedWorkerEnv(): Record<string, string> {
   const file = fileURLToPath(new URL('../deploy/kubernetes/worker.yaml', import.meta.url));
   const documents = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as unknown) as { kind?: string; spec?: { template?: { spec?: { containers?: { name?: string; env?: { name: string; value?: string }[] }[] } } } }[];
   const container = documents.find((d) => d.kind === 'Deployment')?.spec?.template?.spec?.containers?.find((c) => c.name === 'worker');

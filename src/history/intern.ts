@@ -73,6 +73,18 @@ export function flatString(text: string): string {
 }
 
 /**
+ * `condition` as a worker keeps it: a plain literal with its strings shared by `text`. The copies
+ * withConditionTimes makes of a parsed detail each get a hidden class of their own (a map and
+ * descriptors per condition), and a formatted time is a concatenation over a slice of a longer
+ * string. A condition of another shape is returned as it is.
+ */
+export function keptCondition(condition: PhaseCondition, text: InternText): PhaseCondition {
+  const { type, status, reason, message, lastTransitionTime } = condition;
+  if (Object.keys(condition).length !== 5 || typeof lastTransitionTime !== 'string' || typeof reason !== 'string' || typeof message !== 'string') return condition;
+  return { type, status, reason: text(reason), message: text(message), lastTransitionTime: text(flatString(lastTransitionTime)) };
+}
+
+/**
  * One copy of each distinct value across all the states a worker keeps, for phase statuses: most
  * phases of a fleet say the same few things ("All 3 resources are Current", the same summary and
  * conditions), and a status loaded from the store or advanced from an observation holds copies
@@ -112,12 +124,10 @@ export function createSharedValues(limit = 20_000): SharedValues {
     const key = JSON.stringify(value);
     const known = conditionLists.get(key);
     if (known !== undefined) return known;
-    // Plain literals of one shape with shared strings: a copy made by spreading a parsed detail has
-    // a hidden class of its own, and a formatted time is a concatenation over a slice.
+    // A copy even of a condition of another shape: the one given is not frozen.
     const list = value.map((c) => {
-      const { type, status, reason, message, lastTransitionTime } = c;
-      if (Object.keys(c).length !== 5 || typeof lastTransitionTime !== 'string' || typeof reason !== 'string' || typeof message !== 'string') return Object.freeze({ ...c });
-      return Object.freeze({ type, status, reason: text(reason), message: text(message), lastTransitionTime: text(lastTransitionTime) });
+      const kept = keptCondition(c, text);
+      return Object.freeze(kept === c ? { ...c } : kept);
     });
     return bounded(conditionLists, key, Object.freeze(list) as PhaseCondition[]);
   };

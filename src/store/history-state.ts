@@ -7,7 +7,7 @@ import { phaseKey } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, ObservedPhase, ObservedResource, PhaseIdentity, StoredClusterState, StoredPhase } from '../history/types.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { digestOfHex } from '../history/fingerprints.ts';
-import { createDateIntern, createStatusIntern, createTextIntern, flatString, type InternText } from '../history/intern.ts';
+import { createDateIntern, createStatusIntern, createTextIntern, keptCondition } from '../history/intern.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import type { RawTx } from './sql-transaction.ts';
 
@@ -185,18 +185,6 @@ function observedResources(phases: Iterable<StoredPhase>, observed: ReadonlyMap<
     if (resources !== undefined) byPhase.set(phase.id, new Map(resources.map((r) => [r.key, r])));
   }
   return byPhase;
-}
-
-/**
- * `condition` as a worker keeps it: a plain literal with its strings shared. The copies
- * withConditionTimes makes of the parsed detail each get a hidden class of their own (a map and
- * descriptors per condition), and a formatted time is a concatenation
- * over a slice of a longer string. A condition of another shape is kept as it is.
- */
-function keptCondition(condition: PhaseCondition, text: InternText): PhaseCondition {
-  const { type, status, reason, message, lastTransitionTime } = condition;
-  if (Object.keys(condition).length !== 5 || typeof lastTransitionTime !== 'string' || typeof reason !== 'string' || typeof message !== 'string') return condition;
-  return { type, status, reason: text(reason), message: text(message), lastTransitionTime: text(flatString(lastTransitionTime)) };
 }
 
 /** Ids of the stored phases among `identities` (phases not stored yet have none). */

@@ -112,6 +112,7 @@ describe('snapshot transactions on pg', () => {
     for (let i = 0; i < 3; i += 1) await withSqlTransaction(db, async (tx) => tx.$executeRaw`INSERT INTO "Cluster" ("name") VALUES (${`revived-${i}`})`, BOUNDS);
     expect(await db.cluster.count({ where: { name: { startsWith: 'revived-' } } })).toBe(3);
   });
+
   it('fails, without an uncaught error, a transaction whose connection is ended between two statements (a database restart)', async () => {
     const uncaught: unknown[] = [];
     const onUncaught = (error: unknown): void => {
