@@ -16,10 +16,11 @@
  *   node --import tsx bench/scale-out.ts [--clusters 8] [--phases 20] [--resources-per-phase 25] [--ticks 5] [--warmup-ticks 3] [--workers 1,2,4]
  *     [--live] [--debounce-ms 25] [--no-kill] [--heartbeat-ms 2000] [--lease-ms 10000] [--concurrency 4] [--compiled] [--as-deployed]
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { parseAllDocuments } from 'yaml';
@@ -73,8 +74,9 @@ export interface ScaleOutBenchOptions {
   compiled?: boolean;
   /**
    * Run the workers with the environment the shipped worker Deployment gives them
-   * (deploy/kubernetes/worker.yaml: its NODE_OPTIONS heap limit and MALLOC_ARENA_MAX), as a
-   * worker runs in a cluster. @default false
+   * (deploy/kubernetes/worker.yaml: its NODE_OPTIONS heap limit and MALLOC_ARENA_MAX) and on the
+   * Node major version of the container image (the Dockerfile's `FROM node:N`, fetched with
+   * `npx -p node@N` when this Node is another), as a worker runs in a cluster. @default false
    */
   asDeployed?: boolean;
 }
@@ -106,6 +108,8 @@ interface TickResult {
 
 const CLUSTERS_FILE = fileURLToPath(new URL('./scale-out-clusters.ts', import.meta.url));
 const WORKER_FILE = fileURLToPath(new URL('./scale-out-worker.ts', import.meta.url));
+/** Preloaded into every worker (`--import`), as bin/phaselog.mjs registers it before phaselog loads. */
+const LEAN_CLIENT_NODE_FILE = fileURLToPath(new URL('../src/kube/register-lean-client-node.ts', import.meta.url));
 
 /** Enqueues one job per cluster for `tickAt` and waits until all of them completed or failed. */
 async function fleetTick(queue: Queue, events: QueueEvents, clusters: string[], tickAt: number, timeoutMs: number): Promise<TickResult> {
@@ -185,11 +189,23 @@ const MB = 1024 * 1024;
  * bench/scale-out-worker.ts and the sources it imports, bundled into dist/bench/ (inside the
  * checkout, so the packages it leaves external resolve from node_modules).
  */
-async function compiledWorker(): Promise<string> {
+async function compiledWorker(): Promise<{ worker: string; preload: string }> {
   const { build } = await import('esbuild');
-  const outfile = fileURLToPath(new URL('../dist/bench/scale-out-worker.mjs', import.meta.url));
-  await build({ entryPoints: [WORKER_FILE], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
-  return outfile;
+  const outdir = fileURLToPath(new URL('../dist/bench/', import.meta.url));
+  await build({ entryPoints: { 'scale-out-worker': WORKER_FILE, 'register-lean-client-node': LEAN_CLIENT_NODE_FILE }, outdir, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+  return { worker: path.join(outdir, 'scale-out-worker.mjs'), preload: path.join(outdir, 'register-lean-client-node.mjs') };
+}
+
+/** The Node that runs the container image: this one when its major version is the Dockerfile's, else that version from npm. */
+function deployedNode(): { execPath: string; version: string } {
+  const dockerfile = readFileSync(fileURLToPath(new URL('../Dockerfile', import.meta.url)), 'utf8');
+  const major = [...dockerfile.matchAll(/^FROM node:(\d+)/gm)].at(-1)?.[1];
+  if (major === undefined) throw new Error('Dockerfile: no `FROM node:N` line');
+  if (process.versions.node.split('.')[0] === major) return { execPath: process.execPath, version: process.version };
+  const npx = path.join(path.dirname(process.execPath), 'npx');
+  const execPath = execFileSync(npx, ['-y', '-p', `node@${major}`, 'node', '-p', 'process.execPath'], { encoding: 'utf8' }).trim().split('\n').at(-1) ?? '';
+  const version = execFileSync(execPath, ['--version'], { encoding: 'utf8' }).trim();
+  return { execPath, version };
 }
 
 /** The memory settings deploy/kubernetes/worker.yaml gives the worker container, by variable. */
@@ -219,12 +235,14 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
   let flips = 0;
   const counts = parseWorkerCounts(options.workers);
   const workerEnv = options.asDeployed === true ? deployedWorkerEnv() : undefined;
+  const workerNode = options.asDeployed === true ? deployedNode() : { execPath: process.execPath, version: process.version };
   const concurrency = options.concurrency ?? 4;
   const resources = shape.clusters * shape.phases * shape.resourcesPerPhase;
   const figures: Figures = {
     clusters: shape.clusters, 'resources per cluster': shape.phases * shape.resourcesPerPhase, 'resources in the fleet': resources, 'concurrency per worker': concurrency,
     mode: live ? `watch (live snapshots, debounce ${options.debounceMs ?? 25} ms) and ticks` : 'ticks only (poll)',
     'workers run': options.compiled === true ? 'compiled (esbuild bundle)' : 'from the TypeScript sources (tsx)',
+    'worker Node': workerNode.version,
     'worker environment': workerEnv === undefined ? 'this shell\'s' : Object.entries(workerEnv).map(([k, v]) => `${k}=${v}`).join(' ') + ' (deploy/kubernetes/worker.yaml)',
     'ownership heartbeat / lease ms': `${heartbeatMs} / ${leaseMs}`,
   };
@@ -258,8 +276,9 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
       const optionsFile = path.join(mkdtempSync(path.join(tmpdir(), 'phaselog-scale-out-')), 'worker-options.json');
       writeFileSync(optionsFile, JSON.stringify(workerOptions));
       // --expose-gc: the heap figure is read after a full collection.
-      const workerFile = options.compiled === true ? await compiledWorker() : WORKER_FILE;
-      const started = await Promise.allSettled(Array.from({ length: n }, () => startReadyChild<WorkerReady>(workerFile, [`@${optionsFile}`], 120_000, ['--expose-gc', ...workerNodeFlags], workerEnv)));
+      const { worker: workerFile, preload } = options.compiled === true ? await compiledWorker() : { worker: WORKER_FILE, preload: LEAN_CLIENT_NODE_FILE };
+      const nodeFlags = ['--import', pathToFileURL(preload).href, '--expose-gc', ...workerNodeFlags];
+      const started = await Promise.allSettled(Array.from({ length: n }, () => startReadyChild<WorkerReady>(workerFile, [`@${optionsFile}`], 120_000, nodeFlags, { ...(workerEnv !== undefined ? { env: workerEnv } : {}), execPath: workerNode.execPath })));
       const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
       const notStarted = started.find((s) => s.status === 'rejected');
       if (notStarted !== undefined) {

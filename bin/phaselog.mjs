@@ -21,6 +21,9 @@ async function compiled() {
 }
 
 if (await compiled()) {
+  // Before anything loads client-node, so it loads without its generated API client.
+  const { registerLeanClientNode } = await import(new URL('../dist/src/kube/lean-client-node.js', import.meta.url).href);
+  registerLeanClientNode();
   await import(new URL('../dist/src/cli/main.js', import.meta.url).href);
 } else {
   let register;

@@ -46,12 +46,17 @@ export interface ReadyChild<M extends ServerReadyMessage = ServerReadyMessage> {
 /**
  * Forks `file` (a TypeScript module, run through tsx; or JavaScript, run as it is) with `args` and
  * waits until it sends a {@link ServerReadyMessage}. Rejects if it exits or stays silent for
- * `startMs`. `nodeFlags` are extra Node options such as `--expose-gc`; `env` is added to this
- * process's environment for the child.
+ * `startMs`. `nodeFlags` are extra Node options such as `--expose-gc`; `spawn.env` is added to this
+ * process's environment for the child, and `spawn.execPath` is the Node that runs it (this one's by default).
  */
-export async function startReadyChild<M extends ServerReadyMessage = ServerReadyMessage>(file: string, args: string[], startMs = 20_000, nodeFlags: string[] = [], env?: Record<string, string>): Promise<ReadyChild<M>> {
+export async function startReadyChild<M extends ServerReadyMessage = ServerReadyMessage>(file: string, args: string[], startMs = 20_000, nodeFlags: string[] = [], spawn: { env?: Record<string, string>; execPath?: string } = {}): Promise<ReadyChild<M>> {
   const loader = file.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = fork(file, args, { execArgv: [...loader, ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...(env !== undefined ? { env: { ...process.env, ...env } } : {}) });
+  const child = fork(file, args, {
+    execArgv: [...loader, ...nodeFlags],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    ...(spawn.env !== undefined ? { env: { ...process.env, ...spawn.env } } : {}),
+    ...(spawn.execPath !== undefined ? { execPath: spawn.execPath } : {}),
+  });
   try {
     const ready = await new Promise<M>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${file} did not report ready within ${startMs} ms`)), startMs);

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+// config.js, not the package's main entry, which loads the whole generated API client (see lean-client-node.ts).
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { proxyUrlProblem } from './agents.ts';
 import { SERVICE_ACCOUNT_DIR, type ClusterEntry, type ClustersConfig } from './config.ts';
 import { proxyFromEnvironment, type ProxyEnv } from './env-proxy.ts';

@@ -13,7 +13,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { KubeConfig, type Cluster, type Context, type User } from '@kubernetes/client-node';
+// config.js, not the package's main entry, which loads the whole generated API client (see lean-client-node.ts).
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import type { Cluster, Context, User } from '@kubernetes/client-node';
 import { parse as parseYaml } from 'yaml';
 import { useWatchedTokenFiles, watchedTokenFileProvider } from './token-file.ts';
 
