@@ -90,7 +90,8 @@ const log = pino({ level: 'error' }, pino.destination(2));
 const clusters: ClusterHandle[] = options.kubeconfigs.flatMap(({ name, yaml }) => loadKubeconfigClusters({ yaml, name }).clusters);
 // phaselog's own pool size: a pool no larger than the concurrency leaves nothing for the start's
 // registration once the first owned snapshots run, and its transaction times out waiting.
-const db = createDb(options.databaseUrl);
+// As `phaselog start` with PHASELOG_ROLE=worker makes it: the pool only, no Prisma client.
+const db = createDb(options.databaseUrl, { prisma: false });
 const running = await startWorkers({
   config: { snapshot: { interval: options.schedule?.intervalMs ?? 60_000, jitter: 0 }, health: undefined, baseDir: process.cwd() },
   db,

@@ -87,7 +87,8 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     const redis = await resolveRedis({ url: config.redis.url, stateDir: config.stateDir, log: log.child({ part: 'redis' }) });
     closers.push({ name: 'redis-server', close: () => redis.stop() });
 
-    const db = createDb(databaseUrl, { poolSize: config.database.poolSize });
+    // A worker process runs all its SQL on pg: without a Prisma client it never loads Prisma's query compiler.
+    const db = createDb(databaseUrl, { poolSize: config.database.poolSize, prisma: config.role !== 'worker' });
     closers.push({ name: 'database', close: () => db.$disconnect() });
     // Only the API reads from database.readUrl; workers write, and a URL equal to the primary's needs no pool of its own.
     const servesApi = config.role === 'all' || config.role === 'api';

@@ -1,6 +1,6 @@
 /**
  * The access rule, stated once: which clusters and namespaces an {@link AccessScope} may see. SQL
- * reads, Prisma reads, live feeds and cluster-level checks all take their form of it from
+ * reads, live feeds and cluster-level checks all take their form of it from
  * {@link RESTRICTIONS} here, so they cannot disagree.
  *
  * - Each restriction is a list the subject's value must be in; an empty list restricts nothing.
@@ -48,14 +48,12 @@ interface Restriction {
   field: Field;
   /** Cluster-level facts pass it whatever the list. */
   exemptsClusterLevel: boolean;
-  /** The condition as a Prisma `where` on Phase. */
-  phaseWhere: (names: string[]) => Prisma.PhaseWhereInput;
 }
 
 /** The rule. */
 const RESTRICTIONS: readonly Restriction[] = [
-  { list: 'clusters', field: 'cluster', exemptsClusterLevel: false, phaseWhere: (names) => ({ cluster: { name: { in: names } } }) },
-  { list: 'namespaces', field: 'namespace', exemptsClusterLevel: true, phaseWhere: (names) => ({ namespace: { in: names } }) },
+  { list: 'clusters', field: 'cluster', exemptsClusterLevel: false },
+  { list: 'namespaces', field: 'namespace', exemptsClusterLevel: true },
 ];
 
 /** The restrictions `scope` applies (the non-empty lists), each with its list. */
@@ -99,7 +97,3 @@ export function accessConditions(scope: AccessScope, columns: AccessColumns): Pr
   });
 }
 
-/** Prisma `where` conditions on Phase (to put in an AND) restricting phases to what `scope` may see. */
-export function phaseAccessWhere(scope: AccessScope): Prisma.PhaseWhereInput[] {
-  return restrictionsOf(scope).map(({ restriction, names }) => restriction.phaseWhere([...names]));
-}

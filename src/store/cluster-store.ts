@@ -1,5 +1,6 @@
 import type { ClusterObservationFacts } from '../history/observation.ts';
 import type { Db } from './prisma.ts';
+import { sqlOn, withSqlTransaction } from './sql-transaction.ts';
 
 /** A cluster as the API shows it. */
 export interface ClusterRecord {
@@ -40,10 +41,25 @@ export interface ClusterStore {
   registerClusters(registration: ClusterRegistration): Promise<RegisteredClusters>;
 }
 
+interface ClusterRow {
+  name: string;
+  labels: unknown;
+  reachable: boolean | null;
+  lastGoodReadAt: Date | null;
+  tickLastSeenAt: Date | null;
+  snapshotIntervalMs: number | null;
+  retiredAt: Date | null;
+}
+
+/** Prisma's interactive-transaction defaults, which registration ran with before it ran on `pg`. */
+const REGISTRATION_BOUNDS = { timeoutMs: 5_000, maxWaitMs: 2_000 };
+
 export function createClusterStore(db: Db): ClusterStore {
+  const sql = sqlOn(db);
   return {
     async listClusters() {
-      const rows = await db.cluster.findMany({ orderBy: { name: 'asc' } });
+      const rows = await sql.$queryRaw<ClusterRow[]>`
+        SELECT "name", "labels", "reachable", "lastGoodReadAt", "tickLastSeenAt", "snapshotIntervalMs", "retiredAt" FROM "Cluster" ORDER BY "name"`;
       return rows.map((row) => ({
         name: row.name,
         labels: (row.labels ?? {}) as Record<string, string>,
@@ -55,7 +71,7 @@ export function createClusterStore(db: Db): ClusterStore {
 
     async registerClusters({ configured, snapshotIntervalMs, at = new Date() }) {
       const names = [...new Set(configured)];
-      return db.$transaction(async (tx) => {
+      return withSqlTransaction(db, async (tx) => {
         // "xmax <> 0" tells an updated row from an inserted one; the old retiredAt comes from the row before the update.
         const upserted = await tx.$queryRaw<{ name: string; wasRetired: boolean }[]>`
           WITH before AS (SELECT "name", "retiredAt" FROM "Cluster" WHERE "name" = ANY(${names}::text[]))
@@ -67,7 +83,7 @@ export function createClusterStore(db: Db): ClusterStore {
           WHERE "retiredAt" IS NULL AND NOT ("name" = ANY(${names}::text[]))
           RETURNING "name"`;
         return { retired: retired.map((r) => r.name).sort(), restored: upserted.filter((r) => r.wasRetired).map((r) => r.name).sort() };
-      });
+      }, REGISTRATION_BOUNDS);
     },
   };
 }

@@ -9,6 +9,7 @@ import type { StatusChange } from '../history/types.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { CHANGE_LOG_LOCK, storeDetails, uniqueDetails } from './history-write.ts';
 import type { Db } from './prisma.ts';
+import { sqlOn, withSqlTransaction, type RawTx } from './sql-transaction.ts';
 
 /** One check run over a cluster's selected phases. */
 export interface CheckRunWrite {
@@ -88,11 +89,12 @@ const asStored = (r: ConditionRow): StoredCondition => ({ ...r, source: r.source
 
 /** The condition store over a Prisma client. */
 export function createConditionStore(db: Db): ConditionStore {
+  const sql = sqlOn(db);
   return {
-    recordRun: (run) => db.$transaction((tx) => writeRun(tx, run), { timeout: 60_000, maxWait: 30_000 }),
+    recordRun: (run) => withSqlTransaction(db, (tx) => writeRun(tx, run), { timeoutMs: 60_000, maxWaitMs: 30_000 }),
 
     async phaseIds(cluster) {
-      const rows = await db.$queryRaw<{ id: number; sourceKind: string; namespace: string; name: string }[]>`
+      const rows = await sql.$queryRaw<{ id: number; sourceKind: string; namespace: string; name: string }[]>`
         SELECT p."id", p."sourceKind", p."namespace", p."name" FROM "Phase" p JOIN "Cluster" c ON c."id" = p."clusterId"
         WHERE c."name" = ${cluster} AND p."deletedAt" IS NULL`;
       return new Map(rows.map((r) => [`${r.sourceKind}/${r.namespace}/${r.name}`, r.id]));
@@ -102,7 +104,7 @@ export function createConditionStore(db: Db): ConditionStore {
       const result = new Map<string, FalseCondition[]>();
       if (types.length === 0) return result;
       // Sub-conditions a webhook answers (`<check>/<suffix>`) belong to their check.
-      const rows = await db.$queryRaw<{ sourceKind: string; namespace: string; name: string; type: string; reason: string; message: string }[]>`
+      const rows = await sql.$queryRaw<{ sourceKind: string; namespace: string; name: string; type: string; reason: string; message: string }[]>`
         SELECT p."sourceKind", p."namespace", p."name", c."type", c."reason", c."message"
         FROM "PhaseConditionCurrent" c JOIN "Phase" p ON p."id" = c."phaseId" JOIN "Cluster" k ON k."id" = p."clusterId"
         WHERE k."name" = ${cluster} AND p."deletedAt" IS NULL AND c."status" = 'False' AND split_part(c."type", '/', 1) = ANY(${[...types]}::text[])
@@ -118,7 +120,7 @@ export function createConditionStore(db: Db): ConditionStore {
 
     async revisionBodies(hashes) {
       if (hashes.length === 0) return new Map();
-      const rows = await db.$queryRaw<{ hash: string; object: Record<string, unknown> }[]>`
+      const rows = await sql.$queryRaw<{ hash: string; object: Record<string, unknown> }[]>`
         SELECT "hash", "object" FROM "ObjectRevision" WHERE "hash" = ANY(${[...hashes]}::text[])`;
       return new Map(rows.map((r) => [r.hash, r.object]));
     },
@@ -126,7 +128,7 @@ export function createConditionStore(db: Db): ConditionStore {
     async currentConditions(phaseIds) {
       const result = new Map<number, ConditionRecord[]>();
       if (phaseIds.length === 0) return result;
-      const rows = await db.$queryRaw<(ConditionRow & { lastRunAt: Date | null; intervalMs: number | null })[]>`
+      const rows = await sql.$queryRaw<(ConditionRow & { lastRunAt: Date | null; intervalMs: number | null })[]>`
         SELECT c."phaseId", c."type", c."source", c."status", c."reason", c."message", c."from", r."lastRunAt", r."intervalMs"
         FROM "PhaseConditionCurrent" c
         JOIN "Phase" p ON p."id" = c."phaseId"
@@ -142,7 +144,7 @@ export function createConditionStore(db: Db): ConditionStore {
     },
 
     async conditionsAt(phaseId, at) {
-      const rows = await db.$queryRaw<(ConditionRow & { to: Date | null })[]>`
+      const rows = await sql.$queryRaw<(ConditionRow & { to: Date | null })[]>`
         SELECT "phaseId", "type", "source", "status", "reason", "message", "from", "to" FROM "PhaseConditionInterval"
         WHERE "phaseId" = ${phaseId}::int AND "from" <= ${at}::timestamptz(3) AND "to" > ${at}::timestamptz(3)
         UNION ALL
@@ -156,7 +158,7 @@ export function createConditionStore(db: Db): ConditionStore {
       const type = page.type === undefined ? Prisma.empty : Prisma.sql`AND "type" = ${page.type}`;
       const after = page.after === undefined ? Prisma.empty : Prisma.sql`WHERE ("from", "type") > (${page.after.from}::timestamptz(3), ${page.after.type})`;
       const limit = page.first === undefined ? Prisma.empty : Prisma.sql`LIMIT ${page.first}`;
-      const rows = await db.$queryRaw<(ConditionRow & { to: Date | null })[]>`
+      const rows = await sql.$queryRaw<(ConditionRow & { to: Date | null })[]>`
         SELECT * FROM (
           SELECT "phaseId", "type", "source", "status", "reason", "message", "from", "to" FROM "PhaseConditionInterval"
           WHERE "phaseId" = ${phaseId}::int AND "from" < ${to}::timestamptz(3) AND "to" > ${from}::timestamptz(3) ${type}
@@ -170,7 +172,7 @@ export function createConditionStore(db: Db): ConditionStore {
   };
 }
 
-async function writeRun(tx: Prisma.TransactionClient, run: CheckRunWrite): Promise<CheckRunWritten> {
+async function writeRun(tx: RawTx, run: CheckRunWrite): Promise<CheckRunWritten> {
   const [cluster] = await tx.$queryRaw<{ id: number }[]>`SELECT "id" FROM "Cluster" WHERE "name" = ${run.cluster}`;
   if (cluster === undefined) return { changes: [], rows: 0 };
   // The run's time moves the check's watermark, or the run is older than one already written (two

@@ -9,6 +9,7 @@ import { Prisma } from '../generated/prisma/client.ts';
 import { accessConditions } from './access-rule.ts';
 import type { Db } from './prisma.ts';
 import { createReadSql } from './read-sql.ts';
+import { sqlOn, withSqlTransaction } from './sql-transaction.ts';
 import type { AccessScope } from './read-types.ts';
 
 export type DeliveryStatus = 'pending' | 'held' | 'delivered' | 'failed' | 'suppressed';
@@ -120,19 +121,22 @@ function toRecord(row: DeliveryRow): DeliveryRecord {
 
 /** Scans must not wait on each other: a locked cursor means another scanner is on it. */
 const SCAN_TIMEOUT_MS = 60_000;
+/** How long a scan waits for a pooled connection (Prisma's default, which scans ran with before). */
+const SCAN_CONNECTION_WAIT_MS = 2_000;
 
 export function createNotificationStore(db: Db): NotificationStore {
   const sql = createReadSql(db);
+  const raw = sqlOn(db);
   return {
     async ensureCursor(route) {
-      await db.$executeRaw`
+      await raw.$executeRaw`
         INSERT INTO "NotificationCursor" ("route", "seq", "updatedAt")
         SELECT ${route}, coalesce(max("seq"), 0), now() FROM "StatusChange"
         ON CONFLICT ("route") DO NOTHING`;
     },
 
     async withRouteScan(route, scan) {
-      return db.$transaction(async (tx) => {
+      return withSqlTransaction(db, async (tx) => {
         const locked = await tx.$queryRaw<{ seq: bigint }[]>`SELECT "seq" FROM "NotificationCursor" WHERE "route" = ${route} FOR UPDATE SKIP LOCKED`;
         const row = locked[0];
         if (row === undefined) return undefined;
@@ -167,7 +171,7 @@ export function createNotificationStore(db: Db): NotificationStore {
           },
         };
         return scan(state);
-      }, { timeout: SCAN_TIMEOUT_MS });
+      }, { timeoutMs: SCAN_TIMEOUT_MS, maxWaitMs: SCAN_CONNECTION_WAIT_MS });
     },
 
     async phaseLabels(ids) {
@@ -198,14 +202,14 @@ export function createNotificationStore(db: Db): NotificationStore {
     },
 
     async markDelivered(route, seq) {
-      const updated = await db.$executeRaw`
+      const updated = await raw.$executeRaw`
         UPDATE "NotificationDelivery" SET "status" = 'delivered', "attempts" = "attempts" + 1, "deliveredAt" = now(), "updatedAt" = now()
         WHERE "route" = ${route} AND "seq" = ${seq} AND "status" = 'pending'`;
       return updated > 0;
     },
 
     async markAttemptFailed(route, seq, error, final) {
-      await db.$executeRaw`
+      await raw.$executeRaw`
         UPDATE "NotificationDelivery"
         SET "attempts" = "attempts" + 1, "lastError" = ${error.slice(0, 500)}, "updatedAt" = now(),
             "status" = ${final === undefined ? 'pending' : 'failed'}, "reason" = ${final?.reason ?? null}

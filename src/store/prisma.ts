@@ -18,8 +18,51 @@ const pools = new WeakMap<Db, pg.Pool>();
  * status-run walk is high enough to start JIT compilation, which costs several times the read it
  * would speed up.
  */
-export function createDb(url: string, options: { poolSize?: number } = {}): Db {
-  return createDbOnPool(new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: '-c jit=off' }));
+export function createDb(url: string, options: DbOptions = {}): Db {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, options: '-c jit=off' });
+  return options.prisma === false ? createPoolOnlyDb(pool) : createDbOnPool(pool);
+}
+
+/** Options of {@link createDb}. */
+export interface DbOptions {
+  /** Connections in the pool. @default 10 */
+  poolSize?: number;
+  /**
+   * `false`: the pool only, for worker processes. Their SQL runs on `pg` (src/store/sql-transaction.ts,
+   * read-sql.ts), and the first query Prisma runs would load its WebAssembly query compiler for
+   * good, tens of MB in every worker; so any use of the Prisma client throws instead. @default true
+   */
+  prisma?: boolean;
+}
+
+/** Thrown when code in a process whose client was made with `prisma: false` uses Prisma. */
+export class PrismaUnavailableError extends Error {
+  constructor(readonly property: string) {
+    super(`db.${property}: this process runs its SQL on pg and has no Prisma client (createDb with prisma: false; worker processes). Use sqlOn/withSqlTransaction from src/store/sql-transaction.ts`);
+    this.name = 'PrismaUnavailableError';
+  }
+}
+
+/**
+ * A {@link Db} that is only its pool: `poolOf` finds the pool and `$disconnect()` ends it; reading
+ * any other property throws {@link PrismaUnavailableError}, so a Prisma query in a worker fails
+ * where it is made, in tests too, instead of quietly costing the memory.
+ */
+function createPoolOnlyDb(pool: pg.Pool): Db {
+  pool.on('error', () => undefined);
+  const disconnect = async (): Promise<void> => {
+    if (!pool.ended) await pool.end();
+  };
+  const db = new Proxy(Object.create(null) as object, {
+    get(_target, property) {
+      if (property === '$disconnect') return disconnect;
+      // Symbols and `then` are asked by the runtime itself (inspection, await), not by a query.
+      if (typeof property === 'symbol' || property === 'then') return undefined;
+      throw new PrismaUnavailableError(property);
+    },
+  }) as Db;
+  pools.set(db, pool);
+  return db;
 }
 
 /** A Prisma client over `pool`, which it owns: `$disconnect()` ends the pool. */

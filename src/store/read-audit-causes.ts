@@ -6,7 +6,7 @@
  */
 import type { StatusCause } from '../reports/index.ts';
 import { isResourceStatus } from '../status/types.ts';
-import type { Db } from './prisma.ts';
+import type { RawTx } from './sql-transaction.ts';
 import { readJson } from './read-json.ts';
 
 /** A phase status interval as read for the report, with the detail that names its worst resource. */
@@ -36,8 +36,8 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
  * reason when it has none); when its interval is not among `resources`, the phase's message, which
  * names the resource too, stands in.
  */
-export async function readStatusCauses(db: Db, intervals: readonly PhaseIntervalRow[], resources: readonly ResourceIntervalRow[]): Promise<(StatusCause | null)[]> {
-  const phaseDetails = await readDetails(db, intervals.filter((i) => i.status !== 'Current').map((i) => i.detailId));
+export async function readStatusCauses(sql: RawTx, intervals: readonly PhaseIntervalRow[], resources: readonly ResourceIntervalRow[]): Promise<(StatusCause | null)[]> {
+  const phaseDetails = await readDetails(sql, intervals.filter((i) => i.status !== 'Current').map((i) => i.detailId));
   const byResource = new Map<string, ResourceIntervalRow[]>();
   for (const r of resources) {
     const key = `${r.phaseId}\u0000${r.resourceKey}`;
@@ -52,7 +52,7 @@ export async function readStatusCauses(db: Db, intervals: readonly PhaseInterval
     const resource = (byResource.get(`${interval.phaseId}\u0000${worst}`) ?? []).findLast((r) => r.from <= interval.from) ?? null;
     return { worst, phaseMessage: text(body?.['message']), resource };
   });
-  const resourceDetails = await readDetails(db, found.flatMap((f) => (f?.resource ? [f.resource.detailId] : [])));
+  const resourceDetails = await readDetails(sql, found.flatMap((f) => (f?.resource ? [f.resource.detailId] : [])));
   return found.map((f) => {
     if (f === null) return null;
     if (f.resource === null) return { resource: f.worst, status: null, message: f.phaseMessage };
@@ -65,9 +65,9 @@ export async function readStatusCauses(db: Db, intervals: readonly PhaseInterval
   });
 }
 
-async function readDetails(db: Db, ids: readonly number[]): Promise<Map<number, DetailBody>> {
+async function readDetails(sql: RawTx, ids: readonly number[]): Promise<Map<number, DetailBody>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const rows = await db.statusDetail.findMany({ where: { id: { in: unique } }, select: { id: true, body: true } });
+  const rows = await sql.$queryRaw<{ id: number; body: unknown }[]>`SELECT "id", "body" FROM "StatusDetail" WHERE "id" = ANY(${unique}::int[])`;
   return new Map(rows.map((row) => [row.id, readJson<DetailBody>(row.body, {})]));
 }

@@ -6,10 +6,12 @@
 import type { AuditInput, ManifestChange, PhaseHistory } from '../reports/index.ts';
 import { isResourceStatus } from '../status/types.ts';
 import { observationStateOf } from '../history/observation.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 import type { Db } from './prisma.ts';
-import { phaseAccessWhere } from './access-rule.ts';
+import { accessConditions } from './access-rule.ts';
 import type { AccessScope } from './read-types.ts';
 import { readStatusCauses } from './read-audit-causes.ts';
+import { sqlOn, type RawTx } from './sql-transaction.ts';
 
 /** Which phases a report asks for; empty lists mean all. The caller's restrictions are apart ({@link readAuditInput}). */
 export interface AuditSelection {
@@ -38,18 +40,24 @@ function entriesOf(value: unknown): string[] {
  * outside it matches no phase (an empty report), as every other read treats restrictions.
  */
 export async function readAuditInput(db: Db, range: { from: Date; to: Date }, selection: AuditSelection, access: AccessScope): Promise<AuditInput> {
-  const overlaps = { from: { lt: range.to }, OR: [{ to: null }, { to: { gt: range.from } }] };
-  const phases = await db.phase.findMany({
-    where: {
-      // The selection's lists mean what a scope's do (empty: all), so it narrows as a second scope.
-      AND: [...phaseAccessWhere(selection), ...phaseAccessWhere(access)],
-      ...(selection.phases.length ? { name: { in: selection.phases } } : {}),
-      firstSeenAt: { lt: range.to },
-      OR: [{ deletedAt: null }, { deletedAt: { gt: range.from } }],
-    },
-    include: { cluster: { select: { name: true, id: true, tickLastSeenAt: true, snapshotIntervalMs: true, retiredAt: true } } },
-    orderBy: [{ clusterId: 'asc' }, { namespace: 'asc' }, { name: 'asc' }],
-  });
+  const sql = sqlOn(db);
+  const { from, to } = range;
+  const columns = { cluster: Prisma.sql`c."name"`, namespace: Prisma.sql`p."namespace"` };
+  const where = [
+    // The selection's lists mean what a scope's do (empty: all), so it narrows as a second scope.
+    ...accessConditions(selection, columns),
+    ...accessConditions(access, columns),
+    ...(selection.phases.length > 0 ? [Prisma.sql`p."name" = ANY(${selection.phases}::text[])`] : []),
+    Prisma.sql`p."firstSeenAt" < ${to}::timestamptz(3)`,
+    Prisma.sql`(p."deletedAt" IS NULL OR p."deletedAt" > ${from}::timestamptz(3))`,
+  ];
+  const phases = (
+    await sql.$queryRaw<{ id: number; clusterId: number; sourceKind: string; namespace: string; name: string; clusterName: string; tickLastSeenAt: Date | null; snapshotIntervalMs: number | null; retiredAt: Date | null }[]>`
+      SELECT p."id", p."clusterId", p."sourceKind", p."namespace", p."name", c."name" AS "clusterName", c."tickLastSeenAt", c."snapshotIntervalMs", c."retiredAt"
+      FROM "Phase" p JOIN "Cluster" c ON c."id" = p."clusterId"
+      WHERE ${Prisma.join(where, ' AND ')}
+      ORDER BY p."clusterId", p."namespace", p."name"`
+  ).map(({ clusterName, tickLastSeenAt, snapshotIntervalMs, retiredAt, ...phase }) => ({ ...phase, cluster: { name: clusterName, tickLastSeenAt, snapshotIntervalMs, retiredAt } }));
   const phaseIds = phases.map((p) => p.id);
   // A current status is vouched for only while its cluster was observed (src/history/observation.ts):
   // from then on it counts as unobserved, as the next tick will record it.
@@ -63,28 +71,38 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
   const [intervals, reachability, manifestIntervals, revisions, conditionIntervals] = await Promise.all([
     // Ended intervals overlapping the range, then current statuses begun before its end.
     Promise.all([
-      db.phaseStatusInterval.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to }, to: { gt: range.from } }, select: { phaseId: true, status: true, from: true, to: true, stale: true, unobserved: true, detailId: true } }),
-      db.phaseCurrentStatus.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to } }, select: { phaseId: true, status: true, from: true, stale: true, detailId: true } }),
+      sql.$queryRaw<{ phaseId: number; status: string; from: Date; to: Date; stale: boolean; unobserved: boolean; detailId: number }[]>`
+        SELECT "phaseId", "status", "from", "to", "stale", "unobserved", "detailId" FROM "PhaseStatusInterval"
+        WHERE "phaseId" = ANY(${phaseIds}::int[]) AND "from" < ${to}::timestamptz(3) AND "to" > ${from}::timestamptz(3)`,
+      sql.$queryRaw<{ phaseId: number; status: string; from: Date; stale: boolean; detailId: number }[]>`
+        SELECT "phaseId", "status", "from", "stale", "detailId" FROM "PhaseCurrentStatus"
+        WHERE "phaseId" = ANY(${phaseIds}::int[]) AND "from" < ${to}::timestamptz(3)`,
     ]).then(([ended, current]) =>
       [...ended, ...current.flatMap((c) => openIntervals(c, unobservedFrom.get(c.phaseId) ?? null))].sort((a, b) => a.phaseId - b.phaseId || a.from.getTime() - b.from.getTime()),
     ),
-    db.clusterReachability.findMany({ where: { clusterId: { in: clusterIds }, ...overlaps }, orderBy: [{ clusterId: 'asc' }, { from: 'asc' }] }),
+    sql.$queryRaw<{ clusterId: number; reachable: boolean; from: Date; to: Date | null }[]>`
+      SELECT "clusterId", "reachable", "from", "to" FROM "ClusterReachability"
+      WHERE "clusterId" = ANY(${clusterIds}::int[]) AND "from" < ${to}::timestamptz(3) AND ("to" IS NULL OR "to" > ${from}::timestamptz(3))
+      ORDER BY "clusterId", "from"`,
     // One interval before the range too, so the first change in the range has something to diff against.
-    db.phaseManifest.findMany({
-      where: { phaseId: { in: phaseIds }, from: { lt: range.to }, OR: [{ to: null }, { to: { gte: range.from } }] },
-      include: { manifest: { select: { entries: true } } },
-      orderBy: [{ phaseId: 'asc' }, { from: 'asc' }],
-    }),
+    sql.$queryRaw<{ phaseId: number; from: Date; entries: unknown }[]>`
+      SELECT pm."phaseId", pm."from", m."entries" FROM "PhaseManifest" pm JOIN "Manifest" m ON m."id" = pm."manifestId"
+      WHERE pm."phaseId" = ANY(${phaseIds}::int[]) AND pm."from" < ${to}::timestamptz(3) AND (pm."to" IS NULL OR pm."to" >= ${from}::timestamptz(3))
+      ORDER BY pm."phaseId", pm."from"`,
     // Ended intervals and current statuses of the phases' resources, per resource in time order.
-    readResourceRevisions(db, phaseIds, range),
+    readResourceRevisions(sql, phaseIds, range),
     // Conditions from checks: ended intervals overlapping the range, then current ones begun before its end.
     Promise.all([
-      db.phaseConditionInterval.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to }, to: { gt: range.from } }, select: { phaseId: true, type: true, status: true, from: true, to: true } }),
-      db.phaseConditionCurrent.findMany({ where: { phaseId: { in: phaseIds }, from: { lt: range.to } }, select: { phaseId: true, type: true, status: true, from: true } }),
+      sql.$queryRaw<{ phaseId: number; type: string; status: string; from: Date; to: Date }[]>`
+        SELECT "phaseId", "type", "status", "from", "to" FROM "PhaseConditionInterval"
+        WHERE "phaseId" = ANY(${phaseIds}::int[]) AND "from" < ${to}::timestamptz(3) AND "to" > ${from}::timestamptz(3)`,
+      sql.$queryRaw<{ phaseId: number; type: string; status: string; from: Date }[]>`
+        SELECT "phaseId", "type", "status", "from" FROM "PhaseConditionCurrent"
+        WHERE "phaseId" = ANY(${phaseIds}::int[]) AND "from" < ${to}::timestamptz(3)`,
     ]).then(([ended, current]) => [...ended, ...current.map((c) => ({ ...c, to: null }))]),
   ]);
 
-  const causes = await readStatusCauses(db, intervals, revisions);
+  const causes = await readStatusCauses(sql, intervals, revisions);
 
   const byPhase = new Map<number, PhaseHistory>();
   for (const p of phases) {
@@ -113,8 +131,8 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
     const before = manifestIntervals[n - 1];
     const after = manifestIntervals[n];
     if (!before || !after || before.phaseId !== after.phaseId || after.from < range.from) continue;
-    const was = new Set(entriesOf(before.manifest.entries));
-    const now = new Set(entriesOf(after.manifest.entries));
+    const was = new Set(entriesOf(before.entries));
+    const now = new Set(entriesOf(after.entries));
     const change = changeAt(after.phaseId, after.from);
     // A new manifest version, whatever its entries: this is what the `manifests` history lists.
     change.inventoryChanged = true;
@@ -149,13 +167,18 @@ function openIntervals<T extends { phaseId: number; status: string; from: Date; 
 }
 
 /** Each resource's revision and status over `range` (ended intervals and current statuses), per phase and resource in time order. */
-async function readResourceRevisions(db: Db, phaseIds: number[], range: { from: Date; to: Date }): Promise<{ phaseId: number; resourceKey: string; revisionId: number | null; status: string; detailId: number; from: Date }[]> {
-  const resources = await db.resource.findMany({ where: { phaseId: { in: phaseIds } }, select: { id: true, phaseId: true, key: true } });
+async function readResourceRevisions(sql: RawTx, phaseIds: number[], range: { from: Date; to: Date }): Promise<{ phaseId: number; resourceKey: string; revisionId: number | null; status: string; detailId: number; from: Date }[]> {
+  const resources = await sql.$queryRaw<{ id: number; phaseId: number; key: string }[]>`SELECT "id", "phaseId", "key" FROM "Resource" WHERE "phaseId" = ANY(${phaseIds}::int[])`;
   const byId = new Map(resources.map((r) => [r.id, r]));
   const ids = resources.map((r) => r.id);
+  type Row = { resourceId: number; revisionId: number | null; status: string; detailId: number; from: Date };
   const [ended, current] = await Promise.all([
-    db.resourceStatusInterval.findMany({ where: { resourceId: { in: ids }, from: { lt: range.to }, to: { gte: range.from } }, select: { resourceId: true, revisionId: true, status: true, detailId: true, from: true } }),
-    db.resourceCurrentStatus.findMany({ where: { resourceId: { in: ids }, from: { lt: range.to } }, select: { resourceId: true, revisionId: true, status: true, detailId: true, from: true } }),
+    sql.$queryRaw<Row[]>`
+      SELECT "resourceId", "revisionId", "status", "detailId", "from" FROM "ResourceStatusInterval"
+      WHERE "resourceId" = ANY(${ids}::int[]) AND "from" < ${range.to}::timestamptz(3) AND "to" >= ${range.from}::timestamptz(3)`,
+    sql.$queryRaw<Row[]>`
+      SELECT "resourceId", "revisionId", "status", "detailId", "from" FROM "ResourceCurrentStatus"
+      WHERE "resourceId" = ANY(${ids}::int[]) AND "from" < ${range.to}::timestamptz(3)`,
   ]);
   return [...ended, ...current]
     .map((r) => {

@@ -1,4 +1,5 @@
 import type { Db } from './prisma.ts';
+import { sqlOn } from './sql-transaction.ts';
 
 /** A stored audit report. */
 export interface StoredReport {
@@ -24,16 +25,22 @@ export function createReportStore(db: Db): ReportStore {
     params: (row.params ?? {}) as Record<string, unknown>,
     ...(row.content !== undefined ? { content: row.content } : {}),
   });
+  type Row = { id: number; createdAt: Date; format: string; params: unknown; content: string };
+  const sql = sqlOn(db);
   return {
     async save(report) {
-      return shape(await db.report.create({ data: { format: report.format, params: report.params as object, content: report.content } })) as StoredReport;
+      const [row] = await sql.$queryRaw<Row[]>`
+        INSERT INTO "Report" ("format", "params", "content") VALUES (${report.format}, ${JSON.stringify(report.params)}::jsonb, ${report.content})
+        RETURNING "id", "createdAt", "format", "params", "content"`;
+      if (row === undefined) throw new Error('INSERT INTO "Report" returned no row');
+      return shape(row) as StoredReport;
     },
     async list(limit) {
-      const rows = await db.report.findMany({ orderBy: { id: 'desc' }, take: limit, select: { id: true, createdAt: true, format: true, params: true } });
+      const rows = await sql.$queryRaw<Omit<Row, 'content'>[]>`SELECT "id", "createdAt", "format", "params" FROM "Report" ORDER BY "id" DESC LIMIT ${limit}::int`;
       return rows.map(shape);
     },
     async get(id) {
-      const row = await db.report.findUnique({ where: { id } });
+      const [row] = await sql.$queryRaw<Row[]>`SELECT "id", "createdAt", "format", "params", "content" FROM "Report" WHERE "id" = ${id}::int`;
       return row ? (shape(row) as StoredReport) : null;
     },
   };

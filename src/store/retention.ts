@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { parseDuration } from '../duration.ts';
 import type { Db } from './prisma.ts';
+import { withSqlTransaction } from './sql-transaction.ts';
 
 const ageSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {
   const ms = typeof value === 'number' ? value : parseDuration(value);
@@ -49,7 +50,8 @@ export type RetentionResult = Record<
 /** Removes what `policy` says is too old at `now`, in one transaction. */
 export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date = new Date()): Promise<RetentionResult> {
   const before = (age: number | undefined): Date | undefined => (age === undefined ? undefined : new Date(now.getTime() - age));
-  return db.$transaction(
+  return withSqlTransaction(
+    db,
     async (tx) => {
       const result: RetentionResult = { ResourceStatusInterval: 0, PhaseStatusInterval: 0, PhaseConditionInterval: 0, PhaseManifest: 0, StatusChange: 0, ObservationTick: 0, ClusterReachability: 0, Phase: 0, ObjectRevision: 0, Manifest: 0, StatusDetail: 0, NotificationDelivery: 0 };
       const deletedPhases = before(policy.deletedPhases);
@@ -61,27 +63,29 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date 
         // Ended condition intervals have no foreign key either.
         result.PhaseConditionInterval += await tx.$executeRaw`
           DELETE FROM "PhaseConditionInterval" i USING "Phase" p WHERE i."phaseId" = p."id" AND p."deletedAt" < ${deletedPhases}::timestamptz(3)`;
-        result.Phase = (await tx.phase.deleteMany({ where: { deletedAt: { lt: deletedPhases } } })).count;
+        // The rest of a deleted phase's history goes with it (its foreign keys cascade).
+        result.Phase = await tx.$executeRaw`DELETE FROM "Phase" WHERE "deletedAt" < ${deletedPhases}::timestamptz(3)`;
       }
       const resources = before(policy.resourceIntervals);
-      if (resources) result.ResourceStatusInterval += (await tx.resourceStatusInterval.deleteMany({ where: { to: { lt: resources } } })).count;
+      if (resources) result.ResourceStatusInterval += await tx.$executeRaw`DELETE FROM "ResourceStatusInterval" WHERE "to" < ${resources}::timestamptz(3)`;
       const phases = before(policy.phaseIntervals);
       if (phases) {
-        result.PhaseStatusInterval = (await tx.phaseStatusInterval.deleteMany({ where: { to: { lt: phases } } })).count;
-        result.PhaseConditionInterval += (await tx.phaseConditionInterval.deleteMany({ where: { to: { lt: phases } } })).count;
-        result.PhaseManifest = (await tx.phaseManifest.deleteMany({ where: { to: { lt: phases } } })).count;
+        result.PhaseStatusInterval = await tx.$executeRaw`DELETE FROM "PhaseStatusInterval" WHERE "to" < ${phases}::timestamptz(3)`;
+        result.PhaseConditionInterval += await tx.$executeRaw`DELETE FROM "PhaseConditionInterval" WHERE "to" < ${phases}::timestamptz(3)`;
+        result.PhaseManifest = await tx.$executeRaw`DELETE FROM "PhaseManifest" WHERE "to" < ${phases}::timestamptz(3)`;
       }
       const changes = before(policy.statusChanges);
-      if (changes) result.StatusChange = (await tx.statusChange.deleteMany({ where: { at: { lt: changes } } })).count;
+      if (changes) result.StatusChange = await tx.$executeRaw`DELETE FROM "StatusChange" WHERE "at" < ${changes}::timestamptz(3)`;
       const reachability = before(policy.reachability);
-      if (reachability) result.ClusterReachability = (await tx.clusterReachability.deleteMany({ where: { to: { lt: reachability } } })).count;
+      if (reachability) result.ClusterReachability = await tx.$executeRaw`DELETE FROM "ClusterReachability" WHERE "to" < ${reachability}::timestamptz(3)`;
       const deliveries = before(policy.notificationDeliveries);
       if (deliveries) {
-        result.NotificationDelivery = (await tx.notificationDelivery.deleteMany({ where: { updatedAt: { lt: deliveries }, status: { in: ['delivered', 'failed', 'suppressed'] } } })).count;
+        result.NotificationDelivery = await tx.$executeRaw`
+          DELETE FROM "NotificationDelivery" WHERE "updatedAt" < ${deliveries}::timestamptz(3) AND "status" IN ('delivered', 'failed', 'suppressed')`;
       }
       const ticks = before(policy.observationTicks);
       if (ticks) {
-        result.ObservationTick = (await tx.observationTick.deleteMany({ where: { lastSeenAt: { lt: ticks } } })).count;
+        result.ObservationTick = await tx.$executeRaw`DELETE FROM "ObservationTick" WHERE "lastSeenAt" < ${ticks}::timestamptz(3)`;
       }
       // Snapshots insert into these tables before referring to a row; the lock makes them wait
       // (or makes this wait) so a row about to be referred to again is never collected.
@@ -100,7 +104,7 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date 
           AND NOT EXISTS (SELECT 1 FROM "StatusChange" c WHERE c."detailId" = d."id")`;
       return result;
     },
-    { timeout: 600_000, maxWait: 60_000 },
+    { timeoutMs: 600_000, maxWaitMs: 60_000 },
   );
 }
 

@@ -71,6 +71,26 @@ function statementOf(query: TemplateStringsArray | Prisma.Sql, values: unknown[]
   return query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
 }
 
+/**
+ * The same raw templates outside a transaction: each statement runs on its own (autocommit) on a
+ * pooled connection of `db`'s pool, as a named prepared statement, and reads back as `$queryRaw`
+ * would. Worker code runs its statements here and in {@link withSqlTransaction}, never through
+ * Prisma: the first statement Prisma runs loads its WebAssembly query compiler, which a process
+ * then keeps (tens of MB of resident memory; figures in BENCHMARKS.md).
+ */
+export function sqlOn(db: Db): RawTx {
+  const pool = poolOf(db);
+  const run = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Promise<pg.QueryResult> => {
+    const statement = statementOf(query, values);
+    const text = statement.text;
+    return statement.values.length === 0 ? pool.query({ text, types }) : pool.query({ name: statementName(text), text, values: statement.values as unknown[], types });
+  };
+  return {
+    $executeRaw: async (query, ...values) => (await run(query, values)).rowCount ?? 0,
+    $queryRaw: async <R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => (await run(query, values)).rows as R,
+  };
+}
+
 /** Runs `work` in one transaction on one pooled connection of `db`'s pool. */
 export async function withSqlTransaction<T>(db: Db, work: (tx: RawTx) => Promise<T>, options: SqlTransactionOptions): Promise<T> {
   const pool = poolOf(db);

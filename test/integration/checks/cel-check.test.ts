@@ -46,9 +46,9 @@ describe('cel checks', () => {
       }),
       checkSchema.parse({ name: 'broken', cel: { expr: 'objects[0].spec.nope.deeper == 1' } }),
     ];
-    const cel = createCelChecks({ conditions: createConditionStore(db.db), log: testLogger() }, checks);
-    const deps = { recorder: createRecorder(createSnapshotStore(db.db)), publisher, log: testLogger(), afterRecord: (o: Parameters<typeof cel.afterSnapshot>[0]) => cel.afterSnapshot(o, 30_000) };
-    const store = createConditionStore(db.db);
+    const cel = createCelChecks({ conditions: createConditionStore(db.workerDb), log: testLogger() }, checks);
+    const deps = { recorder: createRecorder(createSnapshotStore(db.workerDb)), publisher, log: testLogger(), afterRecord: (o: Parameters<typeof cel.afterSnapshot>[0]) => cel.afterSnapshot(o, 30_000) };
+    const store = createConditionStore(db.workerDb);
     const version = async () => {
       const [id] = (await store.phaseIds('demo-staging')).values();
       return (await store.currentConditions([id as number])).get(id as number)?.map((c) => [c.type, c.status, c.reason, c.from.toISOString()]);

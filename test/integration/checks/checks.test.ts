@@ -106,15 +106,15 @@ describe('checks', () => {
         res.writeHead(200, { 'content-type': 'application/json' }).end(typeof webhookReply === 'string' ? webhookReply : JSON.stringify(webhookReply));
       });
     });
-    const recorder = createRecorder(createSnapshotStore(db.db));
+    const recorder = createRecorder(createSnapshotStore(db.workerDb));
     await recorder.record(await observeCluster(cluster.client, { now: () => at(0) }), { tickAt: at(0) });
-    const phaseReader = createPhaseReader(db.db);
+    const phaseReader = createPhaseReader(db.workerDb);
     phases = (await phaseReader.listPhases(FULL_ACCESS, { filter: { cluster: 'checks' }, order: 'NAME', first: 10 })).items;
     expect(phases).toHaveLength(2);
     deps = {
       phases: phaseReader,
-      history: createHistoryReader(db.db),
-      conditions: createConditionStore(db.db),
+      history: createHistoryReader(db.workerDb),
+      conditions: createConditionStore(db.workerDb),
       readSecret: (source) => readSecret(source, secretsDir, { WEBHOOK_SECRET: SECRET, HEALTH_TOKEN: `Bearer ${HEADER_TOKEN}` }),
       log: testLogger(),
     };
@@ -156,7 +156,7 @@ describe('checks', () => {
     // the True interval ends at the last run and a new one begins at the run that resumed.
     const resumed = await runCheckOnCluster(deps, http, 'checks', at(6));
     expect(resumed.written.changes).toEqual([]);
-    const store = createConditionStore(db.db);
+    const store = createConditionStore(db.workerDb);
     const phase = phases[0] as PhaseRecord;
     const intervals = await store.conditionIntervals(phase.id, { from: at(0), to: at(10) });
     expect(intervals.map((i) => [i.status, i.from.toISOString(), i.to?.toISOString() ?? null])).toEqual([
@@ -166,7 +166,7 @@ describe('checks', () => {
       ['True', at(6).toISOString(), null],
     ]);
     expect((await store.conditionsAt(phase.id, at(2, 30))).map((c) => c.status)).toEqual(['False']);
-    const log = await createHistoryReader(db.db).listStatusChanges(FULL_ACCESS, { phaseId: phase.id, scopes: ['condition'], conditionTypes: ['health'] }, 10);
+    const log = await createHistoryReader(db.workerDb).listStatusChanges(FULL_ACCESS, { phaseId: phase.id, scopes: ['condition'], conditionTypes: ['health'] }, 10);
     expect(log.items.map((c) => c.toStatus)).toEqual(['True', 'False', 'True']);
   });
 
@@ -228,7 +228,7 @@ describe('checks', () => {
     webhookReply = { conditions: [{ status: 'True', reason: 'Promoted', message: 'PR merged' }] };
     const dropped = await runCheckOnCluster(deps, hook, 'checks', at(5, 40));
     expect(dropped.written.changes.map((c) => [c.conditionType, c.fromStatus, c.toStatus])).toEqual([['promoted/smoke', 'False', 'Unknown'], ['promoted/smoke', 'False', 'Unknown']]);
-    const current = await createConditionStore(db.db).currentConditions([(phases[0] as PhaseRecord).id]);
+    const current = await createConditionStore(db.workerDb).currentConditions([(phases[0] as PhaseRecord).id]);
     expect(current.get((phases[0] as PhaseRecord).id)?.find((c) => c.type === 'promoted/smoke')).toMatchObject({ status: 'Unknown', reason: 'NotReported', lastRunAt: at(5, 40) });
     // Another check's condition, or the same one twice: refused whole.
     webhookReply = { conditions: [{ status: 'True', reason: 'Promoted' }, { type: 'health', status: 'True', reason: 'Forged' }] };
@@ -250,12 +250,12 @@ describe('checks', () => {
   });
 
   it('gates on conditions: held, not held long enough, different status, stale, missing', async () => {
-    const gateDeps = { phases: deps.phases, history: createHistoryReader(db.db), conditions: createConditionStore(db.db) };
+    const gateDeps = { phases: deps.phases, history: createHistoryReader(db.workerDb), conditions: createConditionStore(db.workerDb) };
     // The phase is Current since minute 9, and health True since minute 9: the gaps before (no snapshot, no check run) end the runs a gate measures.
     const [phase] = await deps.phases.getPhasesByIds(FULL_ACCESS, [(phases[0] as PhaseRecord).id]);
     if (phase === undefined) throw new Error('phase missing');
     // Keep the cluster observed at the gate's moments.
-    const recorder = createRecorder(createSnapshotStore(db.db));
+    const recorder = createRecorder(createSnapshotStore(db.workerDb));
     await recorder.record(await observeCluster(cluster.client, { now: () => at(9) }), { tickAt: at(9) });
     const [fresh] = await deps.phases.getPhasesByIds(FULL_ACCESS, [phase.id]);
     if (fresh === undefined) throw new Error('phase missing');
@@ -282,7 +282,7 @@ describe('checks', () => {
 
   it('gives the audit report the time each condition was True, False and Unknown', async () => {
     const phase = phases[0] as PhaseRecord;
-    const rendered = await createAuditReport(db.db, { from: at(0), to: at(5), now: at(5), format: 'markdown', selection: { clusters: ['checks'], namespaces: [phase.namespace], phases: [phase.name] }, access: FULL_ACCESS });
+    const rendered = await createAuditReport(db.workerDb, { from: at(0), to: at(5), now: at(5), format: 'markdown', selection: { clusters: ['checks'], namespaces: [phase.namespace], phases: [phase.name] }, access: FULL_ACCESS });
     // health: True 1-2 and 3-3:30 (then no run until 6), False 2-3 (minutes).
     expect(rendered.report.phases[0]?.conditionTime.health).toEqual({ True: 90_000, False: 60_000, Unknown: 0 });
     expect(rendered.content).toMatch(/## Conditions from checks/);
@@ -298,7 +298,7 @@ describe('checks', () => {
     const before = await rows('PhaseConditionInterval');
     expect(before).toBeGreaterThan(0);
     // Every ended interval so far ended by minute 10 of 2026-03-01; a cut at minute 3 keeps the later ones.
-    const result = await applyRetention(db.db, { phaseIntervals: 60_000 }, at(4));
+    const result = await applyRetention(db.workerDb, { phaseIntervals: 60_000 }, at(4));
     expect(result.PhaseConditionInterval).toBeGreaterThan(0);
     const left = await db.db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT count(*) AS n FROM "PhaseConditionInterval" WHERE "to" < '${at(3).toISOString()}'`);
     expect(left[0]?.n).toBe(0n);

@@ -32,6 +32,8 @@ const log = pino({ level: process.env.TEST_LOG ?? 'silent' });
 
 let database: TestDatabase;
 let db: Db;
+/** What the notification worker gets in a worker process: the pool only, no Prisma. */
+let workerDb: Db;
 let dir: string;
 let clusterId: number;
 let running: RunningNotificationWorker | undefined;
@@ -41,6 +43,7 @@ const prefix = uniquePrefix('notify');
 beforeAll(async () => {
   database = await createTestDatabase('notify');
   db = createDb(database.url, { poolSize: 4 });
+  workerDb = createDb(database.url, { poolSize: 4, prisma: false });
   dir = mkdtempSync(path.join(tmpdir(), 'phaselog-notify-'));
   writeFileSync(path.join(dir, 'hmac'), `${SECRET}\n`);
   clusterId = (await db.cluster.create({ data: { name: 'prod', reachable: true } })).id;
@@ -52,6 +55,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await db?.$disconnect();
+  await workerDb?.$disconnect();
   await database?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -72,7 +76,7 @@ function config(route: Record<string, unknown>, extra: Record<string, unknown> =
 }
 
 async function start(notifications: NotificationsConfig, metrics?: Metrics): Promise<RunningNotificationWorker> {
-  running = await startNotificationWorker({ db, redisUrl: testRedisUrl(), log, config: notifications, baseDir: dir, prefix, reconcileIntervalMs: 500, ...(metrics ? { metrics } : {}) });
+  running = await startNotificationWorker({ db: workerDb, redisUrl: testRedisUrl(), log, config: notifications, baseDir: dir, prefix, reconcileIntervalMs: 500, ...(metrics ? { metrics } : {}) });
   return running;
 }
 
@@ -276,7 +280,7 @@ describe('notifications', () => {
       await db.notificationDelivery.create({ data: { route: 'aged', seq, kind: 'transition', status, subject: 's', clusterId, phaseId: id, at: old, updatedAt: old } });
     };
     for (const status of ['delivered', 'failed', 'suppressed', 'pending', 'held']) await seed(status);
-    const removed = await applyRetention(db, { notificationDeliveries: 30 * 86_400_000 });
+    const removed = await applyRetention(workerDb, { notificationDeliveries: 30 * 86_400_000 });
     expect(removed.NotificationDelivery).toBe(3);
     expect((await deliveries('aged')).map((d) => d.status).sort()).toEqual(['held', 'pending']);
   });

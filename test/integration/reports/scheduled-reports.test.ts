@@ -14,12 +14,14 @@ import type { TestDatabase } from '../../helpers/services.ts';
 
 let database: TestDatabase;
 let db: Db;
+let workerDb: Db;
 let worker: RunningReportWorker;
 const now = new Date('2026-11-17T12:00:00Z');
 
 beforeAll(async () => {
   database = await createTestDatabase('scheduled_reports');
   db = createDb(database.url);
+  workerDb = createDb(database.url, { prisma: false });
   // Observed just now on an hourly schedule: its open intervals are vouched for until now.
   const cluster = await db.cluster.create({ data: { name: 'prod', labels: {}, tickLastSeenAt: new Date(), snapshotIntervalMs: 3_600_000 } });
   const phase = await db.phase.create({ data: { clusterId: cluster.id, sourceKind: 'argocd', namespace: 'argocd', name: 'checkout', firstSeenAt: new Date('2026-11-17T00:00:00Z'), lastSeenAt: now } });
@@ -31,7 +33,8 @@ beforeAll(async () => {
     await insertPhaseInterval(db, row);
   }
   worker = await startReportWorker({
-    db,
+    // As in a worker process: the pool only, no Prisma.
+    db: workerDb,
     redisUrl: testRedisUrl(),
     log: pino({ level: 'silent' }),
     prefix: uniquePrefix('reports'),
@@ -43,6 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker.close();
   await db.$disconnect();
+  await workerDb.$disconnect();
   await database.drop();
 });
 

@@ -24,7 +24,10 @@ export function uniqueId(label: string): string {
 /** A migrated database of its own. */
 export interface TestDatabase {
   url: string;
+  /** A Prisma client, for tests' own reads and set-up. */
   db: Db;
+  /** What a worker process gets (`prisma: false`): its pool only, any Prisma query throws. Give it to what workers run. */
+  workerDb: Db;
   /** Disconnects and drops the database. */
   drop(): Promise<void>;
 }
@@ -35,11 +38,14 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   await ensureDatabase(url);
   await migrateDatabase(url);
   const db = createDb(url, { poolSize: 5 });
+  const workerDb = createDb(url, { poolSize: 5, prisma: false });
   return {
     url,
     db,
+    workerDb,
     async drop() {
       await db.$disconnect();
+      await workerDb.$disconnect();
       const fields = parseDatabaseUrl(url);
       const admin = new pg.Client({ ...fields, database: 'postgres' });
       await admin.connect();

@@ -29,9 +29,9 @@ describe('retention', () => {
     cluster = await startEmulatedCluster('kept');
     applyFleet(cluster.emulator, SHAPE);
     publisher = createChangePublisher(REDIS_URL, { prefix: uniqueId('retention') });
-    deps = { recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger(), observe: { now: () => new Date(now) } };
+    deps = { recorder: createRecorder(createSnapshotStore(database.workerDb)), publisher, log: testLogger(), observe: { now: () => new Date(now) } };
     // Read every four days (as a worker records its interval): ticks days apart are on schedule, no unobserved span.
-    await createClusterStore(database.db).registerClusters({ configured: [cluster.name], snapshotIntervalMs: 4 * DAY });
+    await createClusterStore(database.workerDb).registerClusters({ configured: [cluster.name], snapshotIntervalMs: 4 * DAY });
     // Day 0: everything Current. Day 6: app-0-0 rolls out, app-1-0 gets a new image (a new revision).
     // Day 8: app-0-0 is Current again. Day 10: unchanged.
     await snapshotAt(0);
@@ -63,7 +63,7 @@ describe('retention', () => {
     // Day 8: app-0-0 and its phase are back (2 changes).
     // 9 intervals: 6 current statuses and 3 ended intervals.
     expect(before).toMatchObject({ ResourceCurrentStatus: 6, ResourceStatusInterval: 3, ObjectRevision: 7, StatusChange: 9 + 2 + 2 });
-    const result = await applyRetention(database.db, { resourceIntervals: 3 * DAY, statusChanges: 5 * DAY, observationTicks: 1 * DAY }, new Date(T0 + 10 * DAY));
+    const result = await applyRetention(database.workerDb, { resourceIntervals: 3 * DAY, statusChanges: 5 * DAY, observationTicks: 1 * DAY }, new Date(T0 + 10 * DAY));
     // Closed on day 6 (older than day 7): app-0-0's first interval and app-1-0's first. Closed on day 8: kept.
     expect(result).toMatchObject({ ResourceStatusInterval: 2, StatusChange: 9, ObjectRevision: 1, PhaseStatusInterval: 0, Phase: 0, Manifest: 0 });
     const after = await countRows(database.db);
@@ -96,7 +96,7 @@ describe('retention', () => {
     const queueName = uniqueId('compaction');
     const workers = await startWorkers({
       config: { snapshot: { interval: 60_000 }, health: undefined, baseDir: process.cwd() },
-      db: database.db, redisUrl: REDIS_URL, log: testLogger(), clusters: [], queueName, prefix: queueName, schedule: false,
+      db: database.workerDb, redisUrl: REDIS_URL, log: testLogger(), clusters: [], queueName, prefix: queueName, schedule: false,
       retention: { policy: { statusChanges: DAY }, intervalMs: 200 },
     });
     try {
@@ -123,8 +123,8 @@ describe('retention', () => {
     expect(ended).toBeGreaterThanOrEqual(3);
     const kept = await intervalsOf('phase-0');
     // Day 13: deleted a day ago, kept under a two-day policy; day 15: removed under it.
-    expect(await applyRetention(database.db, { deletedPhases: 2 * DAY }, new Date(T0 + 13 * DAY))).toMatchObject({ Phase: 0, ResourceStatusInterval: 0 });
-    const result = await applyRetention(database.db, { deletedPhases: 2 * DAY }, new Date(T0 + 15 * DAY));
+    expect(await applyRetention(database.workerDb, { deletedPhases: 2 * DAY }, new Date(T0 + 13 * DAY))).toMatchObject({ Phase: 0, ResourceStatusInterval: 0 });
+    const result = await applyRetention(database.workerDb, { deletedPhases: 2 * DAY }, new Date(T0 + 15 * DAY));
     expect(result).toMatchObject({ Phase: 1, ResourceStatusInterval: ended });
     expect(await database.db.phase.findMany({ select: { name: true } })).toEqual([{ name: 'phase-0' }]);
     expect(await database.db.resource.count({ where: { key: { contains: 'app-1-' } } })).toBe(0);

@@ -28,7 +28,7 @@ describe('snapshot workers', () => {
     workers = [];
     for (let i = 0; i < 2; i += 1) {
       const running = await startWorkers({
-        config: CONFIG, db: database.db, redisUrl: REDIS_URL, log: testLogger(), clusters: clusters.map((c) => c.handle),
+        config: CONFIG, db: database.workerDb, redisUrl: REDIS_URL, log: testLogger(), clusters: clusters.map((c) => c.handle),
         queueName, prefix: queueName, channelPrefix: queueName, schedule: false, concurrency: 2, lockedRetryDelayMs: 20,
       });
       running.worker.on('completed', (job, result: SnapshotOutcome) => completed.push({ worker: i, job, result }));
