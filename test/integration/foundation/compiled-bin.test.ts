@@ -23,7 +23,8 @@ afterAll(() => {
 function createProject(greeting = 'hello v1'): string {
   const root = mkdtempSync(path.join(tmpdir(), 'phaselog-bin-'));
   roots.push(root);
-  for (const file of ['bin/phaselog.mjs', 'scripts/compile.mjs', 'tsconfig.json']) {
+  // The hook module too: bin/phaselog.mjs registers it before loading the CLI.
+  for (const file of ['bin/phaselog.mjs', 'scripts/compile.mjs', 'tsconfig.json', 'src/kube/lean-client-node.ts']) {
     mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     cpSync(path.join(PROJECT_ROOT, file), path.join(root, file));
   }
