@@ -5,18 +5,11 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { startDemo } from './demo/index.ts';
 import { groupDeclaredPhases, ownerKindsOf } from './declared-phases.ts';
-import { createSchema } from './graphql/schema.ts';
-import { createApiWiring, isLoopbackHost } from './graphql/api-wiring.ts';
-import { createGraphqlServer } from './graphql/server.ts';
 import { createHttpServer, ReadinessError, type ReadinessCheck } from './http/server.ts';
-import { createRequestGuard } from './http/origin.ts';
-import { startEmbeddedPostgres } from './runtime/embedded-postgres.ts';
+import { isLoopbackHost } from './http/origin.ts';
 import { StartupError } from './runtime/errors.ts';
-import { VERSION } from './runtime/paths.ts';
 import { pingRedis, resolveRedis } from './runtime/redis.ts';
-import { createClusterStore } from './store/cluster-store.ts';
 import { pendingMigrations, pingDatabase } from './store/database-readiness.ts';
 import { migrateDatabase, MIGRATIONS_DIR } from './store/migrate.ts';
 import { createDb } from './store/prisma.ts';
@@ -28,13 +21,10 @@ import { NotRecordingError } from '../workers/recording-check.ts';
 import { startReportWorker } from '../workers/report-worker.ts';
 import { startNotificationWorker } from '../workers/notification-worker.ts';
 import { checkRunDeps, startCheckWorker } from '../workers/check-worker.ts';
-import { SNAPSHOT_QUEUE } from './queue/snapshot-jobs.ts';
-import { DEFAULT_UI_PATHS, ensureUiBundle } from './ui/bundle.ts';
-import { createMetrics, registerActiveOperations } from './metrics/registry.ts';
+import { createMetrics } from './metrics/registry.ts';
 import { registerFleetMetrics } from './metrics/fleet-metrics.ts';
 import { createMetricsHandler } from './metrics/handler.ts';
 import { createFleetStateReader } from './store/read-fleet-state.ts';
-import { createUiHandler } from './ui/serve.ts';
 
 export interface RunningPhaselog {
   /** The API's base URL, when this process serves the API. */
@@ -73,23 +63,29 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     let databaseUrl = config.database.url;
     if (!databaseUrl) {
       // Only the server phaselog started is restarted; an external DATABASE_URL is only reported by /readyz.
+      const { startEmbeddedPostgres } = await import('./runtime/embedded-postgres.ts');
       const embedded = await startEmbeddedPostgres({ stateDir: config.stateDir, log: log.child({ part: 'embedded-postgres' }), onGiveUp: fail });
       closers.push({ name: 'embedded-postgres', close: () => embedded.stop() });
       databaseUrl = embedded.url;
     }
     await checkDatabase(databaseUrl);
-    const migrated = await migrateDatabase(databaseUrl).catch((error: unknown) => {
-      throw new StartupError(`applying database migrations failed on ${describeDatabase(databaseUrl as string)}: ${firstLine(error)}`);
-    });
-    if (migrated.applied.length) log.info({ applied: migrated.applied }, 'database migrations applied');
-    const expectedMigrations = (await readMigrationsList(MIGRATIONS_DIR)).migrationDirectories.map((d) => d.path);
-
-    const redis = await resolveRedis({ url: config.redis.url, stateDir: config.stateDir, log: log.child({ part: 'redis' }) });
-    closers.push({ name: 'redis-server', close: () => redis.stop() });
-
     // A worker process runs all its SQL on pg: without a Prisma client it never loads Prisma's query compiler.
     const db = createDb(databaseUrl, { poolSize: config.database.poolSize, prisma: config.role !== 'worker' });
     closers.push({ name: 'database', close: () => db.$disconnect() });
+    const expectedMigrations = (await readMigrationsList(MIGRATIONS_DIR)).migrationDirectories.map((d) => d.path);
+    // The schema engine (WebAssembly, which a process keeps once loaded) starts only when there is
+    // something to apply or the history cannot be read (a new database): a process starting on an
+    // up-to-date database, as every worker replica does once one process migrated, never loads it.
+    const pending = await pendingMigrations(db, expectedMigrations).catch(() => expectedMigrations);
+    if (pending.length > 0) {
+      const migrated = await migrateDatabase(databaseUrl).catch((error: unknown) => {
+        throw new StartupError(`applying database migrations failed on ${describeDatabase(databaseUrl as string)}: ${firstLine(error)}`);
+      });
+      if (migrated.applied.length) log.info({ applied: migrated.applied }, 'database migrations applied');
+    }
+
+    const redis = await resolveRedis({ url: config.redis.url, stateDir: config.stateDir, log: log.child({ part: 'redis' }) });
+    closers.push({ name: 'redis-server', close: () => redis.stop() });
     // Only the API reads from database.readUrl; workers write, and a URL equal to the primary's needs no pool of its own.
     const servesApi = config.role === 'all' || config.role === 'api';
     const readUrl = servesApi && config.database.readUrl !== undefined && config.database.readUrl !== databaseUrl ? config.database.readUrl : undefined;
@@ -128,6 +124,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
             ? 'DEMO MODE (PHASELOG_DEMO=true): recording emulated demo clusters, not a real cluster'
             : 'DEMO MODE: no cluster configured (no clusters:, KUBECONFIG, ~/.kube/config or in-cluster service account); recording emulated demo clusters, not a real cluster',
         );
+        const { startDemo } = await import('./demo/index.ts');
         const demo = await startDemo({ log: log.child({ part: 'demo' }), stateDir: config.stateDir });
         closers.push({ name: 'demo', close: () => demo.close() });
         clusters = demo.clusters;
@@ -213,67 +210,9 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     }
 
     if (servesApi) {
-      const guard = createRequestGuard({ loopbackBind: isLoopbackHost(config.server.host), allowedHosts: config.api.allowedHosts ?? [], allowedOrigins: config.api.allowedOrigins ?? [] });
-      const webSocketConfig = config.api.webSocket ?? {};
-      const { connectionInitTimeout, ...webSocketLimits } = webSocketConfig;
-      const http = createHttpServer({
-        host: config.server.host,
-        port: config.server.port,
-        log: log.child({ part: 'http' }),
-        guard,
-        readiness,
-        metrics: metricsHandler,
-      });
-      const clusters = { primary: createClusterStore(db), read: createClusterStore(readDb) };
-      const api = await createApiWiring({
-        db,
-        readDb,
-        config,
-        redisUrl: redis.url,
-        channelPrefix: config.redis.prefix,
-        snapshotQueue: { name: SNAPSHOT_QUEUE, prefix: config.redis.prefix },
-        log: log.child({ part: 'graphql' }),
-      });
-      closers.push({ name: 'change-feed', close: () => api.close() });
-      const graphql = await createGraphqlServer({
-        schema: createSchema(),
-        httpServer: http.server,
-        path: '/graphql',
-        log: log.child({ part: 'graphql' }),
-        authenticate: (header) => api.authenticator.authenticate(header),
-        introspection: config.api.introspection,
-        graphiql: config.api.graphiql && config.api.introspection,
-        limits: { maxDepth: config.api.maxDepth, maxCost: config.api.maxCost, maxAliases: config.api.maxAliases, maxTokens: config.api.maxTokens },
-        guard,
-        webSocket: { ...webSocketLimits, ...(connectionInitTimeout === undefined ? {} : { connectionInitTimeoutMs: connectionInitTimeout }) },
-        onRequestAnswered: metrics.graphql.observeRequest,
-        context: (operation) => {
-          const read = api.readFor(operation);
-          return { about: { version: VERSION, role: config.role, startedAt }, clusters: operation === 'query' ? clusters.read : clusters.primary, read, loaders: api.newLoaders(read) };
-        },
-      });
-      http.mount('/graphql', graphql.handle);
-      registerActiveOperations(metrics, () => graphql.activeWebSocketOperations());
-      // The web UI: bundled here only when web/ changed since the last bundle (or none exists).
-      await ensureUiBundle().then(
-        (bundled) => bundled && log.info({ dir: DEFAULT_UI_PATHS.outDir }, 'web UI bundled'),
-        (error: unknown) => log.warn({ err: error }, 'cannot bundle the web UI; / answers 503 until npm run build succeeds'),
-      );
-      http.fallback(createUiHandler());
-      try {
-        await http.listen();
-      } catch (error) {
-        throw new StartupError(`cannot listen on ${config.server.host}:${config.server.port}: ${(error as Error).message}`);
-      }
-      // Closed in reverse: WebSockets, then in-flight HTTP requests drain, then Apollo stops.
-      closers.push({ name: 'graphql', close: () => graphql.stop() });
-      closers.push({ name: 'http', close: () => http.close(3000) });
-      closers.push({ name: 'websockets', close: () => graphql.closeWebSockets() });
-      running.url = http.url;
-      // The three addresses a person wants first: the UI for browsing, GraphiQL for trying queries,
-      // the endpoint for the CLI (PHASELOG_URL) and other clients.
-      const endpoint = `${http.url}/graphql`;
-      log.info({ ui: `${http.url}/`, ...(config.api.graphiql && config.api.introspection ? { graphiql: endpoint } : {}), graphql: endpoint }, 'phaselog API listening');
+      // Loaded only here: a worker process has no use for the API's modules.
+      const { serveApi } = await import('./serve-api.ts');
+      running.url = await serveApi({ config, log, db, readDb, redisUrl: redis.url, readiness, metrics, metricsHandler, startedAt, addCloser: (closer) => closers.push(closer) });
     }
     return running;
   } catch (error) {

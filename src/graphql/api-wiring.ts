@@ -2,7 +2,6 @@
  * Wires the GraphQL API's read side for the composition root: stores, the live change feed,
  * authentication and the start-up rule for anonymous access.
  */
-import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { createAuthenticator, type Authenticator } from '../auth/principal.ts';
 import type { Config } from '../config.ts';
@@ -22,16 +21,11 @@ import { createConditionStore } from '../store/condition-store.ts';
 import { createHistoryReader, type HistoryReader } from '../store/read-history.ts';
 import { createPhaseReader } from '../store/read-phases.ts';
 import { createPlanReader } from '../services/read-plans.ts';
+import { isLoopbackHost } from '../http/origin.ts';
 import type { OperationKind, ReadApi } from './context.ts';
 import { createAuditReport } from '../services/audit-report.ts';
 import { createReportStore } from '../store/report-store.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
-
-/** Whether `host` only accepts connections from this machine. */
-export function isLoopbackHost(host: string): boolean {
-  if (host === 'localhost' || host === '::1' || host === '[::1]') return true;
-  return isIP(host) === 4 && host.startsWith('127.');
-}
 
 /**
  * Whether anonymous read is on. Unset: on for a loopback bind. A non-loopback bind with no token

@@ -13,6 +13,7 @@
  *   same-origin with the `Host` it asked for or listed in `api.allowedOrigins`.
  */
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 
 /** Names a loopback bind always answers to. */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
@@ -99,4 +100,10 @@ export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
 /** The JSON body of a refusal, in the shape of a GraphQL error response. */
 export function refusalBody(refusal: GuardRefusal): string {
   return JSON.stringify({ errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });
+}
+
+/** Whether `host` only accepts connections from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost' || host === '::1' || host === '[::1]') return true;
+  return isIP(host) === 4 && host.startsWith('127.');
 }
