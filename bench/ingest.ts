@@ -26,6 +26,7 @@ import { createSnapshotStore } from '../src/store/snapshot-store.ts';
 import { migrateDatabase } from '../src/store/migrate.ts';
 import { createDb, type Db } from '../src/store/prisma.ts';
 import { measureStorage } from '../src/store/retention.ts';
+import { withSqlTransaction } from '../src/store/sql-transaction.ts';
 import { applyFleet, deploymentRef, readyStatus, rollingStatus, type FleetShape } from '../test/integration/snapshot/fleet.ts';
 import { run as runPostgresBaseline } from './baselines/postgres-write.ts';
 import { isMain, printFigures, readNumberFlag } from './lib/cli.ts';
@@ -134,7 +135,7 @@ async function keptStateHeap(db: Db, cluster: string, observation: ClusterObserv
     gc();
     gc();
     const before = process.memoryUsage().heapUsed;
-    const state = await db.$transaction(async (tx) => loadClusterState(tx, await lockCluster(tx, cluster)));
+    const state = await withSqlTransaction(db, async (tx) => loadClusterState(tx, await lockCluster(tx, cluster)), { timeoutMs: 120_000, maxWaitMs: 5_000 });
     planSnapshot(state, observation);
     gc();
     gc();

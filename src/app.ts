@@ -12,7 +12,7 @@ import { StartupError } from './runtime/errors.ts';
 import { pingRedis, resolveRedis } from './runtime/redis.ts';
 import { pendingMigrations, pingDatabase } from './store/database-readiness.ts';
 import { migrateDatabase, MIGRATIONS_DIR } from './store/migrate.ts';
-import { createDb } from './store/prisma.ts';
+import { createPoolDb, type Db } from './store/db.ts';
 import { readMigrationsList } from './store/schema-engine.ts';
 import { checkDatabase, describeDatabase, firstLine } from './store/check-database.ts';
 import { loadWorkerClusters } from '../workers/load-worker-clusters.ts';
@@ -69,8 +69,9 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
       databaseUrl = embedded.url;
     }
     await checkDatabase(databaseUrl);
-    // A worker process runs all its SQL on pg: without a Prisma client it never loads Prisma's query compiler.
-    const db = createDb(databaseUrl, { poolSize: config.database.poolSize, prisma: config.role !== 'worker' });
+    // A worker process runs all its SQL on pg: it gets a pool-only handle and never loads Prisma.
+    const createDb = config.role === 'worker' ? createPoolDb : (await import('./store/prisma.ts')).createDb;
+    const db: Db = createDb(databaseUrl, { poolSize: config.database.poolSize });
     closers.push({ name: 'database', close: () => db.$disconnect() });
     const expectedMigrations = (await readMigrationsList(MIGRATIONS_DIR)).migrationDirectories.map((d) => d.path);
     // The schema engine (WebAssembly, which a process keeps once loaded) starts only when there is

@@ -17,7 +17,7 @@ import { StartupError } from './runtime/errors.ts';
 import { VERSION } from './runtime/paths.ts';
 import { SNAPSHOT_QUEUE } from './queue/snapshot-jobs.ts';
 import { createClusterStore } from './store/cluster-store.ts';
-import type { Db } from './store/prisma.ts';
+import type { Db } from './store/db.ts';
 import { DEFAULT_UI_PATHS, ensureUiBundle } from './ui/bundle.ts';
 import { createUiHandler } from './ui/serve.ts';
 

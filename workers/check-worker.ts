@@ -14,7 +14,7 @@ import { runCheckOnCluster, type RunCheckDeps } from '../src/services/run-check.
 import { readSecret } from '../src/config.ts';
 import { createChangePublisher } from '../src/pubsub/change-publisher.ts';
 import { createConditionStore } from '../src/store/condition-store.ts';
-import type { Db } from '../src/store/prisma.ts';
+import type { Db } from '../src/store/db.ts';
 import { createHistoryReader } from '../src/store/read-history.ts';
 import { createPhaseReader } from '../src/store/read-phases.ts';
 

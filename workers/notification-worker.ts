@@ -26,7 +26,7 @@ import { logRedisErrors } from '../src/runtime/redis-errors.ts';
 import { TIMED_OUT, withDeadline } from '../src/runtime/wait.ts';
 import { ConfigError } from '../src/config.ts';
 import { createNotificationStore } from '../src/store/notification-store.ts';
-import type { Db } from '../src/store/prisma.ts';
+import type { Db } from '../src/store/db.ts';
 import { createHistoryReader } from '../src/store/read-history.ts';
 import { startSchedulerReconciler } from './scheduler-reconciler.ts';
 

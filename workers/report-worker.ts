@@ -10,7 +10,7 @@ import { parseDuration } from '../src/duration.ts';
 import { REPORT_QUEUE, reportJobSchema, scheduleReports } from '../src/queue/report-jobs.ts';
 import type { ReportSchedule } from '../src/queue/report-jobs.ts';
 import { createAuditReport } from '../src/services/audit-report.ts';
-import type { Db } from '../src/store/prisma.ts';
+import type { Db } from '../src/store/db.ts';
 import { FULL_ACCESS } from '../src/store/read-types.ts';
 import { createReportStore } from '../src/store/report-store.ts';
 

@@ -66,7 +66,7 @@ import { createLiveClusters, type LiveSnapshotOptions, type LiveTreeOptions } fr
 import { createTreePublisher, TREE_PREFIX } from '../src/pubsub/resource-trees.ts';
 import { createRecordingCheck } from './recording-check.ts';
 import { startSchedulerReconciler, type KeptScheduler } from './scheduler-reconciler.ts';
-import type { Db } from '../src/store/prisma.ts';
+import type { Db } from '../src/store/db.ts';
 import { TIMED_OUT, withDeadline } from '../src/runtime/wait.ts';
 import type { Metrics } from '../src/metrics/registry.ts';
 import { registerWorkerMetrics } from '../src/metrics/worker-metrics.ts';

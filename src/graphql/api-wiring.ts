@@ -15,7 +15,7 @@ import { StartupError } from '../runtime/errors.ts';
 import { createChangeFeed, type ChangeSource } from '../services/read-change-feed.ts';
 import { createRefresher } from '../services/refresh-cluster.ts';
 import { createApiTokenStore, type ApiTokenStore } from '../store/api-token-store.ts';
-import type { Db } from '../store/prisma.ts';
+import type { Db } from '../store/db.ts';
 import { createNotificationStore } from '../store/notification-store.ts';
 import { createConditionStore } from '../store/condition-store.ts';
 import { createHistoryReader, type HistoryReader } from '../store/read-history.ts';

@@ -7,7 +7,7 @@ import type { AuditReport } from '../reports/index.ts';
 import { readAuditInput } from '../store/read-audit.ts';
 import type { AuditSelection } from '../store/read-audit.ts';
 import type { AccessScope } from '../store/read-types.ts';
-import type { Db } from '../store/prisma.ts';
+import type { Db } from '../store/db.ts';
 
 export type ReportFormat = 'json' | 'csv' | 'markdown' | 'html';
 

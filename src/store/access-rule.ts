@@ -9,8 +9,9 @@
  * - A row of a phase whose namespace is no longer known (the change log outlives phases that
  *   retention deleted) is admitted by no namespace restriction: unknown fails closed.
  */
-import { Prisma } from '../generated/prisma/client.ts';
 import type { AccessScope } from './read-types.ts';
+import type { Sql } from './sql.ts';
+import { sql } from './sql.ts';
 
 /** What a row is about, as the rule sees it (the JS form). */
 export interface AccessSubject {
@@ -32,11 +33,11 @@ export function changeSubject(change: { cluster: string; phaseId: number | null;
 /** Where a statement holds the subject's values (the SQL form): expressions over the reader's own table aliases. */
 export interface AccessColumns {
   /** The cluster's name, e.g. c."name". */
-  cluster: Prisma.Sql;
+  cluster: Sql;
   /** The phase's namespace, e.g. p."namespace" (NULL when unknown). */
-  namespace: Prisma.Sql;
+  namespace: Sql;
   /** A boolean expression true for cluster-level rows, e.g. sc."phaseId" IS NULL; omitted when every row belongs to a phase. */
-  clusterLevel?: Prisma.Sql;
+  clusterLevel?: Sql;
 }
 
 type Field = 'cluster' | 'namespace';
@@ -89,11 +90,11 @@ export function mayAccess(scope: AccessScope, subject: AccessSubject): boolean {
  * parameters; the text depends only on which lists are non-empty and on `columns`, so each reader
  * keeps a few prepared statements.
  */
-export function accessConditions(scope: AccessScope, columns: AccessColumns): Prisma.Sql[] {
+export function accessConditions(scope: AccessScope, columns: AccessColumns): Sql[] {
   return restrictionsOf(scope).map(({ restriction, names }) => {
     // NULL = ANY(...) is NULL: an unknown namespace fails the condition, as in mayAccess.
-    const inList = Prisma.sql`${columns[restriction.field]} = ANY(${[...names]}::text[])`;
-    return restriction.exemptsClusterLevel && columns.clusterLevel !== undefined ? Prisma.sql`(${columns.clusterLevel} OR ${inList})` : inList;
+    const inList = sql`${columns[restriction.field]} = ANY(${[...names]}::text[])`;
+    return restriction.exemptsClusterLevel && columns.clusterLevel !== undefined ? sql`(${columns.clusterLevel} OR ${inList})` : inList;
   });
 }
 

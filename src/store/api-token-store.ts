@@ -1,5 +1,5 @@
 /** API tokens in the database: only sha256 hashes of secrets are stored. */
-import type { Db } from './prisma.ts';
+import type { Db } from './db.ts';
 
 /** A token as stored (never the secret). */
 export interface ApiTokenRecord {

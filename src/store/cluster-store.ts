@@ -1,5 +1,5 @@
 import type { ClusterObservationFacts } from '../history/observation.ts';
-import type { Db } from './prisma.ts';
+import type { Db } from './db.ts';
 import { sqlOn, withSqlTransaction } from './sql-transaction.ts';
 
 /** A cluster as the API shows it. */

@@ -6,10 +6,10 @@
 import { messageDetail } from '../history/status-detail.ts';
 import { isCheckRunFresh, planConditionChanges, type CheckKind, type ConditionResult, type FalseCondition, type ConditionStatus, type StoredCondition } from '../history/condition-changes.ts';
 import type { StatusChange } from '../history/types.ts';
-import { Prisma } from '../generated/prisma/client.ts';
 import { CHANGE_LOG_LOCK, storeDetails, uniqueDetails } from './history-write.ts';
-import type { Db } from './prisma.ts';
+import type { Db } from './db.ts';
 import { sqlOn, withSqlTransaction, type RawTx } from './sql-transaction.ts';
+import { sql, empty } from './sql.ts';
 
 /** One check run over a cluster's selected phases. */
 export interface CheckRunWrite {
@@ -89,12 +89,12 @@ const asStored = (r: ConditionRow): StoredCondition => ({ ...r, source: r.source
 
 /** The condition store over a Prisma client. */
 export function createConditionStore(db: Db): ConditionStore {
-  const sql = sqlOn(db);
+  const reads = sqlOn(db);
   return {
     recordRun: (run) => withSqlTransaction(db, (tx) => writeRun(tx, run), { timeoutMs: 60_000, maxWaitMs: 30_000 }),
 
     async phaseIds(cluster) {
-      const rows = await sql.$queryRaw<{ id: number; sourceKind: string; namespace: string; name: string }[]>`
+      const rows = await reads.$queryRaw<{ id: number; sourceKind: string; namespace: string; name: string }[]>`
         SELECT p."id", p."sourceKind", p."namespace", p."name" FROM "Phase" p JOIN "Cluster" c ON c."id" = p."clusterId"
         WHERE c."name" = ${cluster} AND p."deletedAt" IS NULL`;
       return new Map(rows.map((r) => [`${r.sourceKind}/${r.namespace}/${r.name}`, r.id]));
@@ -104,7 +104,7 @@ export function createConditionStore(db: Db): ConditionStore {
       const result = new Map<string, FalseCondition[]>();
       if (types.length === 0) return result;
       // Sub-conditions a webhook answers (`<check>/<suffix>`) belong to their check.
-      const rows = await sql.$queryRaw<{ sourceKind: string; namespace: string; name: string; type: string; reason: string; message: string }[]>`
+      const rows = await reads.$queryRaw<{ sourceKind: string; namespace: string; name: string; type: string; reason: string; message: string }[]>`
         SELECT p."sourceKind", p."namespace", p."name", c."type", c."reason", c."message"
         FROM "PhaseConditionCurrent" c JOIN "Phase" p ON p."id" = c."phaseId" JOIN "Cluster" k ON k."id" = p."clusterId"
         WHERE k."name" = ${cluster} AND p."deletedAt" IS NULL AND c."status" = 'False' AND split_part(c."type", '/', 1) = ANY(${[...types]}::text[])
@@ -120,7 +120,7 @@ export function createConditionStore(db: Db): ConditionStore {
 
     async revisionBodies(hashes) {
       if (hashes.length === 0) return new Map();
-      const rows = await sql.$queryRaw<{ hash: string; object: Record<string, unknown> }[]>`
+      const rows = await reads.$queryRaw<{ hash: string; object: Record<string, unknown> }[]>`
         SELECT "hash", "object" FROM "ObjectRevision" WHERE "hash" = ANY(${[...hashes]}::text[])`;
       return new Map(rows.map((r) => [r.hash, r.object]));
     },
@@ -128,7 +128,7 @@ export function createConditionStore(db: Db): ConditionStore {
     async currentConditions(phaseIds) {
       const result = new Map<number, ConditionRecord[]>();
       if (phaseIds.length === 0) return result;
-      const rows = await sql.$queryRaw<(ConditionRow & { lastRunAt: Date | null; intervalMs: number | null })[]>`
+      const rows = await reads.$queryRaw<(ConditionRow & { lastRunAt: Date | null; intervalMs: number | null })[]>`
         SELECT c."phaseId", c."type", c."source", c."status", c."reason", c."message", c."from", r."lastRunAt", r."intervalMs"
         FROM "PhaseConditionCurrent" c
         JOIN "Phase" p ON p."id" = c."phaseId"
@@ -144,7 +144,7 @@ export function createConditionStore(db: Db): ConditionStore {
     },
 
     async conditionsAt(phaseId, at) {
-      const rows = await sql.$queryRaw<(ConditionRow & { to: Date | null })[]>`
+      const rows = await reads.$queryRaw<(ConditionRow & { to: Date | null })[]>`
         SELECT "phaseId", "type", "source", "status", "reason", "message", "from", "to" FROM "PhaseConditionInterval"
         WHERE "phaseId" = ${phaseId}::int AND "from" <= ${at}::timestamptz(3) AND "to" > ${at}::timestamptz(3)
         UNION ALL
@@ -155,10 +155,10 @@ export function createConditionStore(db: Db): ConditionStore {
     },
 
     async conditionIntervals(phaseId, { from, to }, page = {}) {
-      const type = page.type === undefined ? Prisma.empty : Prisma.sql`AND "type" = ${page.type}`;
-      const after = page.after === undefined ? Prisma.empty : Prisma.sql`WHERE ("from", "type") > (${page.after.from}::timestamptz(3), ${page.after.type})`;
-      const limit = page.first === undefined ? Prisma.empty : Prisma.sql`LIMIT ${page.first}`;
-      const rows = await sql.$queryRaw<(ConditionRow & { to: Date | null })[]>`
+      const type = page.type === undefined ? empty : sql`AND "type" = ${page.type}`;
+      const after = page.after === undefined ? empty : sql`WHERE ("from", "type") > (${page.after.from}::timestamptz(3), ${page.after.type})`;
+      const limit = page.first === undefined ? empty : sql`LIMIT ${page.first}`;
+      const rows = await reads.$queryRaw<(ConditionRow & { to: Date | null })[]>`
         SELECT * FROM (
           SELECT "phaseId", "type", "source", "status", "reason", "message", "from", "to" FROM "PhaseConditionInterval"
           WHERE "phaseId" = ${phaseId}::int AND "from" < ${to}::timestamptz(3) AND "to" > ${from}::timestamptz(3) ${type}

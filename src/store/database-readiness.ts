@@ -2,7 +2,7 @@
  * The database's part of `/readyz`: whether it answers, and which of the migrations this build
  * ships it has not applied (a process must not serve on a schema older than its code).
  */
-import type { Db } from './prisma.ts';
+import type { Db } from './db.ts';
 import { sqlOn } from './sql-transaction.ts';
 
 /** Resolves once the database answers a trivial statement; rejects with the driver's error. */

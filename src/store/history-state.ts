@@ -8,8 +8,8 @@ import type { ClusterObservation, ObservedPhase, ObservedResource, PhaseIdentity
 import { withConditionTimes } from '../history/status-detail.ts';
 import { digestOfHex } from '../history/fingerprints.ts';
 import { createDateIntern, createStatusIntern, createTextIntern, keptCondition } from '../history/intern.ts';
-import { Prisma } from '../generated/prisma/client.ts';
 import type { RawTx } from './sql-transaction.ts';
+import { sql, empty } from './sql.ts';
 
 type Tx = RawTx;
 
@@ -72,7 +72,7 @@ async function selectForUpdate(tx: Tx, name: string): Promise<LockedCluster | un
 export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: readonly PhaseIdentity[], observation?: ClusterObservation): Promise<StoredClusterState> {
   const clusterId = cluster.id;
   const ids = only === undefined ? undefined : await findPhaseIds(tx, clusterId, only);
-  const inPhases = ids === undefined ? Prisma.empty : Prisma.sql`AND p."id" = ANY(${ids}::int[])`;
+  const inPhases = ids === undefined ? empty : sql`AND p."id" = ANY(${ids}::int[])`;
   const [phases, statuses, resources, openReachability] = await Promise.all([
     tx.$queryRaw<PhaseRow[]>`
       SELECT p."id", p."sourceKind", p."namespace", p."name", p."inventoryId", p."labels", p."deletedAt", pm."id" AS "manifestIntervalId", pm."hash" AS "manifestHash"

@@ -9,10 +9,11 @@ import type { OpenedResource, PhaseWrite, PlannedChange, SnapshotPlan } from '..
 import { phaseKey } from '../history/plan-snapshot.ts';
 import { messageDetail, phaseDetail, resourceDetail, type StatusDetailDoc } from '../history/status-detail.ts';
 import type { HashedDocument, ObservedManifest, PhaseIdentity, ObservedResource, StatusChange } from '../history/types.ts';
-import { Prisma } from '../generated/prisma/client.ts';
 import type { LockedCluster } from './history-state.ts';
 import { storeRevisions } from './revisions.ts';
 import type { RawTx } from './sql-transaction.ts';
+import type { Sql } from './sql.ts';
+import { sql, empty, join, raw } from './sql.ts';
 
 type Tx = RawTx;
 
@@ -103,13 +104,13 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
  * stateVersion. One statement. Returns rows written.
  */
 async function writeRun(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt: Date, stateVersion: number): Promise<number> {
-  const set: Prisma.Sql[] = [Prisma.sql`"reachable" = ${plan.cluster.reachable}::boolean`, Prisma.sql`"stateVersion" = ${stateVersion}::int`];
+  const set: Sql[] = [sql`"reachable" = ${plan.cluster.reachable}::boolean`, sql`"stateVersion" = ${stateVersion}::int`];
   // A live snapshot is no tick: the next scheduled tick must still run, whatever its slot.
-  if (plan.tick !== 'keep') set.push(Prisma.sql`"lastTickAt" = ${tickAt}::timestamptz(3)`);
+  if (plan.tick !== 'keep') set.push(sql`"lastTickAt" = ${tickAt}::timestamptz(3)`);
   set.push(...nextRun(plan));
-  if (plan.cluster.lastGoodReadAt) set.push(Prisma.sql`"lastGoodReadAt" = ${plan.cluster.lastGoodReadAt}::timestamptz(3)`);
-  if (cluster.labels !== undefined) set.push(Prisma.sql`"labels" = ${JSON.stringify(cluster.labels)}::jsonb`);
-  const update = Prisma.sql`UPDATE "Cluster" SET ${Prisma.join(set, ', ')} WHERE "id" = ${cluster.id}::int`;
+  if (plan.cluster.lastGoodReadAt) set.push(sql`"lastGoodReadAt" = ${plan.cluster.lastGoodReadAt}::timestamptz(3)`);
+  if (cluster.labels !== undefined) set.push(sql`"labels" = ${JSON.stringify(cluster.labels)}::jsonb`);
+  const update = sql`UPDATE "Cluster" SET ${join(set, ', ')} WHERE "id" = ${cluster.id}::int`;
   const { tickOutcome, tickStateHash, tickFirstSeenAt, tickLastSeenAt } = cluster;
   if (plan.tick !== 'start' || tickOutcome === null || tickStateHash === null || tickFirstSeenAt === null || tickLastSeenAt === null) {
     await tx.$executeRaw(update);
@@ -126,17 +127,17 @@ async function writeRun(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt
 }
 
 /** The cluster's observation run after `plan`: extended, a new one, or (a live snapshot) kept. */
-function nextRun(plan: SnapshotPlan): Prisma.Sql[] {
-  if (plan.tick === 'extend') return [Prisma.sql`"tickLastSeenAt" = ${plan.at}::timestamptz(3)`, Prisma.sql`"tickCount" = "tickCount" + 1`];
+function nextRun(plan: SnapshotPlan): Sql[] {
+  if (plan.tick === 'extend') return [sql`"tickLastSeenAt" = ${plan.at}::timestamptz(3)`, sql`"tickCount" = "tickCount" + 1`];
   if (plan.tick === 'start') {
     return [
-      Prisma.sql`"tickOutcome" = ${plan.outcome}`, Prisma.sql`"tickStateHash" = ${plan.stateHash}`, Prisma.sql`"tickFirstSeenAt" = ${plan.at}::timestamptz(3)`,
-      Prisma.sql`"tickLastSeenAt" = ${plan.at}::timestamptz(3)`, Prisma.sql`"tickCount" = 1`, Prisma.sql`"tickDiverged" = false`,
+      sql`"tickOutcome" = ${plan.outcome}`, sql`"tickStateHash" = ${plan.stateHash}`, sql`"tickFirstSeenAt" = ${plan.at}::timestamptz(3)`,
+      sql`"tickLastSeenAt" = ${plan.at}::timestamptz(3)`, sql`"tickCount" = 1`, sql`"tickDiverged" = false`,
     ];
   }
   // A live snapshot wrote: what is stored no longer matches the run's hash, so a tick seeing that
   // hash again is a change back, not more of the same run.
-  return [Prisma.sql`"tickDiverged" = true`];
+  return [sql`"tickDiverged" = true`];
 }
 
 /**
@@ -179,7 +180,7 @@ async function applyPhaseWrites(tx: Tx, { clusterId, writes, at, known, revision
   };
   const ending = writes.flatMap((w) => w.closeResources.map((r) => r.resourceId));
   if (ending.length > 0) {
-    await tx.$executeRaw`SAVEPOINT ${Prisma.raw(ENDED_SAVEPOINT)}`;
+    await tx.$executeRaw`SAVEPOINT ${raw(ENDED_SAVEPOINT)}`;
     rows += await overlapping(endResourceIntervals(tx, ending, at), prepareStatuses);
   }
   const ids = await overlapping(resolvePhaseIds(tx, clusterId, writes, at), prepareStatuses);
@@ -330,7 +331,7 @@ async function endResourceIntervals(tx: Tx, ids: number[], at: Date): Promise<nu
     return await insertEndedIntervals(tx, ids, at, { onConflict: 'fail' });
   } catch (error) {
     if (!isUniqueViolation(error, 'ResourceStatusInterval')) throw error;
-    await tx.$executeRaw`ROLLBACK TO SAVEPOINT ${Prisma.raw(ENDED_SAVEPOINT)}`;
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT ${raw(ENDED_SAVEPOINT)}`;
     return insertEndedIntervals(tx, ids, at, { onConflict: 'skip' });
   }
 }
@@ -347,7 +348,7 @@ async function insertEndedIntervals(tx: Tx, ids: number[], at: Date, { onConflic
       INSERT INTO "ResourceStatusInterval" ("resourceId", "status", "detailId", "revisionId", "from", "to")
       SELECT c."resourceId", c."status", c."detailId", c."revisionId", c."from", ${at}::timestamptz(3)
       FROM "ResourceCurrentStatus" c WHERE c."resourceId" = ANY(${intArray(ids.slice(i, i + BATCH))}::int[]) AND c."from" < ${at}::timestamptz(3)
-      ${onConflict === 'skip' ? Prisma.sql`ON CONFLICT ("resourceId", "from") DO NOTHING` : Prisma.empty}`;
+      ${onConflict === 'skip' ? sql`ON CONFLICT ("resourceId", "from") DO NOTHING` : empty}`;
   }
   return count;
 }

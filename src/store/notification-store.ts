@@ -5,12 +5,12 @@
  * SIGKILL, Redis lost) either keeps the whole batch or none of it. One row per (route, seq) is also
  * what a unique index says.
  */
-import { Prisma } from '../generated/prisma/client.ts';
 import { accessConditions } from './access-rule.ts';
-import type { Db } from './prisma.ts';
+import type { Db } from './db.ts';
 import { createReadSql } from './read-sql.ts';
 import { sqlOn, withSqlTransaction } from './sql-transaction.ts';
 import type { AccessScope } from './read-types.ts';
+import { sql, empty, join } from './sql.ts';
 
 export type DeliveryStatus = 'pending' | 'held' | 'delivered' | 'failed' | 'suppressed';
 export type DeliveryKind = 'transition' | 'flapping';
@@ -101,10 +101,10 @@ type DeliveryRow = Omit<DeliveryRecord, 'id' | 'seq' | 'phase'> & {
   name: string | null;
 };
 
-const DELIVERY_COLUMNS = Prisma.sql`
+const DELIVERY_COLUMNS = sql`
   nd."id", nd."route", nd."seq", nd."kind", nd."status", nd."reason", nd."subject", nd."clusterId", c."name" AS "cluster", nd."phaseId",
   p."sourceKind", p."namespace", p."name", nd."at", nd."flapCount", nd."attempts", nd."lastError", nd."createdAt", nd."updatedAt", nd."deliveredAt"`;
-const DELIVERY_FROM = Prisma.sql`
+const DELIVERY_FROM = sql`
   FROM "NotificationDelivery" nd JOIN "Cluster" c ON c."id" = nd."clusterId" LEFT JOIN "Phase" p ON p."id" = nd."phaseId"`;
 
 function toRecord(row: DeliveryRow): DeliveryRecord {
@@ -125,7 +125,7 @@ const SCAN_TIMEOUT_MS = 60_000;
 const SCAN_CONNECTION_WAIT_MS = 2_000;
 
 export function createNotificationStore(db: Db): NotificationStore {
-  const sql = createReadSql(db);
+  const reads = createReadSql(db);
   const raw = sqlOn(db);
   return {
     async ensureCursor(route) {
@@ -176,7 +176,7 @@ export function createNotificationStore(db: Db): NotificationStore {
 
     async phaseLabels(ids) {
       if (ids.length === 0) return new Map();
-      const rows = await sql.query<{ id: number; labels: unknown }>(Prisma.sql`SELECT "id", "labels" FROM "Phase" WHERE "id" = ANY(${[...ids]}::int[])`);
+      const rows = await reads.query<{ id: number; labels: unknown }>(sql`SELECT "id", "labels" FROM "Phase" WHERE "id" = ANY(${[...ids]}::int[])`);
       const labels = new Map<number, Record<string, string>>();
       for (const row of rows) {
         const value = row.labels;
@@ -191,13 +191,13 @@ export function createNotificationStore(db: Db): NotificationStore {
 
     async listPending(routes, limit) {
       if (routes.length === 0) return [];
-      const rows = await sql.query<{ route: string; seq: string }>(Prisma.sql`
+      const rows = await reads.query<{ route: string; seq: string }>(sql`
         SELECT "route", "seq" FROM "NotificationDelivery" WHERE "status" = 'pending' AND "route" = ANY(${[...routes]}::text[]) ORDER BY "id" LIMIT ${limit}`);
       return rows.map((r) => ({ route: r.route, seq: BigInt(r.seq) }));
     },
 
     async get(route, seq) {
-      const rows = await sql.query<DeliveryRow>(Prisma.sql`SELECT ${DELIVERY_COLUMNS} ${DELIVERY_FROM} WHERE nd."route" = ${route} AND nd."seq" = ${seq}::bigint`);
+      const rows = await reads.query<DeliveryRow>(sql`SELECT ${DELIVERY_COLUMNS} ${DELIVERY_FROM} WHERE nd."route" = ${route} AND nd."seq" = ${seq}::bigint`);
       return rows[0] === undefined ? undefined : toRecord(rows[0]);
     },
 
@@ -218,15 +218,15 @@ export function createNotificationStore(db: Db): NotificationStore {
 
     async listDeliveries(scope, filter, first, afterId) {
       // A delivery is about its change's cluster and phase: the access rule of the change log applies.
-      const where = accessConditions(scope, { cluster: Prisma.sql`c."name"`, namespace: Prisma.sql`p."namespace"`, clusterLevel: Prisma.sql`nd."phaseId" IS NULL` });
-      if (filter.route !== undefined) where.push(Prisma.sql`nd."route" = ${filter.route}`);
-      if (filter.status !== undefined) where.push(Prisma.sql`nd."status" = ANY(${[...filter.status]}::text[])`);
-      if (filter.cluster !== undefined) where.push(Prisma.sql`c."name" = ${filter.cluster}`);
-      if (filter.namespace !== undefined) where.push(Prisma.sql`p."namespace" = ${filter.namespace}`);
-      if (afterId !== undefined) where.push(Prisma.sql`nd."id" < ${afterId}::bigint`);
-      const rows = await sql.query<DeliveryRow>(Prisma.sql`
+      const where = accessConditions(scope, { cluster: sql`c."name"`, namespace: sql`p."namespace"`, clusterLevel: sql`nd."phaseId" IS NULL` });
+      if (filter.route !== undefined) where.push(sql`nd."route" = ${filter.route}`);
+      if (filter.status !== undefined) where.push(sql`nd."status" = ANY(${[...filter.status]}::text[])`);
+      if (filter.cluster !== undefined) where.push(sql`c."name" = ${filter.cluster}`);
+      if (filter.namespace !== undefined) where.push(sql`p."namespace" = ${filter.namespace}`);
+      if (afterId !== undefined) where.push(sql`nd."id" < ${afterId}::bigint`);
+      const rows = await reads.query<DeliveryRow>(sql`
         SELECT ${DELIVERY_COLUMNS} ${DELIVERY_FROM}
-        ${where.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}`}
+        ${where.length === 0 ? empty : sql`WHERE ${join(where, ' AND ')}`}
         ORDER BY nd."id" DESC LIMIT ${first + 1}`);
       return { items: rows.slice(0, first).map(toRecord), hasMore: rows.length > first };
     },

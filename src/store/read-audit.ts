@@ -6,12 +6,12 @@
 import type { AuditInput, ManifestChange, PhaseHistory } from '../reports/index.ts';
 import { isResourceStatus } from '../status/types.ts';
 import { observationStateOf } from '../history/observation.ts';
-import { Prisma } from '../generated/prisma/client.ts';
-import type { Db } from './prisma.ts';
+import type { Db } from './db.ts';
 import { accessConditions } from './access-rule.ts';
 import type { AccessScope } from './read-types.ts';
 import { readStatusCauses } from './read-audit-causes.ts';
 import { sqlOn, type RawTx } from './sql-transaction.ts';
+import { sql, join } from './sql.ts';
 
 /** Which phases a report asks for; empty lists mean all. The caller's restrictions are apart ({@link readAuditInput}). */
 export interface AuditSelection {
@@ -40,22 +40,22 @@ function entriesOf(value: unknown): string[] {
  * outside it matches no phase (an empty report), as every other read treats restrictions.
  */
 export async function readAuditInput(db: Db, range: { from: Date; to: Date }, selection: AuditSelection, access: AccessScope): Promise<AuditInput> {
-  const sql = sqlOn(db);
+  const reads = sqlOn(db);
   const { from, to } = range;
-  const columns = { cluster: Prisma.sql`c."name"`, namespace: Prisma.sql`p."namespace"` };
+  const columns = { cluster: sql`c."name"`, namespace: sql`p."namespace"` };
   const where = [
     // The selection's lists mean what a scope's do (empty: all), so it narrows as a second scope.
     ...accessConditions(selection, columns),
     ...accessConditions(access, columns),
-    ...(selection.phases.length > 0 ? [Prisma.sql`p."name" = ANY(${selection.phases}::text[])`] : []),
-    Prisma.sql`p."firstSeenAt" < ${to}::timestamptz(3)`,
-    Prisma.sql`(p."deletedAt" IS NULL OR p."deletedAt" > ${from}::timestamptz(3))`,
+    ...(selection.phases.length > 0 ? [sql`p."name" = ANY(${selection.phases}::text[])`] : []),
+    sql`p."firstSeenAt" < ${to}::timestamptz(3)`,
+    sql`(p."deletedAt" IS NULL OR p."deletedAt" > ${from}::timestamptz(3))`,
   ];
   const phases = (
-    await sql.$queryRaw<{ id: number; clusterId: number; sourceKind: string; namespace: string; name: string; clusterName: string; tickLastSeenAt: Date | null; snapshotIntervalMs: number | null; retiredAt: Date | null }[]>`
+    await reads.$queryRaw<{ id: number; clusterId: number; sourceKind: string; namespace: string; name: string; clusterName: string; tickLastSeenAt: Date | null; snapshotIntervalMs: number | null; retiredAt: Date | null }[]>`
       SELECT p."id", p."clusterId", p."sourceKind", p."namespace", p."name", c."name" AS "clusterName", c."tickLastSeenAt", c."snapshotIntervalMs", c."retiredAt"
       FROM "Phase" p JOIN "Cluster" c ON c."id" = p."clusterId"
-      WHERE ${Prisma.join(where, ' AND ')}
+      WHERE ${join(where, ' AND ')}
       ORDER BY p."clusterId", p."namespace", p."name"`
   ).map(({ clusterName, tickLastSeenAt, snapshotIntervalMs, retiredAt, ...phase }) => ({ ...phase, cluster: { name: clusterName, tickLastSeenAt, snapshotIntervalMs, retiredAt } }));
   const phaseIds = phases.map((p) => p.id);
@@ -71,38 +71,38 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
   const [intervals, reachability, manifestIntervals, revisions, conditionIntervals] = await Promise.all([
     // Ended intervals overlapping the range, then current statuses begun before its end.
     Promise.all([
-      sql.$queryRaw<{ phaseId: number; status: string; from: Date; to: Date; stale: boolean; unobserved: boolean; detailId: number }[]>`
+      reads.$queryRaw<{ phaseId: number; status: string; from: Date; to: Date; stale: boolean; unobserved: boolean; detailId: number }[]>`
         SELECT "phaseId", "status", "from", "to", "stale", "unobserved", "detailId" FROM "PhaseStatusInterval"
         WHERE "phaseId" = ANY(${phaseIds}::int[]) AND "from" < ${to}::timestamptz(3) AND "to" > ${from}::timestamptz(3)`,
-      sql.$queryRaw<{ phaseId: number; status: string; from: Date; stale: boolean; detailId: number }[]>`
+      reads.$queryRaw<{ phaseId: number; status: string; from: Date; stale: boolean; detailId: number }[]>`
         SELECT "phaseId", "status", "from", "stale", "detailId" FROM "PhaseCurrentStatus"
         WHERE "phaseId" = ANY(${phaseIds}::int[]) AND "from" < ${to}::timestamptz(3)`,
     ]).then(([ended, current]) =>
       [...ended, ...current.flatMap((c) => openIntervals(c, unobservedFrom.get(c.phaseId) ?? null))].sort((a, b) => a.phaseId - b.phaseId || a.from.getTime() - b.from.getTime()),
     ),
-    sql.$queryRaw<{ clusterId: number; reachable: boolean; from: Date; to: Date | null }[]>`
+    reads.$queryRaw<{ clusterId: number; reachable: boolean; from: Date; to: Date | null }[]>`
       SELECT "clusterId", "reachable", "from", "to" FROM "ClusterReachability"
       WHERE "clusterId" = ANY(${clusterIds}::int[]) AND "from" < ${to}::timestamptz(3) AND ("to" IS NULL OR "to" > ${from}::timestamptz(3))
       ORDER BY "clusterId", "from"`,
     // One interval before the range too, so the first change in the range has something to diff against.
-    sql.$queryRaw<{ phaseId: number; from: Date; entries: unknown }[]>`
+    reads.$queryRaw<{ phaseId: number; from: Date; entries: unknown }[]>`
       SELECT pm."phaseId", pm."from", m."entries" FROM "PhaseManifest" pm JOIN "Manifest" m ON m."id" = pm."manifestId"
       WHERE pm."phaseId" = ANY(${phaseIds}::int[]) AND pm."from" < ${to}::timestamptz(3) AND (pm."to" IS NULL OR pm."to" >= ${from}::timestamptz(3))
       ORDER BY pm."phaseId", pm."from"`,
     // Ended intervals and current statuses of the phases' resources, per resource in time order.
-    readResourceRevisions(sql, phaseIds, range),
+    readResourceRevisions(reads, phaseIds, range),
     // Conditions from checks: ended intervals overlapping the range, then current ones begun before its end.
     Promise.all([
-      sql.$queryRaw<{ phaseId: number; type: string; status: string; from: Date; to: Date }[]>`
+      reads.$queryRaw<{ phaseId: number; type: string; status: string; from: Date; to: Date }[]>`
         SELECT "phaseId", "type", "status", "from", "to" FROM "PhaseConditionInterval"
         WHERE "phaseId" = ANY(${phaseIds}::int[]) AND "from" < ${to}::timestamptz(3) AND "to" > ${from}::timestamptz(3)`,
-      sql.$queryRaw<{ phaseId: number; type: string; status: string; from: Date }[]>`
+      reads.$queryRaw<{ phaseId: number; type: string; status: string; from: Date }[]>`
         SELECT "phaseId", "type", "status", "from" FROM "PhaseConditionCurrent"
         WHERE "phaseId" = ANY(${phaseIds}::int[]) AND "from" < ${to}::timestamptz(3)`,
     ]).then(([ended, current]) => [...ended, ...current.map((c) => ({ ...c, to: null }))]),
   ]);
 
-  const causes = await readStatusCauses(sql, intervals, revisions);
+  const causes = await readStatusCauses(reads, intervals, revisions);
 
   const byPhase = new Map<number, PhaseHistory>();
   for (const p of phases) {
@@ -167,16 +167,16 @@ function openIntervals<T extends { phaseId: number; status: string; from: Date; 
 }
 
 /** Each resource's revision and status over `range` (ended intervals and current statuses), per phase and resource in time order. */
-async function readResourceRevisions(sql: RawTx, phaseIds: number[], range: { from: Date; to: Date }): Promise<{ phaseId: number; resourceKey: string; revisionId: number | null; status: string; detailId: number; from: Date }[]> {
-  const resources = await sql.$queryRaw<{ id: number; phaseId: number; key: string }[]>`SELECT "id", "phaseId", "key" FROM "Resource" WHERE "phaseId" = ANY(${phaseIds}::int[])`;
+async function readResourceRevisions(reads: RawTx, phaseIds: number[], range: { from: Date; to: Date }): Promise<{ phaseId: number; resourceKey: string; revisionId: number | null; status: string; detailId: number; from: Date }[]> {
+  const resources = await reads.$queryRaw<{ id: number; phaseId: number; key: string }[]>`SELECT "id", "phaseId", "key" FROM "Resource" WHERE "phaseId" = ANY(${phaseIds}::int[])`;
   const byId = new Map(resources.map((r) => [r.id, r]));
   const ids = resources.map((r) => r.id);
   type Row = { resourceId: number; revisionId: number | null; status: string; detailId: number; from: Date };
   const [ended, current] = await Promise.all([
-    sql.$queryRaw<Row[]>`
+    reads.$queryRaw<Row[]>`
       SELECT "resourceId", "revisionId", "status", "detailId", "from" FROM "ResourceStatusInterval"
       WHERE "resourceId" = ANY(${ids}::int[]) AND "from" < ${range.to}::timestamptz(3) AND "to" >= ${range.from}::timestamptz(3)`,
-    sql.$queryRaw<Row[]>`
+    reads.$queryRaw<Row[]>`
       SELECT "resourceId", "revisionId", "status", "detailId", "from" FROM "ResourceCurrentStatus"
       WHERE "resourceId" = ANY(${ids}::int[]) AND "from" < ${range.to}::timestamptz(3)`,
   ]);

@@ -11,9 +11,10 @@
  * resource lines). They are separate transactions, so the two halves of a scrape may be a few
  * milliseconds apart, which a scrape interval of seconds does not notice.
  */
-import { Prisma } from '../generated/prisma/client.ts';
-import type { Db } from './prisma.ts';
+import type { Db } from './db.ts';
 import { createReadSql } from './read-sql.ts';
+import type { Sql } from './sql.ts';
+import { sql } from './sql.ts';
 
 /** A configured cluster and the facts its staleness rule needs. */
 export interface FleetClusterFacts {
@@ -45,42 +46,42 @@ export interface FleetStateReader {
 }
 
 /** `value` escaped for a quoted label value (backslash, double quote, newline). */
-const label = (value: Prisma.Sql): Prisma.Sql => Prisma.sql`replace(replace(replace(${value}, '\\', '\\\\'), '"', '\\"'), E'\\n', '\\n')`;
+const label = (value: Sql): Sql => sql`replace(replace(replace(${value}, '\\', '\\\\'), '"', '\\"'), E'\\n', '\\n')`;
 
 /** Each live phase's identifying label set, for the phases `where` selects. */
-const phases = (where: Prisma.Sql): Prisma.Sql => Prisma.sql`
-  SELECT p."clusterId", 'cluster="' || ${label(Prisma.sql`c."name"`)} || '",namespace="' || ${label(Prisma.sql`p."namespace"`)} || '",phase="' || ${label(Prisma.sql`p."name"`)} || '"' AS "ids",
+const phases = (where: Sql): Sql => sql`
+  SELECT p."clusterId", 'cluster="' || ${label(sql`c."name"`)} || '",namespace="' || ${label(sql`p."namespace"`)} || '",phase="' || ${label(sql`p."name"`)} || '"' AS "ids",
          p."sourceKind", s."status", s."stale", s."since", s."detailId"
   FROM "Phase" p JOIN "Cluster" c ON c."id" = p."clusterId" JOIN "PhaseCurrentStatus" s ON s."phaseId" = p."id"
   WHERE p."deletedAt" IS NULL AND c."retiredAt" IS NULL AND ${where}`;
 
-const CLUSTERS_SQL = Prisma.sql`
+const CLUSTERS_SQL = sql`
   SELECT c."id", c."name", c."reachable", c."tickLastSeenAt" AS "lastObservedAt", c."snapshotIntervalMs"
   FROM "Cluster" c WHERE c."retiredAt" IS NULL ORDER BY c."name"`;
 
-const everyPhaseSql = (staleClusterIds: readonly number[]): Prisma.Sql => Prisma.sql`
-  WITH ph AS (${phases(Prisma.sql`TRUE`)})
-  SELECT string_agg('phaselog_phase_status{' || ph."ids" || ',source="' || ${label(Prisma.sql`ph."sourceKind"`)} || '",status="' || ${label(Prisma.sql`ph."status"`)} || '"} 1', E'\\n') AS "status",
+const everyPhaseSql = (staleClusterIds: readonly number[]): Sql => sql`
+  WITH ph AS (${phases(sql`TRUE`)})
+  SELECT string_agg('phaselog_phase_status{' || ph."ids" || ',source="' || ${label(sql`ph."sourceKind"`)} || '",status="' || ${label(sql`ph."status"`)} || '"} 1', E'\\n') AS "status",
          string_agg('phaselog_phase_stale{' || ph."ids" || '} 1', E'\\n') FILTER (WHERE ph."stale" OR ph."clusterId" = ANY(${[...staleClusterIds]}::int[])) AS "stale"
   FROM ph`;
 
-const NOT_CURRENT_SQL = Prisma.sql`
-  WITH ph AS (${phases(Prisma.sql`s."status" <> 'Current'`)})
+const NOT_CURRENT_SQL = sql`
+  WITH ph AS (${phases(sql`s."status" <> 'Current'`)})
   SELECT (SELECT string_agg('phaselog_phase_status_changed_timestamp_seconds{' || ph."ids" || '} ' || trim_scale(extract(epoch FROM ph."since"))::text, E'\\n') FROM ph) AS "changed",
-         (SELECT string_agg('phaselog_phase_resources{' || ph."ids" || ',status="' || ${label(Prisma.sql`r."key"`)} || '"} ' || r."value", E'\\n')
+         (SELECT string_agg('phaselog_phase_resources{' || ph."ids" || ',status="' || ${label(sql`r."key"`)} || '"} ' || r."value", E'\\n')
           FROM ph JOIN "StatusDetail" d ON d."id" = ph."detailId" CROSS JOIN LATERAL jsonb_each_text(d."body" -> 'summary') r
           WHERE r."value" <> '0') AS "resources"`;
 
 /** Reads the fleet's current state. */
 export function createFleetStateReader(db: Db): FleetStateReader {
-  const sql = createReadSql(db);
+  const reads = createReadSql(db);
   return {
-    clusters: () => sql.query<FleetClusterFacts>(CLUSTERS_SQL),
+    clusters: () => reads.query<FleetClusterFacts>(CLUSTERS_SQL),
     async series(staleClusterIds) {
       // Both at once: pool.query hands each to its own idle connection.
       const [every, notCurrent] = await Promise.all([
-        sql.query<{ status: string | null; stale: string | null }>(everyPhaseSql(staleClusterIds)),
-        sql.query<{ changed: string | null; resources: string | null }>(NOT_CURRENT_SQL),
+        reads.query<{ status: string | null; stale: string | null }>(everyPhaseSql(staleClusterIds)),
+        reads.query<{ changed: string | null; resources: string | null }>(NOT_CURRENT_SQL),
       ]);
       return {
         status: every[0]?.status ?? '',

@@ -3,14 +3,15 @@
  * change log, manifests over time and the global status change log. Intervals are [from, to): a
  * status that changed at T is the new one at T.
  */
-import { Prisma } from '../generated/prisma/client.ts';
-import type { Db } from './prisma.ts';
+import type { Db } from './db.ts';
 import { createCoalescer, createReadSql, type ReadSql } from './read-sql.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { readJson } from './read-json.ts';
 import type { StatusChange } from '../history/types.ts';
 import { accessConditions, type AccessColumns } from './access-rule.ts';
 import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseIntervalRecord, PhaseStatusRecord, ResourceRecord } from './read-types.ts';
+import type { Sql } from './sql.ts';
+import { sql, empty, join } from './sql.ts';
 
 /** Filter of {@link HistoryReader.listResources}. */
 export interface ResourceFilter {
@@ -160,8 +161,8 @@ interface IntervalRow {
  * A phase's status intervals, ended ones and the current one (`to` NULL), as rows `s` with their
  * detail body; `ended` and `current` are the conditions each part must meet.
  */
-function phaseIntervals(ended: Prisma.Sql, current: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`(
+function phaseIntervals(ended: Sql, current: Sql): Sql {
+  return sql`(
     (SELECT s."phaseId", s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."unobserved", s."from", s."to"
     FROM "PhaseStatusInterval" s JOIN "StatusDetail" d ON d."id" = s."detailId" WHERE ${ended})
     UNION ALL
@@ -194,7 +195,7 @@ function toInterval(row: IntervalRow): PhaseStatusRecord & { id: string } {
 }
 
 /** A resource interval with its detail: resource `r`, interval `i`, detail `d`. */
-export const RESOURCE_COLUMNS = Prisma.sql`r."phaseId", r."key" AS "resourceKey", i."status", d."body" ->> 'reason' AS "reason", coalesce(d."body" ->> 'message', '') AS "message",
+export const RESOURCE_COLUMNS = sql`r."phaseId", r."key" AS "resourceKey", i."status", d."body" ->> 'reason' AS "reason", coalesce(d."body" ->> 'message', '') AS "message",
   coalesce(d."body" -> 'conditions', '[]'::jsonb) AS "conditions", coalesce(d."body" ->> 'presence', '') AS "presence",
   (d."body" ->> 'generation')::bigint AS "generation", (d."body" ->> 'observedGeneration')::bigint AS "observedGeneration",
   d."body" -> 'customHealth' AS "customHealth", i."revisionId", i."from", i."to"`;
@@ -204,14 +205,14 @@ export const RESOURCE_COLUMNS = Prisma.sql`r."phaseId", r."key" AS "resourceKey"
  * with its detail `d`: the current status if it began by then, else one index lookup on the ended
  * intervals (resourceId, from), however long the history.
  */
-export function intervalAt(at: Date | Prisma.Sql | undefined): Prisma.Sql {
+export function intervalAt(at: Date | Sql | undefined): Sql {
   if (at === undefined) {
-    return Prisma.sql`CROSS JOIN LATERAL (
+    return sql`CROSS JOIN LATERAL (
         SELECT c."status", c."detailId", c."revisionId", c."from", NULL::timestamptz(3) AS "to" FROM "ResourceCurrentStatus" c WHERE c."resourceId" = r."id"
       ) i
       JOIN "StatusDetail" d ON d."id" = i."detailId"`;
   }
-  return Prisma.sql`CROSS JOIN LATERAL (
+  return sql`CROSS JOIN LATERAL (
       SELECT c."status", c."detailId", c."revisionId", c."from", NULL::timestamptz(3) AS "to" FROM "ResourceCurrentStatus" c
       WHERE c."resourceId" = r."id" AND c."from" <= ${at}
       UNION ALL
@@ -247,8 +248,8 @@ function toManifest(row: ManifestRow): ManifestVersionRecord {
   };
 }
 
-function manifestQuery(phaseId: number): Prisma.Sql {
-  return Prisma.sql`
+function manifestQuery(phaseId: number): Sql {
+  return sql`
     WITH versions AS (
       SELECT pm."id", pm."phaseId", pm."manifestId", pm."from", pm."to",
              lag(pm."manifestId") OVER (ORDER BY pm."from", pm."id") AS "prevManifestId",
@@ -286,7 +287,7 @@ interface IntervalPageAsk {
 }
 
 /** Epoch milliseconds of a timestamptz(3) column (float8 arithmetic, rounded: exact, and cheaper than extract's numeric). */
-const epochMs = (column: Prisma.Sql) => Prisma.sql`round(date_part('epoch', ${column}) * 1000)::int8`;
+const epochMs = (column: Sql) => sql`round(date_part('epoch', ${column}) * 1000)::int8`;
 
 /**
  * One history page as a scalar subquery: the intervals of phase `phaseId` (an SQL expression) in
@@ -298,14 +299,14 @@ const epochMs = (column: Prisma.Sql) => Prisma.sql`round(date_part('epoch', ${co
  * interval with two timestamps (a tenth of a history request's CPU), and PostgreSQL spends about
  * what it spent sending the rows (per-row JSON, or aggregates that sort, cost it more).
  */
-export function intervalPageSql(phaseId: Prisma.Sql, { detail: withDetail }: IntervalDetailOption): Prisma.Sql {
-  const detail = withDetail ? Prisma.sql`, d."body" ->> 'message' AS "message", d."body" -> 'summary' AS "summary", d."body" ->> 'worstResource' AS "worstResource"` : Prisma.empty;
-  const detailColumns = withDetail ? Prisma.sql`, array_agg(s."message"), array_agg(s."summary"), array_agg(s."worstResource")` : Prisma.sql`, NULL, NULL, NULL`;
-  const join = withDetail ? Prisma.sql`JOIN "StatusDetail" d ON d."id" = s."detailId"` : Prisma.empty;
+export function intervalPageSql(phaseId: Sql, { detail: withDetail }: IntervalDetailOption): Sql {
+  const detail = withDetail ? sql`, d."body" ->> 'message' AS "message", d."body" -> 'summary' AS "summary", d."body" ->> 'worstResource' AS "worstResource"` : empty;
+  const detailColumns = withDetail ? sql`, array_agg(s."message"), array_agg(s."summary"), array_agg(s."worstResource")` : sql`, NULL, NULL, NULL`;
+  const join = withDetail ? sql`JOIN "StatusDetail" d ON d."id" = s."detailId"` : empty;
   // An interval's start is unique within its phase, so it is the whole cursor.
-  const where = Prisma.sql`s."phaseId" = ${phaseId} AND s."from" < k."to" AND s."from" > coalesce(k."after", '-infinity')`;
-  return Prisma.sql`(
-        SELECT json_build_array(array_agg(s."status"), array_agg(s."stale"), array_agg(${epochMs(Prisma.sql`s."from"`)}), array_agg(${epochMs(Prisma.sql`s."to"`)}) ${detailColumns}, array_agg(s."unobserved"))
+  const where = sql`s."phaseId" = ${phaseId} AND s."from" < k."to" AND s."from" > coalesce(k."after", '-infinity')`;
+  return sql`(
+        SELECT json_build_array(array_agg(s."status"), array_agg(s."stale"), array_agg(${epochMs(sql`s."from"`)}), array_agg(${epochMs(sql`s."to"`)}) ${detailColumns}, array_agg(s."unobserved"))
         FROM (
           SELECT s.* FROM (
             (SELECT s."status", s."stale", s."unobserved", s."from", s."to" ${detail}
@@ -324,10 +325,10 @@ export function intervalPageSql(phaseId: Prisma.Sql, { detail: withDetail }: Int
  * Pages of phase intervals asked by concurrent requests (every history query of a phase already
  * resolved) share statements: one {@link intervalPageSql} per ask.
  */
-function createIntervalPages(sql: ReadSql, detail: IntervalDetailOption): (ask: IntervalPageAsk) => Promise<PhaseIntervalRecord[]> {
-  const page = intervalPageSql(Prisma.sql`k."phaseId"`, detail);
+function createIntervalPages(reads: ReadSql, detail: IntervalDetailOption): (ask: IntervalPageAsk) => Promise<PhaseIntervalRecord[]> {
+  const page = intervalPageSql(sql`k."phaseId"`, detail);
   return createCoalescer<IntervalPageAsk, PhaseIntervalRecord[]>(async (asks) => {
-    const rows = await sql.query<{ ask: number; page: IntervalColumns }>(Prisma.sql`
+    const rows = await reads.query<{ ask: number; page: IntervalColumns }>(sql`
       SELECT k."ask"::int AS "ask", ${page} AS "page"
       FROM unnest(${asks.map((a) => a.phaseId)}::int[], ${asks.map((a) => a.range.from)}::timestamptz[], ${asks.map((a) => a.range.to)}::timestamptz[],
                   ${asks.map((a) => a.after)}::timestamptz[], ${asks.map((a) => a.limit)}::int[])
@@ -366,43 +367,43 @@ export function toIntervalPage([statuses, stale, from, to, messages, summaries, 
  * Change-log rows `sc` of cluster `c` and phase `p` (LEFT JOINed: NULL once retention deleted the
  * phase), as the access rule reads them: a row with no phase is a cluster-level fact (reachability).
  */
-const CHANGE_ACCESS_COLUMNS: AccessColumns = { cluster: Prisma.sql`c."name"`, namespace: Prisma.sql`p."namespace"`, clusterLevel: Prisma.sql`sc."phaseId" IS NULL` };
+const CHANGE_ACCESS_COLUMNS: AccessColumns = { cluster: sql`c."name"`, namespace: sql`p."namespace"`, clusterLevel: sql`sc."phaseId" IS NULL` };
 
 /** What a change-log read may see and asked for, over `sc` (StatusChange), `c` (Cluster) and `p` (Phase). */
-function changeConditions(scope: AccessScope, filter: StatusChangeFilter): Prisma.Sql[] {
+function changeConditions(scope: AccessScope, filter: StatusChangeFilter): Sql[] {
   const where = accessConditions(scope, CHANGE_ACCESS_COLUMNS);
-  if (filter.cluster !== undefined) where.push(Prisma.sql`c."name" = ${filter.cluster}`);
-  if (filter.namespace !== undefined) where.push(Prisma.sql`p."namespace" = ${filter.namespace}`);
-  if (filter.phaseId !== undefined) where.push(Prisma.sql`sc."phaseId" = ${filter.phaseId}::int`);
-  if (filter.scopes !== undefined) where.push(Prisma.sql`sc."scope" = ANY(${[...filter.scopes]}::text[])`);
-  if (filter.toStatus !== undefined) where.push(Prisma.sql`sc."toStatus" = ANY(${[...filter.toStatus]}::text[])`);
-  if (filter.conditionTypes !== undefined) where.push(Prisma.sql`sc."conditionType" = ANY(${[...filter.conditionTypes]}::text[])`);
-  if (filter.from !== undefined) where.push(Prisma.sql`sc."at" >= ${filter.from}`);
-  if (filter.to !== undefined) where.push(Prisma.sql`sc."at" < ${filter.to}`);
+  if (filter.cluster !== undefined) where.push(sql`c."name" = ${filter.cluster}`);
+  if (filter.namespace !== undefined) where.push(sql`p."namespace" = ${filter.namespace}`);
+  if (filter.phaseId !== undefined) where.push(sql`sc."phaseId" = ${filter.phaseId}::int`);
+  if (filter.scopes !== undefined) where.push(sql`sc."scope" = ANY(${[...filter.scopes]}::text[])`);
+  if (filter.toStatus !== undefined) where.push(sql`sc."toStatus" = ANY(${[...filter.toStatus]}::text[])`);
+  if (filter.conditionTypes !== undefined) where.push(sql`sc."conditionType" = ANY(${[...filter.conditionTypes]}::text[])`);
+  if (filter.from !== undefined) where.push(sql`sc."at" >= ${filter.from}`);
+  if (filter.to !== undefined) where.push(sql`sc."at" < ${filter.to}`);
   return where;
 }
 
 export function createHistoryReader(db: Db): HistoryReader {
-  const sql = createReadSql(db);
-  const intervalPages = createIntervalPages(sql, { detail: true });
-  const bareIntervalPages = createIntervalPages(sql, { detail: false });
+  const reads = createReadSql(db);
+  const intervalPages = createIntervalPages(reads, { detail: true });
+  const bareIntervalPages = createIntervalPages(reads, { detail: false });
   return {
     async listResources(phaseId, { at, filter = {}, first, after, keys }) {
-      const where = [Prisma.sql`r."phaseId" = ${phaseId}::int`];
-      if (filter.kind !== undefined) where.push(Prisma.sql`split_part(r."key", '/', 2) = ${filter.kind}`);
-      if (filter.namespace !== undefined) where.push(Prisma.sql`split_part(r."key", '/', 3) = ${filter.namespace}`);
-      if (filter.status !== undefined) where.push(Prisma.sql`i."status" = ANY(${[...filter.status]}::text[])`);
-      if (after !== undefined) where.push(Prisma.sql`r."key" > ${after}`);
-      if (keys !== undefined) where.push(Prisma.sql`r."key" = ANY(${[...keys]}::text[])`);
-      const rows = await sql.query<ResourceRow>(Prisma.sql`
+      const where = [sql`r."phaseId" = ${phaseId}::int`];
+      if (filter.kind !== undefined) where.push(sql`split_part(r."key", '/', 2) = ${filter.kind}`);
+      if (filter.namespace !== undefined) where.push(sql`split_part(r."key", '/', 3) = ${filter.namespace}`);
+      if (filter.status !== undefined) where.push(sql`i."status" = ANY(${[...filter.status]}::text[])`);
+      if (after !== undefined) where.push(sql`r."key" > ${after}`);
+      if (keys !== undefined) where.push(sql`r."key" = ANY(${[...keys]}::text[])`);
+      const rows = await reads.query<ResourceRow>(sql`
         SELECT ${RESOURCE_COLUMNS} FROM "Resource" r ${intervalAt(at)}
-        WHERE ${Prisma.join(where, ' AND ')} ORDER BY r."key" LIMIT ${first + 1}`);
+        WHERE ${join(where, ' AND ')} ORDER BY r."key" LIMIT ${first + 1}`);
       return { items: rows.slice(0, first).map(toResource), hasMore: rows.length > first };
     },
 
     async getCurrentResources(refs) {
       if (refs.length === 0) return [];
-      const rows = await sql.query<ResourceRow>(Prisma.sql`
+      const rows = await reads.query<ResourceRow>(sql`
         SELECT ${RESOURCE_COLUMNS}
         FROM unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[]) AS k("phaseId", "key")
         JOIN "Resource" r ON r."phaseId" = k."phaseId" AND r."key" = k."key"
@@ -413,7 +414,7 @@ export function createHistoryReader(db: Db): HistoryReader {
     async resourceRunStarts(refs) {
       if (refs.length === 0) return [];
       // From the interval starting at `at`, walk back one index lookup per step (as for phases).
-      const rows = await sql.query<{ phaseId: number; resourceKey: string; at: Date; from: Date }>(Prisma.sql`
+      const rows = await reads.query<{ phaseId: number; resourceKey: string; at: Date; from: Date }>(sql`
         WITH RECURSIVE walk AS (
           SELECT r."id" AS "resourceId", r."phaseId", r."key" AS "resourceKey", k."at", i."from", i."status"
           FROM unnest(${refs.map((r) => r.phaseId)}::int[], ${refs.map((r) => r.key)}::text[], ${refs.map((r) => r.at)}::timestamptz[]) AS k("phaseId", "key", "at")
@@ -438,10 +439,10 @@ export function createHistoryReader(db: Db): HistoryReader {
 
     async phaseStatusAt(phaseId, at) {
       // The current status if it began by `at`, else the one ended interval that can contain `at`.
-      const rows = await sql.query<IntervalRow>(Prisma.sql`
+      const rows = await reads.query<IntervalRow>(sql`
         SELECT s.* FROM ${phaseIntervals(
-          Prisma.sql`s."phaseId" = ${phaseId}::int AND s."from" = (SELECT max(x."from") FROM "PhaseStatusInterval" x WHERE x."phaseId" = ${phaseId}::int AND x."from" <= ${at})`,
-          Prisma.sql`s."phaseId" = ${phaseId}::int AND s."from" <= ${at}`,
+          sql`s."phaseId" = ${phaseId}::int AND s."from" = (SELECT max(x."from") FROM "PhaseStatusInterval" x WHERE x."phaseId" = ${phaseId}::int AND x."from" <= ${at})`,
+          sql`s."phaseId" = ${phaseId}::int AND s."from" <= ${at}`,
         )}
         WHERE s."to" IS NULL OR s."to" > ${at} ORDER BY s."from" DESC LIMIT 1`);
       const row = rows[0];
@@ -456,8 +457,8 @@ export function createHistoryReader(db: Db): HistoryReader {
 
     async listStatusChanges(scope, filter, first, afterSeq) {
       const where = changeConditions(scope, filter);
-      if (afterSeq !== undefined) where.push(Prisma.sql`sc."seq" > ${afterSeq}::bigint`);
-      const rows = await sql.query<(Omit<StatusChange, 'phase'> & { sourceKind: string | null; namespace: string | null; name: string | null })>(Prisma.sql`
+      if (afterSeq !== undefined) where.push(sql`sc."seq" > ${afterSeq}::bigint`);
+      const rows = await reads.query<(Omit<StatusChange, 'phase'> & { sourceKind: string | null; namespace: string | null; name: string | null })>(sql`
         SELECT sc."seq", sc."at", c."name" AS "cluster", sc."clusterId", sc."phaseId", sc."scope", r."key" AS "resourceKey", sc."conditionType", sc."fromStatus", sc."toStatus",
                coalesce(d."body" ->> 'message', '') AS "message", p."sourceKind", p."namespace", p."name"
         FROM "StatusChange" sc
@@ -465,7 +466,7 @@ export function createHistoryReader(db: Db): HistoryReader {
         LEFT JOIN "Phase" p ON p."id" = sc."phaseId"
         LEFT JOIN "Resource" r ON r."id" = sc."resourceId"
         LEFT JOIN "StatusDetail" d ON d."id" = sc."detailId"
-        ${where.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}`}
+        ${where.length === 0 ? empty : sql`WHERE ${join(where, ' AND ')}`}
         ORDER BY sc."seq" LIMIT ${first + 1}`);
       // conditionType only on condition changes, as the published events carry it.
       const items = rows.slice(0, first).map(({ sourceKind, namespace, name, conditionType, ...row }) => ({
@@ -481,31 +482,31 @@ export function createHistoryReader(db: Db): HistoryReader {
 
     async latestStatusChangeSeq(scope, filter) {
       const where = changeConditions(scope, filter);
-      const rows = await sql.query<{ seq: bigint | string }>(Prisma.sql`
+      const rows = await reads.query<{ seq: bigint | string }>(sql`
         SELECT sc."seq" FROM "StatusChange" sc
         JOIN "Cluster" c ON c."id" = sc."clusterId"
         LEFT JOIN "Phase" p ON p."id" = sc."phaseId"
-        ${where.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(where, ' AND ')}`}
+        ${where.length === 0 ? empty : sql`WHERE ${join(where, ' AND ')}`}
         ORDER BY sc."seq" DESC LIMIT 1`);
       const row = rows[0];
       return row === undefined ? null : BigInt(row.seq);
     },
 
     async manifestAt(phaseId, at) {
-      const rows = await sql.query<ManifestRow>(Prisma.sql`${manifestQuery(phaseId)} WHERE v."from" <= ${at} AND (v."to" IS NULL OR v."to" > ${at}) ORDER BY v."from" DESC LIMIT 1`);
+      const rows = await reads.query<ManifestRow>(sql`${manifestQuery(phaseId)} WHERE v."from" <= ${at} AND (v."to" IS NULL OR v."to" > ${at}) ORDER BY v."from" DESC LIMIT 1`);
       const row = rows[0];
       return row === undefined ? null : toManifest(row);
     },
 
     async listManifests(phaseId, first, after) {
-      const cursor = after === undefined ? Prisma.empty : Prisma.sql`WHERE (v."from", v."id") < (${after.from}, ${after.id}::int)`;
-      const rows = await sql.query<ManifestRow>(Prisma.sql`${manifestQuery(phaseId)} ${cursor} ORDER BY v."from" DESC, v."id" DESC LIMIT ${first + 1}`);
+      const cursor = after === undefined ? empty : sql`WHERE (v."from", v."id") < (${after.from}, ${after.id}::int)`;
+      const rows = await reads.query<ManifestRow>(sql`${manifestQuery(phaseId)} ${cursor} ORDER BY v."from" DESC, v."id" DESC LIMIT ${first + 1}`);
       return { items: rows.slice(0, first).map(toManifest), hasMore: rows.length > first };
     },
 
     async revisionsAt(phaseId, times) {
       if (times.length === 0) return [];
-      const rows = await sql.query<{ at: Date; resourceKey: string; revisionId: number | null }>(Prisma.sql`
+      const rows = await reads.query<{ at: Date; resourceKey: string; revisionId: number | null }>(sql`
         SELECT t."at", r."key" AS "resourceKey", i."revisionId"
         FROM unnest(${[...times]}::timestamptz[]) AS t("at")
         JOIN "Resource" r ON r."phaseId" = ${phaseId}::int
@@ -520,7 +521,7 @@ export function createHistoryReader(db: Db): HistoryReader {
 
     async getRevisions(ids) {
       if (ids.length === 0) return [];
-      const rows = await sql.query<StoredRevision>(Prisma.sql`SELECT "id", "hash", "object" FROM "ObjectRevision" WHERE "id" = ANY(${[...ids]}::int[])`);
+      const rows = await reads.query<StoredRevision>(sql`SELECT "id", "hash", "object" FROM "ObjectRevision" WHERE "id" = ANY(${[...ids]}::int[])`);
       return rows.map((row) => ({ id: row.id, hash: row.hash, object: readJson<unknown>(row.object, null) }));
     },
   };

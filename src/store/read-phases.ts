@@ -3,14 +3,15 @@
  * when each phase's current status began, and the status runs a gate needs. Every function answers
  * with one SQL statement, so DataLoaders can batch them.
  */
-import { Prisma } from '../generated/prisma/client.ts';
 import { severityOf, STATUSES_BY_SEVERITY } from '../status/severity.ts';
-import type { Db } from './prisma.ts';
+import type { Db } from './db.ts';
 import { createCoalescer, createReadSql } from './read-sql.ts';
 import { intervalAt, intervalPageSql, RESOURCE_COLUMNS, toIntervalPage, toPhaseStatus, toResource, type IntervalColumns, type ResourceRow } from './read-history.ts';
 import { readJson } from './read-json.ts';
 import { accessConditions, type AccessColumns } from './access-rule.ts';
 import type { AccessScope, Page, PhaseHistoryAsk, PhaseRecord, PhaseStatusRecord, ResourceRecord } from './read-types.ts';
+import type { Sql } from './sql.ts';
+import { sql, empty, join, raw } from './sql.ts';
 
 /** Filter of {@link PhaseReader.listPhases}; every field narrows. */
 export interface PhaseFilter {
@@ -50,24 +51,24 @@ export function phaseCursorOf(phase: PhaseRecord): PhaseCursor {
 }
 
 /** {@link severityOf} in SQL, of the status column `status`: a CASE over the one severity order. */
-function severitySql(status: Prisma.Sql): Prisma.Sql {
+function severitySql(status: Sql): Sql {
   const ranks = STATUSES_BY_SEVERITY.map((word, rank) => `WHEN '${word}' THEN ${rank}`).join(' ');
-  return Prisma.sql`CASE ${status} ${Prisma.raw(ranks)} ELSE ${Prisma.raw(String(STATUSES_BY_SEVERITY.length))} END`;
+  return sql`CASE ${status} ${raw(ranks)} ELSE ${raw(String(STATUSES_BY_SEVERITY.length))} END`;
 }
 
-const SEVERITY_SQL = severitySql(Prisma.sql`s."status"`);
+const SEVERITY_SQL = severitySql(sql`s."status"`);
 
-const PHASE_COLUMNS = Prisma.sql`p."id", c."name" AS "cluster", c."reachable" AS "clusterReachable", c."lastGoodReadAt" AS "clusterLastGoodReadAt",
+const PHASE_COLUMNS = sql`p."id", c."name" AS "cluster", c."reachable" AS "clusterReachable", c."lastGoodReadAt" AS "clusterLastGoodReadAt",
          c."tickLastSeenAt" AS "clusterLastObservedAt", c."snapshotIntervalMs" AS "clusterSnapshotIntervalMs", c."retiredAt" AS "clusterRetiredAt",
          p."sourceKind", p."namespace", p."name", p."inventoryId", p."labels", p."firstSeenAt", p."lastSeenAt", p."deletedAt",
          s."status", d."body", s."conditionTimes", s."stale", s."staleSince", s."from", NULL::timestamptz(3) AS "to", s."since"`;
 
 /** A phase's current status `s` and its detail `d`. */
-const CURRENT_STATUS_JOINS = Prisma.sql`
+const CURRENT_STATUS_JOINS = sql`
   LEFT JOIN "PhaseCurrentStatus" s ON s."phaseId" = p."id"
   LEFT JOIN "StatusDetail" d ON d."id" = s."detailId"`;
 
-const PHASE_SELECT = Prisma.sql`
+const PHASE_SELECT = sql`
   SELECT ${PHASE_COLUMNS}
   FROM "Phase" p
   JOIN "Cluster" c ON c."id" = p."clusterId"
@@ -123,8 +124,8 @@ interface PhaseWithWorstRow extends PhaseRow {
  * it into a join over every resource); its run start walks back one index lookup per earlier
  * interval of the same status, as {@link HistoryReader.resourceRunStarts} does.
  */
-function withWorstResources(page: Prisma.Sql, orderBy: Prisma.Sql): Prisma.Sql {
-  return Prisma.sql`
+function withWorstResources(page: Sql, orderBy: Sql): Sql {
+  return sql`
     WITH RECURSIVE page AS MATERIALIZED (${page}),
     worst AS MATERIALIZED (
       SELECT w.* FROM page CROSS JOIN LATERAL (
@@ -210,15 +211,15 @@ function toPhase(row: PhaseRow): PhaseRecord {
 }
 
 /** Phases `p` of cluster `c`, as the access rule reads them (every phase has a namespace). */
-const PHASE_ACCESS_COLUMNS: AccessColumns = { cluster: Prisma.sql`c."name"`, namespace: Prisma.sql`p."namespace"` };
+const PHASE_ACCESS_COLUMNS: AccessColumns = { cluster: sql`c."name"`, namespace: sql`p."namespace"` };
 
 /** SQL conditions restricting phases (`p`, cluster `c`) to what `scope` may see. */
-function scopeConditions(scope: AccessScope): Prisma.Sql[] {
+function scopeConditions(scope: AccessScope): Sql[] {
   return accessConditions(scope, PHASE_ACCESS_COLUMNS);
 }
 
-function whereClause(conditions: Prisma.Sql[]): Prisma.Sql {
-  return conditions.length === 0 ? Prisma.empty : Prisma.sql`WHERE ${Prisma.join(conditions, ' AND ')}`;
+function whereClause(conditions: Sql[]): Sql {
+  return conditions.length === 0 ? empty : sql`WHERE ${join(conditions, ' AND ')}`;
 }
 
 /** Identity of a phase within its cluster; `source` may be left out when the name is unambiguous. */
@@ -274,21 +275,21 @@ export interface CurrentRunOptions {
   splitOnStale?: boolean;
 }
 
-const PHASE_PAGE = intervalPageSql(Prisma.sql`p."id"`, { detail: false });
-const PHASE_PAGE_WITH_DETAIL = intervalPageSql(Prisma.sql`p."id"`, { detail: true });
+const PHASE_PAGE = intervalPageSql(sql`p."id"`, { detail: false });
+const PHASE_PAGE_WITH_DETAIL = intervalPageSql(sql`p."id"`, { detail: true });
 
 /**
  * The phases `asks` name (all by id, or all by identity; within `scope`), each with its history
  * page ({@link intervalPageSql} over the ask's window, cursor and limit), in the order
  * {@link PhaseReader.findPhases} gives them, as rows with the ask's ordinal and the page.
  */
-function phasesWithHistoryPages(scope: AccessScope, asks: readonly { ref: PhaseLookup; history: PhaseHistoryAsk }[], { detail }: { detail: boolean }): Prisma.Sql {
-  const pages = Prisma.sql`${asks.map((a) => a.history.range.from)}::timestamptz[], ${asks.map((a) => a.history.range.to)}::timestamptz[],
+function phasesWithHistoryPages(scope: AccessScope, asks: readonly { ref: PhaseLookup; history: PhaseHistoryAsk }[], { detail }: { detail: boolean }): Sql {
+  const pages = sql`${asks.map((a) => a.history.range.from)}::timestamptz[], ${asks.map((a) => a.history.range.to)}::timestamptz[],
               ${asks.map((a) => a.history.after ?? null)}::timestamptz[], ${asks.map((a) => a.history.first + 1)}::int[]`;
   const page = detail ? PHASE_PAGE_WITH_DETAIL : PHASE_PAGE;
   const where = whereClause(scopeConditions(scope));
   if (asks.every((a) => 'id' in a.ref)) {
-    return Prisma.sql`
+    return sql`
       SELECT k."ask", ${PHASE_COLUMNS}, ${page} AS "page"
       FROM unnest(${asks.map((a) => (a.ref as { id: number }).id)}::int[], ${pages})
         WITH ORDINALITY AS k("id", "from", "to", "after", "limit", "ask")
@@ -298,7 +299,7 @@ function phasesWithHistoryPages(scope: AccessScope, asks: readonly { ref: PhaseL
       ${where}`;
   }
   const refs = asks.map((a) => a.ref as PhaseIdentityRef);
-  return Prisma.sql`
+  return sql`
     SELECT k."ask", ${PHASE_COLUMNS}, ${page} AS "page"
     FROM unnest(${refs.map((r) => r.cluster)}::text[], ${refs.map((r) => r.namespace)}::text[], ${refs.map((r) => r.name)}::text[], ${refs.map((r) => r.source ?? null)}::text[], ${pages})
       WITH ORDINALITY AS k("cluster", "namespace", "name", "source", "from", "to", "after", "limit", "ask")
@@ -310,7 +311,7 @@ function phasesWithHistoryPages(scope: AccessScope, asks: readonly { ref: PhaseL
 }
 
 export function createPhaseReader(db: Db): PhaseReader {
-  const sql = createReadSql(db);
+  const reads = createReadSql(db);
   // Identity lookups of concurrent requests (every phase(cluster, namespace, name) query) share statements.
   const findPhase = createCoalescer<{ scope: AccessScope; ref: PhaseIdentityRef }, PhaseRecord[]>(async (asks) => {
     const byScope = new Map<string, number[]>();
@@ -323,7 +324,7 @@ export function createPhaseReader(db: Db): PhaseReader {
       [...byScope.values()].map(async (indexes) => {
         const refs = indexes.map((i) => (asks[i] as { ref: PhaseIdentityRef }).ref);
         const scope = (asks[indexes[0] as number] as { scope: AccessScope }).scope;
-        const rows = await sql.query<PhaseRow & { ask: string }>(Prisma.sql`
+        const rows = await reads.query<PhaseRow & { ask: string }>(sql`
           SELECT k."ask", ${PHASE_COLUMNS}
           FROM unnest(${refs.map((r) => r.cluster)}::text[], ${refs.map((r) => r.namespace)}::text[], ${refs.map((r) => r.name)}::text[], ${refs.map((r) => r.source ?? null)}::text[])
             WITH ORDINALITY AS k("cluster", "namespace", "name", "source", "ask")
@@ -349,7 +350,7 @@ export function createPhaseReader(db: Db): PhaseReader {
       [...groups.values()].map(async (indexes) => {
         const group = indexes.map((i) => asks[i] as (typeof asks)[number]);
         const first = group[0] as (typeof asks)[number];
-        const rows = await sql.query<PhaseRow & { ask: string; page: IntervalColumns }>(phasesWithHistoryPages(first.scope, group, { detail: first.history.detail }));
+        const rows = await reads.query<PhaseRow & { ask: string; page: IntervalColumns }>(phasesWithHistoryPages(first.scope, group, { detail: first.history.detail }));
         for (const row of rows) {
           const ask = group[Number(row.ask) - 1] as (typeof asks)[number];
           const items = toIntervalPage(row.page, { detail: ask.history.detail });
@@ -364,40 +365,40 @@ export function createPhaseReader(db: Db): PhaseReader {
   return {
     async listPhases(scope, { filter, order, first, after }) {
       const where = scopeConditions(scope);
-      if (filter.cluster !== undefined) where.push(Prisma.sql`c."name" = ${filter.cluster}`);
-      if (filter.namespace !== undefined) where.push(Prisma.sql`p."namespace" = ${filter.namespace}`);
-      if (filter.source !== undefined) where.push(Prisma.sql`p."sourceKind" = ${filter.source}`);
-      if (filter.status !== undefined) where.push(Prisma.sql`s."status" = ANY(${[...filter.status]}::text[])`);
-      if (filter.labels !== undefined && Object.keys(filter.labels).length > 0) where.push(Prisma.sql`p."labels" @> ${JSON.stringify(filter.labels)}::jsonb`);
-      if (filter.hasLabel !== undefined) where.push(Prisma.sql`(p."labels" ->> ${filter.hasLabel}) IS NOT NULL`);
+      if (filter.cluster !== undefined) where.push(sql`c."name" = ${filter.cluster}`);
+      if (filter.namespace !== undefined) where.push(sql`p."namespace" = ${filter.namespace}`);
+      if (filter.source !== undefined) where.push(sql`p."sourceKind" = ${filter.source}`);
+      if (filter.status !== undefined) where.push(sql`s."status" = ANY(${[...filter.status]}::text[])`);
+      if (filter.labels !== undefined && Object.keys(filter.labels).length > 0) where.push(sql`p."labels" @> ${JSON.stringify(filter.labels)}::jsonb`);
+      if (filter.hasLabel !== undefined) where.push(sql`(p."labels" ->> ${filter.hasLabel}) IS NOT NULL`);
       if (filter.search !== undefined && filter.search !== '') {
         const pattern = `%${filter.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-        where.push(Prisma.sql`(p."name" ILIKE ${pattern} OR p."namespace" ILIKE ${pattern})`);
+        where.push(sql`(p."name" ILIKE ${pattern} OR p."namespace" ILIKE ${pattern})`);
       }
-      if (filter.includeDeleted !== true) where.push(Prisma.sql`p."deletedAt" IS NULL`);
-      if (filter.ids !== undefined) where.push(Prisma.sql`p."id" = ANY(${[...filter.ids]}::int[])`);
+      if (filter.includeDeleted !== true) where.push(sql`p."deletedAt" IS NULL`);
+      if (filter.ids !== undefined) where.push(sql`p."id" = ANY(${[...filter.ids]}::int[])`);
       for (const c of filter.conditions ?? []) {
-        where.push(Prisma.sql`EXISTS (SELECT 1 FROM "PhaseConditionCurrent" pc WHERE pc."phaseId" = p."id" AND pc."type" = ${c.type} AND pc."status" = ${c.status})`);
+        where.push(sql`EXISTS (SELECT 1 FROM "PhaseConditionCurrent" pc WHERE pc."phaseId" = p."id" AND pc."type" = ${c.type} AND pc."status" = ${c.status})`);
       }
-      const byName = Prisma.sql`c."name", p."namespace", p."name", p."id"`;
-      const pageByName = Prisma.sql`page."cluster", page."namespace", page."name", page."id"`;
+      const byName = sql`c."name", p."namespace", p."name", p."id"`;
+      const pageByName = sql`page."cluster", page."namespace", page."name", page."id"`;
       if (after !== undefined) {
         where.push(
           order === 'NAME'
-            ? Prisma.sql`(c."name", p."namespace", p."name", p."id") > (${after.cluster}, ${after.namespace}, ${after.name}, ${after.id}::int)`
-            : Prisma.sql`(${SEVERITY_SQL}, c."name", p."namespace", p."name", p."id") > (${after.severity}::int, ${after.cluster}, ${after.namespace}, ${after.name}, ${after.id}::int)`,
+            ? sql`(c."name", p."namespace", p."name", p."id") > (${after.cluster}, ${after.namespace}, ${after.name}, ${after.id}::int)`
+            : sql`(${SEVERITY_SQL}, c."name", p."namespace", p."name", p."id") > (${after.severity}::int, ${after.cluster}, ${after.namespace}, ${after.name}, ${after.id}::int)`,
         );
       }
-      const orderBy = order === 'NAME' ? byName : Prisma.sql`${SEVERITY_SQL}, ${byName}`;
-      const pageOrder = order === 'NAME' ? pageByName : Prisma.sql`${severitySql(Prisma.sql`page."status"`)}, ${pageByName}`;
-      const rows = await sql.query<PhaseWithWorstRow>(withWorstResources(Prisma.sql`${PHASE_SELECT} ${whereClause(where)} ORDER BY ${orderBy} LIMIT ${first + 1}`, pageOrder));
+      const orderBy = order === 'NAME' ? byName : sql`${SEVERITY_SQL}, ${byName}`;
+      const pageOrder = order === 'NAME' ? pageByName : sql`${severitySql(sql`page."status"`)}, ${pageByName}`;
+      const rows = await reads.query<PhaseWithWorstRow>(withWorstResources(sql`${PHASE_SELECT} ${whereClause(where)} ORDER BY ${orderBy} LIMIT ${first + 1}`, pageOrder));
       return { items: rows.slice(0, first).map(toPhaseWithWorst), hasMore: rows.length > first };
     },
 
     async getPhasesByIds(scope, ids) {
       if (ids.length === 0) return [];
-      const where = [...scopeConditions(scope), Prisma.sql`p."id" = ANY(${[...ids]}::int[])`];
-      const rows = await sql.query<PhaseRow>(Prisma.sql`${PHASE_SELECT} ${whereClause(where)}`);
+      const where = [...scopeConditions(scope), sql`p."id" = ANY(${[...ids]}::int[])`];
+      const rows = await reads.query<PhaseRow>(sql`${PHASE_SELECT} ${whereClause(where)}`);
       const byId = new Map(rows.map((row) => [Number(row.id), toPhase(row)]));
       return ids.flatMap((id) => byId.get(id) ?? []);
     },
@@ -414,13 +415,13 @@ export function createPhaseReader(db: Db): PhaseReader {
       if (phaseIds.length === 0) return [];
       if (!splitOnStale) {
         // Stored with the current status: one index lookup per phase.
-        const rows = await sql.query<{ phaseId: number; from: Date }>(Prisma.sql`
+        const rows = await reads.query<{ phaseId: number; from: Date }>(sql`
           SELECT s."phaseId", s."since" AS "from" FROM "PhaseCurrentStatus" s WHERE s."phaseId" = ANY(${[...phaseIds]}::int[])`);
         return rows.map((row) => ({ phaseId: Number(row.phaseId), from: row.from }));
       }
       // Walk back from the current status, one index lookup per step, while the previous interval
       // ends exactly where the next begins with the same status and staleness (a gate trusts fresh reads only).
-      const rows = await sql.query<{ phaseId: number; from: Date }>(Prisma.sql`
+      const rows = await reads.query<{ phaseId: number; from: Date }>(sql`
         WITH RECURSIVE walk AS (
           SELECT s."phaseId", s."from", s."status", s."stale" FROM "PhaseCurrentStatus" s
           WHERE s."phaseId" = ANY(${[...phaseIds]}::int[])

@@ -2,7 +2,7 @@
  * How the read repositories run their SQL: straight on the `pg` pool Prisma shares, as named
  * prepared statements. Each connection parses and plans a statement once and then only binds and
  * executes it (Prisma's `$queryRaw` sends an unnamed statement, parsed and planned on every call,
- * and its runtime adds its own cost per call). Statements are built with `Prisma.sql`, so values
+ * and its runtime adds its own cost per call). Statements are built with `sql`, so values
  * are always parameters; the statement's name is derived from its text, so one text is one
  * prepared statement per connection, and the set of texts is the finite set of query shapes the
  * repositories build (values never enter the text).
@@ -13,12 +13,12 @@
 import { createHash } from 'node:crypto';
 import DataLoader from 'dataloader';
 import pg from 'pg';
-import type { Prisma } from '../generated/prisma/client.ts';
-import { poolOf, type Db } from './prisma.ts';
+import { poolOf, type Db } from './db.ts';
+import type { Sql } from './sql.ts';
 
 /** Runs read statements. */
 export interface ReadSql {
-  query<T>(statement: Prisma.Sql): Promise<T[]>;
+  query<T>(statement: Sql): Promise<T[]>;
 }
 
 const names = new Map<string, string>();
@@ -64,7 +64,7 @@ const readTypes = {
 export function createReadSql(db: Db): ReadSql {
   const pool = poolOf(db);
   return {
-    async query<T>(statement: Prisma.Sql): Promise<T[]> {
+    async query<T>(statement: Sql): Promise<T[]> {
       const text = statement.text;
       const result = await pool.query({ name: statementName(text), text, values: statement.values as unknown[], types: readTypes });
       return result.rows as T[];

@@ -1,4 +1,4 @@
-import type { Db } from './prisma.ts';
+import type { Db } from './db.ts';
 import { sqlOn } from './sql-transaction.ts';
 
 /** A stored audit report. */

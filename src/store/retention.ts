@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { parseDuration } from '../duration.ts';
-import type { Db } from './prisma.ts';
+import type { Db } from './db.ts';
 import { withSqlTransaction } from './sql-transaction.ts';
 
 const ageSchema = z.union([z.number().int().positive(), z.string()]).transform((value, ctx) => {

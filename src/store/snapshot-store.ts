@@ -11,7 +11,7 @@ import type { SnapshotPlan } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, PhaseIdentity, StoredClusterState } from '../history/types.ts';
 import { applyPlan, type AppliedPlan, type ApplyPlanOptions } from './history-write.ts';
 import { loadClusterState, lockCluster, recordUnobservedGap, type LockedCluster } from './history-state.ts';
-import type { Db } from './prisma.ts';
+import type { Db } from './db.ts';
 import { withSqlTransaction } from './sql-transaction.ts';
 
 export type { AppliedPlan } from './history-write.ts';

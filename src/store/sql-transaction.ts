@@ -2,10 +2,10 @@
  * The snapshot transaction on the `pg` pool Prisma shares, without Prisma's runtime in between.
  *
  * A snapshot is a dozen statements in one transaction, every one of them raw SQL built with
- * `Prisma.sql` (bulk `unnest` writes). Through Prisma 7 each of those statements also goes through
+ * `sql` (src/store/sql.ts; bulk `unnest` writes). Through Prisma 7 each also went through
  * its query compiler (WebAssembly) and its interpreter before `pg` sends it: about a fifth of a
  * worker's CPU in the 500-cluster scale-out bench, more than the statements' own I/O (figures in
- * BENCHMARKS.md). Here the same `Prisma.sql` text and values go to `pg` as named prepared
+ * BENCHMARKS.md). Here the statement's text and values go to `pg` as named prepared
  * statements (src/store/read-sql.ts explains the naming), so PostgreSQL also skips parsing and
  * planning them again on each snapshot.
  *
@@ -16,18 +16,18 @@
  * for the types these statements read: int8 as bigint, timestamptz as Date, json parsed.
  */
 import pg from 'pg';
-import { Prisma } from '../generated/prisma/client.ts';
-import { poolOf, type Db } from './prisma.ts';
+import { poolOf, type Db } from './db.ts';
 import { parseTimestamptz, statementName } from './read-sql.ts';
+import type { Sql } from './sql.ts';
+import { sql } from './sql.ts';
 
 /**
- * What the history store's statements need of a transaction: Prisma's raw tagged templates. A
- * Prisma transaction client has them too, so the same functions run in either (tests and benches
- * use Prisma's; snapshots use {@link withSqlTransaction}).
+ * What the stores' statements need: raw tagged templates (the shape of Prisma's `$queryRaw`, which
+ * the stores used before), on one transaction ({@link withSqlTransaction}) or autocommit ({@link sqlOn}).
  */
 export interface RawTx {
-  $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): PromiseLike<number>;
-  $queryRaw<T = unknown>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): PromiseLike<T>;
+  $executeRaw(query: TemplateStringsArray | Sql, ...values: unknown[]): PromiseLike<number>;
+  $queryRaw<T = unknown>(query: TemplateStringsArray | Sql, ...values: unknown[]): PromiseLike<T>;
 }
 
 /** Bounds of {@link withSqlTransaction}. */
@@ -66,9 +66,9 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 };
 
-/** `Prisma.sql` from either calling form of the raw templates. */
-function statementOf(query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql {
-  return query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
+/** The statement of either calling form: a tagged template (its strings are an array), or a built statement. */
+function statementOf(query: TemplateStringsArray | Sql, values: unknown[]): Sql {
+  return Array.isArray(query) ? sql(query as TemplateStringsArray, ...values) : (query as Sql);
 }
 
 /**
@@ -80,14 +80,14 @@ function statementOf(query: TemplateStringsArray | Prisma.Sql, values: unknown[]
  */
 export function sqlOn(db: Db): RawTx {
   const pool = poolOf(db);
-  const run = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Promise<pg.QueryResult> => {
+  const run = (query: TemplateStringsArray | Sql, values: unknown[]): Promise<pg.QueryResult> => {
     const statement = statementOf(query, values);
     const text = statement.text;
     return statement.values.length === 0 ? pool.query({ text, types }) : pool.query({ name: statementName(text), text, values: statement.values as unknown[], types });
   };
   return {
     $executeRaw: async (query, ...values) => (await run(query, values)).rowCount ?? 0,
-    $queryRaw: async <R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => (await run(query, values)).rows as R,
+    $queryRaw: async <R>(query: TemplateStringsArray | Sql, ...values: unknown[]) => (await run(query, values)).rows as R,
   };
 }
 
@@ -118,7 +118,7 @@ export async function withSqlTransaction<T>(db: Db, work: (tx: RawTx) => Promise
   // One statement at a time, in the order they were asked for (the store asks for several at once,
   // as it did of Prisma): a connection runs one anyway, and pg no longer queues them itself.
   let previous: Promise<unknown> = Promise.resolve();
-  const run = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Promise<pg.QueryResult> => {
+  const run = (query: TemplateStringsArray | Sql, values: unknown[]): Promise<pg.QueryResult> => {
     const statement = statementOf(query, values);
     const text = statement.text;
     const next = previous.then(() => {
@@ -133,7 +133,7 @@ export async function withSqlTransaction<T>(db: Db, work: (tx: RawTx) => Promise
   };
   const tx: RawTx = {
     $executeRaw: async (query, ...values) => (await run(query, values)).rowCount ?? 0,
-    $queryRaw: async <R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => (await run(query, values)).rows as R,
+    $queryRaw: async <R>(query: TemplateStringsArray | Sql, ...values: unknown[]) => (await run(query, values)).rows as R,
   };
   let terminated: Promise<void> = Promise.resolve();
   const timer = setTimeout(() => {

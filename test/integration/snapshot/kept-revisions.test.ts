@@ -12,6 +12,7 @@ import { observeCluster } from '../../../src/snapshot/observe.ts';
 import { loadClusterState, lockCluster } from '../../../src/store/history-state.ts';
 import { createRecorder } from '../../../src/snapshot/record.ts';
 import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
+import { withSqlTransaction } from '../../../src/store/sql-transaction.ts';
 import type { Db } from '../../../src/store/prisma.ts';
 import { applyFleet, deploymentRef, namespaceOf, readyDeployment, readyStatus, rollingStatus, type FleetShape } from './fleet.ts';
 import { countRows, createTestDatabase, startEmulatedCluster, type EmulatedCluster, type TestDatabase } from './helpers.ts';
@@ -128,10 +129,14 @@ describe('revisions of a kept cluster state', () => {
     (respecified['spec'] as { replicas: number }).replicas = 3;
     cluster.emulator.apply([respecified]);
     const observation = inForm(await observeCluster(cluster.client, { now: () => new Date(tick + 30_000) }), form, new Set());
-    const [plain, sharing] = await kept.db.$transaction(async (tx) => {
-      const row = await lockCluster(tx, 'revisions');
-      return [await loadClusterState(tx, row), await loadClusterState(tx, row, undefined, observation)];
-    });
+    const [plain, sharing] = await withSqlTransaction(
+      kept.db,
+      async (tx) => {
+        const row = await lockCluster(tx, 'revisions');
+        return [await loadClusterState(tx, row), await loadClusterState(tx, row, undefined, observation)];
+      },
+      { timeoutMs: 30_000, maxWaitMs: 5_000 },
+    );
     expect(sharing.phases.flatMap((p) => p.resources).map((r) => r.revisionDigest)).not.toContain(null);
     expect(sharing).toEqual(plain);
     expect(planSnapshot(sharing, observation)).toEqual(planSnapshot(plain, observation));

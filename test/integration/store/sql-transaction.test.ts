@@ -6,10 +6,10 @@
  * middle of a transaction leaves nothing and the pool recovers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Prisma } from '../../../src/generated/prisma/client.ts';
 import { createDb, poolOf, type Db } from '../../../src/store/prisma.ts';
 import { ConnectionWaitError, TransactionTimeoutError, withSqlTransaction } from '../../../src/store/sql-transaction.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/services.ts';
+import { sql } from '../../../src/store/sql.ts';
 
 const BOUNDS = { timeoutMs: 5_000, maxWaitMs: 5_000 };
 
@@ -33,7 +33,7 @@ describe('snapshot transactions on pg', () => {
     const read = await withSqlTransaction(db, async (tx) => {
       await tx.$executeRaw`INSERT INTO "Cluster" ("name", "labels", "lastTickAt") VALUES (${'committed'}, ${JSON.stringify({ env: 'prod' })}::jsonb, ${at}::timestamptz(3))`;
       return tx.$queryRaw<{ big: bigint; labels: unknown; lastTickAt: Date }[]>(
-        Prisma.sql`SELECT 9007199254740993::bigint AS "big", "labels", "lastTickAt" FROM "Cluster" WHERE "name" = ${'committed'}`,
+        sql`SELECT 9007199254740993::bigint AS "big", "labels", "lastTickAt" FROM "Cluster" WHERE "name" = ${'committed'}`,
       );
     }, BOUNDS);
     expect(read).toEqual([{ big: 9007199254740993n, labels: { env: 'prod' }, lastTickAt: at }]);
