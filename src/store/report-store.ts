@@ -26,21 +26,21 @@ export function createReportStore(db: Db): ReportStore {
     ...(row.content !== undefined ? { content: row.content } : {}),
   });
   type Row = { id: number; createdAt: Date; format: string; params: unknown; content: string };
-  const sql = sqlOn(db);
+  const raw = sqlOn(db);
   return {
     async save(report) {
-      const [row] = await sql.$queryRaw<Row[]>`
+      const [row] = await raw.$queryRaw<Row[]>`
         INSERT INTO "Report" ("format", "params", "content") VALUES (${report.format}, ${JSON.stringify(report.params)}::jsonb, ${report.content})
         RETURNING "id", "createdAt", "format", "params", "content"`;
       if (row === undefined) throw new Error('INSERT INTO "Report" returned no row');
       return shape(row) as StoredReport;
     },
     async list(limit) {
-      const rows = await sql.$queryRaw<Omit<Row, 'content'>[]>`SELECT "id", "createdAt", "format", "params" FROM "Report" ORDER BY "id" DESC LIMIT ${limit}::int`;
+      const rows = await raw.$queryRaw<Omit<Row, 'content'>[]>`SELECT "id", "createdAt", "format", "params" FROM "Report" ORDER BY "id" DESC LIMIT ${limit}::int`;
       return rows.map(shape);
     },
     async get(id) {
-      const [row] = await sql.$queryRaw<Row[]>`SELECT "id", "createdAt", "format", "params", "content" FROM "Report" WHERE "id" = ${id}::int`;
+      const [row] = await raw.$queryRaw<Row[]>`SELECT "id", "createdAt", "format", "params", "content" FROM "Report" WHERE "id" = ${id}::int`;
       return row ? (shape(row) as StoredReport) : null;
     },
   };

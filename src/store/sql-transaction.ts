@@ -80,14 +80,24 @@ function statementOf(query: TemplateStringsArray | Sql, values: unknown[]): Sql 
  */
 export function sqlOn(db: Db): RawTx {
   const pool = poolOf(db);
-  const run = (query: TemplateStringsArray | Sql, values: unknown[]): Promise<pg.QueryResult> => {
-    const statement = statementOf(query, values);
-    const text = statement.text;
-    return statement.values.length === 0 ? pool.query({ text, types }) : pool.query({ name: statementName(text), text, values: statement.values as unknown[], types });
-  };
+  return rawTemplates((config) => pool.query(config));
+}
+
+/**
+ * How `pg` runs a statement: as a named prepared statement, or unnamed when it has no parameters
+ * (SAVEPOINT, SELECT 1), which needs no plan of its own.
+ */
+function queryConfig(query: TemplateStringsArray | Sql, values: unknown[]): pg.QueryConfig {
+  const statement = statementOf(query, values);
+  const text = statement.text;
+  return statement.values.length === 0 ? { text, types } : { name: statementName(text), text, values: statement.values as unknown[], types };
+}
+
+/** The raw templates of {@link RawTx} over `run`, which sends one statement. */
+function rawTemplates(run: (config: pg.QueryConfig) => Promise<pg.QueryResult>): RawTx {
   return {
-    $executeRaw: async (query, ...values) => (await run(query, values)).rowCount ?? 0,
-    $queryRaw: async <R>(query: TemplateStringsArray | Sql, ...values: unknown[]) => (await run(query, values)).rows as R,
+    $executeRaw: async (query, ...values) => (await run(queryConfig(query, values))).rowCount ?? 0,
+    $queryRaw: async <R>(query: TemplateStringsArray | Sql, ...values: unknown[]) => (await run(queryConfig(query, values))).rows as R,
   };
 }
 
@@ -118,23 +128,14 @@ export async function withSqlTransaction<T>(db: Db, work: (tx: RawTx) => Promise
   // One statement at a time, in the order they were asked for (the store asks for several at once,
   // as it did of Prisma): a connection runs one anyway, and pg no longer queues them itself.
   let previous: Promise<unknown> = Promise.resolve();
-  const run = (query: TemplateStringsArray | Sql, values: unknown[]): Promise<pg.QueryResult> => {
-    const statement = statementOf(query, values);
-    const text = statement.text;
+  const tx = rawTemplates((config) => {
     const next = previous.then(() => {
       if (timedOut) throw new TransactionTimeoutError(options.timeoutMs);
-      // A statement without parameters (SAVEPOINT) needs no plan of its own.
-      return statement.values.length === 0
-        ? client.query({ text, types })
-        : client.query({ name: statementName(text), text, values: statement.values as unknown[], types });
+      return client.query(config);
     });
     previous = next.catch(() => undefined);
     return next;
-  };
-  const tx: RawTx = {
-    $executeRaw: async (query, ...values) => (await run(query, values)).rowCount ?? 0,
-    $queryRaw: async <R>(query: TemplateStringsArray | Sql, ...values: unknown[]) => (await run(query, values)).rows as R,
-  };
+  });
   let terminated: Promise<void> = Promise.resolve();
   const timer = setTimeout(() => {
     timedOut = true;

@@ -49,6 +49,26 @@ describe('a database handle without Prisma', () => {
     expect((await createClusterStore(db).listClusters()).map((c) => c.name)).toEqual(['prod', 'staging']);
   });
 
+  it('loses nothing when PostgreSQL ends its connections (a restart): the next statement opens another', async () => {
+    const store = createClusterStore(db);
+    await store.listClusters();
+    expect(poolOf(db).idleCount).toBeGreaterThan(0);
+    // From a connection of another handle, as an operator's restart would: every backend of this database but that one.
+    const admin = createDb(database.url, { poolSize: 1, prisma: false });
+    try {
+      const ended = await sqlOn(admin).$queryRaw<{ ended: boolean }[]>`
+        SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`;
+      expect(ended.length).toBeGreaterThan(0);
+    } finally {
+      await admin.$disconnect();
+    }
+    // The ended idle connections leave the pool (an 'error' it listens to, not an uncaught one).
+    await expect.poll(() => poolOf(db).totalCount, { timeout: 5_000 }).toBe(0);
+    expect((await store.listClusters()).map((c) => c.name)).toEqual(['prod', 'staging']);
+    const written = await withSqlTransaction(db, async (tx) => tx.$executeRaw`UPDATE "Cluster" SET "reachable" = false WHERE "name" = ${'prod'}`, { timeoutMs: 5_000, maxWaitMs: 2_000 });
+    expect(written).toBe(1);
+  });
+
   it('ends its pool on $disconnect, and a second $disconnect does nothing', async () => {
     const other = createDb(database.url, { poolSize: 1, prisma: false });
     await pingDatabase(other);
