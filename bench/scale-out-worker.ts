@@ -9,9 +9,12 @@
  * Sends `{ ready, instance }` once the BullMQ worker runs (`instance` names it in the cluster
  * ownership and in its requests' User-Agent); answers `{ rss }` to `{ report: true }` with its
  * resident set size, heap in use (after a full collection when started with --expose-gc), failed
- * jobs and the clusters it owns; closes everything on SIGTERM or when the parent goes away.
+ * jobs and the clusters it owns, and then writes a heap snapshot into BENCH_HEAP_SNAPSHOT_DIR when
+ * that is set; closes everything on SIGTERM or when the parent goes away.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
 import { loadKubeconfigClusters } from '../src/kube/clusters.ts';
 import type { ClusterHandle } from '../src/kube/clusters.ts';
@@ -129,6 +132,9 @@ process.on('message', (message: unknown) => {
   const report: ScaleOutWorkerReport = { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal, external: memory.external, arrayBuffers: memory.arrayBuffers, collected: gc !== undefined, failed, owned: running.ownership.owned().length };
   const byMapping = rssByMapping();
   if (byMapping !== undefined) report.rssByMapping = byMapping;
+  // For attributing the heap (bench/heap-diff.ts): written after the figures were read, so it does not move them.
+  const snapshotDir = process.env.BENCH_HEAP_SNAPSHOT_DIR;
+  if (snapshotDir !== undefined && snapshotDir !== '') writeHeapSnapshot(path.join(snapshotDir, `scale-out-worker-${running.ownership.owned().length}-clusters-${process.pid}.heapsnapshot`));
   process.send?.(report);
 });
 process.send?.({ ready: true, url: '', instance: running.ownership.instance });

@@ -327,7 +327,9 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
         figures[`${label}: open watches vs ${counts[0]} worker${counts[0] === 1 ? '' : 's'}`] = baselineWatches > 0 ? round(watches.total / baselineWatches, 2) : 'no watches';
         figures[`${label}: clusters watched by more than one worker`] = watches.multiple;
         if (live) figures[`${label}: clusters not watched`] = watches.unwatched;
-        const reports = await Promise.all(workers.map((w) => request(w.child, { report: true }, (m) => ((m as { rss?: number }).rss !== undefined ? (m as ScaleOutWorkerReport) : undefined))));
+        // A worker writing a heap snapshot (BENCH_HEAP_SNAPSHOT_DIR) answers once it is written.
+        const reportMs = process.env.BENCH_HEAP_SNAPSHOT_DIR === undefined ? 30_000 : 600_000;
+        const reports = await Promise.all(workers.map((w) => request(w.child, { report: true }, (m) => ((m as { rss?: number }).rss !== undefined ? (m as ScaleOutWorkerReport) : undefined), reportMs)));
         const owned = reports.map((r) => r.owned);
         figures[`${label}: clusters owned per worker (min-max)`] = `${Math.min(...owned)}-${Math.max(...owned)}`;
         figures[`${label}: RSS MB per worker (max)`] = Math.round(Math.max(...reports.map((r) => r.rss)) / MB);
