@@ -11,7 +11,7 @@ export interface PhaseDraft {
   labels: Record<string, string>;
   entries: ObjectRef[];
   details?: Map<string, EntryDetail>;
-  errors: InventoryError[];
+  errors: readonly InventoryError[];
   inventory?: ObjectIdentity;
   selector?: Phase['selector'];
   owner?: Phase['owner'];
@@ -48,12 +48,24 @@ function sharedDetail(detail: EntryDetail): EntryDetail {
 /** The details of a phase none of whose entries has any (shared, so never modified). */
 const NO_DETAILS: Record<string, EntryDetail> = Object.freeze({}) as Record<string, EntryDetail>;
 
-/** Where a phase whose entries carry details keeps them by position (not enumerable: not part of the phase's value). */
+/**
+ * The errors of a phase without any (shared and frozen: most phases have none, and an array each
+ * would be kept from tick to tick). A phase's errors are replaced, never added to.
+ */
+const NO_ERRORS: readonly InventoryError[] = Object.freeze([]);
+
+/** Where a phase whose entries carry details keeps them (not enumerable: not part of the phase's value). */
 const ENTRY_DETAILS = Symbol('entryDetails');
+
+/**
+ * Entry details by position, or the one detail every entry has: tools record the same detail for
+ * all entries of most inventories, and an array per phase would be kept from tick to tick.
+ */
+type KeptDetails = readonly (EntryDetail | undefined)[] | EntryDetail;
 
 interface WithEntryDetails {
   entries: readonly ObjectRef[];
-  [ENTRY_DETAILS]?: readonly (EntryDetail | undefined)[];
+  [ENTRY_DETAILS]?: KeptDetails;
 }
 
 /**
@@ -85,14 +97,14 @@ export function buildPhase(draft: PhaseDraft): Phase {
   let phase: Phase;
   if (entryDetails === undefined) {
     // Most inventories have no entry details: those phases share one empty record.
-    phase = { source: draft.source, id: draft.id, name: draft.name, namespace: draft.namespace, labels: draft.labels, entries, details: NO_DETAILS, errors: draft.errors };
+    phase = { source: draft.source, id: draft.id, name: draft.name, namespace: draft.namespace, labels: draft.labels, entries, details: NO_DETAILS, errors: errorsOf(draft) };
   } else {
     // Properties added in one order, the accessor as a new property (redefining an existing one
     // would turn the object into a dictionary), so all such phases share one hidden class.
     const partial: Omit<Phase, 'details' | 'errors'> = { source: draft.source, id: draft.id, name: draft.name, namespace: draft.namespace, labels: draft.labels, entries };
     Object.defineProperty(partial, 'details', DETAILS_ACCESSOR);
     phase = partial as Phase;
-    phase.errors = draft.errors;
+    phase.errors = errorsOf(draft);
     Object.defineProperty(phase, ENTRY_DETAILS, { value: entryDetails });
   }
   if (draft.inventory !== undefined) {
@@ -104,8 +116,15 @@ export function buildPhase(draft: PhaseDraft): Phase {
   return phase;
 }
 
-/** Each entry's non-empty detail (shared), by position in `entries`; `undefined` when none has one. */
-function detailsByPosition(entries: readonly ObjectRef[], details: ReadonlyMap<string, EntryDetail> | undefined): (EntryDetail | undefined)[] | undefined {
+function errorsOf(draft: PhaseDraft): readonly InventoryError[] {
+  return draft.errors.length === 0 ? NO_ERRORS : draft.errors;
+}
+
+/**
+ * Each entry's non-empty detail (shared), by position in `entries`, or the one detail all entries
+ * have; `undefined` when none has one.
+ */
+function detailsByPosition(entries: readonly ObjectRef[], details: ReadonlyMap<string, EntryDetail> | undefined): KeptDetails | undefined {
   if (details === undefined || details.size === 0) return undefined;
   let byPosition: (EntryDetail | undefined)[] | undefined;
   entries.forEach((entry, index) => {
@@ -114,15 +133,17 @@ function detailsByPosition(entries: readonly ObjectRef[], details: ReadonlyMap<s
     byPosition ??= new Array<EntryDetail | undefined>(entries.length).fill(undefined);
     byPosition[index] = sharedDetail(detail);
   });
-  return byPosition;
+  const first = byPosition?.[0];
+  // Shared details are one object per distinct value, so one value means one object.
+  return first !== undefined && byPosition?.every((d) => d === first) === true ? first : byPosition;
 }
 
-/** {@link Phase.details} of entries and their details by position. */
-function detailsRecord(entries: readonly ObjectRef[], byPosition: readonly (EntryDetail | undefined)[] | undefined): Record<string, EntryDetail> {
+/** {@link Phase.details} of entries and their kept details. */
+function detailsRecord(entries: readonly ObjectRef[], kept: KeptDetails | undefined): Record<string, EntryDetail> {
   const record: Record<string, EntryDetail> = {};
-  if (byPosition === undefined) return record;
+  if (kept === undefined) return record;
   entries.forEach((entry, index) => {
-    const detail = byPosition[index];
+    const detail = Array.isArray(kept) ? (kept as readonly (EntryDetail | undefined)[])[index] : (kept as EntryDetail);
     if (detail !== undefined) record[refKey(entry)] = detail;
   });
   return record;

@@ -100,7 +100,8 @@ export interface Phase {
    * read (phases are kept from tick to tick, and only tools and tests read it).
    */
   details: Record<string, EntryDetail>;
-  errors: InventoryError[];
+  /** Replaced, never added to: phases without errors share one frozen empty list. */
+  errors: readonly InventoryError[];
   /** The inventory object itself, when the phase was read from one. */
   inventoryRef?: ObjectRef;
   /** Set for selector phases only; their entries come from the cluster. */

@@ -71,7 +71,7 @@ export async function readOwnerPhases(cluster: ClusterClient, specs: readonly Ow
       }
     }
     for (const built of buildOwnerPhases(spec, owners.objects, owned)) {
-      if (unread.length > 0) built.phase.errors.push(...unread);
+      if (unread.length > 0) built.phase.errors = [...built.phase.errors, ...unread];
       result.phases.push(built);
     }
   }
@@ -95,7 +95,7 @@ function keepFirstByName(phases: readonly OwnerPhase[]): OwnerPhase[] {
     }
     const owner = candidate.phase.owner?.kind;
     const name = `${owner?.group === '' ? '' : `${owner?.group ?? ''}/`}${owner?.kind ?? ''} ${key}`;
-    first.phase.errors.push({ code: 'OWNER_NAME_TAKEN', message: `${name} is an owner too but its phase would have this phase's name, so it is not recorded: rename one of them`, entry: name });
+    first.phase.errors = [...first.phase.errors, { code: 'OWNER_NAME_TAKEN', message: `${name} is an owner too but its phase would have this phase's name, so it is not recorded: rename one of them`, entry: name }];
   }
   return [...kept.values()];
 }

@@ -115,13 +115,18 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
     const status = statusOf.get(phase.id);
     const body = status === undefined ? {} : readBody(status.body);
     const message = typeof body['message'] === 'string' ? body['message'] : '';
+    const identity = { sourceKind: phase.sourceKind, namespace: phase.namespace, name: phase.name };
+    // The observation's values where they are equal: its parsed inventory holds them from tick to
+    // tick anyway, so a kept state sharing them holds no copy of its own.
+    const seen = observedPhases?.get(phaseKey(identity));
+    const labels = phase.labels as Record<string, string>;
     byPhase.set(phase.id, {
       id: phase.id,
-      identity: { sourceKind: phase.sourceKind, namespace: phase.namespace, name: phase.name },
-      inventoryId: phase.inventoryId,
-      labels: phase.labels as Record<string, string>,
+      identity: seen?.identity ?? identity,
+      inventoryId: sameString(phase.inventoryId, seen?.inventoryId),
+      labels: seen !== undefined && sameLabels(labels, seen.labels) ? seen.labels : labels,
       deleted: phase.deletedAt !== null,
-      manifest: phase.manifestIntervalId === null || phase.manifestHash === null ? null : { intervalId: phase.manifestIntervalId, hash: sameString(phase.manifestHash, observedPhases?.get(phaseKey({ sourceKind: phase.sourceKind, namespace: phase.namespace, name: phase.name }))?.manifest.hash) },
+      manifest: phase.manifestIntervalId === null || phase.manifestHash === null ? null : { intervalId: phase.manifestIntervalId, hash: sameString(phase.manifestHash, seen?.manifest.hash) },
       status:
         status === undefined
           ? null
@@ -169,6 +174,12 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
 /** `stored`, or `observed` when equal: the observation's string is the one the worker's memos hold. */
 function sameString(stored: string, observed: string | undefined): string {
   return observed === stored ? observed : stored;
+}
+
+/** Whether two label sets hold the same labels. */
+function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && b[k] === a[k]);
 }
 
 /**

@@ -87,6 +87,29 @@ describe('shared inventory examples', () => {
     expect(phase.details['policy/PodDisruptionBudget/shop/frontend-pdb']).toBeUndefined();
   });
 
+  it('cli-utils: entries that all carry the same detail each have it, and a phase built from it has them again', () => {
+    const data = { 'shop_web_apps_Deployment': '{"strategy":"Apply","actuation":"Succeeded"}', 'shop_db_apps_StatefulSet': '{"strategy":"Apply","actuation":"Succeeded"}', '_shop__Namespace': '{"strategy":"Apply","actuation":"Succeeded"}' };
+    const inventory = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'inv', namespace: 'shop', labels: { 'cli-utils.sigs.k8s.io/inventory-id': 'shop-inv' } }, data };
+    const phase = expectPhase(parseInventory(inventory));
+    const detail = { strategy: 'Apply', actuation: 'Succeeded' };
+    expect(phase.details).toEqual({ 'apps/Deployment/shop/web': detail, 'apps/StatefulSet/shop/db': detail, '/Namespace//shop': detail });
+    // Merged with an inventory of other details, each entry keeps its own.
+    const other = expectPhase(parseInventory({ ...inventory, metadata: { ...inventory.metadata, name: 'inv-2' }, data: { 'shop_jobs_batch_Job': '{"strategy":"Delete"}' } }));
+    const [merged] = mergePhases([phase, other]);
+    expect(merged?.details).toEqual({ 'apps/Deployment/shop/web': detail, 'apps/StatefulSet/shop/db': detail, '/Namespace//shop': detail, 'batch/Job/shop/jobs': { strategy: 'Delete' } });
+  });
+
+  it('a phase without errors can be given some: errors are replaced, and other phases keep none', () => {
+    const first = expectPhase(parseInventory(loadInventoryFixture('flux-kustomization.json')));
+    const second = expectPhase(parseInventory(loadInventoryFixture('argocd-application.json')));
+    expect(first.errors).toEqual([]);
+    first.errors = [...first.errors, { code: 'OWNED_READ_FAILED', message: 'cannot list' }];
+    expect(first.errors).toHaveLength(1);
+    expect(second.errors).toEqual([]);
+    // The shared empty list cannot be added to by mistake.
+    expect(() => (second.errors as unknown[]).push({})).toThrow(TypeError);
+  });
+
   it('Flux: entry versions come from "v"', () => {
     const phase = expectPhase(parseInventory(loadInventoryFixture('flux-kustomization.json')));
     const hpa = phase.entries.find((e) => e.kind === 'HorizontalPodAutoscaler');
