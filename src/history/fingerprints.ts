@@ -41,6 +41,11 @@ export function digestOfHex(hex: string): string {
   return Buffer.from(hex, 'hex').toString('latin1');
 }
 
+/** The hex form of a sha256 kept as 32 latin1 characters ({@link digestOfHex}'s inverse). */
+export function hexOfDigest(digest: string): string {
+  return Buffer.from(digest, 'latin1').toString('hex');
+}
+
 /**
  * Fingerprint of an observed phase status; condition transition times are left out on purpose.
  * What was just observed is never stale, so it differs from a stored stale interval of the same status.

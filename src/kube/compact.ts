@@ -21,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { canonicalJson } from '../history/canonical-hash.ts';
+import { hexOfDigest } from '../history/fingerprints.ts';
 import { flatString } from '../history/intern.ts';
 import { redactionKey, redactObject, type RedactionKey, type RedactionOptions } from '../history/redact.ts';
 import type { HashedDocument } from '../history/types.ts';
@@ -241,11 +242,6 @@ export function inflateRevision(record: CachedObject): Record<string, unknown> {
   return JSON.parse(record.view === '' ? text.slice(text.indexOf('\u0000') + 1) : text) as Record<string, unknown>;
 }
 
-/** The hex form of a 32-character latin1 digest. */
-function hexDigest(digest: string): string {
-  return Buffer.from(digest, 'latin1').toString('hex');
-}
-
 /**
  * The revision of a cached record as the history core takes it, made per observation (a worker
  * keeps the record, not this): the hex hash is made on each read rather than kept beside the
@@ -261,7 +257,7 @@ class CachedRevision implements HashedDocument {
   }
 
   get hash(): string {
-    return hexDigest(this.#record.digest);
+    return hexOfDigest(this.#record.digest);
   }
 
   get digest(): string {

@@ -5,7 +5,7 @@
  */
 import { INVENTORY_ID_LABEL } from '../inventory/cli-utils.ts';
 import { mergePhases, parseInventory } from '../inventory/parse-inventory.ts';
-import type { InventoryError, Phase, PhaseSource } from '../inventory/types.ts';
+import type { InventoryError, Phase, PhaseParseResult, PhaseSource } from '../inventory/types.ts';
 import { cacheKey, type CacheView, type ClusterClient } from './cluster-client.ts';
 import { readView, type CachedObject } from './compact.ts';
 import { collectionPath, isKubeError } from './discovery.ts';
@@ -25,6 +25,35 @@ export interface DiscoveredPhase {
   readonly manifest: KubeObject;
   /** The inventory object's uid and resourceVersion, when it has both: its content, without reading it. */
   readonly manifestVersion?: string;
+  /**
+   * The parse of this inventory object version a worker keeps from tick to tick; absent for a
+   * phase made anew on each read (merged from several objects, owner and declared phases).
+   */
+  readonly kept?: ParsedInventory;
+}
+
+/**
+ * One inventory object version, parsed, as a worker keeps it from tick to tick (by watch-cache
+ * record or by object version). It carries the slot where the snapshot keeps what it derived from
+ * the version (`memo`: typed `unknown` here, read and written only by src/snapshot/memos.ts), as a
+ * watch-cache record carries its status memo: a WeakMap beside the parses would cost an ephemeron
+ * entry per inventory, more than the memo it finds.
+ */
+export class ParsedInventory {
+  /** The phase, when the object is a valid inventory. */
+  readonly phase: Phase | undefined;
+  /** Why the object is not a valid inventory. */
+  readonly error: InventoryError | undefined;
+  memo: unknown = undefined;
+
+  constructor(
+    parsed: PhaseParseResult,
+    /** The object's uid and resourceVersion (see {@link manifestVersionOf}). */
+    readonly version: string | undefined,
+  ) {
+    this.phase = parsed.ok ? parsed.phase : undefined;
+    this.error = parsed.ok ? undefined : parsed.error;
+  }
 }
 
 /** The uid and resourceVersion of an inventory object, NUL-separated, when it has both. */
@@ -40,13 +69,17 @@ export function manifestVersionOf(manifest: KubeObject): string | undefined {
  */
 class CachedInventoryPhase implements DiscoveredPhase {
   readonly phase: Phase;
-  readonly manifestVersion: string | undefined;
+  readonly kept: ParsedInventory;
   readonly #record: CachedObject;
 
-  constructor(phase: Phase, record: CachedObject, manifestVersion: string | undefined) {
-    this.phase = phase;
+  constructor(kept: ParsedInventory & { phase: Phase }, record: CachedObject) {
+    this.phase = kept.phase;
+    this.kept = kept;
     this.#record = record;
-    this.manifestVersion = manifestVersion;
+  }
+
+  get manifestVersion(): string | undefined {
+    return this.kept.version;
   }
 
   get manifest(): KubeObject {
@@ -177,17 +210,21 @@ function inventoryCache(cluster: ClusterClient, source: SourceKind, namespace: s
  * Inventories parsed from watch-cache records: a record is replaced when its object changes, so an
  * unchanged inventory is parsed once, and its phase keeps the same ref objects from tick to tick.
  */
-const parsedRecords = new WeakMap<CachedObject, { parsed: ReturnType<typeof parseInventory>; version: string | undefined }>();
+const parsedRecords = new WeakMap<CachedObject, ParsedInventory>();
 
 function collectRecord(record: CachedObject, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
-  let memo = parsedRecords.get(record);
-  if (memo === undefined) {
+  let kept = parsedRecords.get(record);
+  if (kept === undefined) {
     const manifest = readView(record);
-    memo = { parsed: parseInventory(manifest), version: manifestVersionOf(manifest) };
-    parsedRecords.set(record, memo);
+    kept = new ParsedInventory(parseInventory(manifest), manifestVersionOf(manifest));
+    parsedRecords.set(record, kept);
   }
-  if (memo.parsed.ok) found.push(new CachedInventoryPhase(memo.parsed.phase, record, memo.version));
-  else addInvalid(readView(record), memo.parsed.error, invalid);
+  if (isValid(kept)) found.push(new CachedInventoryPhase(kept, record));
+  else addInvalid(readView(record), kept.error as InventoryError, invalid);
+}
+
+function isValid(kept: ParsedInventory): kept is ParsedInventory & { phase: Phase } {
+  return kept.phase !== undefined;
 }
 
 /**
@@ -197,7 +234,7 @@ function collectRecord(record: CachedObject, found: DiscoveredPhase[], invalid: 
  * kept; a kind read from a synced watch cache drops its generation, and a cluster whose client is
  * gone (closed, no longer configured) drops all of its own.
  */
-const listedGenerations = new WeakMap<ClusterClient, Map<string, Map<string, ReturnType<typeof parseInventory>>>>();
+const listedGenerations = new WeakMap<ClusterClient, Map<string, Map<string, ParsedInventory>>>();
 
 function listKey(source: SourceKind, namespace: string | undefined): string {
   return `${source.group}\u0000${source.kind}\u0000${namespace ?? ''}`;
@@ -210,23 +247,17 @@ function collectListed(cluster: ClusterClient, key: string, manifests: readonly 
     listedGenerations.set(cluster, generations);
   }
   const previous = generations.get(key);
-  const next = new Map<string, ReturnType<typeof parseInventory>>();
+  const next = new Map<string, ParsedInventory>();
   for (const manifest of manifests) {
     const version = manifestVersionOf(manifest);
-    let parsed = version === undefined ? undefined : (next.get(version) ?? previous?.get(version));
-    if (parsed === undefined) parsed = parseInventory(manifest);
-    if (version !== undefined) next.set(version, parsed);
-    addParsed(manifest, parsed, version, found, invalid);
+    let kept = version === undefined ? undefined : (next.get(version) ?? previous?.get(version));
+    kept ??= new ParsedInventory(parseInventory(manifest), version);
+    // Keyed by the kept parse's own version string, not this LIST's equal copy: one per version.
+    if (kept.version !== undefined) next.set(kept.version, kept);
+    if (isValid(kept)) found.push({ phase: kept.phase, manifest, ...(version !== undefined ? { manifestVersion: version, kept } : {}) });
+    else addInvalid(manifest, kept.error as InventoryError, invalid);
   }
   generations.set(key, next);
-}
-
-function addParsed(manifest: KubeObject, parsed: ReturnType<typeof parseInventory>, version: string | undefined, found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
-  if (parsed.ok) {
-    found.push({ phase: parsed.phase, manifest, ...(version !== undefined ? { manifestVersion: version } : {}) });
-    return;
-  }
-  addInvalid(manifest, parsed.error, invalid);
 }
 
 function addInvalid(manifest: KubeObject, error: InventoryError, invalid: InvalidInventory[]): void {

@@ -5,10 +5,10 @@
  * process, or a test, do not share them.
  *
  * - status memos, one per watch-cache record (the record is replaced when its object changes);
- * - revision hashes of listed objects, by object version (a polling tick hashes only what changed);
- * - manifest hashes, by parsed inventory (one per inventory object version).
+ * - revision digests of listed objects, by object version (a polling tick hashes only what changed);
+ * - manifest hashes, on the parsed inventory (one per inventory object version).
  *
- * Revision hashes are kept one per object (its latest version), not one per version seen: a
+ * Revision digests are kept one per object (its latest version), not one per version seen: a
  * worker polling a busy fleet would otherwise hold every version of every object it listed until
  * the index filled up.
  */
@@ -58,7 +58,7 @@ const NO_CONDITIONS: ObservedResource['conditions'] = Object.freeze([]) as unkno
 export interface ObservationMemoLimits {
   /** Distinct status memos kept per context before its sharing index starts over (memos in use stay on their records). @default 20000 */
   sharedStatuses?: number;
-  /** Listed objects' revision hashes kept (one per object) before the index starts over. @default 200000 */
+  /** Listed objects' revision digests kept (one per object) before the index starts over. @default 200000 */
   listedRevisions?: number;
 }
 
@@ -94,6 +94,20 @@ class VersionMemo<V> {
   }
 }
 
+/** Where a kept value carries the memo made from it (typed `unknown` where it is kept; only this module reads and writes it). */
+export interface MemoSlot {
+  memo: unknown;
+}
+
+/** The hash and entry count of a manifest, made under a redaction. */
+export class ManifestMemo {
+  constructor(
+    readonly redaction: string,
+    readonly hash: string,
+    readonly entries: number,
+  ) {}
+}
+
 /** A listed object by cluster, object and version (uid and resourceVersion). */
 export interface ObjectVersion {
   cluster: string;
@@ -108,19 +122,17 @@ export interface ObjectVersion {
 export class ObservationMemos {
   /** The few contexts observations are made under (checks, pods read or not, redaction). */
   readonly #contexts: MemoContext[] = [];
-  /** Revision hashes of listed objects: the same version is the same content. */
-  readonly #listedHashes: VersionMemo<string>;
   /**
-   * Manifest hashes and entry counts by parsed inventory: a worker keeps one parsed phase per
-   * inventory object version (src/kube/discover-phases.ts), so the phase stands for the version,
-   * and the hash goes when the phase does.
+   * Revision digests of listed objects (sha256 as 32 latin1 characters, see
+   * HashedDocument.digest): the same version is the same content. The digest, not the hex hash:
+   * a kept state holds the same string for each resource, so the two share it.
    */
-  readonly #manifestHashes = new WeakMap<object, { redaction: string; hash: string; entries: number }>();
+  readonly #listedDigests: VersionMemo<string>;
   readonly #sharedStatuses: number;
 
   constructor(limits: ObservationMemoLimits = {}) {
     this.#sharedStatuses = limits.sharedStatuses ?? 20_000;
-    this.#listedHashes = new VersionMemo(limits.listedRevisions ?? 200_000);
+    this.#listedDigests = new VersionMemo(limits.listedRevisions ?? 200_000);
   }
 
   /** The context of observations made under `statusOptions` and the redaction named `redaction`. */
@@ -156,22 +168,26 @@ export class ObservationMemos {
     return memo;
   }
 
-  /** The revision hash remembered for a listed object's version, if any. */
-  listedHash(at: ObjectVersion): string | undefined {
-    return this.#listedHashes.get(at.cluster, at.object, at.version, at.redaction);
+  /** The revision digest remembered for a listed object's version, if any. */
+  listedDigest(at: ObjectVersion): string | undefined {
+    return this.#listedDigests.get(at.cluster, at.object, at.version, at.redaction);
   }
 
-  rememberListedHash(at: ObjectVersion, hash: string): void {
-    this.#listedHashes.set(at.cluster, at.object, at.version, at.redaction, hash);
+  rememberListedDigest(at: ObjectVersion, digest: string): void {
+    this.#listedDigests.set(at.cluster, at.object, at.version, at.redaction, digest);
   }
 
-  /** The manifest hash remembered for the inventory `phase` was parsed from, under `redaction`, if any. */
-  manifestHash(phase: object, redaction: string): { hash: string; entries: number } | undefined {
-    const memo = this.#manifestHashes.get(phase);
-    return memo?.redaction === redaction ? memo : undefined;
+  /**
+   * The manifest hash remembered on `parsed`, the parse a worker keeps of one inventory object
+   * version (src/kube/discover-phases.ts), under `redaction`, if any. Kept on the parse, the hash
+   * goes when the version does.
+   */
+  manifestHash(parsed: MemoSlot, redaction: string): ManifestMemo | undefined {
+    const memo = parsed.memo;
+    return memo instanceof ManifestMemo && memo.redaction === redaction ? memo : undefined;
   }
 
-  rememberManifestHash(phase: object, redaction: string, memo: { hash: string; entries: number }): void {
-    this.#manifestHashes.set(phase, { redaction, hash: memo.hash, entries: memo.entries });
+  rememberManifestHash(parsed: MemoSlot, redaction: string, memo: { hash: string; entries: number }): void {
+    parsed.memo = new ManifestMemo(redaction, memo.hash, memo.entries);
   }
 }

@@ -4,12 +4,13 @@
  * that cannot be read is an `unreachable` observation, never a list of NotFound or Unknown.
  */
 import { hashDocument } from '../history/canonical-hash.ts';
+import { digestOfHex, hexOfDigest } from '../history/fingerprints.ts';
 import { hashRedacted, redactionKey, redactObject, type RedactionOptions } from '../history/redact.ts';
 import type { ClusterObservation, HashedDocument, ObservedManifest, ObservedPhase, ObservedResource } from '../history/types.ts';
 import type { ObjectRef, Phase } from '../inventory/types.ts';
 import { refKey } from '../inventory/ref-key.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
-import { discoverPhases, manifestVersionOf, type DiscoveredPhase, type DiscoverPhasesOptions, type DiscoverPhasesResult } from '../kube/discover-phases.ts';
+import { discoverPhases, type DiscoveredPhase, type DiscoverPhasesOptions, type DiscoverPhasesResult } from '../kube/discover-phases.ts';
 import { findAffectedPhases, type ChangedObjects } from '../inventory/affected-phases.ts';
 import { CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, type KubeError, type KubeErrorKind } from '../kube/errors.ts';
 import { readObjects, type ReadObjectsOptions, type ReadObjectsResult } from '../kube/read-objects.ts';
@@ -252,7 +253,7 @@ function partOfMemo(memo: StatusMemo, revision: HashedDocument): ObjectPart {
 }
 
 /**
- * The revision of a listed object. Its hash is remembered by cluster, object version (uid,
+ * The revision of a listed object. Its digest is remembered by cluster, object version (uid,
  * resourceVersion) and redaction: the same version is the same content, so a polling tick hashes
  * only objects that changed (redacting and hashing is most of a tick's work per object). The body
  * is redacted from the object in hand, only when a snapshot reads it.
@@ -262,19 +263,34 @@ function revisionOfListed(object: KubeObject, tick: TickContext): HashedDocument
   const meta = (object.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
   if (typeof meta.uid !== 'string' || typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '') return hashRedacted(object, redaction);
   const at: ObjectVersion = { cluster: tick.clusterName, object: meta.uid, version: meta.resourceVersion, redaction: tick.memo.redaction };
-  const hash = tick.memos.listedHash(at);
-  if (hash === undefined) {
-    const revision = hashRedacted(object, redaction);
-    tick.memos.rememberListedHash(at, revision.hash);
-    return revision;
+  const known = tick.memos.listedDigest(at);
+  if (known !== undefined) return new ListedRevision(known, object, redaction);
+  const { hash, body } = hashRedacted(object, redaction);
+  const digest = digestOfHex(hash);
+  tick.memos.rememberListedDigest(at, digest);
+  return { hash, body, digest };
+}
+
+/** A listed object's revision whose digest was remembered: the hex hash and the body are made when read. */
+class ListedRevision implements HashedDocument {
+  readonly digest: string;
+  readonly #object: KubeObject;
+  readonly #redaction: RedactionOptions | undefined;
+  #body: Record<string, unknown> | undefined;
+
+  constructor(digest: string, object: KubeObject, redaction: RedactionOptions | undefined) {
+    this.digest = digest;
+    this.#object = object;
+    this.#redaction = redaction;
   }
-  let body: Record<string, unknown> | undefined;
-  return {
-    hash,
-    get body() {
-      return (body ??= redactObject(object, redaction));
-    },
-  };
+
+  get hash(): string {
+    return hexOfDigest(this.digest);
+  }
+
+  get body(): Record<string, unknown> {
+    return (this.#body ??= redactObject(this.#object, this.#redaction));
+  }
 }
 
 function partOfObject(object: KubeObject, statusOptions: StatusOptions, revision: ObservedResource['revision']): ObjectPart {
@@ -340,10 +356,10 @@ function manifestEntries(phase: Phase): ObservedManifest['entries'] {
 }
 
 /**
- * The manifest of a discovered or declared phase. Its hash is remembered by parsed phase and
- * redaction: a worker parses each inventory object version (uid, resourceVersion) once and keeps
- * that phase while the version lasts, so an unchanged inventory is not redacted and hashed again
- * on every tick. Only the hash is remembered; the source and entries are made from the objects in
+ * The manifest of a discovered or declared phase. Its hash is remembered on the parsed inventory,
+ * with its redaction: a worker parses each inventory object version (uid, resourceVersion) once and
+ * keeps that parse while the version lasts, so an unchanged inventory is not redacted and hashed
+ * again on every tick. Only the hash is remembered; the source and entries are made from the objects in
  * hand when a snapshot stores a new manifest. Declared phases have no version and are always
  * computed.
  */
@@ -351,13 +367,13 @@ function observeManifest(from: DiscoveredPhase, tick: TickContext): ObservedMani
   const phase = from.phase;
   const redaction = tick.redaction;
   // Selector and owner phases' members change without their declaration or owner changing.
-  const version = phase.selector === undefined && phase.owner === undefined ? (from.manifestVersion ?? manifestVersionOf(from.manifest)) : undefined;
-  const memo = version === undefined ? undefined : tick.memos.manifestHash(phase, tick.memo.redaction);
+  const kept = phase.selector === undefined && phase.owner === undefined ? from.kept : undefined;
+  const memo = kept === undefined ? undefined : tick.memos.manifestHash(kept, tick.memo.redaction);
   if (memo !== undefined && memo.entries === phase.entries.length) return new KnownManifest(memo.hash, from, redaction);
   const entries = manifestEntries(phase);
   const source = redactObject(from.manifest, redaction);
   const observed = { hash: hashDocument({ source, entries }), source, entries };
-  if (version !== undefined) tick.memos.rememberManifestHash(phase, tick.memo.redaction, { hash: observed.hash, entries: entries.length });
+  if (kept !== undefined) tick.memos.rememberManifestHash(kept, tick.memo.redaction, { hash: observed.hash, entries: entries.length });
   return observed;
 }
 

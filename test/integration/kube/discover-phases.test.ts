@@ -114,7 +114,11 @@ describe('inventories parsed once, kept while they are listed', () => {
 
   it('parses an unchanged inventory once, through a failed LIST, and again once it changes on the server', async () => {
     const first = await discoverPhases(cluster.client);
-    expect(cliUtils(await discoverPhases(cluster.client)).phase).toBe(cliUtils(first).phase);
+    const again = cliUtils(await discoverPhases(cluster.client));
+    expect(again.phase).toBe(cliUtils(first).phase);
+    // The kept parse is where a snapshot remembers the manifest's hash: the same one while the version lasts.
+    expect(again.kept).toBeDefined();
+    expect(again.kept).toBe(cliUtils(first).kept);
     cluster.emulator.injectFault({ match: { verb: 'list', resource: 'configmaps' }, effect: 'status', statusCode: 403 });
     expect((await discoverPhases(cluster.client)).errors).toEqual([expect.objectContaining({ kind: 'ConfigMap' })]);
     cluster.emulator.clearFaults();
@@ -128,6 +132,8 @@ describe('inventories parsed once, kept while they are listed', () => {
     expect(changed.phase.entries).toContainEqual({ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'checkout-worker-blue' });
     expect(changed.phase.details['apps/Deployment/shop/checkout-worker-blue']).toEqual({ strategy: 'Apply', actuation: 'Pending' });
     expect(changed.manifestVersion).not.toBe(cliUtils(first).manifestVersion);
+    expect(changed.kept).not.toBe(cliUtils(first).kept);
+    expect(changed.kept?.memo).toBeUndefined();
   });
 
   it('gives the same phases from synced watch caches as the LISTs before them, and parses anew when it lists again', async () => {
@@ -139,6 +145,9 @@ describe('inventories parsed once, kept while they are listed', () => {
       const cached = await discoverPhases(cluster.client);
       expect(cluster.emulator.requestCount({ verb: 'list' })).toBe(0);
       expect(comparable(cached)).toEqual(comparable(listed));
+      const cachedAgain = await discoverPhases(cluster.client);
+      expect(cliUtils(cachedAgain).kept).toBeDefined();
+      expect(cliUtils(cachedAgain).kept).toBe(cliUtils(cached).kept);
     } finally {
       set.stop();
     }
