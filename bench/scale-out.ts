@@ -46,6 +46,8 @@ export interface ScaleOutBenchOptions {
   phases?: number;
   /** Deployments per phase. @default 25 */
   resourcesPerPhase?: number;
+  /** Phases per namespace: in watch mode each namespace (up to 10) adds a ReplicaSet and a Pod watch per cluster. @default 10 */
+  phasesPerNamespace?: number;
   /** Timed fleet ticks per worker count; the median is reported. @default 5 */
   ticks?: number;
   /** Untimed fleet ticks first (new worker processes are JIT-cold for a few ticks). @default 3 */
@@ -226,7 +228,7 @@ const workerNodeFlags = (process.env.BENCH_WORKER_NODE_FLAGS ?? '').split(' ').f
 
 /** Runs the fleet ticks with each worker count and returns tick time, throughput, memory, watches and the takeover after a kill. */
 export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> {
-  const shape = { clusters: options.clusters ?? 8, phases: options.phases ?? 20, resourcesPerPhase: options.resourcesPerPhase ?? 25 };
+  const shape = { clusters: options.clusters ?? 8, phases: options.phases ?? 20, resourcesPerPhase: options.resourcesPerPhase ?? 25, phasesPerNamespace: options.phasesPerNamespace ?? 10 };
   const ticks = options.ticks ?? 5;
   const warmup = options.warmupTicks ?? 3;
   const live = options.live === true;
@@ -239,7 +241,7 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
   const concurrency = options.concurrency ?? 4;
   const resources = shape.clusters * shape.phases * shape.resourcesPerPhase;
   const figures: Figures = {
-    clusters: shape.clusters, 'resources per cluster': shape.phases * shape.resourcesPerPhase, 'resources in the fleet': resources, 'concurrency per worker': concurrency,
+    clusters: shape.clusters, 'resources per cluster': shape.phases * shape.resourcesPerPhase, 'namespaces per cluster': Math.ceil(shape.phases / shape.phasesPerNamespace), 'resources in the fleet': resources, 'concurrency per worker': concurrency,
     mode: live ? `watch (live snapshots, debounce ${options.debounceMs ?? 25} ms) and ticks` : 'ticks only (poll)',
     'workers run': options.compiled === true ? 'compiled (esbuild bundle)' : 'from the TypeScript sources (tsx)',
     'worker Node': workerNode.version,
@@ -401,6 +403,7 @@ if (isMain(import.meta.url)) {
       clusters: readNumberFlag('clusters'),
       phases: readNumberFlag('phases'),
       resourcesPerPhase: readNumberFlag('resources-per-phase'),
+      phasesPerNamespace: readNumberFlag('phases-per-namespace'),
       ticks: readNumberFlag('ticks'),
       warmupTicks: readNumberFlag('warmup-ticks'),
       workers: workersIndex === -1 ? undefined : process.argv[workersIndex + 1],
