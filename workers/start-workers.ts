@@ -254,14 +254,15 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const ownershipRetryMs = 500;
   const inflight = new Map<string, Promise<unknown>>();
 
+  // Resource trees go to Redis for the API (which may run in another process); see src/pubsub/resource-trees.ts.
+  const treePublisher = createTreePublisher(lockRedis, { prefix: options.channelPrefix ?? TREE_PREFIX, ttlMs: 3 * (options.live?.trees?.intervalMs ?? 10_000) });
   const live = options.live !== undefined ? createLiveClusters((cluster, tickAt, changed) => enqueueLiveSnapshot(ownQueue, cluster, tickAt, changed), log.child({ unit: 'live' }), {
     ...options.live,
     // Kinds a custom health check covers keep whole objects in the caches; revisions are redacted as snapshots redact them.
     ...(health ? { wholeObjects: (apiVersion: string, kind: string) => health.checker.matches(apiVersion, kind) } : {}),
     ...(observe.redaction !== undefined ? { redaction: observe.redaction } : {}),
     ...(observe.owners !== undefined ? { owners: observe.owners } : {}),
-    // Resource trees go to Redis for the API (which may run in another process); see src/pubsub/resource-trees.ts.
-    trees: { ...options.live.trees, publish: createTreePublisher(lockRedis, { prefix: options.channelPrefix ?? TREE_PREFIX, ttlMs: 3 * (options.live.trees?.intervalMs ?? 10_000) }).publish },
+    trees: { ...options.live.trees, publish: treePublisher.publish, forget: treePublisher.forget },
   }) : undefined;
   // Before any snapshot can take the database's connections. The configured list is known here only: record each cluster's interval (readers judge from it
   // whether a cluster is still observed) and retire the clusters no longer configured.

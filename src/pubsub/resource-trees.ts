@@ -32,6 +32,11 @@ function treeKey(prefix: string, cluster: string, memberKey: string): string {
 export interface TreePublisher {
   /** Writes the trees of `cluster` (member key -> tree). */
   publish(cluster: string, trees: ReadonlyMap<string, ChildTree>): Promise<void>;
+  /**
+   * Forgets what was written of `cluster`, whose trees this process no longer builds (its watch
+   * stopped, another worker may own it now); its keys expire unless someone publishes them.
+   */
+  forget(cluster: string): void;
 }
 
 /** Options of {@link createTreePublisher}. */
@@ -42,39 +47,54 @@ export interface TreePublisherOptions {
   ttlMs?: number;
 }
 
+/** What was last written of one cluster: each member's encoded tree, by member key. */
+interface Written {
+  bodies: ReadonlyMap<string, string>;
+}
+
 export function createTreePublisher(redis: Redis, options: TreePublisherOptions = {}): TreePublisher {
   const prefix = options.prefix ?? TREE_PREFIX;
   const ttlMs = options.ttlMs ?? 30_000;
-  const last = new Map<string, string>();
+  // By cluster: a publish reads and replaces its own cluster's entry only, so its cost follows that
+  // cluster's members, not every member of every cluster the worker publishes.
+  const last = new Map<string, Written>();
   return {
     async publish(cluster, trees) {
+      let state = last.get(cluster);
+      if (state === undefined) {
+        state = { bodies: new Map() };
+        last.set(cluster, state);
+      }
+      const before = state.bodies;
       const pipeline = redis.pipeline();
       const written = new Map<string, string>();
       for (const [memberKey, tree] of trees) {
         const key = treeKey(prefix, cluster, memberKey);
         const body = JSON.stringify({ c: tree.children.map(encodeNode), o: tree.omitted });
-        if (last.get(key) === body) {
+        if (before.get(memberKey) === body) {
           pipeline.pexpire(key, ttlMs);
         } else {
           pipeline.set(key, JSON.stringify({ at: Date.now(), ...JSON.parse(body) as object }), 'PX', ttlMs);
-          written.set(key, body);
+          written.set(memberKey, body);
         }
       }
-      // Members gone from this cluster's phases: forget them here; their keys expire.
-      const current = new Set([...trees.keys()].map((k) => treeKey(prefix, cluster, k)));
-      const clusterPrefix = treeKey(prefix, cluster, '');
-      for (const key of last.keys()) if (key.startsWith(clusterPrefix) && !current.has(key)) last.delete(key);
       const results = await pipeline.exec();
-      // A PEXPIRE that found no key (it expired while Redis was away): write the tree again next time.
+      // Members gone from this cluster's phases are not carried over: their keys expire. A PEXPIRE
+      // that found no key (it expired while Redis was away) is not either: written again next time.
+      const next = new Map<string, string>();
       let i = 0;
       for (const [memberKey] of trees) {
-        const key = treeKey(prefix, cluster, memberKey);
         const [error, reply] = results?.[i++] ?? [new Error('no reply'), null];
-        const wrote = written.get(key);
-        if (error !== null) last.delete(key);
-        else if (wrote !== undefined) last.set(key, wrote);
-        else if (reply === 0) last.delete(key);
+        if (error !== null) continue;
+        const body = written.get(memberKey) ?? (reply === 0 ? undefined : before.get(memberKey));
+        if (body !== undefined) next.set(memberKey, body);
       }
+      state.bodies = next;
+      // Forgotten while this was written: the entry is no longer in `last`, and stays out.
+      if (next.size === 0 && last.get(cluster) === state) last.delete(cluster);
+    },
+    forget(cluster) {
+      last.delete(cluster);
     },
   };
 }

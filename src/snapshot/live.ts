@@ -65,6 +65,8 @@ const MAX_TREE_NAMESPACES = 10;
 /** Options of the live snapshots' resource trees. */
 export interface LiveTreeOptions {
   publish(cluster: string, trees: ReadonlyMap<string, ChildTree>): Promise<void>;
+  /** Called when this process stops building `cluster`'s trees (see TreePublisher.forget). */
+  forget?(cluster: string): void;
   /** Republish every tree this often, so its TTL does not run out. @default 10000 */
   intervalMs?: number;
   /** Least time between two builds of a cluster's trees (a build reads every cached Pod). @default 1000 */
@@ -313,6 +315,7 @@ function createTreeTimer(options: LiveTreeOptions, childCaches: () => (WatchCach
       closed = true;
       clearInterval(interval);
       if (pending !== undefined) clearTimeout(pending);
+      options.forget?.(cluster);
     },
   };
 }

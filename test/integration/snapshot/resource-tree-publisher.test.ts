@@ -46,6 +46,54 @@ describe('published resource trees', () => {
     expect((await reader.read([member]))[0]?.children[0]?.status).toBe('Current');
   });
 
+  it('are remembered per cluster: one cluster dropping a member or being forgotten leaves the others only renewed', async () => {
+    const prefix = uniqueId('trees');
+    const publisher = createTreePublisher(redis, { prefix, ttlMs: 5_000 });
+    const reader = createTreeReader(redis, { prefix });
+    const web = 'apps/Deployment/shop/web';
+    const api = 'apps/Deployment/shop/api';
+    await publisher.publish('east', new Map([[web, tree('Current')], [api, tree('Current')]]));
+    await publisher.publish('west', new Map([[web, tree('Current')]]));
+    const [eastWeb, westWeb] = await reader.read([{ cluster: 'east', memberKey: web }, { cluster: 'west', memberKey: web }]);
+    await new Promise((r) => setTimeout(r, 20));
+
+    // east's api left its phase: east forgets it, west's tree is not rewritten.
+    await publisher.publish('east', new Map([[web, tree('Current')]]));
+    await publisher.publish('west', new Map([[web, tree('Current')]]));
+    const [eastAgain, westAgain] = await reader.read([{ cluster: 'east', memberKey: web }, { cluster: 'west', memberKey: web }]);
+    expect(eastAgain?.changedAt.getTime()).toBe(eastWeb?.changedAt.getTime());
+    expect(westAgain?.changedAt.getTime()).toBe(westWeb?.changedAt.getTime());
+    // api comes back to east: written again, not taken for the tree written before it left.
+    await redis.del(`${prefix}:tree:east:${api}`);
+    await publisher.publish('east', new Map([[web, tree('Current')], [api, tree('Current')]]));
+    expect((await reader.read([{ cluster: 'east', memberKey: api }]))[0]?.children[0]?.status).toBe('Current');
+
+    // west moved to another worker and back: this process forgot it, so it writes its trees anew.
+    publisher.forget('west');
+    await publisher.publish('west', new Map([[web, tree('Current')]]));
+    const [westBack, eastStill] = await reader.read([{ cluster: 'west', memberKey: web }, { cluster: 'east', memberKey: web }]);
+    expect(westBack!.changedAt.getTime()).toBeGreaterThan(westWeb!.changedAt.getTime());
+    expect(eastStill?.changedAt.getTime()).toBe(eastWeb?.changedAt.getTime());
+  });
+
+  it('forget while a publish is under way: the publish ends and the cluster stays forgotten', async () => {
+    const prefix = uniqueId('trees');
+    const publisher = createTreePublisher(redis, { prefix, ttlMs: 5_000 });
+    const reader = createTreeReader(redis, { prefix });
+    const web = 'apps/Deployment/shop/web';
+    const member = { cluster: 'east', memberKey: web };
+    await publisher.publish('east', new Map([[web, tree('Current')]]));
+    const [first] = await reader.read([member]);
+    await new Promise((r) => setTimeout(r, 20));
+    const underway = publisher.publish('east', new Map([[web, tree('Current')]]));
+    publisher.forget('east');
+    await underway;
+    // Forgotten: the next publish writes the tree again instead of only renewing it.
+    await publisher.publish('east', new Map([[web, tree('Current')]]));
+    const [second] = await reader.read([member]);
+    expect(second!.changedAt.getTime()).toBeGreaterThan(first!.changedAt.getTime());
+  });
+
   it("keep clusters apart whatever their names", async () => {
     const prefix = uniqueId('trees');
     const publisher = createTreePublisher(redis, { prefix });
