@@ -6,6 +6,7 @@ import type { PhaseCondition } from '../status/phase-summary.ts';
 import { phaseKey } from '../history/plan-snapshot.ts';
 import type { ClusterObservation, ObservedPhase, ObservedResource, PhaseIdentity, StoredClusterState, StoredPhase } from '../history/types.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
+import { canonicalJson } from '../history/canonical-hash.ts';
 import { digestOfHex } from '../history/fingerprints.ts';
 import { createDateIntern, createStatusIntern, createTextIntern, keptCondition } from '../history/intern.ts';
 import type { RawTx } from './sql-transaction.ts';
@@ -124,7 +125,8 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
       id: phase.id,
       identity: seen?.identity ?? identity,
       inventoryId: sameString(phase.inventoryId, seen?.inventoryId),
-      labels: seen !== undefined && sameLabels(labels, seen.labels) ? seen.labels : labels,
+      // Equal as planning compares them (its "labels moved" test), so sharing never hides a change.
+      labels: seen !== undefined && canonicalJson(labels) === canonicalJson(seen.labels) ? seen.labels : labels,
       deleted: phase.deletedAt !== null,
       manifest: phase.manifestIntervalId === null || phase.manifestHash === null ? null : { intervalId: phase.manifestIntervalId, hash: sameString(phase.manifestHash, seen?.manifest.hash) },
       status:
@@ -174,12 +176,6 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
 /** `stored`, or `observed` when equal: the observation's string is the one the worker's memos hold. */
 function sameString(stored: string, observed: string | undefined): string {
   return observed === stored ? observed : stored;
-}
-
-/** Whether two label sets hold the same labels. */
-function sameLabels(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && b[k] === a[k]);
 }
 
 /**
