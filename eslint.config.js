@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'src/generated/', '.phaselog/', 'bench/results/', 'coverage/'] },
@@ -26,4 +27,6 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['../kube/*', '../store/*', '../queue/*', '../pubsub/*', '../services/*', '../graphql/*', '../cli/*', '../config*'], message: 'The pure core imports nothing from the rest of src/.' }] }],
     },
   },
+  // Layout is Prettier's (npm run format); ESLint keeps to correctness.
+  prettier,
 );
