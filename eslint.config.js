@@ -24,7 +24,26 @@ export default tseslint.config(
     files: ['src/status/**', 'src/inventory/**', 'src/history/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
-      'no-restricted-imports': ['error', { patterns: [{ group: ['../kube/*', '../store/*', '../queue/*', '../pubsub/*', '../services/*', '../graphql/*', '../cli/*', '../config*'], message: 'The pure core imports nothing from the rest of src/.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '../kube/*',
+                '../store/*',
+                '../queue/*',
+                '../pubsub/*',
+                '../services/*',
+                '../graphql/*',
+                '../cli/*',
+                '../config*',
+              ],
+              message: 'The pure core imports nothing from the rest of src/.',
+            },
+          ],
+        },
+      ],
     },
   },
   // Layout is Prettier's (npm run format); ESLint keeps to correctness.

@@ -46,9 +46,13 @@ export interface FootprintProbeResult {
 }
 
 const argument = process.argv[2] ?? '{}';
-const options = JSON.parse(argument.startsWith('@') ? readFileSync(argument.slice(1), 'utf8') : argument) as FootprintProbeOptions;
+const options = JSON.parse(
+  argument.startsWith('@') ? readFileSync(argument.slice(1), 'utf8') : argument,
+) as FootprintProbeOptions;
 const log = pino({ level: 'error' }, pino.destination(2));
-const clusters: ClusterHandle[] = options.kubeconfigs.flatMap(({ name, yaml }) => loadKubeconfigClusters({ yaml, name }).clusters);
+const clusters: ClusterHandle[] = options.kubeconfigs.flatMap(
+  ({ name, yaml }) => loadKubeconfigClusters({ yaml, name }).clusters,
+);
 const db = createDb(options.databaseUrl, { poolSize: 4 });
 const running = await startWorkers({
   config: { snapshot: { interval: 60_000, jitter: 0 }, health: undefined, baseDir: process.cwd() },

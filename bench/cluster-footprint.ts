@@ -55,7 +55,10 @@ const PROBE_FILE = fileURLToPath(new URL('./cluster-footprint-probe.ts', import.
 const MB = 1024 * 1024;
 
 /** One fresh worker process against a fresh database; reports its memory once idle. */
-async function probe(base: Omit<FootprintProbeOptions, 'databaseUrl' | 'prefix'>, label: string): Promise<FootprintProbeResult> {
+async function probe(
+  base: Omit<FootprintProbeOptions, 'databaseUrl' | 'prefix'>,
+  label: string,
+): Promise<FootprintProbeResult> {
   const db = await createScratchDatabase('footprint');
   const prefix = benchPrefix(`footprint-${label}`);
   let child: ReadyChild<FootprintProbeResult> | undefined;
@@ -63,7 +66,10 @@ async function probe(base: Omit<FootprintProbeOptions, 'databaseUrl' | 'prefix'>
     await migrateDatabase(db.connectionString);
     // Hundreds of kubeconfigs exceed the argument size limit (E2BIG): hand them over in a file.
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'phaselog-footprint-')), 'probe.json');
-    writeFileSync(file, JSON.stringify({ ...base, databaseUrl: db.connectionString, prefix } satisfies FootprintProbeOptions));
+    writeFileSync(
+      file,
+      JSON.stringify({ ...base, databaseUrl: db.connectionString, prefix } satisfies FootprintProbeOptions),
+    );
     child = await startReadyChild<FootprintProbeResult>(PROBE_FILE, [`@${file}`], 300_000, ['--expose-gc']);
     return child.ready;
   } finally {
@@ -81,19 +87,39 @@ export async function run(options: ClusterFootprintBenchOptions = {}): Promise<F
   // The per-cluster cost is the slope from `base` clusters to `clusters`, not from none: a worker
   // that has snapshotted nothing has not compiled the snapshot code, which every worker pays once.
   const base = Math.max(1, Math.round(clusters / 10));
-  const shape = { clusters, phases: options.phases ?? 3, resourcesPerPhase: options.resourcesPerPhase ?? 2, tls: options.http !== true };
+  const shape = {
+    clusters,
+    phases: options.phases ?? 3,
+    resourcesPerPhase: options.resourcesPerPhase ?? 2,
+    tls: options.http !== true,
+  };
   const snapshots = options.snapshots ?? 2;
-  const figures: Figures = { clusters, 'resources per cluster': shape.phases * shape.resourcesPerPhase, transport: shape.tls ? 'https, one CA per cluster' : 'http', 'snapshots before measuring': snapshots };
+  const figures: Figures = {
+    clusters,
+    'resources per cluster': shape.phases * shape.resourcesPerPhase,
+    transport: shape.tls ? 'https, one CA per cluster' : 'http',
+    'snapshots before measuring': snapshots,
+  };
   const emulators = await startReadyChild<ClustersReady>(CLUSTERS_FILE, [JSON.stringify(shape)], 120_000);
   try {
     for (const live of [false, true]) {
       const mode = live ? 'watch' : 'poll';
       const common = { redisUrl: BENCH_REDIS_URL, live, snapshots, idleMs: 6_000 };
-      const heapPath = (label: string): { heapSnapshotPath?: string } => (options.heapSnapshots === undefined ? {} : { heapSnapshotPath: path.join(options.heapSnapshots, `footprint-${mode}-${label}.heapsnapshot`) });
+      const heapPath = (label: string): { heapSnapshotPath?: string } =>
+        options.heapSnapshots === undefined
+          ? {}
+          : { heapSnapshotPath: path.join(options.heapSnapshots, `footprint-${mode}-${label}.heapsnapshot`) };
       const empty = await probe({ ...common, kubeconfigs: [], ...heapPath('0') }, `${mode}-0`);
-      const few = await probe({ ...common, kubeconfigs: emulators.ready.kubeconfigs.slice(0, base), ...heapPath(String(base)) }, `${mode}-${base}`);
-      const full = await probe({ ...common, kubeconfigs: emulators.ready.kubeconfigs, ...heapPath(String(clusters)) }, `${mode}-${clusters}`);
-      const per = (value: (r: FootprintProbeResult) => number): number => round((value(full) - value(few)) / (clusters - base) / MB, 3);
+      const few = await probe(
+        { ...common, kubeconfigs: emulators.ready.kubeconfigs.slice(0, base), ...heapPath(String(base)) },
+        `${mode}-${base}`,
+      );
+      const full = await probe(
+        { ...common, kubeconfigs: emulators.ready.kubeconfigs, ...heapPath(String(clusters)) },
+        `${mode}-${clusters}`,
+      );
+      const per = (value: (r: FootprintProbeResult) => number): number =>
+        round((value(full) - value(few)) / (clusters - base) / MB, 3);
       figures[`${mode}: worker RSS MB, no cluster`] = round(empty.memory.rss / MB, 1);
       figures[`${mode}: worker RSS MB, ${base} clusters`] = round(few.memory.rss / MB, 1);
       figures[`${mode}: worker RSS MB, ${clusters} clusters`] = round(full.memory.rss / MB, 1);

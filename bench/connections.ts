@@ -40,7 +40,10 @@ function connectionsTo(pid: number, port: string): number {
 }
 
 function start(role: string, env: Record<string, string>): Promise<{ child: ChildProcess; url?: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src/cli/main.ts'), role], { cwd: PROJECT_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'src/cli/main.ts'), role], {
+    cwd: PROJECT_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+  });
   return new Promise((resolve, reject) => {
     let pending = '';
     let errors = '';
@@ -52,7 +55,10 @@ function start(role: string, env: Record<string, string>): Promise<{ child: Chil
       pending = lines.pop() ?? '';
       for (const text of lines) {
         const line = JSON.parse(text) as { msg?: string; graphql?: string; level?: number };
-        if (line.msg === 'phaselog API listening' || line.msg === 'worker probes listening (/healthz, /readyz, /metrics)') {
+        if (
+          line.msg === 'phaselog API listening' ||
+          line.msg === 'worker probes listening (/healthz, /readyz, /metrics)'
+        ) {
           clearTimeout(timer);
           resolve({ child, ...(line.graphql ? { url: line.graphql } : {}) });
         }
@@ -66,12 +72,32 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What opens the API's lazy connections: queries, a subscription, a refresh, /readyz. */
 async function useApi(url: string, token: string): Promise<() => Promise<void>> {
-  const post = (query: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query }) });
-  await Promise.all(Array.from({ length: 50 }, () => post('{ phases(first: 50) { edges { node { name status since } } } statusChanges(first: 50) { edges { cursor } } }')));
+  const post = (query: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query }),
+    });
+  await Promise.all(
+    Array.from({ length: 50 }, () =>
+      post(
+        '{ phases(first: 50) { edges { node { name status since } } } statusChanges(first: 50) { edges { cursor } } }',
+      ),
+    ),
+  );
   void post('mutation { refreshCluster(cluster: "demo-staging") { written } }').catch(() => undefined);
   await fetch(url.replace(/\/graphql$/, '/readyz'));
-  const client = createClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` } });
-  const done = new Promise<void>((resolve) => client.subscribe({ query: 'subscription { phaseStatusChanged { seq } }' }, { next: () => undefined, error: () => resolve(), complete: () => resolve() }));
+  const client = createClient({
+    url: url.replace(/^http/, 'ws'),
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+  });
+  const done = new Promise<void>((resolve) =>
+    client.subscribe(
+      { query: 'subscription { phaseStatusChanged { seq } }' },
+      { next: () => undefined, error: () => resolve(), complete: () => resolve() },
+    ),
+  );
   await sleep(3000);
   return async () => {
     await client.dispose();
@@ -88,16 +114,36 @@ try {
   const token = (await createTokenInDatabase(databaseUrl, { name: 'bench', scopes: ['admin'] })).secret;
   const scenarios: { label: string; role: string; env: Record<string, string> }[] = [
     { label: 'api', role: 'api', env: {} },
-    { label: 'api + database.readUrl', role: 'api', env: { PHASELOG_DATABASE_READ_URL: `${databaseUrl}?application_name=replica` } },
-    { label: 'worker (demo: 2 clusters, checks)', role: 'worker', env: { PHASELOG_PROBE_PORT: '0', PHASELOG_DEMO: 'true' } },
+    {
+      label: 'api + database.readUrl',
+      role: 'api',
+      env: { PHASELOG_DATABASE_READ_URL: `${databaseUrl}?application_name=replica` },
+    },
+    {
+      label: 'worker (demo: 2 clusters, checks)',
+      role: 'worker',
+      env: { PHASELOG_PROBE_PORT: '0', PHASELOG_DEMO: 'true' },
+    },
     { label: 'start (role all, demo)', role: 'start', env: { PHASELOG_DEMO: 'true' } },
   ];
   for (const scenario of scenarios) {
-    const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PHASELOG_PORT: '0', PHASELOG_STATE_DIR: path.join(dir, scenario.label.replace(/\W+/g, '-')), PHASELOG_REDIS_PREFIX: `bench-conn-${randomBytes(3).toString('hex')}`, PHASELOG_LOG_FORMAT: 'json', PHASELOG_ANONYMOUS_READ: 'false', ...scenario.env };
+    const env = {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      PHASELOG_PORT: '0',
+      PHASELOG_STATE_DIR: path.join(dir, scenario.label.replace(/\W+/g, '-')),
+      PHASELOG_REDIS_PREFIX: `bench-conn-${randomBytes(3).toString('hex')}`,
+      PHASELOG_LOG_FORMAT: 'json',
+      PHASELOG_ANONYMOUS_READ: 'false',
+      ...scenario.env,
+    };
     const { child, url } = await start(scenario.role, env);
     try {
       await sleep(8000);
-      const idle = { pg: connectionsTo(child.pid as number, pgPort), redis: connectionsTo(child.pid as number, redisPort) };
+      const idle = {
+        pg: connectionsTo(child.pid as number, pgPort),
+        redis: connectionsTo(child.pid as number, redisPort),
+      };
       let used = idle;
       if (url) {
         const stop = await useApi(url, token);

@@ -17,7 +17,9 @@ export interface CustomHealthBenchOptions {
 }
 
 function buildKafka(index: number): Record<string, unknown> {
-  const spec = { kafka: { replicas: 3, version: '3.7.0', listeners: [{ name: 'tls', port: 9093, type: 'internal', tls: true }] } };
+  const spec = {
+    kafka: { replicas: 3, version: '3.7.0', listeners: [{ name: 'tls', port: 9093, type: 'internal', tls: true }] },
+  };
   return {
     apiVersion: 'kafka.strimzi.io/v1beta2',
     kind: 'Kafka',
@@ -30,8 +32,20 @@ function buildKafka(index: number): Record<string, unknown> {
       labels: { 'app.kubernetes.io/part-of': 'events', 'kustomize.toolkit.fluxcd.io/name': 'streaming' },
       annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ spec }) },
       managedFields: [
-        { manager: 'kustomize-controller', operation: 'Apply', apiVersion: 'kafka.strimzi.io/v1beta2', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:kafka': { 'f:replicas': {}, 'f:version': {} } } } },
-        { manager: 'strimzi-cluster-operator', operation: 'Update', subresource: 'status', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:observedGeneration': {} } } },
+        {
+          manager: 'kustomize-controller',
+          operation: 'Apply',
+          apiVersion: 'kafka.strimzi.io/v1beta2',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { 'f:kafka': { 'f:replicas': {}, 'f:version': {} } } },
+        },
+        {
+          manager: 'strimzi-cluster-operator',
+          operation: 'Update',
+          subresource: 'status',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:observedGeneration': {} } },
+        },
       ],
     },
     spec,
@@ -42,8 +56,20 @@ function buildKafka(index: number): Record<string, unknown> {
       readyReplicas: index % 5 === 0 ? 2 : 3,
       listeners: [{ name: 'tls', addresses: [{ host: `events-${index}-kafka-bootstrap.streaming.svc`, port: 9093 }] }],
       conditions: [
-        { type: 'Ready', status: index % 5 === 0 ? 'False' : 'True', lastTransitionTime: '2026-11-20T10:00:00Z', reason: index % 5 === 0 ? 'Reconciling' : 'Ready', message: '' },
-        { type: 'Warning', status: 'True', reason: 'KafkaStorage', message: 'A Kafka cluster with a single replica and ephemeral storage will lose topic messages after any restart or rolling update.' },
+        {
+          type: 'Ready',
+          status: index % 5 === 0 ? 'False' : 'True',
+          lastTransitionTime: '2026-11-20T10:00:00Z',
+          reason: index % 5 === 0 ? 'Reconciling' : 'Ready',
+          message: '',
+        },
+        {
+          type: 'Warning',
+          status: 'True',
+          reason: 'KafkaStorage',
+          message:
+            'A Kafka cluster with a single replica and ephemeral storage will lose topic messages after any restart or rolling update.',
+        },
       ],
     },
   };
@@ -62,7 +88,10 @@ if obj.status ~= nil and obj.status.conditions ~= nil then
 end
 return hs`;
 
-function measure(seconds: number, evaluate: (i: number) => unknown): { perSecond: number; microsPer: number; runs: number } {
+function measure(
+  seconds: number,
+  evaluate: (i: number) => unknown,
+): { perSecond: number; microsPer: number; runs: number } {
   for (let i = 0; i < 2_000; i++) evaluate(i);
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
@@ -87,7 +116,8 @@ export async function run(options: CustomHealthBenchOptions = {}): Promise<Recor
           kind: 'Kafka',
           inProgress: "status.conditions.exists(c, c.type == 'Ready' && c.status == 'Unknown')",
           failed: "status.conditions.filter(c, c.type == 'Ready').all(c, c.status == 'False')",
-          current: "status.conditions.filter(c, c.type == 'Ready').all(c, c.status == 'True') && status.readyReplicas == spec.kafka.replicas",
+          current:
+            "status.conditions.filter(c, c.type == 'Ready').all(c, c.status == 'True') && status.readyReplicas == spec.kafka.replicas",
         },
       ],
     }),
@@ -129,7 +159,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   console.log('custom health checks (one ~%d-byte Kafka object per evaluation)', figures.objectBytes);
   console.log('engine | evaluations/s | µs/evaluation');
   console.log('------ | ------------- | -------------');
-  console.log(`CEL    | ${String(figures.celEvaluationsPerSecond).padStart(13)} | ${String(figures.celMicrosPerEvaluation).padStart(13)}`);
-  console.log(`Lua    | ${String(figures.luaEvaluationsPerSecond).padStart(13)} | ${String(figures.luaMicrosPerEvaluation).padStart(13)}`);
+  console.log(
+    `CEL    | ${String(figures.celEvaluationsPerSecond).padStart(13)} | ${String(figures.celMicrosPerEvaluation).padStart(13)}`,
+  );
+  console.log(
+    `Lua    | ${String(figures.luaEvaluationsPerSecond).padStart(13)} | ${String(figures.luaMicrosPerEvaluation).padStart(13)}`,
+  );
   console.log(`sample Lua message: ${figures.luaSampleMessage}`);
 }

@@ -25,13 +25,27 @@ function buildDeployment(i: number): Record<string, unknown> {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name, namespace: 'listed', labels: { app: name, tier: i % 3 === 0 ? 'web' : 'worker', 'app.kubernetes.io/part-of': 'shop' }, annotations: { 'deployment.kubernetes.io/revision': '3' } },
+    metadata: {
+      name,
+      namespace: 'listed',
+      labels: { app: name, tier: i % 3 === 0 ? 'web' : 'worker', 'app.kubernetes.io/part-of': 'shop' },
+      annotations: { 'deployment.kubernetes.io/revision': '3' },
+    },
     spec: {
       replicas: 3,
       selector: { matchLabels: { app: name } },
       template: {
         metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'main', image: `registry.example.com/shop/${name}:1.4.${i % 10}`, ports: [{ containerPort: 8080 }], resources: { requests: { cpu: '100m', memory: '128Mi' } } }] },
+        spec: {
+          containers: [
+            {
+              name: 'main',
+              image: `registry.example.com/shop/${name}:1.4.${i % 10}`,
+              ports: [{ containerPort: 8080 }],
+              resources: { requests: { cpu: '100m', memory: '128Mi' } },
+            },
+          ],
+        },
       },
     },
     status: {
@@ -41,8 +55,22 @@ function buildDeployment(i: number): Record<string, unknown> {
       readyReplicas: 3,
       availableReplicas: 3,
       conditions: [
-        { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.', lastUpdateTime: '2026-11-20T10:00:00Z', lastTransitionTime: '2026-11-20T10:00:00Z' },
-        { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${name}-5d9f7c" has successfully progressed.`, lastUpdateTime: '2026-11-20T10:00:00Z', lastTransitionTime: '2026-11-20T10:00:00Z' },
+        {
+          type: 'Available',
+          status: 'True',
+          reason: 'MinimumReplicasAvailable',
+          message: 'Deployment has minimum availability.',
+          lastUpdateTime: '2026-11-20T10:00:00Z',
+          lastTransitionTime: '2026-11-20T10:00:00Z',
+        },
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetAvailable',
+          message: `ReplicaSet "${name}-5d9f7c" has successfully progressed.`,
+          lastUpdateTime: '2026-11-20T10:00:00Z',
+          lastTransitionTime: '2026-11-20T10:00:00Z',
+        },
       ],
     },
   };
@@ -82,7 +110,9 @@ async function walkAllPages(em: Emulator, limit: number): Promise<number> {
   let token = '';
   let items = 0;
   do {
-    const res = await fetch(`${em.url}/api/v1/configmaps?limit=${limit}${token ? `&continue=${encodeURIComponent(token)}` : ''}`);
+    const res = await fetch(
+      `${em.url}/api/v1/configmaps?limit=${limit}${token ? `&continue=${encodeURIComponent(token)}` : ''}`,
+    );
     const body = (await res.json()) as { items: unknown[]; metadata: { continue?: string } };
     items += body.items.length;
     token = body.metadata.continue ?? '';
@@ -100,7 +130,9 @@ async function measureWatchFanOut(em: Emulator, watchers: number, changes: numbe
     Array.from({ length: watchers }, async (_, w) => {
       const controller = new AbortController();
       controllers.push(controller);
-      const res = await fetch(`${em.url}/api/v1/namespaces/fanout/configmaps?watch=true&resourceVersion=${from}`, { signal: controller.signal });
+      const res = await fetch(`${em.url}/api/v1/namespaces/fanout/configmaps?watch=true&resourceVersion=${from}`, {
+        signal: controller.signal,
+      });
       const reader = res.body?.getReader();
       const decoder = new TextDecoder();
       void (async () => {
@@ -114,7 +146,13 @@ async function measureWatchFanOut(em: Emulator, watchers: number, changes: numbe
     }),
   );
   const started = performance.now();
-  for (let i = 0; i < changes; i++) em.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `f-${i % 50}`, namespace: 'fanout' }, data: { n: String(i) } });
+  for (let i = 0; i < changes; i++)
+    em.apply({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `f-${i % 50}`, namespace: 'fanout' },
+      data: { n: String(i) },
+    });
   await allDone;
   const elapsed = performance.now() - started;
   for (const c of controllers) c.abort();
@@ -131,7 +169,12 @@ export async function run(options: EmulatorBenchOptions = {}): Promise<Record<st
     const rssBefore = process.memoryUsage().rss;
     const fillStart = performance.now();
     for (let i = 0; i < objects; i++) {
-      em.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, namespace: `ns-${i % 200}`, labels: { shard: String(i % 10) } }, data: { payload: 'x'.repeat(512), index: String(i) } });
+      em.apply({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `cm-${i}`, namespace: `ns-${i % 200}`, labels: { shard: String(i % 10) } },
+        data: { payload: 'x'.repeat(512), index: String(i) },
+      });
     }
     const fillMs = performance.now() - fillStart;
     for (let i = 0; i < listSize; i++) em.apply(buildDeployment(i));
@@ -140,17 +183,24 @@ export async function run(options: EmulatorBenchOptions = {}): Promise<Record<st
     const rawTimes: number[] = [];
     let bytes = 0;
     for (let r = 0; r < repeats; r++) {
-      rawTimes.push(await timeIt(async () => (bytes = await httpGet(`${em.url}/apis/apps/v1/namespaces/listed/deployments`))));
+      rawTimes.push(
+        await timeIt(async () => (bytes = await httpGet(`${em.url}/apis/apps/v1/namespaces/listed/deployments`))),
+      );
     }
     const kc = new KubeConfig();
     kc.loadFromString(em.kubeconfig());
     const apps = kc.makeApiClient(AppsV1Api);
     const clientTimes: number[] = [];
-    for (let r = 0; r < repeats; r++) clientTimes.push(await timeIt(() => apps.listNamespacedDeployment({ namespace: 'listed' })));
+    for (let r = 0; r < repeats; r++)
+      clientTimes.push(await timeIt(() => apps.listNamespacedDeployment({ namespace: 'listed' })));
     const selectorTimes: number[] = [];
-    for (let r = 0; r < repeats; r++) selectorTimes.push(await timeIt(() => httpGet(`${em.url}/apis/apps/v1/namespaces/listed/deployments?labelSelector=tier%3Dweb`)));
+    for (let r = 0; r < repeats; r++)
+      selectorTimes.push(
+        await timeIt(() => httpGet(`${em.url}/apis/apps/v1/namespaces/listed/deployments?labelSelector=tier%3Dweb`)),
+      );
     const firstPageTimes: number[] = [];
-    for (let r = 0; r < repeats; r++) firstPageTimes.push(await timeIt(() => httpGet(`${em.url}/api/v1/configmaps?limit=500`)));
+    for (let r = 0; r < repeats; r++)
+      firstPageTimes.push(await timeIt(() => httpGet(`${em.url}/api/v1/configmaps?limit=500`)));
     let walked = 0;
     const walkMs = await timeIt(async () => (walked = await walkAllPages(em, 500)));
 

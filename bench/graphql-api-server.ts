@@ -40,8 +40,16 @@ const options = JSON.parse(process.argv[2] ?? '{}') as GraphqlApiServerOptions;
 // Logs go to /dev/null-like sink at the production level, so per-request logging costs what it costs.
 const log = pino({ level: options.logLevel ?? 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
 const db = createDb(options.databaseUrl, { poolSize: 10 });
-const live = { ...(options.redisUrl === undefined ? {} : { redisUrl: options.redisUrl }), ...(options.channelPrefix === undefined ? {} : { channelPrefix: options.channelPrefix }) };
-const wiring = await createApiWiring({ db, config: { server: { host: '127.0.0.1' }, api: { anonymousRead: false } }, log, ...live });
+const live = {
+  ...(options.redisUrl === undefined ? {} : { redisUrl: options.redisUrl }),
+  ...(options.channelPrefix === undefined ? {} : { channelPrefix: options.channelPrefix }),
+};
+const wiring = await createApiWiring({
+  db,
+  config: { server: { host: '127.0.0.1' }, api: { anonymousRead: false } },
+  log,
+  ...live,
+});
 const http = createHttpServer({ host: '127.0.0.1', port: 0, log, readiness: {} });
 const clusters = createClusterStore(db);
 const graphql = await createGraphqlServer({
@@ -52,7 +60,12 @@ const graphql = await createGraphqlServer({
   authenticate: (header) => wiring.authenticator.authenticate(header),
   introspection: true,
   limits: { maxDepth: 12, maxCost: 50_000 },
-  context: () => ({ about: { version: 'bench', role: 'api', startedAt: new Date() }, clusters, read: wiring.read, loaders: wiring.newLoaders() }),
+  context: () => ({
+    about: { version: 'bench', role: 'api', startedAt: new Date() },
+    clusters,
+    read: wiring.read,
+    loaders: wiring.newLoaders(),
+  }),
 });
 http.mount('/graphql', graphql.handle);
 // The web UI as `phaselog start` serves it, for the ui-board benchmark (bundled once when stale).
@@ -70,7 +83,8 @@ const shutdown = () => {
   if (closing) return;
   closing = true;
   void (async () => {
-    if (profiler && options.cpuProfile) writeFileSync(options.cpuProfile, JSON.stringify((await profiler.post('Profiler.stop')).profile));
+    if (profiler && options.cpuProfile)
+      writeFileSync(options.cpuProfile, JSON.stringify((await profiler.post('Profiler.stop')).profile));
     await graphql.closeWebSockets();
     await http.close(1000);
     await graphql.stop();

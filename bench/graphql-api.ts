@@ -95,9 +95,16 @@ export interface SeedLayout {
  * (odd and even phases out of step, so half are InProgress now, with a worst resource), each with
  * `resources` resources flipping with it: every interval starts with one change-log row.
  */
-export async function seed(url: string, phases: number, resources: number, intervals: number, layout: SeedLayout = {}): Promise<Seeded> {
+export async function seed(
+  url: string,
+  phases: number,
+  resources: number,
+  intervals: number,
+  layout: SeedLayout = {},
+): Promise<Seeded> {
   const clusterCount = layout.clusters ?? 2;
-  if (clusterCount < 1 || clusterCount > 26) throw new Error('the seed names clusters bench-a to bench-z: 1 to 26 clusters');
+  if (clusterCount < 1 || clusterCount > 26)
+    throw new Error('the seed names clusters bench-a to bench-z: 1 to 26 clusters');
   const clusterNames = Array.from({ length: clusterCount }, (_, i) => `bench-${String.fromCharCode(97 + i)}`);
   const nameIndex = layout.names === 'every-cluster' ? `(g / ${clusterCount})` : 'g';
   const client = new pg.Client({ connectionString: url });
@@ -106,12 +113,17 @@ export async function seed(url: string, phases: number, resources: number, inter
   const start = new Date(now.getTime() - intervals * 600_000);
   const secret = generateSecret();
   const status = (i: string) => `CASE WHEN (${i} + p."id") % 2 = 0 THEN 'InProgress' ELSE 'Current' END`;
-  const previous = (i: string) => `CASE WHEN ${i} = 0 THEN NULL WHEN (${i} + p."id") % 2 = 0 THEN 'Current' ELSE 'InProgress' END`;
+  const previous = (i: string) =>
+    `CASE WHEN ${i} = 0 THEN NULL WHEN (${i} + p."id") % 2 = 0 THEN 'Current' ELSE 'InProgress' END`;
   const from = (i: string) => `$1::timestamptz + ${i} * interval '10 minutes'`;
-  const to = (i: string) => `CASE WHEN ${i} = $2 - 1 THEN NULL ELSE $1::timestamptz + (${i} + 1) * interval '10 minutes' END`;
+  const to = (i: string) =>
+    `CASE WHEN ${i} = $2 - 1 THEN NULL ELSE $1::timestamptz + (${i} + 1) * interval '10 minutes' END`;
   try {
     await client.query(`SET synchronous_commit = off`);
-    await client.query(`INSERT INTO "ApiToken" ("name", "tokenHash", "scopes", "clusters", "namespaces") VALUES ('bench', $1, '{read}', '{}', '{}')`, [hashToken(secret)]);
+    await client.query(
+      `INSERT INTO "ApiToken" ("name", "tokenHash", "scopes", "clusters", "namespaces") VALUES ('bench', $1, '{read}', '{}', '{}')`,
+      [hashToken(secret)],
+    );
     // Observed clusters (a tick just now, snapshotted hourly), as a running worker leaves them: a
     // cluster nobody observes is stale, and its gate would answer STALE without reading its history.
     await client.query(
@@ -124,10 +136,18 @@ export async function seed(url: string, phases: number, resources: number, inter
       [start, phases],
     );
     // Status details are content-addressed: two per phase (Current, InProgress with its worst resource), one for all resources.
-    const phaseBody = (i: string, count: string) => `jsonb_strip_nulls(jsonb_build_object('message', 'bench', 'summary', jsonb_build_object(${status(i)}, ${count}::int), 'conditions', '[]'::jsonb,
+    const phaseBody = (
+      i: string,
+      count: string,
+    ) => `jsonb_strip_nulls(jsonb_build_object('message', 'bench', 'summary', jsonb_build_object(${status(i)}, ${count}::int), 'conditions', '[]'::jsonb,
       'worstResource', CASE WHEN (${i} + p."id") % 2 = 0 THEN 'apps/Deployment/' || p."namespace" || '/' || p."name" || '-0' END))`;
-    await client.query(`INSERT INTO "StatusDetail" ("hash", "body") SELECT DISTINCT 'bench:' || md5(b::text), b FROM (SELECT ${phaseBody('i', '$1')} AS b FROM "Phase" p, generate_series(0, 1) i) x`, [resources]);
-    await client.query(`INSERT INTO "StatusDetail" ("hash", "body") VALUES ('bench:resource', '{"message": "", "presence": "Present", "conditions": []}'), ('bench:change', '{"message": ""}')`);
+    await client.query(
+      `INSERT INTO "StatusDetail" ("hash", "body") SELECT DISTINCT 'bench:' || md5(b::text), b FROM (SELECT ${phaseBody('i', '$1')} AS b FROM "Phase" p, generate_series(0, 1) i) x`,
+      [resources],
+    );
+    await client.query(
+      `INSERT INTO "StatusDetail" ("hash", "body") VALUES ('bench:resource', '{"message": "", "presence": "Present", "conditions": []}'), ('bench:change', '{"message": ""}')`,
+    );
     // Ended intervals, then each phase's current status (its last interval).
     await client.query(
       `INSERT INTO "PhaseStatusInterval" ("phaseId", "status", "detailId", "conditionTimes", "from", "to")
@@ -188,7 +208,10 @@ interface LoadResult {
 
 function post(agent: Agent, url: URL, body: Buffer, authorization: string | undefined): Promise<boolean> {
   return new Promise((resolve) => {
-    const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': body.length };
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json',
+      'content-length': body.length,
+    };
     if (authorization !== undefined) headers.authorization = authorization;
     const req = request(url, { agent, method: 'POST', headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -208,27 +231,38 @@ function post(agent: Agent, url: URL, body: Buffer, authorization: string | unde
  * A closed loop of `concurrency` keep-alive clients; each "request" is `step(i)`, which may send
  * several HTTP requests (a walk through pages). Errors are GraphQL errors or non-200 answers.
  */
-async function runLoad(concurrency: number, count: number, warmup: number, step: (agent: Agent, i: number) => Promise<boolean>, onWarm?: () => Promise<void>, maxMs = 60_000): Promise<LoadResult> {
+async function runLoad(
+  concurrency: number,
+  count: number,
+  warmup: number,
+  step: (agent: Agent, i: number) => Promise<boolean>,
+  onWarm?: () => Promise<void>,
+  maxMs = 60_000,
+): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   try {
     let warm = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (warm < warmup) await step(agent, warm++);
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (warm < warmup) await step(agent, warm++);
+      }),
+    );
     await onWarm?.();
     const latencies: number[] = [];
     let issued = 0;
     let errors = 0;
     const started = nowMs();
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (issued < count && nowMs() - started < maxMs) {
-        const i = issued++;
-        const sent = nowMs();
-        const ok = await step(agent, i);
-        latencies.push(nowMs() - sent);
-        if (!ok) errors += 1;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (issued < count && nowMs() - started < maxMs) {
+          const i = issued++;
+          const sent = nowMs();
+          const ok = await step(agent, i);
+          latencies.push(nowMs() - sent);
+          if (!ok) errors += 1;
+        }
+      }),
+    );
     const elapsed = nowMs() - started;
     return {
       requests: latencies.length,
@@ -259,13 +293,23 @@ function processCpuMs(pid: number): number | undefined {
  * CPU each side of a run spends, so that runs on shared cores can be compared: the API server
  * process, the PostgreSQL backends serving its database, and this load generator.
  */
-function createCpuMeter(serverPid: number | undefined, database: string): { start(): Promise<void>; stop(): Promise<{ serverMs: number; postgresMs: number; clientMs: number }> } {
+function createCpuMeter(
+  serverPid: number | undefined,
+  database: string,
+): { start(): Promise<void>; stop(): Promise<{ serverMs: number; postgresMs: number; clientMs: number }> } {
   const backends = async (): Promise<Map<number, number>> => {
     const client = new pg.Client({ connectionString: database });
     await client.connect();
     try {
-      const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-      return new Map(rows.flatMap((r) => { const ms = processCpuMs(r.pid); return ms === undefined ? [] : [[r.pid, ms] as const]; }));
+      const { rows } = await client.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
+      return new Map(
+        rows.flatMap((r) => {
+          const ms = processCpuMs(r.pid);
+          return ms === undefined ? [] : [[r.pid, ms] as const];
+        }),
+      );
     } finally {
       await client.end();
     }
@@ -292,7 +336,11 @@ function createCpuMeter(serverPid: number | undefined, database: string): { star
 /** Variables naming phase `i` (clients send variables; the query text, and Apollo's parsed-document cache entry, stay the same). */
 function phaseVars(i: number, phases: number): { cluster: string; namespace: string; name: string } {
   const g = i % phases;
-  return { cluster: g % 2 === 0 ? 'bench-a' : 'bench-b', namespace: `team-${Math.floor(g / 50)}`, name: `phase-${String(g).padStart(5, '0')}` };
+  return {
+    cluster: g % 2 === 0 ? 'bench-a' : 'bench-b',
+    namespace: `team-${Math.floor(g / 50)}`,
+    name: `phase-${String(g).padStart(5, '0')}`,
+  };
 }
 
 const PHASE_ARGS = '$cluster: String!, $namespace: String!, $name: String!';
@@ -307,7 +355,14 @@ const PHASE_PAGE = `query Phases($first: Int!) { phases(first: $first) { edges {
  * Starts the API (in a child, on `databaseUrl`, seeded by {@link seed}) and a bare Apollo server,
  * and measures every query (or the `only` ones) at 1 client and at `concurrency` clients.
  */
-export async function measureApi(databaseUrl: string, seeded: Seeded, options: Required<Pick<GraphqlApiBenchOptions, 'phases' | 'resources' | 'intervals' | 'requests' | 'concurrency'>> & { only?: RegExp; warmup?: number }): Promise<Figures> {
+export async function measureApi(
+  databaseUrl: string,
+  seeded: Seeded,
+  options: Required<Pick<GraphqlApiBenchOptions, 'phases' | 'resources' | 'intervals' | 'requests' | 'concurrency'>> & {
+    only?: RegExp;
+    warmup?: number;
+  },
+): Promise<Figures> {
   const { phases, resources, intervals, requests, concurrency } = options;
   // Every server gets the same untimed warm-up per query, the bare Apollo baseline included: the
   // figures are a running server's, not those of one still compiling its hot code (a gateway
@@ -319,18 +374,28 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
   // Both servers run as in production (phaselog's entry point sets the same when unset), so that
   // the ratios compare like with like; the children inherit this environment.
   process.env['NODE_ENV'] ??= 'production';
-  const apiChild = await startReadyChild(SERVER_FILE, [JSON.stringify({ databaseUrl: databaseUrl, ...(cpuProfile ? { cpuProfile } : {}) })], 30_000);
+  const apiChild = await startReadyChild(
+    SERVER_FILE,
+    [JSON.stringify({ databaseUrl: databaseUrl, ...(cpuProfile ? { cpuProfile } : {}) })],
+    30_000,
+  );
   const apollo = await startReadyChild(APOLLO_FILE, ['apollo']);
   try {
     const url = new URL(apiChild.ready.url);
     const authorization = `Bearer ${seeded.secret}`;
-    const gql = (agent: Agent, query: string, variables?: Record<string, unknown>) => post(agent, url, Buffer.from(JSON.stringify({ query, variables })), authorization);
+    const gql = (agent: Agent, query: string, variables?: Record<string, unknown>) =>
+      post(agent, url, Buffer.from(JSON.stringify({ query, variables })), authorization);
     const mid = (i: number) => new Date(seeded.start.getTime() + ((i * 7919) % intervals) * 600_000 + 1).toISOString();
     // The gate figure is the one a fresh phase's gate costs (it reads the phase's run), not a STALE
     // answer given without reading history, as a seed that leaves its clusters unobserved would get.
-    const probe = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ query: GATE, variables: phaseVars(0, phases) }) });
+    const probe = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization },
+      body: JSON.stringify({ query: GATE, variables: phaseVars(0, phases) }),
+    });
     const reason = ((await probe.json()) as { data?: { gate?: { reason?: string } } }).data?.gate?.reason;
-    if (reason === undefined || reason === 'STALE') throw new Error(`the seeded gate answers ${reason ?? 'nothing'}; the seed must leave its clusters observed`);
+    if (reason === undefined || reason === 'STALE')
+      throw new Error(`the seeded gate answers ${reason ?? 'nothing'}; the seed must leave its clusters observed`);
     const queries: { name: string; step: (agent: Agent, i: number) => Promise<boolean>; weight?: number }[] = [
       // What phaselog adds before any resolver runs (token, limits, context), next to the bare server.
       { name: 'phaselog { __typename }', step: (agent) => gql(agent, '{ __typename }') },
@@ -354,9 +419,19 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
         name: `all ${phases.toLocaleString('en-US')} phases (one request)`,
         weight: 10,
         step: async (agent) => {
-          const answer = await fetchJson(agent, url, Buffer.from(JSON.stringify({ query: PHASE_PAGE, variables: { first: phases } })), authorization);
+          const answer = await fetchJson(
+            agent,
+            url,
+            Buffer.from(JSON.stringify({ query: PHASE_PAGE, variables: { first: phases } })),
+            authorization,
+          );
           const conn = answer?.data?.phases;
-          return conn !== undefined && answer?.errors === undefined && !conn.pageInfo.hasNextPage && (conn as { edges?: unknown[] }).edges?.length === phases;
+          return (
+            conn !== undefined &&
+            answer?.errors === undefined &&
+            !conn.pageInfo.hasNextPage &&
+            (conn as { edges?: unknown[] }).edges?.length === phases
+          );
         },
       },
       {
@@ -366,7 +441,9 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
           let after: string | undefined;
           let ok = true;
           for (let page = 0; page < Math.ceil(phases / 100) + 1; page++) {
-            const body = Buffer.from(JSON.stringify({ query: PHASE_LIST, variables: after === undefined ? {} : { after } }));
+            const body = Buffer.from(
+              JSON.stringify({ query: PHASE_LIST, variables: after === undefined ? {} : { after } }),
+            );
             const answer = await fetchJson(agent, url, body, authorization);
             const conn = answer?.data?.phases;
             if (!conn || answer.errors) return false;
@@ -383,27 +460,52 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
     const apolloUrl = new URL(apollo.ready.url);
     const typename = Buffer.from(JSON.stringify({ query: '{ __typename }' }));
     const bare = (agent: Agent) => post(agent, apolloUrl, typename, undefined);
-    for (const [label, clients, count] of [['1 client', 1, Math.max(100, Math.round(requests / 3))], [`${concurrency} clients`, concurrency, requests]] as const) {
+    for (const [label, clients, count] of [
+      ['1 client', 1, Math.max(100, Math.round(requests / 3))],
+      [`${concurrency} clients`, concurrency, requests],
+    ] as const) {
       const base = await runLoad(clients, count * 2, warmup, bare, () => bareCpu.start());
       const bareUsed = await bareCpu.stop();
       figures[`bare Apollo { __typename }, ${label}: requests/s`] = base.requestsPerSecond;
       figures[`bare Apollo { __typename }, ${label}: p50 ms`] = base.p50Ms;
       figures[`bare Apollo { __typename }, ${label}: p95 ms`] = base.p95Ms;
-      figures[`bare Apollo { __typename }, ${label}: CPU ms per request, server`] = round(bareUsed.serverMs / base.requests, 3);
-      figures[`bare Apollo { __typename }, ${label}: CPU ms per request, load generator`] = round(bareUsed.clientMs / base.requests, 3);
+      figures[`bare Apollo { __typename }, ${label}: CPU ms per request, server`] = round(
+        bareUsed.serverMs / base.requests,
+        3,
+      );
+      figures[`bare Apollo { __typename }, ${label}: CPU ms per request, load generator`] = round(
+        bareUsed.clientMs / base.requests,
+        3,
+      );
       for (const query of queries.filter((q) => options.only === undefined || options.only.test(q.name))) {
         const weight = query.weight ?? 1;
-        const result = await runLoad(clients, Math.max(20, Math.round(count / weight)), Math.max(2, Math.round(warmup / weight)), query.step, () => cpu.start());
+        const result = await runLoad(
+          clients,
+          Math.max(20, Math.round(count / weight)),
+          Math.max(2, Math.round(warmup / weight)),
+          query.step,
+          () => cpu.start(),
+        );
         const used = await cpu.stop();
         figures[`${query.name}, ${label}: requests/s`] = result.requestsPerSecond;
         figures[`${query.name}, ${label}: p50 ms`] = result.p50Ms;
         figures[`${query.name}, ${label}: p95 ms`] = result.p95Ms;
-        if (weight === 1) figures[`${query.name}, ${label}: × bare Apollo requests/s`] = round(result.requestsPerSecond / base.requestsPerSecond, 3);
+        if (weight === 1)
+          figures[`${query.name}, ${label}: × bare Apollo requests/s`] = round(
+            result.requestsPerSecond / base.requestsPerSecond,
+            3,
+          );
         figures[`${query.name}, ${label}: errors`] = result.errors;
         // Per request, so that runs on busy shared cores compare (a walk of pages counts as one).
         figures[`${query.name}, ${label}: CPU ms per request, API server`] = round(used.serverMs / result.requests, 3);
-        figures[`${query.name}, ${label}: CPU ms per request, PostgreSQL`] = round(used.postgresMs / result.requests, 3);
-        figures[`${query.name}, ${label}: CPU ms per request, load generator`] = round(used.clientMs / result.requests, 3);
+        figures[`${query.name}, ${label}: CPU ms per request, PostgreSQL`] = round(
+          used.postgresMs / result.requests,
+          3,
+        );
+        figures[`${query.name}, ${label}: CPU ms per request, load generator`] = round(
+          used.clientMs / result.requests,
+          3,
+        );
       }
     }
   } finally {
@@ -417,13 +519,30 @@ export async function measureApi(databaseUrl: string, seeded: Seeded, options: R
 export async function run(options: GraphqlApiBenchOptions = {}): Promise<Figures> {
   const requests = options.requests ?? 3000;
   const concurrency = options.concurrency ?? 16;
-  const measuring = { ...(options.only === undefined ? {} : { only: options.only }), ...(options.warmup === undefined ? {} : { warmup: options.warmup }) };
+  const measuring = {
+    ...(options.only === undefined ? {} : { only: options.only }),
+    ...(options.warmup === undefined ? {} : { warmup: options.warmup }),
+  };
   if (options.reuseDb !== undefined) {
     const kept = JSON.parse(readFileSync(options.reuseDb, 'utf8')) as KeptDatabase;
     const seeded: Seeded = { start: new Date(kept.start), secret: kept.secret, statusChanges: kept.statusChanges };
-    const figures: Figures = { phases: kept.phases, 'resources per phase': kept.resources, 'status changes (change-log rows)': kept.statusChanges };
+    const figures: Figures = {
+      phases: kept.phases,
+      'resources per phase': kept.resources,
+      'status changes (change-log rows)': kept.statusChanges,
+    };
     const { phases, resources, intervals } = kept;
-    Object.assign(figures, await measureApi(kept.connectionString, seeded, { phases, resources, intervals, requests, concurrency, ...measuring }));
+    Object.assign(
+      figures,
+      await measureApi(kept.connectionString, seeded, {
+        phases,
+        resources,
+        intervals,
+        requests,
+        concurrency,
+        ...measuring,
+      }),
+    );
     return figures;
   }
   const phases = options.phases ?? 1000;
@@ -437,7 +556,15 @@ export async function run(options: GraphqlApiBenchOptions = {}): Promise<Figures
     const seeded = await seed(scratch.connectionString, phases, resources, intervals);
     const seedMs = Date.now() - seedStarted;
     if (options.keepDb !== undefined) {
-      const kept: KeptDatabase = { connectionString: scratch.connectionString, start: seeded.start.toISOString(), secret: seeded.secret, statusChanges: seeded.statusChanges, phases, resources, intervals };
+      const kept: KeptDatabase = {
+        connectionString: scratch.connectionString,
+        start: seeded.start.toISOString(),
+        secret: seeded.secret,
+        statusChanges: seeded.statusChanges,
+        phases,
+        resources,
+        intervals,
+      };
       writeFileSync(options.keepDb, JSON.stringify(kept));
       keep = true;
     }
@@ -450,7 +577,17 @@ export async function run(options: GraphqlApiBenchOptions = {}): Promise<Figures
       'seed s': round(seedMs / 1000),
     };
 
-    Object.assign(figures, await measureApi(scratch.connectionString, seeded, { phases, resources, intervals, requests, concurrency, ...measuring }));
+    Object.assign(
+      figures,
+      await measureApi(scratch.connectionString, seeded, {
+        phases,
+        resources,
+        intervals,
+        requests,
+        concurrency,
+        ...measuring,
+      }),
+    );
     return figures;
   } finally {
     if (!keep) await scratch.drop();
@@ -464,18 +601,26 @@ interface PhasesAnswer {
 
 function fetchJson(agent: Agent, url: URL, body: Buffer, authorization: string): Promise<PhasesAnswer | undefined> {
   return new Promise((resolve) => {
-    const req = request(url, { agent, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length, authorization } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as PhasesAnswer);
-        } catch {
-          resolve(undefined);
-        }
-      });
-      res.on('error', () => resolve(undefined));
-    });
+    const req = request(
+      url,
+      {
+        agent,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': body.length, authorization },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as PhasesAnswer);
+          } catch {
+            resolve(undefined);
+          }
+        });
+        res.on('error', () => resolve(undefined));
+      },
+    );
     req.on('error', () => resolve(undefined));
     req.end(body);
   });
@@ -490,10 +635,20 @@ if (isMain(import.meta.url)) {
   const keepDb = readStringFlag('keep-db');
   const reuseDb = readStringFlag('reuse-db');
   const only = readStringFlag('only');
-  if (reuseDb !== undefined && !existsSync(reuseDb)) throw new Error(`--reuse-db: no file ${reuseDb} (write one with --keep-db)`);
-  printFigures('GraphQL API over a seeded history', await run({
-    phases: readNumberFlag('phases'), resources: readNumberFlag('resources'), intervals: readNumberFlag('intervals'),
-    requests: readNumberFlag('requests'), concurrency: readNumberFlag('concurrency'), warmup: readNumberFlag('warmup'),
-    ...(keepDb === undefined ? {} : { keepDb }), ...(reuseDb === undefined ? {} : { reuseDb }), ...(only === undefined ? {} : { only: new RegExp(only) }),
-  }));
+  if (reuseDb !== undefined && !existsSync(reuseDb))
+    throw new Error(`--reuse-db: no file ${reuseDb} (write one with --keep-db)`);
+  printFigures(
+    'GraphQL API over a seeded history',
+    await run({
+      phases: readNumberFlag('phases'),
+      resources: readNumberFlag('resources'),
+      intervals: readNumberFlag('intervals'),
+      requests: readNumberFlag('requests'),
+      concurrency: readNumberFlag('concurrency'),
+      warmup: readNumberFlag('warmup'),
+      ...(keepDb === undefined ? {} : { keepDb }),
+      ...(reuseDb === undefined ? {} : { reuseDb }),
+      ...(only === undefined ? {} : { only: new RegExp(only) }),
+    }),
+  );
 }

@@ -54,12 +54,25 @@ export async function run(options: HttpChecksBenchOptions = {}): Promise<Record<
   const db = createDb(scratch.connectionString, { poolSize: 4 });
   try {
     await migrateDatabase(scratch.connectionString);
-    const [cluster] = await db.$queryRaw<{ id: number }[]>`INSERT INTO "Cluster" ("name") VALUES ('bench') RETURNING "id"`;
+    const [cluster] = await db.$queryRaw<
+      { id: number }[]
+    >`INSERT INTO "Cluster" ("name") VALUES ('bench') RETURNING "id"`;
     await db.$executeRaw`
       INSERT INTO "Phase" ("clusterId", "sourceKind", "namespace", "name", "firstSeenAt", "lastSeenAt")
       SELECT ${cluster?.id}::int, 'cli-utils', 'ns-' || (n / 50), 'phase-' || n, now(), now() FROM generate_series(1, ${phases}::int) AS n`;
-    const check = checkSchema.parse({ name: 'health', interval: intervalMs, timeout: '5s', http: { url: `http://127.0.0.1:${server.port}/{{ namespace }}/{{ name }}/healthz` } });
-    const deps = { phases: createPhaseReader(db), history: createHistoryReader(db), conditions: createConditionStore(db), readSecret: async () => '', log: pino({ level: 'silent' }) };
+    const check = checkSchema.parse({
+      name: 'health',
+      interval: intervalMs,
+      timeout: '5s',
+      http: { url: `http://127.0.0.1:${server.port}/{{ namespace }}/{{ name }}/healthz` },
+    });
+    const deps = {
+      phases: createPhaseReader(db),
+      history: createHistoryReader(db),
+      conditions: createConditionStore(db),
+      readSecret: async () => '',
+      log: pino({ level: 'silent' }),
+    };
     // First tick: every condition is new.
     const first = await runCheckOnCluster(deps, check, 'bench', new Date());
     let cpuMicros = 0;

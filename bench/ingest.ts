@@ -27,7 +27,13 @@ import { migrateDatabase } from '../src/store/migrate.ts';
 import { createDb, type Db } from '../src/store/prisma.ts';
 import { measureStorage } from '../src/store/retention.ts';
 import { withSqlTransaction } from '../src/store/sql-transaction.ts';
-import { applyFleet, deploymentRef, readyStatus, rollingStatus, type FleetShape } from '../test/integration/snapshot/fleet.ts';
+import {
+  applyFleet,
+  deploymentRef,
+  readyStatus,
+  rollingStatus,
+  type FleetShape,
+} from '../test/integration/snapshot/fleet.ts';
 import { run as runPostgresBaseline } from './baselines/postgres-write.ts';
 import { isMain, printFigures, readNumberFlag } from './lib/cli.ts';
 import { createScratchDatabase } from './lib/scratch-db.ts';
@@ -83,7 +89,8 @@ export async function run(options: IngestBenchOptions = {}): Promise<Figures> {
     const first = await record();
     const flipAll = (to: 'ready' | 'rolling'): void => {
       for (let p = 0; p < shape.phases; p += 1) {
-        for (let r = 0; r < shape.resourcesPerPhase; r += 1) emulator.patchStatus(deploymentRef(p, r, shape), to === 'ready' ? readyStatus() : rollingStatus());
+        for (let r = 0; r < shape.resourcesPerPhase; r += 1)
+          emulator.patchStatus(deploymentRef(p, r, shape), to === 'ready' ? readyStatus() : rollingStatus());
       }
     };
     // One untimed round first: new status details and the first ended intervals.
@@ -135,14 +142,17 @@ async function keptStateHeap(db: Db, cluster: string, observation: ClusterObserv
     gc();
     gc();
     const before = process.memoryUsage().heapUsed;
-    const state = await withSqlTransaction(db, async (tx) => loadClusterState(tx, await lockCluster(tx, cluster)), { timeoutMs: 120_000, maxWaitMs: 5_000 });
+    const state = await withSqlTransaction(db, async (tx) => loadClusterState(tx, await lockCluster(tx, cluster)), {
+      timeoutMs: 120_000,
+      maxWaitMs: 5_000,
+    });
     planSnapshot(state, observation);
     gc();
     gc();
     const after = process.memoryUsage().heapUsed;
     kept.push(state);
     const count = state.phases.reduce((sum, p) => sum + p.resources.length, 0);
-    if (i > 0) perTenThousand.push(((after - before) / count) * 10_000 / 1e6);
+    if (i > 0) perTenThousand.push((((after - before) / count) * 10_000) / 1e6);
   }
   return round(median(perTenThousand), 2);
 }
@@ -150,6 +160,11 @@ async function keptStateHeap(db: Db, cluster: string, observation: ClusterObserv
 if (isMain(import.meta.url)) {
   printFigures(
     'history ingest: status changes per second through recordSnapshot vs raw INSERT batches',
-    await run({ phases: readNumberFlag('phases'), resources: readNumberFlag('resources'), rounds: readNumberFlag('rounds'), baselineRows: readNumberFlag('baseline-rows') }),
+    await run({
+      phases: readNumberFlag('phases'),
+      resources: readNumberFlag('resources'),
+      rounds: readNumberFlag('rounds'),
+      baselineRows: readNumberFlag('baseline-rows'),
+    }),
   );
 }

@@ -42,7 +42,13 @@ export async function run(options: MetricsBenchOptions = {}): Promise<Figures> {
     const seedMs = nowMs() - seedStarted;
     const metrics = createMetrics();
     registerFleetMetrics(metrics, createFleetStateReader(db));
-    const http = createHttpServer({ host: '127.0.0.1', port: 0, log, readiness: {}, metrics: createMetricsHandler({ metrics, log }) });
+    const http = createHttpServer({
+      host: '127.0.0.1',
+      port: 0,
+      log,
+      readiness: {},
+      metrics: createMetricsHandler({ metrics, log }),
+    });
     await http.listen();
     try {
       /** One scrape, its time until the last byte, and the bytes as sent. */
@@ -56,7 +62,11 @@ export async function run(options: MetricsBenchOptions = {}): Promise<Figures> {
               const ms = nowMs() - started;
               if (res.statusCode !== 200) return reject(new Error(`/metrics answered ${res.statusCode}`));
               const wire = Buffer.concat(chunks);
-              resolve({ ms, wireBytes: wire.length, body: (res.headers['content-encoding'] === 'gzip' ? gunzipSync(wire) : wire).toString('utf8') });
+              resolve({
+                ms,
+                wireBytes: wire.length,
+                body: (res.headers['content-encoding'] === 'gzip' ? gunzipSync(wire) : wire).toString('utf8'),
+              });
             });
           })
             .on('error', reject)
@@ -76,8 +86,10 @@ export async function run(options: MetricsBenchOptions = {}): Promise<Figures> {
           plainTimes.push(plain.ms);
         }
         // Process metrics move between two scrapes; the fleet's series must be the same.
-        const fleetLines = (body: string) => body.split('\n').filter((line) => line.startsWith('phaselog_phase_')).length;
-        if (fleetLines(plain.body) !== fleetLines(last.body)) throw new Error('the gzipped and plain answers hold different fleet series');
+        const fleetLines = (body: string) =>
+          body.split('\n').filter((line) => line.startsWith('phaselog_phase_')).length;
+        if (fleetLines(plain.body) !== fleetLines(last.body))
+          throw new Error('the gzipped and plain answers hold different fleet series');
         const concurrent: number[] = [];
         for (let i = 0; i < 5; i += 1) {
           const started = nowMs();
@@ -85,9 +97,11 @@ export async function run(options: MetricsBenchOptions = {}): Promise<Figures> {
           concurrent.push(nowMs() - started);
         }
         const statusLines = last.body.split('\n').filter((line) => line.startsWith('phaselog_phase_status{')).length;
-        if (statusLines !== phases) throw new Error(`expected ${phases} phaselog_phase_status series, got ${statusLines}`);
+        if (statusLines !== phases)
+          throw new Error(`expected ${phases} phaselog_phase_status series, got ${statusLines}`);
         return {
-          [`${label}: series (lines)`]: last.body.split('\n').filter((line) => line !== '' && !line.startsWith('#')).length,
+          [`${label}: series (lines)`]: last.body.split('\n').filter((line) => line !== '' && !line.startsWith('#'))
+            .length,
           [`${label}: body MB`]: round(Buffer.byteLength(last.body) / 1e6, 2),
           [`${label}: sent to Prometheus (gzip) MB`]: round(last.wireBytes / 1e6, 2),
           [`${label}: scrape ms median`]: round(median(times)),
@@ -112,5 +126,8 @@ export async function run(options: MetricsBenchOptions = {}): Promise<Figures> {
 }
 
 if (isMain(import.meta.url)) {
-  printFigures('/metrics over a seeded fleet', await run({ phases: readNumberFlag('phases'), scrapes: readNumberFlag('scrapes') }));
+  printFigures(
+    '/metrics over a seeded fleet',
+    await run({ phases: readNumberFlag('phases'), scrapes: readNumberFlag('scrapes') }),
+  );
 }

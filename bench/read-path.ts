@@ -43,21 +43,63 @@ const KINDS: Array<{ apiVersion: string; group: string; kind: string }> = [
 function makeObject(kindIndex: number, namespace: string, name: string): Record<string, unknown> {
   const k = KINDS[kindIndex] ?? KINDS[0];
   const metadata = {
-    name, namespace,
+    name,
+    namespace,
     labels: { app: name, 'app.kubernetes.io/part-of': 'bench' },
     annotations: { 'config.k8s.io/owning-inventory': 'bench-inventory' },
   };
-  const podSpec = { containers: [{ name: 'app', image: 'registry.example.com/app:1.2.3', ports: [{ containerPort: 8080 }], resources: { requests: { cpu: '100m', memory: '128Mi' } } }] };
+  const podSpec = {
+    containers: [
+      {
+        name: 'app',
+        image: 'registry.example.com/app:1.2.3',
+        ports: [{ containerPort: 8080 }],
+        resources: { requests: { cpu: '100m', memory: '128Mi' } },
+      },
+    ],
+  };
   switch (k?.kind) {
     case 'Deployment':
     case 'StatefulSet':
-      return { apiVersion: k.apiVersion, kind: k.kind, metadata, spec: { replicas: 2, serviceName: name, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: podSpec } }, status: { replicas: 2, readyReplicas: 2, updatedReplicas: 2, availableReplicas: 2, observedGeneration: 1 } };
+      return {
+        apiVersion: k.apiVersion,
+        kind: k.kind,
+        metadata,
+        spec: {
+          replicas: 2,
+          serviceName: name,
+          selector: { matchLabels: { app: name } },
+          template: { metadata: { labels: { app: name } }, spec: podSpec },
+        },
+        status: { replicas: 2, readyReplicas: 2, updatedReplicas: 2, availableReplicas: 2, observedGeneration: 1 },
+      };
     case 'Service':
-      return { apiVersion: 'v1', kind: 'Service', metadata, spec: { type: 'ClusterIP', clusterIP: '10.96.0.10', selector: { app: name }, ports: [{ port: 80, targetPort: 8080 }] } };
+      return {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata,
+        spec: {
+          type: 'ClusterIP',
+          clusterIP: '10.96.0.10',
+          selector: { app: name },
+          ports: [{ port: 80, targetPort: 8080 }],
+        },
+      };
     case 'ConfigMap':
-      return { apiVersion: 'v1', kind: 'ConfigMap', metadata, data: { 'application.yaml': 'server:\n  port: 8080\nlogging:\n  level: info\n' } };
+      return {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata,
+        data: { 'application.yaml': 'server:\n  port: 8080\nlogging:\n  level: info\n' },
+      };
     case 'Job':
-      return { apiVersion: 'batch/v1', kind: 'Job', metadata, spec: { template: { spec: { ...podSpec, restartPolicy: 'Never' } } }, status: { succeeded: 1 } };
+      return {
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata,
+        spec: { template: { spec: { ...podSpec, restartPolicy: 'Never' } } },
+        status: { succeeded: 1 },
+      };
     default:
       return { apiVersion: 'v1', kind: 'ServiceAccount', metadata };
   }
@@ -94,11 +136,13 @@ export async function run(options: ReadPathBenchOptions = {}): Promise<Record<st
       if (handle === undefined) throw new Error('emulator kubeconfig did not load');
       clients.push(createClusterClient(handle, { transport: { timeoutMs: 60_000 } }));
     }
-    const tick = () => Promise.all(clients.map((client) => readObjects(client, refs, { pageSize: options.pageSize ?? 500 })));
+    const tick = () =>
+      Promise.all(clients.map((client) => readObjects(client, refs, { pageSize: options.pageSize ?? 500 })));
     // Warm-up: discovery, connections, JIT.
     const warm = await tick();
     const firstFound = warm.reduce((n, r) => n + r.objects.size, 0);
-    if (firstFound !== clusterCount * perCluster) throw new Error(`warm-up read ${firstFound} of ${clusterCount * perCluster} resources`);
+    if (firstFound !== clusterCount * perCluster)
+      throw new Error(`warm-up read ${firstFound} of ${clusterCount * perCluster} resources`);
     const warmDiscovery = emulators.reduce((n, e) => n + e.requestCount({ verb: 'discovery' }), 0);
     const times: number[] = [];
     let lists = 0;

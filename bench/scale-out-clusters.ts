@@ -76,8 +76,19 @@ export interface ClusterWatches {
 /** kstatus reads a Deployment whose Progressing condition says ProgressDeadlineExceeded as Failed. */
 function failedStatus(): Record<string, unknown> {
   return {
-    observedGeneration: 1, replicas: 2, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1,
-    conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'ReplicaSet has timed out progressing' }],
+    observedGeneration: 1,
+    replicas: 2,
+    updatedReplicas: 1,
+    readyReplicas: 1,
+    availableReplicas: 1,
+    conditions: [
+      {
+        type: 'Progressing',
+        status: 'False',
+        reason: 'ProgressDeadlineExceeded',
+        message: 'ReplicaSet has timed out progressing',
+      },
+    ],
   };
 }
 
@@ -119,4 +130,8 @@ process.on('message', (message: unknown) => {
   const watches = (message as { watches?: unknown }).watches;
   if (typeof watches === 'number') process.send?.({ watchCounts: watches, clusters: countWatches() });
 });
-process.send?.({ ready: true, url: '', kubeconfigs: emulators.map((em, c) => ({ name: `cluster-${c}`, yaml: em.kubeconfig() })) });
+process.send?.({
+  ready: true,
+  url: '',
+  kubeconfigs: emulators.map((em, c) => ({ name: `cluster-${c}`, yaml: em.kubeconfig() })),
+});

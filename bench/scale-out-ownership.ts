@@ -15,7 +15,12 @@ import type { ClusterWatches, FlipRequest } from './scale-out-clusters.ts';
 import { nowMs } from './lib/stats.ts';
 
 /** Sends `message` to a child and resolves with the first answer `pick` accepts. */
-export function request<T>(child: ChildProcess, message: object, pick: (m: unknown) => T | undefined, timeoutMs = 30_000): Promise<T> {
+export function request<T>(
+  child: ChildProcess,
+  message: object,
+  pick: (m: unknown) => T | undefined,
+  timeoutMs = 30_000,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.off('message', onMessage);
@@ -40,7 +45,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * `instances` (the workers' first rounds race, so one may hold everything for a heartbeat or two);
  * resolves with how long that took.
  */
-export async function waitForAssignment(redis: Redis, prefix: string, clusters: readonly string[], instances: readonly string[], timeoutMs: number): Promise<number> {
+export async function waitForAssignment(
+  redis: Redis,
+  prefix: string,
+  clusters: readonly string[],
+  instances: readonly string[],
+  timeoutMs: number,
+): Promise<number> {
   const info = (instance: string): MemberInfo => ({ worker: workerOf(instance), host: '', pid: 0, startedAt: 0 });
   const all = new Set(clusters);
   const expected = assignClusters(clusters, new Map(instances.map((i) => [i, { info: info(i), clusters: all }])));
@@ -49,7 +60,10 @@ export async function waitForAssignment(redis: Redis, prefix: string, clusters: 
     const owners = await readClusterOwners(redis, prefix, clusters);
     const wrong = clusters.filter((c) => owners.get(c)?.instance !== expected.get(c));
     if (wrong.length === 0) return nowMs() - started;
-    if (nowMs() - started > timeoutMs) throw new Error(`cluster ownership not settled within ${timeoutMs} ms: ${wrong.length} of ${clusters.length} clusters not held by their rendezvous owner`);
+    if (nowMs() - started > timeoutMs)
+      throw new Error(
+        `cluster ownership not settled within ${timeoutMs} ms: ${wrong.length} of ${clusters.length} clusters not held by their rendezvous owner`,
+      );
     await sleep(100);
   }
 }
@@ -67,7 +81,13 @@ let watchQuery = 0;
 
 async function countOnce(clustersChild: ChildProcess, only?: ReadonlySet<string>): Promise<WatchCount> {
   const id = ++watchQuery;
-  const clusters = await request(clustersChild, { watches: id }, (m) => ((m as { watchCounts?: number }).watchCounts === id ? (m as { clusters: ClusterWatches[] }).clusters : undefined), 60_000);
+  const clusters = await request(
+    clustersChild,
+    { watches: id },
+    (m) =>
+      (m as { watchCounts?: number }).watchCounts === id ? (m as { clusters: ClusterWatches[] }).clusters : undefined,
+    60_000,
+  );
   const counted = only === undefined ? clusters : clusters.filter((c) => only.has(c.cluster));
   return {
     total: counted.reduce((sum, c) => sum + c.open, 0),
@@ -81,7 +101,11 @@ async function countOnce(clustersChild: ChildProcess, only?: ReadonlySet<string>
  * acquiring, so the count is read until two reads a second apart agree and (`live`) every cluster
  * is watched, or `timeoutMs` passed.
  */
-export async function countOpenWatches(clustersChild: ChildProcess, live: boolean, timeoutMs = 30_000): Promise<WatchCount> {
+export async function countOpenWatches(
+  clustersChild: ChildProcess,
+  live: boolean,
+  timeoutMs = 30_000,
+): Promise<WatchCount> {
   const started = nowMs();
   let last = await countOnce(clustersChild);
   if (!live) return last;
@@ -145,7 +169,10 @@ export async function killOneWorker(options: KillOptions): Promise<KillResult> {
   const victimClusters = clusters.filter((c) => owners.get(c)?.instance === victim.instance);
   // A Deployment the flip rotation did not touch in its last two ticks: Current now, and left alone.
   const total = options.shape.phases * options.shape.resourcesPerPhase;
-  const busy = new Set([options.lastMutation % options.share, (options.lastMutation + options.share - 1) % options.share]);
+  const busy = new Set([
+    options.lastMutation % options.share,
+    (options.lastMutation + options.share - 1) % options.share,
+  ]);
   const index = [0, 1, 2].find((i) => i < total && !busy.has(i % options.share)) ?? 0;
   const phase = Math.floor(index / options.shape.resourcesPerPhase);
   const resource = index % options.shape.resourcesPerPhase;
@@ -153,7 +180,9 @@ export async function killOneWorker(options: KillOptions): Promise<KillResult> {
   const setStatus = (to: FlipRequest['to']) => {
     const id = ++flipId;
     const list = victimClusters.map((c) => ({ cluster: Number(c.slice('cluster-'.length)), phase, resource, to }));
-    return request(options.clustersChild, { flips: { id, list } }, (m) => ((m as { flipped?: number }).flipped === id ? true : undefined));
+    return request(options.clustersChild, { flips: { id, list } }, (m) =>
+      (m as { flipped?: number }).flipped === id ? true : undefined,
+    );
   };
   const seqBefore = await maxSeq(options.connectionString);
 
@@ -166,7 +195,8 @@ export async function killOneWorker(options: KillOptions): Promise<KillResult> {
   for (;;) {
     const now = await readClusterOwners(redis, options.ownershipPrefix, victimClusters);
     if (victimClusters.every((c) => survivors.has(now.get(c)?.instance ?? ''))) break;
-    if (nowMs() - killedAt > options.timeoutMs) throw new Error(`the killed worker's clusters were not taken over within ${options.timeoutMs} ms`);
+    if (nowMs() - killedAt > options.timeoutMs)
+      throw new Error(`the killed worker's clusters were not taken over within ${options.timeoutMs} ms`);
     await sleep(50);
   }
   const takeoverMs = nowMs() - killedAt;
@@ -180,10 +210,18 @@ export async function killOneWorker(options: KillOptions): Promise<KillResult> {
   await options.fleetTick();
   const recorded = await clustersWithFailed(options.connectionString, seqBefore, suffix);
   const missing = victimClusters.filter((c) => !recorded.has(c)).length;
-  const watches = options.live ? await countOpenWatches(options.clustersChild, true) : await countOnce(options.clustersChild);
+  const watches = options.live
+    ? await countOpenWatches(options.clustersChild, true)
+    : await countOnce(options.clustersChild);
   await setStatus('ready');
   await options.fleetTick();
-  return { clusters: victimClusters.length, takeoverMs, missing, recordedByNewOwner: victimClusters.filter((c) => early.has(c)).length, watches };
+  return {
+    clusters: victimClusters.length,
+    takeoverMs,
+    missing,
+    recordedByNewOwner: victimClusters.filter((c) => early.has(c)).length,
+    watches,
+  };
 }
 
 async function maxSeq(connectionString: string): Promise<string> {

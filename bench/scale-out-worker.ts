@@ -80,7 +80,16 @@ function rssByMapping(): RssByMapping | undefined {
     const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
     if (mapping !== null) {
       const name = mapping[1] ?? '';
-      kind = name === '' ? 'anonymous' : name === '[heap]' ? 'mallocBrk' : name === process.execPath ? 'executable' : name.startsWith('[') ? 'anonymous' : 'otherFiles';
+      kind =
+        name === ''
+          ? 'anonymous'
+          : name === '[heap]'
+            ? 'mallocBrk'
+            : name === process.execPath
+              ? 'executable'
+              : name.startsWith('[')
+                ? 'anonymous'
+                : 'otherFiles';
     } else if (line.startsWith('Rss:')) totals[kind] += Number(line.split(/\s+/)[1]) * 1024;
   }
   return totals;
@@ -88,15 +97,23 @@ function rssByMapping(): RssByMapping | undefined {
 
 // `@file`: the options in a file (hundreds of kubeconfigs do not fit in an argument).
 const argument = process.argv[2] ?? '{}';
-const options = JSON.parse(argument.startsWith('@') ? readFileSync(argument.slice(1), 'utf8') : argument) as ScaleOutWorkerOptions;
+const options = JSON.parse(
+  argument.startsWith('@') ? readFileSync(argument.slice(1), 'utf8') : argument,
+) as ScaleOutWorkerOptions;
 const log = pino({ level: 'error' }, pino.destination(2));
-const clusters: ClusterHandle[] = options.kubeconfigs.flatMap(({ name, yaml }) => loadKubeconfigClusters({ yaml, name }).clusters);
+const clusters: ClusterHandle[] = options.kubeconfigs.flatMap(
+  ({ name, yaml }) => loadKubeconfigClusters({ yaml, name }).clusters,
+);
 // phaselog's own pool size: a pool no larger than the concurrency leaves nothing for the start's
 // registration once the first owned snapshots run, and its transaction times out waiting.
 // As `phaselog start` with PHASELOG_ROLE=worker makes it: the pool only, no Prisma client.
 const db = createDb(options.databaseUrl, { prisma: false });
 const running = await startWorkers({
-  config: { snapshot: { interval: options.schedule?.intervalMs ?? 60_000, jitter: 0 }, health: undefined, baseDir: process.cwd() },
+  config: {
+    snapshot: { interval: options.schedule?.intervalMs ?? 60_000, jitter: 0 },
+    health: undefined,
+    baseDir: process.cwd(),
+  },
   db,
   redisUrl: options.redisUrl,
   log,
@@ -129,12 +146,27 @@ process.on('message', (message: unknown) => {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const memory = process.memoryUsage();
-  const report: ScaleOutWorkerReport = { rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal, external: memory.external, arrayBuffers: memory.arrayBuffers, collected: gc !== undefined, failed, owned: running.ownership.owned().length };
+  const report: ScaleOutWorkerReport = {
+    rss: memory.rss,
+    heapUsed: memory.heapUsed,
+    heapTotal: memory.heapTotal,
+    external: memory.external,
+    arrayBuffers: memory.arrayBuffers,
+    collected: gc !== undefined,
+    failed,
+    owned: running.ownership.owned().length,
+  };
   const byMapping = rssByMapping();
   if (byMapping !== undefined) report.rssByMapping = byMapping;
   // For attributing the heap (bench/heap-diff.ts): written after the figures were read, so it does not move them.
   const snapshotDir = process.env.BENCH_HEAP_SNAPSHOT_DIR;
-  if (snapshotDir !== undefined && snapshotDir !== '') writeHeapSnapshot(path.join(snapshotDir, `scale-out-worker-${running.ownership.owned().length}-clusters-${process.pid}.heapsnapshot`));
+  if (snapshotDir !== undefined && snapshotDir !== '')
+    writeHeapSnapshot(
+      path.join(
+        snapshotDir,
+        `scale-out-worker-${running.ownership.owned().length}-clusters-${process.pid}.heapsnapshot`,
+      ),
+    );
   process.send?.(report);
 });
 process.send?.({ ready: true, url: '', instance: running.ownership.instance });

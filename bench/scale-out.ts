@@ -114,7 +114,13 @@ const WORKER_FILE = fileURLToPath(new URL('./scale-out-worker.ts', import.meta.u
 const LEAN_CLIENT_NODE_FILE = fileURLToPath(new URL('../src/kube/register-lean-client-node.ts', import.meta.url));
 
 /** Enqueues one job per cluster for `tickAt` and waits until all of them completed or failed. */
-async function fleetTick(queue: Queue, events: QueueEvents, clusters: string[], tickAt: number, timeoutMs: number): Promise<TickResult> {
+async function fleetTick(
+  queue: Queue,
+  events: QueueEvents,
+  clusters: string[],
+  tickAt: number,
+  timeoutMs: number,
+): Promise<TickResult> {
   const pending = new Set<string>();
   const result: TickResult = { ms: 0, waitMs: 0, processMs: 0, rows: 0, changes: 0, written: 0, skipped: 0, failed: 0 };
   let resolveDone: () => void = () => undefined;
@@ -124,7 +130,12 @@ async function fleetTick(queue: Queue, events: QueueEvents, clusters: string[], 
   };
   const onCompleted = ({ jobId, returnvalue }: { jobId: string; returnvalue: unknown }) => {
     if (!pending.has(jobId)) return;
-    const value = (typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue) as { rows?: number; changes?: number; written?: boolean; skipped?: string } | null;
+    const value = (typeof returnvalue === 'string' ? JSON.parse(returnvalue) : returnvalue) as {
+      rows?: number;
+      changes?: number;
+      written?: boolean;
+      skipped?: string;
+    } | null;
     result.rows += value?.rows ?? 0;
     result.changes += value?.changes ?? 0;
     if (value?.written === true) result.written++;
@@ -142,7 +153,13 @@ async function fleetTick(queue: Queue, events: QueueEvents, clusters: string[], 
   try {
     for (const cluster of clusters) pending.add(await enqueueSnapshot(queue, cluster, tickAt));
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<void>((_, reject) => (timer = setTimeout(() => reject(new Error(`fleet tick not done within ${timeoutMs} ms (${pending.size} jobs left)`)), timeoutMs)));
+    const timedOut = new Promise<void>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () => reject(new Error(`fleet tick not done within ${timeoutMs} ms (${pending.size} jobs left)`)),
+          timeoutMs,
+        )),
+    );
     await Promise.race([done, timedOut]).finally(() => clearTimeout(timer));
     result.ms = nowMs() - started;
     for (const cluster of clusters) {
@@ -162,18 +179,28 @@ async function fleetTick(queue: Queue, events: QueueEvents, clusters: string[], 
  * Changes in `(afterSeq, ...]` that are not Deployment flips: reachability changes and statuses
  * to or from Unknown (a LIST that timed out under load), by what they were.
  */
-async function otherChanges(connectionString: string, afterSeq: bigint): Promise<{ maxSeq: bigint; summary: string; total: number }> {
+async function otherChanges(
+  connectionString: string,
+  afterSeq: bigint,
+): Promise<{ maxSeq: bigint; summary: string; total: number }> {
   const client = new pg.Client({ connectionString });
   await client.connect();
   try {
-    const max = await client.query<{ seq: string | null; n: string }>('SELECT max("seq")::text AS seq, count(*) FILTER (WHERE "seq" > $1)::text AS n FROM "StatusChange"', [afterSeq.toString()]);
+    const max = await client.query<{ seq: string | null; n: string }>(
+      'SELECT max("seq")::text AS seq, count(*) FILTER (WHERE "seq" > $1)::text AS n FROM "StatusChange"',
+      [afterSeq.toString()],
+    );
     const rows = await client.query<{ what: string; n: string }>(
       `SELECT scope || ' ' || coalesce("fromStatus", '-') || ' -> ' || coalesce("toStatus", '-') AS what, count(*)::text AS n FROM "StatusChange"
        WHERE "seq" > $1 AND (scope = 'cluster' OR "toStatus" IS DISTINCT FROM 'InProgress' AND "toStatus" IS DISTINCT FROM 'Current'
          OR "fromStatus" IS NOT NULL AND "fromStatus" NOT IN ('InProgress', 'Current')) GROUP BY 1 ORDER BY 1`,
       [afterSeq.toString()],
     );
-    return { maxSeq: BigInt(max.rows[0]?.seq ?? '0'), summary: rows.rows.map((r) => `${r.what}: ${r.n}`).join(', ') || 'none', total: Number(max.rows[0]?.n ?? 0) };
+    return {
+      maxSeq: BigInt(max.rows[0]?.seq ?? '0'),
+      summary: rows.rows.map((r) => `${r.what}: ${r.n}`).join(', ') || 'none',
+      total: Number(max.rows[0]?.n ?? 0),
+    };
   } finally {
     await client.end();
   }
@@ -181,7 +208,12 @@ async function otherChanges(connectionString: string, afterSeq: bigint): Promise
 
 function parseWorkerCounts(value: number[] | number | string | undefined): number[] {
   // `npm run bench -- --scale-out.workers 2` hands over a number, `1,2` a string.
-  const list = typeof value === 'string' ? value.split(',').map(Number) : typeof value === 'number' ? [value] : (value ?? [1, 2, 4]);
+  const list =
+    typeof value === 'string'
+      ? value.split(',').map(Number)
+      : typeof value === 'number'
+        ? [value]
+        : (value ?? [1, 2, 4]);
   return [...new Set(list.filter((n) => Number.isInteger(n) && n > 0 && n <= 16))];
 }
 
@@ -194,8 +226,21 @@ const MB = 1024 * 1024;
 async function compiledWorker(): Promise<{ worker: string; preload: string }> {
   const { build } = await import('esbuild');
   const outdir = fileURLToPath(new URL('../dist/bench/', import.meta.url));
-  await build({ entryPoints: { 'scale-out-worker': WORKER_FILE, 'register-lean-client-node': LEAN_CLIENT_NODE_FILE }, outdir, outExtension: { '.js': '.mjs' }, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
-  return { worker: path.join(outdir, 'scale-out-worker.mjs'), preload: path.join(outdir, 'register-lean-client-node.mjs') };
+  await build({
+    entryPoints: { 'scale-out-worker': WORKER_FILE, 'register-lean-client-node': LEAN_CLIENT_NODE_FILE },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'error',
+  });
+  return {
+    worker: path.join(outdir, 'scale-out-worker.mjs'),
+    preload: path.join(outdir, 'register-lean-client-node.mjs'),
+  };
 }
 
 /** The Node that runs the container image: this one when its major version is the Dockerfile's, else that version from npm. */
@@ -205,7 +250,11 @@ function deployedNode(): { execPath: string; version: string } {
   if (major === undefined) throw new Error('Dockerfile: no `FROM node:N` line');
   if (process.versions.node.split('.')[0] === major) return { execPath: process.execPath, version: process.version };
   const npx = path.join(path.dirname(process.execPath), 'npx');
-  const execPath = execFileSync(npx, ['-y', '-p', `node@${major}`, 'node', '-p', 'process.execPath'], { encoding: 'utf8' }).trim().split('\n').at(-1) ?? '';
+  const execPath =
+    execFileSync(npx, ['-y', '-p', `node@${major}`, 'node', '-p', 'process.execPath'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .at(-1) ?? '';
   const version = execFileSync(execPath, ['--version'], { encoding: 'utf8' }).trim();
   return { execPath, version };
 }
@@ -213,13 +262,20 @@ function deployedNode(): { execPath: string; version: string } {
 /** The memory settings deploy/kubernetes/worker.yaml gives the worker container, by variable. */
 function deployedWorkerEnv(): Record<string, string> {
   const file = fileURLToPath(new URL('../deploy/kubernetes/worker.yaml', import.meta.url));
-  const documents = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as unknown) as { kind?: string; spec?: { template?: { spec?: { containers?: { name?: string; env?: { name: string; value?: string }[] }[] } } } }[];
-  const container = documents.find((d) => d.kind === 'Deployment')?.spec?.template?.spec?.containers?.find((c) => c.name === 'worker');
+  const documents = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as unknown) as {
+    kind?: string;
+    spec?: { template?: { spec?: { containers?: { name?: string; env?: { name: string; value?: string }[] }[] } } };
+  }[];
+  const container = documents
+    .find((d) => d.kind === 'Deployment')
+    ?.spec?.template?.spec?.containers?.find((c) => c.name === 'worker');
   const env: Record<string, string> = {};
   for (const variable of container?.env ?? []) {
-    if ((variable.name === 'NODE_OPTIONS' || variable.name === 'MALLOC_ARENA_MAX') && variable.value !== undefined) env[variable.name] = variable.value;
+    if ((variable.name === 'NODE_OPTIONS' || variable.name === 'MALLOC_ARENA_MAX') && variable.value !== undefined)
+      env[variable.name] = variable.value;
   }
-  if (Object.keys(env).length === 0) throw new Error(`${file}: the worker container sets neither NODE_OPTIONS nor MALLOC_ARENA_MAX`);
+  if (Object.keys(env).length === 0)
+    throw new Error(`${file}: the worker container sets neither NODE_OPTIONS nor MALLOC_ARENA_MAX`);
   return env;
 }
 
@@ -228,7 +284,12 @@ const workerNodeFlags = (process.env.BENCH_WORKER_NODE_FLAGS ?? '').split(' ').f
 
 /** Runs the fleet ticks with each worker count and returns tick time, throughput, memory, watches and the takeover after a kill. */
 export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> {
-  const shape = { clusters: options.clusters ?? 8, phases: options.phases ?? 20, resourcesPerPhase: options.resourcesPerPhase ?? 25, phasesPerNamespace: options.phasesPerNamespace ?? 10 };
+  const shape = {
+    clusters: options.clusters ?? 8,
+    phases: options.phases ?? 20,
+    resourcesPerPhase: options.resourcesPerPhase ?? 25,
+    phasesPerNamespace: options.phasesPerNamespace ?? 10,
+  };
   const ticks = options.ticks ?? 5;
   const warmup = options.warmupTicks ?? 3;
   const live = options.live === true;
@@ -237,15 +298,25 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
   let flips = 0;
   const counts = parseWorkerCounts(options.workers);
   const workerEnv = options.asDeployed === true ? deployedWorkerEnv() : undefined;
-  const workerNode = options.asDeployed === true ? deployedNode() : { execPath: process.execPath, version: process.version };
+  const workerNode =
+    options.asDeployed === true ? deployedNode() : { execPath: process.execPath, version: process.version };
   const concurrency = options.concurrency ?? 4;
   const resources = shape.clusters * shape.phases * shape.resourcesPerPhase;
   const figures: Figures = {
-    clusters: shape.clusters, 'resources per cluster': shape.phases * shape.resourcesPerPhase, 'namespaces per cluster': Math.ceil(shape.phases / shape.phasesPerNamespace), 'resources in the fleet': resources, 'concurrency per worker': concurrency,
+    clusters: shape.clusters,
+    'resources per cluster': shape.phases * shape.resourcesPerPhase,
+    'namespaces per cluster': Math.ceil(shape.phases / shape.phasesPerNamespace),
+    'resources in the fleet': resources,
+    'concurrency per worker': concurrency,
     mode: live ? `watch (live snapshots, debounce ${options.debounceMs ?? 25} ms) and ticks` : 'ticks only (poll)',
     'workers run': options.compiled === true ? 'compiled (esbuild bundle)' : 'from the TypeScript sources (tsx)',
     'worker Node': workerNode.version,
-    'worker environment': workerEnv === undefined ? 'this shell\'s' : Object.entries(workerEnv).map(([k, v]) => `${k}=${v}`).join(' ') + ' (deploy/kubernetes/worker.yaml)',
+    'worker environment':
+      workerEnv === undefined
+        ? "this shell's"
+        : Object.entries(workerEnv)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ') + ' (deploy/kubernetes/worker.yaml)',
     'ownership heartbeat / lease ms': `${heartbeatMs} / ${leaseMs}`,
   };
   const db = await createScratchDatabase('scaleout');
@@ -270,7 +341,12 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
       const queueName = 'snapshots';
       const owners = ownershipPrefix(prefix, queueName);
       const workerOptions: ScaleOutWorkerOptions = {
-        databaseUrl: db.connectionString, redisUrl: BENCH_REDIS_URL, queueName, prefix, concurrency, kubeconfigs,
+        databaseUrl: db.connectionString,
+        redisUrl: BENCH_REDIS_URL,
+        queueName,
+        prefix,
+        concurrency,
+        kubeconfigs,
         ownership: { heartbeatMs, leaseMs },
         ...(live ? { live: { debounceMs: options.debounceMs ?? 25 } } : {}),
       };
@@ -278,9 +354,17 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
       const optionsFile = path.join(mkdtempSync(path.join(tmpdir(), 'phaselog-scale-out-')), 'worker-options.json');
       writeFileSync(optionsFile, JSON.stringify(workerOptions));
       // --expose-gc: the heap figure is read after a full collection.
-      const { worker: workerFile, preload } = options.compiled === true ? await compiledWorker() : { worker: WORKER_FILE, preload: LEAN_CLIENT_NODE_FILE };
+      const { worker: workerFile, preload } =
+        options.compiled === true ? await compiledWorker() : { worker: WORKER_FILE, preload: LEAN_CLIENT_NODE_FILE };
       const nodeFlags = ['--import', pathToFileURL(preload).href, '--expose-gc', ...workerNodeFlags];
-      const started = await Promise.allSettled(Array.from({ length: n }, () => startReadyChild<WorkerReady>(workerFile, [`@${optionsFile}`], 120_000, nodeFlags, { ...(workerEnv !== undefined ? { env: workerEnv } : {}), execPath: workerNode.execPath })));
+      const started = await Promise.allSettled(
+        Array.from({ length: n }, () =>
+          startReadyChild<WorkerReady>(workerFile, [`@${optionsFile}`], 120_000, nodeFlags, {
+            ...(workerEnv !== undefined ? { env: workerEnv } : {}),
+            execPath: workerNode.execPath,
+          }),
+        ),
+      );
       const workers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
       const notStarted = started.find((s) => s.status === 'rejected');
       if (notStarted !== undefined) {
@@ -291,17 +375,28 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
       const queue = new Queue(queueName, { connection, prefix });
       const events = new QueueEvents(queueName, { connection: { url: BENCH_REDIS_URL }, prefix });
       // Ticks are stamped with the clock: a new owner's first snapshot is, and an older tick than a written one writes nothing.
-      const tick = () => fleetTick(queue, events, names, (tickAt = Math.max(tickAt + 1, Date.now())), options.tickTimeoutMs ?? 60_000);
+      const tick = () =>
+        fleetTick(queue, events, names, (tickAt = Math.max(tickAt + 1, Date.now())), options.tickTimeoutMs ?? 60_000);
       const label = `${n} worker${n === 1 ? '' : 's'}`;
       try {
         await events.waitUntilReady();
-        const settleMs = await waitForAssignment(redis, owners, names, workers.map((w) => w.ready.instance), 3 * leaseMs + 60_000);
+        const settleMs = await waitForAssignment(
+          redis,
+          owners,
+          names,
+          workers.map((w) => w.ready.instance),
+          3 * leaseMs + 60_000,
+        );
         figures[`${label}: ownership settled after start s`] = round(settleMs / 1000, 1);
         const results: TickResult[] = [];
         let firstTimedSeq = seenSeq;
         for (let t = 0; t < warmup + ticks; t++) {
           if (t === warmup) firstTimedSeq = (await otherChanges(db.connectionString, seenSeq)).maxSeq;
-          const changed = await request(emulators, { mutate: ++mutation }, (m) => (m as { mutated?: number; changed?: number }).mutated === mutation ? (m as { changed: number }).changed : undefined);
+          const changed = await request(emulators, { mutate: ++mutation }, (m) =>
+            (m as { mutated?: number; changed?: number }).mutated === mutation
+              ? (m as { changed: number }).changed
+              : undefined,
+          );
           const result = await tick();
           if (t >= warmup) results.push(result);
           flips = changed;
@@ -326,12 +421,22 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
         const watches = await countOpenWatches(emulators, live);
         baselineWatches ??= watches.total;
         figures[`${label}: open watches (total)`] = watches.total;
-        figures[`${label}: open watches vs ${counts[0]} worker${counts[0] === 1 ? '' : 's'}`] = baselineWatches > 0 ? round(watches.total / baselineWatches, 2) : 'no watches';
+        figures[`${label}: open watches vs ${counts[0]} worker${counts[0] === 1 ? '' : 's'}`] =
+          baselineWatches > 0 ? round(watches.total / baselineWatches, 2) : 'no watches';
         figures[`${label}: clusters watched by more than one worker`] = watches.multiple;
         if (live) figures[`${label}: clusters not watched`] = watches.unwatched;
         // A worker writing a heap snapshot (BENCH_HEAP_SNAPSHOT_DIR) answers once it is written.
         const reportMs = process.env.BENCH_HEAP_SNAPSHOT_DIR === undefined ? 30_000 : 600_000;
-        const reports = await Promise.all(workers.map((w) => request(w.child, { report: true }, (m) => ((m as { rss?: number }).rss !== undefined ? (m as ScaleOutWorkerReport) : undefined), reportMs)));
+        const reports = await Promise.all(
+          workers.map((w) =>
+            request(
+              w.child,
+              { report: true },
+              (m) => ((m as { rss?: number }).rss !== undefined ? (m as ScaleOutWorkerReport) : undefined),
+              reportMs,
+            ),
+          ),
+        );
         const owned = reports.map((r) => r.owned);
         figures[`${label}: clusters owned per worker (min-max)`] = `${Math.min(...owned)}-${Math.max(...owned)}`;
         figures[`${label}: RSS MB per worker (max)`] = Math.round(Math.max(...reports.map((r) => r.rss)) / MB);
@@ -343,11 +448,18 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
         // If each worker is a fixed base plus 1/N of the clusters' share, N workers sum to N bases plus one share.
         if (n >= 2 && oneWorkerRss !== undefined) {
           const base = (rssSum - oneWorkerRss) / (n - 1);
-          figures[`${label}: implied fixed base per worker / clusters' share MB`] = `${Math.round(base)} / ${Math.round(oneWorkerRss - base)}`;
+          figures[`${label}: implied fixed base per worker / clusters' share MB`] =
+            `${Math.round(base)} / ${Math.round(oneWorkerRss - base)}`;
         }
         const after = reports.every((r) => r.collected) ? 'after GC' : 'no GC';
-        figures[`${label}: heap MB per worker, ${after} (max)`] = round(Math.max(...reports.map((r) => r.heapUsed)) / MB, 1);
-        figures[`${label}: heap MB, ${after} (sum over workers)`] = round(reports.reduce((sum, r) => sum + r.heapUsed, 0) / MB, 1);
+        figures[`${label}: heap MB per worker, ${after} (max)`] = round(
+          Math.max(...reports.map((r) => r.heapUsed)) / MB,
+          1,
+        );
+        figures[`${label}: heap MB, ${after} (sum over workers)`] = round(
+          reports.reduce((sum, r) => sum + r.heapUsed, 0) / MB,
+          1,
+        );
         // Where RSS goes besides the live heap: heap V8 keeps reserved, and Buffers and WebAssembly memories outside it.
         figures[`${label}: heap reserved / external / array buffers MB (max worker)`] = (() => {
           const top = reports.reduce((a, b) => (b.rss > a.rss ? b : a));
@@ -361,17 +473,31 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
         if (options.kill !== false && n >= 2) {
           const victim = workers[n - 1] as ReadyChild<WorkerReady>;
           const killed = await killOneWorker({
-            redis, ownershipPrefix: owners, connectionString: db.connectionString, clustersChild: emulators, shape, clusters: names,
-            victim: { child: victim.child, instance: victim.ready.instance }, survivors: workers.slice(0, n - 1).map((w) => w.ready.instance),
-            lastMutation: mutation, share: FLIP_SHARE, live, leaseMs, timeoutMs: 3 * leaseMs + 60_000, fleetTick: tick,
+            redis,
+            ownershipPrefix: owners,
+            connectionString: db.connectionString,
+            clustersChild: emulators,
+            shape,
+            clusters: names,
+            victim: { child: victim.child, instance: victim.ready.instance },
+            survivors: workers.slice(0, n - 1).map((w) => w.ready.instance),
+            lastMutation: mutation,
+            share: FLIP_SHARE,
+            live,
+            leaseMs,
+            timeoutMs: 3 * leaseMs + 60_000,
+            fleetTick: tick,
           });
           figures[`${label}: clusters of the killed worker`] = killed.clusters;
           figures[`${label}: takeover after kill -9 (s)`] = round(killed.takeoverMs / 1000, 1);
           figures[`${label}: changes made during takeover missing from the change log`] = killed.missing;
-          figures[`${label}: of those changes, recorded by the new owner's first snapshot (before a tick)`] = killed.recordedByNewOwner;
+          figures[`${label}: of those changes, recorded by the new owner's first snapshot (before a tick)`] =
+            killed.recordedByNewOwner;
           const during = await otherChanges(db.connectionString, seenSeq);
           seenSeq = during.maxSeq;
-          figures[`${label}: changes besides the flips (kill -9 to recovery, with the ${killed.clusters} made Failed and back)`] = during.summary;
+          figures[
+            `${label}: changes besides the flips (kill -9 to recovery, with the ${killed.clusters} made Failed and back)`
+          ] = during.summary;
           if (live) {
             figures[`${label}: after the takeover: clusters watched by more than one worker`] = killed.watches.multiple;
             figures[`${label}: after the takeover: clusters not watched`] = killed.watches.unwatched;
@@ -393,7 +519,6 @@ export async function run(options: ScaleOutBenchOptions = {}): Promise<Figures> 
     await db.drop();
   }
 }
-
 
 if (isMain(import.meta.url)) {
   const workersIndex = process.argv.indexOf('--workers');

@@ -26,7 +26,13 @@ import { createSnapshotStore } from '../src/store/snapshot-store.ts';
 import { migrateDatabase } from '../src/store/migrate.ts';
 import { createDb, type Db } from '../src/store/prisma.ts';
 import { measureStorage } from '../src/store/retention.ts';
-import { applyFleet, deploymentRef, readyStatus, rollingStatus, type FleetShape } from '../test/integration/snapshot/fleet.ts';
+import {
+  applyFleet,
+  deploymentRef,
+  readyStatus,
+  rollingStatus,
+  type FleetShape,
+} from '../test/integration/snapshot/fleet.ts';
 import { isMain, printFigures, readNumberFlag } from './lib/cli.ts';
 import { benchPrefix, BENCH_REDIS_URL } from './lib/redis-scratch.ts';
 import { createScratchDatabase } from './lib/scratch-db.ts';
@@ -94,7 +100,12 @@ function changeStatuses(fleet: Fleet, rate: number, round: number): void {
   }
 }
 
-async function tick(fleet: Fleet, deps: SnapshotDeps, concurrency: number, at: number): Promise<{ ms: number; outcomes: SnapshotOutcome[] }> {
+async function tick(
+  fleet: Fleet,
+  deps: SnapshotDeps,
+  concurrency: number,
+  at: number,
+): Promise<{ ms: number; outcomes: SnapshotOutcome[] }> {
   const outcomes: SnapshotOutcome[] = [];
   const start = nowMs();
   await runLimited(fleet.clusters, concurrency, async ({ client }) => {
@@ -116,10 +127,17 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<Figures> 
   try {
     await migrateDatabase(scratch.connectionString);
     db = createDb(scratch.connectionString, { poolSize: concurrency + 1 });
-    const deps: SnapshotDeps = { recorder: createRecorder(createSnapshotStore(db)), publisher, log: pino({ level: 'silent' }), observe: { memos: new ObservationMemos() } };
+    const deps: SnapshotDeps = {
+      recorder: createRecorder(createSnapshotStore(db)),
+      publisher,
+      log: pino({ level: 'silent' }),
+      observe: { memos: new ObservationMemos() },
+    };
     let at = Date.now();
     const resources = clusterCount * shape.phases * shape.resourcesPerPhase;
-    const figures: Figures = { fleet: `${clusterCount} clusters x ${shape.phases} phases x ${shape.resourcesPerPhase} resources = ${resources.toLocaleString('en-US')}` };
+    const figures: Figures = {
+      fleet: `${clusterCount} clusters x ${shape.phases} phases x ${shape.resourcesPerPhase} resources = ${resources.toLocaleString('en-US')}`,
+    };
     const first = await tick(fleet, deps, concurrency, (at += 1000));
     figures['first tick ms (records everything)'] = round(first.ms);
     let round_ = 0;
@@ -141,7 +159,8 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<Figures> 
         written.push(result.outcomes.reduce((sum, o) => sum + o.rows, 0));
         if (rate > 0) {
           changedBytes += after.historyBytes - before.historyBytes;
-          for (const [table, bytes] of after.bytes) byTable.set(table, (byTable.get(table) ?? 0) + bytes - (before.bytes.get(table) ?? 0));
+          for (const [table, bytes] of after.bytes)
+            byTable.set(table, (byTable.get(table) ?? 0) + bytes - (before.bytes.get(table) ?? 0));
           changes += result.outcomes.reduce((sum, o) => sum + o.changes, 0);
         }
       }
@@ -152,16 +171,19 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<Figures> 
       figures[`resources/s, ${label}`] = Math.round(resources / (median(times) / 1000));
     }
     figures['status changes recorded (1% + 10% ticks)'] = changes;
-    figures['history bytes per 1,000 status changes'] = changes > 0 ? Math.round((changedBytes / changes) * 1000) : 'n/a';
+    figures['history bytes per 1,000 status changes'] =
+      changes > 0 ? Math.round((changedBytes / changes) * 1000) : 'n/a';
     const grew = [...byTable].filter(([, bytes]) => bytes !== 0).sort((a, b) => b[1] - a[1]);
-    figures['  of which (bytes per change)'] = changes > 0 ? grew.map(([table, bytes]) => `${table} ${Math.round(bytes / changes)}`).join(', ') : 'n/a';
+    figures['  of which (bytes per change)'] =
+      changes > 0 ? grew.map(([table, bytes]) => `${table} ${Math.round(bytes / changes)}`).join(', ') : 'n/a';
     // Closing an interval should be a HOT update (same page, no index entry); stats reach pg_stat_* within a second or so.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const hot = await db.$queryRaw<{ relname: string; upd: bigint; hot: bigint }[]>`
       SELECT relname, n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables
       WHERE relname IN ('ResourceStatusInterval', 'PhaseStatusInterval', 'Phase', 'Cluster') ORDER BY relname`;
     figures['HOT updates / all updates'] = hot.map((t) => `${t.relname} ${t.hot}/${t.upd}`).join(', ');
-    if (options.print !== false) printFigures('snapshot write path (observe + one transaction per cluster + publish)', figures);
+    if (options.print !== false)
+      printFigures('snapshot write path (observe + one transaction per cluster + publish)', figures);
     return figures;
   } finally {
     await publisher.close();

@@ -9,7 +9,17 @@
  *   node --import tsx bench/start-time.ts [--starts 3]
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, realpathSync, existsSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  realpathSync,
+  existsSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,7 +40,12 @@ export interface StartTimeBenchOptions {
 /** A copy of the project as `git clone` + `npm install` leaves it, in a new temporary directory. */
 function copyProject(into: string): void {
   // Tracked and new files, as a commit of the working tree would hold them.
-  const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).split('\0').filter((f) => f !== '' && f !== 'node_modules');
+  const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: PROJECT_ROOT,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter((f) => f !== '' && f !== 'node_modules');
   for (const file of tracked) {
     const from = path.join(PROJECT_ROOT, file);
     // A file deleted in the working tree but still tracked is not part of what would be cloned now.
@@ -49,7 +64,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -81,7 +98,12 @@ async function stop(child: ChildProcess): Promise<void> {
 async function timeStart(dir: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<number> {
   const port = await freePort();
   const started = nowMs();
-  const child = spawn('npm', ['start'], { cwd: dir, env: { ...env, PHASELOG_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['start'], {
+    cwd: dir,
+    env: { ...env, PHASELOG_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
@@ -91,7 +113,8 @@ async function timeStart(dir: string, env: NodeJS.ProcessEnv, timeoutMs: number)
   try {
     const url = `http://127.0.0.1:${port}/healthz`;
     while (!(await healthy(url))) {
-      if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode} before /healthz answered:\n${output}`);
+      if (child.exitCode !== null)
+        throw new Error(`npm start exited with ${child.exitCode} before /healthz answered:\n${output}`);
       if (nowMs() - started > timeoutMs) throw new Error(`no /healthz after ${timeoutMs} ms:\n${output}`);
       await sleep(50);
     }
@@ -105,7 +128,12 @@ async function timeStart(dir: string, env: NodeJS.ProcessEnv, timeoutMs: number)
 function userEnv(home: string, prefix: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (name.startsWith('PHASELOG_') || name.startsWith('npm_') || ['DATABASE_URL', 'REDIS_URL', 'KUBECONFIG', 'NODE_OPTIONS'].includes(name)) continue;
+    if (
+      name.startsWith('PHASELOG_') ||
+      name.startsWith('npm_') ||
+      ['DATABASE_URL', 'REDIS_URL', 'KUBECONFIG', 'NODE_OPTIONS'].includes(name)
+    )
+      continue;
     env[name] = value;
   }
   // A temporary directory of its own, so no cache of an earlier run (tsx's, if it is used) helps.
@@ -129,7 +157,10 @@ export async function run(options: StartTimeBenchOptions = {}): Promise<Figures>
     const first = await timeStart(dir, env, timeoutMs);
     const again: number[] = [];
     for (let i = 0; i < starts; i++) again.push(await timeStart(dir, env, timeoutMs));
-    const version = (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start'] ?? '';
+    const version =
+      (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[
+        'start'
+      ] ?? '';
     return {
       'first start after install: s to /healthz': round(first / 1000, 1),
       [`second start, nothing changed: s to /healthz (median of ${starts})`]: round(median(again) / 1000, 1),

@@ -46,10 +46,26 @@ const MIX: readonly [string, number][] = [
 /** A managedFields entry like the API server attaches to every object (most of a real object's bytes). */
 function managedFields(i: number): Json[] {
   const fields: Json = {};
-  for (let f = 0; f < 12; f++) fields[`f:field${f}`] = { '.': {}, [`f:sub${f}`]: {}, [`f:other${f}`]: { 'f:leaf': {} } };
+  for (let f = 0; f < 12; f++)
+    fields[`f:field${f}`] = { '.': {}, [`f:sub${f}`]: {}, [`f:other${f}`]: { 'f:leaf': {} } };
   return [
-    { apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': fields } }, manager: 'kustomize-controller', operation: 'Apply', time: '2026-02-28T09:15:02Z' },
-    { apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': fields }, manager: 'kube-controller-manager', operation: 'Update', subresource: 'status', time: `2026-02-28T09:${String(i % 60).padStart(2, '0')}:10Z` },
+    {
+      apiVersion: 'v1',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:metadata': { 'f:labels': fields } },
+      manager: 'kustomize-controller',
+      operation: 'Apply',
+      time: '2026-02-28T09:15:02Z',
+    },
+    {
+      apiVersion: 'v1',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:status': fields },
+      manager: 'kube-controller-manager',
+      operation: 'Update',
+      subresource: 'status',
+      time: `2026-02-28T09:${String(i % 60).padStart(2, '0')}:10Z`,
+    },
   ];
 }
 

@@ -25,7 +25,13 @@ export interface SubscriptionsServerOptions {
 const options = JSON.parse(process.argv[2] ?? '{}') as SubscriptionsServerOptions;
 const log = pino({ level: 'error' }, pino.destination(2));
 const db = createDb(options.databaseUrl, { poolSize: 10 });
-const wiring = await createApiWiring({ db, config: { server: { host: '127.0.0.1' }, api: { anonymousRead: true } }, log, redisUrl: options.redisUrl, channelPrefix: options.channelPrefix });
+const wiring = await createApiWiring({
+  db,
+  config: { server: { host: '127.0.0.1' }, api: { anonymousRead: true } },
+  log,
+  redisUrl: options.redisUrl,
+  channelPrefix: options.channelPrefix,
+});
 const http = createHttpServer({ host: '127.0.0.1', port: 0, log, readiness: {} });
 const clusters = createClusterStore(db);
 const graphql = await createGraphqlServer({
@@ -36,7 +42,12 @@ const graphql = await createGraphqlServer({
   authenticate: (header) => wiring.authenticator.authenticate(header),
   // The subscribers (--clients) stand for as many machines; here they all come from 127.0.0.1.
   webSocket: { maxConnectionsPerIp: Number.MAX_SAFE_INTEGER },
-  context: () => ({ about: { version: 'bench', role: 'api', startedAt: new Date() }, clusters, read: wiring.read, loaders: wiring.newLoaders() }),
+  context: () => ({
+    about: { version: 'bench', role: 'api', startedAt: new Date() },
+    clusters,
+    read: wiring.read,
+    loaders: wiring.newLoaders(),
+  }),
 });
 http.mount('/graphql', graphql.handle);
 await http.listen();

@@ -78,7 +78,11 @@ function allSeen(fleet: Fleet, seq: string, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       fleet.onAll = () => undefined;
-      reject(new Error(`${fleet.seen.length - fleet.reached} of ${fleet.seen.length} clients did not get seq ${seq} within ${timeoutMs} ms`));
+      reject(
+        new Error(
+          `${fleet.seen.length - fleet.reached} of ${fleet.seen.length} clients did not get seq ${seq} within ${timeoutMs} ms`,
+        ),
+      );
     }, timeoutMs);
     fleet.onAll = () => {
       clearTimeout(timer);
@@ -104,13 +108,22 @@ export async function run(options: SubscriptionsBenchOptions = {}): Promise<Figu
     await migrateDatabase(db.connectionString);
     await seed(db.connectionString, 1, 1, 1);
     await sql.connect();
-    const ids = await sql.query<{ clusterId: number; phaseId: number; namespace: string; name: string }>(`SELECT "clusterId", "id" AS "phaseId", "namespace", "name" FROM "Phase" LIMIT 1`);
+    const ids = await sql.query<{ clusterId: number; phaseId: number; namespace: string; name: string }>(
+      `SELECT "clusterId", "id" AS "phaseId", "namespace", "name" FROM "Phase" LIMIT 1`,
+    );
     const phase = ids.rows[0];
     if (phase === undefined) throw new Error('seed made no phase');
-    const serverOptions: SubscriptionsServerOptions = { databaseUrl: db.connectionString, redisUrl: BENCH_REDIS_URL, channelPrefix: prefix };
+    const serverOptions: SubscriptionsServerOptions = {
+      databaseUrl: db.connectionString,
+      redisUrl: BENCH_REDIS_URL,
+      channelPrefix: prefix,
+    };
     server = await startReadyChild(SERVER_FILE, [JSON.stringify(serverOptions)], 60_000);
     /** Writes a change to the log as a worker does, starts waiting for it, publishes it; returns when it was published. */
-    const sendChange = async (toStatus: string, wait: (seq: string) => Promise<void>): Promise<{ sentAt: number; delivered: Promise<void> }> => {
+    const sendChange = async (
+      toStatus: string,
+      wait: (seq: string) => Promise<void>,
+    ): Promise<{ sentAt: number; delivered: Promise<void> }> => {
       const row = await sql.query<{ seq: string; at: Date }>(
         `WITH d AS (
            INSERT INTO "StatusDetail" ("hash", "body") VALUES ('bench-message', '{"message":"bench"}') ON CONFLICT ("hash") DO UPDATE SET "body" = excluded."body" RETURNING "id"
@@ -122,7 +135,21 @@ export async function run(options: SubscriptionsBenchOptions = {}): Promise<Figu
       const { seq, at } = row.rows[0] ?? { seq: '0', at: new Date() };
       const delivered = wait(seq);
       const sentAt = nowMs();
-      await publisher.publish([{ seq: BigInt(seq), at, cluster: 'bench-a', clusterId: phase.clusterId, phaseId: phase.phaseId, phase: { sourceKind: 'cli-utils', namespace: phase.namespace, name: phase.name }, scope: 'phase', resourceKey: null, fromStatus: 'Current', toStatus, message: 'bench' }]);
+      await publisher.publish([
+        {
+          seq: BigInt(seq),
+          at,
+          cluster: 'bench-a',
+          clusterId: phase.clusterId,
+          phaseId: phase.phaseId,
+          phase: { sourceKind: 'cli-utils', namespace: phase.namespace, name: phase.name },
+          scope: 'phase',
+          resourceKey: null,
+          fromStatus: 'Current',
+          toStatus,
+          message: 'bench',
+        },
+      ]);
       return { sentAt, delivered };
     };
 
@@ -133,7 +160,10 @@ export async function run(options: SubscriptionsBenchOptions = {}): Promise<Figu
     for (let attempt = 0; attempt < 60 && !warm; attempt++) {
       const current = fleet;
       const { delivered } = await sendChange('InProgress', (seq) => allSeen(current, seq, 1_000));
-      warm = await delivered.then(() => true, () => false);
+      warm = await delivered.then(
+        () => true,
+        () => false,
+      );
     }
     if (!warm) throw new Error(`not every client was subscribed after 60 attempts`);
     const connectMs = nowMs() - connectStarted;
@@ -142,7 +172,9 @@ export async function run(options: SubscriptionsBenchOptions = {}): Promise<Figu
     const maxes: number[] = [];
     for (let e = 0; e < events; e++) {
       const current = fleet;
-      const { sentAt, delivered } = await sendChange(e % 2 === 0 ? 'Current' : 'InProgress', (seq) => allSeen(current, seq, timeoutMs));
+      const { sentAt, delivered } = await sendChange(e % 2 === 0 ? 'Current' : 'InProgress', (seq) =>
+        allSeen(current, seq, timeoutMs),
+      );
       await delivered;
       const latencies = fleet.seen.map((s) => s.at - sentAt);
       p50s.push(percentile(latencies, 0.5));
@@ -167,5 +199,8 @@ export async function run(options: SubscriptionsBenchOptions = {}): Promise<Figu
 }
 
 if (isMain(import.meta.url)) {
-  printFigures('subscription fan-out (graphql-ws)', await run({ clients: readNumberFlag('clients'), events: readNumberFlag('events') }));
+  printFigures(
+    'subscription fan-out (graphql-ws)',
+    await run({ clients: readNumberFlag('clients'), events: readNumberFlag('events') }),
+  );
 }

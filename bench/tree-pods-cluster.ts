@@ -19,20 +19,67 @@ for (let d = 0; d < deployments; d++) {
   const namespace = `team-${d % 20}`;
   const name = `web-${d}`;
   const labels = { app: name, 'pod-template-hash': 'abcdef1234' };
-  em.apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace, uid: `dep-${d}`, generation: 1 }, spec: { replicas: PODS_PER_DEPLOYMENT, selector: { matchLabels: { app: name } }, template: { metadata: { labels }, spec: { containers: [{ name: 'main', image: 'x' }] } } } });
+  em.apply({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace, uid: `dep-${d}`, generation: 1 },
+    spec: {
+      replicas: PODS_PER_DEPLOYMENT,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'main', image: 'x' }] } },
+    },
+  });
   const rsName = `${name}-abcdef1234`;
   const rsUid = `rs-${d}`;
   em.apply({
-    apiVersion: 'apps/v1', kind: 'ReplicaSet',
-    metadata: { name: rsName, namespace, uid: rsUid, generation: 1, labels, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name, uid: `dep-${d}`, controller: true, blockOwnerDeletion: true }] },
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: {
+      name: rsName,
+      namespace,
+      uid: rsUid,
+      generation: 1,
+      labels,
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          name,
+          uid: `dep-${d}`,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
     spec: { replicas: PODS_PER_DEPLOYMENT, selector: { matchLabels: labels } },
-    status: { observedGeneration: 1, replicas: PODS_PER_DEPLOYMENT, readyReplicas: PODS_PER_DEPLOYMENT, availableReplicas: PODS_PER_DEPLOYMENT, fullyLabeledReplicas: PODS_PER_DEPLOYMENT },
+    status: {
+      observedGeneration: 1,
+      replicas: PODS_PER_DEPLOYMENT,
+      readyReplicas: PODS_PER_DEPLOYMENT,
+      availableReplicas: PODS_PER_DEPLOYMENT,
+      fullyLabeledReplicas: PODS_PER_DEPLOYMENT,
+    },
   });
   const batch = [];
   for (let p = 0; p < PODS_PER_DEPLOYMENT && d * PODS_PER_DEPLOYMENT + p < pods; p++) {
     // A typical Pod (index 1 of the mix is a Pod), renamed and owned by the ReplicaSet.
     const pod = buildTypicalObject(1 + 5 * (d * PODS_PER_DEPLOYMENT + p)) as { metadata: Record<string, unknown> };
-    pod.metadata = { ...pod.metadata, name: `${rsName}-${p}`, namespace, labels, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: rsName, uid: rsUid, controller: true, blockOwnerDeletion: true }] };
+    pod.metadata = {
+      ...pod.metadata,
+      name: `${rsName}-${p}`,
+      namespace,
+      labels,
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: rsName,
+          uid: rsUid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    };
     batch.push(pod);
   }
   em.apply(batch);

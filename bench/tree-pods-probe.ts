@@ -57,16 +57,29 @@ async function probe(kubeconfig: string, deployments: number): Promise<Omit<Tree
   let publishedBytes = 0;
   for (let round = 0; round < 5; round++) {
     const start = performance.now();
-    const index = indexOwners([...(set.caches.get('apps/ReplicaSet')?.list() ?? []), ...(set.caches.get('/Pod')?.list() ?? [])]);
+    const index = indexOwners([
+      ...(set.caches.get('apps/ReplicaSet')?.list() ?? []),
+      ...(set.caches.get('/Pod')?.list() ?? []),
+    ]);
     let bytes = 0;
-    for (let d = 0; d < deployments; d++) bytes += JSON.stringify(buildChildTree({ namespace: `team-${d % 20}`, kind: 'Deployment', name: `web-${d}` }, index, Date.now())).length;
+    for (let d = 0; d < deployments; d++)
+      bytes += JSON.stringify(
+        buildChildTree({ namespace: `team-${d % 20}`, kind: 'Deployment', name: `web-${d}` }, index, Date.now()),
+      ).length;
     times.push(performance.now() - start);
     publishedBytes = bytes;
   }
   set.stop();
   client.close();
   times.sort((a, b) => a - b);
-  return { pods, heapBefore: before.heapUsed, heapAfter: after.heapUsed, buildMs: times[2] ?? 0, publishedBytes, ...(errors.length > 0 ? { error: errors.join('; ') } : {}) };
+  return {
+    pods,
+    heapBefore: before.heapUsed,
+    heapAfter: after.heapUsed,
+    buildMs: times[2] ?? 0,
+    publishedBytes,
+    ...(errors.length > 0 ? { error: errors.join('; ') } : {}),
+  };
 }
 
 const [kubeconfig, deployments] = process.argv.slice(2);

@@ -36,21 +36,31 @@ export async function run(options: TreePodsBenchOptions = {}): Promise<Figures> 
   try {
     const results: TreeProbeResult[] = [];
     for (let i = 0; i < (options.probes ?? 3); i++) {
-      const child = await startReadyChild<TreeProbeResult>(PROBE_FILE, [cluster.ready.kubeconfig, String(cluster.ready.deployments)], 180_000, ['--expose-gc']);
+      const child = await startReadyChild<TreeProbeResult>(
+        PROBE_FILE,
+        [cluster.ready.kubeconfig, String(cluster.ready.deployments)],
+        180_000,
+        ['--expose-gc'],
+      );
       await child.stop();
       if (child.ready.error !== undefined) throw new Error(`tree caches did not sync: ${child.ready.error}`);
       results.push(child.ready);
     }
-    results.sort((a, b) => (a.heapAfter - a.heapBefore) - (b.heapAfter - b.heapBefore));
+    results.sort((a, b) => a.heapAfter - a.heapBefore - (b.heapAfter - b.heapBefore));
     const median = results[Math.floor(results.length / 2)] as TreeProbeResult;
     const per10k = (bytes: number) => round(((bytes / Math.max(1, median.pods)) * 10_000) / MB, 2);
     return {
       'watched Pods': median.pods,
       Deployments: cluster.ready.deployments,
       'tree caches (Pods + ReplicaSets): JS heap MB per 10k Pods': per10k(median.heapAfter - median.heapBefore),
-      'JS heap MB per 10k Pods, each process': results.map((r) => round((((r.heapAfter - r.heapBefore) / Math.max(1, r.pods)) * 10_000) / MB, 2)).join(', '),
+      'JS heap MB per 10k Pods, each process': results
+        .map((r) => round((((r.heapAfter - r.heapBefore) / Math.max(1, r.pods)) * 10_000) / MB, 2))
+        .join(', '),
       'ms to build every tree (index + trees)': round(median.buildMs, 1),
-      'published tree KB per Deployment': round(median.publishedBytes / Math.max(1, cluster.ready.deployments) / 1024, 2),
+      'published tree KB per Deployment': round(
+        median.publishedBytes / Math.max(1, cluster.ready.deployments) / 1024,
+        2,
+      ),
     };
   } finally {
     await cluster.stop();
@@ -58,5 +68,8 @@ export async function run(options: TreePodsBenchOptions = {}): Promise<Figures> 
 }
 
 if (isMain(import.meta.url)) {
-  printFigures('resource trees: worker memory per 10,000 watched Pods', await run({ pods: readNumberFlag('pods'), probes: readNumberFlag('probes') }));
+  printFigures(
+    'resource trees: worker memory per 10,000 watched Pods',
+    await run({ pods: readNumberFlag('pods'), probes: readNumberFlag('probes') }),
+  );
 }

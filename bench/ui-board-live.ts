@@ -34,7 +34,11 @@ export const epochNow = (): number => performance.timeOrigin + performance.now()
  * Commits a batch of phase status changes (the current status and the change log, one transaction)
  * and publishes them; resolves with the moment the commit returned.
  */
-export async function commitChanges(sql: pg.Client, publisher: ChangePublisher, changes: { phase: LivePhase; toStatus: string }[]): Promise<number> {
+export async function commitChanges(
+  sql: pg.Client,
+  publisher: ChangePublisher,
+  changes: { phase: LivePhase; toStatus: string }[],
+): Promise<number> {
   const rows = await sql.query<{ seq: string; phaseId: number; at: Date }>(
     `WITH d AS (
        INSERT INTO "StatusDetail" ("hash", "body") VALUES ('bench:live', '{"message":"bench live change"}') ON CONFLICT ("hash") DO UPDATE SET "body" = excluded."body" RETURNING "id"
@@ -47,7 +51,12 @@ export async function commitChanges(sql: pg.Client, publisher: ChangePublisher, 
      INSERT INTO "StatusChange" ("at", "clusterId", "phaseId", "scope", "fromStatus", "toStatus", "detailId")
      SELECT now(), i."clusterId", i."phaseId", 'phase', i."fromStatus", i."toStatus", d."id" FROM input i, d
      RETURNING "seq"::text AS "seq", "phaseId", "at"`,
-    [changes.map((c) => c.phase.phaseId), changes.map((c) => c.phase.clusterId), changes.map((c) => c.phase.status), changes.map((c) => c.toStatus)],
+    [
+      changes.map((c) => c.phase.phaseId),
+      changes.map((c) => c.phase.clusterId),
+      changes.map((c) => c.phase.status),
+      changes.map((c) => c.toStatus),
+    ],
   );
   const committedAt = epochNow();
   const byPhase = new Map(changes.map((c) => [c.phase.phaseId, c]));
@@ -75,7 +84,8 @@ export async function commitChanges(sql: pg.Client, publisher: ChangePublisher, 
 }
 
 /** The key under which the page records a cell showing a status. */
-export const cellKey = (phase: LivePhase, status: string): string => `${phase.cluster}|${phase.namespace}/${phase.name}|${status}`;
+export const cellKey = (phase: LivePhase, status: string): string =>
+  `${phase.cluster}|${phase.namespace}/${phase.name}|${status}`;
 
 /**
  * Installed before the app loads: records long tasks, and (once `window.__watchBoard()` is called)
@@ -101,7 +111,10 @@ window.__watchBoard = () => {
 
 /** Waits until the page recorded `key`; its moment (epoch ms). */
 export async function shownAt(page: Page, key: string, timeoutMs: number): Promise<number> {
-  const handle = await page.waitForFunction(`window.__shown.get(${JSON.stringify(key)})`, undefined, { timeout: timeoutMs, polling: 'raf' });
+  const handle = await page.waitForFunction(`window.__shown.get(${JSON.stringify(key)})`, undefined, {
+    timeout: timeoutMs,
+    polling: 'raf',
+  });
   return (await handle.jsonValue()) as number;
 }
 

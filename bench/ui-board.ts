@@ -23,7 +23,15 @@ import { startReadyChild } from './lib/child-server.ts';
 import { createScratchDatabase } from './lib/scratch-db.ts';
 import { BENCH_REDIS_URL, benchPrefix } from './lib/redis-scratch.ts';
 import { median, percentile, round } from './lib/stats.ts';
-import { cellKey, commitChanges, loadLivePhases, longTasksSince, PAGE_PROBE, shownAt, type LivePhase } from './ui-board-live.ts';
+import {
+  cellKey,
+  commitChanges,
+  loadLivePhases,
+  longTasksSince,
+  PAGE_PROBE,
+  shownAt,
+  type LivePhase,
+} from './ui-board-live.ts';
 import type { Figures } from './lib/types.ts';
 
 export interface UiBoardBenchOptions {
@@ -66,7 +74,9 @@ async function openPage(browser: Browser, secret: string, probe = ''): Promise<P
 /** Resolves (in the page's clock) once the matrix shows `cells` phases. */
 function matrixDrawn(page: Page, cells: number): Promise<number> {
   // Counted in the page, frame by frame: no polling latency from the test side in the figure.
-  return page.evaluate(`new Promise((resolve) => { const check = () => document.querySelectorAll('table.matrix td.cell').length >= ${cells} ? resolve(performance.now()) : requestAnimationFrame(check); check(); })`) as Promise<number>;
+  return page.evaluate(
+    `new Promise((resolve) => { const check = () => document.querySelectorAll('table.matrix td.cell').length >= ${cells} ? resolve(performance.now()) : requestAnimationFrame(check); check(); })`,
+  ) as Promise<number>;
 }
 
 async function loadBoard(browser: Browser, base: string, secret: string, cells: number): Promise<LoadTiming> {
@@ -75,7 +85,9 @@ async function loadBoard(browser: Browser, base: string, secret: string, cells: 
   try {
     await page.goto(base + '/', { waitUntil: 'commit' });
     const drawn = await matrixDrawn(page, cells);
-    const entries = (await page.evaluate(`performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/graphql')).map((e) => ({ start: e.requestStart, end: e.responseEnd, size: e.encodedBodySize }))`)) as { start: number; end: number; size: number }[];
+    const entries = (await page.evaluate(
+      `performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/graphql')).map((e) => ({ start: e.requestStart, end: e.responseEnd, size: e.encodedBodySize }))`,
+    )) as { start: number; end: number; size: number }[];
     const board = entries.reduce((a, b) => (b.size > a.size ? b : a));
     return { drawn, query: board.end - board.start, render: drawn - board.end };
   } finally {
@@ -95,8 +107,16 @@ interface LiveFigures {
 }
 
 /** On an open board: changes one at a time, then a steady stream; see the module comment. */
-async function measureLive(page: Page, sql: pg.Client, publisher: ChangePublisher, fleet: LivePhase[], options: { changes: number; rate: number; seconds: number }): Promise<LiveFigures> {
-  await page.waitForFunction(`document.querySelector('.live')?.textContent.includes('Live')`, undefined, { timeout: 30_000 });
+async function measureLive(
+  page: Page,
+  sql: pg.Client,
+  publisher: ChangePublisher,
+  fleet: LivePhase[],
+  options: { changes: number; rate: number; seconds: number },
+): Promise<LiveFigures> {
+  await page.waitForFunction(`document.querySelector('.live')?.textContent.includes('Live')`, undefined, {
+    timeout: 30_000,
+  });
   await page.evaluate('window.__watchBoard()');
   // Every phase turns Failed once (the seed has none): each change is a cell's first Failed.
   let next = 0;
@@ -128,7 +148,8 @@ async function measureLive(page: Page, sql: pg.Client, publisher: ChangePublishe
   }
   const streamRate = (sent.length / (performance.now() - started)) * 1000;
   const streamed: number[] = [];
-  for (const { phase, committedAt } of sent) streamed.push((await shownAt(page, cellKey(phase, 'Failed'), 30_000)) - committedAt);
+  for (const { phase, committedAt } of sent)
+    streamed.push((await shownAt(page, cellKey(phase, 'Failed'), 30_000)) - committedAt);
   // The board re-reads itself after a burst of changes: its render counts too.
   await sleep(3_000);
   const longTasks = (await longTasksSince(page, pageStart)).map((t) => t.duration);
@@ -150,9 +171,16 @@ export async function run(options: UiBoardBenchOptions = {}): Promise<Figures> {
   process.env['NODE_ENV'] ??= 'production';
   try {
     await migrateDatabase(database.connectionString);
-    const seeded = await seed(database.connectionString, phases, options.resources ?? 10, options.intervals ?? 5, { clusters, names: 'every-cluster' });
+    const seeded = await seed(database.connectionString, phases, options.resources ?? 10, options.intervals ?? 5, {
+      clusters,
+      names: 'every-cluster',
+    });
     await sql.connect();
-    const api = await startReadyChild(SERVER_FILE, [JSON.stringify({ databaseUrl: database.connectionString, redisUrl: BENCH_REDIS_URL, channelPrefix: prefix })], 60_000);
+    const api = await startReadyChild(
+      SERVER_FILE,
+      [JSON.stringify({ databaseUrl: database.connectionString, redisUrl: BENCH_REDIS_URL, channelPrefix: prefix })],
+      60_000,
+    );
     const browser = await launchBrowser();
     try {
       const base = new URL(api.ready.url).origin;
@@ -173,8 +201,12 @@ export async function run(options: UiBoardBenchOptions = {}): Promise<Figures> {
         [`${fleet}: navigation -> matrix drawn, median ms`]: round(median(timings.map((t) => t.drawn))),
         [`${fleet}: board GraphQL query (browser-timed), median ms`]: round(median(timings.map((t) => t.query))),
         [`${fleet}: render after the answer, median ms`]: round(median(timings.map((t) => t.render))),
-        [`live: ${changes} changes one at a time, commit -> cell in the DOM, p50 ms`]: round(percentile(live.single, 0.5)),
-        [`live: ${changes} changes one at a time, commit -> cell in the DOM, p95 ms`]: round(percentile(live.single, 0.95)),
+        [`live: ${changes} changes one at a time, commit -> cell in the DOM, p50 ms`]: round(
+          percentile(live.single, 0.5),
+        ),
+        [`live: ${changes} changes one at a time, commit -> cell in the DOM, p95 ms`]: round(
+          percentile(live.single, 0.95),
+        ),
         [`live: ${changes} changes one at a time, commit -> cell in the DOM, max ms`]: round(Math.max(...live.single)),
         [`stream of ${rate}/s for ${seconds} s: changes/s committed`]: round(live.streamRate),
         [`stream: commit -> cell in the DOM, p95 ms`]: round(percentile(live.streamed, 0.95)),

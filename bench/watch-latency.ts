@@ -81,7 +81,11 @@ function flip(child: ReadyChild['child'], request: FlipRequest): Promise<number>
 }
 
 /** Waits for the first event `match` accepts, recording when it arrived. */
-function waitForEvent(waiters: Set<(e: StatusChange, at: number) => boolean>, match: (e: StatusChange) => boolean, timeoutMs: number): Promise<number> {
+function waitForEvent(
+  waiters: Set<(e: StatusChange, at: number) => boolean>,
+  match: (e: StatusChange) => boolean,
+  timeoutMs: number,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const waiter = (e: StatusChange, at: number) => {
       if (!match(e)) return false;
@@ -124,7 +128,15 @@ async function measureMode(options: ModeOptions): Promise<{ latencies: number[];
   const queue = new Queue('snapshots', { connection: { url: BENCH_REDIS_URL }, prefix });
   try {
     await migrateDatabase(db.connectionString);
-    const workerOptions: ScaleOutWorkerOptions = { databaseUrl: db.connectionString, redisUrl: BENCH_REDIS_URL, queueName: 'snapshots', prefix, concurrency: 2, kubeconfigs: clusters.ready.kubeconfigs, ...options.worker };
+    const workerOptions: ScaleOutWorkerOptions = {
+      databaseUrl: db.connectionString,
+      redisUrl: BENCH_REDIS_URL,
+      queueName: 'snapshots',
+      prefix,
+      concurrency: 2,
+      kubeconfigs: clusters.ready.kubeconfigs,
+      ...options.worker,
+    };
     // The first snapshot records every resource as Current; a change before it would not be a change.
     const first = waitForEvent(waiters, (e) => e.scope === 'cluster', 60_000);
     worker = await startReadyChild(WORKER_FILE, [JSON.stringify(workerOptions)], 60_000);
@@ -137,14 +149,26 @@ async function measureMode(options: ModeOptions): Promise<{ latencies: number[];
       const key = `apps/Deployment/${namespaceOf(phase, shape)}/${resourceName(phase, resource)}`;
       for (const to of ['rolling', 'ready'] as const) {
         const wanted = to === 'rolling' ? 'InProgress' : 'Current';
-        const arrived = waitForEvent(waiters, (e) => e.scope === 'resource' && e.resourceKey === key && e.toStatus === wanted, timeoutMs);
-        const changedAt = await flip(clusters.child, { id: options.firstFlipId + 1 + i * 2 + (to === 'rolling' ? 0 : 1), cluster: 0, phase, resource, to });
+        const arrived = waitForEvent(
+          waiters,
+          (e) => e.scope === 'resource' && e.resourceKey === key && e.toStatus === wanted,
+          timeoutMs,
+        );
+        const changedAt = await flip(clusters.child, {
+          id: options.firstFlipId + 1 + i * 2 + (to === 'rolling' ? 0 : 1),
+          cluster: 0,
+          phase,
+          resource,
+          to,
+        });
         const latency = (await arrived) - changedAt;
         if (i >= WARMUP && to === 'rolling') latencies.push(latency);
       }
     }
     const jobs = await queue.getCompleted(0, 10_000);
-    const jobMs = jobs.flatMap((job) => (job.finishedOn !== undefined && job.processedOn !== undefined ? [job.finishedOn - job.processedOn] : []));
+    const jobMs = jobs.flatMap((job) =>
+      job.finishedOn !== undefined && job.processedOn !== undefined ? [job.finishedOn - job.processedOn] : [],
+    );
     return { latencies, jobMs };
   } finally {
     await subscription.close();
@@ -200,10 +224,24 @@ export async function run(options: WatchLatencyBenchOptions = {}): Promise<Figur
   try {
     clusters = await startReadyChild<ClustersReady>(CLUSTERS_FILE, [JSON.stringify(shape)], 120_000);
     const common = { shape, clusters, timeoutMs };
-    const watch = await measureMode({ ...common, prefix: `${prefix}:watch`, changes, firstFlipId: 1_000_000, worker: { live: { debounceMs } } });
-    const poll = pollChanges > 0
-      ? await measureMode({ ...common, prefix: `${prefix}:poll`, changes: Math.max(WARMUP + 1, pollChanges), firstFlipId: 2_000_000, timeoutMs: timeoutMs + pollIntervalMs, worker: { schedule: { intervalMs: pollIntervalMs } } })
-      : undefined;
+    const watch = await measureMode({
+      ...common,
+      prefix: `${prefix}:watch`,
+      changes,
+      firstFlipId: 1_000_000,
+      worker: { live: { debounceMs } },
+    });
+    const poll =
+      pollChanges > 0
+        ? await measureMode({
+            ...common,
+            prefix: `${prefix}:poll`,
+            changes: Math.max(WARMUP + 1, pollChanges),
+            firstFlipId: 2_000_000,
+            timeoutMs: timeoutMs + pollIntervalMs,
+            worker: { schedule: { intervalMs: pollIntervalMs } },
+          })
+        : undefined;
     const tick = (options.tickResources ?? 20_000) > 0 ? await measureTick(options.tickResources ?? 20_000) : undefined;
     const p50 = percentile(watch.latencies, 0.5);
     const figures: Figures = {

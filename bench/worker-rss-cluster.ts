@@ -17,7 +17,11 @@ const PHASE_SIZE = 20;
 function inventories(count: number): Record<string, unknown>[] {
   const members = new Map<string, string[]>();
   for (let i = 0; i < count; i += 1) {
-    const object = buildTypicalObject(i) as { apiVersion: string; kind: string; metadata: { name: string; namespace: string } };
+    const object = buildTypicalObject(i) as {
+      apiVersion: string;
+      kind: string;
+      metadata: { name: string; namespace: string };
+    };
     const group = object.apiVersion.includes('/') ? object.apiVersion.slice(0, object.apiVersion.indexOf('/')) : '';
     const list = members.get(object.metadata.namespace) ?? [];
     list.push(`${object.metadata.namespace}_${object.metadata.name}_${group}_${object.kind}`);
@@ -27,8 +31,17 @@ function inventories(count: number): Record<string, unknown>[] {
   for (const [namespace, keys] of members) {
     for (let start = 0; start < keys.length; start += PHASE_SIZE) {
       const name = `phase-${start / PHASE_SIZE}`;
-      const data = Object.fromEntries(keys.slice(start, start + PHASE_SIZE).map((k) => [k, '{"strategy":"Apply","actuation":"Succeeded","reconcile":"Succeeded"}']));
-      out.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { [INVENTORY_ID_LABEL]: `${namespace}-${name}` } }, data });
+      const data = Object.fromEntries(
+        keys
+          .slice(start, start + PHASE_SIZE)
+          .map((k) => [k, '{"strategy":"Apply","actuation":"Succeeded","reconcile":"Succeeded"}']),
+      );
+      out.push({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace, labels: { [INVENTORY_ID_LABEL]: `${namespace}-${name}` } },
+        data,
+      });
     }
   }
   return out;
@@ -37,7 +50,8 @@ function inventories(count: number): Record<string, unknown>[] {
 const count = Number(process.argv[2] ?? '10000');
 const em = await startEmulator({ port: 0 });
 em.apply(typicalNamespaces());
-for (let i = 0; i < count; i += 1_000) em.apply(Array.from({ length: Math.min(1_000, count - i) }, (_, k) => buildTypicalObject(i + k)));
+for (let i = 0; i < count; i += 1_000)
+  em.apply(Array.from({ length: Math.min(1_000, count - i) }, (_, k) => buildTypicalObject(i + k)));
 em.apply(inventories(count));
 const shutdown = () => {
   void em.close().finally(() => process.exit(0));

@@ -86,7 +86,19 @@ async function probeWatch(kubeconfig: string): Promise<Omit<ProbeResult, 'ready'
   const errors = [...outcomes].filter(([, e]) => e !== undefined).map(([k, e]) => `${k}: ${e?.message ?? ''}`);
   const objects = distinctObjects(set.caches);
   const after = await settle();
-  const result = { objects, rssCold: cold.rss, rssBefore: before.rss, rssAfter: after.rss, heapBefore: before.heapUsed, heapAfter: after.heapUsed, heapTotalBefore: before.heapTotal, heapTotalAfter: after.heapTotal, externalBefore: before.external, externalAfter: after.external, ...(errors.length > 0 ? { error: errors.join('; ') } : {}) };
+  const result = {
+    objects,
+    rssCold: cold.rss,
+    rssBefore: before.rss,
+    rssAfter: after.rss,
+    heapBefore: before.heapUsed,
+    heapAfter: after.heapUsed,
+    heapTotalBefore: before.heapTotal,
+    heapTotalAfter: after.heapTotal,
+    externalBefore: before.external,
+    externalAfter: after.external,
+    ...(errors.length > 0 ? { error: errors.join('; ') } : {}),
+  };
   set.stop();
   client.close();
   return result;
@@ -101,7 +113,14 @@ async function probeMap(count: number): Promise<Omit<ProbeResult, 'ready' | 'url
   const map = new Map<number, unknown>();
   for (let i = 0; i < count; i++) map.set(i, JSON.parse(JSON.stringify(buildTypicalObject(i))));
   const after = await settle();
-  return { objects: map.size, rssCold: cold.rss, rssBefore: before.rss, rssAfter: after.rss, heapBefore: before.heapUsed, heapAfter: after.heapUsed };
+  return {
+    objects: map.size,
+    rssCold: cold.rss,
+    rssBefore: before.rss,
+    rssAfter: after.rss,
+    heapBefore: before.heapUsed,
+    heapAfter: after.heapUsed,
+  };
 }
 
 async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omit<ProbeResult, 'ready' | 'url'>> {
@@ -122,8 +141,14 @@ async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omi
     if (handle === undefined) throw new Error('kubeconfig did not load');
     const client = createClusterClient(handle, { transport: { timeoutMs: 120_000 } });
     const discovered = await discoverPhases(client);
-    const kinds = new Map(INVENTORY_WATCHES.map((k) => [`${k.group}/${k.kind}?${k.labelSelector ?? ''}`, k as { group: string; kind: string }]));
-    for (const { phase } of discovered.phases) for (const ref of phase.entries) kinds.set(`${ref.group}/${ref.kind}`, { group: ref.group, kind: ref.kind });
+    const kinds = new Map(
+      INVENTORY_WATCHES.map((k) => [
+        `${k.group}/${k.kind}?${k.labelSelector ?? ''}`,
+        k as { group: string; kind: string },
+      ]),
+    );
+    for (const { phase } of discovered.phases)
+      for (const ref of phase.entries) kinds.set(`${ref.group}/${ref.kind}`, { group: ref.group, kind: ref.kind });
     const set = createWatchSet(client, [...kinds.values()], { pageSize: 500 });
     const outcomes = await set.start();
     const errors = [...outcomes].filter(([, e]) => e !== undefined).map(([k, e]) => `${k}: ${e?.message ?? ''}`);
@@ -143,7 +168,8 @@ async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omi
       const changed = observation.phases[0]?.resources[0];
       if (round === 1 && changed !== undefined) changed.message = `${changed.message} (changed)`;
       const result = await run.history.record(observation, { tickAt: new Date((tick += 1000)) });
-      if (!result.written || (round === 1 && result.changes.length === 0)) throw new Error(`snapshot ${round} not written`);
+      if (!result.written || (round === 1 && result.changes.length === 0))
+        throw new Error(`snapshot ${round} not written`);
       // As snapshotCluster does after commit: the caches drop the bodies the store now holds.
       releaseStoredBodies(observed);
     }
@@ -175,9 +201,18 @@ async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omi
   await flushPrismaDebugRing();
   const withoutKept = await settle();
   const result = {
-    objects: run.objects, rssCold: cold.rss, rssBefore: before.rss, rssAfter: after.rss, heapBefore: before.heapUsed, heapAfter: after.heapUsed,
-    heapCaches: caches.heapUsed, heapWithoutKeptState: withoutKept.heapUsed,
-    heapTotalBefore: before.heapTotal, heapTotalAfter: after.heapTotal, externalBefore: before.external, externalAfter: after.external,
+    objects: run.objects,
+    rssCold: cold.rss,
+    rssBefore: before.rss,
+    rssAfter: after.rss,
+    heapBefore: before.heapUsed,
+    heapAfter: after.heapUsed,
+    heapCaches: caches.heapUsed,
+    heapWithoutKeptState: withoutKept.heapUsed,
+    heapTotalBefore: before.heapTotal,
+    heapTotalAfter: after.heapTotal,
+    externalBefore: before.external,
+    externalAfter: after.external,
     ...(run.errors.length > 0 ? { error: run.errors.join('; ') } : {}),
   };
   run.set.stop();
@@ -188,7 +223,12 @@ async function probeWorker(kubeconfig: string, databaseUrl: string): Promise<Omi
 }
 
 const [mode, arg, arg2] = process.argv.slice(2);
-const result = mode === 'watch' ? await probeWatch(arg ?? '') : mode === 'worker' ? await probeWorker(arg ?? '', arg2 ?? '') : await probeMap(Number(arg ?? '10000'));
+const result =
+  mode === 'watch'
+    ? await probeWatch(arg ?? '')
+    : mode === 'worker'
+      ? await probeWorker(arg ?? '', arg2 ?? '')
+      : await probeMap(Number(arg ?? '10000'));
 process.send?.({ ready: true, url: '', ...result } satisfies ProbeResult);
 process.once('disconnect', () => process.exit(0));
 process.once('SIGTERM', () => process.exit(0));

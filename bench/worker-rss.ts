@@ -89,15 +89,37 @@ export async function run(options: WorkerRssBenchOptions = {}): Promise<Figures>
       'watch caches: RSS MB per 10k resources': watchRss,
       'watch caches: RSS MB per 10k, without the warm-up': per10k(watch.rssAfter - watch.rssCold, watch.objects),
       'watch caches: JS heap MB per 10k resources': per10k(watch.heapAfter - watch.heapBefore, watch.objects),
-      'watch caches: V8 heap committed MB per 10k': per10k((watch.heapTotalAfter ?? 0) - (watch.heapTotalBefore ?? 0), watch.objects),
-      'watch caches: external memory MB per 10k': per10k((watch.externalAfter ?? 0) - (watch.externalBefore ?? 0), watch.objects),
-      'watch caches: RSS MB per 10k, each process': watches.map((p) => per10k(p.rssAfter - p.rssBefore, p.objects)).join(', '),
-      'worker (caches, memos, kept state): JS heap MB per 10k resources': per10k(worker.heapAfter - worker.heapBefore, worker.objects),
-      'worker: watch caches and status memos after the snapshots: JS heap MB per 10k': per10k((worker.heapWithoutKeptState ?? 0) - worker.heapBefore, worker.objects),
-      'worker: kept cluster state: JS heap MB per 10k': per10k(worker.heapAfter - (worker.heapWithoutKeptState ?? 0), worker.objects),
-      'worker: watch caches before the first snapshot (bodies held): JS heap MB per 10k': per10k((worker.heapCaches ?? 0) - worker.heapBefore, worker.objects),
+      'watch caches: V8 heap committed MB per 10k': per10k(
+        (watch.heapTotalAfter ?? 0) - (watch.heapTotalBefore ?? 0),
+        watch.objects,
+      ),
+      'watch caches: external memory MB per 10k': per10k(
+        (watch.externalAfter ?? 0) - (watch.externalBefore ?? 0),
+        watch.objects,
+      ),
+      'watch caches: RSS MB per 10k, each process': watches
+        .map((p) => per10k(p.rssAfter - p.rssBefore, p.objects))
+        .join(', '),
+      'worker (caches, memos, kept state): JS heap MB per 10k resources': per10k(
+        worker.heapAfter - worker.heapBefore,
+        worker.objects,
+      ),
+      'worker: watch caches and status memos after the snapshots: JS heap MB per 10k': per10k(
+        (worker.heapWithoutKeptState ?? 0) - worker.heapBefore,
+        worker.objects,
+      ),
+      'worker: kept cluster state: JS heap MB per 10k': per10k(
+        worker.heapAfter - (worker.heapWithoutKeptState ?? 0),
+        worker.objects,
+      ),
+      'worker: watch caches before the first snapshot (bodies held): JS heap MB per 10k': per10k(
+        (worker.heapCaches ?? 0) - worker.heapBefore,
+        worker.objects,
+      ),
       'worker: RSS MB per 10k resources': per10k(worker.rssAfter - worker.rssBefore, worker.objects),
-      'worker: JS heap MB per 10k, each process': workers.map((p) => per10k(p.heapAfter - p.heapBefore, p.objects)).join(', '),
+      'worker: JS heap MB per 10k, each process': workers
+        .map((p) => per10k(p.heapAfter - p.heapBefore, p.objects))
+        .join(', '),
       'plain Map of parsed objects: RSS MB per 10k': mapRss,
       'plain Map of parsed objects: JS heap MB per 10k': per10k(map.heapAfter - map.heapBefore, map.objects),
       'watch caches / plain Map (RSS)': mapRss > 0 ? round(watchRss / mapRss, 2) : 'n/a',

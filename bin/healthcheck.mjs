@@ -3,8 +3,12 @@
 // role it runs: the API (and `start`) on PHASELOG_PORT, a worker on PHASELOG_PROBE_PORT. One image
 // serves both roles and a health check cannot see the command, so it asks both ports; a container
 // runs one role, so only its own listener can answer. Exit 0 healthy, 1 not (Docker's contract).
-const host = ['', '0.0.0.0', '::', undefined].includes(process.env.PHASELOG_HOST) ? '127.0.0.1' : process.env.PHASELOG_HOST;
-const ports = [process.env.PHASELOG_PORT ?? '4000', process.env.PHASELOG_PROBE_PORT].filter((port) => port !== undefined && port !== '');
+const host = ['', '0.0.0.0', '::', undefined].includes(process.env.PHASELOG_HOST)
+  ? '127.0.0.1'
+  : process.env.PHASELOG_HOST;
+const ports = [process.env.PHASELOG_PORT ?? '4000', process.env.PHASELOG_PROBE_PORT].filter(
+  (port) => port !== undefined && port !== '',
+);
 const hostPart = host.includes(':') ? `[${host}]` : host;
 
 async function healthy(port) {

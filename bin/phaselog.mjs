@@ -22,7 +22,9 @@ async function compiled() {
 
 if (await compiled()) {
   // Before anything loads client-node, so it loads without its generated API client.
-  const { registerLeanClientNode } = await import(new URL('../dist/src/kube/lean-client-node.js', import.meta.url).href);
+  const { registerLeanClientNode } = await import(
+    new URL('../dist/src/kube/lean-client-node.js', import.meta.url).href
+  );
   registerLeanClientNode();
   await import(new URL('../dist/src/cli/main.js', import.meta.url).href);
 } else {
@@ -31,7 +33,9 @@ if (await compiled()) {
     ({ register } = await import('tsx/esm/api'));
   } catch {
     // A production install (the container image) has neither esbuild nor tsx: it ships dist/ built.
-    console.error('phaselog: dist/ is missing or older than the sources, and this install cannot compile them (no esbuild or tsx: installed with --omit=dev?); run `npm run build` where the dev dependencies are installed');
+    console.error(
+      'phaselog: dist/ is missing or older than the sources, and this install cannot compile them (no esbuild or tsx: installed with --omit=dev?); run `npm run build` where the dev dependencies are installed',
+    );
     process.exit(1);
   }
   register();

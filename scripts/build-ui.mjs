@@ -8,7 +8,9 @@ import { tsImport } from 'tsx/esm/api';
 const kib = (bytes) => (bytes / 1024).toFixed(1);
 const { bundleUi } = await tsImport('../src/ui/bundle.ts', import.meta.url);
 const bundle = await bundleUi();
-console.log(`web UI bundled: ${bundle.html} (${bundle.assets.join(', ')}; script ${kib(bundle.scriptBytes)} KiB, ${kib(bundle.scriptGzipBytes)} KiB gzipped)`);
+console.log(
+  `web UI bundled: ${bundle.html} (${bundle.assets.join(', ')}; script ${kib(bundle.scriptBytes)} KiB, ${kib(bundle.scriptGzipBytes)} KiB gzipped)`,
+);
 const { GRAPHIQL_DIST_DIR, writeGraphiqlAssets } = await tsImport('../src/graphql/graphiql.ts', import.meta.url);
 const graphiql = await writeGraphiqlAssets();
 console.log(`GraphiQL bundled: ${GRAPHIQL_DIST_DIR} (script ${kib(Buffer.byteLength(graphiql.js))} KiB)`);

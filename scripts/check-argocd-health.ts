@@ -55,7 +55,13 @@ async function main(): Promise<number> {
       const inputPath = test.inputPath ?? test.inputpath ?? '';
       const label = `${relative(root, folder)} ${inputPath}`;
       const inputFile = join(folder, inputPath);
-      if (inputPath === '' || !(await access(inputFile).then(() => true, () => false))) {
+      if (
+        inputPath === '' ||
+        !(await access(inputFile).then(
+          () => true,
+          () => false,
+        ))
+      ) {
         skipped++;
         console.log(`SKIP ${label} (input file not in this checkout)`);
         continue;
@@ -83,7 +89,9 @@ async function main(): Promise<number> {
     }
   }
   checker.close();
-  console.log(`\n${kinds.size} kinds, ${passed + failed} cases run: ${passed} matched Argo CD, ${failed} did not; ${skipped} skipped (input missing)`);
+  console.log(
+    `\n${kinds.size} kinds, ${passed + failed} cases run: ${passed} matched Argo CD, ${failed} did not; ${skipped} skipped (input missing)`,
+  );
   return failed === 0 ? 0 : 1;
 }
 

@@ -21,7 +21,13 @@ try {
 } catch {
   bin = undefined;
 }
-const missing = bin === undefined ? '@graphql-codegen/cli is not installed' : ['codegen.ts', 'schema.graphql'].filter((f) => !existsSync(path.join(root, f))).map((f) => `${f} is missing`).join(', ');
+const missing =
+  bin === undefined
+    ? '@graphql-codegen/cli is not installed'
+    : ['codegen.ts', 'schema.graphql']
+        .filter((f) => !existsSync(path.join(root, f)))
+        .map((f) => `${f} is missing`)
+        .join(', ');
 if (missing) {
   if (optional) {
     console.log(`codegen skipped: ${missing} (run npm run codegen once it is there)`);

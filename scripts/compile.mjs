@@ -105,7 +105,9 @@ export async function compileSources(root) {
       {
         name: 'keep-relative-imports',
         setup(compile) {
-          compile.onResolve({ filter: /^\.\.?\// }, (args) => (args.kind === 'entry-point' ? undefined : { path: args.path.replace(/\.(m?)ts$/, '.$1js'), external: true }));
+          compile.onResolve({ filter: /^\.\.?\// }, (args) =>
+            args.kind === 'entry-point' ? undefined : { path: args.path.replace(/\.(m?)ts$/, '.$1js'), external: true },
+          );
         },
       },
     ],
@@ -117,7 +119,11 @@ export async function compileSources(root) {
   const previous = [];
   for (const dir of SOURCE_DIRS) listFiles(root, path.join(OUT_DIR, dir), previous);
   // Only compiler output: another process compiling at the same time has its own .tmp files here.
-  for (const rel of previous) if (/\.js(\.map)?$/.test(rel) && !produced.has(path.join(root, rel))) rmSync(path.join(root, rel), { force: true });
-  writeAtomically(path.join(root, STAMP), `${JSON.stringify({ fingerprint, compiledAt: new Date().toISOString(), files: entryPoints.length }, null, 2)}\n`);
+  for (const rel of previous)
+    if (/\.js(\.map)?$/.test(rel) && !produced.has(path.join(root, rel))) rmSync(path.join(root, rel), { force: true });
+  writeAtomically(
+    path.join(root, STAMP),
+    `${JSON.stringify({ fingerprint, compiledAt: new Date().toISOString(), files: entryPoints.length }, null, 2)}\n`,
+  );
   return entryPoints.length;
 }

@@ -31,7 +31,9 @@ if (cliAt !== -1) {
   const { default: pg } = await import('pg');
   const fields = parseDatabaseUrl(url);
   const fail = (code, message) => {
-    process.stderr.write(`schema-engine wasm shim\n${JSON.stringify({ level: 'ERROR', target: 'schema_engine::logger', fields: { error_code: code, message } })}\n`);
+    process.stderr.write(
+      `schema-engine wasm shim\n${JSON.stringify({ level: 'ERROR', target: 'schema_engine::logger', fields: { error_code: code, message } })}\n`,
+    );
     process.exit(1);
   };
   const run = async (database, sql) => {
@@ -59,7 +61,11 @@ if (cliAt !== -1) {
         fail('P1000', `unsupported schema-engine cli command: ${args[cliAt + 1]}`);
     }
   } catch (error) {
-    if (error.code === '3D000') fail('P1003', `Database \`${fields.database}\` does not exist on the database server at \`${fields.host}:${fields.port}\`.`);
+    if (error.code === '3D000')
+      fail(
+        'P1003',
+        `Database \`${fields.database}\` does not exist on the database server at \`${fields.host}:${fields.port}\`.`,
+      );
     fail('P1001', `Can't reach database server at \`${fields.host}:${fields.port}\`: ${error.message}`);
   }
   process.exit(0);
@@ -91,7 +97,11 @@ lines.on('line', (line) => {
     const { engine } = await enginePromise;
     const method = renamed[request.method] ?? request.method;
     if (typeof engine[method] !== 'function') {
-      reply({ jsonrpc: '2.0', id: request.id, error: { code: -32601, message: `Method not found: ${request.method}` } });
+      reply({
+        jsonrpc: '2.0',
+        id: request.id,
+        error: { code: -32601, message: `Method not found: ${request.method}` },
+      });
       return;
     }
     try {
@@ -103,7 +113,11 @@ lines.on('line', (line) => {
       reply({
         jsonrpc: '2.0',
         id: request.id,
-        error: { code: 4466, message: 'An error happened. Check the data field for details.', data: { is_panic: false, ...data, message: data.message ?? String(error) } },
+        error: {
+          code: 4466,
+          message: 'An error happened. Check the data field for details.',
+          data: { is_panic: false, ...data, message: data.message ?? String(error) },
+        },
       });
     }
   })();

@@ -64,7 +64,11 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     if (!databaseUrl) {
       // Only the server phaselog started is restarted; an external DATABASE_URL is only reported by /readyz.
       const { startEmbeddedPostgres } = await import('./runtime/embedded-postgres.ts');
-      const embedded = await startEmbeddedPostgres({ stateDir: config.stateDir, log: log.child({ part: 'embedded-postgres' }), onGiveUp: fail });
+      const embedded = await startEmbeddedPostgres({
+        stateDir: config.stateDir,
+        log: log.child({ part: 'embedded-postgres' }),
+        onGiveUp: fail,
+      });
       closers.push({ name: 'embedded-postgres', close: () => embedded.stop() });
       databaseUrl = embedded.url;
     }
@@ -80,16 +84,25 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     const pending = await pendingMigrations(db, expectedMigrations).catch(() => expectedMigrations);
     if (pending.length > 0) {
       const migrated = await migrateDatabase(databaseUrl).catch((error: unknown) => {
-        throw new StartupError(`applying database migrations failed on ${describeDatabase(databaseUrl as string)}: ${firstLine(error)}`);
+        throw new StartupError(
+          `applying database migrations failed on ${describeDatabase(databaseUrl as string)}: ${firstLine(error)}`,
+        );
       });
       if (migrated.applied.length) log.info({ applied: migrated.applied }, 'database migrations applied');
     }
 
-    const redis = await resolveRedis({ url: config.redis.url, stateDir: config.stateDir, log: log.child({ part: 'redis' }) });
+    const redis = await resolveRedis({
+      url: config.redis.url,
+      stateDir: config.stateDir,
+      log: log.child({ part: 'redis' }),
+    });
     closers.push({ name: 'redis-server', close: () => redis.stop() });
     // Only the API reads from database.readUrl; workers write, and a URL equal to the primary's needs no pool of its own.
     const servesApi = config.role === 'all' || config.role === 'api';
-    const readUrl = servesApi && config.database.readUrl !== undefined && config.database.readUrl !== databaseUrl ? config.database.readUrl : undefined;
+    const readUrl =
+      servesApi && config.database.readUrl !== undefined && config.database.readUrl !== databaseUrl
+        ? config.database.readUrl
+        : undefined;
     const readDb = readUrl === undefined ? db : createDb(readUrl, { poolSize: config.database.poolSize });
     if (readDb !== db) {
       closers.push({ name: 'read-database', close: () => readDb.$disconnect() });
@@ -101,10 +114,17 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     const metrics = createMetrics();
     // Scrapes of every replica read the fleet's state: a few seconds of replica lag is fine for metrics.
     registerFleetMetrics(metrics, createFleetStateReader(readDb));
-    const metricsHandler = createMetricsHandler({ metrics, log: log.child({ part: 'metrics' }), ...(config.metrics.token !== undefined ? { token: config.metrics.token } : {}) });
+    const metricsHandler = createMetricsHandler({
+      metrics,
+      log: log.child({ part: 'metrics' }),
+      ...(config.metrics.token !== undefined ? { token: config.metrics.token } : {}),
+    });
     // Like /readyz, /metrics answers without a token; its series name clusters, namespaces and phases.
     if (config.metrics.token === undefined && !isLoopbackHost(config.server.host)) {
-      log.warn({ host: config.server.host }, '/metrics answers anyone who can reach this address; set metrics.token (PHASELOG_METRICS_TOKEN) to require a bearer token');
+      log.warn(
+        { host: config.server.host },
+        '/metrics answers anyone who can reach this address; set metrics.token (PHASELOG_METRICS_TOKEN) to require a bearer token',
+      );
     }
     const startedAt = new Date();
     let recording: (() => Promise<void>) | undefined;
@@ -130,10 +150,21 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         closers.push({ name: 'demo', close: () => demo.close() });
         clusters = demo.clusters;
         checks = [...checks, ...demo.checks];
-        owners = [...owners, ...demo.owners.filter((o) => !owners.some((c) => c.kind.group === o.kind.group && c.kind.kind === o.kind.kind))];
-        workerConfig = { ...config, snapshot: { ...config.snapshot, interval: Math.min(config.snapshot.interval, DEMO_SNAPSHOT_INTERVAL_MS) } };
+        owners = [
+          ...owners,
+          ...demo.owners.filter(
+            (o) => !owners.some((c) => c.kind.group === o.kind.group && c.kind.kind === o.kind.kind),
+          ),
+        ];
+        workerConfig = {
+          ...config,
+          snapshot: { ...config.snapshot, interval: Math.min(config.snapshot.interval, DEMO_SNAPSHOT_INTERVAL_MS) },
+        };
       } else if (loaded.sources.length === 0) {
-        log.warn({ demo: false }, 'no cluster to read: PHASELOG_DEMO=false and no clusters:, KUBECONFIG, ~/.kube/config or in-cluster service account');
+        log.warn(
+          { demo: false },
+          'no cluster to read: PHASELOG_DEMO=false and no clusters:, KUBECONFIG, ~/.kube/config or in-cluster service account',
+        );
       }
       const prefix = config.redis.prefix;
       const { compactEvery, ...retentionPolicy } = config.retention ?? { compactEvery: 0 };
@@ -148,10 +179,16 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         channelPrefix: prefix,
         metrics,
         checks,
-        observe: { redaction: { dropAnnotations: config.history.redactAnnotations }, declared: groupDeclaredPhases(config.phases), owners },
+        observe: {
+          redaction: { dropAnnotations: config.history.redactAnnotations },
+          declared: groupDeclaredPhases(config.phases),
+          owners,
+        },
         ...(config.worker.id !== undefined ? { workerId: config.worker.id } : {}),
         ownership: { heartbeatMs: config.worker.heartbeat, leaseMs: config.worker.lease },
-        ...(config.snapshot.live ? { live: { debounceMs: config.snapshot.liveDebounce, watchBackoffMaxMs: config.snapshot.watchBackoffMax } } : {}),
+        ...(config.snapshot.live
+          ? { live: { debounceMs: config.snapshot.liveDebounce, watchBackoffMaxMs: config.snapshot.watchBackoffMax } }
+          : {}),
         ...(config.retention ? { retention: { policy: retentionPolicy, intervalMs: compactEvery } } : {}),
       });
       closers.push({ name: 'workers', close: () => workers.close() });
@@ -161,7 +198,15 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
           throw error instanceof NotRecordingError ? new ReadinessError(error.code, error.message) : error;
         });
       if (config.notifications.routes.length > 0) {
-        const notifications = await startNotificationWorker({ db, redisUrl: redis.url, log: log.child({ part: 'notifications' }), config: config.notifications, baseDir: config.baseDir, prefix, metrics });
+        const notifications = await startNotificationWorker({
+          db,
+          redisUrl: redis.url,
+          log: log.child({ part: 'notifications' }),
+          config: config.notifications,
+          baseDir: config.baseDir,
+          prefix,
+          metrics,
+        });
         closers.push({ name: 'notification-worker', close: () => notifications.close() });
       }
       const workerChecks = checks.filter((c) => c.http !== undefined || c.webhook !== undefined);
@@ -178,7 +223,13 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         closers.push({ name: 'check-worker', close: () => checkWorker.close() });
       }
       if (config.reports.schedules.length) {
-        const reports = await startReportWorker({ db, redisUrl: redis.url, log: log.child({ part: 'reports' }), schedules: config.reports.schedules, prefix: config.redis.prefix });
+        const reports = await startReportWorker({
+          db,
+          redisUrl: redis.url,
+          log: log.child({ part: 'reports' }),
+          schedules: config.reports.schedules,
+          prefix: config.redis.prefix,
+        });
         closers.push({ name: 'report-worker', close: () => reports.close() });
       }
     }
@@ -200,11 +251,19 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
 
     if (config.role === 'worker' && config.server.probePort !== undefined) {
       // A worker-only process serves no API; its probes get a port of their own.
-      const probes = createHttpServer({ host: config.server.host, port: config.server.probePort, log: log.child({ part: 'probes' }), readiness, metrics: metricsHandler });
+      const probes = createHttpServer({
+        host: config.server.host,
+        port: config.server.probePort,
+        log: log.child({ part: 'probes' }),
+        readiness,
+        metrics: metricsHandler,
+      });
       try {
         await probes.listen();
       } catch (error) {
-        throw new StartupError(`cannot listen on ${config.server.host}:${config.server.probePort} (server.probePort): ${(error as Error).message}`);
+        throw new StartupError(
+          `cannot listen on ${config.server.host}:${config.server.probePort} (server.probePort): ${(error as Error).message}`,
+        );
       }
       closers.push({ name: 'probes', close: () => probes.close(1000) });
       log.info({ url: probes.url }, 'worker probes listening (/healthz, /readyz, /metrics)');
@@ -213,7 +272,18 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
     if (servesApi) {
       // Loaded only here: a worker process has no use for the API's modules.
       const { serveApi } = await import('./serve-api.ts');
-      running.url = await serveApi({ config, log, db, readDb, redisUrl: redis.url, readiness, metrics, metricsHandler, startedAt, addCloser: (closer) => closers.push(closer) });
+      running.url = await serveApi({
+        config,
+        log,
+        db,
+        readDb,
+        redisUrl: redis.url,
+        readiness,
+        metrics,
+        metricsHandler,
+        startedAt,
+        addCloser: (closer) => closers.push(closer),
+      });
     }
     return running;
   } catch (error) {

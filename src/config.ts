@@ -86,14 +86,28 @@ const redisUrl = z.string().refine((v) => /^rediss?:\/\/[^\s]*$/.test(v) && URL.
  */
 const listOf = (isValid: (entry: string) => boolean, what: string) =>
   z.preprocess(
-    (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v),
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+        : v,
     z.array(z.string()).superRefine((entries, ctx) => {
       for (const entry of entries) if (!isValid(entry)) ctx.addIssue({ code: 'custom', message: `"${entry}" ${what}` });
     }),
   );
-const originList = listOf((v) => normalizeOrigin(v) !== undefined, 'is not an origin such as https://dash.example.com (scheme, host, optional port; no path)');
-const hostNameList = listOf((v) => /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)$/.test(v), 'is not a host name or address without port');
-const booleanString = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).transform((v) => v === true || v === 'true' || v === '1');
+const originList = listOf(
+  (v) => normalizeOrigin(v) !== undefined,
+  'is not an origin such as https://dash.example.com (scheme, host, optional port; no path)',
+);
+const hostNameList = listOf(
+  (v) => /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)$/.test(v),
+  'is not a host name or address without port',
+);
+const booleanString = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
+  .transform((v) => v === true || v === 'true' || v === '1');
 
 /** The whole configuration, as `phaselog.yaml` spells it. */
 export const configSchema = z.strictObject({
@@ -133,19 +147,28 @@ export const configSchema = z.strictObject({
   worker: z
     .strictObject({
       /** Its id among the workers; give each replica a stable one (its pod name). @default `<host>-<pid>` */
-      id: z.string().regex(/^[A-Za-z0-9._-]{1,200}$/, '1 to 200 letters, digits, ".", "_" or "-"').optional(),
+      id: z
+        .string()
+        .regex(/^[A-Za-z0-9._-]{1,200}$/, '1 to 200 letters, digits, ".", "_" or "-"')
+        .optional(),
       /** How often it renews its membership and cluster leases. @default 2s */
       heartbeat: durationSchema.default(2_000),
       /** How long a lease lasts: a killed worker's clusters are taken over after about this long. @default 10s */
       lease: durationSchema.default(10_000),
     })
-    .refine((w) => w.lease >= 3 * w.heartbeat, { message: 'worker.lease must be at least 3 worker.heartbeat, so a live worker renews its leases in time', path: ['lease'] })
+    .refine((w) => w.lease >= 3 * w.heartbeat, {
+      message: 'worker.lease must be at least 3 worker.heartbeat, so a live worker renews its leases in time',
+      path: ['lease'],
+    })
     .default({ heartbeat: 2_000, lease: 10_000 }),
   redis: z
     .strictObject({
       url: redisUrl.optional(),
       /** Prefix of every Redis key and channel phaselog uses, so several installations can share a Redis. @default phaselog */
-      prefix: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" or "-"').default('phaselog'),
+      prefix: z
+        .string()
+        .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" or "-"')
+        .default('phaselog'),
     })
     .default({ prefix: 'phaselog' }),
   log: z
@@ -175,11 +198,15 @@ export const configSchema = z.strictObject({
        * Longest wait between a failed watch's reconnects (each wait doubles from 250 ms, ±20 %
        * jitter); after an API outage the watches relist within about this long.
        */
-      watchBackoffMax: durationSchema.pipe(z.number().max(300_000, 'at most 5m: a longer wait leaves watches down long after the API is back')).default(5_000),
+      watchBackoffMax: durationSchema
+        .pipe(z.number().max(300_000, 'at most 5m: a longer wait leaves watches down long after the API is back'))
+        .default(5_000),
     })
     .default({ interval: 30_000, live: true, liveDebounce: 25, keepState: true, watchBackoffMax: 5_000 }),
   /** What is dropped from stored object revisions, besides Secret data and last-applied-configuration. */
-  history: z.strictObject({ redactAnnotations: z.array(z.string().min(1)).default([]) }).default({ redactAnnotations: [] }),
+  history: z
+    .strictObject({ redactAnnotations: z.array(z.string().min(1)).default([]) })
+    .default({ redactAnnotations: [] }),
   /** How long each kind of history is kept (e.g. `observationTicks: 30d`); a kind left out is kept forever. */
   retention: retentionPolicySchema.extend({ compactEvery: durationSchema.default(3_600_000) }).optional(),
   /**
@@ -191,7 +218,10 @@ export const configSchema = z.strictObject({
     .strictObject({
       kubeconfig: z.string().min(1).optional(),
       serviceHost: z.string().min(1).optional(),
-      servicePort: z.string().regex(/^\d{1,5}$/, 'must be a port number').optional(),
+      servicePort: z
+        .string()
+        .regex(/^\d{1,5}$/, 'must be a port number')
+        .optional(),
       inClusterName: z.string().min(1).default('in-cluster'),
       serviceAccountDir: z.string().min(1).default(SERVICE_ACCOUNT_DIR),
       /** Proxies for clusters without `proxy-url`, as kubectl reads them from the environment. */
@@ -204,7 +234,9 @@ export const configSchema = z.strictObject({
   /** Where the `phaselog` CLI's client commands (status, history, gate, ...) send their queries. */
   client: z
     .strictObject({
-      url: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL of the GraphQL endpoint' }).default('http://127.0.0.1:4000/graphql'),
+      url: z
+        .url({ protocol: /^https?$/, error: 'must be an http(s):// URL of the GraphQL endpoint' })
+        .default('http://127.0.0.1:4000/graphql'),
       token: z.string().min(1).optional(),
     })
     .default({ url: 'http://127.0.0.1:4000/graphql' }),
@@ -295,7 +327,10 @@ function setPath(target: Record<string, unknown>, dotted: string, value: unknown
   let node = target;
   for (const part of parts.slice(0, -1)) {
     const next = node[part];
-    node = (typeof next === 'object' && next !== null && !Array.isArray(next) ? next : (node[part] = {})) as Record<string, unknown>;
+    node = (typeof next === 'object' && next !== null && !Array.isArray(next) ? next : (node[part] = {})) as Record<
+      string,
+      unknown
+    >;
   }
   node[parts.at(-1) as string] = value;
 }
@@ -305,7 +340,10 @@ function readConfigFile(file: string): { data: Record<string, unknown>; issues: 
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    return { data: {}, issues: [{ key: 'PHASELOG_CONFIG', message: `cannot read ${file}: ${(error as Error).message}` }] };
+    return {
+      data: {},
+      issues: [{ key: 'PHASELOG_CONFIG', message: `cannot read ${file}: ${(error as Error).message}` }],
+    };
   }
   try {
     const data: unknown = parseYaml(text) ?? {};
@@ -349,7 +387,12 @@ export function loadConfig(
   }
   for (const name of Object.keys(env)) {
     if (name.startsWith('PHASELOG_') && !(name in ENV_KEYS)) {
-      issues.push({ key: name, message: `unknown setting (known: ${Object.keys(ENV_KEYS).filter((k) => k.startsWith('PHASELOG_')).join(', ')})` });
+      issues.push({
+        key: name,
+        message: `unknown setting (known: ${Object.keys(ENV_KEYS)
+          .filter((k) => k.startsWith('PHASELOG_'))
+          .join(', ')})`,
+      });
     }
   }
   for (const [key, value] of Object.entries(overrides)) {
@@ -394,14 +437,17 @@ export function loadConfig(
 export async function readSecret(source: SecretSource, baseDir: string, env: Env = process.env): Promise<string> {
   if ('env' in source) {
     const value = env[source.env];
-    if (value === undefined || value === '') throw new SecretUnavailable(`environment variable ${source.env} is not set`);
+    if (value === undefined || value === '')
+      throw new SecretUnavailable(`environment variable ${source.env} is not set`);
     return value;
   }
   const { readFile } = await import('node:fs/promises');
   try {
     return (await readFile(path.resolve(baseDir, source.file), 'utf8')).trim();
   } catch (error) {
-    throw new SecretUnavailable(`cannot read secret file ${source.file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new SecretUnavailable(
+      `cannot read secret file ${source.file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
   }
 }
 

@@ -27,19 +27,24 @@ export const declaredPhaseSchema = z
   })
   .superRefine((entry, ctx) => {
     if ((entry.resources === undefined) === (entry.selector === undefined)) {
-      ctx.addIssue({ code: 'custom', message: 'set either resources (a list phase) or selector with kinds (a selector phase)' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'set either resources (a list phase) or selector with kinds (a selector phase)',
+      });
       return;
     }
     const parsed = entry.selector !== undefined ? parseSelectorPhase(entry) : parseConfigPhase(entry);
     if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error.message });
-    else if (parsed.phase.errors.length) ctx.addIssue({ code: 'custom', message: parsed.phase.errors.map((e) => e.message).join('; ') });
+    else if (parsed.phase.errors.length)
+      ctx.addIssue({ code: 'custom', message: parsed.phase.errors.map((e) => e.message).join('; ') });
   });
 
 export const declaredPhasesSchema = z.array(declaredPhaseSchema).superRefine((entries, ctx) => {
   const seen = new Set<string>();
   entries.forEach((entry, index) => {
     const key = `${entry.cluster}/${entry.namespace ?? ''}/${entry.name}`;
-    if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `phase ${key} is declared twice` });
+    if (seen.has(key))
+      ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `phase ${key} is declared twice` });
     seen.add(key);
   });
 });
@@ -50,7 +55,10 @@ export type DeclaredPhase = z.infer<typeof declaredPhaseSchema>;
 const groupKindSchema = z.string().transform((value, ctx) => {
   const parsed = readGroupKind(value);
   if (parsed === undefined || !/^[A-Z][A-Za-z0-9]*$/.test(parsed.kind) || !/^[a-z0-9.-]*$/.test(parsed.group)) {
-    ctx.addIssue({ code: 'custom', message: `"${value}" is not a kind: write group/Kind (batch/Job, argoproj.io/Workflow) or Kind for the core group (Pod)` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${value}" is not a kind: write group/Kind (batch/Job, argoproj.io/Workflow) or Kind for the core group (Pod)`,
+    });
     return z.NEVER;
   }
   return parsed;
@@ -66,7 +74,11 @@ export const ownerPhaseKindSchema = z
   })
   .superRefine((entry, ctx) => {
     if (entry.ownedKinds.some((k) => k.group === entry.kind.group && k.kind === entry.kind.kind)) {
-      ctx.addIssue({ code: 'custom', path: ['ownedKinds'], message: 'an owner kind cannot own its own kind here: nested owners are phases of their own' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ownedKinds'],
+        message: 'an owner kind cannot own its own kind here: nested owners are phases of their own',
+      });
     }
   });
 
@@ -76,14 +88,18 @@ export const ownerPhaseKindSchema = z
  */
 const phasesObjectSchema = z.strictObject({
   declared: declaredPhasesSchema.default([]),
-  owners: z.array(ownerPhaseKindSchema).default([]).superRefine((entries, ctx) => {
-    const seen = new Set<string>();
-    entries.forEach((entry, index) => {
-      const key = `${entry.kind.group}/${entry.kind.kind}`;
-      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [index, 'kind'], message: `owner kind ${key} is configured twice` });
-      seen.add(key);
-    });
-  }),
+  owners: z
+    .array(ownerPhaseKindSchema)
+    .default([])
+    .superRefine((entries, ctx) => {
+      const seen = new Set<string>();
+      entries.forEach((entry, index) => {
+        const key = `${entry.kind.group}/${entry.kind.kind}`;
+        if (seen.has(key))
+          ctx.addIssue({ code: 'custom', path: [index, 'kind'], message: `owner kind ${key} is configured twice` });
+        seen.add(key);
+      });
+    }),
 });
 
 // Parsed by form rather than as a union, so an error names the key as the user wrote it

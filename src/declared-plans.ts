@@ -10,7 +10,12 @@ import { isPlanName, parsePlanPhaseRef, MAX_PLAN_PHASES } from './history/plans.
 /** One entry of `plans:`. */
 export const declaredPlanSchema = z.strictObject({
   /** The plan's name, as `phaselog plan status <name>` and the API's `plan(name:)` take it. */
-  name: z.string().refine(isPlanName, 'a plan name is letters, digits, ".", "_" or "-" (at most 63), starting with a letter or digit'),
+  name: z
+    .string()
+    .refine(
+      isPlanName,
+      'a plan name is letters, digits, ".", "_" or "-" (at most 63), starting with a letter or digit',
+    ),
   /** Its phases in order: `cluster/namespace/name` or `cluster/name`. */
   phases: z
     .array(z.string())
@@ -19,8 +24,14 @@ export const declaredPlanSchema = z.strictObject({
     .superRefine((phases, ctx) => {
       const seen = new Set<string>();
       phases.forEach((phase, index) => {
-        if (parsePlanPhaseRef(phase) === undefined) ctx.addIssue({ code: 'custom', path: [index], message: `"${phase}" is not a phase: use cluster/namespace/name or cluster/name` });
-        else if (seen.has(phase)) ctx.addIssue({ code: 'custom', path: [index], message: `phase ${phase} is listed twice` });
+        if (parsePlanPhaseRef(phase) === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: [index],
+            message: `"${phase}" is not a phase: use cluster/namespace/name or cluster/name`,
+          });
+        else if (seen.has(phase))
+          ctx.addIssue({ code: 'custom', path: [index], message: `phase ${phase} is listed twice` });
         seen.add(phase);
       });
     }),
@@ -29,7 +40,8 @@ export const declaredPlanSchema = z.strictObject({
 export const declaredPlansSchema = z.array(declaredPlanSchema).superRefine((plans, ctx) => {
   const seen = new Set<string>();
   plans.forEach((plan, index) => {
-    if (seen.has(plan.name)) ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `plan ${plan.name} is declared twice` });
+    if (seen.has(plan.name))
+      ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `plan ${plan.name} is declared twice` });
     seen.add(plan.name);
   });
 });

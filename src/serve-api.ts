@@ -40,7 +40,11 @@ export interface ServeApiOptions {
 /** Starts the API and resolves with its base URL once it listens. */
 export async function serveApi(options: ServeApiOptions): Promise<string> {
   const { config, log, db, readDb, redisUrl, readiness, metrics, metricsHandler, startedAt, addCloser } = options;
-  const guard = createRequestGuard({ loopbackBind: isLoopbackHost(config.server.host), allowedHosts: config.api.allowedHosts ?? [], allowedOrigins: config.api.allowedOrigins ?? [] });
+  const guard = createRequestGuard({
+    loopbackBind: isLoopbackHost(config.server.host),
+    allowedHosts: config.api.allowedHosts ?? [],
+    allowedOrigins: config.api.allowedOrigins ?? [],
+  });
   const webSocketConfig = config.api.webSocket ?? {};
   const { connectionInitTimeout, ...webSocketLimits } = webSocketConfig;
   const http = createHttpServer({
@@ -70,13 +74,26 @@ export async function serveApi(options: ServeApiOptions): Promise<string> {
     authenticate: (header) => api.authenticator.authenticate(header),
     introspection: config.api.introspection,
     graphiql: config.api.graphiql && config.api.introspection,
-    limits: { maxDepth: config.api.maxDepth, maxCost: config.api.maxCost, maxAliases: config.api.maxAliases, maxTokens: config.api.maxTokens },
+    limits: {
+      maxDepth: config.api.maxDepth,
+      maxCost: config.api.maxCost,
+      maxAliases: config.api.maxAliases,
+      maxTokens: config.api.maxTokens,
+    },
     guard,
-    webSocket: { ...webSocketLimits, ...(connectionInitTimeout === undefined ? {} : { connectionInitTimeoutMs: connectionInitTimeout }) },
+    webSocket: {
+      ...webSocketLimits,
+      ...(connectionInitTimeout === undefined ? {} : { connectionInitTimeoutMs: connectionInitTimeout }),
+    },
     onRequestAnswered: metrics.graphql.observeRequest,
     context: (operation) => {
       const read = api.readFor(operation);
-      return { about: { version: VERSION, role: config.role, startedAt }, clusters: operation === 'query' ? clusters.read : clusters.primary, read, loaders: api.newLoaders(read) };
+      return {
+        about: { version: VERSION, role: config.role, startedAt },
+        clusters: operation === 'query' ? clusters.read : clusters.primary,
+        read,
+        loaders: api.newLoaders(read),
+      };
     },
   });
   http.mount('/graphql', graphql.handle);
@@ -84,7 +101,8 @@ export async function serveApi(options: ServeApiOptions): Promise<string> {
   // The web UI: bundled here only when web/ changed since the last bundle (or none exists).
   await ensureUiBundle().then(
     (bundled) => bundled && log.info({ dir: DEFAULT_UI_PATHS.outDir }, 'web UI bundled'),
-    (error: unknown) => log.warn({ err: error }, 'cannot bundle the web UI; / answers 503 until npm run build succeeds'),
+    (error: unknown) =>
+      log.warn({ err: error }, 'cannot bundle the web UI; / answers 503 until npm run build succeeds'),
   );
   http.fallback(createUiHandler());
   try {
@@ -99,6 +117,13 @@ export async function serveApi(options: ServeApiOptions): Promise<string> {
   // The three addresses a person wants first: the UI for browsing, GraphiQL for trying queries,
   // the endpoint for the CLI (PHASELOG_URL) and other clients.
   const endpoint = `${http.url}/graphql`;
-  log.info({ ui: `${http.url}/`, ...(config.api.graphiql && config.api.introspection ? { graphiql: endpoint } : {}), graphql: endpoint }, 'phaselog API listening');
+  log.info(
+    {
+      ui: `${http.url}/`,
+      ...(config.api.graphiql && config.api.introspection ? { graphiql: endpoint } : {}),
+      graphql: endpoint,
+    },
+    'phaselog API listening',
+  );
   return http.url;
 }

@@ -44,10 +44,17 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
   try {
     answer = (await response.json()) as GraphqlAnswer<T>;
   } catch {
-    throw new ApiError(`the server answered HTTP ${response.status} without GraphQL`, response.status === 401 ? 'UNAUTHENTICATED' : undefined);
+    throw new ApiError(
+      `the server answered HTTP ${response.status} without GraphQL`,
+      response.status === 401 ? 'UNAUTHENTICATED' : undefined,
+    );
   }
   const first = answer.errors?.[0];
-  if (first) throw new ApiError(first.message, first.extensions?.code ?? (response.status === 401 ? 'UNAUTHENTICATED' : undefined));
+  if (first)
+    throw new ApiError(
+      first.message,
+      first.extensions?.code ?? (response.status === 401 ? 'UNAUTHENTICATED' : undefined),
+    );
   if (answer.data == null) throw new ApiError(`the server answered HTTP ${response.status} with no data`, undefined);
   return answer.data;
 }
@@ -61,7 +68,11 @@ export interface QueryState<T> {
 }
 
 /** Runs `query` whenever its variables change; an answer to stale variables is dropped. */
-export function useQuery<T>(query: string, variables: Record<string, unknown>, options: { skip?: boolean } = {}): QueryState<T> {
+export function useQuery<T>(
+  query: string,
+  variables: Record<string, unknown>,
+  options: { skip?: boolean } = {},
+): QueryState<T> {
   const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: !options.skip });
   const [tick, setTick] = useState(0);
   const key = JSON.stringify(variables);
@@ -72,7 +83,13 @@ export function useQuery<T>(query: string, variables: Record<string, unknown>, o
     setState((s) => ({ ...s, loading: true }));
     gql<T>(query, JSON.parse(key) as Record<string, unknown>).then(
       (data) => id === latest.current && setState({ data, loading: false }),
-      (error: unknown) => id === latest.current && setState((s) => ({ ...s, error: error instanceof ApiError ? error : new ApiError(String(error), undefined), loading: false })),
+      (error: unknown) =>
+        id === latest.current &&
+        setState((s) => ({
+          ...s,
+          error: error instanceof ApiError ? error : new ApiError(String(error), undefined),
+          loading: false,
+        })),
     );
   }, [query, key, tick, options.skip]);
   const reload = useCallback(() => setTick((t) => t + 1), []);

@@ -64,7 +64,11 @@ function filtersOf(place: Place): Filters {
 
 /** `team=shop,tier=web` as the API's labels filter. */
 function labelsOf(text: string): Record<string, string> | undefined {
-  const pairs = text.split(',').map((p) => p.trim()).filter(Boolean).map((p) => p.split('=').map((s) => s.trim()));
+  const pairs = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => p.split('=').map((s) => s.trim()));
   if (pairs.length === 0) return undefined;
   return Object.fromEntries(pairs.map(([k, v]) => [k ?? '', v ?? '']));
 }
@@ -85,7 +89,14 @@ function applyChange(phases: BoardPhase[], change: PhaseChange): BoardPhase[] | 
   if (index === -1) return undefined;
   const next = phases.slice();
   const old = phases[index] as BoardPhase;
-  next[index] = { ...old, status: change.toStatus, message: change.message, since: change.at, stale: false, staleReason: null };
+  next[index] = {
+    ...old,
+    status: change.toStatus,
+    message: change.message,
+    since: change.at,
+    stale: false,
+    staleReason: null,
+  };
   return next;
 }
 
@@ -127,7 +138,9 @@ export function Board({ place }: { place: Place }) {
             // A phase that no longer matches (or was deleted) leaves the board, the others are
             // replaced, and one the board did not list yet (a new inventory) joins it.
             setPhases((current) => {
-              const next = current.flatMap((p) => (!ids.includes(p.id) ? [p] : fresh.has(p.id) ? [fresh.get(p.id) as BoardPhase] : []));
+              const next = current.flatMap((p) =>
+                !ids.includes(p.id) ? [p] : fresh.has(p.id) ? [fresh.get(p.id) as BoardPhase] : [],
+              );
               const listed = new Set(current.map((p) => p.id));
               return [...next, ...[...fresh.values()].filter((p) => !listed.has(p.id))];
             });
@@ -141,9 +154,16 @@ export function Board({ place }: { place: Place }) {
   useEffect(() => () => clearTimeout(refetchTimer.current), []);
   // Reachability changes are no phase changes: their own subscription re-reads the board when a
   // cluster goes or comes back, so stale marks follow at once.
-  useLiveChanges({ field: 'clusterStatusChanged', filter: filters.cluster ? { cluster: filters.cluster } : {}, onChange: reload });
+  useLiveChanges({
+    field: 'clusterStatusChanged',
+    filter: filters.cluster ? { cluster: filters.cluster } : {},
+    onChange: reload,
+  });
   const live = useLiveChanges({
-    filter: { ...(filters.cluster ? { cluster: filters.cluster } : {}), ...(filters.namespace ? { namespace: filters.namespace } : {}) },
+    filter: {
+      ...(filters.cluster ? { cluster: filters.cluster } : {}),
+      ...(filters.namespace ? { namespace: filters.namespace } : {}),
+    },
     onChange: (change) => {
       setLastChange(change);
       setPhases((current) => applyChange(current, change) ?? current);
@@ -161,7 +181,9 @@ export function Board({ place }: { place: Place }) {
   const clusters = (query.data?.clusters ?? []).filter((c) => !filters.cluster || c.name === filters.cluster);
   const set = (changes: Record<string, string | undefined>) => navigate(withParams(place, changes), { replace: true });
   const toggleStatus = (status: string) => {
-    const next = filters.status.includes(status) ? filters.status.filter((s) => s !== status) : [...filters.status, status];
+    const next = filters.status.includes(status)
+      ? filters.status.filter((s) => s !== status)
+      : [...filters.status, status];
     navigate(withParams(place, { status: next.join(',') }));
   };
 
@@ -172,22 +194,34 @@ export function Board({ place }: { place: Place }) {
         <LiveIndicator state={live} />
         {lastChange ? (
           <span className="muted" aria-live="polite">
-            last change: {lastChange.phase?.namespace}/{lastChange.phase?.name} in {lastChange.cluster} → {lastChange.toStatus ?? 'gone'} at {formatTime(lastChange.at)}
+            last change: {lastChange.phase?.namespace}/{lastChange.phase?.name} in {lastChange.cluster} →{' '}
+            {lastChange.toStatus ?? 'gone'} at {formatTime(lastChange.at)}
           </span>
         ) : null}
       </div>
       <section className="counts" aria-label="Phases per status (select to filter)">
         {STATUSES.map((status) => (
-          <button key={status} type="button" className={`count s-${status}`} aria-pressed={filters.status.includes(status)} onClick={() => toggleStatus(status)}>
+          <button
+            key={status}
+            type="button"
+            className={`count s-${status}`}
+            aria-pressed={filters.status.includes(status)}
+            onClick={() => toggleStatus(status)}
+          >
             <StatusBadge status={status} /> <strong>{counts.get(status) ?? 0}</strong>
           </button>
         ))}
-        <span className="muted">{phases.length} phases · {clusters.length} clusters</span>
+        <span className="muted">
+          {phases.length} phases · {clusters.length} clusters
+        </span>
       </section>
       <form className="filters" role="search" aria-label="Filter phases" onSubmit={(e) => e.preventDefault()}>
         <label>
           Layout{' '}
-          <select value={layout} onChange={(e) => navigate(withParams(place, { layout: e.target.value === 'list' ? 'list' : undefined }))}>
+          <select
+            value={layout}
+            onChange={(e) => navigate(withParams(place, { layout: e.target.value === 'list' ? 'list' : undefined }))}
+          >
             <option value="matrix">Matrix (phase × cluster)</option>
             <option value="list">List by severity</option>
           </select>
@@ -197,7 +231,9 @@ export function Board({ place }: { place: Place }) {
           <select value={filters.cluster} onChange={(e) => set({ cluster: e.target.value })}>
             <option value="">all</option>
             {(query.data?.clusters ?? []).map((c) => (
-              <option key={c.name} value={c.name}>{c.name}</option>
+              <option key={c.name} value={c.name}>
+                {c.name}
+              </option>
             ))}
           </select>
         </label>
@@ -205,9 +241,19 @@ export function Board({ place }: { place: Place }) {
         <TextFilter label="Labels (k=v,…)" value={filters.label} onCommit={(v) => set({ label: v })} />
         <TextFilter label="Search" value={filters.q} onCommit={(v) => set({ q: v })} />
       </form>
-      {query.error ? <p role="alert" className="error">Cannot load the board: {query.error.message}</p> : null}
+      {query.error ? (
+        <p role="alert" className="error">
+          Cannot load the board: {query.error.message}
+        </p>
+      ) : null}
       {!query.data && !query.error ? <p>Loading…</p> : null}
-      {query.data ? (layout === 'matrix' ? <Matrix phases={shown} clusters={clusters} /> : <List phases={shown} />) : null}
+      {query.data ? (
+        layout === 'matrix' ? (
+          <Matrix phases={shown} clusters={clusters} />
+        ) : (
+          <List phases={shown} />
+        )
+      ) : null}
       <CliHint command={`phaselog status${filters.cluster ? ` --cluster ${filters.cluster}` : ''}`} />
     </main>
   );
@@ -245,24 +291,43 @@ function ClusterHead({ cluster }: { cluster: BoardCluster }) {
 }
 
 function Cell({ phase }: { phase: BoardPhase | undefined }) {
-  if (!phase) return <td className="cell-empty"><span className="sr-only">not deployed here</span></td>;
+  if (!phase)
+    return (
+      <td className="cell-empty">
+        <span className="sr-only">not deployed here</span>
+      </td>
+    );
   const tipId = `tip-${phase.id}`;
   const worst = phase.worstResource;
   return (
-    <td className={`cell s-${phase.status ?? 'none'}${phase.stale ? ' stale' : ''}`} data-cluster={phase.cluster} data-phase={`${phase.namespace}/${phase.name}`} data-status={phase.status ?? ''}>
+    <td
+      className={`cell s-${phase.status ?? 'none'}${phase.stale ? ' stale' : ''}`}
+      data-cluster={phase.cluster}
+      data-phase={`${phase.namespace}/${phase.name}`}
+      data-status={phase.status ?? ''}
+    >
       <Link href={phasePath(phase)} aria-describedby={tipId} className="cell-link">
         <StatusBadge status={phase.status} stale={phase.stale} />
-        <span className="since">for <TimeAgo iso={phase.since} /></span>
+        <span className="since">
+          for <TimeAgo iso={phase.since} />
+        </span>
       </Link>
       <span role="tooltip" id={tipId} className="tip">
-        {worst ? `${worst.kind} ${worst.namespace ? worst.namespace + '/' : ''}${worst.name}: ${worst.status} — ${worst.message || phase.message}` : phase.message || 'all resources Current'}
+        {worst
+          ? `${worst.kind} ${worst.namespace ? worst.namespace + '/' : ''}${worst.name}: ${worst.status} — ${worst.message || phase.message}`
+          : phase.message || 'all resources Current'}
         {phase.stale ? ` (${staleText(phase.staleReason, phase.lastGoodReadAt)})` : ''}
       </span>
     </td>
   );
 }
 
-const STEPS: Record<string, [number, number]> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+const STEPS: Record<string, [number, number]> = {
+  ArrowUp: [-1, 0],
+  ArrowDown: [1, 0],
+  ArrowLeft: [0, -1],
+  ArrowRight: [0, 1],
+};
 
 /** Arrow keys move between the matrix's cells (Tab still walks them in order), skipping empty ones. */
 function moveFocus(event: KeyboardEvent<HTMLTableElement>): void {
@@ -301,18 +366,26 @@ function Matrix({ phases, clusters }: { phases: BoardPhase[]; clusters: BoardClu
   if (rows.length === 0) return <p>No phase matches.</p>;
   return (
     <div className="scroll">
-      <table className="matrix" aria-label="Phase status per cluster (arrow keys move between cells)" onKeyDown={moveFocus}>
+      <table
+        className="matrix"
+        aria-label="Phase status per cluster (arrow keys move between cells)"
+        onKeyDown={moveFocus}
+      >
         <thead>
           <tr>
             <th scope="col">Phase (namespace/name)</th>
-            {clusters.map((c) => <ClusterHead key={c.name} cluster={c} />)}
+            {clusters.map((c) => (
+              <ClusterHead key={c.name} cluster={c} />
+            ))}
           </tr>
         </thead>
         <tbody>
           {rows.map(([name, cells]) => (
             <tr key={name}>
               <th scope="row">{name}</th>
-              {clusters.map((c) => <Cell key={c.name} phase={cells.get(c.name)} />)}
+              {clusters.map((c) => (
+                <Cell key={c.name} phase={cells.get(c.name)} />
+              ))}
             </tr>
           ))}
         </tbody>
@@ -322,7 +395,17 @@ function Matrix({ phases, clusters }: { phases: BoardPhase[]; clusters: BoardClu
 }
 
 function List({ phases }: { phases: BoardPhase[] }) {
-  const sorted = useMemo(() => phases.slice().sort((a, b) => severity(a.status) - severity(b.status) || `${a.namespace}/${a.name}/${a.cluster}`.localeCompare(`${b.namespace}/${b.name}/${b.cluster}`)), [phases]);
+  const sorted = useMemo(
+    () =>
+      phases
+        .slice()
+        .sort(
+          (a, b) =>
+            severity(a.status) - severity(b.status) ||
+            `${a.namespace}/${a.name}/${a.cluster}`.localeCompare(`${b.namespace}/${b.name}/${b.cluster}`),
+        ),
+    [phases],
+  );
   if (sorted.length === 0) return <p>No phase matches.</p>;
   return (
     <table className="list" aria-label="Phases by severity">
@@ -337,11 +420,25 @@ function List({ phases }: { phases: BoardPhase[] }) {
       </thead>
       <tbody>
         {sorted.map((p) => (
-          <tr key={p.id} data-cluster={p.cluster} data-phase={`${p.namespace}/${p.name}`} data-status={p.status ?? ''} className={p.stale ? 'stale' : undefined}>
-            <td><Link href={phasePath(p)}>{p.namespace}/{p.name}</Link></td>
+          <tr
+            key={p.id}
+            data-cluster={p.cluster}
+            data-phase={`${p.namespace}/${p.name}`}
+            data-status={p.status ?? ''}
+            className={p.stale ? 'stale' : undefined}
+          >
+            <td>
+              <Link href={phasePath(p)}>
+                {p.namespace}/{p.name}
+              </Link>
+            </td>
             <td>{p.cluster}</td>
-            <td><StatusBadge status={p.status} stale={p.stale} /></td>
-            <td><TimeAgo iso={p.since} /></td>
+            <td>
+              <StatusBadge status={p.status} stale={p.stale} />
+            </td>
+            <td>
+              <TimeAgo iso={p.since} />
+            </td>
             <td>
               {p.message}
               {p.stale ? <div className="muted">{staleText(p.staleReason, p.lastGoodReadAt)}</div> : null}

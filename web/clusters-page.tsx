@@ -69,7 +69,12 @@ function reachabilityBands(changes: Outage[], cluster: string): TimelineInterval
   });
 }
 
-const STATE_TEXT: Record<string, string> = { OBSERVED: '✓ observed', UNREACHABLE: '✕ unreachable', UNOBSERVED: '⚠ not observed', RETIRED: '⊘ retired' };
+const STATE_TEXT: Record<string, string> = {
+  OBSERVED: '✓ observed',
+  UNREACHABLE: '✕ unreachable',
+  UNOBSERVED: '⚠ not observed',
+  RETIRED: '⊘ retired',
+};
 
 /** Outages (Unreachable → next Reachable) from a cluster's reachability changes, newest first. */
 function outagesOf(changes: Outage[], cluster: string): { from: string; to: string | null; message: string }[] {
@@ -90,11 +95,21 @@ export function ClustersPage() {
   const [now] = useState(() => Date.now());
   // The smallest of 1h, 24h and 7d that holds every recorded change (a new install has minutes).
   const oldest = changes[0] ? Date.parse(changes[0].at) : now;
-  const [windowName, span] = ([['hour', 3_600_000], ['24 hours', 86_400_000], ['7 days', 7 * 86_400_000]] as const).find(([, ms]) => ms >= now - oldest) ?? ['7 days', 7 * 86_400_000];
+  const [windowName, span] = (
+    [
+      ['hour', 3_600_000],
+      ['24 hours', 86_400_000],
+      ['7 days', 7 * 86_400_000],
+    ] as const
+  ).find(([, ms]) => ms >= now - oldest) ?? ['7 days', 7 * 86_400_000];
   return (
     <main>
       <h1>Clusters</h1>
-      {error ? <p role="alert" className="error">Cannot load clusters: {error.message}</p> : null}
+      {error ? (
+        <p role="alert" className="error">
+          Cannot load clusters: {error.message}
+        </p>
+      ) : null}
       {!data && !error ? <p>Loading…</p> : null}
       {data ? (
         <table className="list" aria-label="Clusters">
@@ -115,18 +130,29 @@ export function ClustersPage() {
                 <tr key={c.name} id={c.name} className={c.state === 'OBSERVED' ? undefined : 'stale'}>
                   <th scope="row">
                     {c.name}
-                    <div className="muted">{Object.entries(c.labels).map(([k, v]) => `${k}=${v}`).join(', ')}</div>
+                    <div className="muted">
+                      {Object.entries(c.labels)
+                        .map(([k, v]) => `${k}=${v}`)
+                        .join(', ')}
+                    </div>
                   </th>
                   <td className={`state-${c.state}`}>{STATE_TEXT[c.state] ?? c.state}</td>
-                  <td>{formatTime(c.lastGoodReadAt)} (<TimeAgo iso={c.lastGoodReadAt} /> ago)</td>
-                  <td><TimeAgo iso={c.lastObservedAt} /> ago</td>
+                  <td>
+                    {formatTime(c.lastGoodReadAt)} (<TimeAgo iso={c.lastGoodReadAt} /> ago)
+                  </td>
+                  <td>
+                    <TimeAgo iso={c.lastObservedAt} /> ago
+                  </td>
                   <td>{c.snapshotInterval ?? '–'}</td>
                   <td>
-                    {outages.length === 0 ? 'none recorded' : (
+                    {outages.length === 0 ? (
+                      'none recorded'
+                    ) : (
                       <ul className="plain">
                         {outages.slice(0, 5).map((o) => (
                           <li key={o.from}>
-                            {formatTime(o.from)} for {o.to ? formatSpan(Date.parse(o.to) - Date.parse(o.from)) : 'ongoing'}
+                            {formatTime(o.from)} for{' '}
+                            {o.to ? formatSpan(Date.parse(o.to) - Date.parse(o.from)) : 'ongoing'}
                             {o.message ? <span className="muted"> — {o.message}</span> : null}
                           </li>
                         ))}
@@ -145,7 +171,16 @@ export function ClustersPage() {
           {data.clusters.map((c) => (
             <div key={c.name} className="reach-row">
               <h3>{c.name}</h3>
-              <Timeline intervals={reachabilityBands(changes, c.name)} from={now - span} to={now} markers={[]} at={undefined} firstSeen={Date.parse(changes.find((x) => x.cluster === c.name)?.at ?? new Date(now).toISOString())} onPick={() => {}} label={`Reachability of ${c.name} over the last ${windowName}: ${outagesOf(changes, c.name).length} outages`} />
+              <Timeline
+                intervals={reachabilityBands(changes, c.name)}
+                from={now - span}
+                to={now}
+                markers={[]}
+                at={undefined}
+                firstSeen={Date.parse(changes.find((x) => x.cluster === c.name)?.at ?? new Date(now).toISOString())}
+                onPick={() => {}}
+                label={`Reachability of ${c.name} over the last ${windowName}: ${outagesOf(changes, c.name).length} outages`}
+              />
             </div>
           ))}
         </section>

@@ -26,7 +26,11 @@ export function GateWidget({ phase }: { phase: { cluster: string; namespace: str
   const ask = (event: FormEvent) => {
     event.preventDefault();
     setError(undefined);
-    gql<{ gate: GateAnswer }>(GATE, { phase: { cluster: phase.cluster, namespace: phase.namespace, name: phase.name }, status, for: duration }).then(
+    gql<{ gate: GateAnswer }>(GATE, {
+      phase: { cluster: phase.cluster, namespace: phase.namespace, name: phase.name },
+      status,
+      for: duration,
+    }).then(
       (data) => setAnswer(data.gate),
       (e: unknown) => {
         setAnswer(undefined);
@@ -41,7 +45,11 @@ export function GateWidget({ phase }: { phase: { cluster: string; namespace: str
         <label>
           Must hold{' '}
           <select value={status} onChange={(e) => setStatus(e.target.value)}>
-            {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </label>
         <label>
@@ -49,16 +57,25 @@ export function GateWidget({ phase }: { phase: { cluster: string; namespace: str
         </label>
         <button type="submit">Check gate</button>
       </form>
-      {error ? <p role="alert" className="error">{error}</p> : null}
+      {error ? (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      ) : null}
       {answer ? (
         <div className={`gate ${answer.passed ? 'gate-pass' : 'gate-fail'}`} role="status">
           <strong>{answer.passed ? '✓ passed' : '✕ not passed'}</strong> <code>{answer.reason}</code> — {answer.message}
           <div>
-            now <StatusBadge status={answer.status} />; held since {formatTime(answer.heldSince)}; remaining {answer.remaining ?? '–'}
+            now <StatusBadge status={answer.status} />; held since {formatTime(answer.heldSince)}; remaining{' '}
+            {answer.remaining ?? '–'}
           </div>
           {answer.blockingResources.length ? (
             <ul>
-              {answer.blockingResources.map((r) => <li key={r.key}>{r.key}: {r.status} {r.message}</li>)}
+              {answer.blockingResources.map((r) => (
+                <li key={r.key}>
+                  {r.key}: {r.status} {r.message}
+                </li>
+              ))}
             </ul>
           ) : null}
         </div>

@@ -51,7 +51,10 @@ export function useLiveChanges(options: LiveOptions): LiveState {
     const token = readToken();
     // graphql-ws re-sends this payload on every reconnect, serialising it then: updating `after`
     // in place is what makes a retry resume after the last change received.
-    const payload = { query: subscription(field), variables: { filter: JSON.parse(filterKey) as unknown, after: undefined as string | undefined } };
+    const payload = {
+      query: subscription(field),
+      variables: { filter: JSON.parse(filterKey) as unknown, after: undefined as string | undefined },
+    };
     let stopped = false;
     let retryTimer: ReturnType<typeof setTimeout> | undefined;
     let close = () => {};
@@ -100,12 +103,14 @@ export function useLiveChanges(options: LiveOptions): LiveState {
     };
     // Start after the change log's head as it is now: a page that has received no change yet still
     // resumes by seq after a reconnect. Without an answer it starts live and relies on onReconnect.
-    gql<{ statusChangeHead: string | null }>(HEAD, { filter: payload.variables.filter }).then(
-      (data) => {
-        payload.variables.after ??= data.statusChangeHead ?? '0';
-      },
-      () => {},
-    ).finally(() => !stopped && open(false));
+    gql<{ statusChangeHead: string | null }>(HEAD, { filter: payload.variables.filter })
+      .then(
+        (data) => {
+          payload.variables.after ??= data.statusChangeHead ?? '0';
+        },
+        () => {},
+      )
+      .finally(() => !stopped && open(false));
     return () => {
       stopped = true;
       clearTimeout(retryTimer);

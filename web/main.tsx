@@ -23,7 +23,10 @@ interface Viewer {
 const WHO = `{ viewer { name anonymous scopes clusters namespaces } about { version } }`;
 
 function scopeText(viewer: Viewer): string {
-  const where = [viewer.clusters.length ? `clusters ${viewer.clusters.join(', ')}` : '', viewer.namespaces.length ? `namespaces ${viewer.namespaces.join(', ')}` : ''].filter(Boolean);
+  const where = [
+    viewer.clusters.length ? `clusters ${viewer.clusters.join(', ')}` : '',
+    viewer.namespaces.length ? `namespaces ${viewer.namespaces.join(', ')}` : '',
+  ].filter(Boolean);
   return `${viewer.scopes.join(', ')}${where.length ? ' · only ' + where.join('; ') : ' · everything'}`;
 }
 
@@ -36,14 +39,28 @@ function SignIn({ error, onToken }: { error: string | undefined; onToken: (token
   return (
     <main className="sign-in">
       <h1>Sign in to phaselog</h1>
-      <p>This server needs an API token (create one with <code>phaselog token create &lt;name&gt;</code>). It is kept in this tab's session storage only.</p>
+      <p>
+        This server needs an API token (create one with <code>phaselog token create &lt;name&gt;</code>). It is kept in
+        this tab's session storage only.
+      </p>
       <form onSubmit={submit}>
         <label>
-          API token <input type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} autoFocus />
+          API token{' '}
+          <input
+            type="password"
+            autoComplete="off"
+            value={token}
+            onChange={(e) => setToken(e.target.value)}
+            autoFocus
+          />
         </label>{' '}
         <button type="submit">Sign in</button>
       </form>
-      {error ? <p role="alert" className="error">{error}</p> : null}
+      {error ? (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      ) : null}
     </main>
   );
 }
@@ -60,7 +77,9 @@ function Page({ place }: { place: Place }) {
   return (
     <main>
       <h1>Not found</h1>
-      <p>No view at {place.path}. <Link href="/">Back to the fleet board</Link>.</p>
+      <p>
+        No view at {place.path}. <Link href="/">Back to the fleet board</Link>.
+      </p>
     </main>
   );
 }
@@ -69,9 +88,20 @@ function App() {
   const place = usePlace();
   const [session, setSession] = useState(0);
   const who = useQuery<{ viewer: Viewer; about: { version: string } }>(WHO, { session });
-  const needsToken = who.error?.code === 'UNAUTHENTICATED' || (who.error !== undefined && !readToken() && who.error.code === 'FORBIDDEN');
+  const needsToken =
+    who.error?.code === 'UNAUTHENTICATED' ||
+    (who.error !== undefined && !readToken() && who.error.code === 'FORBIDDEN');
   useEffect(() => {
-    const title = place.path === '/' ? 'Fleet board' : place.path === '/clusters' ? 'Clusters' : place.path === '/reports' ? 'Reports' : place.path.startsWith('/phases/') ? decodeURIComponent(place.path.slice(8)) : 'phaselog';
+    const title =
+      place.path === '/'
+        ? 'Fleet board'
+        : place.path === '/clusters'
+          ? 'Clusters'
+          : place.path === '/reports'
+            ? 'Reports'
+            : place.path.startsWith('/phases/')
+              ? decodeURIComponent(place.path.slice(8))
+              : 'phaselog';
     document.title = `${title} · phaselog`;
   }, [place.path]);
   const signIn = (token: string | undefined) => {
@@ -82,22 +112,39 @@ function App() {
   const viewer = who.data?.viewer;
   return (
     <>
-      <a className="skip" href="#content">Skip to content</a>
+      <a className="skip" href="#content">
+        Skip to content
+      </a>
       <header className="top">
-        <Link href="/" className="brand">phaselog</Link>
+        <Link href="/" className="brand">
+          phaselog
+        </Link>
         <nav aria-label="Main">
-          <Link href="/" aria-current={place.path === '/' ? 'page' : undefined}>Fleet board</Link>
-          <Link href="/clusters" aria-current={place.path === '/clusters' ? 'page' : undefined}>Clusters</Link>
-          <Link href="/reports" aria-current={place.path === '/reports' ? 'page' : undefined}>Reports</Link>
+          <Link href="/" aria-current={place.path === '/' ? 'page' : undefined}>
+            Fleet board
+          </Link>
+          <Link href="/clusters" aria-current={place.path === '/clusters' ? 'page' : undefined}>
+            Clusters
+          </Link>
+          <Link href="/reports" aria-current={place.path === '/reports' ? 'page' : undefined}>
+            Reports
+          </Link>
           <a href="/graphql">GraphiQL</a>
         </nav>
         <div className="who">
           {viewer ? (
             <>
-              <span>{viewer.anonymous ? 'anonymous reader' : `signed in as ${viewer.name}`}</span> <span className="muted">({scopeText(viewer)})</span>
-              {viewer.anonymous ? null : <button type="button" onClick={() => signIn(undefined)}>Sign out</button>}
+              <span>{viewer.anonymous ? 'anonymous reader' : `signed in as ${viewer.name}`}</span>{' '}
+              <span className="muted">({scopeText(viewer)})</span>
+              {viewer.anonymous ? null : (
+                <button type="button" onClick={() => signIn(undefined)}>
+                  Sign out
+                </button>
+              )}
             </>
-          ) : who.error ? <span className="error">{who.error.message}</span> : null}
+          ) : who.error ? (
+            <span className="error">{who.error.message}</span>
+          ) : null}
           {who.data ? <span className="muted"> v{who.data.about.version}</span> : null}
         </div>
       </header>

@@ -51,7 +51,15 @@ const entryText = (e: Entry) => formatRef(e);
 /** Stable text of an inventory object for diffing: keys sorted, two-space indentation. */
 function canonical(value: unknown): string {
   const sort = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sort) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sort(x)])) : v;
+    Array.isArray(v)
+      ? v.map(sort)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v as Record<string, unknown>)
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([k, x]) => [k, sort(x)]),
+          )
+        : v;
   return JSON.stringify(sort(value), null, 2) + '\n';
 }
 
@@ -63,7 +71,8 @@ function SourceDiff({ before, after }: { before: unknown; after: unknown }) {
         const mark = part.added ? '+' : part.removed ? '-' : ' ';
         const lines = part.value.replace(/\n$/, '').split('\n');
         // Unchanged runs are cut to their edges, as a unified diff shows context.
-        const shown = !part.added && !part.removed && lines.length > 7 ? [...lines.slice(0, 3), '…', ...lines.slice(-3)] : lines;
+        const shown =
+          !part.added && !part.removed && lines.length > 7 ? [...lines.slice(0, 3), '…', ...lines.slice(-3)] : lines;
         return (
           <span key={index} className={part.added ? 'diff-add' : part.removed ? 'diff-del' : 'diff-same'}>
             {shown.map((line) => `${mark} ${line}`).join('\n') + '\n'}
@@ -86,7 +95,15 @@ function UnifiedDiff({ text, label }: { text: string; label: string }) {
       {lines.map((line, index) => {
         // The file headers are the lines before the first hunk (a removed YAML line may start with "--").
         inHunks ||= line.startsWith('@@');
-        const kind = !inHunks ? 'diff-head' : line.startsWith('@@') ? 'diff-hunk' : line.startsWith('+') ? 'diff-add' : line.startsWith('-') ? 'diff-del' : 'diff-same';
+        const kind = !inHunks
+          ? 'diff-head'
+          : line.startsWith('@@')
+            ? 'diff-hunk'
+            : line.startsWith('+')
+              ? 'diff-add'
+              : line.startsWith('-')
+                ? 'diff-del'
+                : 'diff-same';
         return (
           <span key={index} className={kind}>
             {line + '\n'}
@@ -99,11 +116,19 @@ function UnifiedDiff({ text, label }: { text: string; label: string }) {
 
 /** The content diff of each member the version added, removed or revised, one collapsible block each. */
 function MemberDiffs({ phaseId, after, hash }: { phaseId: string; after: string | undefined; hash: string }) {
-  const { data, error } = useQuery<{ phase: { manifests: { edges: { node: { manifest: { hash: string }; changes: Change[] } }[] } } | null }>(CHANGES, { id: phaseId, ...(after ? { after } : {}) });
-  if (error) return <p role="alert" className="error">{error.message}</p>;
+  const { data, error } = useQuery<{
+    phase: { manifests: { edges: { node: { manifest: { hash: string }; changes: Change[] } }[] } } | null;
+  }>(CHANGES, { id: phaseId, ...(after ? { after } : {}) });
+  if (error)
+    return (
+      <p role="alert" className="error">
+        {error.message}
+      </p>
+    );
   if (!data) return <p className="muted">Reading the member diffs…</p>;
   const node = data.phase?.manifests.edges[0]?.node;
-  if (!node || node.manifest.hash !== hash) return <p className="muted">This version is no longer where it was; reload the page.</p>;
+  if (!node || node.manifest.hash !== hash)
+    return <p className="muted">This version is no longer where it was; reload the page.</p>;
   if (node.changes.length === 0) return <p className="muted">No member object changed.</p>;
   return (
     <div className="member-diffs">
@@ -130,8 +155,18 @@ function MemberDiffs({ phaseId, after, hash }: { phaseId: string; after: string 
 }
 
 /** `refreshAt` changes when the page learns of a change: the list is read again then. */
-export function ManifestVersions({ place, phase, refreshAt }: { place: Place; phase: { id: string; cluster: string; namespace: string; name: string }; refreshAt: number }) {
-  const { data, error, reload } = useQuery<{ phase: { manifests: { edges: { cursor: string; node: Version }[] } } | null }>(MANIFESTS, { id: phase.id });
+export function ManifestVersions({
+  place,
+  phase,
+  refreshAt,
+}: {
+  place: Place;
+  phase: { id: string; cluster: string; namespace: string; name: string };
+  refreshAt: number;
+}) {
+  const { data, error, reload } = useQuery<{
+    phase: { manifests: { edges: { cursor: string; node: Version }[] } } | null;
+  }>(MANIFESTS, { id: phase.id });
   const first = useRef(refreshAt);
   useEffect(() => {
     if (refreshAt !== first.current) reload();
@@ -142,7 +177,11 @@ export function ManifestVersions({ place, phase, refreshAt }: { place: Place; ph
   return (
     <section aria-labelledby="manifests-title">
       <h2 id="manifests-title">Manifest versions</h2>
-      {error ? <p role="alert" className="error">{error.message}</p> : null}
+      {error ? (
+        <p role="alert" className="error">
+          {error.message}
+        </p>
+      ) : null}
       <ol className="versions">
         {versions.map((v, index) => {
           const before = versions[index + 1];
@@ -151,19 +190,37 @@ export function ManifestVersions({ place, phase, refreshAt }: { place: Place; ph
           return (
             <li key={v.manifest.hash + v.manifest.from}>
               <div>
-                <strong>{formatTime(v.manifest.from)}</strong> – {v.manifest.to ? formatTime(v.manifest.to) : 'now'} · {v.manifest.entryCount} entries · <code>{v.manifest.hash.slice(0, 12)}</code>{' '}
-                <button type="button" className="linkish" onClick={() => navigate(withParams(place, { at: v.manifest.from }))}>view the phase then</button>
+                <strong>{formatTime(v.manifest.from)}</strong> – {v.manifest.to ? formatTime(v.manifest.to) : 'now'} ·{' '}
+                {v.manifest.entryCount} entries · <code>{v.manifest.hash.slice(0, 12)}</code>{' '}
+                <button
+                  type="button"
+                  className="linkish"
+                  onClick={() => navigate(withParams(place, { at: v.manifest.from }))}
+                >
+                  view the phase then
+                </button>
               </div>
               {v.previousHash === null ? <div className="muted">first version recorded</div> : null}
               {v.added.length ? <div className="diff-add">+ added: {v.added.map(entryText).join(', ')}</div> : null}
-              {v.removed.length ? <div className="diff-del">− removed: {v.removed.map(entryText).join(', ')}</div> : null}
+              {v.removed.length ? (
+                <div className="diff-del">− removed: {v.removed.map(entryText).join(', ')}</div>
+              ) : null}
               {v.revisionsChanged.length ? (
                 <div>
-                  revisions changed: {v.revisionsChanged.map((r) => `${r.key} (${r.fromRevision ?? '?'} → ${r.toRevision ?? '?'})`).join(', ')}
+                  revisions changed:{' '}
+                  {v.revisionsChanged
+                    .map((r) => `${r.key} (${r.fromRevision ?? '?'} → ${r.toRevision ?? '?'})`)
+                    .join(', ')}
                 </div>
               ) : null}
               {before ? (
-                <button type="button" aria-expanded={isOpen} onClick={() => navigate(withParams(place, { diff: isOpen ? undefined : v.manifest.hash.slice(0, 12) }))}>
+                <button
+                  type="button"
+                  aria-expanded={isOpen}
+                  onClick={() =>
+                    navigate(withParams(place, { diff: isOpen ? undefined : v.manifest.hash.slice(0, 12) }))
+                  }
+                >
                   {isOpen ? 'Hide' : 'Show'} diff
                 </button>
               ) : null}
@@ -172,7 +229,11 @@ export function ManifestVersions({ place, phase, refreshAt }: { place: Place; ph
                   <h3>Inventory object</h3>
                   <SourceDiff before={before.manifest.source} after={v.manifest.source} />
                   {/* The version at index i is the one page of 1 after the cursor of the version before it in the list. */}
-                  <MemberDiffs phaseId={phase.id} after={index === 0 ? undefined : edges[index - 1]?.cursor} hash={v.manifest.hash} />
+                  <MemberDiffs
+                    phaseId={phase.id}
+                    after={index === 0 ? undefined : edges[index - 1]?.cursor}
+                    hash={v.manifest.hash}
+                  />
                 </>
               ) : null}
             </li>

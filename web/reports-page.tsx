@@ -36,7 +36,12 @@ interface ReportPhase {
   failures: number;
   statusChanges: number;
   flapping: boolean;
-  recovery: { incidents: Incident[]; recovered: number; meanTimeOutOfCurrentMs: number | null; longestTimeOutOfCurrentMs: number | null };
+  recovery: {
+    incidents: Incident[];
+    recovered: number;
+    meanTimeOutOfCurrentMs: number | null;
+    longestTimeOutOfCurrentMs: number | null;
+  };
   restore: { restored: number; meanTimeToRestoreMs: number | null; longestTimeToRestoreMs: number | null };
   inventoryChanges: number;
   revisionChanges: number;
@@ -96,7 +101,10 @@ export function resolveTime(value: string, now: number): Date | undefined {
 
 /** A comma-separated form field as a list (empty: no narrowing). */
 function list(value: string | null): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 interface Selection {
@@ -110,7 +118,13 @@ interface Selection {
 function selectionOf(place: Place): Selection | undefined {
   const from = place.params.get('from');
   if (!from) return undefined;
-  return { from, to: place.params.get('to') ?? '', clusters: list(place.params.get('cluster')), namespaces: list(place.params.get('namespace')), phases: list(place.params.get('phase')) };
+  return {
+    from,
+    to: place.params.get('to') ?? '',
+    clusters: list(place.params.get('cluster')),
+    namespaces: list(place.params.get('namespace')),
+    phases: list(place.params.get('phase')),
+  };
 }
 
 function cliCommand(selection: Selection): string {
@@ -124,7 +138,8 @@ function cliCommand(selection: Selection): string {
   return parts.join(' ');
 }
 
-const percent = (value: number | null) => (value === null ? '–' : `${value.toFixed(value >= 99.95 || value < 0.05 ? 0 : 2)}%`);
+const percent = (value: number | null) =>
+  value === null ? '–' : `${value.toFixed(value >= 99.95 || value < 0.05 ? 0 : 2)}%`;
 // Sub-second spans happen (a quick restore): "0s" would read as none.
 const span = (ms: number | null) => (ms === null ? '–' : ms > 0 && ms < 1000 ? '<1s' : formatSpan(ms));
 
@@ -153,11 +168,24 @@ function ReportForm({ place, selection }: { place: Place; selection: Selection |
     const now = Date.now();
     const start = resolveTime(from, now);
     const end = to.trim() ? resolveTime(to, now) : new Date(now);
-    if (!start || !end) return setProblem('Times are a duration ago (90m, 24h, 7d), "now", a date (2026-11-17) or RFC 3339 (2026-11-17T14:00:00Z).');
+    if (!start || !end)
+      return setProblem(
+        'Times are a duration ago (90m, 24h, 7d), "now", a date (2026-11-17) or RFC 3339 (2026-11-17T14:00:00Z).',
+      );
     if (end <= start) return setProblem('"To" must be after "from".');
     setProblem(undefined);
     // `run` changes on each submit so that asking again for "the last hour" reads the new last hour.
-    navigate(withParams(place, { from: from.trim(), to: to.trim(), cluster, namespace, phase, run: String(now), stored: undefined }));
+    navigate(
+      withParams(place, {
+        from: from.trim(),
+        to: to.trim(),
+        cluster,
+        namespace,
+        phase,
+        run: String(now),
+        stored: undefined,
+      }),
+    );
   };
   return (
     <form className="filters report-form" onSubmit={submit} aria-label="Report range and selection">
@@ -165,13 +193,21 @@ function ReportForm({ place, selection }: { place: Place; selection: Selection |
         From <input value={from} onChange={(e) => setFrom(e.target.value)} size={22} aria-describedby="time-help" />
       </label>
       <label>
-        To <input value={to} onChange={(e) => setTo(e.target.value)} size={22} placeholder="now" aria-describedby="time-help" />
+        To{' '}
+        <input
+          value={to}
+          onChange={(e) => setTo(e.target.value)}
+          size={22}
+          placeholder="now"
+          aria-describedby="time-help"
+        />
       </label>
       <label>
         Clusters <input value={cluster} onChange={(e) => setCluster(e.target.value)} size={14} placeholder="all" />
       </label>
       <label>
-        Namespaces <input value={namespace} onChange={(e) => setNamespace(e.target.value)} size={14} placeholder="all" />
+        Namespaces{' '}
+        <input value={namespace} onChange={(e) => setNamespace(e.target.value)} size={14} placeholder="all" />
       </label>
       <label>
         Phase names <input value={phase} onChange={(e) => setPhase(e.target.value)} size={14} placeholder="all" />
@@ -180,7 +216,11 @@ function ReportForm({ place, selection }: { place: Place; selection: Selection |
       <p id="time-help" className="muted help">
         Times: a duration ago (1h, 24h, 7d), a date (2026-11-17) or RFC 3339, in UTC. Lists: comma-separated.
       </p>
-      {problem ? <p role="alert" className="error">{problem}</p> : null}
+      {problem ? (
+        <p role="alert" className="error">
+          {problem}
+        </p>
+      ) : null}
     </form>
   );
 }
@@ -233,17 +273,31 @@ function PhasesTable({ phases }: { phases: ReportPhase[] }) {
             <tr key={`${p.cluster}/${p.namespace}/${p.name}`} data-phase={`${p.cluster}/${p.namespace}/${p.name}`}>
               <th scope="row">
                 <Link href={phasePath(p)}>{`${p.cluster}/${p.namespace}/${p.name}`}</Link>
-                <div className="muted">{p.source}{p.flapping ? ' · flapping' : ''}</div>
+                <div className="muted">
+                  {p.source}
+                  {p.flapping ? ' · flapping' : ''}
+                </div>
               </th>
-              <td><StatusBadge status={p.statusAtEnd} /></td>
+              <td>
+                <StatusBadge status={p.statusAtEnd} />
+              </td>
               <td>{percent(p.availability)}</td>
-              <td>{p.failures}{p.failures ? ` (${p.restore.restored} restored)` : ''}</td>
-              <td>{span(p.restore.meanTimeToRestoreMs)} / {span(p.restore.longestTimeToRestoreMs)}</td>
-              <td>{span(p.recovery.meanTimeOutOfCurrentMs)} / {span(p.recovery.longestTimeOutOfCurrentMs)}</td>
+              <td>
+                {p.failures}
+                {p.failures ? ` (${p.restore.restored} restored)` : ''}
+              </td>
+              <td>
+                {span(p.restore.meanTimeToRestoreMs)} / {span(p.restore.longestTimeToRestoreMs)}
+              </td>
+              <td>
+                {span(p.recovery.meanTimeOutOfCurrentMs)} / {span(p.recovery.longestTimeOutOfCurrentMs)}
+              </td>
               <td>{p.statusChanges}</td>
               <td>{p.inventoryChanges}</td>
               <td>{p.revisionChanges}</td>
-              <td>{p.unreachableMs || p.unobservedMs ? `${span(p.unreachableMs)} / ${span(p.unobservedMs)}` : 'none'}</td>
+              <td>
+                {p.unreachableMs || p.unobservedMs ? `${span(p.unreachableMs)} / ${span(p.unobservedMs)}` : 'none'}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -253,7 +307,9 @@ function PhasesTable({ phases }: { phases: ReportPhase[] }) {
 }
 
 function IncidentsList({ phases }: { phases: ReportPhase[] }) {
-  const incidents = phases.flatMap((p) => p.recovery.incidents.map((incident) => ({ phase: p, incident }))).sort((a, b) => b.incident.from.localeCompare(a.incident.from));
+  const incidents = phases
+    .flatMap((p) => p.recovery.incidents.map((incident) => ({ phase: p, incident })))
+    .sort((a, b) => b.incident.from.localeCompare(a.incident.from));
   if (incidents.length === 0) return <p>No phase left Current in this range.</p>;
   return (
     <div className="scroll">
@@ -270,16 +326,27 @@ function IncidentsList({ phases }: { phases: ReportPhase[] }) {
         <tbody>
           {incidents.map(({ phase, incident }) => (
             <tr key={`${phase.cluster}/${phase.namespace}/${phase.name}@${incident.from}`}>
-              <th scope="row"><Link href={withParams({ path: phasePath(phase), params: new URLSearchParams() }, { at: incident.from })}>{`${phase.cluster}/${phase.namespace}/${phase.name}`}</Link></th>
+              <th scope="row">
+                <Link
+                  href={withParams({ path: phasePath(phase), params: new URLSearchParams() }, { at: incident.from })}
+                >{`${phase.cluster}/${phase.namespace}/${phase.name}`}</Link>
+              </th>
               <td>{formatTime(incident.from)}</td>
-              <td>{span(incident.durationMs)}{incident.to ? '' : ' (not over)'}</td>
-              <td>{incident.reachedFailed ? <StatusBadge status="Failed" /> : <span className="muted">not Failed</span>}</td>
+              <td>
+                {span(incident.durationMs)}
+                {incident.to ? '' : ' (not over)'}
+              </td>
+              <td>
+                {incident.reachedFailed ? <StatusBadge status="Failed" /> : <span className="muted">not Failed</span>}
+              </td>
               <td>
                 {incident.cause ? (
                   <>
                     <code>{incident.cause.resource}</code>: {incident.cause.message}
                   </>
-                ) : <span className="muted">no resource recorded</span>}
+                ) : (
+                  <span className="muted">no resource recorded</span>
+                )}
               </td>
             </tr>
           ))}
@@ -296,7 +363,9 @@ function Downloads({ variables, name }: { variables: Record<string, unknown>; na
     setBusy(choice.label);
     setError(undefined);
     gql<{ auditReport: { content: string; contentType: string } }>(RENDERED, { ...variables, format: choice.format })
-      .then((data) => saveFile(data.auditReport.content, `${name}.${choice.ext}`, data.auditReport.contentType || choice.type))
+      .then((data) =>
+        saveFile(data.auditReport.content, `${name}.${choice.ext}`, data.auditReport.contentType || choice.type),
+      )
       .catch((e: unknown) => setError(e instanceof ApiError ? e.message : String(e)))
       .finally(() => setBusy(undefined));
   };
@@ -304,11 +373,21 @@ function Downloads({ variables, name }: { variables: Record<string, unknown>; na
     <div className="downloads">
       <span>Download:</span>
       {FORMATS.map((choice) => (
-        <button key={choice.format} type="button" onClick={() => download(choice)} disabled={busy !== undefined} aria-label={`Download the report as ${choice.label}`}>
+        <button
+          key={choice.format}
+          type="button"
+          onClick={() => download(choice)}
+          disabled={busy !== undefined}
+          aria-label={`Download the report as ${choice.label}`}
+        >
           {busy === choice.label ? `${choice.label}…` : choice.label}
         </button>
       ))}
-      {error ? <span role="alert" className="error">{error}</span> : null}
+      {error ? (
+        <span role="alert" className="error">
+          {error}
+        </span>
+      ) : null}
     </div>
   );
 }
@@ -327,22 +406,39 @@ function ReportView({ place, selection }: { place: Place; selection: Selection }
   }, [selection.from, selection.to, run]);
   const filter = { clusters: selection.clusters, namespaces: selection.namespaces, phases: selection.phases };
   const variables = resolved ? { from: resolved.from.toISOString(), to: resolved.to.toISOString(), filter } : {};
-  const { data, error, loading } = useQuery<{ auditReport: { totals: Totals; phases: ReportPhase[] } }>(REPORT, variables, { skip: !resolved });
-  if (!resolved) return <p role="alert" className="error">This link's range is not valid: from “{selection.from}” to “{selection.to || 'now'}”.</p>;
+  const { data, error, loading } = useQuery<{ auditReport: { totals: Totals; phases: ReportPhase[] } }>(
+    REPORT,
+    variables,
+    { skip: !resolved },
+  );
+  if (!resolved)
+    return (
+      <p role="alert" className="error">
+        This link's range is not valid: from “{selection.from}” to “{selection.to || 'now'}”.
+      </p>
+    );
   return (
     <section aria-labelledby="report-title" aria-busy={loading}>
       <h2 id="report-title">
         Report {formatTime(resolved.from.toISOString())} to {formatTime(resolved.to.toISOString())} UTC
       </h2>
       <CliHint command={cliCommand(selection)} />
-      {error ? <p role="alert" className="error">Cannot compute the report: {error.message}</p> : null}
+      {error ? (
+        <p role="alert" className="error">
+          Cannot compute the report: {error.message}
+        </p>
+      ) : null}
       {loading && !data ? <p>Computing the report…</p> : null}
       {data ? (
         <>
           <Downloads variables={variables} name={`phaselog-report-${stamp(resolved.from)}-${stamp(resolved.to)}`} />
           <TotalsView totals={data.auditReport.totals} />
           <h3>Phases, worst first</h3>
-          {data.auditReport.phases.length ? <PhasesTable phases={data.auditReport.phases} /> : <p>No phase matches this selection.</p>}
+          {data.auditReport.phases.length ? (
+            <PhasesTable phases={data.auditReport.phases} />
+          ) : (
+            <p>No phase matches this selection.</p>
+          )}
           <h3>Departures from Current and their cause</h3>
           <IncidentsList phases={data.auditReport.phases} />
         </>
@@ -361,9 +457,18 @@ interface StoredSummary {
 /** A stored report's schedule, range and selection (as the report worker records them), in a line. */
 function describeParams(params: Record<string, unknown>): string {
   const text = (key: string) => (typeof params[key] === 'string' ? (params[key] as string) : undefined);
-  const names = (key: string) => (Array.isArray(params[key]) && params[key].length ? `${key} ${(params[key] as unknown[]).join(', ')}` : undefined);
+  const names = (key: string) =>
+    Array.isArray(params[key]) && params[key].length ? `${key} ${(params[key] as unknown[]).join(', ')}` : undefined;
   const range = text('from') ? `${formatTime(text('from'))} to ${formatTime(text('to'))} UTC` : undefined;
-  return [text('schedule') ? `schedule ${text('schedule')}` : undefined, range, names('clusters'), names('namespaces'), names('phases')].filter(Boolean).join(' · ');
+  return [
+    text('schedule') ? `schedule ${text('schedule')}` : undefined,
+    range,
+    names('clusters'),
+    names('namespaces'),
+    names('phases'),
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 function StoredReports({ place }: { place: Place }) {
@@ -379,7 +484,9 @@ function StoredReports({ place }: { place: Place }) {
             : `Cannot list stored reports: ${error.message}`}
         </p>
       ) : null}
-      {data && data.storedReports.length === 0 ? <p>None yet: schedules in phaselog.yaml (reports.schedules) produce them.</p> : null}
+      {data && data.storedReports.length === 0 ? (
+        <p>None yet: schedules in phaselog.yaml (reports.schedules) produce them.</p>
+      ) : null}
       {data && data.storedReports.length ? (
         <ul className="plain stored">
           {data.storedReports.map((r) => (
@@ -398,19 +505,38 @@ function StoredReports({ place }: { place: Place }) {
 }
 
 function StoredReport({ id }: { id: string }) {
-  const { data, error } = useQuery<{ storedReport: { id: string; createdAt: string; format: string; content: string } | null }>(STORED_ONE, { id });
-  if (error) return <p role="alert" className="error">Cannot open report {id}: {error.message}</p>;
+  const { data, error } = useQuery<{
+    storedReport: { id: string; createdAt: string; format: string; content: string } | null;
+  }>(STORED_ONE, { id });
+  if (error)
+    return (
+      <p role="alert" className="error">
+        Cannot open report {id}: {error.message}
+      </p>
+    );
   if (!data) return <p>Opening report {id}…</p>;
   const report = data.storedReport;
-  if (!report) return <p role="alert" className="error">No stored report {id}.</p>;
+  if (!report)
+    return (
+      <p role="alert" className="error">
+        No stored report {id}.
+      </p>
+    );
   const choice = FORMATS.find((f) => f.format === report.format) ?? FORMATS[0];
   return (
     <article className="stored-open" aria-label={`Stored report of ${formatTime(report.createdAt)} UTC`}>
-      <button type="button" onClick={() => saveFile(report.content, `phaselog-report-${report.id}.${choice.ext}`, choice.type)}>
+      <button
+        type="button"
+        onClick={() => saveFile(report.content, `phaselog-report-${report.id}.${choice.ext}`, choice.type)}
+      >
         Download ({choice.label})
       </button>
       {/* The HTML report is a page of its own: shown sandboxed (it runs no script, and may not). */}
-      {report.format === 'HTML' ? <iframe title="Stored report" sandbox="" srcDoc={report.content} className="stored-frame" /> : <pre className="diff">{report.content}</pre>}
+      {report.format === 'HTML' ? (
+        <iframe title="Stored report" sandbox="" srcDoc={report.content} className="stored-frame" />
+      ) : (
+        <pre className="diff">{report.content}</pre>
+      )}
     </article>
   );
 }
@@ -420,10 +546,17 @@ export function ReportsPage({ place }: { place: Place }) {
   return (
     <main>
       <h1>Reports</h1>
-      <p className="muted">An audit of recorded history: availability, failures and time to restore, departures from Current, manifest changes — the same as <code>phaselog report</code>.</p>
+      <p className="muted">
+        An audit of recorded history: availability, failures and time to restore, departures from Current, manifest
+        changes — the same as <code>phaselog report</code>.
+      </p>
       {/* A new key per URL: the form shows what the URL asks, including after back/forward. */}
       <ReportForm key={place.params.toString()} place={place} selection={selection} />
-      {selection ? <ReportView place={place} selection={selection} /> : <CliHint command={cliCommand({ from: '24h', to: '', clusters: [], namespaces: [], phases: [] })} />}
+      {selection ? (
+        <ReportView place={place} selection={selection} />
+      ) : (
+        <CliHint command={cliCommand({ from: '24h', to: '', clusters: [], namespaces: [], phases: [] })} />
+      )}
       <StoredReports place={place} />
     </main>
   );

@@ -11,7 +11,9 @@ import type { ChangeLogEntry } from '../src/graphql/answers.ts';
 type ResourceChange = Omit<ChangeLogEntry, 'seq'>;
 
 interface ChangesPage {
-  phase: { changes: { edges: { node: ResourceChange }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } | null;
+  phase: {
+    changes: { edges: { node: ResourceChange }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+  } | null;
 }
 
 const CHANGES = `query ResourceChanges($id: ID!, $from: DateTime!, $to: DateTime!, $after: String) {
@@ -19,13 +21,34 @@ const CHANGES = `query ResourceChanges($id: ID!, $from: DateTime!, $to: DateTime
 }`;
 
 /** A resource's bands in [from, to): its status before its first change, then after each. */
-function bandsOf(changes: ResourceChange[], now: { status: string; message: string } | undefined, from: number, to: number): TimelineInterval[] {
+function bandsOf(
+  changes: ResourceChange[],
+  now: { status: string; message: string } | undefined,
+  from: number,
+  to: number,
+): TimelineInterval[] {
   const bands: TimelineInterval[] = [];
   const first = changes[0];
   const before = first ? first.fromStatus : (now?.status ?? null);
-  if (before) bands.push({ status: before, from: new Date(from).toISOString(), to: first?.at ?? new Date(to).toISOString(), stale: false, staleReason: null, message: '' });
+  if (before)
+    bands.push({
+      status: before,
+      from: new Date(from).toISOString(),
+      to: first?.at ?? new Date(to).toISOString(),
+      stale: false,
+      staleReason: null,
+      message: '',
+    });
   changes.forEach((change, index) => {
-    if (change.toStatus) bands.push({ status: change.toStatus, from: change.at, to: changes[index + 1]?.at ?? null, stale: false, staleReason: null, message: change.message });
+    if (change.toStatus)
+      bands.push({
+        status: change.toStatus,
+        from: change.at,
+        to: changes[index + 1]?.at ?? null,
+        stale: false,
+        staleReason: null,
+        message: change.message,
+      });
   });
   return bands;
 }
@@ -49,7 +72,12 @@ export function ResourceTimelines({ phaseId, from, to, current, onPick }: Resour
       const all: ResourceChange[] = [];
       let after: string | null = null;
       for (let page = 0; page < 20; page++) {
-        const data: ChangesPage = await gql<ChangesPage>(CHANGES, { id: phaseId, from: new Date(from).toISOString(), to: new Date(to).toISOString(), after });
+        const data: ChangesPage = await gql<ChangesPage>(CHANGES, {
+          id: phaseId,
+          from: new Date(from).toISOString(),
+          to: new Date(to).toISOString(),
+          after,
+        });
         const connection = data.phase?.changes;
         if (!connection) break;
         all.push(...connection.edges.map((e) => e.node).filter((c) => c.scope === 'resource'));
@@ -62,7 +90,9 @@ export function ResourceTimelines({ phaseId, from, to, current, onPick }: Resour
       cancelled = true;
     };
   }, [open, phaseId, from, to]);
-  const keys = [...new Set([...current.keys(), ...(changes ?? []).map((c) => c.resourceKey ?? '')])].filter(Boolean).sort();
+  const keys = [...new Set([...current.keys(), ...(changes ?? []).map((c) => c.resourceKey ?? '')])]
+    .filter(Boolean)
+    .sort();
   return (
     <details onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>Each resource's timeline</summary>
@@ -72,7 +102,12 @@ export function ResourceTimelines({ phaseId, from, to, current, onPick }: Resour
             <div key={key} className="reach-row">
               <h3>{formatResourceKey(key)}</h3>
               <Timeline
-                intervals={bandsOf(changes.filter((c) => c.resourceKey === key), current.get(key), from, to)}
+                intervals={bandsOf(
+                  changes.filter((c) => c.resourceKey === key),
+                  current.get(key),
+                  from,
+                  to,
+                )}
                 from={from}
                 to={to}
                 markers={[]}

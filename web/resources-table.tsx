@@ -16,7 +16,13 @@ export interface ResourceRow {
 }
 
 type Column = 'kind' | 'name' | 'status' | 'message' | 'since';
-const COLUMNS: [Column, string][] = [['kind', 'Kind'], ['name', 'Namespace/name'], ['status', 'Status'], ['message', 'Message'], ['since', 'Since']];
+const COLUMNS: [Column, string][] = [
+  ['kind', 'Kind'],
+  ['name', 'Namespace/name'],
+  ['status', 'Status'],
+  ['message', 'Message'],
+  ['since', 'Since'],
+];
 
 function compare(a: ResourceRow, b: ResourceRow, column: Column): number {
   switch (column) {
@@ -37,7 +43,15 @@ const isColumn = (value: string): value is Column => COLUMNS.some(([c]) => c ===
  * Sort, status and text filter live in the URL (`rsort=since-desc&rstatus=Failed&rq=web`) like every
  * view. `absoluteSince`: show since as a time (a past view), not as an age from now.
  */
-export function ResourcesTable({ place, resources, absoluteSince }: { place: Place; resources: ResourceRow[]; absoluteSince?: boolean }) {
+export function ResourcesTable({
+  place,
+  resources,
+  absoluteSince,
+}: {
+  place: Place;
+  resources: ResourceRow[];
+  absoluteSince?: boolean;
+}) {
   const [sortColumn = 'status', direction] = (place.params.get('rsort') ?? '').split('-');
   const sort = { column: isColumn(sortColumn) ? sortColumn : 'status', ascending: direction !== 'desc' };
   const status = place.params.get('rstatus') ?? '';
@@ -51,10 +65,17 @@ export function ResourcesTable({ place, resources, absoluteSince }: { place: Pla
   }, [text, query, place]);
   const rows = useMemo(() => {
     const needle = query.toLowerCase();
-    const kept = resources.filter((r) => (!status || r.status === status) && (!needle || `${r.kind} ${r.namespace}/${r.name} ${r.message}`.toLowerCase().includes(needle)));
+    const kept = resources.filter(
+      (r) =>
+        (!status || r.status === status) &&
+        (!needle || `${r.kind} ${r.namespace}/${r.name} ${r.message}`.toLowerCase().includes(needle)),
+    );
     return kept.sort((a, b) => (sort.ascending ? 1 : -1) * compare(a, b, sort.column) || a.key.localeCompare(b.key));
   }, [resources, sort.column, sort.ascending, query, status]);
-  const sortBy = (column: Column) => navigate(withParams(place, { rsort: `${column}-${sort.column === column && sort.ascending ? 'desc' : 'asc'}` }), { replace: true });
+  const sortBy = (column: Column) =>
+    navigate(withParams(place, { rsort: `${column}-${sort.column === column && sort.ascending ? 'desc' : 'asc'}` }), {
+      replace: true,
+    });
   return (
     <>
       <div className="filters">
@@ -63,18 +84,31 @@ export function ResourcesTable({ place, resources, absoluteSince }: { place: Pla
         </label>
         <label>
           Status{' '}
-          <select value={status} onChange={(e) => navigate(withParams(place, { rstatus: e.target.value }), { replace: true })}>
+          <select
+            value={status}
+            onChange={(e) => navigate(withParams(place, { rstatus: e.target.value }), { replace: true })}
+          >
             <option value="">all</option>
-            {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </label>
-        <span className="muted">{rows.length} of {resources.length}</span>
+        <span className="muted">
+          {rows.length} of {resources.length}
+        </span>
       </div>
       <table className="list resources" aria-label="Resources">
         <thead>
           <tr>
             {COLUMNS.map(([column, title]) => (
-              <th key={column} scope="col" aria-sort={sort.column === column ? (sort.ascending ? 'ascending' : 'descending') : 'none'}>
+              <th
+                key={column}
+                scope="col"
+                aria-sort={sort.column === column ? (sort.ascending ? 'ascending' : 'descending') : 'none'}
+              >
                 <button type="button" className="sort" onClick={() => sortBy(column)}>
                   {title} <span aria-hidden="true">{sort.column === column ? (sort.ascending ? '▲' : '▼') : '↕'}</span>
                 </button>
@@ -86,11 +120,21 @@ export function ResourcesTable({ place, resources, absoluteSince }: { place: Pla
           {rows.map((r) => (
             <tr key={r.key} data-status={r.status}>
               <td>{r.kind}</td>
-              <td>{r.namespace ? `${r.namespace}/` : ''}{r.name}</td>
-              <td><StatusBadge status={r.status} />{r.reason && r.status === 'Unknown' ? <div className="muted">{r.reason}</div> : null}</td>
+              <td>
+                {r.namespace ? `${r.namespace}/` : ''}
+                {r.name}
+              </td>
+              <td>
+                <StatusBadge status={r.status} />
+                {r.reason && r.status === 'Unknown' ? <div className="muted">{r.reason}</div> : null}
+              </td>
               <td>
                 {r.message}
-                {r.customHealth ? <div className="muted">custom health ({r.customHealth.engine}): {r.customHealth.health} {r.customHealth.message}</div> : null}
+                {r.customHealth ? (
+                  <div className="muted">
+                    custom health ({r.customHealth.engine}): {r.customHealth.health} {r.customHealth.message}
+                  </div>
+                ) : null}
               </td>
               <td>{absoluteSince ? formatTime(r.since) : <TimeAgo iso={r.since} />}</td>
             </tr>

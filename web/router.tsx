@@ -55,7 +55,15 @@ export { phasePath } from '../src/ui/paths.ts';
 export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
   const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
     props.onClick?.(event);
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     event.preventDefault();
     navigate(props.href);
   };

@@ -5,7 +5,14 @@ import type { ResourceStatus } from '../src/status/types.ts';
 export const STATUSES = STATUSES_BY_SEVERITY;
 export type Status = ResourceStatus;
 
-const ICONS: Record<Status, string> = { Current: '✓', InProgress: '↻', Failed: '✕', Terminating: '⊘', NotFound: '?', Unknown: '…' };
+const ICONS: Record<Status, string> = {
+  Current: '✓',
+  InProgress: '↻',
+  Failed: '✕',
+  Terminating: '⊘',
+  NotFound: '?',
+  Unknown: '…',
+};
 
 /** Most severe first, as `phaselog status` and `orderBy: SEVERITY` order them; no status last. */
 export function severity(status: string | null | undefined): number {
@@ -45,11 +52,24 @@ export function formatTime(iso: string | null | undefined): string {
 }
 
 export function TimeAgo({ iso }: { iso: string | null | undefined }) {
-  return iso ? <time dateTime={iso} title={formatTime(iso) + ' UTC'}>{formatAgo(iso)}</time> : <span>–</span>;
+  return iso ? (
+    <time dateTime={iso} title={formatTime(iso) + ' UTC'}>
+      {formatAgo(iso)}
+    </time>
+  ) : (
+    <span>–</span>
+  );
 }
 
 /** Why a status is stale, in words. */
 export function staleText(reason: string | null | undefined, lastGoodReadAt: string | null | undefined): string {
-  const why = reason === 'UNREACHABLE' ? 'cluster unreachable' : reason === 'UNOBSERVED' ? 'not observed' : reason === 'RETIRED' ? 'cluster retired' : 'stale';
+  const why =
+    reason === 'UNREACHABLE'
+      ? 'cluster unreachable'
+      : reason === 'UNOBSERVED'
+        ? 'not observed'
+        : reason === 'RETIRED'
+          ? 'cluster retired'
+          : 'stale';
   return `${why}; last good read ${lastGoodReadAt ? formatTime(lastGoodReadAt) + ' UTC' : 'never'}`;
 }

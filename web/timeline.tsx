@@ -53,7 +53,9 @@ function tickLabel(t: number, span: number): string {
 function gapsOf(intervals: TimelineInterval[], from: number, to: number): [number, number][] {
   const gaps: [number, number][] = [];
   let cursor = from;
-  const sorted = intervals.map((i) => [Date.parse(i.from), i.to ? Date.parse(i.to) : to] as const).sort((a, b) => a[0] - b[0]);
+  const sorted = intervals
+    .map((i) => [Date.parse(i.from), i.to ? Date.parse(i.to) : to] as const)
+    .sort((a, b) => a[0] - b[0]);
   for (const [start, end] of sorted) {
     if (start > cursor) gaps.push([cursor, Math.min(start, to)]);
     cursor = Math.max(cursor, end);
@@ -62,7 +64,18 @@ function gapsOf(intervals: TimelineInterval[], from: number, to: number): [numbe
   return gaps.filter(([a, b]) => b > a);
 }
 
-export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, onZoom, label, gapLabel = 'no record (phaselog not observing)' }: TimelineProps) {
+export function Timeline({
+  intervals,
+  from,
+  to,
+  markers,
+  at,
+  firstSeen,
+  onPick,
+  onZoom,
+  label,
+  gapLabel = 'no record (phaselog not observing)',
+}: TimelineProps) {
   const drag = useRef<number | undefined>(undefined);
   const [selection, setSelection] = useState<[number, number] | undefined>();
   const timeAt = (event: PointerEvent<SVGSVGElement>) => {
@@ -83,12 +96,22 @@ export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, 
     if (start === undefined) return;
     const end = timeAt(event);
     // A drag over less than 1% of the window is a click.
-    if (onZoom && Math.abs(end - start) > (to - from) / 100) onZoom(new Date(Math.min(start, end)), new Date(Math.max(start, end)));
+    if (onZoom && Math.abs(end - start) > (to - from) / 100)
+      onZoom(new Date(Math.min(start, end)), new Date(Math.max(start, end)));
     else onPick(new Date(end));
   };
   const clip = (t: number) => Math.min(to, Math.max(from, t));
   return (
-    <svg className="timeline" width="100%" height="58" role="img" aria-label={label} onPointerDown={down} onPointerMove={move} onPointerUp={up}>
+    <svg
+      className="timeline"
+      width="100%"
+      height="58"
+      role="img"
+      aria-label={label}
+      onPointerDown={down}
+      onPointerMove={move}
+      onPointerUp={up}
+    >
       <defs>
         <pattern id="hatch" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)">
           <line x1="0" y1="0" x2="0" y2="6" stroke="rgba(0,0,0,0.45)" strokeWidth="2" />
@@ -96,8 +119,18 @@ export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, 
       </defs>
       <rect x="0" y="8" width="100%" height="26" className="tl-bg" />
       {gapsOf(intervals, Math.min(to, Math.max(from, firstSeen)), to).map(([a, b]) => (
-        <rect key={`gap-${a}`} x={pct(a, from, to)} y="8" width={pct(from + (b - a), from, to)} height="26" fill="url(#hatch)" className="tl-gap">
-          <title>{gapLabel} {formatTime(new Date(a).toISOString())} – {formatTime(new Date(b).toISOString())}</title>
+        <rect
+          key={`gap-${a}`}
+          x={pct(a, from, to)}
+          y="8"
+          width={pct(from + (b - a), from, to)}
+          height="26"
+          fill="url(#hatch)"
+          className="tl-gap"
+        >
+          <title>
+            {gapLabel} {formatTime(new Date(a).toISOString())} – {formatTime(new Date(b).toISOString())}
+          </title>
         </rect>
       ))}
       {intervals.map((i) => {
@@ -112,7 +145,8 @@ export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, 
             {i.stale ? <rect x={x} y="8" width={width} height="26" fill="url(#hatch)" /> : null}
             <title>
               {i.label ?? i.status}
-              {i.stale ? ` (stale: ${i.staleReason?.toLowerCase() ?? ''})` : ''} {formatTime(i.from)} – {i.to ? formatTime(i.to) : 'now'} {i.message}
+              {i.stale ? ` (stale: ${i.staleReason?.toLowerCase() ?? ''})` : ''} {formatTime(i.from)} –{' '}
+              {i.to ? formatTime(i.to) : 'now'} {i.message}
             </title>
           </g>
         );
@@ -123,17 +157,33 @@ export function Timeline({ intervals, from, to, markers, at, firstSeen, onPick, 
         return (
           <g key={m.at} className="tl-marker">
             <line x1={pct(t, from, to)} x2={pct(t, from, to)} y1="2" y2="40" />
-            <text x={pct(t, from, to)} y="7" textAnchor="middle" aria-hidden="true">◆</text>
-            <title>{m.label} at {formatTime(m.at)}</title>
+            <text x={pct(t, from, to)} y="7" textAnchor="middle" aria-hidden="true">
+              ◆
+            </text>
+            <title>
+              {m.label} at {formatTime(m.at)}
+            </title>
           </g>
         );
       })}
-      {selection ? <rect className="tl-selection" x={pct(Math.min(...selection), from, to)} y="2" width={pct(from + Math.abs(selection[1] - selection[0]), from, to)} height="38" /> : null}
-      {at !== undefined && at >= from && at <= to ? <line className="tl-at" x1={pct(at, from, to)} x2={pct(at, from, to)} y1="4" y2="40" /> : null}
+      {selection ? (
+        <rect
+          className="tl-selection"
+          x={pct(Math.min(...selection), from, to)}
+          y="2"
+          width={pct(from + Math.abs(selection[1] - selection[0]), from, to)}
+          height="38"
+        />
+      ) : null}
+      {at !== undefined && at >= from && at <= to ? (
+        <line className="tl-at" x1={pct(at, from, to)} x2={pct(at, from, to)} y1="4" y2="40" />
+      ) : null}
       {ticks(from, to).map((t) => (
         <g key={t} className="tl-tick">
           <line x1={pct(t, from, to)} x2={pct(t, from, to)} y1="34" y2="40" />
-          <text x={pct(t, from, to)} y="54" textAnchor="middle">{tickLabel(t, to - from)}</text>
+          <text x={pct(t, from, to)} y="54" textAnchor="middle">
+            {tickLabel(t, to - from)}
+          </text>
         </g>
       ))}
     </svg>

@@ -49,7 +49,13 @@ export interface RunningCheckWorker {
 }
 
 /** The stores, publisher and secret reader a check worker of this process uses. */
-export function checkRunDeps(db: Db, baseDir: string, redisUrl: string, channelPrefix: string, log: Logger): Omit<RunCheckDeps, 'log'> & { close(): Promise<void> } {
+export function checkRunDeps(
+  db: Db,
+  baseDir: string,
+  redisUrl: string,
+  channelPrefix: string,
+  log: Logger,
+): Omit<RunCheckDeps, 'log'> & { close(): Promise<void> } {
   const publisher = createChangePublisher(redisUrl, { prefix: channelPrefix, log, client: 'check-change-publisher' });
   return {
     phases: createPhaseReader(db),
@@ -62,7 +68,11 @@ export function checkRunDeps(db: Db, baseDir: string, redisUrl: string, channelP
 }
 
 /** The schedulers `checks` need on `clusters`: one per (check, cluster) it may select. */
-export function checkSchedulers(queue: Queue, checks: readonly CheckConfig[], clusters: readonly string[]): KeptScheduler[] {
+export function checkSchedulers(
+  queue: Queue,
+  checks: readonly CheckConfig[],
+  clusters: readonly string[],
+): KeptScheduler[] {
   return checks.flatMap((check) =>
     check.http === undefined && check.webhook === undefined
       ? []
@@ -72,12 +82,16 @@ export function checkSchedulers(queue: Queue, checks: readonly CheckConfig[], cl
             queue,
             id: checkSchedulerId(check.name, cluster),
             upsert: () =>
-              queue.upsertJobScheduler(checkSchedulerId(check.name, cluster), { every: check.interval }, {
-                name: CHECK_JOB,
-                data: { check: check.name, cluster },
-                // No retry: the next tick is the retry, and a late retry would record an old moment.
-                opts: { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } },
-              }),
+              queue.upsertJobScheduler(
+                checkSchedulerId(check.name, cluster),
+                { every: check.interval },
+                {
+                  name: CHECK_JOB,
+                  data: { check: check.name, cluster },
+                  // No retry: the next tick is the retry, and a late retry would record an old moment.
+                  opts: { attempts: 1, removeOnComplete: { count: 50 }, removeOnFail: { count: 50 } },
+                },
+              ),
           })),
   );
 }
@@ -103,7 +117,12 @@ export async function startCheckWorker(options: CheckWorkerOptions): Promise<Run
   const schedulers = checkSchedulers(queue, options.checks, options.clusters);
   await scheduleChecks(queue, schedulers);
   // Schedulers live only in Redis: re-created when Redis lost them, as the snapshot schedulers are.
-  const reconciler = startSchedulerReconciler({ schedulers, intervalMs: Math.min(30_000, ...options.checks.map((c) => c.interval)), connection, log });
+  const reconciler = startSchedulerReconciler({
+    schedulers,
+    intervalMs: Math.min(30_000, ...options.checks.map((c) => c.interval)),
+    connection,
+    log,
+  });
   const worker = new Worker(
     queueName,
     async (job) => {
@@ -117,7 +136,9 @@ export async function startCheckWorker(options: CheckWorkerOptions): Promise<Run
     { connection, prefix, concurrency: options.concurrency ?? 4 },
   );
   logRedisErrors(worker, log, 'check-worker');
-  worker.on('failed', (job, error) => log.error({ check: job?.data?.check, cluster: job?.data?.cluster, err: error }, 'check run failed'));
+  worker.on('failed', (job, error) =>
+    log.error({ check: job?.data?.check, cluster: job?.data?.cluster, err: error }, 'check run failed'),
+  );
   return {
     queue,
     reconcileSchedulers: () => reconciler.reconcile(),

@@ -12,7 +12,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config.ts';
-import { loadClusters, loadInClusterCluster, loadKubeconfigClusters, type ClusterHandle, type ClusterLoadResult } from '../src/kube/clusters.ts';
+import {
+  loadClusters,
+  loadInClusterCluster,
+  loadKubeconfigClusters,
+  type ClusterHandle,
+  type ClusterLoadResult,
+} from '../src/kube/clusters.ts';
 import type { ProxyEnv } from '../src/kube/env-proxy.ts';
 import { KubeconfigError, readKubeconfigFiles, splitKubeconfigPaths } from '../src/kube/kubeconfig-files.ts';
 import { StartupError } from '../src/runtime/errors.ts';
@@ -39,9 +45,22 @@ export interface LoadWorkerClustersOptions {
  * Loads the configured clusters; names must be unique (later duplicates are skipped).
  * @throws StartupError when the kubeconfig or service account phaselog was pointed at cannot be used
  */
-export function loadWorkerClusters(config: Pick<Config, 'clusters' | 'kube'>, log: Logger, options: LoadWorkerClustersOptions = {}): WorkerClusters {
-  const proxyEnv: ProxyEnv = { httpsProxy: config.kube.httpsProxy, httpProxy: config.kube.httpProxy, noProxy: config.kube.noProxy };
-  const inCluster = { serviceHost: config.kube.serviceHost, servicePort: config.kube.servicePort, serviceAccountDir: config.kube.serviceAccountDir, proxyEnv };
+export function loadWorkerClusters(
+  config: Pick<Config, 'clusters' | 'kube'>,
+  log: Logger,
+  options: LoadWorkerClustersOptions = {},
+): WorkerClusters {
+  const proxyEnv: ProxyEnv = {
+    httpsProxy: config.kube.httpsProxy,
+    httpProxy: config.kube.httpProxy,
+    noProxy: config.kube.noProxy,
+  };
+  const inCluster = {
+    serviceHost: config.kube.serviceHost,
+    servicePort: config.kube.servicePort,
+    serviceAccountDir: config.kube.serviceAccountDir,
+    proxyEnv,
+  };
   const sources: ClusterSource[] = [];
   const parts: ClusterLoadResult[] = [];
   if (config.clusters.length > 0) {
@@ -57,9 +76,14 @@ export function loadWorkerClusters(config: Pick<Config, 'clusters' | 'kube'>, lo
     const loaded = loadInClusterCluster({ ...inCluster, name: config.kube.inClusterName });
     const failure = loaded.errors[0];
     if (failure !== undefined) {
-      throw new StartupError(`${failure.message} (KUBERNETES_SERVICE_HOST is set, so phaselog runs in a cluster; mount the service-account token, or set KUBECONFIG or clusters:)`);
+      throw new StartupError(
+        `${failure.message} (KUBERNETES_SERVICE_HOST is set, so phaselog runs in a cluster; mount the service-account token, or set KUBECONFIG or clusters:)`,
+      );
     }
-    log.info({ cluster: config.kube.inClusterName, server: loaded.clusters[0]?.server }, 'reading the cluster phaselog runs in, with its service account');
+    log.info(
+      { cluster: config.kube.inClusterName, server: loaded.clusters[0]?.server },
+      'reading the cluster phaselog runs in, with its service account',
+    );
     parts.push(loaded);
   }
   const clusters: ClusterHandle[] = [];
@@ -87,8 +111,13 @@ function findKubeconfigFiles(config: Pick<Config, 'kube'>, homeDir: string): str
 function loadKubeconfig(files: string[], proxyEnv: ProxyEnv, log: Logger): ClusterLoadResult {
   try {
     const merged = readKubeconfigFiles(files);
-    if (merged.missing.length > 0) log.info({ missing: merged.missing, read: merged.files }, 'kubeconfig files that do not exist were skipped, as kubectl skips them');
-    if (merged.kubeConfig.getContexts().length === 0) log.warn({ read: merged.files }, 'the kubeconfig defines no context: no cluster to read from it');
+    if (merged.missing.length > 0)
+      log.info(
+        { missing: merged.missing, read: merged.files },
+        'kubeconfig files that do not exist were skipped, as kubectl skips them',
+      );
+    if (merged.kubeConfig.getContexts().length === 0)
+      log.warn({ read: merged.files }, 'the kubeconfig defines no context: no cluster to read from it');
   } catch (error) {
     if (error instanceof KubeconfigError) throw new StartupError(error.message);
     throw error;

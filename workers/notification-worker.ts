@@ -21,7 +21,15 @@ import type { NotificationsConfig } from '../src/notify/config.ts';
 import { attemptDelivery, type LiveRoute } from '../src/notify/deliver.ts';
 import { resolveReceiver } from '../src/notify/receiver-files.ts';
 import { scanRoute } from '../src/notify/scan.ts';
-import { enqueueDeliveries, notificationJobSchema, requeueDeliveries, NOTIFICATION_QUEUE, NOTIFICATION_SCAN_QUEUE, NOTIFICATION_SCHEDULER_ID, upsertScanScheduler } from '../src/queue/notification-jobs.ts';
+import {
+  enqueueDeliveries,
+  notificationJobSchema,
+  requeueDeliveries,
+  NOTIFICATION_QUEUE,
+  NOTIFICATION_SCAN_QUEUE,
+  NOTIFICATION_SCHEDULER_ID,
+  upsertScanScheduler,
+} from '../src/queue/notification-jobs.ts';
 import { logRedisErrors } from '../src/runtime/redis-errors.ts';
 import { TIMED_OUT, withDeadline } from '../src/runtime/wait.ts';
 import { ConfigError } from '../src/config.ts';
@@ -69,7 +77,12 @@ export async function startNotificationWorker(options: NotificationWorkerOptions
   const issues = [];
   for (const [i, route] of options.config.routes.entries()) {
     const resolved = resolveReceiver(route.receiver, options.baseDir);
-    issues.push(...resolved.issues.map((issue) => ({ key: `notifications.routes.${i}.receiver.${issue.key}`, message: issue.message })));
+    issues.push(
+      ...resolved.issues.map((issue) => ({
+        key: `notifications.routes.${i}.receiver.${issue.key}`,
+        message: issue.message,
+      })),
+    );
     if (resolved.receiver !== undefined) routes.set(route.name, { config: route, receiver: resolved.receiver });
   }
   if (issues.length > 0) throw new ConfigError(issues);
@@ -101,7 +114,11 @@ export async function startNotificationWorker(options: NotificationWorkerOptions
       try {
         const scanned = await scanRoute({ store, history }, route.config, () => new Date());
         count(route.config.name, 'suppressed', scanned.suppressed);
-        await enqueueDeliveries(queue, scanned.due.map((seq) => ({ route: route.config.name, seq })), retryOf);
+        await enqueueDeliveries(
+          queue,
+          scanned.due.map((seq) => ({ route: route.config.name, seq })),
+          retryOf,
+        );
       } catch (error) {
         failed ??= error;
       }
@@ -112,17 +129,21 @@ export async function startNotificationWorker(options: NotificationWorkerOptions
     if (failed !== undefined || requeueWanted || Date.now() - requeuedAt > REQUEUE_EVERY_MS) {
       requeueWanted = false;
       requeuedAt = Date.now();
-      await requeueDeliveries(queue, await store.listPending([...routes.keys()], REQUEUE_LIMIT), retryOf).catch((error: unknown) => {
-        requeueWanted = true;
-        throw error;
-      });
+      await requeueDeliveries(queue, await store.listPending([...routes.keys()], REQUEUE_LIMIT), retryOf).catch(
+        (error: unknown) => {
+          requeueWanted = true;
+          throw error;
+        },
+      );
     }
     if (failed !== undefined) throw failed;
   };
 
   const scanWorker = new Worker(NOTIFICATION_SCAN_QUEUE, async () => scanAll(), { connection, prefix, concurrency: 1 });
   logRedisErrors(scanWorker, log, 'notification-scan-worker');
-  scanWorker.on('failed', (_job, error) => log.warn({ err: error }, 'scanning the change log for notifications failed; the next scan retries'));
+  scanWorker.on('failed', (_job, error) =>
+    log.warn({ err: error }, 'scanning the change log for notifications failed; the next scan retries'),
+  );
 
   const sendWorker = new Worker(
     NOTIFICATION_QUEUE,
@@ -130,26 +151,50 @@ export async function startNotificationWorker(options: NotificationWorkerOptions
       const payload = notificationJobSchema.safeParse(job.data);
       if (!payload.success) throw new UnrecoverableError('invalid notification job payload');
       const route = routes.get(payload.data.route);
-      if (route === undefined) throw new UnrecoverableError(`notification route "${payload.data.route}" is not configured in this worker`);
-      const outcome = await attemptDelivery({ store, history, ...(options.config.uiBaseUrl !== undefined ? { uiBaseUrl: options.config.uiBaseUrl } : {}) }, route, BigInt(payload.data.seq));
+      if (route === undefined)
+        throw new UnrecoverableError(`notification route "${payload.data.route}" is not configured in this worker`);
+      const outcome = await attemptDelivery(
+        { store, history, ...(options.config.uiBaseUrl !== undefined ? { uiBaseUrl: options.config.uiBaseUrl } : {}) },
+        route,
+        BigInt(payload.data.seq),
+      );
       count(route.config.name, outcome.result);
       if (outcome.result === 'retry') {
-        log.debug({ route: route.config.name, seq: payload.data.seq, error: outcome.error, attempt: job.attemptsMade + 1 }, 'notification attempt failed; retrying');
+        log.debug(
+          { route: route.config.name, seq: payload.data.seq, error: outcome.error, attempt: job.attemptsMade + 1 },
+          'notification attempt failed; retrying',
+        );
         throw new Error(outcome.error);
       }
       if (outcome.result === 'failed') {
-        log.warn({ route: route.config.name, seq: payload.data.seq, error: outcome.error }, 'notification delivery failed');
+        log.warn(
+          { route: route.config.name, seq: payload.data.seq, error: outcome.error },
+          'notification delivery failed',
+        );
         throw new UnrecoverableError(outcome.error);
       }
       return outcome.result;
     },
-    { connection, prefix, concurrency: options.concurrency ?? 8, lockDuration: options.lockDurationMs ?? 30_000, stalledInterval: Math.min(options.lockDurationMs ?? 30_000, 30_000), maxStalledCount: 5 },
+    {
+      connection,
+      prefix,
+      concurrency: options.concurrency ?? 8,
+      lockDuration: options.lockDurationMs ?? 30_000,
+      stalledInterval: Math.min(options.lockDurationMs ?? 30_000, 30_000),
+      maxStalledCount: 5,
+    },
   );
   logRedisErrors(sendWorker, log, 'notification-worker');
 
   await upsertScanScheduler(scanQueue, options.config.scanInterval);
   const reconciler = startSchedulerReconciler({
-    schedulers: [{ queue: scanQueue, id: NOTIFICATION_SCHEDULER_ID, upsert: () => upsertScanScheduler(scanQueue, options.config.scanInterval) }],
+    schedulers: [
+      {
+        queue: scanQueue,
+        id: NOTIFICATION_SCHEDULER_ID,
+        upsert: () => upsertScanScheduler(scanQueue, options.config.scanInterval),
+      },
+    ],
     intervalMs: options.reconcileIntervalMs ?? 5000,
     connection,
     log: log.child({ unit: 'notification-schedulers' }),
@@ -165,7 +210,13 @@ export async function startNotificationWorker(options: NotificationWorkerOptions
       reconciler.stop();
       // As the snapshot workers do: BullMQ's close waits on Redis, forever while it is down. A send cut
       // short is retried (its delivery is still pending), so shutdown need not wait longer.
-      const closed = await withDeadline(Promise.all([scanWorker.close(), sendWorker.close()]).then(() => true, () => true), options.closeTimeoutMs ?? 5000);
+      const closed = await withDeadline(
+        Promise.all([scanWorker.close(), sendWorker.close()]).then(
+          () => true,
+          () => true,
+        ),
+        options.closeTimeoutMs ?? 5000,
+      );
       if (closed === TIMED_OUT) {
         log.warn('notification workers did not close in time (Redis unreachable?); closing their connection');
         void Promise.all([scanWorker.close(true), sendWorker.close(true)]).catch(() => {});

@@ -90,25 +90,37 @@ export function createRecordingCheck(options: RecordingCheckOptions): RecordingC
     async check() {
       if (clusters.length === 0) return;
       if (options.schedulers) {
-        if (options.connected?.() === false) throw new NotRecordingError('SCHEDULERS_UNREADABLE', 'the job schedulers cannot be read');
+        if (options.connected?.() === false)
+          throw new NotRecordingError('SCHEDULERS_UNREADABLE', 'the job schedulers cannot be read');
         let found;
         try {
-          found = await within(Promise.all(clusters.map((cluster) => options.queue.getJobScheduler(snapshotSchedulerId(cluster)))), answerWithinMs);
+          found = await within(
+            Promise.all(clusters.map((cluster) => options.queue.getJobScheduler(snapshotSchedulerId(cluster)))),
+            answerWithinMs,
+          );
         } catch {
           throw new NotRecordingError('SCHEDULERS_UNREADABLE', 'the job schedulers cannot be read');
         }
         const missing = clusters.filter((_, i) => found[i] === undefined);
         if (missing.length > 0) {
           report('job schedulers missing', { clusters: missing });
-          throw new NotRecordingError('SCHEDULER_MISSING', `${missing.length} of ${clusters.length} clusters have no job scheduler`);
+          throw new NotRecordingError(
+            'SCHEDULER_MISSING',
+            `${missing.length} of ${clusters.length} clusters have no job scheduler`,
+          );
         }
       }
       const shared = await within(redis.hmget(key, ...clusters), answerWithinMs).catch(() => clusters.map(() => null));
       const oldest = now() - options.boundMs;
-      const late = clusters.filter((cluster, i) => Math.max(since, last.get(cluster) ?? 0, Number(shared[i] ?? 0)) < oldest);
+      const late = clusters.filter(
+        (cluster, i) => Math.max(since, last.get(cluster) ?? 0, Number(shared[i] ?? 0)) < oldest,
+      );
       if (late.length > 0) {
         report('no snapshot completed within the bound', { clusters: late, boundMs: options.boundMs });
-        throw new NotRecordingError('NOT_RECORDING', `no snapshot of ${late.length} of ${clusters.length} clusters completed within ${options.boundMs} ms`);
+        throw new NotRecordingError(
+          'NOT_RECORDING',
+          `no snapshot of ${late.length} of ${clusters.length} clusters completed within ${options.boundMs} ms`,
+        );
       }
       report('', {});
     },

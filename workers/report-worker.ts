@@ -61,15 +61,27 @@ export async function startReportWorker(options: ReportWorkerOptions): Promise<R
       const stored = await reports.save({
         format: schedule.format,
         content: rendered.content,
-        params: { schedule: schedule.name, from: from.toISOString(), to: to.toISOString(), clusters: schedule.clusters, namespaces: schedule.namespaces, phases: schedule.phases },
+        params: {
+          schedule: schedule.name,
+          from: from.toISOString(),
+          to: to.toISOString(),
+          clusters: schedule.clusters,
+          namespaces: schedule.namespaces,
+          phases: schedule.phases,
+        },
       });
-      options.log.info({ schedule: schedule.name, reportId: stored.id, phases: rendered.report.phases.length }, 'scheduled report stored');
+      options.log.info(
+        { schedule: schedule.name, reportId: stored.id, phases: rendered.report.phases.length },
+        'scheduled report stored',
+      );
       return { reportId: stored.id };
     },
     { connection, prefix, concurrency: 1 },
   );
   logRedisErrors(worker, options.log, 'report-worker');
-  worker.on('failed', (job, error) => options.log.error({ schedule: job?.data?.schedule, err: error }, 'scheduled report failed'));
+  worker.on('failed', (job, error) =>
+    options.log.error({ schedule: job?.data?.schedule, err: error }, 'scheduled report failed'),
+  );
   return {
     queue,
     async close() {

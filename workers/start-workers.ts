@@ -73,7 +73,9 @@ import { registerWorkerMetrics } from '../src/metrics/worker-metrics.ts';
 
 /** Options of {@link startWorkers}. */
 export interface StartWorkersOptions {
-  config: Pick<Config, 'health' | 'baseDir'> & { snapshot: Pick<Config['snapshot'], 'interval' | 'jitter'> & Partial<Pick<Config['snapshot'], 'keepState'>> };
+  config: Pick<Config, 'health' | 'baseDir'> & {
+    snapshot: Pick<Config['snapshot'], 'interval' | 'jitter'> & Partial<Pick<Config['snapshot'], 'keepState'>>;
+  };
   db: Db;
   redisUrl: string;
   log: Logger;
@@ -171,21 +173,41 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   logRedisErrors(lockRedis, log, 'cluster-locks');
   // This process in the cluster ownership; its API requests carry its name (API server audit logs).
   const instance = newInstance(options.workerId);
-  const clients = new Map<string, ClusterClient>(options.clusters.map((handle) => [handle.name, createClusterClient(handle, clientOptions(handle.name, instance, options.metrics))]));
-  const health = config.health !== undefined ? await createHealthChecker(config.health, { baseDir: config.baseDir }) : undefined;
+  const clients = new Map<string, ClusterClient>(
+    options.clusters.map((handle) => [
+      handle.name,
+      createClusterClient(handle, clientOptions(handle.name, instance, options.metrics)),
+    ]),
+  );
+  const health =
+    config.health !== undefined ? await createHealthChecker(config.health, { baseDir: config.baseDir }) : undefined;
   for (const error of health?.errors ?? []) log.warn({ error }, 'custom health check not loaded');
-  const observe: ObserveClusterOptions = { memos: new ObservationMemos(), ...options.observe, ...(health ? { customHealth: (object) => health.checker.evaluate(object) } : {}) };
-  const publisher = createChangePublisher(options.redisUrl, { ...(options.channelPrefix !== undefined ? { prefix: options.channelPrefix } : {}), log });
+  const observe: ObserveClusterOptions = {
+    memos: new ObservationMemos(),
+    ...options.observe,
+    ...(health ? { customHealth: (object) => health.checker.evaluate(object) } : {}),
+  };
+  const publisher = createChangePublisher(options.redisUrl, {
+    ...(options.channelPrefix !== undefined ? { prefix: options.channelPrefix } : {}),
+    log,
+  });
   // The caller binds `part` (app.ts: part=worker); sub-units bind `unit`, so no JSON log line carries a key twice.
   const conditionStore = createConditionStore(db);
-  const celChecks = (options.checks ?? []).some((c) => c.cel !== undefined) ? createCelChecks({ conditions: conditionStore, log: log.child({ unit: 'cel-checks' }) }, options.checks ?? []) : undefined;
+  const celChecks = (options.checks ?? []).some((c) => c.cel !== undefined)
+    ? createCelChecks({ conditions: conditionStore, log: log.child({ unit: 'cel-checks' }) }, options.checks ?? [])
+    : undefined;
   // Checks whose False condition makes the phase Failed: each snapshot reads their current conditions.
   const affecting = (options.checks ?? []).filter((c) => c.affectsStatus).map((c) => c.name);
-  const affectingCel = new Set((options.checks ?? []).filter((c) => c.affectsStatus && c.cel !== undefined).map((c) => c.name));
+  const affectingCel = new Set(
+    (options.checks ?? []).filter((c) => c.affectsStatus && c.cel !== undefined).map((c) => c.name),
+  );
   let snapshotSoon: (cluster: string) => void = () => {};
   const deps = {
     // Each owned cluster's state stays valid between its snapshots (no other worker writes it): keep every one this worker may own.
-    recorder: createRecorder(createSnapshotStore(db), { keepState: config.snapshot.keepState ?? true, maxKeptClusters: Math.max(64, clients.size) }),
+    recorder: createRecorder(createSnapshotStore(db), {
+      keepState: config.snapshot.keepState ?? true,
+      maxKeptClusters: Math.max(64, clients.size),
+    }),
     publisher,
     log: log.child({ unit: 'snapshot' }),
     observe,
@@ -194,19 +216,27 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
           afterRecord: async (observation: ClusterObservation) => {
             const changes = await celChecks.afterSnapshot(observation, config.snapshot.interval);
             // A cel condition with affectsStatus that changed is folded in by the next snapshot: ask for it now.
-            if (changes.some((c) => c.conditionType != null && affectingCel.has(c.conditionType.split('/')[0] ?? ''))) snapshotSoon(observation.cluster);
+            if (changes.some((c) => c.conditionType != null && affectingCel.has(c.conditionType.split('/')[0] ?? '')))
+              snapshotSoon(observation.cluster);
             return changes;
           },
         }
       : {}),
-    ...(affecting.length > 0 ? { falseConditions: (cluster: string) => conditionStore.falseConditions(cluster, affecting) } : {}),
+    ...(affecting.length > 0
+      ? { falseConditions: (cluster: string) => conditionStore.falseConditions(cluster, affecting) }
+      : {}),
   };
   const lockTtlMs = options.clusterLockTtlMs ?? 6_000;
   const locks = createClusterLocks(lockRedis, { prefix: `${prefix}:${queueName}:cluster-lock`, ttlMs: lockTtlMs });
   const queue = new Queue(queueName, { connection, prefix });
   const schedule = options.schedule !== false;
   const recording = createRecordingCheck({
-    queue, redis: lockRedis, key: `${prefix}:${queueName}:recorded`, clusters: [...clients.keys()], schedulers: schedule, log: log.child({ unit: 'recording' }),
+    queue,
+    redis: lockRedis,
+    key: `${prefix}:${queueName}:recorded`,
+    clusters: [...clients.keys()],
+    schedulers: schedule,
+    log: log.child({ unit: 'recording' }),
     connected: () => connection.status === 'ready',
     boundMs: options.recordingBoundMs ?? 3 * config.snapshot.interval + lockTtlMs + 15_000,
   });
@@ -217,10 +247,14 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const noteHeld = (cluster: string): void => {
     const now = Date.now();
     const episode = heldSince.get(cluster);
-    if (episode === undefined || now - episode.seen > lockTtlMs) return void heldSince.set(cluster, { since: now, seen: now, warned: false });
+    if (episode === undefined || now - episode.seen > lockTtlMs)
+      return void heldSince.set(cluster, { since: now, seen: now, warned: false });
     episode.seen = now;
     if (!episode.warned && now - episode.since > config.snapshot.interval + lockTtlMs) {
-      log.warn({ cluster, heldForMs: now - episode.since }, 'cluster lock held past expectation; its holder is stuck or slow');
+      log.warn(
+        { cluster, heldForMs: now - episode.since },
+        'cluster lock held past expectation; its holder is stuck or slow',
+      );
       episode.warned = true;
     }
   };
@@ -255,21 +289,41 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const inflight = new Map<string, Promise<unknown>>();
 
   // Resource trees go to Redis for the API (which may run in another process); see src/pubsub/resource-trees.ts.
-  const treePublisher = createTreePublisher(lockRedis, { prefix: options.channelPrefix ?? TREE_PREFIX, ttlMs: 3 * (options.live?.trees?.intervalMs ?? 10_000) });
-  const live = options.live !== undefined ? createLiveClusters((cluster, tickAt, changed) => enqueueLiveSnapshot(ownQueue, cluster, tickAt, changed), log.child({ unit: 'live' }), {
-    ...options.live,
-    // Kinds a custom health check covers keep whole objects in the caches; revisions are redacted as snapshots redact them.
-    ...(health ? { wholeObjects: (apiVersion: string, kind: string) => health.checker.matches(apiVersion, kind) } : {}),
-    ...(observe.redaction !== undefined ? { redaction: observe.redaction } : {}),
-    ...(observe.owners !== undefined ? { owners: observe.owners } : {}),
-    trees: { ...options.live.trees, publish: treePublisher.publish, forget: treePublisher.forget },
-  }) : undefined;
+  const treePublisher = createTreePublisher(lockRedis, {
+    prefix: options.channelPrefix ?? TREE_PREFIX,
+    ttlMs: 3 * (options.live?.trees?.intervalMs ?? 10_000),
+  });
+  const live =
+    options.live !== undefined
+      ? createLiveClusters(
+          (cluster, tickAt, changed) => enqueueLiveSnapshot(ownQueue, cluster, tickAt, changed),
+          log.child({ unit: 'live' }),
+          {
+            ...options.live,
+            // Kinds a custom health check covers keep whole objects in the caches; revisions are redacted as snapshots redact them.
+            ...(health
+              ? { wholeObjects: (apiVersion: string, kind: string) => health.checker.matches(apiVersion, kind) }
+              : {}),
+            ...(observe.redaction !== undefined ? { redaction: observe.redaction } : {}),
+            ...(observe.owners !== undefined ? { owners: observe.owners } : {}),
+            trees: { ...options.live.trees, publish: treePublisher.publish, forget: treePublisher.forget },
+          },
+        )
+      : undefined;
   // Before any snapshot can take the database's connections. The configured list is known here only: record each cluster's interval (readers judge from it
   // whether a cluster is still observed) and retire the clusters no longer configured.
-  const registered = await createClusterStore(db).registerClusters({ configured: [...clients.keys(), ...(options.unloadedClusters ?? [])], snapshotIntervalMs: config.snapshot.interval });
-  if (registered.retired.length > 0) log.warn({ clusters: registered.retired }, 'clusters no longer configured are marked retired');
-  if (registered.restored.length > 0) log.info({ clusters: registered.restored }, 'retired clusters are configured again');
-  const scheduleOptions = { intervalMs: config.snapshot.interval, ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}) };
+  const registered = await createClusterStore(db).registerClusters({
+    configured: [...clients.keys(), ...(options.unloadedClusters ?? [])],
+    snapshotIntervalMs: config.snapshot.interval,
+  });
+  if (registered.retired.length > 0)
+    log.warn({ clusters: registered.retired }, 'clusters no longer configured are marked retired');
+  if (registered.restored.length > 0)
+    log.info({ clusters: registered.restored }, 'retired clusters are configured again');
+  const scheduleOptions = {
+    intervalMs: config.snapshot.interval,
+    ...(config.snapshot.jitter !== undefined ? { jitterMs: config.snapshot.jitter } : {}),
+  };
   if (schedule) await scheduleSnapshots(queue, [...clients.keys()], scheduleOptions);
   // Jobs for the clusters this process owns arrive on its own queue (handed on by whichever process
   // took them from the shared one); live snapshots of its watches go there directly.
@@ -283,7 +337,12 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     log: log.child({ unit: 'ownership' }),
     acquire: async (cluster) => {
       // The first snapshot of a new owner diffs against the store: whatever changed while nobody owned the cluster is recorded.
-      await enqueueSnapshot(ownQueue, cluster).catch((err: unknown) => log.warn({ err, cluster }, 'could not queue the first snapshot of an acquired cluster; its next tick records it'));
+      await enqueueSnapshot(ownQueue, cluster).catch((err: unknown) =>
+        log.warn(
+          { err, cluster },
+          'could not queue the first snapshot of an acquired cluster; its next tick records it',
+        ),
+      );
       const client = clients.get(cluster);
       if (live !== undefined && client !== undefined) await live.add(client);
     },
@@ -299,9 +358,13 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
 
   const parseJob = (job: Job) => {
     const payload = snapshotJobSchema.safeParse(job.data);
-    if (!payload.success) throw new UnrecoverableError(`invalid snapshot job payload: ${payload.error.issues.map((i) => i.message).join('; ')}`);
+    if (!payload.success)
+      throw new UnrecoverableError(
+        `invalid snapshot job payload: ${payload.error.issues.map((i) => i.message).join('; ')}`,
+      );
     const client = clients.get(payload.data.cluster);
-    if (client === undefined) throw new UnrecoverableError(`cluster "${payload.data.cluster}" is not configured in this worker`);
+    if (client === undefined)
+      throw new UnrecoverableError(`cluster "${payload.data.cluster}" is not configured in this worker`);
     return { data: payload.data, client, tickAt: payload.data.tickAt ?? scheduledSlot(job) ?? job.timestamp };
   };
 
@@ -327,17 +390,28 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     // A refresh that waited for an owner reads the cluster now, and is recorded as of now: its old
     // moment would be older than the new owner's first snapshot and written as stale. Scheduler
     // slots and live snapshots keep their moments.
-    const waited = data.changed === undefined && !(job.id ?? '').startsWith('repeat:') && Date.now() - tickAt > ownershipRetryMs;
-    const handed = await target.queue.add(SNAPSHOT_JOB, { ...data, tickAt: waited ? Date.now() : tickAt }, { ...SNAPSHOT_JOB_OPTIONS, attempts: 1, jobId });
+    const waited =
+      data.changed === undefined && !(job.id ?? '').startsWith('repeat:') && Date.now() - tickAt > ownershipRetryMs;
+    const handed = await target.queue.add(
+      SNAPSHOT_JOB,
+      { ...data, tickAt: waited ? Date.now() : tickAt },
+      { ...SNAPSHOT_JOB_OPTIONS, attempts: 1, jobId },
+    );
     let watch: NodeJS.Timeout | undefined;
     const ownerLeft = new Promise<never>((_, reject) => {
       watch = setInterval(() => {
-        if (holder !== own.instance && !own.isLive(holder)) reject(new Error(`the owner of ${client.name} (${workerOf(holder)}) left before snapshotting it; retried on the next owner`));
+        if (holder !== own.instance && !own.isLive(holder))
+          reject(
+            new Error(
+              `the owner of ${client.name} (${workerOf(holder)}) left before snapshotting it; retried on the next owner`,
+            ),
+          );
       }, ownershipRetryMs);
     });
     try {
       const outcome = (await Promise.race([handed.waitUntilFinished(target.events), ownerLeft])) as SnapshotOutcome;
-      if (outcome.skipped === 'NOT_OWNER') throw new Error(`${client.name} changed owner before its snapshot ran; retried on the new owner`);
+      if (outcome.skipped === 'NOT_OWNER')
+        throw new Error(`${client.name} changed owner before its snapshot ran; retried on the new owner`);
       return outcome;
     } finally {
       clearInterval(watch);
@@ -348,7 +422,16 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   const processSnapshot = async (job: Job, token?: string): Promise<SnapshotOutcome> => {
     const { data, client, tickAt } = parseJob(job);
     // Owned no more (given up since the job was handed on): the router retries it on the new owner.
-    if (!ownership.owns(client.name)) return { cluster: client.name, tickAt: new Date(tickAt).toISOString(), written: false, skipped: 'NOT_OWNER', changes: 0, rows: 0, published: false };
+    if (!ownership.owns(client.name))
+      return {
+        cluster: client.name,
+        tickAt: new Date(tickAt).toISOString(),
+        written: false,
+        skipped: 'NOT_OWNER',
+        changes: 0,
+        rows: 0,
+        published: false,
+      };
     const lock = await locks.tryAcquire(client.name);
     if (lock === undefined) {
       noteHeld(client.name);
@@ -361,13 +444,25 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     let finished: () => void = () => {};
     inflight.set(client.name, new Promise<void>((resolve) => (finished = resolve)));
     try {
-      const outcome = await snapshotCluster(deps, client, new Date(tickAt), data.changed !== undefined ? { changed: data.changed } : {}).catch((error: unknown) => {
+      const outcome = await snapshotCluster(
+        deps,
+        client,
+        new Date(tickAt),
+        data.changed !== undefined ? { changed: data.changed } : {},
+      ).catch((error: unknown) => {
         options.metrics?.snapshots.failed.inc({ cluster: client.name });
-        options.metrics?.snapshots.duration.observe({ cluster: client.name, kind, outcome: 'error' }, (performance.now() - started) / 1000);
+        options.metrics?.snapshots.duration.observe(
+          { cluster: client.name, kind, outcome: 'error' },
+          (performance.now() - started) / 1000,
+        );
         throw error;
       });
-      options.metrics?.snapshots.duration.observe({ cluster: client.name, kind, outcome: outcome.skipped !== undefined ? 'skipped' : (outcome.outcome ?? 'ok') }, (performance.now() - started) / 1000);
-      if (outcome.written && outcome.changes > 0) options.metrics?.snapshots.statusChanges.inc({ cluster: client.name }, outcome.changes);
+      options.metrics?.snapshots.duration.observe(
+        { cluster: client.name, kind, outcome: outcome.skipped !== undefined ? 'skipped' : (outcome.outcome ?? 'ok') },
+        (performance.now() - started) / 1000,
+      );
+      if (outcome.written && outcome.changes > 0)
+        options.metrics?.snapshots.statusChanges.inc({ cluster: client.name }, outcome.changes);
       // Only a snapshot of the whole cluster shows that recording goes on; a live one may cover one phase.
       if (outcome.live !== true && outcome.skipped !== 'NOTHING_AFFECTED') recording.completed(client.name);
       return outcome;
@@ -387,7 +482,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     stalledInterval: options.stalledIntervalMs ?? 5_000,
     maxStalledCount: 2,
   });
-  worker.on('failed', (job, error) => log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'));
+  worker.on('failed', (job, error) =>
+    log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'),
+  );
   logRedisErrors(worker, log, 'snapshot-worker');
   const ownWorker = new Worker(ownQueue.name, processSnapshot, {
     connection,
@@ -397,11 +494,22 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     stalledInterval: options.stalledIntervalMs ?? 5_000,
     maxStalledCount: 2,
   });
-  ownWorker.on('failed', (job, error) => log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'));
+  ownWorker.on('failed', (job, error) =>
+    log.error({ err: error, jobId: job?.id, attempts: job?.attemptsMade }, 'snapshot job failed'),
+  );
   logRedisErrors(ownWorker, log, 'owned-snapshot-worker');
-  const retention = options.retention !== undefined ? await startRetention(options, connection, prefix, `${queueName}-retention`, log) : undefined;
+  const retention =
+    options.retention !== undefined
+      ? await startRetention(options, connection, prefix, `${queueName}-retention`, log)
+      : undefined;
   const kept: KeptScheduler[] = [
-    ...(schedule ? [...clients.keys()].map((cluster) => ({ queue, id: snapshotSchedulerId(cluster), upsert: () => upsertSnapshotScheduler(queue, cluster, scheduleOptions) })) : []),
+    ...(schedule
+      ? [...clients.keys()].map((cluster) => ({
+          queue,
+          id: snapshotSchedulerId(cluster),
+          upsert: () => upsertSnapshotScheduler(queue, cluster, scheduleOptions),
+        }))
+      : []),
     ...(retention !== undefined ? [retention.scheduler] : []),
   ];
   const reconciler = startSchedulerReconciler({
@@ -411,9 +519,26 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     log: log.child({ unit: 'schedulers' }),
     onRecreated: () => recording.rescheduled(),
   });
-  if (options.metrics !== undefined) registerWorkerMetrics(options.metrics, queue, live, { queue: ownQueue, owned: () => ownership.owned().length });
-  snapshotSoon = (cluster) => void enqueueSnapshot(queue, cluster).catch((err: unknown) => log.warn({ err, cluster }, 'could not queue the snapshot a changed affectsStatus condition asks for; the next tick records it'));
-  log.info({ clusters: clients.size, owned: ownership.owned().length, worker: ownership.instance, queue: queueName, intervalMs: config.snapshot.interval, live: live !== undefined }, 'snapshot workers started');
+  if (options.metrics !== undefined)
+    registerWorkerMetrics(options.metrics, queue, live, { queue: ownQueue, owned: () => ownership.owned().length });
+  snapshotSoon = (cluster) =>
+    void enqueueSnapshot(queue, cluster).catch((err: unknown) =>
+      log.warn(
+        { err, cluster },
+        'could not queue the snapshot a changed affectsStatus condition asks for; the next tick records it',
+      ),
+    );
+  log.info(
+    {
+      clusters: clients.size,
+      owned: ownership.owned().length,
+      worker: ownership.instance,
+      queue: queueName,
+      intervalMs: config.snapshot.interval,
+      live: live !== undefined,
+    },
+    'snapshot workers started',
+  );
 
   return {
     queue,
@@ -433,7 +558,10 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
       // taskforcesh/bullmq#4656) it can wait forever. A snapshot cut short here is rolled back by
       // PostgreSQL and its job retried as stalled, so shutdown never needs to wait longer.
       if (!(await settlesWithin(Promise.all([worker.close(), ownWorker.close()]), options.closeTimeoutMs ?? 5000))) {
-        log.warn({ timeoutMs: options.closeTimeoutMs ?? 5000 }, 'snapshot worker did not close in time (Redis unreachable?); closing its connections');
+        log.warn(
+          { timeoutMs: options.closeTimeoutMs ?? 5000 },
+          'snapshot worker did not close in time (Redis unreachable?); closing its connections',
+        );
         void worker.close(true).catch(() => {});
         void ownWorker.close(true).catch(() => {});
         connection.disconnect();
@@ -443,14 +571,27 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
         // membership): remove the queue, or every clean restart would leave one behind in Redis
         // (a new instance gets a new queue). A job a router handed on just before is lost with it,
         // and that router's attempt fails and is retried by the cluster's next owner.
-        await settlesWithin(ownQueue.obliterate({ force: true }).catch((err: unknown) => log.warn({ err, queue: ownQueue.name }, 'removing this worker\'s own queue failed')), options.closeTimeoutMs ?? 5000);
+        await settlesWithin(
+          ownQueue
+            .obliterate({ force: true })
+            .catch((err: unknown) =>
+              log.warn({ err, queue: ownQueue.name }, "removing this worker's own queue failed"),
+            ),
+          options.closeTimeoutMs ?? 5000,
+        );
       }
       await settlesWithin(retention?.close() ?? Promise.resolve(), 1000);
-      await settlesWithin(Promise.all([queue.close(), ...[...owners.values()].flatMap((o) => [o.queue.close(), o.events.close()])]), 1000);
+      await settlesWithin(
+        Promise.all([queue.close(), ...[...owners.values()].flatMap((o) => [o.queue.close(), o.events.close()])]),
+        1000,
+      );
       await publisher.close();
       health?.checker.close();
       for (const client of clients.values()) client.close();
-      await Promise.all([connection.quit().catch(() => connection.disconnect()), lockRedis.quit().catch(() => lockRedis.disconnect())]);
+      await Promise.all([
+        connection.quit().catch(() => connection.disconnect()),
+        lockRedis.quit().catch(() => lockRedis.disconnect()),
+      ]);
     },
   };
 }
@@ -458,12 +599,25 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
 /** A cluster client naming its worker, whose requests are counted by status code when metrics are on. */
 function clientOptions(cluster: string, instance: string, metrics: Metrics | undefined): ClusterClientOptions {
   const userAgent = `phaselog-worker/${instance}`;
-  return { transport: { userAgent, ...(metrics === undefined ? {} : { onAnswer: (code: string) => metrics.kubeRequests.inc({ cluster, code }) }) } };
+  return {
+    transport: {
+      userAgent,
+      ...(metrics === undefined ? {} : { onAnswer: (code: string) => metrics.kubeRequests.inc({ cluster, code }) }),
+    },
+  };
 }
 
 /** Whether `promise` settled within `ms` (a rejection counts as settled). */
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return (await withDeadline(promise.then(() => true, () => true), ms)) !== TIMED_OUT;
+  return (
+    (await withDeadline(
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      ms,
+    )) !== TIMED_OUT
+  );
 }
 
 /** A scheduler job's slot: its id is `repeat:<scheduler>:<slot ms>` (its `prevMillis` can lag a slot). */
@@ -479,28 +633,52 @@ async function obliterateQueue(name: string, connection: Redis, prefix: string, 
   try {
     await queue.obliterate({ force: true });
   } catch (err) {
-    log.warn({ err, queue: name }, 'removing a dead worker\'s queue failed');
+    log.warn({ err, queue: name }, "removing a dead worker's queue failed");
   } finally {
     await queue.close().catch(() => {});
   }
 }
 
 /** One compaction job scheduler for the whole fleet; any worker process may run it. */
-async function startRetention(options: StartWorkersOptions, connection: Redis, prefix: string, queueName: string, log: Logger): Promise<{ scheduler: KeptScheduler; close(): Promise<void> }> {
+async function startRetention(
+  options: StartWorkersOptions,
+  connection: Redis,
+  prefix: string,
+  queueName: string,
+  log: Logger,
+): Promise<{ scheduler: KeptScheduler; close(): Promise<void> }> {
   const { policy, intervalMs = 3_600_000 } = options.retention as NonNullable<StartWorkersOptions['retention']>;
   const queue = new Queue(queueName, { connection, prefix });
   const scheduler: KeptScheduler = {
     queue,
     id: 'retention',
-    upsert: () => queue.upsertJobScheduler('retention', { every: intervalMs }, { name: 'apply-retention', data: {}, opts: { attempts: 3, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } }),
+    upsert: () =>
+      queue.upsertJobScheduler(
+        'retention',
+        { every: intervalMs },
+        {
+          name: 'apply-retention',
+          data: {},
+          opts: {
+            attempts: 3,
+            backoff: { type: 'exponential', delay: 5000 },
+            removeOnComplete: { count: 100 },
+            removeOnFail: { count: 100 },
+          },
+        },
+      ),
   };
   queue.on('error', () => {}); // its connection's errors are logged by startWorkers
   await scheduler.upsert();
-  const worker = new Worker(queueName, async () => {
-    const removed = await applyRetention(options.db, policy);
-    log.info({ removed }, 'retention applied');
-    return removed;
-  }, { connection, prefix, concurrency: 1 });
+  const worker = new Worker(
+    queueName,
+    async () => {
+      const removed = await applyRetention(options.db, policy);
+      log.info({ removed }, 'retention applied');
+      return removed;
+    },
+    { connection, prefix, concurrency: 1 },
+  );
   logRedisErrors(worker, log, 'retention-worker');
   return {
     scheduler,

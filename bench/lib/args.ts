@@ -36,16 +36,30 @@ function parseValue(raw: string): unknown {
 
 /** Parses `argv` (without node and the script); throws {@link UsageError} on unknown or malformed flags. */
 export function parseHarnessArgs(argv: readonly string[]): HarnessArgs {
-  const args: HarnessArgs = { only: undefined, size: 'default', overrides: {}, baselines: true, markdown: false, out: undefined, list: false };
+  const args: HarnessArgs = {
+    only: undefined,
+    size: 'default',
+    overrides: {},
+    baselines: true,
+    markdown: false,
+    out: undefined,
+    list: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] ?? '';
-    const [name, inline] = flag.includes('=') ? [flag.slice(0, flag.indexOf('=')), flag.slice(flag.indexOf('=') + 1)] : [flag, undefined];
+    const [name, inline] = flag.includes('=')
+      ? [flag.slice(0, flag.indexOf('=')), flag.slice(flag.indexOf('=') + 1)]
+      : [flag, undefined];
     const value = (): string => {
       const v = inline ?? argv[++i];
       if (v === undefined) throw new UsageError(`${name} needs a value`);
       return v;
     };
-    if (name === '--only') args.only = value().split(',').map((s) => s.trim()).filter(Boolean);
+    if (name === '--only')
+      args.only = value()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else if (name === '--size') {
       const size = value();
       if (size !== 'small' && size !== 'default') throw new UsageError(`--size is small or default, not ${size}`);

@@ -49,7 +49,13 @@ export interface ReadyChild<M extends ServerReadyMessage = ServerReadyMessage> {
  * `startMs`. `nodeFlags` are extra Node options such as `--expose-gc`; `spawn.env` is added to this
  * process's environment for the child, and `spawn.execPath` is the Node that runs it (this one's by default).
  */
-export async function startReadyChild<M extends ServerReadyMessage = ServerReadyMessage>(file: string, args: string[], startMs = 20_000, nodeFlags: string[] = [], spawn: { env?: Record<string, string>; execPath?: string } = {}): Promise<ReadyChild<M>> {
+export async function startReadyChild<M extends ServerReadyMessage = ServerReadyMessage>(
+  file: string,
+  args: string[],
+  startMs = 20_000,
+  nodeFlags: string[] = [],
+  spawn: { env?: Record<string, string>; execPath?: string } = {},
+): Promise<ReadyChild<M>> {
   const loader = file.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const child = fork(file, args, {
     execArgv: [...loader, ...nodeFlags],

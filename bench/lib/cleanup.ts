@@ -12,8 +12,11 @@ async function dropDatabasesOf(pid: number): Promise<string[]> {
   const client = new pg.Client({ connectionString: ADMIN_URL });
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`phaselog\\_bench\\_%\\_${pid}\\_%`]);
-    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname.replace(/"/g, '""')}" WITH (FORCE)`);
+    const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [
+      `phaselog\\_bench\\_%\\_${pid}\\_%`,
+    ]);
+    for (const { datname } of rows)
+      await client.query(`DROP DATABASE IF EXISTS "${datname.replace(/"/g, '""')}" WITH (FORCE)`);
     return rows.map((r) => r.datname);
   } finally {
     await client.end();
@@ -25,7 +28,8 @@ async function deleteRedisKeysOf(pid: number): Promise<number> {
   try {
     let deleted = 0;
     // benchPrefix is `phaselog-bench:<label>:<pid>:<time>:`; the label varies, so scan per label-agnostic pattern.
-    for (const label of ['pubsub', 'scale-out', 'snapshot', 'queue']) deleted += await deleteKeysWithPrefix(redis, `phaselog-bench:${label}:${pid}:`);
+    for (const label of ['pubsub', 'scale-out', 'snapshot', 'queue'])
+      deleted += await deleteKeysWithPrefix(redis, `phaselog-bench:${label}:${pid}:`);
     return deleted;
   } finally {
     redis.disconnect();

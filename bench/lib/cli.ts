@@ -20,7 +20,12 @@ export function readNumberFlag(name: string, argv: readonly string[] = process.a
 /** Prints a title and a two-column table of figures. */
 export function printFigures(title: string, figures: Figures): void {
   console.log(title);
-  console.log(formatTable(['figure', 'value'], Object.entries(figures).map(([k, v]) => [k, formatValue(v)])));
+  console.log(
+    formatTable(
+      ['figure', 'value'],
+      Object.entries(figures).map(([k, v]) => [k, formatValue(v)]),
+    ),
+  );
 }
 
 /** A figure as it should read in a table: thousands separators for large numbers. */

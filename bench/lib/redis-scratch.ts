@@ -18,8 +18,13 @@ export function benchPrefix(label: string): string {
  */
 export function connectRedis(): Redis {
   const url = new URL(BENCH_REDIS_URL);
-  if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') throw new Error(`benchmarks only touch 127.0.0.1, not ${url.hostname}`);
-  const redis = new Redis(BENCH_REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, retryStrategy: (attempt) => (attempt > 3 ? null : 200) });
+  if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost')
+    throw new Error(`benchmarks only touch 127.0.0.1, not ${url.hostname}`);
+  const redis = new Redis(BENCH_REDIS_URL, {
+    lazyConnect: false,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (attempt) => (attempt > 3 ? null : 200),
+  });
   redis.on('error', () => undefined);
   return redis;
 }

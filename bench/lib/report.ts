@@ -22,12 +22,18 @@ export interface RunReport {
 /** A ratio as it reads in a table, e.g. `0.42 × JSON.parse objects/s`. */
 export function formatRatio(ratio: RatioResult): string {
   if (ratio.ratio === undefined) {
-    const missing = ratio.value === undefined ? `figure '${ratio.figure}' not reported` : `baseline ${ratio.baseline} '${ratio.baselineFigure}' not measured`;
+    const missing =
+      ratio.value === undefined
+        ? `figure '${ratio.figure}' not reported`
+        : `baseline ${ratio.baseline} '${ratio.baselineFigure}' not measured`;
     return `n/a (${missing})`;
   }
   const r = ratio.ratio;
   const digits = r >= 100 ? 0 : r >= 10 ? 1 : r >= 0.1 ? 2 : 4;
-  const base = ratio.baselineValue === undefined ? '' : ` (${formatValue(ratio.baselineValue)}${ratio.baselineWhen === 'just before' ? ', measured just before' : ''})`;
+  const base =
+    ratio.baselineValue === undefined
+      ? ''
+      : ` (${formatValue(ratio.baselineValue)}${ratio.baselineWhen === 'just before' ? ', measured just before' : ''})`;
   return `${r.toFixed(digits)} ${ratio.label}${base}`;
 }
 
@@ -46,17 +52,29 @@ function rowsOf(entry: EntryResult): string[][] {
 
 function heading(entry: EntryResult): string {
   const what = entry.kind === 'baseline' ? 'baseline' : 'scenario';
-  if (entry.status === 'ok') return `${what} ${entry.id}: ${entry.title} (${entry.seconds} s, load ${entry.loadAverage1m ?? '?'})`;
+  if (entry.status === 'ok')
+    return `${what} ${entry.id}: ${entry.title} (${entry.seconds} s, load ${entry.loadAverage1m ?? '?'})`;
   return `${what} ${entry.id}: ${entry.status}${entry.error ? ` — ${entry.error.split('\n')[0] ?? ''}` : ''}`;
 }
 
 /** Plain-text report of every entry. */
 export function renderText(report: RunReport): string {
-  const parts = [`phaselog benchmarks, ${report.date}, size ${report.size}, ${report.totalSeconds} s`, describeMachineLine(report), ''];
+  const parts = [
+    `phaselog benchmarks, ${report.date}, size ${report.size}, ${report.totalSeconds} s`,
+    describeMachineLine(report),
+    '',
+  ];
   for (const entry of report.entries) {
     parts.push(heading(entry));
     if (entry.status === 'ok') parts.push(formatTable(['figure', 'value', 'ratio (same run)'], rowsOf(entry)));
-    else if (entry.error && entry.status !== 'not built yet') parts.push(entry.error.split('\n').slice(1, 6).map((l) => `    ${l.trim()}`).join('\n'));
+    else if (entry.error && entry.status !== 'not built yet')
+      parts.push(
+        entry.error
+          .split('\n')
+          .slice(1, 6)
+          .map((l) => `    ${l.trim()}`)
+          .join('\n'),
+      );
     parts.push('');
   }
   return parts.join('\n');
@@ -64,7 +82,10 @@ export function renderText(report: RunReport): string {
 
 /** Markdown report of every entry (headings, one table each, not-built entries listed at the end). */
 export function renderMarkdown(report: RunReport): string {
-  const parts = [`Measured ${report.date} with \`${report.command}\` (size ${report.size}, ${report.totalSeconds} s). ${describeMachineLine(report)}`, ''];
+  const parts = [
+    `Measured ${report.date} with \`${report.command}\` (size ${report.size}, ${report.totalSeconds} s). ${describeMachineLine(report)}`,
+    '',
+  ];
   for (const entry of report.entries.filter((e) => e.status === 'ok')) {
     parts.push(`### ${entry.kind === 'baseline' ? 'Baseline' : 'Scenario'} \`${entry.id}\`: ${entry.title}`, '');
     parts.push(formatMarkdownTable(['figure', 'value', 'ratio (same run)'], rowsOf(entry)), '');
@@ -72,7 +93,8 @@ export function renderMarkdown(report: RunReport): string {
   const others = report.entries.filter((e) => e.status !== 'ok');
   if (others.length > 0) {
     parts.push('### Not measured in this run', '');
-    for (const e of others) parts.push(`- \`${e.id}\` (${e.file}): ${e.status}${e.error ? ` — ${e.error.split('\n')[0] ?? ''}` : ''}`);
+    for (const e of others)
+      parts.push(`- \`${e.id}\` (${e.file}): ${e.status}${e.error ? ` — ${e.error.split('\n')[0] ?? ''}` : ''}`);
     parts.push('');
   }
   return parts.join('\n');

@@ -55,9 +55,15 @@ function runChild(file: string, options: Record<string, unknown>, timeoutMs: num
     const pid = child.pid ?? 0;
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      if (timedOut) resolve({ ok: false, error: `killed after ${Math.round(timeoutMs / 1000)} s`, timedOut: true, pid });
+      if (timedOut)
+        resolve({ ok: false, error: `killed after ${Math.round(timeoutMs / 1000)} s`, timedOut: true, pid });
       else if (settled) resolve({ ...settled, pid });
-      else resolve({ ok: false, error: `exited (code ${code}, signal ${signal}) without a result\n${output.trim().split('\n').slice(-12).join('\n')}`, pid });
+      else
+        resolve({
+          ok: false,
+          error: `exited (code ${code}, signal ${signal}) without a result\n${output.trim().split('\n').slice(-12).join('\n')}`,
+          pid,
+        });
     });
   });
 }
@@ -66,14 +72,28 @@ function asNumber(value: number | string | undefined): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-function computeRatios(entry: BenchEntry, figures: Figures, baselines: ReadonlyMap<string, MeasuredBaseline>): RatioResult[] {
+function computeRatios(
+  entry: BenchEntry,
+  figures: Figures,
+  baselines: ReadonlyMap<string, MeasuredBaseline>,
+): RatioResult[] {
   return (entry.compare ?? []).map((spec) => {
     const raw = asNumber(figures[spec.figure]);
     const value = raw === undefined ? undefined : raw * (spec.scale ?? 1);
     const measured = baselines.get(spec.baseline);
     const baselineValue = asNumber(measured?.figures[spec.baselineFigure]);
-    const ratio = value !== undefined && baselineValue !== undefined && baselineValue !== 0 ? value / baselineValue : undefined;
-    return { figure: spec.figure, value, baseline: spec.baseline, baselineFigure: spec.baselineFigure, baselineValue, baselineWhen: measured?.when, ratio, label: spec.label };
+    const ratio =
+      value !== undefined && baselineValue !== undefined && baselineValue !== 0 ? value / baselineValue : undefined;
+    return {
+      figure: spec.figure,
+      value,
+      baseline: spec.baseline,
+      baselineFigure: spec.baselineFigure,
+      baselineValue,
+      baselineWhen: measured?.when,
+      ratio,
+      label: spec.label,
+    };
   });
 }
 
@@ -92,7 +112,11 @@ function computeDerived(entry: BenchEntry, figures: Figures): Figures {
   return derived;
 }
 
-async function runOne(entry: BenchEntry, options: RunnerOptions, failed: Map<number, EntryResult>): Promise<EntryResult> {
+async function runOne(
+  entry: BenchEntry,
+  options: RunnerOptions,
+  failed: Map<number, EntryResult>,
+): Promise<EntryResult> {
   const runOptions = { ...entry.options[options.size], ...options.overrides[entry.id], print: false };
   const base = { id: entry.id, kind: entry.kind, title: entry.title, file: `bench/${entry.file}`, options: runOptions };
   if (!existsSync(entryPath(entry))) return { ...base, status: 'not built yet', seconds: 0 };
@@ -100,10 +124,24 @@ async function runOne(entry: BenchEntry, options: RunnerOptions, failed: Map<num
   const load = round(loadavg()[0] ?? 0, 2);
   const outcome = await runChild(entryPath(entry), runOptions, entry.timeoutMs ?? 300_000);
   const seconds = round((nowMs() - started) / 1000);
-  if (outcome.ok) return { ...base, status: 'ok', seconds, loadAverage1m: load, figures: outcome.figures, derived: computeDerived(entry, outcome.figures) };
+  if (outcome.ok)
+    return {
+      ...base,
+      status: 'ok',
+      seconds,
+      loadAverage1m: load,
+      figures: outcome.figures,
+      derived: computeDerived(entry, outcome.figures),
+    };
   // A killed or crashed child may not have run its own cleanup.
   const cleaned = outcome.pid > 0 ? await cleanupAfterProcess(outcome.pid) : '';
-  const result: EntryResult = { ...base, status: 'timedOut' in outcome ? 'timed out' : 'error', seconds, loadAverage1m: load, error: cleaned ? `${outcome.error}\n(cleanup: ${cleaned})` : outcome.error };
+  const result: EntryResult = {
+    ...base,
+    status: 'timedOut' in outcome ? 'timed out' : 'error',
+    seconds,
+    loadAverage1m: load,
+    error: cleaned ? `${outcome.error}\n(cleanup: ${cleaned})` : outcome.error,
+  };
   if (outcome.pid > 0) failed.set(outcome.pid, result);
   return result;
 }
@@ -140,7 +178,8 @@ export async function runEntries(entries: readonly BenchEntry[], options: Runner
     options.onProgress?.(entry);
     const result = await runOne(entry, options, failed);
     if (result.figures && entry.compare) result.ratios = computeRatios(entry, result.figures, baselines);
-    if (result.figures && entry.kind === 'baseline') baselines.set(entry.id, { figures: result.figures, when: 'earlier in the run' });
+    if (result.figures && entry.kind === 'baseline')
+      baselines.set(entry.id, { figures: result.figures, when: 'earlier in the run' });
     results.push(result);
     options.onProgress?.(entry, result);
   }

@@ -16,7 +16,8 @@ const ADMIN_URL = process.env['PHASELOG_BENCH_PG_URL'] ?? 'postgres://postgres@1
 
 function assertLocal(connectionString: string): URL {
   const url = new URL(connectionString);
-  if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') throw new Error(`benchmarks only touch 127.0.0.1, not ${url.hostname}`);
+  if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost')
+    throw new Error(`benchmarks only touch 127.0.0.1, not ${url.hostname}`);
   return url;
 }
 

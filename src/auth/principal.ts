@@ -26,11 +26,16 @@ export function hasScope(principal: Principal, scope: TokenScope): boolean {
 
 /** Whether the principal may see a phase (or, with `namespace` null, a cluster-level fact). */
 export function canSee(principal: Principal, cluster: string, namespace: string | null): boolean {
-  return mayAccess(principal.access, namespace === null ? { cluster, namespace, clusterLevel: true } : { cluster, namespace });
+  return mayAccess(
+    principal.access,
+    namespace === null ? { cluster, namespace, clusterLevel: true } : { cluster, namespace },
+  );
 }
 
 /** Outcome of {@link Authenticator.authenticate}. */
-export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: 'MISSING_TOKEN' | 'INVALID_TOKEN' | 'MALFORMED_HEADER'; message: string };
+export type AuthResult =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: 'MISSING_TOKEN' | 'INVALID_TOKEN' | 'MALFORMED_HEADER'; message: string };
 
 export interface Authenticator {
   /** Authenticates an `Authorization` header value (or a bare token from WebSocket connection params). */
@@ -66,7 +71,12 @@ export interface AuthenticatorOptions {
   onRecheckError?: (error: unknown) => void;
 }
 
-const ANONYMOUS: Principal = { kind: 'anonymous', name: 'anonymous', scopes: new Set<TokenScope>(['read']), access: { clusters: [], namespaces: [] } };
+const ANONYMOUS: Principal = {
+  kind: 'anonymous',
+  name: 'anonymous',
+  scopes: new Set<TokenScope>(['read']),
+  access: { clusters: [], namespaces: [] },
+};
 
 /** Most verified tokens kept; beyond it the oldest is dropped (tokens are few; this bounds memory). */
 const MAX_CACHED = 1_000;
@@ -149,11 +159,16 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       if (!header) {
         return options.anonymousRead
           ? { ok: true, principal: ANONYMOUS }
-          : { ok: false, reason: 'MISSING_TOKEN', message: 'an API token is required: send "Authorization: Bearer <token>"' };
+          : {
+              ok: false,
+              reason: 'MISSING_TOKEN',
+              message: 'an API token is required: send "Authorization: Bearer <token>"',
+            };
       }
       const match = /^Bearer\s+(\S+)$/i.exec(header) ?? /^(plg_\S+)$/.exec(header);
       const secret = match?.[1];
-      if (secret === undefined) return { ok: false, reason: 'MALFORMED_HEADER', message: 'the Authorization header must be "Bearer <token>"' };
+      if (secret === undefined)
+        return { ok: false, reason: 'MALFORMED_HEADER', message: 'the Authorization header must be "Bearer <token>"' };
       const entry = await verify(secret);
       if (entry === null) return { ok: false, reason: 'INVALID_TOKEN', message: 'the API token is unknown or revoked' };
       const now = Date.now();

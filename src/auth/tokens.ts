@@ -50,7 +50,10 @@ export class TokenAccessError extends Error {
 
 /** The restriction of a token manager, as words for an error message. */
 function describeAccess(access: AccessScope): string {
-  const parts = [access.clusters.length ? `clusters ${access.clusters.join(', ')}` : '', access.namespaces.length ? `namespaces ${access.namespaces.join(', ')}` : ''];
+  const parts = [
+    access.clusters.length ? `clusters ${access.clusters.join(', ')}` : '',
+    access.namespaces.length ? `namespaces ${access.namespaces.join(', ')}` : '',
+  ];
   return parts.filter(Boolean).join(' and ');
 }
 
@@ -69,13 +72,24 @@ export function generateSecret(): string {
  * creates it: the new token's clusters and namespaces must be within it (see {@link TokenAccessError}).
  * @param manager @default FULL_ACCESS (the database owner, as the CLI without a token)
  */
-export async function createToken(store: ApiTokenStore, input: CreateTokenInput, manager: AccessScope = FULL_ACCESS): Promise<{ token: TokenInfo; secret: string }> {
+export async function createToken(
+  store: ApiTokenStore,
+  input: CreateTokenInput,
+  manager: AccessScope = FULL_ACCESS,
+): Promise<{ token: TokenInfo; secret: string }> {
   const name = input.name.trim();
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name)) throw new TokenInputError('a token name is 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit');
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(name))
+    throw new TokenInputError(
+      'a token name is 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit',
+    );
   if (input.scopes.length === 0) throw new TokenInputError('a token needs at least one scope (read or admin)');
-  for (const scope of input.scopes) if (!TOKEN_SCOPES.includes(scope)) throw new TokenInputError(`unknown scope "${String(scope)}" (known: read, admin)`);
+  for (const scope of input.scopes)
+    if (!TOKEN_SCOPES.includes(scope))
+      throw new TokenInputError(`unknown scope "${String(scope)}" (known: read, admin)`);
   if (!isAccessWithin({ clusters: input.clusters ?? [], namespaces: input.namespaces ?? [] }, manager)) {
-    throw new TokenAccessError(`a token restricted to ${describeAccess(manager)} may only create tokens restricted to some of them (an empty list means all)`);
+    throw new TokenAccessError(
+      `a token restricted to ${describeAccess(manager)} may only create tokens restricted to some of them (an empty list means all)`,
+    );
   }
   const secret = generateSecret();
   const token = await store.insert({
@@ -93,11 +107,19 @@ export async function createToken(store: ApiTokenStore, input: CreateTokenInput,
  * Throws {@link TokenAccessError} when the token is broader than `manager`.
  * @param manager @default FULL_ACCESS
  */
-export async function revokeToken(store: ApiTokenStore, name: string, manager: AccessScope = FULL_ACCESS, now: Date = new Date()): Promise<TokenInfo | null> {
+export async function revokeToken(
+  store: ApiTokenStore,
+  name: string,
+  manager: AccessScope = FULL_ACCESS,
+  now: Date = new Date(),
+): Promise<TokenInfo | null> {
   const token = await store.findActiveByName(name);
   if (token === null) return null;
   // A token's restriction never changes, so the check holds for the row the update below revokes.
-  if (!isAccessWithin(token, manager)) throw new TokenAccessError(`token "${name}" sees more than ${describeAccess(manager)}: only a token at least as broad may revoke it`);
+  if (!isAccessWithin(token, manager))
+    throw new TokenAccessError(
+      `token "${name}" sees more than ${describeAccess(manager)}: only a token at least as broad may revoke it`,
+    );
   return (await store.revoke(name, now)) ? token : null;
 }
 
@@ -122,7 +144,10 @@ export async function findTokenByHash(store: ApiTokenStore, secret: string, hash
 }
 
 /** For the CLI: creates a token straight in the database at `databaseUrl` (bootstrap of the first admin token). */
-export async function createTokenInDatabase(databaseUrl: string, input: CreateTokenInput): Promise<{ token: TokenInfo; secret: string }> {
+export async function createTokenInDatabase(
+  databaseUrl: string,
+  input: CreateTokenInput,
+): Promise<{ token: TokenInfo; secret: string }> {
   // The first admin token is often made before anything has started on a new database (the compose
   // file's `docker compose run --rm api token create`): bring the schema up to date first, as start does.
   await checkDatabase(databaseUrl);
@@ -147,7 +172,11 @@ export interface RevocationAnnouncement {
  * published on Redis so running API servers close the token's WebSockets at once; when that Redis
  * cannot be reached, they still find it at their next periodic re-check (10 s by default).
  */
-export async function revokeTokenInDatabase(databaseUrl: string, name: string, announce?: RevocationAnnouncement): Promise<boolean> {
+export async function revokeTokenInDatabase(
+  databaseUrl: string,
+  name: string,
+  announce?: RevocationAnnouncement,
+): Promise<boolean> {
   const db = createDb(databaseUrl, { poolSize: 1 });
   let revoked: boolean;
   try {
@@ -156,7 +185,10 @@ export async function revokeTokenInDatabase(databaseUrl: string, name: string, a
     await db.$disconnect();
   }
   if (revoked && announce !== undefined) {
-    const publisher = createTokenRevocationPublisher(announce.redisUrl, { maxConnectAttempts: 1, ...(announce.prefix === undefined ? {} : { prefix: announce.prefix }) });
+    const publisher = createTokenRevocationPublisher(announce.redisUrl, {
+      maxConnectAttempts: 1,
+      ...(announce.prefix === undefined ? {} : { prefix: announce.prefix }),
+    });
     try {
       await publisher.publish(name);
     } catch {

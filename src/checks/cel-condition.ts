@@ -10,7 +10,14 @@ import type { CheckVerdict } from './http-check.ts';
 
 /** What the expression sees: `phase` and `objects`. */
 export interface CelActivation {
-  phase: { cluster: string; source: string; namespace: string; name: string; labels: Record<string, string>; status: string | null };
+  phase: {
+    cluster: string;
+    source: string;
+    namespace: string;
+    name: string;
+    labels: Record<string, string>;
+    status: string | null;
+  };
   /** Each member's redacted object (metadata and spec; never status or Secret data) plus `phaselog: {key, status, message}`. */
   objects: Record<string, unknown>[];
 }
@@ -30,7 +37,9 @@ export function compileCelCondition(expr: string): CelCondition {
   try {
     program = env.parse(expr);
   } catch (error) {
-    throw new Error(`failed to parse the CEL expression: ${(error as { summary?: string }).summary ?? (error as Error).message}`);
+    throw new Error(
+      `failed to parse the CEL expression: ${(error as { summary?: string }).summary ?? (error as Error).message}`,
+    );
   }
   return {
     evaluate(activation) {

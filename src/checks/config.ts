@@ -21,7 +21,10 @@ const duration = (fallback: number) =>
     .default(fallback);
 
 /** Where a secret comes from: a file (its contents, trimmed) or an environment variable. Never the API. */
-export const secretSourceSchema = z.union([z.strictObject({ file: z.string().min(1) }), z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') })]);
+export const secretSourceSchema = z.union([
+  z.strictObject({ file: z.string().min(1) }),
+  z.strictObject({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') }),
+]);
 
 /** A URL with `{{ variable }}` placeholders; every placeholder must be a known variable. */
 const templatedUrl = z.string().superRefine((url, ctx) => {
@@ -31,11 +34,16 @@ const templatedUrl = z.string().superRefine((url, ctx) => {
     return;
   }
   for (const name of variables) {
-    if (!TEMPLATE_VARIABLE.test(name)) ctx.addIssue({ code: 'custom', message: `unknown template variable "${name}" (known: cluster, namespace, name, source, labels.<key>)` });
+    if (!TEMPLATE_VARIABLE.test(name))
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown template variable "${name}" (known: cluster, namespace, name, source, labels.<key>)`,
+      });
   }
   // With every placeholder filled by a harmless value, it must be an http(s) URL.
   const sample = url.replace(/\{\{\s*([^}]*?)\s*\}\}/g, 'x');
-  if (!/^https?:\/\//.test(sample) || !URL.canParse(sample)) ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// URL' });
+  if (!/^https?:\/\//.test(sample) || !URL.canParse(sample))
+    ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// URL' });
 });
 
 export const httpCheckSchema = z.strictObject({
@@ -44,23 +52,33 @@ export const httpCheckSchema = z.strictObject({
   /** Status codes that make the condition True. @default [200] */
   expectStatus: z.array(z.number().int().min(100).max(599)).min(1).default([200]),
   /** Slower answers are False (SlowResponse). */
-  maxLatency: z.union([z.number().int().positive(), z.string()]).transform((v, ctx) => {
-    const ms = typeof v === 'number' ? v : parseDuration(v);
-    if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `"${v}" is not a duration` });
-      return z.NEVER;
-    }
-    return ms;
-  }).optional(),
+  maxLatency: z
+    .union([z.number().int().positive(), z.string()])
+    .transform((v, ctx) => {
+      const ms = typeof v === 'number' ? v : parseDuration(v);
+      if (ms === undefined) {
+        ctx.addIssue({ code: 'custom', message: `"${v}" is not a duration` });
+        return z.NEVER;
+      }
+      return ms;
+    })
+    .optional(),
   /** The body must contain this text. */
   bodyContains: z.string().min(1).optional(),
   /** A JSON-path into the JSON body (jsonpath-plus syntax); its first match must equal `equals` (or exist, without it). */
   jsonPath: z.string().min(1).optional(),
   equals: z.union([z.string(), z.number(), z.boolean()]).optional(),
   /** Request headers whose values come from files or the environment (tokens), never logged or stored. */
-  headersFrom: z.array(z.strictObject({ name: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name') }).and(secretSourceSchema)).default([]),
+  headersFrom: z
+    .array(z.strictObject({ name: z.string().regex(/^[A-Za-z0-9-]+$/, 'a header name') }).and(secretSourceSchema))
+    .default([]),
   /** Largest body read, in bytes; a longer body is cut there (matches see the first part only). @default 65536 */
-  maxBodyBytes: z.number().int().min(1).max(10 * 1024 * 1024).default(65_536),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(10 * 1024 * 1024)
+    .default(65_536),
 });
 
 export const celCheckSchema = z.strictObject({
@@ -73,7 +91,12 @@ export const webhookCheckSchema = z.strictObject({
   /** HMAC-SHA256 key of `X-Phaselog-Signature`. */
   secretFrom: secretSourceSchema,
   /** Largest response read, in bytes. @default 65536 */
-  maxBodyBytes: z.number().int().min(1).max(10 * 1024 * 1024).default(65_536),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(10 * 1024 * 1024)
+    .default(65_536),
 });
 
 /** Which phases a check applies to; every field given narrows, an empty list matches all. */
@@ -92,7 +115,10 @@ const DERIVED_TYPES = new Set(['Ready', 'Reconciling', 'Stalled']);
 export const checkSchema = z
   .strictObject({
     /** The condition type it produces. */
-    name: z.string().regex(/^[A-Za-z][A-Za-z0-9._-]{0,62}$/, 'a letter, then letters, digits, ".", "_" or "-" (at most 63)').refine((n) => !DERIVED_TYPES.has(n), 'Ready, Reconciling and Stalled are the derived conditions'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9._-]{0,62}$/, 'a letter, then letters, digits, ".", "_" or "-" (at most 63)')
+      .refine((n) => !DERIVED_TYPES.has(n), 'Ready, Reconciling and Stalled are the derived conditions'),
     select: checkSelectorSchema,
     /** How often http and webhook checks run (cel checks run with each snapshot, at its interval). @default 30s */
     interval: duration(30_000),
@@ -124,7 +150,8 @@ export const checkSchema = z
 export const checksConfigSchema = z.array(checkSchema).superRefine((checks, ctx) => {
   const seen = new Set<string>();
   for (const [n, check] of checks.entries()) {
-    if (seen.has(check.name)) ctx.addIssue({ code: 'custom', path: [n, 'name'], message: `another check is named ${check.name}` });
+    if (seen.has(check.name))
+      ctx.addIssue({ code: 'custom', path: [n, 'name'], message: `another check is named ${check.name}` });
     seen.add(check.name);
   }
 });

@@ -56,41 +56,78 @@ export async function readCappedBody(response: Response, maxBytes: number): Prom
 }
 
 /** Runs the check's request once; never throws (failures are Unknown verdicts). */
-export async function runHttpCheck(check: HttpCheckConfig, options: HttpRequestOptions, now: () => number = performance.now.bind(performance)): Promise<CheckVerdict> {
+export async function runHttpCheck(
+  check: HttpCheckConfig,
+  options: HttpRequestOptions,
+  now: () => number = performance.now.bind(performance),
+): Promise<CheckVerdict> {
   const shown = `${check.method} ${displayUrl(options.url)}`;
   const started = now();
   let response: Response;
   let body = '';
   try {
-    response = await fetch(options.url, { method: check.method, headers: options.headers, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs) });
-    if (check.method === 'GET' && (check.bodyContains !== undefined || check.jsonPath !== undefined)) body = await readCappedBody(response, check.maxBodyBytes);
+    response = await fetch(options.url, {
+      method: check.method,
+      headers: options.headers,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    if (check.method === 'GET' && (check.bodyContains !== undefined || check.jsonPath !== undefined))
+      body = await readCappedBody(response, check.maxBodyBytes);
     else await response.body?.cancel().catch(() => undefined);
   } catch (error) {
     const name = (error as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError') return { status: 'Unknown', reason: 'Timeout', message: `${shown} did not answer within ${options.timeoutMs}ms` };
+    if (name === 'TimeoutError' || name === 'AbortError')
+      return { status: 'Unknown', reason: 'Timeout', message: `${shown} did not answer within ${options.timeoutMs}ms` };
     return { status: 'Unknown', reason: 'ConnectionFailed', message: `${shown} failed: ${causeOf(error)}` };
   }
   const latency = now() - started;
   if (!check.expectStatus.includes(response.status)) {
-    return { status: 'False', reason: 'UnexpectedStatus', message: `${shown} answered ${response.status}, expected ${check.expectStatus.join(' or ')}` };
+    return {
+      status: 'False',
+      reason: 'UnexpectedStatus',
+      message: `${shown} answered ${response.status}, expected ${check.expectStatus.join(' or ')}`,
+    };
   }
   if (check.maxLatency !== undefined && latency > check.maxLatency) {
-    return { status: 'False', reason: 'SlowResponse', message: `${shown} answered ${response.status} slower than ${check.maxLatency}ms` };
+    return {
+      status: 'False',
+      reason: 'SlowResponse',
+      message: `${shown} answered ${response.status} slower than ${check.maxLatency}ms`,
+    };
   }
   if (check.bodyContains !== undefined && !body.includes(check.bodyContains)) {
-    return { status: 'False', reason: 'BodyMismatch', message: `${shown} answered ${response.status} without ${JSON.stringify(check.bodyContains)} in its body` };
+    return {
+      status: 'False',
+      reason: 'BodyMismatch',
+      message: `${shown} answered ${response.status} without ${JSON.stringify(check.bodyContains)} in its body`,
+    };
   }
   if (check.jsonPath !== undefined) {
     let matches: unknown[];
     try {
-      matches = JSONPath({ path: check.jsonPath, json: JSON.parse(body) as object, wrap: true, eval: false }) as unknown[];
+      matches = JSONPath({
+        path: check.jsonPath,
+        json: JSON.parse(body) as object,
+        wrap: true,
+        eval: false,
+      }) as unknown[];
     } catch {
-      return { status: 'Unknown', reason: 'InvalidBody', message: `${shown} answered ${response.status} with a body that is not JSON (or was cut at ${check.maxBodyBytes} bytes)` };
+      return {
+        status: 'Unknown',
+        reason: 'InvalidBody',
+        message: `${shown} answered ${response.status} with a body that is not JSON (or was cut at ${check.maxBodyBytes} bytes)`,
+      };
     }
     const [first] = matches;
-    if (matches.length === 0) return { status: 'False', reason: 'JsonPathMismatch', message: `${shown}: ${check.jsonPath} matches nothing` };
+    if (matches.length === 0)
+      return { status: 'False', reason: 'JsonPathMismatch', message: `${shown}: ${check.jsonPath} matches nothing` };
     if (check.equals !== undefined && first !== check.equals) {
-      return { status: 'False', reason: 'JsonPathMismatch', message: `${shown}: ${check.jsonPath} is ${shortJson(first)}, expected ${JSON.stringify(check.equals)}` };
+      return {
+        status: 'False',
+        reason: 'JsonPathMismatch',
+        message: `${shown}: ${check.jsonPath} is ${shortJson(first)}, expected ${JSON.stringify(check.equals)}`,
+      };
     }
   }
   return { status: 'True', reason: 'Succeeded', message: `${shown} answered ${response.status}` };

@@ -28,7 +28,12 @@ export class TemplateError extends Error {
 export function fillUrlTemplate(template: string, phase: CheckedPhase): string {
   return template.replace(PLACEHOLDER, (_all, name: string) => {
     const value = valueOf(name, phase);
-    if (value === undefined) throw new TemplateError(name.startsWith('labels.') ? `the phase has no label ${name.slice('labels.'.length)}` : `unknown template variable ${name}`);
+    if (value === undefined)
+      throw new TemplateError(
+        name.startsWith('labels.')
+          ? `the phase has no label ${name.slice('labels.'.length)}`
+          : `unknown template variable ${name}`,
+      );
     // encodeURIComponent leaves dots alone: a value of `.` or `..` would be a dot segment the URL
     // parser resolves (climbing a path level), so its dots are encoded too.
     return value === '.' || value === '..' ? value.replaceAll('.', '%2E') : encodeURIComponent(value);
@@ -48,6 +53,8 @@ function valueOf(name: string, phase: CheckedPhase): string | undefined {
     default:
       if (!name.startsWith('labels.')) return undefined;
       // Own properties only: a label named __proto__ or constructor must not reach Object's.
-      return Object.hasOwn(phase.labels, name.slice('labels.'.length)) ? phase.labels[name.slice('labels.'.length)] : undefined;
+      return Object.hasOwn(phase.labels, name.slice('labels.'.length))
+        ? phase.labels[name.slice('labels.'.length)]
+        : undefined;
   }
 }

@@ -16,10 +16,14 @@ import { displayUrl, readCappedBody, type CheckVerdict } from './http-check.ts';
 
 /** The published schema (request and response definitions). */
 // From the project root, not this file: compiled, this module runs from dist/.
-const SCHEMA = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'docs', 'schemas', 'condition-webhook.schema.json'), 'utf8')) as Record<string, unknown>;
+const SCHEMA = JSON.parse(
+  readFileSync(path.join(PROJECT_ROOT, 'docs', 'schemas', 'condition-webhook.schema.json'), 'utf8'),
+) as Record<string, unknown>;
 const ajv = new Ajv({ allErrors: false, strict: false });
 ajv.addSchema(SCHEMA);
-const validateResponse = ajv.compile({ $ref: 'https://phaselog.dev/schemas/condition-webhook.schema.json#/definitions/ConditionResponse' });
+const validateResponse = ajv.compile({
+  $ref: 'https://phaselog.dev/schemas/condition-webhook.schema.json#/definitions/ConditionResponse',
+});
 
 /** The request header carrying the signature. */
 export const SIGNATURE_HEADER = 'X-Phaselog-Signature';
@@ -41,7 +45,10 @@ export interface WebhookRequestOptions {
 }
 
 /** The request body (ConditionRequest). */
-export function webhookRequestBody(options: Omit<WebhookRequestOptions, 'url' | 'timeoutMs' | 'secret'>, sentAt: Date): string {
+export function webhookRequestBody(
+  options: Omit<WebhookRequestOptions, 'url' | 'timeoutMs' | 'secret'>,
+  sentAt: Date,
+): string {
   const { phase } = options;
   return JSON.stringify({
     apiVersion: 'phaselog.dev/v1',
@@ -75,12 +82,18 @@ export interface WebhookVerdict extends CheckVerdict {
  * Posts the phase and reads the conditions; never throws. A failure is one Unknown verdict of the
  * type asked for.
  */
-export async function runWebhookCheck(check: WebhookCheckConfig, options: WebhookRequestOptions): Promise<WebhookVerdict[]> {
+export async function runWebhookCheck(
+  check: WebhookCheckConfig,
+  options: WebhookRequestOptions,
+): Promise<WebhookVerdict[]> {
   const answered = await askWebhook(check, options);
   return Array.isArray(answered) ? answered : [{ type: options.type, ...answered }];
 }
 
-async function askWebhook(check: WebhookCheckConfig, options: WebhookRequestOptions): Promise<CheckVerdict | WebhookVerdict[]> {
+async function askWebhook(
+  check: WebhookCheckConfig,
+  options: WebhookRequestOptions,
+): Promise<CheckVerdict | WebhookVerdict[]> {
   const shown = `POST ${displayUrl(options.url)}`;
   const body = webhookRequestBody(options, new Date());
   let text: string;
@@ -97,10 +110,12 @@ async function askWebhook(check: WebhookCheckConfig, options: WebhookRequestOpti
     text = await readCappedBody(response, check.maxBodyBytes);
   } catch (error) {
     const name = (error as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError') return { status: 'Unknown', reason: 'Timeout', message: `${shown} did not answer within ${options.timeoutMs}ms` };
+    if (name === 'TimeoutError' || name === 'AbortError')
+      return { status: 'Unknown', reason: 'Timeout', message: `${shown} did not answer within ${options.timeoutMs}ms` };
     return { status: 'Unknown', reason: 'ConnectionFailed', message: `${shown} failed` };
   }
-  if (status < 200 || status > 299) return { status: 'Unknown', reason: 'UnexpectedStatus', message: `${shown} answered ${status}` };
+  if (status < 200 || status > 299)
+    return { status: 'Unknown', reason: 'UnexpectedStatus', message: `${shown} answered ${status}` };
   let answer: unknown;
   try {
     answer = JSON.parse(text);
@@ -109,19 +124,31 @@ async function askWebhook(check: WebhookCheckConfig, options: WebhookRequestOpti
   }
   if (!validateResponse(answer)) {
     const [first] = validateResponse.errors ?? [];
-    return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered a ConditionResponse that breaks the schema: ${first ? `${first.instancePath || '/'} ${first.message ?? ''}` : 'invalid'}` };
+    return {
+      status: 'Unknown',
+      reason: 'InvalidResponse',
+      message: `${shown} answered a ConditionResponse that breaks the schema: ${first ? `${first.instancePath || '/'} ${first.message ?? ''}` : 'invalid'}`,
+    };
   }
-  const conditions = (answer as { conditions: { type?: string; status: ConditionStatus; reason: string; message?: string }[] }).conditions;
+  const conditions = (
+    answer as { conditions: { type?: string; status: ConditionStatus; reason: string; message?: string }[] }
+  ).conditions;
   const verdicts: WebhookVerdict[] = [];
   for (const c of conditions) {
     const type = c.type ?? options.type;
     // Only the type asked for and its own sub-types: a service cannot write another check's conditions.
     if (type !== options.type && !type.startsWith(`${options.type}/`)) {
-      return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered condition ${JSON.stringify(type.slice(0, 63))}, which is neither ${options.type} nor ${options.type}/<suffix>` };
+      return {
+        status: 'Unknown',
+        reason: 'InvalidResponse',
+        message: `${shown} answered condition ${JSON.stringify(type.slice(0, 63))}, which is neither ${options.type} nor ${options.type}/<suffix>`,
+      };
     }
-    if (verdicts.some((v) => v.type === type)) return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered condition ${type} twice` };
+    if (verdicts.some((v) => v.type === type))
+      return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered condition ${type} twice` };
     verdicts.push({ type, status: c.status, reason: c.reason, message: c.message ?? '' });
   }
-  if (!verdicts.some((v) => v.type === options.type)) return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered no ${options.type} condition` };
+  if (!verdicts.some((v) => v.type === options.type))
+    return { status: 'Unknown', reason: 'InvalidResponse', message: `${shown} answered no ${options.type} condition` };
   return verdicts;
 }

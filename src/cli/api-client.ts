@@ -72,7 +72,8 @@ function toCliError(errors: NonNullable<GraphqlResponse<unknown>['errors']>): Cl
 function describeClose(error: unknown): string {
   if (error instanceof Error) return error.message;
   const close = error as { code?: number; reason?: string } | undefined;
-  if (close && typeof close.code === 'number') return `closed with code ${close.code}${close.reason ? ` (${close.reason})` : ''}`;
+  if (close && typeof close.code === 'number')
+    return `closed with code ${close.code}${close.reason ? ` (${close.reason})` : ''}`;
   return String(error);
 }
 
@@ -92,15 +93,22 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
         });
       } catch (error) {
-        const cause = (error as Error & { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }).cause;
+        const cause = (error as Error & { cause?: { code?: string; message?: string; errors?: { code?: string }[] } })
+          .cause;
         const reason = cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (error as Error).message;
-        throw new CliError(`cannot reach phaselog at ${options.url} (${reason}); is it running? (set PHASELOG_URL or --url)`, EXIT.server);
+        throw new CliError(
+          `cannot reach phaselog at ${options.url} (${reason}); is it running? (set PHASELOG_URL or --url)`,
+          EXIT.server,
+        );
       }
       let body: GraphqlResponse<T>;
       try {
         body = (await res.json()) as GraphqlResponse<T>;
       } catch {
-        throw new CliError(`${options.url} answered HTTP ${res.status} without a GraphQL response; is that a phaselog server?`, EXIT.server);
+        throw new CliError(
+          `${options.url} answered HTTP ${res.status} without a GraphQL response; is that a phaselog server?`,
+          EXIT.server,
+        );
       }
       if (body.errors?.length) throw toCliError(body.errors);
       if (!body.data) throw new CliError(`empty answer from ${options.url} (HTTP ${res.status})`, EXIT.server);
@@ -135,13 +143,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       let stopped = false;
       const unsubscribe = ws.subscribe<T>(payload, {
         next: (value) => {
-          if (value.errors?.length) return handlers.onError(toCliError(value.errors as NonNullable<GraphqlResponse<unknown>['errors']>));
+          if (value.errors?.length)
+            return handlers.onError(toCliError(value.errors as NonNullable<GraphqlResponse<unknown>['errors']>));
           if (!value.data) return;
           const cursor = handlers.resumeFrom?.(value.data);
           if (cursor !== undefined) payload.variables.after = cursor;
           handlers.onEvent(value.data);
         },
-        error: (error) => handlers.onError(Array.isArray(error) ? toCliError(error) : new CliError(`lost the connection to ${options.url}: ${describeClose(error)}`, EXIT.server)),
+        error: (error) =>
+          handlers.onError(
+            Array.isArray(error)
+              ? toCliError(error)
+              : new CliError(`lost the connection to ${options.url}: ${describeClose(error)}`, EXIT.server),
+          ),
         // graphql-ws also completes the sink when we unsubscribe: only the server ending it is news.
         complete: () => stopped || handlers.onError(new CliError(`${options.url} ended the stream`, EXIT.server)),
       });

@@ -40,7 +40,10 @@ function valueWords(option: Option): string | undefined {
 }
 
 /** The server command listing the names a command's first argument takes: phases or plans. */
-const NAME_SOURCES: Readonly<Record<string, string>> = { phase: 'phaselog status -o name', plan: 'phaselog plan list -o name' };
+const NAME_SOURCES: Readonly<Record<string, string>> = {
+  phase: 'phaselog status -o name',
+  plan: 'phaselog plan list -o name',
+};
 const namesOf = (command: Command): string | undefined => {
   const name = command.registeredArguments[0]?.name();
   return name !== undefined && Object.hasOwn(NAME_SOURCES, name) ? NAME_SOURCES[name] : undefined;
@@ -57,14 +60,25 @@ function bash(program: Command): string {
     for (const option of optionsOf(command)) {
       if (!takesValue(option)) continue;
       const words = valueWords(option);
-      const pattern = flagsOf(option).map((f) => quote(`${path}:${f}`)).join('|');
-      valueCases.push(`    ${pattern}) ${words ? `COMPREPLY=($(compgen -W "${words}" -- "$cur"))` : 'COMPREPLY=()'}; return ;;`);
+      const pattern = flagsOf(option)
+        .map((f) => quote(`${path}:${f}`))
+        .join('|');
+      valueCases.push(
+        `    ${pattern}) ${words ? `COMPREPLY=($(compgen -W "${words}" -- "$cur"))` : 'COMPREPLY=()'}; return ;;`,
+      );
     }
     // Flags once a dash is typed, else subcommands and argument values (kubectl's manners).
     const flags = optionsOf(command).flatMap(flagsOf).join(' ');
     const argument = command.registeredArguments[0];
-    const values = [command.commands.map((c) => c.name()).join(' '), namesOf(command) !== undefined ? `$(${namesOf(command)} 2>/dev/null)` : (argument?.argChoices?.join(' ') ?? '')].filter(Boolean).join(' ');
-    wordCases.push(`    ${quote(path)}) if [[ "$cur" == -* ]]; then words=${quote(flags)}; else words="${values}"; fi ;;`);
+    const values = [
+      command.commands.map((c) => c.name()).join(' '),
+      namesOf(command) !== undefined ? `$(${namesOf(command)} 2>/dev/null)` : (argument?.argChoices?.join(' ') ?? ''),
+    ]
+      .filter(Boolean)
+      .join(' ');
+    wordCases.push(
+      `    ${quote(path)}) if [[ "$cur" == -* ]]; then words=${quote(flags)}; else words="${values}"; fi ;;`,
+    );
   }
   return `# phaselog completion for bash: source <(phaselog completion bash)
 _phaselog() {
@@ -106,18 +120,36 @@ function fish(program: Command): string {
     const parts = path ? path.split(' ') : [];
     const subs = command.commands.map((c) => c.name());
     // Commands of the same name elsewhere in the tree (`status`, `plan status`): not under their parents.
-    const elsewhere = [...new Set(allPaths.filter((o) => o.length > 0 && o.at(-1) === parts.at(-1) && o.join(' ') !== path).map((o) => o[0] as string).filter((first) => !parts.includes(first)))];
+    const elsewhere = [
+      ...new Set(
+        allPaths
+          .filter((o) => o.length > 0 && o.at(-1) === parts.at(-1) && o.join(' ') !== path)
+          .map((o) => o[0] as string)
+          .filter((first) => !parts.includes(first)),
+      ),
+    ];
     // The command line names exactly this path: its parts, and none of its subcommands yet.
     const here =
       parts.length === 0
         ? `not __fish_seen_subcommand_from ${top.join(' ')}`
-        : [...parts.map((p) => `__fish_seen_subcommand_from ${p}`), ...(elsewhere.length ? [`not __fish_seen_subcommand_from ${elsewhere.join(' ')}`] : []), ...(subs.length ? [`not __fish_seen_subcommand_from ${subs.join(' ')}`] : [])].join('; and ');
-    for (const sub of command.commands) lines.push(`complete -c phaselog -n ${quote(here)} -a ${quote(sub.name())} -d ${quote(sub.description())}`);
+        : [
+            ...parts.map((p) => `__fish_seen_subcommand_from ${p}`),
+            ...(elsewhere.length ? [`not __fish_seen_subcommand_from ${elsewhere.join(' ')}`] : []),
+            ...(subs.length ? [`not __fish_seen_subcommand_from ${subs.join(' ')}`] : []),
+          ].join('; and ');
+    for (const sub of command.commands)
+      lines.push(`complete -c phaselog -n ${quote(here)} -a ${quote(sub.name())} -d ${quote(sub.description())}`);
     if (path === 'emulator') continue;
     for (const option of optionsOf(command)) {
-      const flags = [option.short ? `-s ${option.short.slice(1)}` : '', option.long ? `-l ${option.long.slice(2)}` : ''].filter(Boolean).join(' ');
+      const flags = [option.short ? `-s ${option.short.slice(1)}` : '', option.long ? `-l ${option.long.slice(2)}` : '']
+        .filter(Boolean)
+        .join(' ');
       const words = valueWords(option);
-      const value = takesValue(option) ? (words ? ` -xa ${words.startsWith('$(') ? `"(${words.slice(2, -1)})"` : quote(words)}` : ' -r') : '';
+      const value = takesValue(option)
+        ? words
+          ? ` -xa ${words.startsWith('$(') ? `"(${words.slice(2, -1)})"` : quote(words)}`
+          : ' -r'
+        : '';
       lines.push(`complete -c phaselog -n ${quote(here)} ${flags}${value} -d ${quote(option.description)}`);
     }
     const names = namesOf(command);

@@ -35,7 +35,8 @@ export function graphqlEndpoint(url: string): string {
   } catch {
     throw new CliError(`"${url}" is not a URL (PHASELOG_URL or --url, e.g. http://127.0.0.1:4000/graphql)`, EXIT.usage);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new CliError(`"${url}" is not an http(s) URL (PHASELOG_URL or --url)`, EXIT.usage);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new CliError(`"${url}" is not an http(s) URL (PHASELOG_URL or --url)`, EXIT.usage);
   if (parsed.pathname === '/' || parsed.pathname === '') parsed.pathname = '/graphql';
   return parsed.href;
 }

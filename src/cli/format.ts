@@ -47,10 +47,14 @@ export function columnWidths(headers: string[], rows: string[][]): number[] {
 /** A plain-text table with a header row; columns padded, the last column not. */
 export function renderTable(headers: string[], rows: string[][], options: TableOptions = {}): string {
   const shown = options.headers === false ? rows : [headers, ...rows];
-  const widths = headers.map((_, i) => Math.max(options.minWidths?.[i] ?? 0, ...shown.map((r) => visibleLength(r[i] ?? ''))));
+  const widths = headers.map((_, i) =>
+    Math.max(options.minWidths?.[i] ?? 0, ...shown.map((r) => visibleLength(r[i] ?? ''))),
+  );
   const line = (cells: string[]) =>
     cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell + ' '.repeat(Math.max(0, (widths[i] ?? 0) - visibleLength(cell)))))
+      .map((cell, i) =>
+        i === cells.length - 1 ? cell : cell + ' '.repeat(Math.max(0, (widths[i] ?? 0) - visibleLength(cell))),
+      )
       .join('  ')
       .trimEnd();
   return shown.length === 0 ? '' : shown.map(line).join('\n') + '\n';
@@ -122,7 +126,9 @@ export function phaseName(p: { cluster: string; namespace: string; name: string 
 export function parseCliDuration(value: string, flag: string): number {
   const ms = /^\d+(\.\d+)?$/.test(value.trim()) ? undefined : parseDuration(value);
   if (ms === undefined || ms <= 0) {
-    const hint = /^\d+$/.test(value.trim()) ? ` (a number needs a unit: ${value}s, ${value}m)` : ' such as 30s, 10m or 1h';
+    const hint = /^\d+$/.test(value.trim())
+      ? ` (a number needs a unit: ${value}s, ${value}m)`
+      : ' such as 30s, 10m or 1h';
     throw new CliError(`${flag} needs a positive duration${hint}; got "${value}"`, EXIT.usage);
   }
   return ms;
@@ -140,5 +146,8 @@ export function parseTime(value: string, now: Date = new Date()): Date {
     const date = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
     if (!Number.isNaN(date.getTime())) return date;
   }
-  throw new CliError(`"${value}" is not a time: use RFC 3339 (2026-11-17T14:00:00Z), a date (2026-11-17), "now", or a duration ago (90m, 2h, 7d)`, EXIT.usage);
+  throw new CliError(
+    `"${value}" is not a time: use RFC 3339 (2026-11-17T14:00:00Z), a date (2026-11-17), "now", or a duration ago (90m, 2h, 7d)`,
+    EXIT.usage,
+  );
 }

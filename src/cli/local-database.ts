@@ -11,7 +11,10 @@ export function resolveLocalDatabaseUrl(config: Pick<Config, 'database' | 'state
   if (config.database.url) return config.database.url;
   const url = findRunningEmbeddedPostgres(config.stateDir);
   if (url === undefined) {
-    throw new CliError(`no DATABASE_URL, and no embedded phaselog database running in ${config.stateDir}: start phaselog first (npm start), or set DATABASE_URL or PHASELOG_STATE_DIR`, EXIT.server);
+    throw new CliError(
+      `no DATABASE_URL, and no embedded phaselog database running in ${config.stateDir}: start phaselog first (npm start), or set DATABASE_URL or PHASELOG_STATE_DIR`,
+      EXIT.server,
+    );
   }
   return url;
 }

@@ -11,10 +11,14 @@ import type { CommandContext } from './context.ts';
 import { buildProgram, runProgram } from './program.ts';
 import type { ProgramHooks } from './program.ts';
 
-const write: ProgramHooks['write'] = (stream, text) => void (stream === 'out' ? process.stdout : process.stderr).write(text);
+const write: ProgramHooks['write'] = (stream, text) =>
+  void (stream === 'out' ? process.stdout : process.stderr).write(text);
 
 /** Run a client command and exit with its code; an expected failure is one line on stderr. */
-async function client(flags: { url?: string; token?: string }, run: (ctx: CommandContext) => Promise<number>): Promise<void> {
+async function client(
+  flags: { url?: string; token?: string },
+  run: (ctx: CommandContext) => Promise<number>,
+): Promise<void> {
   let ctx: CommandContext | undefined;
   let code: number;
   try {

@@ -23,7 +23,11 @@ export async function runMigrate(): Promise<void> {
     const { password } = await checkDatabase(url);
     applied = await migrateDatabase(url).then(
       (result) => result.applied,
-      (error: unknown) => exitWithError(`applying database migrations failed on ${describeDatabase(url)}: ${firstLine(error, password)}`, 1),
+      (error: unknown) =>
+        exitWithError(
+          `applying database migrations failed on ${describeDatabase(url)}: ${firstLine(error, password)}`,
+          1,
+        ),
     );
   } catch (error) {
     if (error instanceof StartupError) exitWithError(error.message, 1);

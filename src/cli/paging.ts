@@ -7,7 +7,12 @@ export interface Connection<T> {
 }
 
 /** Every node of the connection `pick` finds in each answer, following `endCursor` as `$after`. */
-export async function collectPages<T, D = never>(api: ApiClient, document: string, variables: Record<string, unknown>, pick: (data: D) => Connection<T> | null | undefined): Promise<T[]> {
+export async function collectPages<T, D = never>(
+  api: ApiClient,
+  document: string,
+  variables: Record<string, unknown>,
+  pick: (data: D) => Connection<T> | null | undefined,
+): Promise<T[]> {
   const nodes: T[] = [];
   let after: string | null = null;
   do {

@@ -57,7 +57,8 @@ export function renderChange(change: DiffChange, options: RenderDiffOptions = {}
   const color = options.color ?? false;
   const header = paint(`${MARK[change.change]} ${formatRef(change)} (${WORD[change.change]})`, 'bold', color);
   if (change.withheld) return `${header}\n  (content withheld: the token may not read namespace ${change.namespace})\n`;
-  if (change.diff === null) return `${header}\n  (content not stored: the object was not observed then, or retention removed it)\n`;
+  if (change.diff === null)
+    return `${header}\n  (content not stored: the object was not observed then, or retention removed it)\n`;
   if (change.diff === '') return `${header}\n  (no difference in the stored content)\n`;
   let inHunks = false;
   const body = change.diff
@@ -78,7 +79,13 @@ export function renderManifestDiff(versions: readonly DiffVersion[], options: Re
   for (const v of versions) {
     const span = `${v.manifest.from} to ${v.manifest.to ?? 'now'}`;
     const since = v.previousHash === null ? 'first version recorded' : `since ${v.previousHash.slice(0, 12)}`;
-    out.push(paint(`manifest ${v.manifest.hash.slice(0, 12)}  ${span}  ${v.manifest.entryCount} entries, ${since}`, 'bold', color) + '\n');
+    out.push(
+      paint(
+        `manifest ${v.manifest.hash.slice(0, 12)}  ${span}  ${v.manifest.entryCount} entries, ${since}`,
+        'bold',
+        color,
+      ) + '\n',
+    );
     if (v.previousHash !== null && v.changes.length === 0) out.push('  (no member changed)\n');
     // A blank line after each member's block and after a version without any.
     for (const change of v.changes) out.push(renderChange(change, options), '\n');

@@ -11,7 +11,6 @@ import { exitWithError } from './errors.ts';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
-
 /** Runs `role`, or with none the role the configuration names (default `all`). */
 export async function serve(role: Role | undefined, overrides: Record<string, unknown>): Promise<void> {
   let config;
@@ -19,7 +18,9 @@ export async function serve(role: Role | undefined, overrides: Record<string, un
     config = loadConfig(process.env, process.cwd(), { ...(role !== undefined ? { role } : {}), ...overrides });
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`phaselog: invalid configuration\n${error.issues.map((i) => `  ${i.key}: ${i.message}`).join('\n')}\n`);
+      process.stderr.write(
+        `phaselog: invalid configuration\n${error.issues.map((i) => `  ${i.key}: ${i.message}`).join('\n')}\n`,
+      );
       process.exit(2);
     }
     throw error;

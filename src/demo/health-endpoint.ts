@@ -23,8 +23,11 @@ export function isFlippedDown(now: number, periodMs: number): boolean {
 export async function startDemoHealthEndpoint(periodMs = 120_000): Promise<DemoHealthEndpoint> {
   const server = createServer((req, res) => {
     const [cluster, namespace, name] = (req.url ?? '').split('/').slice(1, 4);
-    const down = cluster === 'demo-staging' && namespace === 'shop' && name === 'api' && isFlippedDown(Date.now(), periodMs);
-    res.writeHead(down ? 503 : 200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: down ? 'down' : 'ok' }));
+    const down =
+      cluster === 'demo-staging' && namespace === 'shop' && name === 'api' && isFlippedDown(Date.now(), periodMs);
+    res
+      .writeHead(down ? 503 : 200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ status: down ? 'down' : 'ok' }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -33,7 +36,11 @@ export async function startDemoHealthEndpoint(periodMs = 120_000): Promise<DemoH
     interval: '10s',
     timeout: '2s',
     select: { namespaces: ['shop'] },
-    http: { url: `http://127.0.0.1:${port}/{{ cluster }}/{{ namespace }}/{{ name }}/healthz`, jsonPath: '$.status', equals: 'ok' },
+    http: {
+      url: `http://127.0.0.1:${port}/{{ cluster }}/{{ namespace }}/{{ name }}/healthz`,
+      jsonPath: '$.status',
+      equals: 'ok',
+    },
   });
   return {
     check,

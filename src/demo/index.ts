@@ -72,10 +72,16 @@ const LCM_NS = 'openstack';
 const KEYSTONE = lcmPhase(LCM_NS, 'keystone-upgrade', 'demo-keystone-upgrade', 'upgrade');
 
 /** `phases.owners` of the demo. */
-export const DEMO_OWNERS: OwnerKindSpec[] = [{
-  kind: { group: LCM_PHASE.group, kind: LCM_PHASE.kind },
-  ownedKinds: [{ group: 'batch', kind: 'Job' }, { group: '', kind: 'Pod' }, { group: 'argoproj.io', kind: 'Workflow' }],
-}];
+export const DEMO_OWNERS: OwnerKindSpec[] = [
+  {
+    kind: { group: LCM_PHASE.group, kind: LCM_PHASE.kind },
+    ownedKinds: [
+      { group: 'batch', kind: 'Job' },
+      { group: '', kind: 'Pod' },
+      { group: 'argoproj.io', kind: 'Workflow' },
+    ],
+  },
+];
 
 /**
  * The demo's phase plan, declared by labels on staging's inventories: the shop's base, then api,
@@ -90,7 +96,12 @@ function planned(cluster: 'staging' | 'prod', object: KubeObject, order: number)
 }
 
 function seedCluster(em: Emulator, cluster: 'staging' | 'prod'): void {
-  const shopRefs = [ref('Namespace', '', NS), ref('ConfigMap', NS, 'frontend'), ref('Service', NS, 'frontend'), ref('Deployment', NS, 'frontend')];
+  const shopRefs = [
+    ref('Namespace', '', NS),
+    ref('ConfigMap', NS, 'frontend'),
+    ref('Service', NS, 'frontend'),
+    ref('Deployment', NS, 'frontend'),
+  ];
   em.apply([
     namespaceObject(NS),
     namespaceObject('flux-system'),
@@ -108,12 +119,28 @@ function seedCluster(em: Emulator, cluster: 'staging' | 'prod'): void {
     // The four phases, one per inventory kind.
     planned(cluster, cliUtilsInventory(NS, `${cluster}-shop-base`, shopRefs), 1),
     planned(cluster, resourceGroup(NS, 'api', [ref('Service', NS, 'api'), ref('Deployment', NS, 'api')]), 2),
-    planned(cluster, fluxKustomization('worker', [ref('ConfigMap', NS, 'worker-config'), ref('Pod', NS, 'worker-0')], 'main@sha1:1111111'), 3),
-    planned(cluster, argoApplication('checkout', NS, [ref('Deployment', NS, 'checkout'), ref('Service', NS, 'checkout')]), 4),
+    planned(
+      cluster,
+      fluxKustomization(
+        'worker',
+        [ref('ConfigMap', NS, 'worker-config'), ref('Pod', NS, 'worker-0')],
+        'main@sha1:1111111',
+      ),
+      3,
+    ),
+    planned(
+      cluster,
+      argoApplication('checkout', NS, [ref('Deployment', NS, 'checkout'), ref('Service', NS, 'checkout')]),
+      4,
+    ),
   ]);
   // What the controllers leave behind: each Deployment's ReplicaSet and Pods (`status --tree`).
   // The images match readyDeployment's, so a rollout scales these ReplicaSets down.
-  applyRolledOut(em, { deployment: 'frontend', namespace: NS, image: 'nginx:1.27', container: 'main' }, cluster === 'prod' ? 3 : 2);
+  applyRolledOut(
+    em,
+    { deployment: 'frontend', namespace: NS, image: 'nginx:1.27', container: 'main' },
+    cluster === 'prod' ? 3 : 2,
+  );
   applyRolledOut(em, { deployment: 'api', namespace: NS, image: 'example/api:1.0.0', container: 'main' }, 2);
   applyRolledOut(em, { deployment: 'checkout', namespace: NS, image: 'example/checkout:2.3.0', container: 'main' }, 2);
   if (cluster === 'staging') {
@@ -138,19 +165,28 @@ function lcmRun(cycle: number): ScenarioStep[] {
     const job = ownedJob(KEYSTONE, name, `demo-${name}`, state);
     return [job, jobPod(job, `${name}-q9w4z`, `demo-${name}-pod`, state)];
   };
-  const smoke = (phase: string, message: string) => ownedWorkflow(KEYSTONE, `keystone-smoke-${cycle}`, `demo-smoke-${cycle}`, phase, message);
+  const smoke = (phase: string, message: string) =>
+    ownedWorkflow(KEYSTONE, `keystone-smoke-${cycle}`, `demo-smoke-${cycle}`, phase, message);
   const jobRef = (name: string) => ({ apiVersion: 'batch/v1', kind: 'Job', namespace: LCM_NS, name });
   return [
     {
       at: 2_000,
       label: 'LCM phase starts a run: old tasks removed',
       do: (em) => {
-        for (const kind of [{ apiVersion: 'batch/v1', kind: 'Job' }, { apiVersion: 'argoproj.io/v1alpha1', kind: 'Workflow' }]) {
-          for (const object of em.list({ ...kind, namespace: LCM_NS })) em.remove({ ...kind, namespace: LCM_NS, name: String((object.metadata as { name: string }).name) });
+        for (const kind of [
+          { apiVersion: 'batch/v1', kind: 'Job' },
+          { apiVersion: 'argoproj.io/v1alpha1', kind: 'Workflow' },
+        ]) {
+          for (const object of em.list({ ...kind, namespace: LCM_NS }))
+            em.remove({ ...kind, namespace: LCM_NS, name: String((object.metadata as { name: string }).name) });
         }
       },
     },
-    { at: 2_500, label: 'LCM migrate Job and smoke Workflow run', apply: [...migrate('running'), smoke('Running', 'step 1/2: keystone-api')] },
+    {
+      at: 2_500,
+      label: 'LCM migrate Job and smoke Workflow run',
+      apply: [...migrate('running'), smoke('Running', 'step 1/2: keystone-api')],
+    },
     { at: 10_000, label: 'LCM migrate Job completes', apply: migrate('complete') },
     { at: 18_000, label: 'LCM verify Job fails', apply: verify(`keystone-verify-${cycle}`, 'failed') },
     { at: 28_000, label: 'LCM verify Job replaced by a retry', remove: jobRef(`keystone-verify-${cycle}`) },
@@ -164,7 +200,14 @@ function lcmRun(cycle: number): ScenarioStep[] {
 function stagingCycle(cycle: number): ScenarioStep[] {
   const version = `1.${cycle + 1}.0`;
   return [
-    ...deploymentRollout({ name: 'api', namespace: NS, replicas: 2, image: `example/api:${version}`, startAt: 3_000, stepMs: 4_000 }),
+    ...deploymentRollout({
+      name: 'api',
+      namespace: NS,
+      replicas: 2,
+      image: `example/api:${version}`,
+      startAt: 3_000,
+      stepMs: 4_000,
+    }),
     ...podCrashLoop({ name: 'worker-0', namespace: NS, crashes: 2, startAt: 1_000, stepMs: 8_000 }),
     {
       at: 35_000,
@@ -175,7 +218,11 @@ function stagingCycle(cycle: number): ScenarioStep[] {
           'staging',
           fluxKustomization(
             'worker',
-            [ref('ConfigMap', NS, 'worker-config'), ref('Pod', NS, 'worker-0'), ref('ConfigMap', NS, `worker-flags-${cycle}`)],
+            [
+              ref('ConfigMap', NS, 'worker-config'),
+              ref('Pod', NS, 'worker-0'),
+              ref('ConfigMap', NS, `worker-flags-${cycle}`),
+            ],
             `main@sha1:${String(cycle + 2).repeat(7)}`,
           ),
           3,
@@ -189,7 +236,14 @@ function stagingCycle(cycle: number): ScenarioStep[] {
 /** One cycle on prod: a rollout of checkout and a short outage. */
 function prodCycle(cycle: number): ScenarioStep[] {
   return [
-    ...deploymentRollout({ name: 'checkout', namespace: NS, replicas: 2, image: `example/checkout:2.${4 + cycle}.0`, startAt: 5_000, stepMs: 5_000 }),
+    ...deploymentRollout({
+      name: 'checkout',
+      namespace: NS,
+      replicas: 2,
+      image: `example/checkout:2.${4 + cycle}.0`,
+      startAt: 5_000,
+      stepMs: 5_000,
+    }),
     ...clusterOutage({ at: 25_000, durationMs: 15_000 }),
   ];
 }
@@ -208,8 +262,12 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
     const em = await startEmulator({ port: 0, clusterName: `demo-${name}` });
     emulators[`demo-${name}`] = em;
     seedCluster(em, name);
-    const loaded = loadKubeconfigClusters({ yaml: em.kubeconfig({ contextName: `demo-${name}` }), labels: { demo: 'true', env: name } });
-    if (loaded.errors.length) throw new Error(`demo cluster demo-${name}: ${loaded.errors.map((e) => e.message).join('; ')}`);
+    const loaded = loadKubeconfigClusters({
+      yaml: em.kubeconfig({ contextName: `demo-${name}` }),
+      labels: { demo: 'true', env: name },
+    });
+    if (loaded.errors.length)
+      throw new Error(`demo cluster demo-${name}: ${loaded.errors.map((e) => e.message).join('; ')}`);
     clusters.push(...loaded.clusters);
     await em.writeKubeconfig(path.join(dir, `demo-${name}.kubeconfig`), { contextName: `demo-${name}` });
   }
@@ -227,8 +285,14 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
   const controlFile = path.join(dir, 'emulator.control.json');
   await writeControlFile(controlFile, control, Object.keys(emulators));
   const health = await startDemoHealthEndpoint(120_000 / speed);
-  const loops = [loop(emulators['demo-staging'] as Emulator, stagingCycle, 'demo-staging'), loop(emulators['demo-prod'] as Emulator, prodCycle, 'demo-prod')];
-  log.info({ clusters: clusters.map((c) => c.name), kubeconfigs: dir, faultControl: controlFile }, 'demo clusters started (no kubeconfig or clusters configured)');
+  const loops = [
+    loop(emulators['demo-staging'] as Emulator, stagingCycle, 'demo-staging'),
+    loop(emulators['demo-prod'] as Emulator, prodCycle, 'demo-prod'),
+  ];
+  log.info(
+    { clusters: clusters.map((c) => c.name), kubeconfigs: dir, faultControl: controlFile },
+    'demo clusters started (no kubeconfig or clusters configured)',
+  );
 
   return {
     clusters,

@@ -27,7 +27,11 @@ export function readyDeployment(namespace: string, name: string, replicas = 2, i
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name, namespace, labels: { app: name }, generation: 1 },
-    spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image }] } } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image }] } },
+    },
     status: {
       observedGeneration: 1,
       replicas,
@@ -35,8 +39,22 @@ export function readyDeployment(namespace: string, name: string, replicas = 2, i
       readyReplicas: replicas,
       availableReplicas: replicas,
       conditions: [
-        { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.', lastUpdateTime: t, lastTransitionTime: t },
-        { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${name}-5d9c7b" has successfully progressed.`, lastUpdateTime: t, lastTransitionTime: t },
+        {
+          type: 'Available',
+          status: 'True',
+          reason: 'MinimumReplicasAvailable',
+          message: 'Deployment has minimum availability.',
+          lastUpdateTime: t,
+          lastTransitionTime: t,
+        },
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'NewReplicaSetAvailable',
+          message: `ReplicaSet "${name}-5d9c7b" has successfully progressed.`,
+          lastUpdateTime: t,
+          lastTransitionTime: t,
+        },
       ],
     },
   };
@@ -47,12 +65,21 @@ export function service(namespace: string, name: string): KubeObject {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name, namespace },
-    spec: { selector: { app: name }, ports: [{ port: 80, targetPort: 8080 }], clusterIP: '10.96.12.34', type: 'ClusterIP' },
+    spec: {
+      selector: { app: name },
+      ports: [{ port: 80, targetPort: 8080 }],
+      clusterIP: '10.96.12.34',
+      type: 'ClusterIP',
+    },
     status: { loadBalancer: {} },
   };
 }
 
-export function configMap(namespace: string, name: string, data: Record<string, string> = { LOG_LEVEL: 'info' }): KubeObject {
+export function configMap(
+  namespace: string,
+  name: string,
+  data: Record<string, string> = { LOG_LEVEL: 'info' },
+): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data };
 }
 
@@ -78,8 +105,14 @@ export function cliUtilsInventory(namespace: string, inventoryId: string, refs: 
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: `inventory-${inventoryId}`, namespace, labels: { 'cli-utils.sigs.k8s.io/inventory-id': inventoryId } },
-    data: Object.fromEntries(refs.map((r) => [objMetadata(r), '{"strategy":"Apply","actuation":"Succeeded","reconcile":"Succeeded"}'])),
+    metadata: {
+      name: `inventory-${inventoryId}`,
+      namespace,
+      labels: { 'cli-utils.sigs.k8s.io/inventory-id': inventoryId },
+    },
+    data: Object.fromEntries(
+      refs.map((r) => [objMetadata(r), '{"strategy":"Apply","actuation":"Succeeded","reconcile":"Succeeded"}']),
+    ),
   };
 }
 
@@ -88,8 +121,15 @@ export function resourceGroup(namespace: string, name: string, refs: Ref[]): Kub
   return {
     apiVersion: 'kpt.dev/v1alpha1',
     kind: 'ResourceGroup',
-    metadata: { name, namespace, generation: 1, labels: { 'cli-utils.sigs.k8s.io/inventory-id': `${namespace}-${name}` } },
-    spec: { resources: refs.map(({ group, kind, namespace: ns, name: n }) => ({ group, kind, namespace: ns, name: n })) },
+    metadata: {
+      name,
+      namespace,
+      generation: 1,
+      labels: { 'cli-utils.sigs.k8s.io/inventory-id': `${namespace}-${name}` },
+    },
+    spec: {
+      resources: refs.map(({ group, kind, namespace: ns, name: n }) => ({ group, kind, namespace: ns, name: n })),
+    },
   };
 }
 
@@ -100,11 +140,25 @@ export function fluxKustomization(name: string, refs: Ref[], revision: string): 
     apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
     kind: 'Kustomization',
     metadata: { name, namespace: 'flux-system', generation: 1 },
-    spec: { interval: '10m', path: `./apps/${name}`, prune: true, sourceRef: { kind: 'GitRepository', name: 'flux-system' } },
+    spec: {
+      interval: '10m',
+      path: `./apps/${name}`,
+      prune: true,
+      sourceRef: { kind: 'GitRepository', name: 'flux-system' },
+    },
     status: {
       observedGeneration: 1,
       lastAppliedRevision: revision,
-      conditions: [{ type: 'Ready', status: 'True', reason: 'ReconciliationSucceeded', message: `Applied revision: ${revision}`, observedGeneration: 1, lastTransitionTime: t }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'ReconciliationSucceeded',
+          message: `Applied revision: ${revision}`,
+          observedGeneration: 1,
+          lastTransitionTime: t,
+        },
+      ],
       inventory: { entries: refs.map((r) => ({ id: objMetadata(r), v: r.version })) },
     },
   };
@@ -122,7 +176,14 @@ export function argoApplication(name: string, destinationNamespace: string, refs
       destination: { server: 'https://kubernetes.default.svc', namespace: destinationNamespace },
     },
     status: {
-      resources: refs.map((r) => ({ ...(r.group ? { group: r.group } : {}), version: r.version, kind: r.kind, ...(r.namespace ? { namespace: r.namespace } : {}), name: r.name, status: 'Synced' })),
+      resources: refs.map((r) => ({
+        ...(r.group ? { group: r.group } : {}),
+        version: r.version,
+        kind: r.kind,
+        ...(r.namespace ? { namespace: r.namespace } : {}),
+        name: r.name,
+        status: 'Synced',
+      })),
       sync: { status: 'Synced', revision: 'a1b2c3d' },
     },
   };
@@ -134,7 +195,13 @@ export function argoApplication(name: string, destinationNamespace: string, refs
  */
 export function inPlan(object: KubeObject, plan: string, order: number): KubeObject {
   const metadata = (object.metadata ?? {}) as { labels?: Record<string, string> };
-  return { ...object, metadata: { ...metadata, labels: { ...metadata.labels, 'phaselog.dev/plan': plan, 'phaselog.dev/plan-order': String(order) } } };
+  return {
+    ...object,
+    metadata: {
+      ...metadata,
+      labels: { ...metadata.labels, 'phaselog.dev/plan': plan, 'phaselog.dev/plan-order': String(order) },
+    },
+  };
 }
 
 export function ref(kind: string, namespace: string, name: string): Ref {
@@ -159,7 +226,15 @@ export function customResourceDefinition(group: string, version: string, kind: s
       group,
       scope: 'Namespaced',
       names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-      versions: [{ name: version, served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      versions: [
+        {
+          name: version,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        },
+      ],
     },
   };
 }
@@ -169,13 +244,23 @@ export const LCM_PHASE = { group: 'lcm.example.dev', version: 'v1alpha1', kind: 
 
 /** The CRDs the demo's owner phases need: the LCM Phase kind and Argo Workflows. */
 export function ownerPhaseCrds(): KubeObject[] {
-  return [customResourceDefinition(LCM_PHASE.group, LCM_PHASE.version, LCM_PHASE.kind, LCM_PHASE.plural), customResourceDefinition('argoproj.io', 'v1alpha1', 'Workflow', 'workflows')];
+  return [
+    customResourceDefinition(LCM_PHASE.group, LCM_PHASE.version, LCM_PHASE.kind, LCM_PHASE.plural),
+    customResourceDefinition('argoproj.io', 'v1alpha1', 'Workflow', 'workflows'),
+  ];
 }
 
 /** An owner reference to `owner` (which must carry a uid), as a controller sets it. */
 export function ownerReferenceTo(owner: KubeObject): Record<string, unknown> {
   const meta = owner.metadata as { name: string; uid: string };
-  return { apiVersion: owner.apiVersion, kind: owner.kind, name: meta.name, uid: meta.uid, controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion: owner.apiVersion,
+    kind: owner.kind,
+    name: meta.name,
+    uid: meta.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 /** An LCM Phase object with a fixed uid, so its Jobs can name it as owner in the same apply. */
@@ -185,7 +270,10 @@ export function lcmPhase(namespace: string, name: string, uid: string, stage = '
     kind: LCM_PHASE.kind,
     metadata: { name, namespace, uid, generation: 1 },
     spec: { stage, targetVersion: '1.0.0' },
-    status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: `stage ${stage} reconciled` }] },
+    status: {
+      observedGeneration: 1,
+      conditions: [{ type: 'Ready', status: 'True', reason: 'Reconciled', message: `stage ${stage} reconciled` }],
+    },
   };
 }
 
@@ -198,13 +286,35 @@ export function ownedJob(owner: KubeObject, name: string, uid: string, state: Jo
   const t = now();
   const status: Record<string, unknown> = { startTime: t };
   if (state === 'running') Object.assign(status, { active: 1 });
-  if (state === 'complete') Object.assign(status, { succeeded: 1, completionTime: t, conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: t }] });
-  if (state === 'failed') Object.assign(status, { failed: 3, conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastTransitionTime: t }] });
+  if (state === 'complete')
+    Object.assign(status, {
+      succeeded: 1,
+      completionTime: t,
+      conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: t }],
+    });
+  if (state === 'failed')
+    Object.assign(status, {
+      failed: 3,
+      conditions: [
+        {
+          type: 'Failed',
+          status: 'True',
+          reason: 'BackoffLimitExceeded',
+          message: 'Job has reached the specified backoff limit',
+          lastTransitionTime: t,
+        },
+      ],
+    });
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: { name, namespace, uid, ownerReferences: [ownerReferenceTo(owner)], labels: { 'job-name': name } },
-    spec: { backoffLimit: 2, completions: 1, parallelism: 1, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'task', image: 'example/lcm-task:1.0' }] } } },
+    spec: {
+      backoffLimit: 2,
+      completions: 1,
+      parallelism: 1,
+      template: { spec: { restartPolicy: 'Never', containers: [{ name: 'task', image: 'example/lcm-task:1.0' }] } },
+    },
     status,
   };
 }
@@ -216,9 +326,24 @@ export function jobPod(job: KubeObject, name: string, uid: string, state: JobSta
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace, uid, ownerReferences: [ownerReferenceTo(job)], labels: { 'job-name': (job.metadata as { name: string }).name } },
+    metadata: {
+      name,
+      namespace,
+      uid,
+      ownerReferences: [ownerReferenceTo(job)],
+      labels: { 'job-name': (job.metadata as { name: string }).name },
+    },
     spec: { restartPolicy: 'Never', containers: [{ name: 'task', image: 'example/lcm-task:1.0' }] },
-    status: { phase, conditions: [{ type: 'Ready', status: state === 'running' ? 'True' : 'False', reason: state === 'running' ? '' : 'PodCompleted' }] },
+    status: {
+      phase,
+      conditions: [
+        {
+          type: 'Ready',
+          status: state === 'running' ? 'True' : 'False',
+          reason: state === 'running' ? '' : 'PodCompleted',
+        },
+      ],
+    },
   };
 }
 

@@ -57,7 +57,12 @@ export interface FailureDetails {
 }
 
 /** Builds a failure with an explicit reason (defaults to the usual reason for the code). */
-export function makeFailure(code: number, message: string, details?: FailureDetails, reason?: StatusReason): ApiFailure {
+export function makeFailure(
+  code: number,
+  message: string,
+  details?: FailureDetails,
+  reason?: StatusReason,
+): ApiFailure {
   const body: Record<string, unknown> = {
     kind: 'Status',
     apiVersion: 'v1',
@@ -85,7 +90,12 @@ export function makeNotFound(group: string, plural: string, name: string): ApiFa
 
 /** 409 AlreadyExists for create. */
 export function makeAlreadyExists(group: string, plural: string, name: string): ApiFailure {
-  return makeFailure(409, `${qualifiedResource(group, plural)} "${name}" already exists`, { name, group, kind: plural }, 'AlreadyExists');
+  return makeFailure(
+    409,
+    `${qualifiedResource(group, plural)} "${name}" already exists`,
+    { name, group, kind: plural },
+    'AlreadyExists',
+  );
 }
 
 /** 409 Conflict for a stale resourceVersion. */
@@ -100,12 +110,17 @@ export function makeConflict(group: string, plural: string, name: string): ApiFa
 
 /** 422 Invalid with one cause. */
 export function makeInvalid(group: string, kind: string, name: string, field: string, message: string): ApiFailure {
-  return makeFailure(422, `${kind} "${name}" is invalid: ${field}: ${message}`, {
-    name,
-    group,
-    kind,
-    causes: [{ reason: 'FieldValueInvalid', message, field }],
-  }, 'Invalid');
+  return makeFailure(
+    422,
+    `${kind} "${name}" is invalid: ${field}: ${message}`,
+    {
+      name,
+      group,
+      kind,
+      causes: [{ reason: 'FieldValueInvalid', message, field }],
+    },
+    'Invalid',
+  );
 }
 
 /** 400 BadRequest. */
@@ -125,15 +140,25 @@ export function makeFaultFailure(code: number, group: string, plural: string, re
     case 401:
       return makeFailure(401, 'Unauthorized');
     case 403:
-      return makeFailure(403, `${what} is forbidden: User "system:anonymous" cannot access resource "${plural}" in API group "${group}"`, { group, kind: plural });
+      return makeFailure(
+        403,
+        `${what} is forbidden: User "system:anonymous" cannot access resource "${plural}" in API group "${group}"`,
+        { group, kind: plural },
+      );
     case 404:
       return makeFailure(404, 'the server could not find the requested resource', { group, kind: plural });
     case 410:
       return makeGone('too old resource version');
     case 429:
-      return makeFailure(429, 'Too many requests, please try again later.', { retryAfterSeconds: retryAfterSeconds ?? 1 });
+      return makeFailure(429, 'Too many requests, please try again later.', {
+        retryAfterSeconds: retryAfterSeconds ?? 1,
+      });
     case 503:
-      return makeFailure(503, 'the server is currently unable to handle the request', retryAfterSeconds === undefined ? undefined : { retryAfterSeconds });
+      return makeFailure(
+        503,
+        'the server is currently unable to handle the request',
+        retryAfterSeconds === undefined ? undefined : { retryAfterSeconds },
+      );
     default:
       return makeFailure(code, code >= 500 ? 'Internal error occurred: injected fault' : 'injected fault');
   }

@@ -48,7 +48,9 @@ export function formatApiVersion(group: string, version: string): string {
 /** Splits an apiVersion into group and version. */
 export function parseApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 interface BuiltinSpec {
@@ -63,37 +65,142 @@ interface BuiltinSpec {
   scale?: boolean;
 }
 
-const POD_FIELDS = ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'];
+const POD_FIELDS = [
+  'spec.nodeName',
+  'spec.restartPolicy',
+  'spec.schedulerName',
+  'spec.serviceAccountName',
+  'status.phase',
+  'status.podIP',
+  'status.nominatedNodeName',
+];
 const EVENT_FIELDS = [
-  'involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
-  'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath',
-  'reason', 'reportingComponent', 'source', 'type',
+  'involvedObject.kind',
+  'involvedObject.namespace',
+  'involvedObject.name',
+  'involvedObject.uid',
+  'involvedObject.apiVersion',
+  'involvedObject.resourceVersion',
+  'involvedObject.fieldPath',
+  'reason',
+  'reportingComponent',
+  'source',
+  'type',
 ];
 
 const BUILTINS: BuiltinSpec[] = [
-  { gv: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, status: true, short: ['po'], categories: ['all'], fields: POD_FIELDS },
-  { gv: 'v1', kind: 'Service', plural: 'services', namespaced: true, status: true, short: ['svc'], categories: ['all'] },
+  {
+    gv: 'v1',
+    kind: 'Pod',
+    plural: 'pods',
+    namespaced: true,
+    status: true,
+    short: ['po'],
+    categories: ['all'],
+    fields: POD_FIELDS,
+  },
+  {
+    gv: 'v1',
+    kind: 'Service',
+    plural: 'services',
+    namespaced: true,
+    status: true,
+    short: ['svc'],
+    categories: ['all'],
+  },
   { gv: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, short: ['cm'] },
   { gv: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, fields: ['type'] },
-  { gv: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, status: true, short: ['ns'], fields: ['status.phase'] },
+  {
+    gv: 'v1',
+    kind: 'Namespace',
+    plural: 'namespaces',
+    namespaced: false,
+    status: true,
+    short: ['ns'],
+    fields: ['status.phase'],
+  },
   { gv: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, short: ['sa'] },
-  { gv: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', namespaced: true, status: true, short: ['pvc'] },
+  {
+    gv: 'v1',
+    kind: 'PersistentVolumeClaim',
+    plural: 'persistentvolumeclaims',
+    namespaced: true,
+    status: true,
+    short: ['pvc'],
+  },
   { gv: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas', namespaced: true, status: true, short: ['quota'] },
   { gv: 'v1', kind: 'Event', plural: 'events', namespaced: true, short: ['ev'], fields: EVENT_FIELDS },
-  { gv: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true, status: true, scale: true, short: ['deploy'], categories: ['all'] },
-  { gv: 'apps/v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true, status: true, scale: true, short: ['sts'], categories: ['all'] },
-  { gv: 'apps/v1', kind: 'DaemonSet', plural: 'daemonsets', namespaced: true, status: true, short: ['ds'], categories: ['all'] },
-  { gv: 'apps/v1', kind: 'ReplicaSet', plural: 'replicasets', namespaced: true, status: true, scale: true, short: ['rs'], categories: ['all'] },
+  {
+    gv: 'apps/v1',
+    kind: 'Deployment',
+    plural: 'deployments',
+    namespaced: true,
+    status: true,
+    scale: true,
+    short: ['deploy'],
+    categories: ['all'],
+  },
+  {
+    gv: 'apps/v1',
+    kind: 'StatefulSet',
+    plural: 'statefulsets',
+    namespaced: true,
+    status: true,
+    scale: true,
+    short: ['sts'],
+    categories: ['all'],
+  },
+  {
+    gv: 'apps/v1',
+    kind: 'DaemonSet',
+    plural: 'daemonsets',
+    namespaced: true,
+    status: true,
+    short: ['ds'],
+    categories: ['all'],
+  },
+  {
+    gv: 'apps/v1',
+    kind: 'ReplicaSet',
+    plural: 'replicasets',
+    namespaced: true,
+    status: true,
+    scale: true,
+    short: ['rs'],
+    categories: ['all'],
+  },
   { gv: 'batch/v1', kind: 'Job', plural: 'jobs', namespaced: true, status: true, categories: ['all'] },
-  { gv: 'batch/v1', kind: 'CronJob', plural: 'cronjobs', namespaced: true, status: true, short: ['cj'], categories: ['all'] },
-  { gv: 'policy/v1', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets', namespaced: true, status: true, short: ['pdb'] },
+  {
+    gv: 'batch/v1',
+    kind: 'CronJob',
+    plural: 'cronjobs',
+    namespaced: true,
+    status: true,
+    short: ['cj'],
+    categories: ['all'],
+  },
+  {
+    gv: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    plural: 'poddisruptionbudgets',
+    namespaced: true,
+    status: true,
+    short: ['pdb'],
+  },
   { gv: 'rbac.authorization.k8s.io/v1', kind: 'Role', plural: 'roles', namespaced: true },
   { gv: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', plural: 'clusterroles', namespaced: false },
   { gv: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', plural: 'rolebindings', namespaced: true },
   { gv: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', namespaced: false },
   { gv: 'scheduling.k8s.io/v1', kind: 'PriorityClass', plural: 'priorityclasses', namespaced: false, short: ['pc'] },
   { gv: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses', namespaced: true, status: true, short: ['ing'] },
-  { gv: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false, status: true, short: ['crd', 'crds'] },
+  {
+    gv: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    plural: 'customresourcedefinitions',
+    namespaced: false,
+    status: true,
+    short: ['crd', 'crds'],
+  },
 ];
 
 // Kinds whose apiserver strategy maintains metadata.generation (all with a spec and a status).
@@ -116,7 +223,9 @@ export function listBuiltinTypes(): ResourceType[] {
       hasGeneration: b.status === true && !NO_GENERATION.has(b.kind),
       fieldPaths: b.fields ?? [],
       custom: false,
-      ...(b.scale === true ? { scale: { specReplicasPath: 'spec.replicas', statusReplicasPath: 'status.replicas' } } : {}),
+      ...(b.scale === true
+        ? { scale: { specReplicasPath: 'spec.replicas', statusReplicasPath: 'status.replicas' } }
+        : {}),
     };
   });
 }
@@ -148,14 +257,19 @@ export function readCrdType(crd: KubeObject): ResourceType | { error: string } {
   // Discovery lists the storage version first, as kube-apiserver sorts by version priority.
   served.sort((a, b) => Number(b['storage'] === true) - Number(a['storage'] === true));
   const hasStatus = served.some((v) => 'status' in asRecord(v['subresources']));
-  const scaleDef = served.map((v) => asRecord(asRecord(v['subresources'])['scale'])).find((x) => typeof x['specReplicasPath'] === 'string');
-  const selectable = served.flatMap((v) => (Array.isArray(v['selectableFields']) ? v['selectableFields'].map(asRecord) : []));
+  const scaleDef = served
+    .map((v) => asRecord(asRecord(v['subresources'])['scale']))
+    .find((x) => typeof x['specReplicasPath'] === 'string');
+  const selectable = served.flatMap((v) =>
+    Array.isArray(v['selectableFields']) ? v['selectableFields'].map(asRecord) : [],
+  );
   return {
     group,
     versions: served.map((v) => v['name'] as string),
     kind,
     plural,
-    singular: typeof names['singular'] === 'string' && names['singular'] !== '' ? names['singular'] : kind.toLowerCase(),
+    singular:
+      typeof names['singular'] === 'string' && names['singular'] !== '' ? names['singular'] : kind.toLowerCase(),
     namespaced: spec['scope'] !== 'Cluster',
     shortNames: asStrings(names['shortNames']),
     categories: asStrings(names['categories']),
@@ -164,7 +278,12 @@ export function readCrdType(crd: KubeObject): ResourceType | { error: string } {
     fieldPaths: selectable.map((f) => String(f['jsonPath'] ?? '').replace(/^\./, '')).filter((p) => p !== ''),
     custom: true,
     ...(scaleDef
-      ? { scale: { specReplicasPath: String(scaleDef['specReplicasPath']).replace(/^\./, ''), statusReplicasPath: String(scaleDef['statusReplicasPath'] ?? '.status.replicas').replace(/^\./, '') } }
+      ? {
+          scale: {
+            specReplicasPath: String(scaleDef['specReplicasPath']).replace(/^\./, ''),
+            statusReplicasPath: String(scaleDef['statusReplicasPath'] ?? '.status.replicas').replace(/^\./, ''),
+          },
+        }
       : {}),
   };
 }
@@ -181,7 +300,14 @@ const ARGO_COLUMNS = [
   { name: 'Revision', type: 'string', jsonPath: '.status.sync.revision', priority: 10 },
 ];
 
-function makeInventoryCrd(group: string, version: string, kind: string, plural: string, short: string[], columns: object[] = []): KubeObject {
+function makeInventoryCrd(
+  group: string,
+  version: string,
+  kind: string,
+  plural: string,
+  short: string[],
+  columns: object[] = [],
+): KubeObject {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',

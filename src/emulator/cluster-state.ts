@@ -6,7 +6,14 @@
  */
 import { randomUUID, randomBytes } from 'node:crypto';
 import { formatApiVersion, parseApiVersion, readCrdType, type ResourceType } from './catalog.ts';
-import { makeAlreadyExists, makeConflict, makeFailure, makeInvalid, makeNotFound, type ApiFailure } from './api-status.ts';
+import {
+  makeAlreadyExists,
+  makeConflict,
+  makeFailure,
+  makeInvalid,
+  makeNotFound,
+  type ApiFailure,
+} from './api-status.ts';
 import { settleCrdStatus } from './crd-status.ts';
 import { applyWorkloadDefaults } from './defaults.ts';
 import { isJsonEqual } from './json-equal.ts';
@@ -62,7 +69,9 @@ function withoutVolatile(obj: KubeObject): KubeObject {
 function ownerUids(obj: KubeObject): string[] {
   const refs = readMeta(obj)['ownerReferences'];
   if (!Array.isArray(refs)) return [];
-  return refs.map((r) => (typeof r === 'object' && r !== null ? (r as Record<string, unknown>)['uid'] : undefined)).filter((u): u is string => typeof u === 'string');
+  return refs
+    .map((r) => (typeof r === 'object' && r !== null ? (r as Record<string, unknown>)['uid'] : undefined))
+    .filter((u): u is string => typeof u === 'string');
 }
 
 interface Locator {
@@ -167,7 +176,12 @@ export class ClusterState {
     const ns = nsType ? this.store.get(nsType, '', namespace) : undefined;
     if (!ns && this.strictNamespaces) return makeNotFound('', 'namespaces', namespace);
     if (ns && readMeta(ns)['deletionTimestamp'] !== undefined) {
-      return makeFailure(403, `${type.plural} "${namespace}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, { group: type.group, kind: type.plural }, 'Forbidden');
+      return makeFailure(
+        403,
+        `${type.plural} "${namespace}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        { group: type.group, kind: type.plural },
+        'Forbidden',
+      );
     }
     return undefined;
   }
@@ -179,11 +193,27 @@ export class ClusterState {
     if (name === '' && typeof meta['generateName'] === 'string' && meta['generateName'] !== '') {
       name = meta['generateName'] + randomBytes(4).toString('hex').slice(0, 5);
     }
-    if (name === '') return { ok: false, failure: makeInvalid(type.group, type.kind, '', 'metadata.name', 'Required value: name or generateName is required') };
+    if (name === '')
+      return {
+        ok: false,
+        failure: makeInvalid(
+          type.group,
+          type.kind,
+          '',
+          'metadata.name',
+          'Required value: name or generateName is required',
+        ),
+      };
     const bodyNs = typeof meta['namespace'] === 'string' ? meta['namespace'] : '';
     if (type.namespaced) {
       if (bodyNs !== '' && namespace !== '' && bodyNs !== namespace) {
-        return { ok: false, failure: makeFailure(400, 'the namespace of the provided object does not match the namespace sent on the request') };
+        return {
+          ok: false,
+          failure: makeFailure(
+            400,
+            'the namespace of the provided object does not match the namespace sent on the request',
+          ),
+        };
       }
       const ns = namespace !== '' ? namespace : bodyNs !== '' ? bodyNs : 'default';
       meta['namespace'] = ns;
@@ -193,7 +223,8 @@ export class ClusterState {
       delete meta['namespace'];
     }
     meta['name'] = name;
-    if (this.store.get(type, String(meta['namespace'] ?? ''), name)) return { ok: false, failure: makeAlreadyExists(type.group, type.plural, name) };
+    if (this.store.get(type, String(meta['namespace'] ?? ''), name))
+      return { ok: false, failure: makeAlreadyExists(type.group, type.plural, name) };
     if (type.kind === 'CustomResourceDefinition') {
       const t = readCrdType(body);
       if ('error' in t) return { ok: false, failure: makeInvalid(type.group, type.kind, name, 'spec', t.error) };
@@ -225,7 +256,13 @@ export class ClusterState {
     const status = completeRolloutStatus(type.kind, stored, now());
     if (!status) return;
     const meta = readMeta(stored);
-    this.update(type, String(meta['namespace'] ?? ''), String(meta['name']), { ...stored, status }, { subresource: 'status' });
+    this.update(
+      type,
+      String(meta['namespace'] ?? ''),
+      String(meta['name']),
+      { ...stored, status },
+      { subresource: 'status' },
+    );
   }
 
   // The ReplicaSets and Pods behind a completed rollout (see rolloutChildren): what is wanted is
@@ -250,7 +287,11 @@ export class ClusterState {
       if (!current) continue;
       if (dep.type.kind === 'ReplicaSet') {
         const spec = { ...(current['spec'] as Record<string, unknown>), replicas: 0 };
-        const scaled = this.upsertInProcess(dep.type, dep.namespace, { ...current, spec, status: { observedGeneration: readMeta(current)['generation'] ?? 1, replicas: 0 } });
+        const scaled = this.upsertInProcess(dep.type, dep.namespace, {
+          ...current,
+          spec,
+          status: { observedGeneration: readMeta(current)['generation'] ?? 1, replicas: 0 },
+        });
         if (scaled) this.keepReplicaSetPods(scaled);
       } else if (dep.type.kind === 'Pod') {
         this.delete(dep.type, dep.namespace, dep.name, {});
@@ -265,14 +306,26 @@ export class ClusterState {
     const namespace = String(readMeta(rs)['namespace'] ?? '');
     const pods = replicaSetPods(rs);
     const names = new Set(pods.map((p) => String(readMeta(p)['name'])));
-    for (const pod of pods) if (!this.store.get(podType, namespace, String(readMeta(pod)['name']))) this.create(podType, namespace, pod, { inProcess: true });
-    for (const dep of [...(this.dependents.get(uid)?.values() ?? [])]) if (dep.type.kind === 'Pod' && dep.type.group === '' && !names.has(dep.name)) this.delete(podType, dep.namespace, dep.name, {});
+    for (const pod of pods)
+      if (!this.store.get(podType, namespace, String(readMeta(pod)['name'])))
+        this.create(podType, namespace, pod, { inProcess: true });
+    for (const dep of [...(this.dependents.get(uid)?.values() ?? [])])
+      if (dep.type.kind === 'Pod' && dep.type.group === '' && !names.has(dep.name))
+        this.delete(podType, dep.namespace, dep.name, {});
   }
 
   private upsertInProcess(type: ResourceType, namespace: string, obj: KubeObject): KubeObject | undefined {
     const name = String(readMeta(obj)['name']);
     const existing = this.store.get(type, namespace, name);
-    const result = existing ? this.update(type, namespace, name, { ...obj, metadata: { ...readMeta(existing), ...readMeta(obj), resourceVersion: undefined } }, { inProcess: true }) : this.create(type, namespace, obj, { inProcess: true });
+    const result = existing
+      ? this.update(
+          type,
+          namespace,
+          name,
+          { ...obj, metadata: { ...readMeta(existing), ...readMeta(obj), resourceVersion: undefined } },
+          { inProcess: true },
+        )
+      : this.create(type, namespace, obj, { inProcess: true });
     return result.ok ? result.object : undefined;
   }
 
@@ -289,7 +342,13 @@ export class ClusterState {
     const curMeta = readMeta(current);
     const bodyMeta = readMeta(body);
     if (bodyMeta['name'] !== undefined && bodyMeta['name'] !== name) {
-      return { ok: false, failure: makeFailure(400, `the name of the object (${String(bodyMeta['name'])}) does not match the name on the URL (${name})`) };
+      return {
+        ok: false,
+        failure: makeFailure(
+          400,
+          `the name of the object (${String(bodyMeta['name'])}) does not match the name on the URL (${name})`,
+        ),
+      };
     }
     const rv = bodyMeta['resourceVersion'];
     if (rv !== undefined && rv !== '' && String(rv) !== curMeta['resourceVersion']) {
@@ -298,8 +357,16 @@ export class ClusterState {
     const next = this.composeUpdate(type, current, body, mode);
     if ('failure' in next) return { ok: false, failure: next.failure };
     // The CRD controllers re-settle the status after every write, so compare against that result.
-    const obj = type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition' ? settleCrdStatus(next.object, now()) : next.object;
-    if (mode.dryRun) return { ok: true, code: 200, object: { ...obj, metadata: { ...readMeta(obj), resourceVersion: curMeta['resourceVersion'] } } };
+    const obj =
+      type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition'
+        ? settleCrdStatus(next.object, now())
+        : next.object;
+    if (mode.dryRun)
+      return {
+        ok: true,
+        code: 200,
+        object: { ...obj, metadata: { ...readMeta(obj), resourceVersion: curMeta['resourceVersion'] } },
+      };
     const terminating = curMeta['deletionTimestamp'] !== undefined;
     if (terminating && finalizersOf(obj).length === 0) {
       return { ok: true, code: 200, object: this.finishRemoval(type, obj) };
@@ -317,7 +384,12 @@ export class ClusterState {
     return final;
   }
 
-  private composeUpdate(type: ResourceType, current: KubeObject, body: KubeObject, mode: UpdateMode): { object: KubeObject } | { failure: ApiFailure } {
+  private composeUpdate(
+    type: ResourceType,
+    current: KubeObject,
+    body: KubeObject,
+    mode: UpdateMode,
+  ): { object: KubeObject } | { failure: ApiFailure } {
     const curMeta = readMeta(current);
     if (mode.subresource === 'status') {
       const obj: KubeObject = { ...current };
@@ -326,14 +398,24 @@ export class ClusterState {
       return { object: obj };
     }
     const meta: Record<string, unknown> = { ...readMeta(body) };
-    for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'namespace', 'name', 'generation']) {
+    for (const k of [
+      'uid',
+      'creationTimestamp',
+      'deletionTimestamp',
+      'deletionGracePeriodSeconds',
+      'namespace',
+      'name',
+      'generation',
+    ]) {
       if (curMeta[k] === undefined) delete meta[k];
       else meta[k] = curMeta[k];
     }
     let obj: KubeObject = { ...body, apiVersion: this.apiVersionFor(type, body), kind: type.kind, metadata: meta };
     if (!mode.inProcess) obj = applyWorkloadDefaults(type.group, type.kind, obj);
     // API writes to the main resource never change status; in-process writes keep it unless given.
-    const keepStatus = type.hasStatus ? !mode.inProcess || body['status'] === undefined : mode.inProcess === true && body['status'] === undefined;
+    const keepStatus = type.hasStatus
+      ? !mode.inProcess || body['status'] === undefined
+      : mode.inProcess === true && body['status'] === undefined;
     if (keepStatus) {
       if (current['status'] === undefined) delete obj['status'];
       else obj['status'] = current['status'];
@@ -342,7 +424,14 @@ export class ClusterState {
       const before = new Set(finalizersOf(current));
       const added = finalizersOf(obj).filter((f) => !before.has(f));
       if (added.length > 0) {
-        return { failure: makeFailure(422, `${type.kind} "${String(curMeta['name'])}" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"${added.join('", "')}"}`, undefined, 'Invalid') };
+        return {
+          failure: makeFailure(
+            422,
+            `${type.kind} "${String(curMeta['name'])}" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"${added.join('", "')}"}`,
+            undefined,
+            'Invalid',
+          ),
+        };
       }
     }
     const givenGeneration = readMeta(body)['generation'];
@@ -362,10 +451,26 @@ export class ClusterState {
     const meta = readMeta(current);
     const pre = opts.preconditions;
     if (pre?.uid !== undefined && pre.uid !== meta['uid']) {
-      return { ok: false, failure: makeFailure(409, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta['uid'])}`, { name, group: type.group, kind: type.plural }, 'Conflict') };
+      return {
+        ok: false,
+        failure: makeFailure(
+          409,
+          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta['uid'])}`,
+          { name, group: type.group, kind: type.plural },
+          'Conflict',
+        ),
+      };
     }
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta['resourceVersion']) {
-      return { ok: false, failure: makeFailure(409, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta['resourceVersion'])}`, { name, group: type.group, kind: type.plural }, 'Conflict') };
+      return {
+        ok: false,
+        failure: makeFailure(
+          409,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta['resourceVersion'])}`,
+          { name, group: type.group, kind: type.plural },
+          'Conflict',
+        ),
+      };
     }
     if (opts.dryRun) return { ok: true, code: 200, object: current };
     const finalizers = finalizersOf(current);
@@ -377,10 +482,15 @@ export class ClusterState {
       return { ok: true, code: 200, object: this.finishRemoval(type, current) };
     }
     if (meta['deletionTimestamp'] !== undefined && !foreground) return { ok: true, code: 202, object: current };
-    const nextMeta: Record<string, unknown> = { ...meta, deletionTimestamp: meta['deletionTimestamp'] ?? now(), deletionGracePeriodSeconds: 0 };
+    const nextMeta: Record<string, unknown> = {
+      ...meta,
+      deletionTimestamp: meta['deletionTimestamp'] ?? now(),
+      deletionGracePeriodSeconds: 0,
+    };
     if (finalizers.length > 0) nextMeta['finalizers'] = finalizers;
     const next: KubeObject = { ...current, metadata: nextMeta };
-    if (isNamespace) next['status'] = { ...(typeof current['status'] === 'object' ? current['status'] : {}), phase: 'Terminating' };
+    if (isNamespace)
+      next['status'] = { ...(typeof current['status'] === 'object' ? current['status'] : {}), phase: 'Terminating' };
     const stored = this.storeObject(type, next, current);
     const loc = { type, namespace: ns, name };
     if (foreground || isNamespace) this.pendingGc.set(this.locKey(loc), loc);
@@ -398,7 +508,9 @@ export class ClusterState {
       const dep = this.store.get(d.type, d.namespace, d.name);
       if (!dep) continue;
       const refs = readMeta(dep)['ownerReferences'];
-      const kept = Array.isArray(refs) ? refs.filter((r) => !(typeof r === 'object' && r !== null && (r as Record<string, unknown>)['uid'] === uid)) : [];
+      const kept = Array.isArray(refs)
+        ? refs.filter((r) => !(typeof r === 'object' && r !== null && (r as Record<string, unknown>)['uid'] === uid))
+        : [];
       const depMeta: Record<string, unknown> = { ...readMeta(dep), ownerReferences: kept };
       if (kept.length === 0) delete depMeta['ownerReferences'];
       this.storeObject(d.type, { ...dep, metadata: depMeta }, dep);
@@ -415,7 +527,8 @@ export class ClusterState {
   private deleteNamespaceContents(namespace: string): void {
     for (const t of this.registry.list()) {
       if (!t.namespaced) continue;
-      for (const obj of this.store.listSorted(t, namespace)) this.delete(t, namespace, String(readMeta(obj)['name']), {});
+      for (const obj of this.store.listSorted(t, namespace))
+        this.delete(t, namespace, String(readMeta(obj)['name']), {});
     }
   }
 

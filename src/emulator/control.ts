@@ -64,9 +64,16 @@ export interface FaultControlOptions {
  * Write where a control endpoint listens and its token for `phaselog emulator fault` to read: a file
  * only its owner may read (0600, made fresh so an older file's wider mode cannot stick).
  */
-export async function writeControlFile(file: string, control: Pick<FaultControl, 'url' | 'token'>, clusters: readonly string[]): Promise<void> {
+export async function writeControlFile(
+  file: string,
+  control: Pick<FaultControl, 'url' | 'token'>,
+  clusters: readonly string[],
+): Promise<void> {
   await rm(file, { force: true });
-  await writeFile(file, `${JSON.stringify({ url: control.url, token: control.token, clusters }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  await writeFile(file, `${JSON.stringify({ url: control.url, token: control.token, clusters }, null, 2)}\n`, {
+    mode: 0o600,
+    flag: 'wx',
+  });
 }
 
 /** A running control endpoint. */
@@ -76,28 +83,54 @@ export interface FaultControl {
   close(): Promise<void>;
 }
 
-const VERBS: [EmulatorVerb, ...EmulatorVerb[]] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'discovery'];
+const VERBS: [EmulatorVerb, ...EmulatorVerb[]] = [
+  'get',
+  'list',
+  'watch',
+  'create',
+  'update',
+  'patch',
+  'delete',
+  'deletecollection',
+  'discovery',
+];
 const MAX_BODY = 64 * 1024;
 
 const faultRequestSchema = z
   .object({
     effect: z.enum(['reset', 'refuse', 'hang', 'latency', 'status']),
-    statusCode: z.number().int().min(400, 'statusCode must be an HTTP error code (400-599)').max(599, 'statusCode must be an HTTP error code (400-599)').optional(),
+    statusCode: z
+      .number()
+      .int()
+      .min(400, 'statusCode must be an HTTP error code (400-599)')
+      .max(599, 'statusCode must be an HTTP error code (400-599)')
+      .optional(),
     latencyMs: z.number().int().positive('latencyMs must be a positive number of milliseconds').optional(),
     forMs: z.number().int().positive('forMs must be a positive number of milliseconds').optional(),
     times: z.number().int().positive('times must be a positive integer').optional(),
     match: z
-      .object({ verb: z.enum(VERBS).optional(), group: z.string().optional(), resource: z.string().optional(), kind: z.string().optional(), namespace: z.string().optional() })
+      .object({
+        verb: z.enum(VERBS).optional(),
+        group: z.string().optional(),
+        resource: z.string().optional(),
+        kind: z.string().optional(),
+        namespace: z.string().optional(),
+      })
       .strict()
       .optional(),
   })
   .strict()
   .superRefine((r, ctx) => {
-    if (r.effect === 'latency' && r.latencyMs === undefined) ctx.addIssue({ code: 'custom', message: 'a latency fault needs latencyMs' });
-    if (r.effect !== 'latency' && r.latencyMs !== undefined) ctx.addIssue({ code: 'custom', message: 'latencyMs only applies to latency faults' });
-    if (r.effect === 'status' && r.statusCode === undefined) ctx.addIssue({ code: 'custom', message: 'a status fault needs statusCode' });
-    if (r.effect !== 'status' && r.statusCode !== undefined) ctx.addIssue({ code: 'custom', message: 'statusCode only applies to status faults' });
-    if (r.effect === 'refuse' && (r.match !== undefined || r.times !== undefined)) ctx.addIssue({ code: 'custom', message: 'refuse stops the whole listener; it takes no match or times' });
+    if (r.effect === 'latency' && r.latencyMs === undefined)
+      ctx.addIssue({ code: 'custom', message: 'a latency fault needs latencyMs' });
+    if (r.effect !== 'latency' && r.latencyMs !== undefined)
+      ctx.addIssue({ code: 'custom', message: 'latencyMs only applies to latency faults' });
+    if (r.effect === 'status' && r.statusCode === undefined)
+      ctx.addIssue({ code: 'custom', message: 'a status fault needs statusCode' });
+    if (r.effect !== 'status' && r.statusCode !== undefined)
+      ctx.addIssue({ code: 'custom', message: 'statusCode only applies to status faults' });
+    if (r.effect === 'refuse' && (r.match !== undefined || r.times !== undefined))
+      ctx.addIssue({ code: 'custom', message: 'refuse stops the whole listener; it takes no match or times' });
   });
 
 interface Entry {
@@ -117,7 +150,11 @@ function sameToken(given: string, expected: string): boolean {
 
 function send(res: ServerResponse, code: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
+  res.writeHead(code, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+  });
   res.end(text);
 }
 
@@ -189,7 +226,8 @@ export async function startFaultControl(options: FaultControlOptions): Promise<F
     if (request.effect === 'refuse') {
       await em.refuseConnections(true);
       // Another refusal of the same cluster still in force keeps the listener closed.
-      const othersRefusing = (): boolean => [...entries.values()].some((e) => e !== entry && e.rule === undefined && e.fault.cluster === cluster);
+      const othersRefusing = (): boolean =>
+        [...entries.values()].some((e) => e !== entry && e.rule === undefined && e.fault.cluster === cluster);
       entry = { fault, remove: async () => (othersRefusing() ? undefined : em.refuseConnections(false)) };
     } else {
       // A fresh match object per rule lets `current()` tell equal rules apart by identity.
@@ -224,7 +262,8 @@ export async function startFaultControl(options: FaultControlOptions): Promise<F
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (req.headers['origin'] !== undefined) return sendError(res, 403, 'requests from browsers (with an Origin header) are refused');
+    if (req.headers['origin'] !== undefined)
+      return sendError(res, 403, 'requests from browsers (with an Origin header) are refused');
     const auth = req.headers['authorization'];
     const given = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice('Bearer '.length) : '';
     if (given === '' || !sameToken(given, token)) {
@@ -237,14 +276,22 @@ export async function startFaultControl(options: FaultControlOptions): Promise<F
       if (req.method !== 'GET') return sendError(res, 405, 'use GET');
       return send(res, 200, { clusters: Object.keys(options.clusters), faults: current() });
     }
-    if (parts.length !== 4 || parts[0] !== 'v1' || parts[1] !== 'clusters' || parts[3] !== 'faults') return sendError(res, 404, 'no such control path');
+    if (parts.length !== 4 || parts[0] !== 'v1' || parts[1] !== 'clusters' || parts[3] !== 'faults')
+      return sendError(res, 404, 'no such control path');
     const cluster = decodeURIComponent(parts[2] ?? '');
     const em = Object.hasOwn(options.clusters, cluster) ? options.clusters[cluster] : undefined;
-    if (!em) return sendError(res, 400, `unknown cluster "${cluster}"; this emulator serves: ${Object.keys(options.clusters).join(', ')}`);
+    if (!em)
+      return sendError(
+        res,
+        400,
+        `unknown cluster "${cluster}"; this emulator serves: ${Object.keys(options.clusters).join(', ')}`,
+      );
     if (req.method === 'DELETE') return send(res, 200, { cluster, cleared: await clearCluster(cluster, em) });
-    if (req.method === 'GET') return send(res, 200, { clusters: [cluster], faults: current().filter((f) => f.cluster === cluster) });
+    if (req.method === 'GET')
+      return send(res, 200, { clusters: [cluster], faults: current().filter((f) => f.cluster === cluster) });
     if (req.method !== 'POST') return sendError(res, 405, 'use GET, POST or DELETE');
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return sendError(res, 415, 'send the fault as application/json');
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json'))
+      return sendError(res, 415, 'send the fault as application/json');
     let body: unknown;
     try {
       body = await readJson(req);
@@ -252,7 +299,14 @@ export async function startFaultControl(options: FaultControlOptions): Promise<F
       return sendError(res, 400, (e as Error).message);
     }
     const parsed = faultRequestSchema.safeParse(body);
-    if (!parsed.success) return sendError(res, 400, parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; '));
+    if (!parsed.success)
+      return sendError(
+        res,
+        400,
+        parsed.error.issues
+          .map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message))
+          .join('; '),
+      );
     return send(res, 201, await addFault(cluster, em, parsed.data as FaultRequest));
   };
 

@@ -28,7 +28,11 @@ function readConditions(status: Record<string, unknown>): Condition[] {
 // Keeps lastTransitionTime when the condition already had this status, as the controllers do.
 function settleCondition(previous: Condition[], next: Omit<Condition, 'lastTransitionTime'>, now: string): Condition {
   const before = previous.find((c) => c.type === next.type);
-  return { ...next, lastTransitionTime: before?.status === next.status && typeof before.lastTransitionTime === 'string' ? before.lastTransitionTime : now };
+  return {
+    ...next,
+    lastTransitionTime:
+      before?.status === next.status && typeof before.lastTransitionTime === 'string' ? before.lastTransitionTime : now,
+  };
 }
 
 /** The names the apiserver accepts: the requested ones with `singular` and `listKind` defaulted. */
@@ -36,12 +40,15 @@ function acceptedNamesOf(names: Record<string, unknown>): Record<string, unknown
   const kind = typeof names['kind'] === 'string' ? names['kind'] : '';
   const accepted: Record<string, unknown> = {
     plural: names['plural'],
-    singular: typeof names['singular'] === 'string' && names['singular'] !== '' ? names['singular'] : kind.toLowerCase(),
+    singular:
+      typeof names['singular'] === 'string' && names['singular'] !== '' ? names['singular'] : kind.toLowerCase(),
     kind,
     listKind: typeof names['listKind'] === 'string' && names['listKind'] !== '' ? names['listKind'] : `${kind}List`,
   };
-  if (Array.isArray(names['shortNames']) && names['shortNames'].length > 0) accepted['shortNames'] = names['shortNames'];
-  if (Array.isArray(names['categories']) && names['categories'].length > 0) accepted['categories'] = names['categories'];
+  if (Array.isArray(names['shortNames']) && names['shortNames'].length > 0)
+    accepted['shortNames'] = names['shortNames'];
+  if (Array.isArray(names['categories']) && names['categories'].length > 0)
+    accepted['categories'] = names['categories'];
   return accepted;
 }
 
@@ -58,7 +65,9 @@ export function settleCrdStatus(crd: KubeObject, now: string): KubeObject {
   const others = previous.filter((c) => c.type !== 'NamesAccepted' && c.type !== 'Established');
   const versions = Array.isArray(spec['versions']) ? spec['versions'].map(asRecord) : [];
   const storage = versions.find((v) => v['storage'] === true)?.['name'];
-  const stored = Array.isArray(status['storedVersions']) ? status['storedVersions'].filter((v): v is string => typeof v === 'string') : [];
+  const stored = Array.isArray(status['storedVersions'])
+    ? status['storedVersions'].filter((v): v is string => typeof v === 'string')
+    : [];
   if (typeof storage === 'string' && !stored.includes(storage)) stored.push(storage);
   return {
     ...crd,
@@ -66,8 +75,21 @@ export function settleCrdStatus(crd: KubeObject, now: string): KubeObject {
       ...status,
       conditions: [
         ...others,
-        settleCondition(previous, { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' }, now),
-        settleCondition(previous, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, now),
+        settleCondition(
+          previous,
+          { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' },
+          now,
+        ),
+        settleCondition(
+          previous,
+          {
+            type: 'Established',
+            status: 'True',
+            reason: 'InitialNamesAccepted',
+            message: 'the initial names have been accepted',
+          },
+          now,
+        ),
       ],
       acceptedNames: acceptedNamesOf(asRecord(spec['names'])),
       storedVersions: stored,

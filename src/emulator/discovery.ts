@@ -16,7 +16,12 @@ export function wantsAggregated(accept: string | undefined): boolean {
   if (accept === undefined) return false;
   return accept.split(',').some((part) => {
     const p = part.replace(/\s/g, '');
-    return p.includes('as=APIGroupDiscoveryList') && p.includes('v=v2') && !p.includes('v=v2beta1') && p.includes('g=apidiscovery.k8s.io');
+    return (
+      p.includes('as=APIGroupDiscoveryList') &&
+      p.includes('v=v2') &&
+      !p.includes('v=v2beta1') &&
+      p.includes('g=apidiscovery.k8s.io')
+    );
   });
 }
 
@@ -38,7 +43,11 @@ export function buildVersion(): Record<string, unknown> {
 
 /** `/api`. */
 export function buildCoreVersions(serverAddress: string): Record<string, unknown> {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 function groupEntry(group: string, versions: string[]): Record<string, unknown> {
@@ -48,7 +57,10 @@ function groupEntry(group: string, versions: string[]): Record<string, unknown> 
 
 /** `/apis`. */
 export function buildGroupList(registry: TypeRegistry): Record<string, unknown> {
-  const groups = registry.listGroups().filter((g) => g.group !== '').map((g) => groupEntry(g.group, g.versions));
+  const groups = registry
+    .listGroups()
+    .filter((g) => g.group !== '')
+    .map((g) => groupEntry(g.group, g.versions));
   return { kind: 'APIGroupList', apiVersion: 'v1', groups };
 }
 
@@ -63,17 +75,43 @@ function typesAt(registry: TypeRegistry, group: string, version: string): Resour
 }
 
 /** `/api/v1` or `/apis/<group>/<version>`, or undefined when not served. */
-export function buildResourceList(registry: TypeRegistry, group: string, version: string): Record<string, unknown> | undefined {
+export function buildResourceList(
+  registry: TypeRegistry,
+  group: string,
+  version: string,
+): Record<string, unknown> | undefined {
   const types = typesAt(registry, group, version);
   if (types.length === 0) return undefined;
   const resources: Record<string, unknown>[] = [];
   for (const t of types) {
-    const entry: Record<string, unknown> = { name: t.plural, singularName: t.singular, namespaced: t.namespaced, kind: t.kind, verbs: listVerbs() };
+    const entry: Record<string, unknown> = {
+      name: t.plural,
+      singularName: t.singular,
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: listVerbs(),
+    };
     if (t.shortNames.length > 0) entry['shortNames'] = t.shortNames;
     if (t.categories.length > 0) entry['categories'] = t.categories;
     resources.push(entry);
-    if (t.hasStatus) resources.push({ name: `${t.plural}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: SUBRESOURCE_VERBS });
-    if (t.scale) resources.push({ name: `${t.plural}/scale`, singularName: '', namespaced: t.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: SUBRESOURCE_VERBS });
+    if (t.hasStatus)
+      resources.push({
+        name: `${t.plural}/status`,
+        singularName: '',
+        namespaced: t.namespaced,
+        kind: t.kind,
+        verbs: SUBRESOURCE_VERBS,
+      });
+    if (t.scale)
+      resources.push({
+        name: `${t.plural}/scale`,
+        singularName: '',
+        namespaced: t.namespaced,
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
+        verbs: SUBRESOURCE_VERBS,
+      });
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: formatApiVersion(group, version), resources };
 }
@@ -91,7 +129,12 @@ function aggregatedResource(t: ResourceType, version: string): Record<string, un
   if (t.categories.length > 0) r['categories'] = t.categories;
   const subresources: Record<string, unknown>[] = [];
   if (t.hasStatus) subresources.push({ subresource: 'status', responseKind, verbs: SUBRESOURCE_VERBS });
-  if (t.scale) subresources.push({ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: SUBRESOURCE_VERBS });
+  if (t.scale)
+    subresources.push({
+      subresource: 'scale',
+      responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+      verbs: SUBRESOURCE_VERBS,
+    });
   if (subresources.length > 0) r['subresources'] = subresources;
   return r;
 }

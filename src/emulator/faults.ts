@@ -83,10 +83,16 @@ export class FaultRuleError extends Error {
 
 function validateRule(rule: FaultRule): void {
   const effects = ['reset', 'hang', 'status', 'latency'];
-  if (!effects.includes(rule.effect)) throw new FaultRuleError(`fault effect must be one of ${effects.join(', ')}; got ${String(rule.effect)}`);
-  if (rule.statusCode !== undefined && (!Number.isInteger(rule.statusCode) || rule.statusCode < 400 || rule.statusCode > 599)) {
+  if (!effects.includes(rule.effect))
+    throw new FaultRuleError(`fault effect must be one of ${effects.join(', ')}; got ${String(rule.effect)}`);
+  if (
+    rule.statusCode !== undefined &&
+    (!Number.isInteger(rule.statusCode) || rule.statusCode < 400 || rule.statusCode > 599)
+  ) {
     throw new FaultRuleError(`fault statusCode must be an HTTP error code (400-599); got ${rule.statusCode}`);
   }
-  if (rule.latencyMs !== undefined && !(rule.latencyMs >= 0)) throw new FaultRuleError(`fault latencyMs must be >= 0; got ${rule.latencyMs}`);
-  if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times > 0)) throw new FaultRuleError(`fault times must be a positive integer; got ${rule.times}`);
+  if (rule.latencyMs !== undefined && !(rule.latencyMs >= 0))
+    throw new FaultRuleError(`fault latencyMs must be >= 0; got ${rule.latencyMs}`);
+  if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times > 0))
+    throw new FaultRuleError(`fault times must be a positive integer; got ${rule.times}`);
 }

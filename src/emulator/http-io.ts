@@ -40,12 +40,17 @@ export function readBodyBytes(req: IncomingMessage): Promise<Buffer | ApiFailure
 export function sendJson(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
   if (res.headersSent || res.destroyed) return;
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  res.writeHead(code, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+  });
   res.end(text);
 }
 
 /** Sends a Status failure (with Retry-After when it carries one). */
 export function sendFailure(res: ServerResponse, failure: ApiFailure): void {
-  if (failure.retryAfterSeconds !== undefined && !res.headersSent) res.setHeader('Retry-After', String(failure.retryAfterSeconds));
+  if (failure.retryAfterSeconds !== undefined && !res.headersSent)
+    res.setHeader('Retry-After', String(failure.retryAfterSeconds));
   sendJson(res, failure.code, failure.body);
 }

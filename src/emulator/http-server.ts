@@ -5,7 +5,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { makeFailure, makeFaultFailure, type ApiFailure } from './api-status.ts';
 import type { ClusterState } from './cluster-state.ts';
-import { AGGREGATED_CONTENT_TYPE, buildAggregated, buildCoreVersions, buildGroup, buildGroupList, buildResourceList, buildVersion, wantsAggregated } from './discovery.ts';
+import {
+  AGGREGATED_CONTENT_TYPE,
+  buildAggregated,
+  buildCoreVersions,
+  buildGroup,
+  buildGroupList,
+  buildResourceList,
+  buildVersion,
+  wantsAggregated,
+} from './discovery.ts';
 import type { FaultSet } from './faults.ts';
 import { readBody, readBodyBytes, sendFailure, sendJson } from './http-io.ts';
 import { buildOpenApiV2, buildOpenApiV3Index, buildOpenApiV3GroupVersion } from './openapi.ts';
@@ -18,7 +27,14 @@ import { handleReview, isReviewRequest } from './reviews.ts';
 import { handleScale } from './scale.ts';
 import { wantsTable } from './table.ts';
 import type { WatchHub } from './watch-stream.ts';
-import { handleCreate, handleDelete, handleDeleteCollection, handlePatch, handleUpdate, type WriteInput } from './write-handlers.ts';
+import {
+  handleCreate,
+  handleDelete,
+  handleDeleteCollection,
+  handlePatch,
+  handleUpdate,
+  type WriteInput,
+} from './write-handlers.ts';
 
 /** Everything the pipeline reads. */
 export interface PipelineContext {
@@ -55,7 +71,8 @@ function authenticate(ctx: PipelineContext, req: IncomingMessage, info: RequestI
   const sa = ctx.rbac !== undefined && bearer !== undefined ? ctx.rbac.tokens.get(bearer) : undefined;
   if (sa !== undefined) {
     // The review APIs are open to every authenticated user (the default system:basic-user binding).
-    if (info.kind === 'resource' && !isReviewRequest(info) && !isAllowed(ctx.state, sa, info)) return makeFailure(403, forbiddenMessage(sa, info), undefined, 'Forbidden');
+    if (info.kind === 'resource' && !isReviewRequest(info) && !isAllowed(ctx.state, sa, info))
+      return makeFailure(403, forbiddenMessage(sa, info), undefined, 'Forbidden');
     return undefined;
   }
   if (ctx.token !== undefined && !hasToken(req, ctx.token)) return makeFailure(401, 'Unauthorized');
@@ -107,8 +124,16 @@ function handleRequest(ctx: PipelineContext, req: IncomingMessage, res: ServerRe
     record.endedAt = Date.now();
   });
   // Faults act first, as the network and the server's own troubles come before authentication.
-  const kind = resource ? (ctx.state.registry.findByResource(resource.group, resource.version, resource.plural)?.kind ?? '') : '';
-  const decision = ctx.faults.decide({ verb: info.verb, group: resource?.group ?? '', resource: resource?.plural ?? '', kind, namespace: resource?.namespace });
+  const kind = resource
+    ? (ctx.state.registry.findByResource(resource.group, resource.version, resource.plural)?.kind ?? '')
+    : '';
+  const decision = ctx.faults.decide({
+    verb: info.verb,
+    group: resource?.group ?? '',
+    resource: resource?.plural ?? '',
+    kind,
+    namespace: resource?.namespace,
+  });
   const proceed = (): void => {
     const rule = decision.terminal;
     if (rule === undefined) {
@@ -133,7 +158,12 @@ function handleRequest(ctx: PipelineContext, req: IncomingMessage, res: ServerRe
       res.on('close', () => ctx.held.delete(res));
       return;
     }
-    const failure = makeFaultFailure(rule.statusCode ?? 500, resource?.group ?? '', resource?.plural ?? '', rule.retryAfterSeconds);
+    const failure = makeFaultFailure(
+      rule.statusCode ?? 500,
+      resource?.group ?? '',
+      resource?.plural ?? '',
+      rule.retryAfterSeconds,
+    );
     record.status = failure.code;
     sendFailure(res, failure);
   };
@@ -150,7 +180,14 @@ function handleRequest(ctx: PipelineContext, req: IncomingMessage, res: ServerRe
   }
 }
 
-async function dispatch(ctx: PipelineContext, info: RequestInfo, url: URL, req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void> {
+async function dispatch(
+  ctx: PipelineContext,
+  info: RequestInfo,
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: RequestRecord,
+): Promise<void> {
   try {
     if (info.kind === 'resource') {
       record.status = await dispatchResource(ctx, info, url, req, res);
@@ -181,7 +218,10 @@ function serveDiscovery(ctx: PipelineContext, path: string[], req: IncomingMessa
     if (a === 'v2') {
       const accept = req.headers['accept'] ?? '';
       if (accept !== '' && !accept.includes('application/json') && !accept.includes('*/*')) {
-        return sendFailure(res, makeFailure(406, 'only application/json is served for /openapi/v2', undefined, 'NotAcceptable'));
+        return sendFailure(
+          res,
+          makeFailure(406, 'only application/json is served for /openapi/v2', undefined, 'NotAcceptable'),
+        );
       }
       return sendJson(res, 200, buildOpenApiV2(registry));
     }
@@ -195,13 +235,18 @@ function serveDiscovery(ctx: PipelineContext, path: string[], req: IncomingMessa
   const aggregated = wantsAggregated(req.headers['accept']);
   if (head === 'api') {
     if (a === undefined) {
-      return aggregated ? sendJson(res, 200, buildAggregated(registry, '/api'), AGGREGATED_CONTENT_TYPE) : sendJson(res, 200, buildCoreVersions(ctx.serverAddress()));
+      return aggregated
+        ? sendJson(res, 200, buildAggregated(registry, '/api'), AGGREGATED_CONTENT_TYPE)
+        : sendJson(res, 200, buildCoreVersions(ctx.serverAddress()));
     }
     const list = buildResourceList(registry, '', a);
     return list ? sendJson(res, 200, list) : notFound();
   }
   if (head === 'apis') {
-    if (a === undefined) return aggregated ? sendJson(res, 200, buildAggregated(registry, '/apis'), AGGREGATED_CONTENT_TYPE) : sendJson(res, 200, buildGroupList(registry));
+    if (a === undefined)
+      return aggregated
+        ? sendJson(res, 200, buildAggregated(registry, '/apis'), AGGREGATED_CONTENT_TYPE)
+        : sendJson(res, 200, buildGroupList(registry));
     if (b === undefined) {
       const group = buildGroup(registry, a);
       return group ? sendJson(res, 200, group) : notFound();
@@ -212,7 +257,13 @@ function serveDiscovery(ctx: PipelineContext, path: string[], req: IncomingMessa
   notFound();
 }
 
-async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url: URL, req: IncomingMessage, res: ServerResponse): Promise<number> {
+async function dispatchResource(
+  ctx: PipelineContext,
+  info: ResourceRequest,
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<number> {
   if (isReviewRequest(info)) {
     const body = info.verb === 'create' ? await readBodyBytes(req) : Buffer.alloc(0);
     if (!Buffer.isBuffer(body)) {
@@ -221,7 +272,13 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
     }
     const bearer = bearerOf(req);
     const sa = ctx.rbac !== undefined && bearer !== undefined ? ctx.rbac.tokens.get(bearer) : undefined;
-    return handleReview(info, body, req.headers['content-type'] ?? 'application/json', res, sa === undefined ? undefined : reviewerFor(ctx.state, sa));
+    return handleReview(
+      info,
+      body,
+      req.headers['content-type'] ?? 'application/json',
+      res,
+      sa === undefined ? undefined : reviewerFor(ctx.state, sa),
+    );
   }
   const type = ctx.state.registry.findByResource(info.group, info.version, info.plural);
   if (!type) {
@@ -236,7 +293,12 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
   }
   if (!acceptsJson(req.headers['accept'])) {
     // Answers are JSON only; a client that accepts nothing else must hear so, not get bytes it cannot read.
-    const failure = makeFailure(406, 'only the following media types are accepted: application/json', undefined, 'NotAcceptable');
+    const failure = makeFailure(
+      406,
+      'only the following media types are accepted: application/json',
+      undefined,
+      'NotAcceptable',
+    );
     sendFailure(res, failure);
     return failure.code;
   }
@@ -252,7 +314,11 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
       sendFailure(res, body);
       return body.code;
     }
-    return handleScale(ctx.state, { type, info, body, contentType: req.headers['content-type'] ?? 'application/json' }, res);
+    return handleScale(
+      ctx.state,
+      { type, info, body, contentType: req.headers['content-type'] ?? 'application/json' },
+      res,
+    );
   }
   const format = { table: wantsTable(req.headers['accept']), includeObject: params.get('includeObject') };
   switch (info.verb) {
@@ -279,10 +345,23 @@ async function dispatchResource(ctx: PipelineContext, info: ResourceRequest, url
     sendFailure(res, failure);
     return failure.code;
   }
-  const input: WriteInput = { type, info, params, body, rawBody, contentType: req.headers['content-type'] ?? 'application/json', dryRun: dryRun.length > 0 };
+  const input: WriteInput = {
+    type,
+    info,
+    params,
+    body,
+    rawBody,
+    contentType: req.headers['content-type'] ?? 'application/json',
+    dryRun: dryRun.length > 0,
+  };
   switch (info.verb) {
     case 'create':
-      return handleCreate(ctx.state, input, res, ctx.rbac === undefined ? undefined : (token, sa) => ctx.rbac?.tokens.set(token, sa));
+      return handleCreate(
+        ctx.state,
+        input,
+        res,
+        ctx.rbac === undefined ? undefined : (token, sa) => ctx.rbac?.tokens.set(token, sa),
+      );
     case 'update':
       return handleUpdate(ctx.state, input, res);
     case 'patch':

@@ -26,9 +26,26 @@ import { createSelfSignedCert } from './tls.ts';
 import type { Emulator, EmulatorOptions, KubeObject } from './types.ts';
 import { WatchHub } from './watch-stream.ts';
 
-import { applyInProcess, EmulatorInputError, getInProcess, listInProcess, patchStatusInProcess, removeInProcess } from './in-process.ts';
+import {
+  applyInProcess,
+  EmulatorInputError,
+  getInProcess,
+  listInProcess,
+  patchStatusInProcess,
+  removeInProcess,
+} from './in-process.ts';
 
-export type { Emulator, EmulatorObjectRef, EmulatorOptions, EmulatorVerb, FaultEffect, FaultRule, KubeObject, RemoveOptions, RequestRecord } from './types.ts';
+export type {
+  Emulator,
+  EmulatorObjectRef,
+  EmulatorOptions,
+  EmulatorVerb,
+  FaultEffect,
+  FaultRule,
+  KubeObject,
+  RemoveOptions,
+  RequestRecord,
+} from './types.ts';
 export { EmulatorInputError } from './in-process.ts';
 export { ManifestError, parseManifests } from './load.ts';
 export { FaultRuleError } from './faults.ts';
@@ -45,7 +62,8 @@ function seedState(state: ClusterState, crds: KubeObject[]): void {
     if ('error' in t) throw new EmulatorInputError(`invalid CRD ${String(crd.metadata?.['name'] ?? '')}: ${t.error}`);
     applyInProcess(state, crd);
   }
-  for (const name of DEFAULT_NAMESPACES) applyInProcess(state, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  for (const name of DEFAULT_NAMESPACES)
+    applyInProcess(state, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {
@@ -62,7 +80,11 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const host = options.host ?? '127.0.0.1';
   const clusterName = options.clusterName ?? 'emulated';
-  const state = new ClusterState(options.watchHistorySize ?? 10_000, options.strictNamespaces ?? false, options.completeRollouts ?? false);
+  const state = new ClusterState(
+    options.watchHistorySize ?? 10_000,
+    options.strictNamespaces ?? false,
+    options.completeRollouts ?? false,
+  );
   const faults = new FaultSet();
   const log = new RequestLog(options.requestLogSize ?? 100_000);
   const watches = new WatchHub(state, options.bookmarkIntervalMs ?? 5_000);
@@ -73,9 +95,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   let address = '';
   const rbac = options.rbac === true ? { tokens: new Map<string, ServiceAccountIdentity>() } : undefined;
-  const pipeline = createPipeline({ state, faults, log, watches, token: options.token, rbac, serverAddress: () => address, held, timers });
+  const pipeline = createPipeline({
+    state,
+    faults,
+    log,
+    watches,
+    token: options.token,
+    rbac,
+    serverAddress: () => address,
+    held,
+    timers,
+  });
   const cert = options.tls === true ? await createSelfSignedCert(host) : undefined;
-  const server = cert ? createHttpsServer({ cert: cert.certPem, key: cert.keyPem }, pipeline) : createHttpServer(pipeline);
+  const server = cert
+    ? createHttpsServer({ cert: cert.certPem, key: cert.keyPem }, pipeline)
+    : createHttpServer(pipeline);
   // Watches and hung requests are long-lived by design; Node's defaults would cut them.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;

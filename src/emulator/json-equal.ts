@@ -15,5 +15,7 @@ export function isJsonEqual(a: unknown, b: unknown): boolean {
   const rb = b as Record<string, unknown>;
   const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
   const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(rb, k) && isJsonEqual(ra[k], rb[k]));
+  return (
+    ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(rb, k) && isJsonEqual(ra[k], rb[k]))
+  );
 }

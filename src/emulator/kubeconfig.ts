@@ -26,7 +26,9 @@ export function renderKubeconfig(input: KubeconfigInput): string {
     kind: 'Config',
     clusters: [{ name: input.clusterName, cluster }],
     users: [{ name: input.clusterName, user }],
-    contexts: [{ name: context, context: { cluster: input.clusterName, user: input.clusterName, namespace: 'default' } }],
+    contexts: [
+      { name: context, context: { cluster: input.clusterName, user: input.clusterName, namespace: 'default' } },
+    ],
     'current-context': context,
     preferences: {},
   });
@@ -34,7 +36,9 @@ export function renderKubeconfig(input: KubeconfigInput): string {
 
 /** Merges kubeconfigs of several emulated clusters into one; the first one's context is current. */
 export function mergeKubeconfigs(documents: string[]): string {
-  const parsed = documents.map((d) => parse(d) as { clusters: unknown[]; users: unknown[]; contexts: unknown[]; 'current-context': string });
+  const parsed = documents.map(
+    (d) => parse(d) as { clusters: unknown[]; users: unknown[]; contexts: unknown[]; 'current-context': string },
+  );
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',

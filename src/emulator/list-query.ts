@@ -4,7 +4,14 @@
 import { makeBadRequest, makeGone, type ApiFailure } from './api-status.ts';
 import type { ResourceType } from './catalog.ts';
 import { readMeta } from './object-store.ts';
-import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, type FieldRequirement, type LabelRequirement } from './selectors.ts';
+import {
+  matchesFields,
+  matchesLabels,
+  parseFieldSelector,
+  parseLabelSelector,
+  type FieldRequirement,
+  type LabelRequirement,
+} from './selectors.ts';
 import type { KubeObject } from './types.ts';
 
 /** Parsed selectors of a list or watch. */
@@ -28,7 +35,13 @@ export function parseSelection(params: URLSearchParams, type: ResourceType, name
 export function isSelected(sel: Selection, obj: KubeObject): boolean {
   if (sel.labels.length > 0) {
     const labels = readMeta(obj)['labels'];
-    if (!matchesLabels(sel.labels, typeof labels === 'object' && labels !== null ? (labels as Record<string, string>) : undefined)) return false;
+    if (
+      !matchesLabels(
+        sel.labels,
+        typeof labels === 'object' && labels !== null ? (labels as Record<string, string>) : undefined,
+      )
+    )
+      return false;
   }
   return sel.fields.length === 0 || matchesFields(sel.fields, obj);
 }
@@ -50,10 +63,18 @@ export function decodeContinue(text: string, compactedRv: number): ContinueToken
   try {
     parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
   } catch {
-    return makeBadRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+    return makeBadRequest(
+      'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+    );
   }
   const p = parsed as Record<string, unknown>;
-  if (typeof p !== 'object' || p === null || p['v'] !== 'emulator/v1' || typeof p['rv'] !== 'number' || typeof p['start'] !== 'string') {
+  if (
+    typeof p !== 'object' ||
+    p === null ||
+    p['v'] !== 'emulator/v1' ||
+    typeof p['rv'] !== 'number' ||
+    typeof p['start'] !== 'string'
+  ) {
     return makeBadRequest('continue key is not valid: server does not recognize this encoded version');
   }
   if (p['rv'] < compactedRv) {

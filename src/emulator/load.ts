@@ -46,7 +46,8 @@ export function parseManifests(text: string, name: string): KubeObject[] {
     return out;
   }
   parseAllDocuments(text).forEach((doc, i) => {
-    if (doc.errors.length > 0) throw new ManifestError(`${name} (document ${i + 1}): invalid YAML: ${doc.errors[0]?.message ?? 'parse error'}`);
+    if (doc.errors.length > 0)
+      throw new ManifestError(`${name} (document ${i + 1}): invalid YAML: ${doc.errors[0]?.message ?? 'parse error'}`);
     flatten(doc.toJS(), `${name} (document ${i + 1})`, out);
   });
   return out;

@@ -86,7 +86,15 @@ export class ObjectStore {
     const key = typeKey(type.group, type.plural);
     let b = this.buckets.get(key);
     if (!b) {
-      b = { byNamespace: new Map(), count: 0, sortedKeys: undefined, sortedByNamespace: new Map(), history: [], compactedRv: this.globalCompactedRv, watchers: new Set() };
+      b = {
+        byNamespace: new Map(),
+        count: 0,
+        sortedKeys: undefined,
+        sortedByNamespace: new Map(),
+        history: [],
+        compactedRv: this.globalCompactedRv,
+        watchers: new Set(),
+      };
       this.buckets.set(key, b);
     }
     return b;
@@ -174,7 +182,9 @@ export class ObjectStore {
   /** The object stored under a key from {@link sortedKeys}. */
   getByKey(type: ResourceType, key: string): KubeObject | undefined {
     const i = key.indexOf(KEY_SEP);
-    return this.bucket(type).byNamespace.get(key.slice(0, i))?.get(key.slice(i + 1));
+    return this.bucket(type)
+      .byNamespace.get(key.slice(0, i))
+      ?.get(key.slice(i + 1));
   }
 
   /** Objects in a namespace (or all namespaces when undefined), sorted by namespace then name as etcd keys are. */

@@ -28,7 +28,12 @@ export function buildOpenApiV3Index(registry: TypeRegistry): Record<string, unkn
   return { paths };
 }
 
-const QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map((name) => ({ name, in: 'query', schema: { type: name === 'force' ? 'boolean' : 'string' }, uniqueItems: true }));
+const QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map((name) => ({
+  name,
+  in: 'query',
+  schema: { type: name === 'force' ? 'boolean' : 'string' },
+  uniqueItems: true,
+}));
 
 function itemPaths(t: ResourceType, group: string, version: string): [string, Record<string, unknown>][] {
   const gvk = { group, version, kind: t.kind };
@@ -40,23 +45,44 @@ function itemPaths(t: ResourceType, group: string, version: string): [string, Re
     'x-kubernetes-action': verb,
     'x-kubernetes-group-version-kind': gvk,
   });
-  const out: [string, Record<string, unknown>][] = [[base, { get: op('get'), put: op('put'), patch: op('patch'), delete: op('delete') }]];
+  const out: [string, Record<string, unknown>][] = [
+    [base, { get: op('get'), put: op('put'), patch: op('patch'), delete: op('delete') }],
+  ];
   if (t.hasStatus) out.push([`${base}/status`, { get: op('get'), put: op('put'), patch: op('patch') }]);
   return out;
 }
 
 // kube-apiserver's naming: io.k8s.api.<group prefix>.<version>.<Kind> for built-ins, reversed group for CRDs.
 function schemaName(group: string, version: string, kind: string): string {
-  const prefix = group === '' ? 'io.k8s.api.core' : group.endsWith('.k8s.io') || !group.includes('.') ? `io.k8s.api.${group.split('.')[0] ?? group}` : group.split('.').reverse().join('.');
+  const prefix =
+    group === ''
+      ? 'io.k8s.api.core'
+      : group.endsWith('.k8s.io') || !group.includes('.')
+        ? `io.k8s.api.${group.split('.')[0] ?? group}`
+        : group.split('.').reverse().join('.');
   return `${prefix}.${version}.${kind}`;
 }
 
 function kindSchema(t: ResourceType, group: string, version: string): Record<string, unknown> {
-  const freeForm = (what: string): Record<string, unknown> => ({ type: 'object', description: `${what} of the ${t.kind}. The emulator accepts any fields here and publishes no schema for them.`, 'x-kubernetes-preserve-unknown-fields': true });
+  const freeForm = (what: string): Record<string, unknown> => ({
+    type: 'object',
+    description: `${what} of the ${t.kind}. The emulator accepts any fields here and publishes no schema for them.`,
+    'x-kubernetes-preserve-unknown-fields': true,
+  });
   const properties: Record<string, unknown> = {
-    apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
-    kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
-    metadata: { type: 'object', description: "Standard object's metadata (name, namespace, labels, annotations, ...).", 'x-kubernetes-preserve-unknown-fields': true },
+    apiVersion: {
+      type: 'string',
+      description: 'APIVersion defines the versioned schema of this representation of an object.',
+    },
+    kind: {
+      type: 'string',
+      description: 'Kind is a string value representing the REST resource this object represents.',
+    },
+    metadata: {
+      type: 'object',
+      description: "Standard object's metadata (name, namespace, labels, annotations, ...).",
+      'x-kubernetes-preserve-unknown-fields': true,
+    },
     spec: freeForm('Desired state'),
   };
   if (t.hasStatus) properties['status'] = freeForm('Most recently observed status');
@@ -69,7 +95,10 @@ function kindSchema(t: ResourceType, group: string, version: string): Record<str
 }
 
 /** `/openapi/v3/api/v1`, `/openapi/v3/apis/<group>/<version>`, or undefined when not served. */
-export function buildOpenApiV3GroupVersion(registry: TypeRegistry, path: string[]): Record<string, unknown> | undefined {
+export function buildOpenApiV3GroupVersion(
+  registry: TypeRegistry,
+  path: string[],
+): Record<string, unknown> | undefined {
   let group: string;
   let version: string;
   if (path[0] === 'api' && path.length === 2) {

@@ -33,7 +33,10 @@ export function applyMergePatch(target: unknown, patch: unknown): Json {
 function decodePointer(pointer: string): string[] | undefined {
   if (pointer === '') return [];
   if (!pointer.startsWith('/')) return undefined;
-  return pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 const deepEqual = isJsonEqual;
@@ -85,11 +88,13 @@ function addAt(doc: Json, path: string[], value: Json, replace: boolean): string
   if (typeof loc === 'string') return loc;
   if (Array.isArray(loc.parent)) {
     const i = loc.key === '-' ? loc.parent.length : Number(loc.key);
-    if (!Number.isInteger(i) || i < 0 || i > loc.parent.length || (replace && i === loc.parent.length)) return `index out of range: ${loc.key}`;
+    if (!Number.isInteger(i) || i < 0 || i > loc.parent.length || (replace && i === loc.parent.length))
+      return `index out of range: ${loc.key}`;
     if (replace) loc.parent[i] = value;
     else loc.parent.splice(i, 0, value);
   } else {
-    if (replace && !(loc.key in loc.parent)) return `replace operation does not apply: doc is missing key: /${path.join('/')}: missing value`;
+    if (replace && !(loc.key in loc.parent))
+      return `replace operation does not apply: doc is missing key: /${path.join('/')}: missing value`;
     loc.parent[loc.key] = value;
   }
   return undefined;
@@ -97,7 +102,8 @@ function addAt(doc: Json, path: string[], value: Json, replace: boolean): string
 
 /** RFC 6902 JSON patch. */
 export function applyJsonPatch(target: JsonObject, ops: unknown): PatchResult {
-  if (!Array.isArray(ops)) return { ok: false, message: 'json: cannot unmarshal object into Go value of type jsonpatch.Patch' };
+  if (!Array.isArray(ops))
+    return { ok: false, message: 'json: cannot unmarshal object into Go value of type jsonpatch.Patch' };
   const doc = structuredClone(target) as Json;
   for (const raw of ops) {
     if (!isObject(raw)) return { ok: false, message: 'invalid JSON patch operation' };

@@ -45,6 +45,11 @@ export function serializeListItem(type: ResourceType, obj: KubeObject, version: 
 }
 
 /** JSON of a list answer built from already serialised items. */
-export function serializeList(kind: string, apiVersion: string, metadata: Record<string, unknown>, items: readonly string[]): string {
+export function serializeList(
+  kind: string,
+  apiVersion: string,
+  metadata: Record<string, unknown>,
+  items: readonly string[],
+): string {
   return `{"kind":${JSON.stringify(kind)},"apiVersion":${JSON.stringify(apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[${items.join(',')}]}`;
 }

@@ -148,7 +148,11 @@ function decodeValue(type: string, v: WireValue, where: string): unknown {
     case 'Time':
       return decodeTime(expectBytes(v, where));
     case 'Quantity':
-      return readWire(expectBytes(v, where), 'Quantity').find(([no]) => no === 1)?.[1].bytes?.toString('utf8') ?? '';
+      return (
+        readWire(expectBytes(v, where), 'Quantity')
+          .find(([no]) => no === 1)?.[1]
+          .bytes?.toString('utf8') ?? ''
+      );
     case 'IntOrString':
       return decodeIntOrString(expectBytes(v, where));
     default:
@@ -181,7 +185,9 @@ function decodeMessage(buf: Buffer, message: string): Record<string, unknown> {
     const where = `${message}.${field?.name ?? String(no)}`;
     if (!field) {
       if (isZeroWire(v)) continue;
-      throw new ProtobufBodyError(`field ${no} of ${message} is not known to the emulator's protobuf decoder; send the object as JSON (for example with kubectl create -f or apply -f)`);
+      throw new ProtobufBodyError(
+        `field ${no} of ${message} is not known to the emulator's protobuf decoder; send the object as JSON (for example with kubectl create -f or apply -f)`,
+      );
     }
     if (field.map) {
       const [key, value] = decodeMapEntry(expectBytes(v, where), field.type, where);
@@ -222,9 +228,13 @@ export function decodeProtobufObject(body: Buffer): KubeObject {
         if (tno === 2) kind = expectBytes(tv, 'TypeMeta.kind').toString('utf8');
       }
     } else if (no === 2) raw = expectBytes(v, 'Unknown.raw');
-    else if ((no === 3 || no === 4) && !isZeroWire(v)) throw new ProtobufBodyError('content-encoded protobuf bodies are not supported');
+    else if ((no === 3 || no === 4) && !isZeroWire(v))
+      throw new ProtobufBodyError('content-encoded protobuf bodies are not supported');
   }
   const root = PROTOBUF_ROOTS[`${apiVersion}/${kind}`];
-  if (!root) throw new ProtobufBodyError(`the emulator cannot decode ${kind || 'an object without a kind'} (${apiVersion || 'no apiVersion'}) from protobuf; send it as JSON`);
+  if (!root)
+    throw new ProtobufBodyError(
+      `the emulator cannot decode ${kind || 'an object without a kind'} (${apiVersion || 'no apiVersion'}) from protobuf; send it as JSON`,
+    );
   return { apiVersion, kind, ...decodeMessage(raw ?? Buffer.alloc(0), root) };
 }

@@ -58,7 +58,14 @@ export interface Reviewer {
   user: string;
   groups: string[];
   /** Whether the reviewer may do what a SelfSubjectAccessReview's `resourceAttributes` describe. */
-  can(attributes: { verb?: string; group?: string; resource?: string; subresource?: string; namespace?: string; name?: string }): boolean;
+  can(attributes: {
+    verb?: string;
+    group?: string;
+    resource?: string;
+    subresource?: string;
+    namespace?: string;
+    name?: string;
+  }): boolean;
 }
 
 /** The reviewer behind a service-account token. */
@@ -113,14 +120,20 @@ function bindsTo(binding: KubeObject, sa: ServiceAccountIdentity): boolean {
 function rulesOf(state: ClusterState, binding: KubeObject, namespace: string | undefined): Rule[] {
   const ref = (binding['roleRef'] ?? {}) as { kind?: string; name?: string };
   if (ref.name === undefined) return [];
-  const candidates = ref.kind === 'Role' && namespace !== undefined ? objectsOf(state, 'Role', namespace) : ref.kind === 'ClusterRole' ? objectsOf(state, 'ClusterRole', undefined) : [];
+  const candidates =
+    ref.kind === 'Role' && namespace !== undefined
+      ? objectsOf(state, 'Role', namespace)
+      : ref.kind === 'ClusterRole'
+        ? objectsOf(state, 'ClusterRole', undefined)
+        : [];
   const role = candidates.find((r) => (r.metadata as { name?: string } | undefined)?.name === ref.name);
   return (role?.['rules'] ?? []) as Rule[];
 }
 
 function matches(rule: Rule, info: ResourceRequest): boolean {
   const resource = info.subresource !== undefined ? `${info.plural}/${info.subresource}` : info.plural;
-  const has = (list: string[] | undefined, value: string): boolean => (list ?? []).some((entry) => entry === '*' || entry === value);
+  const has = (list: string[] | undefined, value: string): boolean =>
+    (list ?? []).some((entry) => entry === '*' || entry === value);
   if (!has(rule.verbs, info.verb)) return false;
   if (!has(rule.apiGroups, info.group)) return false;
   if (!has(rule.resources, resource)) return false;

@@ -6,7 +6,14 @@ import { makeFailure, makeNotFound, type ApiFailure } from './api-status.ts';
 import { formatApiVersion, type ResourceType } from './catalog.ts';
 import type { ClusterState } from './cluster-state.ts';
 import { sendFailure, sendJson } from './http-io.ts';
-import { decodeContinue, encodeContinue, isSelected, parseCount, parseResourceVersion, parseSelection } from './list-query.ts';
+import {
+  decodeContinue,
+  encodeContinue,
+  isSelected,
+  parseCount,
+  parseResourceVersion,
+  parseSelection,
+} from './list-query.ts';
 import { presentObject, serializeList, serializeListItem, serializeObject } from './present.ts';
 import type { ResourceRequest } from './request-info.ts';
 import { readMeta } from './object-store.ts';
@@ -38,7 +45,12 @@ export function findCrd(state: ClusterState, type: ResourceType): KubeObject | u
   return crdType ? state.get(crdType, '', `${type.plural}.${type.group}`) : undefined;
 }
 
-function sendTable(state: ClusterState, input: ReadInput, page: { items: KubeObject[]; metadata: Record<string, unknown> }, res: ServerResponse): void {
+function sendTable(
+  state: ClusterState,
+  input: ReadInput,
+  page: { items: KubeObject[]; metadata: Record<string, unknown> },
+  res: ServerResponse,
+): void {
   const { type, info } = input;
   const columns = selectColumns(type, info.version, findCrd(state, type));
   const shown = page.items.map((o) => presentObject(type, o, info.version));
@@ -58,14 +70,24 @@ export function handleGet(state: ClusterState, input: ReadInput, res: ServerResp
     return;
   }
   if (input.format.table) {
-    sendTable(state, input, { items: [obj], metadata: { resourceVersion: String(readMeta(obj)['resourceVersion'] ?? '') } }, res);
+    sendTable(
+      state,
+      input,
+      { items: [obj], metadata: { resourceVersion: String(readMeta(obj)['resourceVersion'] ?? '') } },
+      res,
+    );
     return;
   }
   sendJson(res, 200, serializeObject(type, obj, info.version));
 }
 
 /** Computes one page of a list; shared by LIST and deletecollection. */
-export function selectPage(state: ClusterState, type: ResourceType, info: ResourceRequest, params: URLSearchParams): { items: KubeObject[]; metadata: Record<string, unknown> } | ApiFailure {
+export function selectPage(
+  state: ClusterState,
+  type: ResourceType,
+  info: ResourceRequest,
+  params: URLSearchParams,
+): { items: KubeObject[]; metadata: Record<string, unknown> } | ApiFailure {
   const selection = parseSelection(params, type);
   if (isFailure(selection)) return selection;
   const limit = parseCount(params, 'limit');
@@ -76,10 +98,18 @@ export function selectPage(state: ClusterState, type: ResourceType, info: Resour
   const current = state.store.revision();
   const match = params.get('resourceVersionMatch');
   if (match !== null && match !== '' && match !== 'NotOlderThan' && match !== 'Exact') {
-    return makeFailure(400, `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+    return makeFailure(
+      400,
+      `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`,
+    );
   }
   if (rv !== undefined && rv > current) {
-    return makeFailure(504, `Too large resource version: ${rv}, current: ${current}`, { retryAfterSeconds: 1 }, 'Timeout');
+    return makeFailure(
+      504,
+      `Too large resource version: ${rv}, current: ${current}`,
+      { retryAfterSeconds: 1 },
+      'Timeout',
+    );
   }
   if (match === 'Exact' && rv !== undefined && rv < compacted) {
     return makeFailure(410, `too old resource version: ${rv} (${compacted})`, undefined, 'Expired');
@@ -139,5 +169,9 @@ export function handleList(state: ClusterState, input: ReadInput, res: ServerRes
     return;
   }
   const items = page.items.map((o) => serializeListItem(type, o, info.version));
-  sendJson(res, 200, serializeList(`${type.kind}List`, formatApiVersion(type.group, info.version), page.metadata, items));
+  sendJson(
+    res,
+    200,
+    serializeList(`${type.kind}List`, formatApiVersion(type.group, info.version), page.metadata, items),
+  );
 }

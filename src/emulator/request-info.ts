@@ -43,7 +43,10 @@ function isTruthyParam(v: string | null): boolean {
 
 /** Parses method + URL into a RequestInfo. */
 export function parseRequestInfo(method: string, url: URL): RequestInfo {
-  const parts = url.pathname.split('/').filter((p) => p !== '').map((p) => decodeURIComponent(p));
+  const parts = url.pathname
+    .split('/')
+    .filter((p) => p !== '')
+    .map((p) => decodeURIComponent(p));
   const head = parts[0];
   if (head !== 'api' && head !== 'apis') {
     const discovery = head === 'version' || head === 'openapi';

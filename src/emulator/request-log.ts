@@ -12,7 +12,8 @@ export class RequestLog {
   /** Appends a record; the caller may still set `status` on it later. */
   add(record: RequestRecord): RequestRecord {
     this.records.push(record);
-    if (this.records.length > this.limit + (this.limit >> 2)) this.records = this.records.slice(this.records.length - this.limit);
+    if (this.records.length > this.limit + (this.limit >> 2))
+      this.records = this.records.slice(this.records.length - this.limit);
     return record;
   }
 

@@ -27,14 +27,39 @@ export function completeDeploymentStatus(deployment: KubeObject, now: string): R
   const replicas = typeof spec['replicas'] === 'number' ? spec['replicas'] : 1;
   const generation = typeof meta['generation'] === 'number' ? meta['generation'] : 1;
   const current = asRecord(deployment['status']);
-  if (current['observedGeneration'] === generation && current['updatedReplicas'] === replicas && current['availableReplicas'] === replicas) return undefined;
+  if (
+    current['observedGeneration'] === generation &&
+    current['updatedReplicas'] === replicas &&
+    current['availableReplicas'] === replicas
+  )
+    return undefined;
   const name = String(meta['name'] ?? '');
   const conditions = [
-    { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.', lastUpdateTime: now, lastTransitionTime: now },
-    { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${name}" has successfully progressed.`, lastUpdateTime: now, lastTransitionTime: now },
+    {
+      type: 'Available',
+      status: 'True',
+      reason: 'MinimumReplicasAvailable',
+      message: 'Deployment has minimum availability.',
+      lastUpdateTime: now,
+      lastTransitionTime: now,
+    },
+    {
+      type: 'Progressing',
+      status: 'True',
+      reason: 'NewReplicaSetAvailable',
+      message: `ReplicaSet "${name}" has successfully progressed.`,
+      lastUpdateTime: now,
+      lastTransitionTime: now,
+    },
   ];
   const status: Record<string, unknown> = { observedGeneration: generation, conditions };
-  if (replicas > 0) Object.assign(status, { replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas });
+  if (replicas > 0)
+    Object.assign(status, {
+      replicas,
+      updatedReplicas: replicas,
+      readyReplicas: replicas,
+      availableReplicas: replicas,
+    });
   return status;
 }
 
@@ -51,8 +76,22 @@ export function completeStatefulSetStatus(sts: KubeObject): Record<string, unkno
   const generation = typeof meta['generation'] === 'number' ? meta['generation'] : 1;
   const revision = revisionOf(meta);
   const current = asRecord(sts['status']);
-  if (current['observedGeneration'] === generation && current['readyReplicas'] === replicas && current['updateRevision'] === revision) return undefined;
-  return { observedGeneration: generation, replicas, readyReplicas: replicas, currentReplicas: replicas, updatedReplicas: replicas, availableReplicas: replicas, currentRevision: revision, updateRevision: revision };
+  if (
+    current['observedGeneration'] === generation &&
+    current['readyReplicas'] === replicas &&
+    current['updateRevision'] === revision
+  )
+    return undefined;
+  return {
+    observedGeneration: generation,
+    replicas,
+    readyReplicas: replicas,
+    currentReplicas: replicas,
+    updatedReplicas: replicas,
+    availableReplicas: replicas,
+    currentRevision: revision,
+    updateRevision: revision,
+  };
 }
 
 /** DaemonSet: scheduled on the emulator's one pretend node, updated and available there. */
@@ -62,7 +101,15 @@ export function completeDaemonSetStatus(ds: KubeObject): Record<string, unknown>
   const generation = typeof meta['generation'] === 'number' ? meta['generation'] : 1;
   const current = asRecord(ds['status']);
   if (current['observedGeneration'] === generation && current['numberAvailable'] === 1) return undefined;
-  return { observedGeneration: generation, currentNumberScheduled: 1, desiredNumberScheduled: 1, numberMisscheduled: 0, numberReady: 1, updatedNumberScheduled: 1, numberAvailable: 1 };
+  return {
+    observedGeneration: generation,
+    currentNumberScheduled: 1,
+    desiredNumberScheduled: 1,
+    numberMisscheduled: 0,
+    numberReady: 1,
+    updatedNumberScheduled: 1,
+    numberAvailable: 1,
+  };
 }
 
 /** The finished-rollout status for a workload kind, or undefined (other kinds, or nothing to do). */
@@ -98,10 +145,19 @@ function templateOf(owner: KubeObject): { labels: Record<string, string>; spec: 
 function firstContainer(spec: Record<string, unknown>): { name: string; image: string } {
   const containers = Array.isArray(spec['containers']) ? (spec['containers'] as unknown[]) : [];
   const c = asRecord(containers[0]);
-  return { name: typeof c['name'] === 'string' ? c['name'] : POD_STATUS_CONTAINER, image: typeof c['image'] === 'string' ? c['image'] : '' };
+  return {
+    name: typeof c['name'] === 'string' ? c['name'] : POD_STATUS_CONTAINER,
+    image: typeof c['image'] === 'string' ? c['image'] : '',
+  };
 }
 
-function runningPod(name: string, namespace: string, labels: Record<string, string>, spec: Record<string, unknown>, owner: KubeObject): KubeObject {
+function runningPod(
+  name: string,
+  namespace: string,
+  labels: Record<string, string>,
+  spec: Record<string, unknown>,
+  owner: KubeObject,
+): KubeObject {
   const c = firstContainer(spec);
   return {
     apiVersion: 'v1',
@@ -129,17 +185,37 @@ export function rolloutChildren(kind: string, owner: KubeObject): RolloutChildre
     const rs: KubeObject = {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
-      metadata: { name: rsName, namespace, labels, ownerReferences: [ownerReference(owner)], annotations: { 'deployment.kubernetes.io/desired-replicas': String(replicas) } },
+      metadata: {
+        name: rsName,
+        namespace,
+        labels,
+        ownerReferences: [ownerReference(owner)],
+        annotations: { 'deployment.kubernetes.io/desired-replicas': String(replicas) },
+      },
       spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: template.spec } },
-      status: { observedGeneration: 1, replicas, fullyLabeledReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas },
+      status: {
+        observedGeneration: 1,
+        replicas,
+        fullyLabeledReplicas: replicas,
+        readyReplicas: replicas,
+        availableReplicas: replicas,
+      },
     };
     return { objects: [rs], replicaSet: rsName };
   }
   if (kind === 'StatefulSet') {
-    return { objects: Array.from({ length: replicas }, (_, i) => runningPod(`${name}-${i}`, namespace, template.labels, template.spec, owner)) };
+    return {
+      objects: Array.from({ length: replicas }, (_, i) =>
+        runningPod(`${name}-${i}`, namespace, template.labels, template.spec, owner),
+      ),
+    };
   }
   if (kind === 'DaemonSet') {
-    return { objects: [runningPod(`${name}-${hashName(`${name}/emulated-node`, 5)}`, namespace, template.labels, template.spec, owner)] };
+    return {
+      objects: [
+        runningPod(`${name}-${hashName(`${name}/emulated-node`, 5)}`, namespace, template.labels, template.spec, owner),
+      ],
+    };
   }
   return undefined;
 }
@@ -152,5 +228,13 @@ export function replicaSetPods(rs: KubeObject): KubeObject[] {
   const template = asRecord(spec['template']);
   const labels = asRecord(asRecord(template['metadata'])['labels']) as Record<string, string>;
   const name = String(meta['name'] ?? '');
-  return Array.from({ length: replicas }, (_, i) => runningPod(`${name}-${hashName(`${name}/${i}`, 5)}`, String(meta['namespace'] ?? 'default'), labels, asRecord(template['spec']), rs));
+  return Array.from({ length: replicas }, (_, i) =>
+    runningPod(
+      `${name}-${hashName(`${name}/${i}`, 5)}`,
+      String(meta['namespace'] ?? 'default'),
+      labels,
+      asRecord(template['spec']),
+      rs,
+    ),
+  );
 }

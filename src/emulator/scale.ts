@@ -25,14 +25,23 @@ function writePath(obj: KubeObject, path: string, value: unknown): KubeObject {
   const [head, ...rest] = path.split('.');
   if (head === undefined) return obj;
   const child = obj[head];
-  const next = rest.length === 0 ? value : writePath(typeof child === 'object' && child !== null ? { ...(child as KubeObject) } : {}, rest.join('.'), value);
+  const next =
+    rest.length === 0
+      ? value
+      : writePath(
+          typeof child === 'object' && child !== null ? { ...(child as KubeObject) } : {},
+          rest.join('.'),
+          value,
+        );
   return { ...obj, [head]: next };
 }
 
 function selectorText(obj: KubeObject): string {
   const labels = readPath(obj, 'spec.selector.matchLabels');
   if (typeof labels !== 'object' || labels === null) return '';
-  return Object.entries(labels as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',');
+  return Object.entries(labels as Record<string, string>)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
 }
 
 function buildScale(type: ResourceType, obj: KubeObject): KubeObject {
@@ -43,7 +52,13 @@ function buildScale(type: ResourceType, obj: KubeObject): KubeObject {
   return {
     kind: 'Scale',
     apiVersion: 'autoscaling/v1',
-    metadata: { name: meta['name'], namespace: meta['namespace'], uid: meta['uid'], resourceVersion: meta['resourceVersion'], creationTimestamp: meta['creationTimestamp'] },
+    metadata: {
+      name: meta['name'],
+      namespace: meta['namespace'],
+      uid: meta['uid'],
+      resourceVersion: meta['resourceVersion'],
+      creationTimestamp: meta['creationTimestamp'],
+    },
     spec: { replicas: typeof spec === 'number' ? spec : 0 },
     status: { replicas: typeof status === 'number' ? status : 0, selector: selectorText(obj) },
   };
@@ -95,10 +110,27 @@ export function handleScale(state: ClusterState, input: ScaleInput, res: ServerR
   }
   const replicas = readPath(next, 'spec.replicas');
   if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-    return fail(makeFailure(422, `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${String(replicas)}: must be greater than or equal to 0`, undefined, 'Invalid'));
+    return fail(
+      makeFailure(
+        422,
+        `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${String(replicas)}: must be greater than or equal to 0`,
+        undefined,
+        'Invalid',
+      ),
+    );
   }
   const rv = readPath(next, 'metadata.resourceVersion');
-  const updated = writePath({ ...current, metadata: { ...readMeta(current), resourceVersion: typeof rv === 'string' && rv !== '' ? rv : readMeta(current)['resourceVersion'] } }, type.scale.specReplicasPath, replicas);
+  const updated = writePath(
+    {
+      ...current,
+      metadata: {
+        ...readMeta(current),
+        resourceVersion: typeof rv === 'string' && rv !== '' ? rv : readMeta(current)['resourceVersion'],
+      },
+    },
+    type.scale.specReplicasPath,
+    replicas,
+  );
   const result = state.update(type, namespace, name, updated);
   if (!result.ok) return fail(result.failure);
   sendJson(res, 200, buildScale(type, result.object));

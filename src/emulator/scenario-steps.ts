@@ -5,7 +5,16 @@
  */
 import type { ScenarioStep } from './scenario.ts';
 import type { Emulator, EmulatorObjectRef, KubeObject } from './types.ts';
-import { buildEvent, buildPod, buildPodStatus, buildReplicaSet, formatNow, podName, templateHash, type TemplateInfo } from './workload-objects.ts';
+import {
+  buildEvent,
+  buildPod,
+  buildPodStatus,
+  buildReplicaSet,
+  formatNow,
+  podName,
+  templateHash,
+  type TemplateInfo,
+} from './workload-objects.ts';
 
 /** Options of {@link deploymentRollout}. */
 export interface DeploymentRolloutOptions {
@@ -41,17 +50,29 @@ function generationOf(em: Emulator, ref: EmulatorObjectRef): number {
 // Applies a controller-owned object and marks its status as observing its (possibly bumped) generation.
 function applyObserved(em: Emulator, obj: KubeObject): void {
   em.apply(obj);
-  const ref = { apiVersion: String(obj.apiVersion), kind: String(obj.kind), namespace: String(obj.metadata?.['namespace'] ?? ''), name: String(obj.metadata?.['name'] ?? '') };
+  const ref = {
+    apiVersion: String(obj.apiVersion),
+    kind: String(obj.kind),
+    namespace: String(obj.metadata?.['namespace'] ?? ''),
+    name: String(obj.metadata?.['name'] ?? ''),
+  };
   em.patchStatus(ref, { observedGeneration: generationOf(em, ref) });
 }
 
 function readImage(obj: KubeObject | undefined): string | undefined {
-  const containers = (obj?.['spec'] as { template?: { spec?: { containers?: { image?: unknown }[] } } } | undefined)?.template?.spec?.containers;
+  const containers = (obj?.['spec'] as { template?: { spec?: { containers?: { image?: unknown }[] } } } | undefined)
+    ?.template?.spec?.containers;
   const image = containers?.[0]?.image;
   return typeof image === 'string' ? image : undefined;
 }
 
-function rolloutStatus(em: Emulator, ref: EmulatorObjectRef, replicas: number, ready: number, rsName: string): Record<string, unknown> {
+function rolloutStatus(
+  em: Emulator,
+  ref: EmulatorObjectRef,
+  replicas: number,
+  ready: number,
+  rsName: string,
+): Record<string, unknown> {
   const done = ready === replicas;
   return {
     observedGeneration: generationOf(em, ref),
@@ -63,10 +84,20 @@ function rolloutStatus(em: Emulator, ref: EmulatorObjectRef, replicas: number, r
     conditions: done
       ? [
           condition('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.'),
-          condition('Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${rsName}" has successfully progressed.`),
+          condition(
+            'Progressing',
+            'True',
+            'NewReplicaSetAvailable',
+            `ReplicaSet "${rsName}" has successfully progressed.`,
+          ),
         ]
       : [
-          condition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'),
+          condition(
+            'Available',
+            'False',
+            'MinimumReplicasUnavailable',
+            'Deployment does not have minimum availability.',
+          ),
           condition('Progressing', 'True', 'ReplicaSetUpdated', `ReplicaSet "${rsName}" is progressing.`),
         ],
   };
@@ -97,20 +128,26 @@ export function deploymentRollout(opts: DeploymentRolloutOptions): ScenarioStep[
       progressDeadlineSeconds: 600,
       selector: { matchLabels: { app: opts.name } },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
-      template: { metadata: { labels: { app: opts.name } }, spec: { containers: [{ name: tmpl.container, image: tmpl.image }] } },
+      template: {
+        metadata: { labels: { app: opts.name } },
+        spec: { containers: [{ name: tmpl.container, image: tmpl.image }] },
+      },
     },
   };
   const scaleDownPrevious = (em: Emulator, ready: number): void => {
     if (!previous) return;
     const owner = em.get(ref) as KubeObject;
     const left = Math.max(0, previous.replicas - ready);
-    for (let i = left + 1; i <= previous.replicas; i++) em.remove({ apiVersion: 'v1', kind: 'Pod', namespace, name: podName(previous.tmpl, i) });
+    for (let i = left + 1; i <= previous.replicas; i++)
+      em.remove({ apiVersion: 'v1', kind: 'Pod', namespace, name: podName(previous.tmpl, i) });
     const oldName = `${opts.name}-${templateHash(previous.tmpl)}`;
     const oldRs = em.get({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace, name: oldName });
     const was = (oldRs?.['spec'] as { replicas?: number } | undefined)?.replicas;
     if (oldRs && was !== left) {
       applyObserved(em, buildReplicaSet(previous.tmpl, owner, left, left));
-      em.apply(buildEvent(owner, 'ScalingReplicaSet', `Scaled down replica set ${oldName} to ${left} from ${String(was)}`));
+      em.apply(
+        buildEvent(owner, 'ScalingReplicaSet', `Scaled down replica set ${oldName} to ${left} from ${String(was)}`),
+      );
     }
   };
   const steps: ScenarioStep[] = [
@@ -121,10 +158,15 @@ export function deploymentRollout(opts: DeploymentRolloutOptions): ScenarioStep[
         const current = em.get(ref);
         const oldImage = readImage(current);
         const oldReplicas = (current?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
-        previous = oldImage !== undefined && oldImage !== tmpl.image ? { tmpl: { ...tmpl, image: oldImage }, replicas: typeof oldReplicas === 'number' ? oldReplicas : 1 } : undefined;
+        previous =
+          oldImage !== undefined && oldImage !== tmpl.image
+            ? { tmpl: { ...tmpl, image: oldImage }, replicas: typeof oldReplicas === 'number' ? oldReplicas : 1 }
+            : undefined;
         em.apply(manifest);
         if (withPods) applyObserved(em, buildReplicaSet(tmpl, em.get(ref) as KubeObject, replicas, 0));
-        em.apply(buildEvent(em.get(ref) as KubeObject, 'ScalingReplicaSet', `Scaled up replica set ${rsName} to ${replicas}`));
+        em.apply(
+          buildEvent(em.get(ref) as KubeObject, 'ScalingReplicaSet', `Scaled up replica set ${rsName} to ${replicas}`),
+        );
         em.patchStatus(ref, rolloutStatus(em, ref, replicas, 0, rsName));
       },
     },
@@ -136,7 +178,13 @@ export function deploymentRollout(opts: DeploymentRolloutOptions): ScenarioStep[
       do: (em) => {
         if (withPods) {
           applyObserved(em, buildReplicaSet(tmpl, em.get(ref) as KubeObject, replicas, ready));
-          em.apply(buildPod(tmpl, em.get({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace, name: rsName }) as KubeObject, ready));
+          em.apply(
+            buildPod(
+              tmpl,
+              em.get({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace, name: rsName }) as KubeObject,
+              ready,
+            ),
+          );
           scaleDownPrevious(em, ready === replicas ? Number.MAX_SAFE_INTEGER : ready);
         }
         em.patchStatus(ref, rolloutStatus(em, ref, replicas, ready, rsName));
@@ -192,12 +240,23 @@ export function podCrashLoop(opts: PodCrashLoopOptions): ScenarioStep[] {
       do: (em) => {
         em.patchStatus(ref, buildPodStatus(container, image, 'crashing', n));
         const pod = em.get(ref) as KubeObject;
-        em.apply(buildEvent(pod, 'BackOff', `Back-off restarting failed container ${container} in pod ${opts.name}_${namespace}(${String(pod.metadata?.['uid'])})`, { type: 'Warning', count: n, component: 'kubelet' }));
+        em.apply(
+          buildEvent(
+            pod,
+            'BackOff',
+            `Back-off restarting failed container ${container} in pod ${opts.name}_${namespace}(${String(pod.metadata?.['uid'])})`,
+            { type: 'Warning', count: n, component: 'kubelet' },
+          ),
+        );
       },
     });
   }
   if (opts.recover ?? true) {
-    steps.push({ at: start + (crashes + 1) * stepMs, label: 'recovered', patchStatus: { ref, status: buildPodStatus(container, image, 'running', crashes) } });
+    steps.push({
+      at: start + (crashes + 1) * stepMs,
+      label: 'recovered',
+      patchStatus: { ref, status: buildPodStatus(container, image, 'running', crashes) },
+    });
   }
   return steps;
 }

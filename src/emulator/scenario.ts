@@ -69,11 +69,24 @@ async function runAction(em: Emulator, step: ScenarioStep, faults: Map<string, (
 }
 
 /** Runs steps in `at` order (ties keep their list order), each no earlier than its time. */
-export async function runScenario(em: Emulator, steps: readonly ScenarioStep[], options: ScenarioOptions = {}): Promise<ScenarioResult> {
+export async function runScenario(
+  em: Emulator,
+  steps: readonly ScenarioStep[],
+  options: ScenarioOptions = {},
+): Promise<ScenarioResult> {
   const speed = options.speed ?? 1;
-  if (!(speed > 0)) return { status: 'failed', stepsRun: 0, error: { step: -1, message: `speed must be > 0, got ${speed}` } };
+  if (!(speed > 0))
+    return { status: 'failed', stepsRun: 0, error: { step: -1, message: `speed must be > 0, got ${speed}` } };
   const bad = steps.findIndex((s) => !(Number.isFinite(s.at) && s.at >= 0));
-  if (bad >= 0) return { status: 'failed', stepsRun: 0, error: { step: bad, message: `step ${bad} has an invalid "at" (${String(steps[bad]?.at)}); use milliseconds >= 0` } };
+  if (bad >= 0)
+    return {
+      status: 'failed',
+      stepsRun: 0,
+      error: {
+        step: bad,
+        message: `step ${bad} has an invalid "at" (${String(steps[bad]?.at)}); use milliseconds >= 0`,
+      },
+    };
   const ordered = steps.map((step, i) => ({ step, i })).sort((a, b) => a.step.at - b.step.at || a.i - b.i);
   const start = performance.now();
   const faults = new Map<string, () => void>();
@@ -83,7 +96,11 @@ export async function runScenario(em: Emulator, steps: readonly ScenarioStep[], 
     try {
       await runAction(em, step, faults);
     } catch (e) {
-      return { status: 'failed', stepsRun, error: { step: i, ...(step.label !== undefined ? { label: step.label } : {}), message: (e as Error).message } };
+      return {
+        status: 'failed',
+        stepsRun,
+        error: { step: i, ...(step.label !== undefined ? { label: step.label } : {}), message: (e as Error).message },
+      };
     }
     stepsRun++;
     options.onStep?.(step, i);
@@ -96,4 +113,11 @@ export function delaySteps(steps: readonly ScenarioStep[], offsetMs: number): Sc
   return steps.map((s) => ({ ...s, at: s.at + offsetMs }));
 }
 
-export { clusterOutage, deploymentRollout, podCrashLoop, type ClusterOutageOptions, type DeploymentRolloutOptions, type PodCrashLoopOptions } from './scenario-steps.ts';
+export {
+  clusterOutage,
+  deploymentRollout,
+  podCrashLoop,
+  type ClusterOutageOptions,
+  type DeploymentRolloutOptions,
+  type PodCrashLoopOptions,
+} from './scenario-steps.ts';

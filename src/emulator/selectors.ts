@@ -70,7 +70,8 @@ export function parseLabelSelector(text: string): ParseResult<LabelRequirement> 
   if (text.trim() === '') return { ok: true, value: [] };
   const out: LabelRequirement[] = [];
   for (const part of splitTopLevel(text)) {
-    if (part === '') return { ok: false, message: `unable to parse requirement: found '', expected: identifier in "${text}"` };
+    if (part === '')
+      return { ok: false, message: `unable to parse requirement: found '', expected: identifier in "${text}"` };
     const parsed = parseOneLabel(part);
     if (typeof parsed === 'string') return { ok: false, message: `unable to parse requirement: ${parsed}` };
     out.push(parsed);
@@ -79,7 +80,10 @@ export function parseLabelSelector(text: string): ParseResult<LabelRequirement> 
 }
 
 /** Whether labels satisfy every requirement (kube semantics: `!=` and `notin` match absent keys). */
-export function matchesLabels(requirements: readonly LabelRequirement[], labels: Record<string, string> | undefined): boolean {
+export function matchesLabels(
+  requirements: readonly LabelRequirement[],
+  labels: Record<string, string> | undefined,
+): boolean {
   for (const r of requirements) {
     const has = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, r.key);
     const value = has ? labels[r.key] : undefined;

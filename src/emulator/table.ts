@@ -12,7 +12,10 @@ export const TABLE_CONTENT_TYPE = 'application/json;as=Table;v=v1;g=meta.k8s.io'
 
 /** Whether the Accept header asks for a Table (kubectl get's default). */
 export function wantsTable(accept: string | undefined): boolean {
-  return accept !== undefined && accept.split(',').some((p) => p.replace(/\s/g, '').includes('as=Table') && p.includes('g=meta.k8s.io'));
+  return (
+    accept !== undefined &&
+    accept.split(',').some((p) => p.replace(/\s/g, '').includes('as=Table') && p.includes('g=meta.k8s.io'))
+  );
 }
 
 type Cell = string | number | boolean;
@@ -39,7 +42,8 @@ export function formatAge(createdIso: unknown, nowMs = Date.now()): string {
   const hours = Math.floor(minutes / 60);
   if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
   if (hours < 48) return `${hours}h`;
-  if (hours < 24 * 8) return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
+  if (hours < 24 * 8)
+    return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
   if (hours < 24 * 365 * 2) return `${Math.floor(hours / 24)}d`;
   const years = Math.floor(hours / 24 / 365);
   const days = Math.floor(hours / 24) % 365;
@@ -95,9 +99,16 @@ function podContainers(o: KubeObject): Record<string, unknown>[] {
 
 const BUILTIN_COLUMNS: Record<string, Column[]> = {
   '/Pod': [
-    col('Ready', 'string', (o) => `${podContainers(o).filter((c) => c['ready'] === true).length}/${Array.isArray(at(o, 'spec.containers')) ? (at(o, 'spec.containers') as unknown[]).length : 0}`),
+    col(
+      'Ready',
+      'string',
+      (o) =>
+        `${podContainers(o).filter((c) => c['ready'] === true).length}/${Array.isArray(at(o, 'spec.containers')) ? (at(o, 'spec.containers') as unknown[]).length : 0}`,
+    ),
     col('Status', 'string', podStatusText),
-    col('Restarts', 'string', (o) => String(podContainers(o).reduce((n, c) => n + (typeof c['restartCount'] === 'number' ? c['restartCount'] : 0), 0))),
+    col('Restarts', 'string', (o) =>
+      String(podContainers(o).reduce((n, c) => n + (typeof c['restartCount'] === 'number' ? c['restartCount'] : 0), 0)),
+    ),
     col('IP', 'string', (o) => String(at(o, 'status.podIP') ?? '<none>'), 1),
     col('Node', 'string', (o) => String(at(o, 'spec.nodeName') ?? '<none>'), 1),
   ],
@@ -121,14 +132,21 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
   ],
   'batch/Job': [col('Completions', 'string', (o) => `${num(o, 'status.succeeded')}/${at(o, 'spec.completions') ?? 1}`)],
   '/ConfigMap': [col('Data', 'integer', (o) => count(o, 'data') + count(o, 'binaryData'))],
-  '/Secret': [col('Type', 'string', (o) => String(at(o, 'type') ?? 'Opaque')), col('Data', 'integer', (o) => count(o, 'data'))],
+  '/Secret': [
+    col('Type', 'string', (o) => String(at(o, 'type') ?? 'Opaque')),
+    col('Data', 'integer', (o) => count(o, 'data')),
+  ],
   '/Namespace': [col('Status', 'string', (o) => String(at(o, 'status.phase') ?? 'Active'))],
   '/Service': [
     col('Type', 'string', (o) => String(at(o, 'spec.type') ?? 'ClusterIP')),
     col('Cluster-IP', 'string', (o) => String(at(o, 'spec.clusterIP') ?? '<none>')),
     col('Port(s)', 'string', (o) => {
       const ports = at(o, 'spec.ports');
-      return Array.isArray(ports) && ports.length > 0 ? (ports as Record<string, unknown>[]).map((p) => `${String(p['port'])}/${String(p['protocol'] ?? 'TCP')}`).join(',') : '<none>';
+      return Array.isArray(ports) && ports.length > 0
+        ? (ports as Record<string, unknown>[])
+            .map((p) => `${String(p['port'])}/${String(p['protocol'] ?? 'TCP')}`)
+            .join(',')
+        : '<none>';
     }),
   ],
 };
@@ -153,18 +171,27 @@ function evalJsonPath(obj: unknown, path: string): unknown {
 
 function crdColumns(crd: KubeObject | undefined, version: string): Column[] {
   const versions = at(crd, 'spec.versions');
-  const v = Array.isArray(versions) ? (versions as Record<string, unknown>[]).find((x) => x['name'] === version) : undefined;
+  const v = Array.isArray(versions)
+    ? (versions as Record<string, unknown>[]).find((x) => x['name'] === version)
+    : undefined;
   const defs = v?.['additionalPrinterColumns'];
   if (!Array.isArray(defs)) return [];
   return (defs as Record<string, unknown>[]).map((d) => {
-    const type = (['string', 'integer', 'number', 'boolean', 'date'].includes(String(d['type'])) ? d['type'] : 'string') as Column['type'];
+    const type = (
+      ['string', 'integer', 'number', 'boolean', 'date'].includes(String(d['type'])) ? d['type'] : 'string'
+    ) as Column['type'];
     const path = String(d['jsonPath'] ?? '');
-    return col(String(d['name'] ?? ''), type, (o) => {
-      const value = evalJsonPath(o, path);
-      if (value === undefined || value === null) return '';
-      if (type === 'date') return formatAge(value);
-      return typeof value === 'object' ? JSON.stringify(value) : (value as Cell);
-    }, typeof d['priority'] === 'number' ? d['priority'] : 0);
+    return col(
+      String(d['name'] ?? ''),
+      type,
+      (o) => {
+        const value = evalJsonPath(o, path);
+        if (value === undefined || value === null) return '';
+        if (type === 'date') return formatAge(value);
+        return typeof value === 'object' ? JSON.stringify(value) : (value as Cell);
+      },
+      typeof d['priority'] === 'number' ? d['priority'] : 0,
+    );
   });
 }
 
@@ -185,13 +212,27 @@ function partialMetadata(obj: KubeObject): Record<string, unknown> {
 }
 
 /** Builds a Table of objects; `includeObject=Object` embeds them whole, as the apiserver does. */
-export function buildTable(columns: Column[], objects: KubeObject[], listMeta: Record<string, unknown>, includeObject: string | null, withDefinitions = true): Record<string, unknown> {
+export function buildTable(
+  columns: Column[],
+  objects: KubeObject[],
+  listMeta: Record<string, unknown>,
+  includeObject: string | null,
+  withDefinitions = true,
+): Record<string, unknown> {
   return {
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: listMeta,
     ...(withDefinitions
-      ? { columnDefinitions: columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: '', priority: c.priority ?? 0 })) }
+      ? {
+          columnDefinitions: columns.map((c) => ({
+            name: c.name,
+            type: c.type,
+            format: c.format ?? '',
+            description: '',
+            priority: c.priority ?? 0,
+          })),
+        }
       : {}),
     rows: objects.map((o) => ({
       cells: columns.map((c) => c.cell(o)),

@@ -31,17 +31,38 @@ export async function createSelfSignedCert(host: string): Promise<SelfSignedCert
     const keyPath = join(dir, 'key.pem');
     const certPath = join(dir, 'cert.pem');
     await run('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', keyPath, '-out', certPath, '-days', '30', '-subj', '/CN=phaselog-emulator',
-      '-addext', `subjectAltName=${[...sans].join(',')}`,
-      '-addext', 'basicConstraints=critical,CA:TRUE',
-      '-addext', 'keyUsage=critical,digitalSignature,keyCertSign',
-      '-addext', 'extendedKeyUsage=serverAuth',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '30',
+      '-subj',
+      '/CN=phaselog-emulator',
+      '-addext',
+      `subjectAltName=${[...sans].join(',')}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,digitalSignature,keyCertSign',
+      '-addext',
+      'extendedKeyUsage=serverAuth',
     ]);
     return { certPem: await readFile(certPath, 'utf8'), keyPem: await readFile(keyPath, 'utf8') };
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    throw new CertificateError(err.code === 'ENOENT' ? 'tls: true needs the openssl command, which was not found on PATH' : `openssl failed to create a certificate: ${err.message}`);
+    throw new CertificateError(
+      err.code === 'ENOENT'
+        ? 'tls: true needs the openssl command, which was not found on PATH'
+        : `openssl failed to create a certificate: ${err.message}`,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

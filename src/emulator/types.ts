@@ -65,15 +65,7 @@ export interface EmulatorOptions {
 
 /** Verbs as the emulator classifies requests (kube-apiserver's RequestInfo verbs plus `discovery`). */
 export type EmulatorVerb =
-  | 'get'
-  | 'list'
-  | 'watch'
-  | 'create'
-  | 'update'
-  | 'patch'
-  | 'delete'
-  | 'deletecollection'
-  | 'discovery';
+  'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'discovery';
 
 /**
  * What a fault does to a matching request.

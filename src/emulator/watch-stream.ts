@@ -30,7 +30,10 @@ function isFailure(v: unknown): v is ApiFailure {
  * What a watcher with selectors sees of a change: like the apiserver's watch cache, an object that
  * starts matching arrives as ADDED and one that stops matching as DELETED (with its new state).
  */
-export function projectEvent(e: ChangeEvent, selection: Selection): { type: ChangeType; object: KubeObject } | undefined {
+export function projectEvent(
+  e: ChangeEvent,
+  selection: Selection,
+): { type: ChangeType; object: KubeObject } | undefined {
   const now = isSelected(selection, e.object);
   if (e.type !== 'MODIFIED' || e.previous === undefined) return now ? e : undefined;
   const before = isSelected(selection, e.previous);
@@ -83,11 +86,20 @@ export class WatchHub {
     const bookmarks = params.get('allowWatchBookmarks') === 'true';
     const sendInitial = params.get('sendInitialEvents') === 'true';
     if (sendInitial && !bookmarks) {
-      const failure = makeFailure(422, 'Invalid value: sendInitialEvents: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true', undefined, 'Invalid');
+      const failure = makeFailure(
+        422,
+        'Invalid value: sendInitialEvents: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true',
+        undefined,
+        'Invalid',
+      );
       sendFailure(res, failure);
       return failure.code;
     }
-    res.writeHead(200, { 'Content-Type': format.table ? TABLE_CONTENT_TYPE : 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+    res.writeHead(200, {
+      'Content-Type': format.table ? TABLE_CONTENT_TYPE : 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
     res.flushHeaders();
     const apiVersion = formatApiVersion(type.group, info.version);
     let endSlowWatch: () => void = () => undefined;
@@ -103,7 +115,8 @@ export class WatchHub {
     const columns = format.table ? selectColumns(type, info.version, findCrd(this.state, type)) : undefined;
     let sentDefinitions = false;
     const writeEvent = (e: { type: string; object: KubeObject }): void => {
-      if (!columns) return writeText(`{"type":"${e.type}","object":${serializeObject(type, e.object, info.version)}}\n`);
+      if (!columns)
+        return writeText(`{"type":"${e.type}","object":${serializeObject(type, e.object, info.version)}}\n`);
       const shown = presentObject(type, e.object, info.version);
       const meta = { resourceVersion: String(shown.metadata?.['resourceVersion'] ?? '') };
       write({ type: e.type, object: buildTable(columns, [shown], meta, format.includeObject, !sentDefinitions) });
@@ -117,7 +130,10 @@ export class WatchHub {
 
     const compacted = this.state.store.compactedRevision(type);
     if (rv !== undefined && rv !== 0 && rv < compacted && !sendInitial) {
-      write({ type: 'ERROR', object: makeFailure(410, `too old resource version: ${rv} (${compacted})`, undefined, 'Expired').body });
+      write({
+        type: 'ERROR',
+        object: makeFailure(410, `too old resource version: ${rv} (${compacted})`, undefined, 'Expired').body,
+      });
       res.end();
       return 200;
     }
@@ -144,7 +160,8 @@ export class WatchHub {
 
     // Registration and replay happen in one synchronous turn, so no change can slip between them.
     if (rv === undefined || rv === 0 || sendInitial) {
-      for (const obj of this.state.store.listSorted(type, namespace)) if (isSelected(selection, obj)) writeEvent({ type: 'ADDED', object: obj });
+      for (const obj of this.state.store.listSorted(type, namespace))
+        if (isSelected(selection, obj)) writeEvent({ type: 'ADDED', object: obj });
       if (sendInitial) bookmark({ 'k8s.io/initial-events-end': 'true' });
     } else {
       for (const e of this.state.store.eventsSince(type, rv)) {

@@ -37,7 +37,12 @@ export function ownerReference(owner: KubeObject): Record<string, unknown> {
 }
 
 /** A Pod status: `running` (Ready) or `crashing` (waiting in CrashLoopBackOff after `restartCount` crashes). */
-export function buildPodStatus(container: string, image: string, state: 'running' | 'crashing', restartCount: number): Record<string, unknown> {
+export function buildPodStatus(
+  container: string,
+  image: string,
+  state: 'running' | 'crashing',
+  restartCount: number,
+): Record<string, unknown> {
   const ready = state === 'running';
   const t = formatNow();
   return {
@@ -45,7 +50,12 @@ export function buildPodStatus(container: string, image: string, state: 'running
     startTime: t,
     conditions: [
       { type: 'Initialized', status: 'True', lastTransitionTime: t },
-      { type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: t, ...(ready ? {} : { reason: 'ContainersNotReady', message: `containers with unready status: [${container}]` }) },
+      {
+        type: 'Ready',
+        status: ready ? 'True' : 'False',
+        lastTransitionTime: t,
+        ...(ready ? {} : { reason: 'ContainersNotReady', message: `containers with unready status: [${container}]` }),
+      },
       { type: 'ContainersReady', status: ready ? 'True' : 'False', lastTransitionTime: t },
       { type: 'PodScheduled', status: 'True', lastTransitionTime: t },
     ],
@@ -59,7 +69,12 @@ export function buildPodStatus(container: string, image: string, state: 'running
         restartCount,
         state: ready
           ? { running: { startedAt: t } }
-          : { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${10 * 2 ** Math.min(restartCount, 5)}s restarting failed container=${container}` } },
+          : {
+              waiting: {
+                reason: 'CrashLoopBackOff',
+                message: `back-off ${10 * 2 ** Math.min(restartCount, 5)}s restarting failed container=${container}`,
+              },
+            },
         ...(restartCount > 0 ? { lastState: { terminated: { exitCode: 1, reason: 'Error', finishedAt: t } } } : {}),
       },
     ],
@@ -86,8 +101,18 @@ export function buildReplicaSet(t: TemplateInfo, owner: KubeObject, replicas: nu
   return {
     apiVersion: 'apps/v1',
     kind: 'ReplicaSet',
-    metadata: { name: `${t.deployment}-${hash}`, namespace: t.namespace, labels, ownerReferences: [ownerReference(owner)], annotations: { 'deployment.kubernetes.io/desired-replicas': String(replicas) } },
-    spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: t.container, image: t.image }] } } },
+    metadata: {
+      name: `${t.deployment}-${hash}`,
+      namespace: t.namespace,
+      labels,
+      ownerReferences: [ownerReference(owner)],
+      annotations: { 'deployment.kubernetes.io/desired-replicas': String(replicas) },
+    },
+    spec: {
+      replicas,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: t.container, image: t.image }] } },
+    },
     status: { replicas: ready, fullyLabeledReplicas: ready, readyReplicas: ready, availableReplicas: ready },
   };
 }
@@ -102,7 +127,12 @@ export function buildPod(t: TemplateInfo, owner: KubeObject, index: number): Kub
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: podName(t, index), namespace: t.namespace, labels: { app: t.deployment, 'pod-template-hash': templateHash(t) }, ownerReferences: [ownerReference(owner)] },
+    metadata: {
+      name: podName(t, index),
+      namespace: t.namespace,
+      labels: { app: t.deployment, 'pod-template-hash': templateHash(t) },
+      ownerReferences: [ownerReference(owner)],
+    },
     spec: { containers: [{ name: t.container, image: t.image }], restartPolicy: 'Always', nodeName: 'emulated-node' },
     status: buildPodStatus(t.container, t.image, 'running', 0),
   };
@@ -113,25 +143,51 @@ export function buildPod(t: TemplateInfo, owner: KubeObject, index: number): Kub
  * the Deployment's template with every replica ready, and its running Pods. `deployment` must be
  * stored (it needs a uid); in-process writes, so the objects keep their statuses.
  */
-export function applyRolledOut(em: { apply(obj: object | object[]): void; get(ref: { apiVersion: string; kind: string; namespace: string; name: string }): KubeObject | undefined }, t: TemplateInfo, replicas: number): void {
+export function applyRolledOut(
+  em: {
+    apply(obj: object | object[]): void;
+    get(ref: { apiVersion: string; kind: string; namespace: string; name: string }): KubeObject | undefined;
+  },
+  t: TemplateInfo,
+  replicas: number,
+): void {
   const owner = em.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: t.namespace, name: t.deployment });
   if (!owner) throw new Error(`Deployment ${t.namespace}/${t.deployment} is not stored`);
   const rs = buildReplicaSet(t, owner, replicas, replicas);
   em.apply({ ...rs, status: { ...(rs['status'] as object), observedGeneration: 1 } });
-  const storedRs = em.get({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace: t.namespace, name: String(rs.metadata?.['name']) }) as KubeObject;
+  const storedRs = em.get({
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    namespace: t.namespace,
+    name: String(rs.metadata?.['name']),
+  }) as KubeObject;
   for (let i = 1; i <= replicas; i++) em.apply(buildPod(t, storedRs, i));
 }
 
 /** A core/v1 Event about `involved`, as controllers and the kubelet record them; `count` repeats of the same event share its name. */
-export function buildEvent(involved: KubeObject, reason: string, message: string, opts: { type?: 'Normal' | 'Warning'; count?: number; component?: string } = {}): KubeObject {
+export function buildEvent(
+  involved: KubeObject,
+  reason: string,
+  message: string,
+  opts: { type?: 'Normal' | 'Warning'; count?: number; component?: string } = {},
+): KubeObject {
   const meta = involved.metadata ?? {};
   const t = formatNow();
   const name = String(meta['name'] ?? '');
   return {
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { name: `${name}.${hashName(`${name}/${reason}/${message}`, 10)}`, namespace: meta['namespace'] ?? 'default' },
-    involvedObject: { apiVersion: involved.apiVersion, kind: involved.kind, namespace: meta['namespace'], name, uid: meta['uid'] },
+    metadata: {
+      name: `${name}.${hashName(`${name}/${reason}/${message}`, 10)}`,
+      namespace: meta['namespace'] ?? 'default',
+    },
+    involvedObject: {
+      apiVersion: involved.apiVersion,
+      kind: involved.kind,
+      namespace: meta['namespace'],
+      name,
+      uid: meta['uid'],
+    },
     reason,
     message,
     type: opts.type ?? 'Normal',

@@ -31,7 +31,15 @@ import { createLoaders, type Loaders } from './loaders.ts';
  * Whether anonymous read is on. Unset: on for a loopback bind. A non-loopback bind with no token
  * and no explicit choice is refused: the API would be open to the network, or closed to everyone.
  */
-export function decideAnonymousRead({ host, configured, activeTokens }: { host: string; configured: boolean | undefined; activeTokens: number }): boolean {
+export function decideAnonymousRead({
+  host,
+  configured,
+  activeTokens,
+}: {
+  host: string;
+  configured: boolean | undefined;
+  activeTokens: number;
+}): boolean {
   if (configured !== undefined) return configured;
   if (isLoopbackHost(host)) return true;
   if (activeTokens === 0) {
@@ -46,7 +54,11 @@ export function decideAnonymousRead({ host, configured, activeTokens }: { host: 
 /** Live changes from Redis pub/sub (the channel the snapshot side publishes on). */
 export function redisChangeSource(redisUrl: string, prefix?: string, log?: Logger): ChangeSource {
   return {
-    subscribe: (onChange) => subscribeChanges(redisUrl, onChange, { ...(prefix === undefined ? {} : { prefix }), ...(log === undefined ? {} : { log }) }),
+    subscribe: (onChange) =>
+      subscribeChanges(redisUrl, onChange, {
+        ...(prefix === undefined ? {} : { prefix }),
+        ...(log === undefined ? {} : { log }),
+      }),
   };
 }
 
@@ -77,7 +89,11 @@ export interface ApiWiringOptions {
    * {@link ApiWiring.primaryRead} for what stays on the primary. @default db
    */
   readDb?: Db;
-  config: { server: Pick<Config['server'], 'host'>; api: Pick<Config['api'], 'anonymousRead'>; plans?: Config['plans'] };
+  config: {
+    server: Pick<Config['server'], 'host'>;
+    api: Pick<Config['api'], 'anonymousRead'>;
+    plans?: Config['plans'];
+  };
   redisUrl?: string;
   /** Redis channel prefix (tests use a unique one). */
   channelPrefix?: string;
@@ -95,7 +111,11 @@ export interface ApiWiringOptions {
 
 export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWiring> {
   const store = createApiTokenStore(options.db);
-  const anonymousRead = decideAnonymousRead({ host: options.config.server.host, configured: options.config.api.anonymousRead, activeTokens: await store.countActive() });
+  const anonymousRead = decideAnonymousRead({
+    host: options.config.server.host,
+    configured: options.config.api.anonymousRead,
+    activeTokens: await store.countActive(),
+  });
   if (anonymousRead) options.log.info({ host: options.config.server.host }, 'anonymous read access is on');
   const authenticator = createAuthenticator({
     tokens: store,
@@ -105,22 +125,37 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
     ...(options.tokenRecheckMs === undefined ? {} : { recheckEveryMs: options.tokenRecheckMs }),
   });
   // A token revoked through this API is forgotten here at once and announced to the other replicas.
-  const revocationPrefix = { ...(options.channelPrefix === undefined ? {} : { prefix: options.channelPrefix }), log: options.log };
-  const revocations = options.redisUrl === undefined ? undefined : createTokenRevocationPublisher(options.redisUrl, revocationPrefix);
+  const revocationPrefix = {
+    ...(options.channelPrefix === undefined ? {} : { prefix: options.channelPrefix }),
+    log: options.log,
+  };
+  const revocations =
+    options.redisUrl === undefined ? undefined : createTokenRevocationPublisher(options.redisUrl, revocationPrefix);
   const revocationFeed =
     options.redisUrl === undefined
       ? undefined
-      : await subscribeTokenRevocations(options.redisUrl, (revocation) => {
-          options.log.info({ tokenName: revocation.name }, 'API token revoked elsewhere: closing its connections');
-          authenticator.revoke(revocation.name);
-        }, revocationPrefix);
+      : await subscribeTokenRevocations(
+          options.redisUrl,
+          (revocation) => {
+            options.log.info({ tokenName: revocation.name }, 'API token revoked elsewhere: closing its connections');
+            authenticator.revoke(revocation.name);
+          },
+          revocationPrefix,
+        );
   const tokens: ApiTokenStore = {
     ...store,
     async revoke(name, at) {
       const revoked = await store.revoke(name, at);
       if (revoked) {
         authenticator.revoke(name);
-        await revocations?.publish(name, at).catch((err: unknown) => options.log.warn({ err, tokenName: name }, 'announcing a token revocation failed; other replicas notice it at their next re-check'));
+        await revocations
+          ?.publish(name, at)
+          .catch((err: unknown) =>
+            options.log.warn(
+              { err, tokenName: name },
+              'announcing a token revocation failed; other replicas notice it at their next re-check',
+            ),
+          );
       }
       return revoked;
     },
@@ -134,7 +169,10 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
       history,
       conditions: createConditionStore(db),
       plans: createPlanReader({ phases, history, declared: options.config.plans ?? [] }),
-      reports: { create: (request: Parameters<typeof createAuditReport>[1]) => createAuditReport(db, request), stored: createReportStore(db) },
+      reports: {
+        create: (request: Parameters<typeof createAuditReport>[1]) => createAuditReport(db, request),
+        stored: createReportStore(db),
+      },
       notifications: createNotificationStore(db),
     };
   };
@@ -142,27 +180,54 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
   // A subscriber's catch-up runs when Redis announces a change the worker has just written to the
   // primary; on a lagging replica the replay would miss it and the live event would then be dropped
   // as already covered, so the change feed always replays from the primary.
-  const changes = options.redisUrl === undefined ? undefined : createChangeFeed({ source: redisChangeSource(options.redisUrl, options.channelPrefix, options.log), history: primaryHistory });
+  const changes =
+    options.redisUrl === undefined
+      ? undefined
+      : createChangeFeed({
+          source: redisChangeSource(options.redisUrl, options.channelPrefix, options.log),
+          history: primaryHistory,
+        });
   const refresher =
     options.redisUrl === undefined
       ? undefined
       : createRefresher({
           redisUrl: options.redisUrl,
           log: options.log,
-          ...(options.snapshotQueue ? { queueName: options.snapshotQueue.name, prefix: options.snapshotQueue.prefix } : {}),
+          ...(options.snapshotQueue
+            ? { queueName: options.snapshotQueue.name, prefix: options.snapshotQueue.prefix }
+            : {}),
           ...(options.refreshTimeoutMs !== undefined ? { timeoutMs: options.refreshTimeoutMs } : {}),
         });
   // Trees are read per request; with Redis away a read fails at once (no offline queue) and the
   // answer says the tree is unavailable instead of waiting.
-  const treeRedis = options.redisUrl === undefined ? undefined : new Redis(options.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  const treeRedis =
+    options.redisUrl === undefined
+      ? undefined
+      : new Redis(options.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   treeRedis?.on('error', (err: unknown) => options.log.debug({ err }, 'resource tree reader: Redis error'));
-  const trees = treeRedis === undefined ? undefined : createTreeReader(treeRedis, { prefix: options.channelPrefix ?? TREE_PREFIX });
+  const trees =
+    treeRedis === undefined ? undefined : createTreeReader(treeRedis, { prefix: options.channelPrefix ?? TREE_PREFIX });
   // Owners are read from the same connection: the leases of the snapshot queue's ownership.
-  const ownersPrefix = ownershipPrefix(options.snapshotQueue?.prefix ?? 'bull', options.snapshotQueue?.name ?? SNAPSHOT_QUEUE);
-  const owners = treeRedis === undefined ? undefined : (clusters: readonly string[]) => readClusterOwners(treeRedis, ownersPrefix, clusters);
-  const shared = { tokens, ...(changes ? { changes } : {}), ...(refresher ? { refresher } : {}), ...(trees ? { trees } : {}), ...(owners ? { owners } : {}) };
+  const ownersPrefix = ownershipPrefix(
+    options.snapshotQueue?.prefix ?? 'bull',
+    options.snapshotQueue?.name ?? SNAPSHOT_QUEUE,
+  );
+  const owners =
+    treeRedis === undefined
+      ? undefined
+      : (clusters: readonly string[]) => readClusterOwners(treeRedis, ownersPrefix, clusters);
+  const shared = {
+    tokens,
+    ...(changes ? { changes } : {}),
+    ...(refresher ? { refresher } : {}),
+    ...(trees ? { trees } : {}),
+    ...(owners ? { owners } : {}),
+  };
   const primaryRead: ReadApi = { ...readSide(options.db, primaryHistory), ...shared };
-  const read: ReadApi = options.readDb === undefined || options.readDb === options.db ? primaryRead : { ...readSide(options.readDb, createHistoryReader(options.readDb)), ...shared };
+  const read: ReadApi =
+    options.readDb === undefined || options.readDb === options.db
+      ? primaryRead
+      : { ...readSide(options.readDb, createHistoryReader(options.readDb)), ...shared };
   return {
     read,
     primaryRead,

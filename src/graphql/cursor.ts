@@ -23,7 +23,12 @@ export function isRowIdText(value: unknown): value is string {
 
 /** Whether a cursor value is an instant as this API writes one (ISO 8601 in UTC, years 0-9999). */
 export function isCursorInstant(value: unknown): value is string {
-  return typeof value === 'string' && /^\d{4}-/.test(value) && !Number.isNaN(Date.parse(value)) && new Date(value).toISOString() === value;
+  return (
+    typeof value === 'string' &&
+    /^\d{4}-/.test(value) &&
+    !Number.isNaN(Date.parse(value)) &&
+    new Date(value).toISOString() === value
+  );
 }
 
 /** Largest page a list returns, except {@link MAX_PHASES_PAGE_SIZE}. */
@@ -54,7 +59,9 @@ export function decodeCursor<T>(cursor: string, guard: (value: unknown) => value
 
 /** What is wrong with a page size, or undefined when it is one of 1..max. */
 export function pageSizeProblem(size: number, max: number): string | undefined {
-  return Number.isInteger(size) && size >= 1 && size <= max ? undefined : `first must be between 1 and ${max}, got ${size}`;
+  return Number.isInteger(size) && size >= 1 && size <= max
+    ? undefined
+    : `first must be between 1 and ${max}, got ${size}`;
 }
 
 /** Checks a page size: 1..max (100 unless said). */
@@ -68,7 +75,8 @@ export function pageSize(first: number | null | undefined, fallback: number, max
 /** A change-log cursor: a decimal seq (as the API shows it). */
 export function parseSeq(after: string | null | undefined): bigint | undefined {
   if (after === null || after === undefined) return undefined;
-  if (!/^\d{1,19}$/.test(after) || BigInt(after) > MAX_INT8) throw badUserInput(`after must be a seq (a decimal number up to ${MAX_INT8}), got ${JSON.stringify(after)}`);
+  if (!/^\d{1,19}$/.test(after) || BigInt(after) > MAX_INT8)
+    throw badUserInput(`after must be a seq (a decimal number up to ${MAX_INT8}), got ${JSON.stringify(after)}`);
   return BigInt(after);
 }
 

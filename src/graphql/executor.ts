@@ -65,7 +65,11 @@ export interface CompiledExecution {
  * had none, which Apollo's error formatting does not survive: the same error as graphql-js makes.
  */
 function toGraphqlError(error: GraphQLError): GraphQLError {
-  const located = new GraphQLError(error.message, { path: error.path, originalError: error.originalError, ...(error.extensions ? { extensions: error.extensions } : {}) });
+  const located = new GraphQLError(error.message, {
+    path: error.path,
+    originalError: error.originalError,
+    ...(error.extensions ? { extensions: error.extensions } : {}),
+  });
   return error.locations === undefined ? located : Object.assign(located, { locations: error.locations });
 }
 
@@ -81,12 +85,18 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operationName: s
 
 /** A subscription over HTTP: answered 400 (Apollo takes the status from the error). */
 function subscriptionOverHttp(): GraphQLError {
-  return new GraphQLError('subscriptions are served over WebSocket with the graphql-ws protocol: connect a graphql-ws client to this same URL', {
-    extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-  });
+  return new GraphQLError(
+    'subscriptions are served over WebSocket with the graphql-ws protocol: connect a graphql-ws client to this same URL',
+    {
+      extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+    },
+  );
 }
 
-export function createCompiledExecution(schema: GraphQLSchema, options: CompiledExecutionOptions = {}): CompiledExecution {
+export function createCompiledExecution(
+  schema: GraphQLSchema,
+  options: CompiledExecutionOptions = {},
+): CompiledExecution {
   const maxOperations = Math.max(1, options.maxOperations ?? 1000);
   const compileOnUse = Math.max(1, options.compileOnUse ?? 2);
   // Keyed by query hash and operation name; Map order is the recency order (oldest first).
@@ -94,7 +104,13 @@ export function createCompiledExecution(schema: GraphQLSchema, options: Compiled
   let compiledCount = 0;
 
   const interpret = (request: OperationRequest) =>
-    execute({ schema, document: request.document, operationName: request.operationName, variableValues: request.variables, contextValue: request.context });
+    execute({
+      schema,
+      document: request.document,
+      operationName: request.operationName,
+      variableValues: request.variables,
+      contextValue: request.context,
+    });
 
   const entryOf = (key: string): Entry => {
     const entry = entries.get(key) ?? { uses: 0 };

@@ -5,7 +5,14 @@
  * runs on arguments as coerced (literals and variables alike, over HTTP and WebSocket), before the
  * field's resolver or subscribe function.
  */
-import { defaultFieldResolver, getNamedType, isEnumType, isInputObjectType, isIntrospectionType, isScalarType } from 'graphql';
+import {
+  defaultFieldResolver,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isIntrospectionType,
+  isScalarType,
+} from 'graphql';
 import type { GraphQLArgument, GraphQLField, GraphQLFieldResolver, GraphQLInputType, GraphQLSchema } from 'graphql';
 import { badUserInput } from './errors.ts';
 
@@ -46,7 +53,10 @@ export function findNul(value: unknown, path: string): string | null {
 function refuseNul(field: string, checked: readonly GraphQLArgument[], args: Record<string, unknown>): void {
   for (const arg of checked) {
     const found = findNul(args[arg.name], arg.name);
-    if (found !== null) throw badUserInput(`${field}: argument ${found} holds a NUL character (\\u0000), which phaselog cannot store or match`);
+    if (found !== null)
+      throw badUserInput(
+        `${field}: argument ${found} holds a NUL character (\\u0000), which phaselog cannot store or match`,
+      );
   }
 }
 
@@ -61,10 +71,12 @@ export function refuseNulArguments(schema: GraphQLSchema): GraphQLSchema {
       const checked = field.args.filter((arg) => mayHoldText(arg.type));
       if (checked.length === 0) continue;
       const key = `${type.name}.${field.name}`;
-      const wrap = (run: GraphQLFieldResolver<unknown, unknown>): GraphQLFieldResolver<unknown, unknown> => (parent, args: Record<string, unknown>, ctx, info) => {
-        refuseNul(key, checked, args);
-        return run(parent, args, ctx, info);
-      };
+      const wrap =
+        (run: GraphQLFieldResolver<unknown, unknown>): GraphQLFieldResolver<unknown, unknown> =>
+        (parent, args: Record<string, unknown>, ctx, info) => {
+          refuseNul(key, checked, args);
+          return run(parent, args, ctx, info);
+        };
       if (field.subscribe !== undefined) field.subscribe = wrap(field.subscribe);
       else field.resolve = wrap(field.resolve ?? defaultFieldResolver);
     }

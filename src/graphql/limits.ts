@@ -12,7 +12,14 @@ import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { GraphQLError, Kind, TypeInfo, parse, specifiedRules, validate, visit, visitWithTypeInfo } from 'graphql';
-import type { DocumentNode, ExecutionArgs, GraphQLSchema, ParseOptions, ValidationContext, ValidationRule } from 'graphql';
+import type {
+  DocumentNode,
+  ExecutionArgs,
+  GraphQLSchema,
+  ParseOptions,
+  ValidationContext,
+  ValidationRule,
+} from 'graphql';
 import { pageSizeProblem } from './cursor.ts';
 import { createCostRule, limitError, maxPageSizeOf, pageSizeError } from './query-cost.ts';
 
@@ -32,7 +39,14 @@ export interface QueryLimits {
   maxLength: number;
 }
 
-export const DEFAULT_LIMITS: Readonly<QueryLimits> = { maxDepth: 12, maxCost: 50_000, maxAliases: 30, maxTokens: 1_000, maxDirectives: 50, maxLength: 64 * 1024 };
+export const DEFAULT_LIMITS: Readonly<QueryLimits> = {
+  maxDepth: 12,
+  maxCost: 50_000,
+  maxAliases: 30,
+  maxTokens: 1_000,
+  maxDirectives: 50,
+  maxLength: 64 * 1024,
+};
 
 /** graphql-js' parse options enforcing the limits that apply before a document is parsed. */
 export function parseOptionsOf(limits: QueryLimits): ParseOptions {
@@ -48,9 +62,24 @@ function reportAs(message: string, limit: string) {
 export function createLimitRules(limits: QueryLimits): ValidationRule[] {
   const common = { propagateOnRejection: false, exposeLimits: false };
   return [
-    maxDepthRule({ ...common, n: limits.maxDepth, flattenFragments: true, ignoreIntrospection: true, onReject: reportAs(`the query is more than ${limits.maxDepth} levels deep (the limit)`, 'depth') }),
-    maxAliasesRule({ ...common, n: limits.maxAliases, allowList: [], onReject: reportAs(`the query has more than ${limits.maxAliases} aliases (the limit)`, 'aliases') }),
-    maxDirectivesRule({ ...common, n: limits.maxDirectives, onReject: reportAs(`the query has more than ${limits.maxDirectives} directives (the limit)`, 'directives') }),
+    maxDepthRule({
+      ...common,
+      n: limits.maxDepth,
+      flattenFragments: true,
+      ignoreIntrospection: true,
+      onReject: reportAs(`the query is more than ${limits.maxDepth} levels deep (the limit)`, 'depth'),
+    }),
+    maxAliasesRule({
+      ...common,
+      n: limits.maxAliases,
+      allowList: [],
+      onReject: reportAs(`the query has more than ${limits.maxAliases} aliases (the limit)`, 'aliases'),
+    }),
+    maxDirectivesRule({
+      ...common,
+      n: limits.maxDirectives,
+      onReject: reportAs(`the query has more than ${limits.maxDirectives} directives (the limit)`, 'directives'),
+    }),
     createCostRule(limits.maxCost),
   ];
 }
@@ -74,14 +103,19 @@ function pageVariablesOf(schema: GraphQLSchema, document: DocumentNode) {
     document,
     visitWithTypeInfo(typeInfo, {
       VariableDefinition(node) {
-        if (node.defaultValue?.kind === Kind.INT) found.defaults.set(node.variable.name.value, Number(node.defaultValue.value));
+        if (node.defaultValue?.kind === Kind.INT)
+          found.defaults.set(node.variable.name.value, Number(node.defaultValue.value));
       },
       Argument(node) {
         if (node.name.value !== 'first' || node.value.kind !== Kind.VARIABLE || typeInfo.getArgument() === null) return;
         const parent = typeInfo.getParentType();
         const field = typeInfo.getFieldDef();
         if (parent == null || field == null) return;
-        found.uses.push({ variable: node.value.name.value, field: field.name, max: maxPageSizeOf(`${parent.name}.${field.name}`) });
+        found.uses.push({
+          variable: node.value.name.value,
+          field: field.name,
+          max: maxPageSizeOf(`${parent.name}.${field.name}`),
+        });
       },
     }),
   );
@@ -93,7 +127,11 @@ function pageVariablesOf(schema: GraphQLSchema, document: DocumentNode) {
  * The error for a page size given by a variable (or a variable's default) outside what its field
  * allows, before anything runs; undefined when every one is allowed.
  */
-export function checkPageSizeVariables(schema: GraphQLSchema, document: DocumentNode, variables: Readonly<Record<string, unknown>> | null | undefined): GraphQLError | undefined {
+export function checkPageSizeVariables(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+): GraphQLError | undefined {
   const { uses, defaults } = pageVariablesOf(schema, document);
   for (const use of uses) {
     const value = variables?.[use.variable] ?? defaults.get(use.variable);
@@ -129,7 +167,12 @@ export interface OperationPayload {
  * GRAPHQL_PARSE_FAILED and GRAPHQL_VALIDATION_FAILED, unless a rule names its own), for graphql-ws'
  * `onSubscribe`: its own parse has no options, and an error thrown from it closes the socket.
  */
-export function prepareOperation(schema: GraphQLSchema, payload: OperationPayload, limits: QueryLimits, rules: readonly ValidationRule[]): ExecutionArgs | GraphQLError[] {
+export function prepareOperation(
+  schema: GraphQLSchema,
+  payload: OperationPayload,
+  limits: QueryLimits,
+  rules: readonly ValidationRule[],
+): ExecutionArgs | GraphQLError[] {
   let document: DocumentNode;
   try {
     document = parse(payload.query, parseOptionsOf(limits));

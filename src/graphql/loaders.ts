@@ -72,7 +72,11 @@ export function createTextBudget(total = REQUEST_TEXT_BUDGET_BYTES, diffMs = REQ
       }
     },
     take(text, maxBytes) {
-      if (left <= 0) return { text: `# omitted by phaselog: this request's ${total} bytes of revision text are spent\n`, truncated: true };
+      if (left <= 0)
+        return {
+          text: `# omitted by phaselog: this request's ${total} bytes of revision text are spent\n`,
+          truncated: true,
+        };
       // The last text that fits in part is cut at what is left (its marker names that limit).
       const capped = capText(text, Math.min(maxBytes, left));
       left -= Buffer.byteLength(capped.text, 'utf8');
@@ -99,9 +103,12 @@ export function createLoaders(read: {
   let textBudget: TextBudget | undefined;
   return {
     get tree() {
-      return (tree ??= new DataLoader(async (refs) => (read.trees === undefined ? refs.map(() => undefined) : read.trees.read(refs)), {
-        cacheKeyFn: (ref) => `${ref.cluster}\u0000${ref.memberKey}`,
-      }));
+      return (tree ??= new DataLoader(
+        async (refs) => (read.trees === undefined ? refs.map(() => undefined) : read.trees.read(refs)),
+        {
+          cacheKeyFn: (ref) => `${ref.cluster}\u0000${ref.memberKey}`,
+        },
+      ));
     },
     get clusterOwner() {
       return (clusterOwner ??= new DataLoader(async (names) => {
@@ -134,7 +141,12 @@ export function createLoaders(read: {
     get resourceSince() {
       return (resourceSince ??= new DataLoader(
         async (refs) => {
-          const rows = new Map((await read.history.resourceRunStarts(refs)).map((r) => [`${r.phaseId}|${r.key}|${r.at.getTime()}`, r.from]));
+          const rows = new Map(
+            (await read.history.resourceRunStarts(refs)).map((r) => [
+              `${r.phaseId}|${r.key}|${r.at.getTime()}`,
+              r.from,
+            ]),
+          );
           return refs.map((ref) => rows.get(`${ref.phaseId}|${ref.key}|${ref.at.getTime()}`) ?? null);
         },
         { cacheKeyFn: (ref) => `${ref.phaseId}|${ref.key}|${ref.at.getTime()}` },

@@ -11,7 +11,17 @@
  * is linear in the document however deeply fragments spread one another.
  */
 import { GraphQLError, Kind, getNamedType, getNullableType, isInterfaceType, isListType, isObjectType } from 'graphql';
-import type { ASTVisitor, FieldNode, FragmentDefinitionNode, GraphQLField, GraphQLNamedType, GraphQLSchema, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
+import type {
+  ASTVisitor,
+  FieldNode,
+  FragmentDefinitionNode,
+  GraphQLField,
+  GraphQLNamedType,
+  GraphQLSchema,
+  SelectionSetNode,
+  ValidationContext,
+  ValidationRule,
+} from 'graphql';
 import { MAX_PAGE_SIZE, MAX_PHASES_PAGE_SIZE, pageSizeProblem } from './cursor.ts';
 
 /**
@@ -76,7 +86,10 @@ export function maxPageSizeOf(coordinate: string): number {
 
 /** A page size the API refuses: BAD_USER_INPUT, as the resolvers would say it, naming the limit as the others do. */
 export function pageSizeError(message: string, node?: FieldNode): GraphQLError {
-  return new GraphQLError(message, { ...(node ? { nodes: node } : {}), extensions: { code: 'BAD_USER_INPUT', limit: 'pageSize' } });
+  return new GraphQLError(message, {
+    ...(node ? { nodes: node } : {}),
+    extensions: { code: 'BAD_USER_INPUT', limit: 'pageSize' },
+  });
 }
 
 function fieldsOf(type: GraphQLNamedType | undefined) {
@@ -127,7 +140,11 @@ function costOfFragment(name: string, walk: Walk): number {
   const fragment = walk.fragments.get(name);
   if (fragment === undefined || walk.open.has(name)) return 0;
   walk.open.add(name);
-  const cost = costOfSet(fragment.selectionSet, walk.schema.getType(fragment.typeCondition.name.value) ?? undefined, walk);
+  const cost = costOfSet(
+    fragment.selectionSet,
+    walk.schema.getType(fragment.typeCondition.name.value) ?? undefined,
+    walk,
+  );
   walk.open.delete(name);
   walk.measured.set(name, cost);
   return cost;
@@ -148,7 +165,12 @@ function costOfSet(set: SelectionSetNode, type: GraphQLNamedType | undefined, wa
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) cost += costOfField(selection, type, walk);
     else if (selection.kind === Kind.FRAGMENT_SPREAD) cost += costOfFragment(selection.name.value, walk);
-    else cost += costOfSet(selection.selectionSet, selection.typeCondition ? (walk.schema.getType(selection.typeCondition.name.value) ?? undefined) : type, walk);
+    else
+      cost += costOfSet(
+        selection.selectionSet,
+        selection.typeCondition ? (walk.schema.getType(selection.typeCondition.name.value) ?? undefined) : type,
+        walk,
+      );
   }
   return cost;
 }
@@ -169,7 +191,12 @@ export function createCostRule(maxCost: number): ValidationRule {
       Field(node) {
         const value = node.arguments?.find((a) => a.name.value === 'first')?.value;
         const parent = context.getParentType();
-        if (value?.kind !== Kind.INT || parent == null || context.getFieldDef()?.args.some((a) => a.name === 'first') !== true) return;
+        if (
+          value?.kind !== Kind.INT ||
+          parent == null ||
+          context.getFieldDef()?.args.some((a) => a.name === 'first') !== true
+        )
+          return;
         const problem = pageSizeProblem(Number(value.value), maxPageSizeOf(`${parent.name}.${node.name.value}`));
         if (problem === undefined) return;
         refusedPageSize = true;
@@ -179,7 +206,8 @@ export function createCostRule(maxCost: number): ValidationRule {
         leave(document) {
           if (refusedPageSize) return;
           const fragments = new Map<string, FragmentDefinitionNode>();
-          for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+          for (const def of document.definitions)
+            if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
           const schema = context.getSchema();
           const walk: Walk = { schema, fragments, measured: new Map(), open: new Set() };
           for (const def of document.definitions) {
@@ -187,7 +215,12 @@ export function createCostRule(maxCost: number): ValidationRule {
             const root = schema.getRootType(def.operation) ?? undefined;
             const cost = costOfSet(def.selectionSet, root, walk);
             if (cost > maxCost) {
-              context.reportError(limitError(`the query costs ${cost}; the limit is ${maxCost} (a field with first: N counts what it selects N times)`, 'cost'));
+              context.reportError(
+                limitError(
+                  `the query costs ${cost}; the limit is ${maxCost} (a field with first: N counts what it selects N times)`,
+                  'cost',
+                ),
+              );
             }
           }
         },

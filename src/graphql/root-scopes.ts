@@ -96,14 +96,20 @@ function ruleOf(rules: RootFieldRules, typeName: RootTypeName, field: string): R
 
 /** `Type.field` of every root field of `schema` that `rules` does not declare. */
 export function undeclaredRootFields(schema: GraphQLSchema, rules: RootFieldRules = ROOT_FIELD_RULES): string[] {
-  return rootTypes(schema).flatMap(([typeName, type]) => Object.keys(type.getFields()).filter((name) => ruleOf(rules, typeName, name) === undefined).map((name) => `${typeName}.${name}`));
+  return rootTypes(schema).flatMap(([typeName, type]) =>
+    Object.keys(type.getFields())
+      .filter((name) => ruleOf(rules, typeName, name) === undefined)
+      .map((name) => `${typeName}.${name}`),
+  );
 }
 
 /** Refuses to start with a root field nobody declared a scope for. */
 export function assertRootFieldsDeclared(schema: GraphQLSchema, rules: RootFieldRules = ROOT_FIELD_RULES): void {
   const undeclared = undeclaredRootFields(schema, rules);
   if (undeclared.length > 0) {
-    throw new StartupError(`root fields without a declared scope (add them to ROOT_FIELD_RULES in src/graphql/root-scopes.ts): ${undeclared.join(', ')}`);
+    throw new StartupError(
+      `root fields without a declared scope (add them to ROOT_FIELD_RULES in src/graphql/root-scopes.ts): ${undeclared.join(', ')}`,
+    );
   }
 }
 
@@ -111,7 +117,8 @@ export function assertRootFieldsDeclared(schema: GraphQLSchema, rules: RootField
 export function refusalOf(principal: Principal, field: string, rule: RootFieldRule | undefined): string | null {
   if (rule === undefined) return `${field} has no declared scope and is refused`;
   if (!hasScope(principal, rule.scope)) return `${field} needs a token with the ${rule.scope} scope`;
-  if (rule.restriction === 'unrestricted-only' && isRestricted(principal.access)) return `${field} may cover any cluster: it needs a token without cluster or namespace restrictions`;
+  if (rule.restriction === 'unrestricted-only' && isRestricted(principal.access))
+    return `${field} may cover any cluster: it needs a token without cluster or namespace restrictions`;
   return null;
 }
 

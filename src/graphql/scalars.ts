@@ -7,9 +7,12 @@ import { formatDuration, parseDuration } from '../duration.ts';
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})?$/;
 
 function badDate(value: unknown, why: string): GraphQLError {
-  return new GraphQLError(`DateTime must be an RFC 3339 timestamp such as 2026-11-22T03:04:05Z (${why}), got ${JSON.stringify(value)}`, {
-    extensions: { code: 'BAD_USER_INPUT' },
-  });
+  return new GraphQLError(
+    `DateTime must be an RFC 3339 timestamp such as 2026-11-22T03:04:05Z (${why}), got ${JSON.stringify(value)}`,
+    {
+      extensions: { code: 'BAD_USER_INPUT' },
+    },
+  );
 }
 
 function isLeapYear(year: number): boolean {
@@ -26,7 +29,14 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 function parseDate(value: unknown): Date {
   const match = typeof value === 'string' ? RFC3339.exec(value) : null;
   if (match === null) throw badDate(value, 'date, "T" and time');
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const fraction = match[7] ?? '';
   const zone = match[8];
   if (zone === undefined) throw badDate(value, 'it needs Z or an offset such as +02:00');
@@ -86,7 +96,9 @@ function literalToJson(ast: ValueNode): unknown {
     case Kind.OBJECT:
       return Object.fromEntries(ast.fields.map((f) => [f.name.value, literalToJson(f.value)]));
     default:
-      throw new GraphQLError('variables are not allowed inside a JSON literal', { extensions: { code: 'BAD_USER_INPUT' } });
+      throw new GraphQLError('variables are not allowed inside a JSON literal', {
+        extensions: { code: 'BAD_USER_INPUT' },
+      });
   }
 }
 
@@ -102,7 +114,9 @@ export const JsonScalar = new GraphQLScalarType<Scalars['JSON']['input'], unknow
 function parseDurationValue(value: unknown): number {
   const ms = typeof value === 'number' ? value : typeof value === 'string' ? parseDuration(value) : undefined;
   if (ms === undefined || !Number.isFinite(ms) || ms < 0) {
-    throw new GraphQLError(`Duration must look like 30s, 5m, 1h30m or 7d, got ${JSON.stringify(value)}`, { extensions: { code: 'BAD_USER_INPUT' } });
+    throw new GraphQLError(`Duration must look like 30s, 5m, 1h30m or 7d, got ${JSON.stringify(value)}`, {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   }
   return ms;
 }
@@ -113,5 +127,6 @@ export const DurationScalar = new GraphQLScalarType<Scalars['Duration']['input']
   description: 'A duration such as 30s, 5m, 1h30m or 7d (a bare number is milliseconds); returned in the same form.',
   serialize: (value) => formatDuration(parseDurationValue(value)),
   parseValue: parseDurationValue,
-  parseLiteral: (ast) => parseDurationValue(ast.kind === Kind.STRING ? ast.value : ast.kind === Kind.INT ? Number(ast.value) : undefined),
+  parseLiteral: (ast) =>
+    parseDurationValue(ast.kind === Kind.STRING ? ast.value : ast.kind === Kind.INT ? Number(ast.value) : undefined),
 });

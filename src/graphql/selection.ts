@@ -8,7 +8,10 @@ import { Kind } from 'graphql';
 import type { FieldNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 
 /** The fields of `sets`, through fragments; undefined when a named fragment is unknown. */
-function fieldsOf(sets: readonly SelectionSetNode[], info: Pick<GraphQLResolveInfo, 'fragments'>): FieldNode[] | undefined {
+function fieldsOf(
+  sets: readonly SelectionSetNode[],
+  info: Pick<GraphQLResolveInfo, 'fragments'>,
+): FieldNode[] | undefined {
   const fields: FieldNode[] = [];
   const pending = [...sets];
   const seen = new Set<string>();
@@ -31,7 +34,11 @@ function fieldsOf(sets: readonly SelectionSetNode[], info: Pick<GraphQLResolveIn
  * Whether the query selects any field named in `names` below the field being resolved, at the end
  * of `path` (field names, e.g. `['edges', 'node']`). True when in doubt.
  */
-export function selectsAnyBelow(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, path: readonly string[], names: ReadonlySet<string>): boolean {
+export function selectsAnyBelow(
+  info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>,
+  path: readonly string[],
+  names: ReadonlySet<string>,
+): boolean {
   let sets = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
   for (const step of path) {
     const fields = fieldsOf(sets, info);
@@ -46,7 +53,13 @@ export function selectsAnyBelow(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'f
  * The fields named `name` selected right below the field being resolved (through fragments);
  * undefined when a named fragment is unknown.
  */
-export function fieldsNamedBelow(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, name: string): FieldNode[] | undefined {
-  const fields = fieldsOf(info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])), info);
+export function fieldsNamedBelow(
+  info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>,
+  name: string,
+): FieldNode[] | undefined {
+  const fields = fieldsOf(
+    info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])),
+    info,
+  );
   return fields?.filter((f) => f.name.value === name);
 }

@@ -6,7 +6,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { ApolloServer, HeaderMap } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
@@ -20,11 +23,24 @@ import type { GraphqlContext, OperationKind } from './context.ts';
 import { unauthenticated } from './errors.ts';
 import { graphiqlPage, loadGraphiqlAssets, type GraphiqlAssets } from './graphiql.ts';
 import { createCompiledExecution, type CompiledExecutionOptions } from './executor.ts';
-import { checkPageSizeVariables, createLimitRules, DEFAULT_LIMITS, parseOptionsOf, prepareOperation, type QueryLimits } from './limits.ts';
+import {
+  checkPageSizeVariables,
+  createLimitRules,
+  DEFAULT_LIMITS,
+  parseOptionsOf,
+  prepareOperation,
+  type QueryLimits,
+} from './limits.ts';
 import { refusalBody, type RequestGuard } from '../http/origin.ts';
 import { isDatabaseUnavailable } from '../store/database-errors.ts';
 import { createWebSocketErrorFormatter } from './ws-errors.ts';
-import { createConnectionCounter, DEFAULT_WEBSOCKET_LIMITS, TOO_MANY_CONNECTIONS_CLOSE_CODE, tooManyOperations, type WebSocketLimits } from './ws-limits.ts';
+import {
+  createConnectionCounter,
+  DEFAULT_WEBSOCKET_LIMITS,
+  TOO_MANY_CONNECTIONS_CLOSE_CODE,
+  tooManyOperations,
+  type WebSocketLimits,
+} from './ws-limits.ts';
 
 /** Every answer is live data: never stored by a cache (what Apollo's cache-control plugin said without hints). */
 const noStore: ApolloServerPlugin<GraphqlContext> = {
@@ -57,7 +73,8 @@ const refusePageSizeVariables: ApolloServerPlugin<GraphqlContext> = {
     return {
       async didResolveOperation({ schema, document, request }) {
         const error = checkPageSizeVariables(schema, document, request.variables);
-        if (error !== undefined) throw new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
+        if (error !== undefined)
+          throw new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status: 400 } } });
       },
     };
   },
@@ -98,7 +115,8 @@ function contextForOperation(build: GraphqlServerOptions['context']): ApolloServ
     async requestDidStart() {
       return {
         async didResolveOperation({ operation, contextValue }) {
-          if (operation !== undefined && operation.operation !== 'query') Object.assign(contextValue, build(operation.operation));
+          if (operation !== undefined && operation.operation !== 'query')
+            Object.assign(contextValue, build(operation.operation));
         },
       };
     },
@@ -157,7 +175,20 @@ export interface GraphqlServer {
   stop(): Promise<void>;
 }
 
-const EXPECTED_CODES = new Set(['TOO_MANY_OPERATIONS', 'BAD_USER_INPUT', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'NOT_FOUND', 'FORBIDDEN', 'UNAUTHENTICATED', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND', 'OPERATION_RESOLUTION_FAILURE', 'QUERY_TOO_COMPLEX', 'SERVICE_UNAVAILABLE']);
+const EXPECTED_CODES = new Set([
+  'TOO_MANY_OPERATIONS',
+  'BAD_USER_INPUT',
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'NOT_FOUND',
+  'FORBIDDEN',
+  'UNAUTHENTICATED',
+  'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'OPERATION_RESOLUTION_FAILURE',
+  'QUERY_TOO_COMPLEX',
+  'SERVICE_UNAVAILABLE',
+]);
 
 class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
@@ -185,7 +216,11 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
  * One operation's context. Its request id and child logger are made when a resolver first uses
  * them: most operations never log, and both cost a little on every request otherwise.
  */
-function requestContext(base: Omit<GraphqlContext, 'requestId' | 'log' | 'principal'>, principal: Principal, log: Logger): GraphqlContext {
+function requestContext(
+  base: Omit<GraphqlContext, 'requestId' | 'log' | 'principal'>,
+  principal: Principal,
+  log: Logger,
+): GraphqlContext {
   let requestId: string | undefined;
   let child: Logger | undefined;
   return {
@@ -218,20 +253,34 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
       // Down or unreachable (with database.readUrl, /readyz says which): a client may retry; the
       // driver's text names hosts and ports, so it goes to the log only.
       log.error({ err: original, requestId, path: formatted.path }, 'a database did not answer a GraphQL operation');
-      return { message: `the database is unavailable; try again later (request id ${requestId})`, path: formatted.path, extensions: { code: 'SERVICE_UNAVAILABLE', requestId } };
+      return {
+        message: `the database is unavailable; try again later (request id ${requestId})`,
+        path: formatted.path,
+        extensions: { code: 'SERVICE_UNAVAILABLE', requestId },
+      };
     }
     log.error({ err: original, requestId, path: formatted.path }, 'internal error in a GraphQL operation');
     if (options.exposeInternalErrors) return formatted;
-    return { message: `Internal server error (request id ${requestId})`, path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR', requestId } };
+    return {
+      message: `Internal server error (request id ${requestId})`,
+      path: formatted.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR', requestId },
+    };
   };
 
   const introspection = options.introspection ?? true;
   const limits: QueryLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  const validationRules: ValidationRule[] = [...createLimitRules(limits), ...(introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+  const validationRules: ValidationRule[] = [
+    ...createLimitRules(limits),
+    ...(introspection ? [] : [NoSchemaIntrospectionCustomRule]),
+  ];
 
   // The principal of each WebSocket connection, set at connection_init.
   const principals = new WeakMap<object, Principal>();
-  const wsLimits: WebSocketLimits = { ...DEFAULT_WEBSOCKET_LIMITS, ...Object.fromEntries(Object.entries(options.webSocket ?? {}).filter(([, v]) => v !== undefined)) };
+  const wsLimits: WebSocketLimits = {
+    ...DEFAULT_WEBSOCKET_LIMITS,
+    ...Object.fromEntries(Object.entries(options.webSocket ?? {}).filter(([, v]) => v !== undefined)),
+  };
   const perIp = createConnectionCounter(wsLimits.maxConnectionsPerIp);
   const perToken = createConnectionCounter(wsLimits.maxConnectionsPerToken);
   const wsServer = new WebSocketServer({
@@ -243,14 +292,22 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     verifyClient: ({ req }, accept) => {
       const refusal = options.guard?.(req);
       if (refusal !== undefined) {
-        log.info({ code: refusal.code, host: req.headers.host, origin: req.headers.origin }, 'WebSocket upgrade refused');
+        log.info(
+          { code: refusal.code, host: req.headers.host, origin: req.headers.origin },
+          'WebSocket upgrade refused',
+        );
         accept(false, refusal.status, refusalBody(refusal), { 'content-type': 'application/json; charset=utf-8' });
         return;
       }
       if (!perIp.hasRoom(req.socket.remoteAddress ?? '')) {
-        log.warn({ address: req.socket.remoteAddress, limit: wsLimits.maxConnectionsPerIp }, 'WebSocket upgrade refused: too many connections from one address');
+        log.warn(
+          { address: req.socket.remoteAddress, limit: wsLimits.maxConnectionsPerIp },
+          'WebSocket upgrade refused: too many connections from one address',
+        );
         const message = `this address already holds ${wsLimits.maxConnectionsPerIp} WebSocket connections`;
-        accept(false, 429, JSON.stringify({ errors: [{ message, extensions: { code: 'TOO_MANY_CONNECTIONS' } }] }), { 'content-type': 'application/json; charset=utf-8' });
+        accept(false, 429, JSON.stringify({ errors: [{ message, extensions: { code: 'TOO_MANY_CONNECTIONS' } }] }), {
+          'content-type': 'application/json; charset=utf-8',
+        });
         return;
       }
       accept(true);
@@ -276,7 +333,12 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
           // Closed here rather than thrown: graphql-ws would put the raw message in the close reason.
           const requestId = randomUUID();
           log.error({ err: error, requestId }, 'internal error authenticating a WebSocket connection');
-          socket.close(CloseCode.InternalServerError, options.exposeInternalErrors ? String((error as Error).message).slice(0, 120) : `Internal server error (request id ${requestId})`);
+          socket.close(
+            CloseCode.InternalServerError,
+            options.exposeInternalErrors
+              ? String((error as Error).message).slice(0, 120)
+              : `Internal server error (request id ${requestId})`,
+          );
           return false;
         }
         if (!result.ok) {
@@ -290,7 +352,10 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
         if (result.principal.kind === 'token') {
           const release = perToken.acquire(result.principal.name);
           if (release === undefined) {
-            log.warn({ token: result.principal.name, limit: wsLimits.maxConnectionsPerToken }, 'WebSocket connection refused: too many connections with one token');
+            log.warn(
+              { token: result.principal.name, limit: wsLimits.maxConnectionsPerToken },
+              'WebSocket connection refused: too many connections with one token',
+            );
             socket.close(TOO_MANY_CONNECTIONS_CLOSE_CODE, 'Too many connections with this token');
             return false;
           }
@@ -310,7 +375,8 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
       },
       onSubscribe: (ctx, _id, payload) => {
         // ctx.subscriptions already holds the operation being started.
-        if (Object.keys(ctx.subscriptions).length > wsLimits.maxOperationsPerConnection) return [tooManyOperations(wsLimits.maxOperationsPerConnection)];
+        if (Object.keys(ctx.subscriptions).length > wsLimits.maxOperationsPerConnection)
+          return [tooManyOperations(wsLimits.maxOperationsPerConnection)];
         // Parsed and validated here, not by graphql-ws: the token and length limits apply while
         // parsing, and a syntax error is answered as HTTP answers it (graphql-ws would close the
         // whole connection with 4500).
@@ -337,7 +403,10 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     // print each to stderr with a stack, outside the JSON log, as an internal error.
     socket.removeAllListeners('error');
     socket.on('error', (error: Error & { code?: string }) => {
-      log.info({ code: error.code, reason: error.message, address: req.socket.remoteAddress }, 'WebSocket closed: the client broke the protocol');
+      log.info(
+        { code: error.code, reason: error.message, address: req.socket.remoteAddress },
+        'WebSocket closed: the client broke the protocol',
+      );
     });
   });
 
@@ -352,7 +421,12 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     // phaselog sets no cache hints, so Apollo's cache-control plugin would only cost a hook on every
     // field of every response (about a tenth of a history page's server time) to compute "no-store".
     plugins: [
-      ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), noStore, rememberErrorContexts, refusePageSizeVariables, contextForOperation(options.context),
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      noStore,
+      rememberErrorContexts,
+      refusePageSizeVariables,
+      contextForOperation(options.context),
       ...(options.onRequestAnswered !== undefined ? [timeRequests(options.onRequestAnswered)] : []),
     ],
     logger: {
@@ -376,7 +450,10 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
         throw error;
       });
       const assets = await graphiqlAssets;
-      res.writeHead(200, { 'content-type': asset === 'app.js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8', 'cache-control': 'public, max-age=3600' });
+      res.writeHead(200, {
+        'content-type': asset === 'app.js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8',
+        'cache-control': 'public, max-age=3600',
+      });
       res.end(asset === 'app.js' ? assets.js : assets.css);
       return true;
     }
@@ -404,14 +481,31 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
         body = text && headers.get('content-type')?.includes('application/json') ? JSON.parse(text) : text;
       } catch (error) {
         const status = error instanceof BodyTooLargeError ? 413 : 400;
-        res.writeHead(status, { 'content-type': 'application/json', ...(status === 413 ? { connection: 'close' } : {}) });
-        res.end(JSON.stringify({ errors: [{ message: status === 413 ? (error as Error).message : 'request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] }));
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          ...(status === 413 ? { connection: 'close' } : {}),
+        });
+        res.end(
+          JSON.stringify({
+            errors: [
+              {
+                message: status === 413 ? (error as Error).message : 'request body is not valid JSON',
+                extensions: { code: 'BAD_REQUEST' },
+              },
+            ],
+          }),
+        );
         return;
       }
       const target = req.url ?? '/';
       const query = target.indexOf('?');
       const response = await apollo.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: query === -1 ? '' : target.slice(query), body },
+        httpGraphQLRequest: {
+          method: req.method ?? 'GET',
+          headers,
+          search: query === -1 ? '' : target.slice(query),
+          body,
+        },
         context: async () => {
           const auth = await options.authenticate(req.headers.authorization);
           if (!auth.ok) throw unauthenticated(auth.message);

@@ -8,7 +8,13 @@
  * that failed coercion (BAD_USER_INPUT); a GraphQL error no code threw is a validation error;
  * what code threw (a resolver, a stream) is internal.
  */
-import { GraphQLError, Kind, type ExecutionResult, type FormattedExecutionResult, type GraphQLFormattedError } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type GraphQLFormattedError,
+} from 'graphql';
 import type { GraphqlContext } from './context.ts';
 
 /** Options of {@link createWebSocketErrorFormatter}. */
@@ -32,7 +38,9 @@ export interface WebSocketErrorFormatter {
 
 /** Whether the error came from code (a resolver, a stream) rather than from GraphQL's own checks. */
 function isThrownByCode(error: GraphQLError): boolean {
-  return error.originalError !== undefined && error.originalError !== null && !(error.originalError instanceof GraphQLError);
+  return (
+    error.originalError !== undefined && error.originalError !== null && !(error.originalError instanceof GraphQLError)
+  );
 }
 
 /** Whether the error is a variable's value refused before execution (Apollo's UserInputError). */
@@ -44,11 +52,18 @@ export function createWebSocketErrorFormatter(options: WebSocketErrorFormatterOp
   const operations = new WeakMap<object, Map<string, GraphqlContext>>();
   const contextOf = (connection: object, id: string) => operations.get(connection)?.get(id);
 
-  const formatOne = (error: GraphQLError, context: GraphqlContext | undefined, fallbackCode: string): GraphQLFormattedError => {
+  const formatOne = (
+    error: GraphQLError,
+    context: GraphqlContext | undefined,
+    fallbackCode: string,
+  ): GraphQLFormattedError => {
     if (context !== undefined) options.contexts.set(error, context);
     // `http` tells Apollo an HTTP status; it is not part of the answer.
     const { http: _http, ...extensions } = error.extensions;
-    return options.format({ ...error.toJSON(), extensions: { ...extensions, code: extensions.code ?? fallbackCode } }, error);
+    return options.format(
+      { ...error.toJSON(), extensions: { ...extensions, code: extensions.code ?? fallbackCode } },
+      error,
+    );
   };
 
   return {
@@ -67,12 +82,16 @@ export function createWebSocketErrorFormatter(options: WebSocketErrorFormatterOp
       const { errors, ...rest } = result;
       return {
         ...rest,
-        errors: errors.map((error) => formatOne(error, context, isVariableError(error) ? 'BAD_USER_INPUT' : 'INTERNAL_SERVER_ERROR')),
+        errors: errors.map((error) =>
+          formatOne(error, context, isVariableError(error) ? 'BAD_USER_INPUT' : 'INTERNAL_SERVER_ERROR'),
+        ),
       };
     },
     formatErrors(connection, id, errors) {
       const context = contextOf(connection, id);
-      return errors.map((error) => formatOne(error, context, isThrownByCode(error) ? 'INTERNAL_SERVER_ERROR' : 'GRAPHQL_VALIDATION_FAILED'));
+      return errors.map((error) =>
+        formatOne(error, context, isThrownByCode(error) ? 'INTERNAL_SERVER_ERROR' : 'GRAPHQL_VALIDATION_FAILED'),
+      );
     },
   };
 }

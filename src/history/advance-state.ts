@@ -9,7 +9,14 @@ import type { PhaseWrite, SnapshotPlan } from './plan-snapshot.ts';
 import { revisionDigest } from './fingerprints.ts';
 import { createStatusIntern, createTextIntern, type InternStatus } from './intern.ts';
 import { phaseDetail, withConditionTimes } from './status-detail.ts';
-import type { ObservedResource, OpenPhaseInterval, OpenResourceInterval, ResourceIntervalStatus, StoredClusterState, StoredPhase } from './types.ts';
+import type {
+  ObservedResource,
+  OpenPhaseInterval,
+  OpenResourceInterval,
+  ResourceIntervalStatus,
+  StoredClusterState,
+  StoredPhase,
+} from './types.ts';
 import type { PhaseCondition } from '../status/phase-summary.ts';
 
 /** Ids the writer gave the rows a plan opened. */
@@ -25,11 +32,21 @@ export interface WrittenIds {
  * whose id or shape is only known to the store. Pure; `state` is not modified (phases the plan did
  * not touch are shared with it).
  */
-export function advanceClusterState(state: StoredClusterState, plan: SnapshotPlan, written: WrittenIds): StoredClusterState | undefined {
+export function advanceClusterState(
+  state: StoredClusterState,
+  plan: SnapshotPlan,
+  written: WrittenIds,
+): StoredClusterState | undefined {
   if (plan.reachability !== undefined) return undefined;
   const writes = new Map<number, PhaseWrite>();
   for (const w of plan.phases) {
-    if (w.phaseId === undefined || w.markDeleted === true || w.openManifest !== undefined || w.closeManifestIntervalId !== undefined) return undefined;
+    if (
+      w.phaseId === undefined ||
+      w.markDeleted === true ||
+      w.openManifest !== undefined ||
+      w.closeManifestIntervalId !== undefined
+    )
+      return undefined;
     writes.set(w.phaseId, w);
   }
   let found = 0;
@@ -53,11 +70,20 @@ export function advanceClusterState(state: StoredClusterState, plan: SnapshotPla
 }
 
 /** The statuses the resources of the phases written hold now. */
-function* keptStatuses(phases: readonly StoredPhase[], writes: ReadonlyMap<number, PhaseWrite>): Generator<ResourceIntervalStatus> {
+function* keptStatuses(
+  phases: readonly StoredPhase[],
+  writes: ReadonlyMap<number, PhaseWrite>,
+): Generator<ResourceIntervalStatus> {
   for (const phase of phases) if (writes.has(phase.id)) for (const r of phase.resources) yield r.recorded;
 }
 
-function advancePhase(phase: StoredPhase, write: PhaseWrite, at: Date, written: WrittenIds, status: InternStatus): StoredPhase | undefined {
+function advancePhase(
+  phase: StoredPhase,
+  write: PhaseWrite,
+  at: Date,
+  written: WrittenIds,
+  status: InternStatus,
+): StoredPhase | undefined {
   // A deleted phase coming back has its resources loaded again (the store skips a deleted phase's).
   if (phase.deleted) return undefined;
   const next: StoredPhase = { ...phase };
@@ -97,7 +123,10 @@ function advancePhase(phase: StoredPhase, write: PhaseWrite, at: Date, written: 
 function storedPhaseStatus(s: NonNullable<PhaseWrite['openStatus']>, at: Date): OpenPhaseInterval {
   const { doc, conditionTimes } = phaseDetail(s);
   // What is stored is JSON: members that are undefined are not there when read back.
-  const body = JSON.parse(JSON.stringify(doc.body)) as { summary?: Record<string, number>; conditions?: PhaseCondition[] };
+  const body = JSON.parse(JSON.stringify(doc.body)) as {
+    summary?: Record<string, number>;
+    conditions?: PhaseCondition[];
+  };
   return {
     from: at,
     since: s.since ?? at,
@@ -111,12 +140,24 @@ function storedPhaseStatus(s: NonNullable<PhaseWrite['openStatus']>, at: Date): 
 }
 
 /** A resource's open interval as the store reads it back from its current row and status detail. */
-function storedResource(resourceId: number, r: ObservedResource, revisionId: number | null, at: Date, status: InternStatus): OpenResourceInterval {
+function storedResource(
+  resourceId: number,
+  r: ObservedResource,
+  revisionId: number | null,
+  at: Date,
+  status: InternStatus,
+): OpenResourceInterval {
   return {
     resourceId,
     from: at,
     resourceKey: r.key,
-    recorded: status({ status: r.status, reason: r.reason ?? null, message: r.message, presence: r.presence, customHealth: r.customHealth?.health ?? null }),
+    recorded: status({
+      status: r.status,
+      reason: r.reason ?? null,
+      message: r.message,
+      presence: r.presence,
+      customHealth: r.customHealth?.health ?? null,
+    }),
     generation: r.generation ?? null,
     observedGeneration: r.observedGeneration ?? null,
     // The revision's own digest when it has one: a watch cache holds that string anyway.

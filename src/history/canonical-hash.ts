@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 /** JSON text with object keys sorted recursively; `undefined` members are left out, as JSON does. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
   const record = value as Record<string, unknown>;
   const parts: string[] = [];
   for (const key of Object.keys(record).sort()) {

@@ -38,7 +38,13 @@ export interface ConditionPlan {
   /** Same status, new reason or message: the current row is updated, its `from` stays. */
   updated: ConditionResult[];
   /** The change-log rows: one per new condition and per status change. */
-  changes: { phaseId: number; type: string; fromStatus: ConditionStatus | null; toStatus: ConditionStatus; message: string }[];
+  changes: {
+    phaseId: number;
+    type: string;
+    fromStatus: ConditionStatus | null;
+    toStatus: ConditionStatus;
+    message: string;
+  }[];
   /** When the closed intervals end: the run's time, or the last run before a gap in the check's runs. Absent: the run's time. */
   closedAt?: Date;
 }
@@ -60,7 +66,11 @@ const keyOf = (c: { phaseId: number; type: string }): string => `${c.phaseId}\u0
  * Plans the writes of one run: only what changed is written, so a run that finds every condition as
  * it was writes nothing here. Results for one (phase, type) given twice: the last wins.
  */
-export function planConditionChanges(stored: readonly StoredCondition[], results: readonly ConditionResult[], options: PlanConditionOptions = {}): ConditionPlan {
+export function planConditionChanges(
+  stored: readonly StoredCondition[],
+  results: readonly ConditionResult[],
+  options: PlanConditionOptions = {},
+): ConditionPlan {
   const byKey = new Map(stored.map((c) => [keyOf(c), c]));
   const latest = new Map(results.map((r) => [keyOf(r), r]));
   const plan: ConditionPlan = { opened: [], closed: [], updated: [], changes: [] };
@@ -71,7 +81,14 @@ export function planConditionChanges(stored: readonly StoredCondition[], results
       // An interval that began at the last run itself would be empty: it is only replaced.
       if (before !== undefined && before.from < options.resumedAfter) plan.closed.push(before);
       plan.opened.push(result);
-      if (before?.status !== result.status) plan.changes.push({ phaseId: result.phaseId, type: result.type, fromStatus: before?.status ?? null, toStatus: result.status, message: describe(result) });
+      if (before?.status !== result.status)
+        plan.changes.push({
+          phaseId: result.phaseId,
+          type: result.type,
+          fromStatus: before?.status ?? null,
+          toStatus: result.status,
+          message: describe(result),
+        });
     }
     return plan;
   }
@@ -79,11 +96,23 @@ export function planConditionChanges(stored: readonly StoredCondition[], results
     const before = byKey.get(keyOf(result));
     if (before === undefined) {
       plan.opened.push(result);
-      plan.changes.push({ phaseId: result.phaseId, type: result.type, fromStatus: null, toStatus: result.status, message: describe(result) });
+      plan.changes.push({
+        phaseId: result.phaseId,
+        type: result.type,
+        fromStatus: null,
+        toStatus: result.status,
+        message: describe(result),
+      });
     } else if (before.status !== result.status) {
       plan.closed.push(before);
       plan.opened.push(result);
-      plan.changes.push({ phaseId: result.phaseId, type: result.type, fromStatus: before.status, toStatus: result.status, message: describe(result) });
+      plan.changes.push({
+        phaseId: result.phaseId,
+        type: result.type,
+        fromStatus: before.status,
+        toStatus: result.status,
+        message: describe(result),
+      });
     } else if (before.reason !== result.reason || before.message !== result.message) {
       plan.updated.push(result);
     }

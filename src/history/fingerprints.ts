@@ -4,7 +4,13 @@
  */
 import { Buffer } from 'node:buffer';
 import { canonicalJson } from './canonical-hash.ts';
-import type { HashedDocument, ObservedPhaseStatus, ObservedResource, OpenPhaseInterval, OpenResourceInterval } from './types.ts';
+import type {
+  HashedDocument,
+  ObservedPhaseStatus,
+  ObservedResource,
+  OpenPhaseInterval,
+  OpenResourceInterval,
+} from './types.ts';
 
 /**
  * True when stored open interval `stored` and observed `r` agree on what a resource's interval
@@ -60,6 +66,9 @@ export function fingerprintStoredPhase(p: OpenPhaseInterval): string {
 }
 
 /** True when a user would read the two as a different status (status, reason or message). */
-export function isVisibleChange(from: { status: string; reason?: string | null; message: string }, to: { status: string; reason?: string | null; message: string }): boolean {
+export function isVisibleChange(
+  from: { status: string; reason?: string | null; message: string },
+  to: { status: string; reason?: string | null; message: string },
+): boolean {
   return from.status !== to.status || (from.reason ?? null) !== (to.reason ?? null) || from.message !== to.message;
 }

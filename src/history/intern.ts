@@ -45,7 +45,15 @@ export function createStatusIntern(text: InternText, kept: Iterable<ResourceInte
   // By message, the field that tells them apart most: the statuses with one message are few.
   const byMessage = new Map<string, ResourceIntervalStatus[]>();
   const find = (value: ResourceIntervalStatus): ResourceIntervalStatus | undefined =>
-    byMessage.get(value.message)?.find((k) => k.status === value.status && k.reason === value.reason && k.presence === value.presence && k.customHealth === value.customHealth);
+    byMessage
+      .get(value.message)
+      ?.find(
+        (k) =>
+          k.status === value.status &&
+          k.reason === value.reason &&
+          k.presence === value.presence &&
+          k.customHealth === value.customHealth,
+      );
   const add = (value: ResourceIntervalStatus): void => {
     const known = byMessage.get(value.message);
     if (known === undefined) byMessage.set(value.message, [value]);
@@ -55,7 +63,13 @@ export function createStatusIntern(text: InternText, kept: Iterable<ResourceInte
   return (value) => {
     const known = find(value);
     if (known !== undefined) return known;
-    const made = Object.freeze({ status: text(value.status), reason: text(value.reason), message: text(value.message), presence: text(value.presence), customHealth: text(value.customHealth) });
+    const made = Object.freeze({
+      status: text(value.status),
+      reason: text(value.reason),
+      message: text(value.message),
+      presence: text(value.presence),
+      customHealth: text(value.customHealth),
+    });
     add(made);
     return made;
   };
@@ -80,8 +94,20 @@ export function flatString(text: string): string {
  */
 export function keptCondition(condition: PhaseCondition, text: InternText): PhaseCondition {
   const { type, status, reason, message, lastTransitionTime } = condition;
-  if (Object.keys(condition).length !== 5 || typeof lastTransitionTime !== 'string' || typeof reason !== 'string' || typeof message !== 'string') return condition;
-  return { type, status, reason: text(reason), message: text(message), lastTransitionTime: text(flatString(lastTransitionTime)) };
+  if (
+    Object.keys(condition).length !== 5 ||
+    typeof lastTransitionTime !== 'string' ||
+    typeof reason !== 'string' ||
+    typeof message !== 'string'
+  )
+    return condition;
+  return {
+    type,
+    status,
+    reason: text(reason),
+    message: text(message),
+    lastTransitionTime: text(flatString(lastTransitionTime)),
+  };
 }
 
 /**

@@ -69,7 +69,11 @@ export function observationStateOf(facts: ClusterObservationFacts, now: Date): O
  * Where the span a cluster went unobserved begins, when a tick at `at` ends one: the bound past its
  * last tick, if `at` is later. Undefined when the tick comes in time (or is the first).
  */
-export function unobservedGapBefore(lastObservedAt: Date | null, snapshotIntervalMs: number | null, at: Date): Date | undefined {
+export function unobservedGapBefore(
+  lastObservedAt: Date | null,
+  snapshotIntervalMs: number | null,
+  at: Date,
+): Date | undefined {
   if (lastObservedAt === null) return undefined;
   const end = lastObservedAt.getTime() + observedForMs(snapshotIntervalMs);
   return end < at.getTime() ? new Date(end) : undefined;
@@ -79,7 +83,11 @@ export function unobservedGapBefore(lastObservedAt: Date | null, snapshotInterva
  * Why a phase's current status is stale at `now`, null when it is fresh: its cluster retired or
  * unobserved (whatever was stored last), else a stored staleness (an outage or unread members).
  */
-export function staleReasonOf(state: ObservationState, storedStale: boolean, clusterReachable: boolean | null): StaleReason | null {
+export function staleReasonOf(
+  state: ObservationState,
+  storedStale: boolean,
+  clusterReachable: boolean | null,
+): StaleReason | null {
   if (state.state === 'RETIRED') return 'RETIRED';
   if (state.state === 'UNOBSERVED') return 'UNOBSERVED';
   return storedStale || clusterReachable === false ? 'UNREACHABLE' : null;

@@ -121,11 +121,22 @@ export function phaseKey(identity: PhaseIdentity): string {
  * Plans the writes that record `observation` on top of `stored`; `stateHash` when the caller has
  * it already (a live observation's is never stored, so its caller need not compute it). Pure.
  */
-export function planSnapshot(stored: StoredClusterState, observation: ClusterObservation, stateHash: string = hashObservation(observation)): SnapshotPlan {
-  const plan = observation.outcome === 'ok' ? planReadable(stored, observation, stateHash) : planUnreachable(stored, observation, stateHash);
+export function planSnapshot(
+  stored: StoredClusterState,
+  observation: ClusterObservation,
+  stateHash: string = hashObservation(observation),
+): SnapshotPlan {
+  const plan =
+    observation.outcome === 'ok'
+      ? planReadable(stored, observation, stateHash)
+      : planUnreachable(stored, observation, stateHash);
   if (plan.tick === 'keep') return plan;
   const lastTick = stored.lastTick;
-  return { ...plan, tick: lastTick !== null && lastTick.outcome === plan.outcome && lastTick.stateHash === stateHash ? 'extend' : 'start' };
+  return {
+    ...plan,
+    tick:
+      lastTick !== null && lastTick.outcome === plan.outcome && lastTick.stateHash === stateHash ? 'extend' : 'start',
+  };
 }
 
 /**
@@ -141,7 +152,9 @@ export function hashObservation(observation: ClusterObservation): string {
   // Revisions go in as their latin1 digest, as planning compares them: a watch cache keeps that
   // form, so a watch-mode tick makes no hex string per resource.
   let text = field([...observation.unobservedSources].sort().join(','));
-  const phases = observation.phases.map((phase) => ({ key: phaseKey(phase.identity), phase })).sort((a, b) => compareText(a.key, b.key));
+  const phases = observation.phases
+    .map((phase) => ({ key: phaseKey(phase.identity), phase }))
+    .sort((a, b) => compareText(a.key, b.key));
   for (const { key, phase } of phases) {
     text += `P${field(key)}${field(phase.manifest.hash)}${field(phase.inventoryId)}${field(canonicalJson(phase.labels))}${field(fingerprintObservedPhase(phase.status))}`;
     for (const r of inKeyOrder(phase.resources)) {
@@ -164,7 +177,8 @@ function optional(value: string | number | undefined | null): string {
 /** `resources` sorted by key: as given when they are already (the usual case), else a sorted copy. */
 function inKeyOrder(resources: readonly ObservedResource[]): readonly ObservedResource[] {
   for (let i = 1; i < resources.length; i += 1) {
-    if (compareText((resources[i - 1] as ObservedResource).key, (resources[i] as ObservedResource).key) > 0) return [...resources].sort((a, b) => compareText(a.key, b.key));
+    if (compareText((resources[i - 1] as ObservedResource).key, (resources[i] as ObservedResource).key) > 0)
+      return [...resources].sort((a, b) => compareText(a.key, b.key));
   }
   return resources;
 }
@@ -190,13 +204,21 @@ export function planUnchangedTick(observation: ClusterObservation, stateHash: st
   };
 }
 
-function planUnreachable(stored: StoredClusterState, observation: Extract<ClusterObservation, { outcome: 'unreachable' }>, stateHash: string): SnapshotPlan {
+function planUnreachable(
+  stored: StoredClusterState,
+  observation: Extract<ClusterObservation, { outcome: 'unreachable' }>,
+  stateHash: string,
+): SnapshotPlan {
   const plan = basePlan(observation.at, 'unreachable', stateHash);
   plan.cluster = { reachable: false };
   if (stored.reachability === null || stored.reachability.reachable) {
-    plan.reachability = { open: { reachable: false, errorKind: observation.error.kind, message: observation.error.message } };
+    plan.reachability = {
+      open: { reachable: false, errorKind: observation.error.kind, message: observation.error.message },
+    };
     if (stored.reachability !== null) plan.reachability.closeId = stored.reachability.id;
-    plan.changes.push(reachabilityChange(stored.reachability === null ? null : 'Reachable', 'Unreachable', observation.error.message));
+    plan.changes.push(
+      reachabilityChange(stored.reachability === null ? null : 'Reachable', 'Unreachable', observation.error.message),
+    );
   }
   for (const phase of stored.phases) {
     if (phase.deleted || phase.status === null || phase.status.stale) continue;
@@ -207,7 +229,11 @@ function planUnreachable(stored: StoredClusterState, observation: Extract<Cluste
   return plan;
 }
 
-function planReadable(stored: StoredClusterState, observation: Extract<ClusterObservation, { outcome: 'ok' }>, stateHash: string): SnapshotPlan {
+function planReadable(
+  stored: StoredClusterState,
+  observation: Extract<ClusterObservation, { outcome: 'ok' }>,
+  stateHash: string,
+): SnapshotPlan {
   const plan = basePlan(observation.at, 'ok', stateHash);
   if (observation.live) plan.tick = 'keep';
   plan.cluster = { reachable: true, lastGoodReadAt: observation.at };
@@ -245,7 +271,12 @@ function emptyWrite(identity: PhaseIdentity, phaseId: number | undefined): Phase
   return write;
 }
 
-function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase, changes: PlannedChange[], lastGoodReadAt: Date | null): PhaseWrite | undefined {
+function planObservedPhase(
+  stored: StoredPhase | undefined,
+  phase: ObservedPhase,
+  changes: PlannedChange[],
+  lastGoodReadAt: Date | null,
+): PhaseWrite | undefined {
   const live = stored !== undefined && !stored.deleted ? stored : undefined;
   const write = emptyWrite(phase.identity, stored?.id);
   const ident = { inventoryId: phase.inventoryId, labels: phase.labels };
@@ -262,14 +293,31 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
     // Some members could not be read: the phase keeps its last status, marked stale, until they can.
     if (!storedStatus.stale) {
       write.closeStatusFrom = storedStatus.from;
-      write.openStatus = { ...statusOf(storedStatus), stale: true, since: storedStatus.since, ...(lastGoodReadAt !== null ? { staleSince: lastGoodReadAt } : {}) };
+      write.openStatus = {
+        ...statusOf(storedStatus),
+        stale: true,
+        since: storedStatus.since,
+        ...(lastGoodReadAt !== null ? { staleSince: lastGoodReadAt } : {}),
+      };
     }
   } else if (storedStatus === null || fingerprintStoredPhase(storedStatus) !== fingerprintObservedPhase(phase.status)) {
     if (storedStatus !== null) write.closeStatusFrom = storedStatus.from;
-    write.openStatus = { ...phase.status, conditions: carryTransitionTimes(storedStatus?.conditions ?? [], phase.status.conditions), stale: false };
-    if (storedStatus !== null && storedStatus.status === phase.status.status) write.openStatus.since = storedStatus.since;
+    write.openStatus = {
+      ...phase.status,
+      conditions: carryTransitionTimes(storedStatus?.conditions ?? [], phase.status.conditions),
+      stale: false,
+    };
+    if (storedStatus !== null && storedStatus.status === phase.status.status)
+      write.openStatus.since = storedStatus.since;
     if (storedStatus === null || isVisibleChange(storedStatus, phase.status)) {
-      changes.push({ scope: 'phase', phase: phase.identity, ...idOf(stored), fromStatus: storedStatus?.status ?? null, toStatus: phase.status.status, message: phase.status.message });
+      changes.push({
+        scope: 'phase',
+        phase: phase.identity,
+        ...idOf(stored),
+        fromStatus: storedStatus?.status ?? null,
+        toStatus: phase.status.status,
+        message: phase.status.message,
+      });
     }
   }
 
@@ -278,7 +326,8 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
   const storedResources = live?.resources ?? [];
   if (inSameOrder(storedResources, phase.resources)) {
     // The usual tick: the same resources as stored, listed in the same order; no map needed.
-    for (let i = 0; i < storedResources.length; i += 1) planStoredResource(planning, storedResources[i] as OpenResourceInterval, phase.resources[i] as ObservedResource);
+    for (let i = 0; i < storedResources.length; i += 1)
+      planStoredResource(planning, storedResources[i] as OpenResourceInterval, phase.resources[i] as ObservedResource);
     return finishPhaseWrite(write, live, phase, ident);
   }
   const openByKey = new Map<string, OpenResourceInterval>();
@@ -287,7 +336,9 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
     const open = openByKey.get(resource.key);
     if (open === undefined) {
       write.openResources.push({ resource });
-      changes.push(resourceChange(planning, { key: resource.key, from: null, to: resource.status, message: resource.message }));
+      changes.push(
+        resourceChange(planning, { key: resource.key, from: null, to: resource.status, message: resource.message }),
+      );
       continue;
     }
     openByKey.delete(resource.key);
@@ -295,7 +346,15 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
   }
   for (const gone of openByKey.values()) {
     write.closeResources.push({ resourceId: gone.resourceId, from: gone.from, resourceKey: gone.resourceKey });
-    changes.push(resourceChange(planning, { key: gone.resourceKey, id: gone.resourceId, from: gone.recorded.status, to: null, message: 'removed from the inventory' }));
+    changes.push(
+      resourceChange(planning, {
+        key: gone.resourceKey,
+        id: gone.resourceId,
+        from: gone.recorded.status,
+        to: null,
+        message: 'removed from the inventory',
+      }),
+    );
   }
 
   return finishPhaseWrite(write, live, phase, ident);
@@ -304,7 +363,8 @@ function planObservedPhase(stored: StoredPhase | undefined, phase: ObservedPhase
 /** True when `stored` and `observed` name the same resources in the same order. */
 function inSameOrder(stored: readonly OpenResourceInterval[], observed: readonly ObservedResource[]): boolean {
   if (stored.length !== observed.length) return false;
-  for (let i = 0; i < stored.length; i += 1) if ((stored[i] as OpenResourceInterval).resourceKey !== (observed[i] as ObservedResource).key) return false;
+  for (let i = 0; i < stored.length; i += 1)
+    if ((stored[i] as OpenResourceInterval).resourceKey !== (observed[i] as ObservedResource).key) return false;
   return true;
 }
 
@@ -323,21 +383,50 @@ function planStoredResource(planning: PhasePlanning, open: OpenResourceInterval,
   planning.write.closeResources.push({ resourceId: open.resourceId, from: open.from, resourceKey: open.resourceKey });
   planning.write.openResources.push(openedFrom(open, resource));
   if (isVisibleChange(open.recorded, resource)) {
-    planning.changes.push(resourceChange(planning, { key: resource.key, id: open.resourceId, from: open.recorded.status, to: resource.status, message: resource.message }));
+    planning.changes.push(
+      resourceChange(planning, {
+        key: resource.key,
+        id: open.resourceId,
+        from: open.recorded.status,
+        to: resource.status,
+        message: resource.message,
+      }),
+    );
   }
 }
 
 /** `write` with its identity upsert when it writes anything or the phase's inventory id or labels moved; undefined when it writes nothing. */
-function finishPhaseWrite(write: PhaseWrite, live: StoredPhase | undefined, phase: ObservedPhase, ident: NonNullable<PhaseWrite['upsert']>): PhaseWrite | undefined {
-  const changed = write.openManifest !== undefined || write.openStatus !== undefined || write.closeResources.length > 0 || write.openResources.length > 0;
+function finishPhaseWrite(
+  write: PhaseWrite,
+  live: StoredPhase | undefined,
+  phase: ObservedPhase,
+  ident: NonNullable<PhaseWrite['upsert']>,
+): PhaseWrite | undefined {
+  const changed =
+    write.openManifest !== undefined ||
+    write.openStatus !== undefined ||
+    write.closeResources.length > 0 ||
+    write.openResources.length > 0;
   if (live !== undefined && changed) write.upsert = ident;
   if (live !== undefined && !changed && !sameIdentityDetails(live, phase)) write.upsert = ident;
   return write.upsert !== undefined || changed ? write : undefined;
 }
 
 /** A resource's change in the phase being planned; ids absent (undefined) where the store has none yet. */
-function resourceChange({ phase, phaseId }: PhasePlanning, change: { key: string; id?: number; from: string | null; to: string | null; message: string }): PlannedChange {
-  return { scope: 'resource', phase, phaseId, resourceKey: change.key, resourceId: change.id, fromStatus: change.from, toStatus: change.to, message: change.message };
+function resourceChange(
+  { phase, phaseId }: PhasePlanning,
+  change: { key: string; id?: number; from: string | null; to: string | null; message: string },
+): PlannedChange {
+  return {
+    scope: 'resource',
+    phase,
+    phaseId,
+    resourceKey: change.key,
+    resourceId: change.id,
+    fromStatus: change.from,
+    toStatus: change.to,
+    message: change.message,
+  };
 }
 
 /** The stored phase's id for a change, when it is stored. */
@@ -348,7 +437,10 @@ function idOf(stored: StoredPhase | undefined): { phaseId?: number } {
 /** A stored resource's next interval; its revision id is kept when the revision did not change. */
 function openedFrom(open: OpenResourceInterval, resource: ObservedResource): OpenedResource {
   const opened: OpenedResource = { resourceId: open.resourceId, resource };
-  const sameRevision = open.revisionDigest !== null && resource.revision !== undefined && revisionDigest(resource.revision) === open.revisionDigest;
+  const sameRevision =
+    open.revisionDigest !== null &&
+    resource.revision !== undefined &&
+    revisionDigest(resource.revision) === open.revisionDigest;
   if (sameRevision && typeof open.revisionId === 'number') opened.revisionId = open.revisionId;
   return opened;
 }
@@ -362,8 +454,19 @@ function planDeletedPhase(phase: StoredPhase, changes: PlannedChange[]): PhaseWr
   write.markDeleted = true;
   if (phase.manifest !== null) write.closeManifestIntervalId = phase.manifest.intervalId;
   if (phase.status !== null) write.closeStatusFrom = phase.status.from;
-  write.closeResources = phase.resources.map((r) => ({ resourceId: r.resourceId, from: r.from, resourceKey: r.resourceKey }));
-  changes.push({ scope: 'phase', phase: phase.identity, phaseId: phase.id, fromStatus: phase.status?.status ?? null, toStatus: null, message: 'inventory deleted' });
+  write.closeResources = phase.resources.map((r) => ({
+    resourceId: r.resourceId,
+    from: r.from,
+    resourceKey: r.resourceKey,
+  }));
+  changes.push({
+    scope: 'phase',
+    phase: phase.identity,
+    phaseId: phase.id,
+    fromStatus: phase.status?.status ?? null,
+    toStatus: null,
+    message: 'inventory deleted',
+  });
   return write;
 }
 
@@ -383,7 +486,11 @@ function statusOf(open: OpenPhaseInterval): ObservedPhaseStatus {
  * (from `gapFrom`, see src/history/observation.ts): from Unobserved to what the tick read.
  */
 export function unobservedSpanChange(gapFrom: Date, outcome: SnapshotPlan['outcome']): PlannedChange {
-  return reachabilityChange('Unobserved', outcome === 'ok' ? 'Reachable' : 'Unreachable', `not observed from ${gapFrom.toISOString()} until this snapshot`);
+  return reachabilityChange(
+    'Unobserved',
+    outcome === 'ok' ? 'Reachable' : 'Unreachable',
+    `not observed from ${gapFrom.toISOString()} until this snapshot`,
+  );
 }
 
 function reachabilityChange(from: ReachabilityStatus | null, to: ReachabilityStatus, message: string): PlannedChange {
@@ -394,6 +501,8 @@ function reachabilityChange(from: ReachabilityStatus | null, to: ReachabilitySta
 function carryTransitionTimes(previous: readonly PhaseCondition[], next: readonly PhaseCondition[]): PhaseCondition[] {
   return next.map((condition) => {
     const before = previous.find((p) => p.type === condition.type);
-    return before !== undefined && before.status === condition.status ? { ...condition, lastTransitionTime: before.lastTransitionTime } : condition;
+    return before !== undefined && before.status === condition.status
+      ? { ...condition, lastTransitionTime: before.lastTransitionTime }
+      : condition;
   });
 }

@@ -66,7 +66,10 @@ export interface LabelledPhase {
  * with the same order, or none (or one that is not an integer, which comes last), are ordered by
  * cluster/namespace/name, with a warning.
  */
-export function definePlans(declared: readonly { name: string; phases: readonly string[] }[], labelled: readonly LabelledPhase[]): PlanDefinition[] {
+export function definePlans(
+  declared: readonly { name: string; phases: readonly string[] }[],
+  labelled: readonly LabelledPhase[],
+): PlanDefinition[] {
   const plans = new Map<string, PlanDefinition>();
   for (const plan of declared) {
     const refs = plan.phases.map(parsePlanPhaseRef).filter((r): r is PlanPhaseRef => r !== undefined);
@@ -84,19 +87,41 @@ export function definePlans(declared: readonly { name: string; phases: readonly 
     const label = (p: LabelledPhase) => `${p.cluster}/${p.namespace}/${p.name}`;
     const configured = plans.get(name);
     if (configured !== undefined) {
-      configured.warnings.push(`labels ${PLAN_LABEL}=${name} on ${members.map((m) => label(m.phase)).sort().join(', ')} are ignored: phaselog.yaml declares this plan`);
+      configured.warnings.push(
+        `labels ${PLAN_LABEL}=${name} on ${members
+          .map((m) => label(m.phase))
+          .sort()
+          .join(', ')} are ignored: phaselog.yaml declares this plan`,
+      );
       continue;
     }
     if (!isPlanName(name)) continue;
     const warnings: string[] = [];
     const unordered = members.filter((m) => m.order === null).map((m) => label(m.phase));
-    if (unordered.length > 0) warnings.push(`${unordered.sort().join(', ')} ${unordered.length === 1 ? 'has' : 'have'} no integer ${PLAN_ORDER_LABEL}: placed last, by name`);
-    const sorted = [...members].sort((a, b) => (a.order ?? Infinity) - (b.order ?? Infinity) || (label(a.phase) < label(b.phase) ? -1 : label(a.phase) > label(b.phase) ? 1 : a.phase.id - b.phase.id));
+    if (unordered.length > 0)
+      warnings.push(
+        `${unordered.sort().join(', ')} ${unordered.length === 1 ? 'has' : 'have'} no integer ${PLAN_ORDER_LABEL}: placed last, by name`,
+      );
+    const sorted = [...members].sort(
+      (a, b) =>
+        (a.order ?? Infinity) - (b.order ?? Infinity) ||
+        (label(a.phase) < label(b.phase) ? -1 : label(a.phase) > label(b.phase) ? 1 : a.phase.id - b.phase.id),
+    );
     const counts = new Map<number, string[]>();
     for (const m of sorted) if (m.order !== null) counts.set(m.order, [...(counts.get(m.order) ?? []), label(m.phase)]);
-    for (const [order, names] of counts) if (names.length > 1) warnings.push(`${PLAN_ORDER_LABEL}=${order} is on ${names.join(', ')}: ordered by name`);
-    if (sorted.length > MAX_PLAN_PHASES) warnings.push(`${sorted.length} phases carry ${PLAN_LABEL}=${name}; a plan has at most ${MAX_PLAN_PHASES}: the first ${MAX_PLAN_PHASES} are kept`);
-    const refs = sorted.slice(0, MAX_PLAN_PHASES).map(({ phase }) => ({ text: label(phase), cluster: phase.cluster, namespace: phase.namespace, name: phase.name, phaseId: phase.id }));
+    for (const [order, names] of counts)
+      if (names.length > 1) warnings.push(`${PLAN_ORDER_LABEL}=${order} is on ${names.join(', ')}: ordered by name`);
+    if (sorted.length > MAX_PLAN_PHASES)
+      warnings.push(
+        `${sorted.length} phases carry ${PLAN_LABEL}=${name}; a plan has at most ${MAX_PLAN_PHASES}: the first ${MAX_PLAN_PHASES} are kept`,
+      );
+    const refs = sorted.slice(0, MAX_PLAN_PHASES).map(({ phase }) => ({
+      text: label(phase),
+      cluster: phase.cluster,
+      namespace: phase.namespace,
+      name: phase.name,
+      phaseId: phase.id,
+    }));
     plans.set(name, { name, source: 'labels', refs, warnings });
   }
   return [...plans.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -130,11 +155,18 @@ export function planStateOf(steps: readonly PlanStepState[]): PlanState {
   const at = steps.findIndex((s) => s.status !== 'Current');
   const deciding = at === -1 ? steps : steps.slice(0, at + 1);
   const staleReason = deciding.find((s) => s.staleReason !== null)?.staleReason ?? null;
-  if (at === -1) return { status: 'Current', step: null, stepCount, message: `all ${stepCount} phases Current`, staleReason };
+  if (at === -1)
+    return { status: 'Current', step: null, stepCount, message: `all ${stepCount} phases Current`, staleReason };
   const step = steps[at] as PlanStepState;
   const status = step.status ?? 'NotFound';
   const said = step.message === '' ? '' : `: ${step.message}`;
-  return { status, step: at + 1, stepCount, message: `at step ${at + 1} of ${stepCount}: ${step.ref} ${status}${said}`, staleReason };
+  return {
+    status,
+    step: at + 1,
+    stepCount,
+    message: `at step ${at + 1} of ${stepCount}: ${step.ref} ${status}${said}`,
+    staleReason,
+  };
 }
 
 /** One interval of a step's phase, as history gives it. */
@@ -157,7 +189,9 @@ export interface PlanInterval extends PlanState {
 /** What a step reads as at `t`: its interval containing `t`, or no status. */
 function stepAt(ref: string, intervals: readonly StepInterval[], t: number): PlanStepState {
   const found = intervals.find((i) => i.from.getTime() <= t && (i.to === null || t < i.to.getTime()));
-  return found === undefined ? { ref, status: null, message: 'no recorded status', staleReason: null } : { ref, status: found.status, message: found.message, staleReason: found.staleReason };
+  return found === undefined
+    ? { ref, status: null, message: 'no recorded status', staleReason: null }
+    : { ref, status: found.status, message: found.message, staleReason: found.staleReason };
 }
 
 /**
@@ -168,7 +202,10 @@ function stepAt(ref: string, intervals: readonly StepInterval[], t: number): Pla
  * is open (`to` null) when `window.open` (the window ends now). The span before any of its phases
  * had a status is left out; a later span where one has none reads as that step NotFound.
  */
-export function planIntervalsOf(steps: readonly { ref: string; intervals: readonly StepInterval[] }[], window: { from: Date; to: Date; open: boolean }): PlanInterval[] {
+export function planIntervalsOf(
+  steps: readonly { ref: string; intervals: readonly StepInterval[] }[],
+  window: { from: Date; to: Date; open: boolean },
+): PlanInterval[] {
   const from = window.from.getTime();
   const to = window.to.getTime();
   if (to <= from) return [];
@@ -186,7 +223,13 @@ export function planIntervalsOf(steps: readonly { ref: string; intervals: readon
     if (out.length === 0 && states.every((s) => s.status === null)) continue;
     const state = planStateOf(states);
     const last = out[out.length - 1];
-    if (last !== undefined && last.status === state.status && last.step === state.step && last.staleReason === state.staleReason) continue;
+    if (
+      last !== undefined &&
+      last.status === state.status &&
+      last.step === state.step &&
+      last.staleReason === state.staleReason
+    )
+      continue;
     if (last !== undefined) last.to = new Date(start);
     out.push({ ...state, from: new Date(start), to: null });
   }

@@ -102,15 +102,29 @@ export function isDiffContext(context: number): boolean {
  * `context` lines around each change; '' when they are equal. A missing side diffs as empty (an
  * added object is all `+`, a removed one all `-`). Cut at {@link DIFF_MAX_BYTES} with a marker.
  */
-export function unifiedDiff(before: DiffSide, after: DiffSide, context = 3, options: { timeoutMs?: number } = {}): CappedText {
+export function unifiedDiff(
+  before: DiffSide,
+  after: DiffSide,
+  context = 3,
+  options: { timeoutMs?: number } = {},
+): CappedText {
   if (!isDiffContext(context)) throw new DiffContextError(context);
   const a = before.text ?? '';
   const b = after.text ?? '';
   if (a === b) return { text: '', truncated: false };
-  const limits = { maxEditLength: MAX_EDIT_LENGTH, ...(options.timeoutMs === undefined ? {} : { timeout: Math.max(1, options.timeoutMs) }) };
-  const patch = structuredPatch('before', 'after', a, b, `(${before.label})`, `(${after.label})`, { context, ...limits });
+  const limits = {
+    maxEditLength: MAX_EDIT_LENGTH,
+    ...(options.timeoutMs === undefined ? {} : { timeout: Math.max(1, options.timeoutMs) }),
+  };
+  const patch = structuredPatch('before', 'after', a, b, `(${before.label})`, `(${after.label})`, {
+    context,
+    ...limits,
+  });
   if (patch === undefined) {
-    return { text: `--- before (${before.label})\n+++ after (${after.label})\n# diff not computed by phaselog: more than ${MAX_EDIT_LENGTH} changed lines, or out of time\n`, truncated: true };
+    return {
+      text: `--- before (${before.label})\n+++ after (${after.label})\n# diff not computed by phaselog: more than ${MAX_EDIT_LENGTH} changed lines, or out of time\n`,
+      truncated: true,
+    };
   }
   // formatPatch puts a tab between the name and its label; a space reads the same in any terminal.
   const text = formatPatch(patch, FILE_HEADERS_ONLY).replace(/^(---|\+\+\+) (before|after)\t/gm, '$1 $2 ');

@@ -81,7 +81,11 @@ export function formatConditionTime(time: Date | string): string {
  * Conditions of a stored phase detail with what {@link phaseDetail} left out put back: transition
  * times, and reason and message where the detail has none (the phase's status and message).
  */
-export function withConditionTimes<T>(conditions: readonly T[], times: readonly (Date | string | null)[] | null, defaults: { reason: string; message: string }): T[] {
+export function withConditionTimes<T>(
+  conditions: readonly T[],
+  times: readonly (Date | string | null)[] | null,
+  defaults: { reason: string; message: string },
+): T[] {
   return conditions.map((condition, index) => {
     if (typeof condition !== 'object' || condition === null) return condition;
     const time = times?.[index];

@@ -55,7 +55,8 @@ export function normalizeOrigin(value: string): string | undefined {
   if (!URL.canParse(value)) return undefined;
   const url = new URL(value);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) return undefined;
+  if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '') || url.search || url.hash)
+    return undefined;
   return url.origin;
 }
 
@@ -87,7 +88,12 @@ export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
     if (normalized !== undefined) {
       if (allowedOrigins.has(normalized)) return undefined;
       // Same-origin: the page was served by the host it now talks to (the scheme may differ behind a TLS proxy).
-      if (host !== undefined && URL.canParse(`http://${host}`) && new URL(normalized).host === new URL(`http://${host}`).host) return undefined;
+      if (
+        host !== undefined &&
+        URL.canParse(`http://${host}`) &&
+        new URL(normalized).host === new URL(`http://${host}`).host
+      )
+        return undefined;
     }
     return {
       status: 403,

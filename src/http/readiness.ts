@@ -74,7 +74,8 @@ export function createReadiness(options: ReadinessOptions): Readiness {
           let result: CheckResult;
           let failure: unknown;
           try {
-            result = (await withDeadline(check(), timeoutMs)) === TIMED_OUT ? { ok: false, code: 'TIMEOUT' } : { ok: true };
+            result =
+              (await withDeadline(check(), timeoutMs)) === TIMED_OUT ? { ok: false, code: 'TIMEOUT' } : { ok: true };
             if (!result.ok) failure = new Error(`no answer within ${timeoutMs} ms`);
           } catch (error) {
             failure = error;

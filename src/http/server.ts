@@ -52,7 +52,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const mounts = new Map<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>();
   let fallback: ((req: IncomingMessage, res: ServerResponse) => Promise<boolean>) | undefined;
   let closing = false;
-  const readiness = createReadiness({ checks: options.readiness, log, ...(options.readinessTimeoutMs !== undefined ? { timeoutMs: options.readinessTimeoutMs } : {}) });
+  const readiness = createReadiness({
+    checks: options.readiness,
+    log,
+    ...(options.readinessTimeoutMs !== undefined ? { timeoutMs: options.readinessTimeoutMs } : {}),
+  });
 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -87,12 +91,19 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       if (closing) res.setHeader('connection', 'close');
       handler(req, res).catch((error: unknown) => {
         log.error({ err: error, path }, 'request failed');
-        if (!res.headersSent) sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+        if (!res.headersSent)
+          sendJson(res, 500, {
+            errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+          });
         else res.end();
       });
       return;
     }
-    const notFound = () => sendJson(res, 404, { error: `no route for ${path}`, routes: ['/healthz', '/readyz', ...(options.metrics ? ['/metrics'] : []), ...mounts.keys()] });
+    const notFound = () =>
+      sendJson(res, 404, {
+        error: `no route for ${path}`,
+        routes: ['/healthz', '/readyz', ...(options.metrics ? ['/metrics'] : []), ...mounts.keys()],
+      });
     if (!fallback) return notFound();
     fallback(req, res).then(
       (handled) => {

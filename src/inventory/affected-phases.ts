@@ -86,6 +86,7 @@ function isOwnerKind(phase: Phase, ref: ObjectRef): boolean {
 function mayOwn(phase: Phase, ref: ObjectRef): boolean {
   const owner = phase.owner;
   if (owner === undefined) return false;
-  if (!isOwnerKind(phase, ref) && !owner.ownedKinds.some((k) => k.group === ref.group && k.kind === ref.kind)) return false;
+  if (!isOwnerKind(phase, ref) && !owner.ownedKinds.some((k) => k.group === ref.group && k.kind === ref.kind))
+    return false;
   return phase.namespace === '' || ref.namespace === phase.namespace;
 }

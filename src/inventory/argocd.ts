@@ -20,13 +20,19 @@ export function parseArgoApplication(obj: unknown): PhaseParseResult {
     return failParse('MALFORMED_INVENTORY', `inventory must be a Kubernetes object, got ${describeValue(obj)}`);
   }
   if (identity.group !== 'argoproj.io' || identity.kind !== 'Application') {
-    return failParse('UNSUPPORTED_OBJECT', `expected an argoproj.io Application, got ${identity.apiVersion} ${identity.kind}`);
+    return failParse(
+      'UNSUPPORTED_OBJECT',
+      `expected an argoproj.io Application, got ${identity.apiVersion} ${identity.kind}`,
+    );
   }
   const where = `Application ${identity.namespace}/${identity.name}`;
   if (identity.name === '') return failParse('MALFORMED_INVENTORY', `${where} has no metadata.name`);
   const resources = isRecord(obj.status) ? obj.status.resources : undefined;
   if (resources !== undefined && resources !== null && !Array.isArray(resources)) {
-    return failParse('MALFORMED_INVENTORY', `${where} has status.resources that is ${describeValue(resources)}, not a list`);
+    return failParse(
+      'MALFORMED_INVENTORY',
+      `${where} has status.resources that is ${describeValue(resources)}, not a list`,
+    );
   }
   const entries: ObjectRef[] = [];
   const details = new Map<string, EntryDetail>();

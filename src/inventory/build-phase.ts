@@ -97,11 +97,27 @@ export function buildPhase(draft: PhaseDraft): Phase {
   let phase: Phase;
   if (entryDetails === undefined) {
     // Most inventories have no entry details: those phases share one empty record.
-    phase = { source: draft.source, id: draft.id, name: draft.name, namespace: draft.namespace, labels: draft.labels, entries, details: NO_DETAILS, errors: errorsOf(draft) };
+    phase = {
+      source: draft.source,
+      id: draft.id,
+      name: draft.name,
+      namespace: draft.namespace,
+      labels: draft.labels,
+      entries,
+      details: NO_DETAILS,
+      errors: errorsOf(draft),
+    };
   } else {
     // Properties added in one order, the accessor as a new property (redefining an existing one
     // would turn the object into a dictionary), so all such phases share one hidden class.
-    const partial: Omit<Phase, 'details' | 'errors'> = { source: draft.source, id: draft.id, name: draft.name, namespace: draft.namespace, labels: draft.labels, entries };
+    const partial: Omit<Phase, 'details' | 'errors'> = {
+      source: draft.source,
+      id: draft.id,
+      name: draft.name,
+      namespace: draft.namespace,
+      labels: draft.labels,
+      entries,
+    };
     Object.defineProperty(partial, 'details', DETAILS_ACCESSOR);
     phase = partial as Phase;
     phase.errors = errorsOf(draft);
@@ -124,7 +140,10 @@ function errorsOf(draft: PhaseDraft): readonly InventoryError[] {
  * Each entry's non-empty detail (shared), by position in `entries`, or the one detail all entries
  * have; `undefined` when none has one.
  */
-function detailsByPosition(entries: readonly ObjectRef[], details: ReadonlyMap<string, EntryDetail> | undefined): KeptDetails | undefined {
+function detailsByPosition(
+  entries: readonly ObjectRef[],
+  details: ReadonlyMap<string, EntryDetail> | undefined,
+): KeptDetails | undefined {
   if (details === undefined || details.size === 0) return undefined;
   let byPosition: (EntryDetail | undefined)[] | undefined;
   entries.forEach((entry, index) => {

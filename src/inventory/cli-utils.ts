@@ -23,7 +23,10 @@ export function parseCliUtilsInventory(obj: unknown): PhaseParseResult {
     return failParse('MALFORMED_INVENTORY', `inventory must be a Kubernetes object, got ${describeValue(obj)}`);
   }
   if (identity.apiVersion !== 'v1' || identity.kind !== 'ConfigMap') {
-    return failParse('UNSUPPORTED_OBJECT', `a cli-utils inventory is a v1 ConfigMap, got ${identity.apiVersion} ${identity.kind}`);
+    return failParse(
+      'UNSUPPORTED_OBJECT',
+      `a cli-utils inventory is a v1 ConfigMap, got ${identity.apiVersion} ${identity.kind}`,
+    );
   }
   const where = `ConfigMap ${identity.namespace}/${identity.name}`;
   const inventoryId = identity.labels[INVENTORY_ID_LABEL];

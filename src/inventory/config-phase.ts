@@ -13,11 +13,15 @@ import type { InventoryError, ObjectRef, PhaseParseResult } from './types.ts';
 
 /** Parses a config-declared phase. Never throws. */
 export function parseConfigPhase(def: unknown): PhaseParseResult {
-  if (!isRecord(def)) return failParse('MALFORMED_INVENTORY', `config phase must be an object, got ${describeValue(def)}`);
+  if (!isRecord(def))
+    return failParse('MALFORMED_INVENTORY', `config phase must be an object, got ${describeValue(def)}`);
   const name = readString(def.name);
   if (name === '') return failParse('MALFORMED_INVENTORY', 'config phase needs a non-empty name');
   if (!Array.isArray(def.resources)) {
-    return failParse('MALFORMED_INVENTORY', `config phase "${name}": resources must be a list, got ${describeValue(def.resources)}`);
+    return failParse(
+      'MALFORMED_INVENTORY',
+      `config phase "${name}": resources must be a list, got ${describeValue(def.resources)}`,
+    );
   }
   const entries: ObjectRef[] = [];
   const errors: InventoryError[] = [];
@@ -30,7 +34,11 @@ export function parseConfigPhase(def: unknown): PhaseParseResult {
     }
     const ref = readGroupKindRef(item);
     if (ref === undefined || !isRecord(item)) {
-      errors.push({ code: 'MALFORMED_ENTRY', message: `config phase "${name}": resources[${index}] needs string kind and name`, entry: `resources[${index}]` });
+      errors.push({
+        code: 'MALFORMED_ENTRY',
+        message: `config phase "${name}": resources[${index}] needs string kind and name`,
+        entry: `resources[${index}]`,
+      });
       return;
     }
     entries.push(typeof item.version === 'string' && item.version !== '' ? { ...ref, version: item.version } : ref);

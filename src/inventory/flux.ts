@@ -31,7 +31,10 @@ export function parseFluxInventory(obj: unknown): PhaseParseResult {
     return failParse('MALFORMED_INVENTORY', `inventory must be a Kubernetes object, got ${describeValue(obj)}`);
   }
   if (!isFluxInventoryKind(identity.group, identity.kind)) {
-    return failParse('UNSUPPORTED_OBJECT', `expected a Flux Kustomization or HelmRelease, got ${identity.apiVersion} ${identity.kind}`);
+    return failParse(
+      'UNSUPPORTED_OBJECT',
+      `expected a Flux Kustomization or HelmRelease, got ${identity.apiVersion} ${identity.kind}`,
+    );
   }
   const where = `${identity.kind} ${identity.namespace}/${identity.name}`;
   if (identity.name === '') return failParse('MALFORMED_INVENTORY', `${where} has no metadata.name`);
@@ -41,14 +44,21 @@ export function parseFluxInventory(obj: unknown): PhaseParseResult {
   }
   const rawEntries = isRecord(inventory) ? inventory.entries : undefined;
   if (rawEntries !== undefined && rawEntries !== null && !Array.isArray(rawEntries)) {
-    return failParse('MALFORMED_INVENTORY', `${where} has status.inventory.entries that is ${describeValue(rawEntries)}, not a list`);
+    return failParse(
+      'MALFORMED_INVENTORY',
+      `${where} has status.inventory.entries that is ${describeValue(rawEntries)}, not a list`,
+    );
   }
   const entries: ObjectRef[] = [];
   const errors: InventoryError[] = [];
   (Array.isArray(rawEntries) ? rawEntries : []).forEach((item: unknown, index) => {
     const id = isRecord(item) ? item.id : undefined;
     if (typeof id !== 'string') {
-      errors.push({ code: 'MALFORMED_ENTRY', message: `${where}: status.inventory.entries[${index}] has no string id`, entry: `entries[${index}]` });
+      errors.push({
+        code: 'MALFORMED_ENTRY',
+        message: `${where}: status.inventory.entries[${index}] has no string id`,
+        entry: `entries[${index}]`,
+      });
       return;
     }
     const parsed = parseObjMetadata(id);

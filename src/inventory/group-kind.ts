@@ -29,7 +29,8 @@ export function readGroupKind(item: unknown): GroupKind | undefined {
 export function readGroupKindRef(item: unknown): ObjectRef | undefined {
   if (!isRecord(item)) return undefined;
   const { name, group, namespace } = item;
-  if (typeof name !== 'string' || name === '' || !isOptionalString(group) || !isOptionalString(namespace)) return undefined;
+  if (typeof name !== 'string' || name === '' || !isOptionalString(group) || !isOptionalString(namespace))
+    return undefined;
   const groupKind = readGroupKind(item);
   return groupKind === undefined ? undefined : { ...groupKind, namespace: readString(namespace), name };
 }

@@ -40,7 +40,8 @@ interface Node {
 /** Reads an object's identity, uid and ownerReferences; `undefined` without a name or uid. */
 function readNode(object: unknown): Node | undefined {
   const identity = readIdentity(object);
-  if (identity === undefined || identity.name === '' || !isRecord(object) || !isRecord(object.metadata)) return undefined;
+  if (identity === undefined || identity.name === '' || !isRecord(object) || !isRecord(object.metadata))
+    return undefined;
   const uid = readString(object.metadata.uid);
   if (uid === '') return undefined;
   const refs = Array.isArray(object.metadata.ownerReferences) ? object.metadata.ownerReferences : [];
@@ -49,9 +50,18 @@ function readNode(object: unknown): Node | undefined {
     if (!isRecord(ref) || typeof ref.uid !== 'string' || ref.uid === '') continue;
     const apiVersion = readString(ref.apiVersion);
     const slash = apiVersion.indexOf('/');
-    owners.push({ uid: ref.uid, group: slash === -1 ? '' : apiVersion.slice(0, slash), kind: readString(ref.kind), name: readString(ref.name) });
+    owners.push({
+      uid: ref.uid,
+      group: slash === -1 ? '' : apiVersion.slice(0, slash),
+      kind: readString(ref.kind),
+      name: readString(ref.name),
+    });
   }
-  return { ref: { group: identity.group, kind: identity.kind, namespace: identity.namespace, name: identity.name }, uid, owners };
+  return {
+    ref: { group: identity.group, kind: identity.kind, namespace: identity.namespace, name: identity.name },
+    uid,
+    owners,
+  };
 }
 
 function describe(ref: Pick<ObjectRef, 'group' | 'kind' | 'name'>): string {
@@ -67,7 +77,11 @@ function sameKind(a: GroupKind, b: GroupKind): boolean {
  * `spec.ownedKinds` (in the same namespaces). Objects without a uid cannot be followed and are left
  * out. Never throws.
  */
-export function buildOwnerPhases(spec: OwnerKindSpec, owners: readonly unknown[], owned: readonly unknown[]): OwnerPhase[] {
+export function buildOwnerPhases(
+  spec: OwnerKindSpec,
+  owners: readonly unknown[],
+  owned: readonly unknown[],
+): OwnerPhase[] {
   const ownerNodes: { node: Node; object: Record<string, unknown> }[] = [];
   for (const object of owners) {
     const node = readNode(object);
@@ -98,7 +112,14 @@ export function buildOwnerPhases(spec: OwnerKindSpec, owners: readonly unknown[]
       labels: readStringMap(metadata.labels),
       entries: members.map((m) => m.ref),
       errors,
-      inventory: { apiVersion: readString(object.apiVersion), kind: node.ref.kind, group: node.ref.group, name: node.ref.name, namespace: node.ref.namespace, labels: {} },
+      inventory: {
+        apiVersion: readString(object.apiVersion),
+        kind: node.ref.kind,
+        group: node.ref.group,
+        name: node.ref.name,
+        namespace: node.ref.namespace,
+        labels: {},
+      },
       owner: { kind: { group: node.ref.group, kind: node.ref.kind }, ownedKinds: spec.ownedKinds },
     });
     return { phase, owner: object };
@@ -109,7 +130,12 @@ export function buildOwnerPhases(spec: OwnerKindSpec, owners: readonly unknown[]
  * The owner and everything that leads to it, depth first with the path kept, so a reference back
  * into the path is reported as a cycle instead of followed.
  */
-function collectMembers(root: Node, dependents: ReadonlyMap<string, Node[]>, byUid: ReadonlyMap<string, Node>, readKinds: readonly GroupKind[]): { members: Node[]; errors: InventoryError[] } {
+function collectMembers(
+  root: Node,
+  dependents: ReadonlyMap<string, Node[]>,
+  byUid: ReadonlyMap<string, Node>,
+  readKinds: readonly GroupKind[],
+): { members: Node[]; errors: InventoryError[] } {
   const members: Node[] = [];
   const errors: InventoryError[] = [];
   const seen = new Set<string>();

@@ -47,7 +47,10 @@ export function parseInventory(obj: unknown): PhaseParseResult {
   const source = detectPhaseSource(obj);
   if (source === undefined) {
     const identity = readIdentity(obj);
-    const what = identity === undefined ? describeValue(obj) : `${identity.apiVersion || '(no apiVersion)'} ${identity.kind || '(no kind)'} ${identity.namespace}/${identity.name}`;
+    const what =
+      identity === undefined
+        ? describeValue(obj)
+        : `${identity.apiVersion || '(no apiVersion)'} ${identity.kind || '(no kind)'} ${identity.namespace}/${identity.name}`;
     return failParse('UNSUPPORTED_OBJECT', `not an inventory phaselog understands: ${what}`);
   }
   return PARSERS[source](obj);
@@ -67,10 +70,14 @@ export function mergePhases(phases: readonly Phase[]): Phase[] {
       continue;
     }
     const details = new Map<string, EntryDetail>(Object.entries({ ...phase.details, ...seen.details }));
-    const combined = buildPhase({ ...seen, entries: [...seen.entries, ...phase.entries], details, errors: [...seen.errors, ...phase.errors] });
+    const combined = buildPhase({
+      ...seen,
+      entries: [...seen.entries, ...phase.entries],
+      details,
+      errors: [...seen.errors, ...phase.errors],
+    });
     if (seen.inventoryRef !== undefined) combined.inventoryRef = seen.inventoryRef;
     merged.set(key, combined);
   }
   return [...merged.values()];
 }
-

@@ -13,8 +13,12 @@ export function refKey(ref: ObjectRef): string {
 
 /** Orders refs by group, kind, namespace, name (plain code-unit order, locale-independent). */
 export function compareRefs(a: ObjectRef, b: ObjectRef): number {
-  return compareStrings(a.group, b.group) || compareStrings(a.kind, b.kind)
-    || compareStrings(a.namespace, b.namespace) || compareStrings(a.name, b.name);
+  return (
+    compareStrings(a.group, b.group) ||
+    compareStrings(a.kind, b.kind) ||
+    compareStrings(a.namespace, b.namespace) ||
+    compareStrings(a.name, b.name)
+  );
 }
 
 function compareStrings(a: string, b: string): number {

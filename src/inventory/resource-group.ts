@@ -19,7 +19,10 @@ export function parseResourceGroup(obj: unknown): PhaseParseResult {
     return failParse('MALFORMED_INVENTORY', `inventory must be a Kubernetes object, got ${describeValue(obj)}`);
   }
   if (identity.group !== 'kpt.dev' || identity.kind !== 'ResourceGroup') {
-    return failParse('UNSUPPORTED_OBJECT', `expected a kpt.dev ResourceGroup, got ${identity.apiVersion} ${identity.kind}`);
+    return failParse(
+      'UNSUPPORTED_OBJECT',
+      `expected a kpt.dev ResourceGroup, got ${identity.apiVersion} ${identity.kind}`,
+    );
   }
   const where = `ResourceGroup ${identity.namespace}/${identity.name}`;
   if (identity.name === '') return failParse('MALFORMED_INVENTORY', `${where} has no metadata.name`);
@@ -29,7 +32,10 @@ export function parseResourceGroup(obj: unknown): PhaseParseResult {
   }
   const resources = isRecord(spec) ? spec.resources : undefined;
   if (resources !== undefined && resources !== null && !Array.isArray(resources)) {
-    return failParse('MALFORMED_INVENTORY', `${where} has spec.resources that is ${describeValue(resources)}, not a list`);
+    return failParse(
+      'MALFORMED_INVENTORY',
+      `${where} has spec.resources that is ${describeValue(resources)}, not a list`,
+    );
   }
   const entries: ObjectRef[] = [];
   const errors: InventoryError[] = [];

@@ -10,7 +10,12 @@ import { buildPhase, failParse } from './build-phase.ts';
 import { readGroupKind } from './group-kind.ts';
 import { describeValue, isRecord, readIdentity, readString, readStringMap } from './object-fields.ts';
 import type {
-  GroupKind, LabelSelector, LabelSelectorRequirement, ObjectRef, Phase, PhaseParseResult,
+  GroupKind,
+  LabelSelector,
+  LabelSelectorRequirement,
+  ObjectRef,
+  Phase,
+  PhaseParseResult,
 } from './types.ts';
 
 const OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
@@ -20,7 +25,8 @@ const OPERATORS = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
  * ["apps/Deployment", "Service", {group, kind}], namespaces?: [] }`. Never throws.
  */
 export function parseSelectorPhase(def: unknown): PhaseParseResult {
-  if (!isRecord(def)) return failParse('MALFORMED_SELECTOR', `selector phase must be an object, got ${describeValue(def)}`);
+  if (!isRecord(def))
+    return failParse('MALFORMED_SELECTOR', `selector phase must be an object, got ${describeValue(def)}`);
   const name = readString(def.name);
   if (name === '') return failParse('MALFORMED_SELECTOR', 'selector phase needs a non-empty name');
   const selector = readLabelSelector(def.selector);
@@ -58,7 +64,13 @@ export function selectEntries(phase: Phase, objects: readonly unknown[]): Phase 
     if (spec.namespaces.length > 0 && !spec.namespaces.includes(identity.namespace)) continue;
     if (!matchesSelector(identity.labels, spec.selector)) continue;
     const version = identity.apiVersion.slice(identity.apiVersion.indexOf('/') + 1);
-    entries.push({ group: identity.group, kind: identity.kind, namespace: identity.namespace, name: identity.name, version });
+    entries.push({
+      group: identity.group,
+      kind: identity.kind,
+      namespace: identity.namespace,
+      name: identity.name,
+      version,
+    });
   }
   return buildPhase({ ...phase, entries, details: new Map(), selector: spec });
 }
@@ -69,8 +81,12 @@ export function selectEntries(phase: Phase, objects: readonly unknown[]): Phase 
  * object's `metadata.labels` as read from the cluster: only its own string values count, anything
  * else is an absent label. The one matcher for selector phases and kstatus' pod selection.
  */
-export function matchesSelector(labels: Readonly<Record<string, unknown>> | undefined, selector: LabelSelector): boolean {
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) if (readLabel(labels, key) !== value) return false;
+export function matchesSelector(
+  labels: Readonly<Record<string, unknown>> | undefined,
+  selector: LabelSelector,
+): boolean {
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {}))
+    if (readLabel(labels, key) !== value) return false;
   return (selector.matchExpressions ?? []).every((req) => matchesRequirement(labels, req));
 }
 
@@ -80,19 +96,27 @@ function readLabel(labels: Readonly<Record<string, unknown>> | undefined, key: s
   return typeof value === 'string' ? value : undefined;
 }
 
-function matchesRequirement(labels: Readonly<Record<string, unknown>> | undefined, req: LabelSelectorRequirement): boolean {
+function matchesRequirement(
+  labels: Readonly<Record<string, unknown>> | undefined,
+  req: LabelSelectorRequirement,
+): boolean {
   const value = readLabel(labels, req.key);
   switch (req.operator) {
-    case 'In': return value !== undefined && (req.values ?? []).includes(value);
-    case 'NotIn': return value === undefined || !(req.values ?? []).includes(value);
-    case 'Exists': return value !== undefined;
-    case 'DoesNotExist': return value === undefined;
+    case 'In':
+      return value !== undefined && (req.values ?? []).includes(value);
+    case 'NotIn':
+      return value === undefined || !(req.values ?? []).includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
   }
 }
 
 /** A validated selector, or a message saying what is wrong. */
 export function readLabelSelector(value: unknown): LabelSelector | string {
-  if (!isRecord(value)) return `selector must be an object with matchLabels/matchExpressions, got ${describeValue(value)}`;
+  if (!isRecord(value))
+    return `selector must be an object with matchLabels/matchExpressions, got ${describeValue(value)}`;
   const selector: LabelSelector = {};
   if (value.matchLabels !== undefined) {
     if (!isRecord(value.matchLabels) || !Object.values(value.matchLabels).every((v) => typeof v === 'string')) {

@@ -69,7 +69,11 @@ export function tlsMaterialKey(isHttps: boolean, material: TlsMaterial): string 
 function materialText(value: unknown): string {
   if (value === undefined) return '';
   const parts = Array.isArray(value) ? value : [value];
-  return parts.map((part) => (typeof part === 'string' ? part : Buffer.isBuffer(part) ? part.toString('base64') : JSON.stringify(part))).join('\n');
+  return parts
+    .map((part) =>
+      typeof part === 'string' ? part : Buffer.isBuffer(part) ? part.toString('base64') : JSON.stringify(part),
+    )
+    .join('\n');
 }
 
 const PROXY_SCHEMES = new Set(['http:', 'https:', 'socks:', 'socks4:', 'socks4a:', 'socks5:', 'socks5h:']);
@@ -78,7 +82,9 @@ const PROXY_SCHEMES = new Set(['http:', 'https:', 'socks:', 'socks4:', 'socks4a:
 export function proxyUrlProblem(proxyUrl: string): string | undefined {
   if (!URL.canParse(proxyUrl)) return 'proxy-url is not a URL';
   const scheme = new URL(proxyUrl).protocol;
-  return PROXY_SCHEMES.has(scheme) ? undefined : `proxy-url scheme ${scheme} is not supported (use http, https or socks5)`;
+  return PROXY_SCHEMES.has(scheme)
+    ? undefined
+    : `proxy-url scheme ${scheme} is not supported (use http, https or socks5)`;
 }
 
 /**
@@ -87,16 +93,28 @@ export function proxyUrlProblem(proxyUrl: string): string | undefined {
  */
 export function createClusterAgent(options: ClusterAgentOptions): http.Agent {
   const { isHttps, tls: material, proxyUrl } = options;
-  const pool: http.AgentOptions = { keepAlive: options.keepAlive, ...(options.maxFreeSockets !== undefined ? { maxFreeSockets: options.maxFreeSockets } : {}) };
+  const pool: http.AgentOptions = {
+    keepAlive: options.keepAlive,
+    ...(options.maxFreeSockets !== undefined ? { maxFreeSockets: options.maxFreeSockets } : {}),
+  };
   const tlsOptions: https.AgentOptions = isHttps
-    ? { ca: material.ca, cert: material.cert, key: material.key, rejectUnauthorized: material.rejectUnauthorized, servername: material.servername, secureContext: sharedSecureContext(material) }
+    ? {
+        ca: material.ca,
+        cert: material.cert,
+        key: material.key,
+        rejectUnauthorized: material.rejectUnauthorized,
+        servername: material.servername,
+        secureContext: sharedSecureContext(material),
+      }
     : {};
   if (proxyUrl === undefined || proxyUrl === '') {
     return isHttps ? new https.Agent({ ...pool, ...tlsOptions }) : new http.Agent(pool);
   }
   const scheme = URL.canParse(proxyUrl) ? new URL(proxyUrl).protocol : '';
   if (scheme === 'http:' || scheme === 'https:') {
-    return isHttps ? new HttpsProxyAgent({ ...pool, proxy: proxyUrl, ...tlsOptions }) : new HttpProxyAgent({ ...pool, proxy: proxyUrl });
+    return isHttps
+      ? new HttpsProxyAgent({ ...pool, proxy: proxyUrl, ...tlsOptions })
+      : new HttpProxyAgent({ ...pool, proxy: proxyUrl });
   }
   const problem = proxyUrlProblem(proxyUrl);
   if (problem !== undefined) throw new Error(problem);

@@ -30,7 +30,12 @@ export interface ClusterHandle {
 }
 
 /** Builds a handle whose JSON form (logs, API answers) leaves the KubeConfig out. */
-export function createClusterHandle(name: string, labels: Record<string, string>, kubeConfig: KubeConfig, server: string): ClusterHandle {
+export function createClusterHandle(
+  name: string,
+  labels: Record<string, string>,
+  kubeConfig: KubeConfig,
+  server: string,
+): ClusterHandle {
   return {
     name,
     labels,
@@ -78,9 +83,19 @@ export function loadKubeconfigClusters(source: KubeconfigSource): ClusterLoadRes
   const label = source.paths?.join(path.delimiter) ?? source.path ?? 'kubeconfig';
   let contextNames: string[];
   try {
-    contextNames = readKubeconfig(source).getContexts().map((c) => c.name);
+    contextNames = readKubeconfig(source)
+      .getContexts()
+      .map((c) => c.name);
   } catch (err) {
-    return { clusters: [], errors: [{ cluster: label, message: err instanceof KubeconfigError ? err.message : `cannot read ${label}: ${errorMessage(err)}` }] };
+    return {
+      clusters: [],
+      errors: [
+        {
+          cluster: label,
+          message: err instanceof KubeconfigError ? err.message : `cannot read ${label}: ${errorMessage(err)}`,
+        },
+      ],
+    };
   }
   const wanted = source.contexts ?? contextNames;
   const result: ClusterLoadResult = { clusters: [], errors: [] };
@@ -99,7 +114,8 @@ export function loadKubeconfigClusters(source: KubeconfigSource): ClusterLoadRes
     // A proxy that cannot be used (kubeconfig proxy-url or HTTPS_PROXY) is reported here, not on every request.
     const envProblem = useEnvProxy(kubeConfig, source.proxyEnv);
     const proxyUrl = kubeConfig.getCurrentCluster()?.proxyUrl;
-    const proxyProblem = envProblem ?? (proxyUrl !== undefined && proxyUrl !== '' ? proxyUrlProblem(proxyUrl) : undefined);
+    const proxyProblem =
+      envProblem ?? (proxyUrl !== undefined && proxyUrl !== '' ? proxyUrlProblem(proxyUrl) : undefined);
     if (proxyProblem !== undefined) {
       result.errors.push({ cluster: context, message: `context "${context}": ${proxyProblem}` });
       continue;
@@ -134,7 +150,10 @@ export function loadInClusterCluster(source: InClusterSource = {}): ClusterLoadR
   const name = source.name ?? 'in-cluster';
   const host = source.serviceHost;
   if (host === undefined || host === '') {
-    return { clusters: [], errors: [{ cluster: name, message: 'not running in a cluster (KUBERNETES_SERVICE_HOST is unset)' }] };
+    return {
+      clusters: [],
+      errors: [{ cluster: name, message: 'not running in a cluster (KUBERNETES_SERVICE_HOST is unset)' }],
+    };
   }
   const dir = source.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
   const tokenFile = path.join(dir, 'token');
@@ -143,7 +162,12 @@ export function loadInClusterCluster(source: InClusterSource = {}): ClusterLoadR
     try {
       readFileSync(file);
     } catch (error) {
-      return { clusters: [], errors: [{ cluster: name, message: `in-cluster service account: cannot read ${file}: ${(error as Error).message}` }] };
+      return {
+        clusters: [],
+        errors: [
+          { cluster: name, message: `in-cluster service account: cannot read ${file}: ${(error as Error).message}` },
+        ],
+      };
     }
   }
   const server = `https://${net.isIPv6(host) ? `[${host}]` : host}:${source.servicePort ?? '443'}`;
@@ -174,7 +198,10 @@ export function loadClusters(config: ClustersConfig, inCluster: SharedClusterSet
   const seen = new Set<string>();
   result.clusters = result.clusters.filter((cluster) => {
     if (!seen.has(cluster.name)) return seen.add(cluster.name);
-    result.errors.push({ cluster: cluster.name, message: `cluster name "${cluster.name}" is used twice; the second is ignored` });
+    result.errors.push({
+      cluster: cluster.name,
+      message: `cluster name "${cluster.name}" is used twice; the second is ignored`,
+    });
     return false;
   });
   return result;
@@ -194,16 +221,24 @@ function loadEntry(entry: ClusterEntry, index: number, inCluster: SharedClusterS
   return loadServerCluster({ ...entry, name, server: entry.server ?? '' }, inCluster.proxyEnv);
 }
 
-function loadServerCluster(entry: ClusterEntry & { name: string; server: string }, proxyEnv: ProxyEnv | undefined): ClusterLoadResult {
+function loadServerCluster(
+  entry: ClusterEntry & { name: string; server: string },
+  proxyEnv: ProxyEnv | undefined,
+): ClusterLoadResult {
   for (const file of [entry.tokenFile, entry.caFile]) {
-    if (file !== undefined && !existsSync(file)) return { clusters: [], errors: [{ cluster: entry.name, message: `file ${file} does not exist` }] };
+    if (file !== undefined && !existsSync(file))
+      return { clusters: [], errors: [{ cluster: entry.name, message: `file ${file} does not exist` }] };
   }
   const user: Record<string, unknown> = { name: 'user' };
   if (entry.token !== undefined) user.token = entry.token;
   if (entry.tokenFile !== undefined) user.authProvider = watchedTokenFileProvider(entry.tokenFile);
   // client-node 1.4 refuses plain-http servers unless skipTLSVerify is set; for http it means nothing else.
   const plainHttp = entry.server.startsWith('http:');
-  const cluster: Record<string, unknown> = { name: 'cluster', server: entry.server, skipTLSVerify: entry.insecureSkipTLSVerify === true || plainHttp };
+  const cluster: Record<string, unknown> = {
+    name: 'cluster',
+    server: entry.server,
+    skipTLSVerify: entry.insecureSkipTLSVerify === true || plainHttp,
+  };
   if (entry.caFile !== undefined) cluster.caFile = entry.caFile;
   const kubeConfig = new KubeConfig();
   useWatchedTokenFiles(kubeConfig);

@@ -73,7 +73,14 @@ export class CachedObject {
    */
   #packed: string;
 
-  constructor(fields: { resourceVersion: string | number; redaction: RedactionKey; view: string; whole: boolean; digest: string; packed: string }) {
+  constructor(fields: {
+    resourceVersion: string | number;
+    redaction: RedactionKey;
+    view: string;
+    whole: boolean;
+    digest: string;
+    packed: string;
+  }) {
     this.resourceVersion = fields.resourceVersion;
     this.redaction = fields.redaction;
     this.view = fields.view;
@@ -99,7 +106,10 @@ export class CachedObject {
 
   /** The packed text: the view's JSON and a NUL when packed, then the revision's canonical JSON. */
   unpack(): string {
-    if (this.#packed === '') throw new Error('the cached object no longer holds its body (a snapshot stored it); read the object from the API server');
+    if (this.#packed === '')
+      throw new Error(
+        'the cached object no longer holds its body (a snapshot stored it); read the object from the API server',
+      );
     return inflateRawSync(Buffer.from(this.#packed, 'latin1'), ZLIB).toString('utf8');
   }
 
@@ -140,7 +150,17 @@ const OWNER_REFERENCE_FIELDS = ['kind', 'name', 'uid'] as const;
 const POD_METADATA = [...VIEW_METADATA, 'creationTimestamp', 'labels', ...TREE_METADATA] as const;
 const REPLICASET_METADATA = [...VIEW_METADATA, ...TREE_METADATA] as const;
 /** Spec fields the built-in rules read (src/status/rules, selector.ts); values are kept whole. */
-const VIEW_SPEC = ['replicas', 'selector', 'progressDeadlineSeconds', 'parallelism', 'completions', 'suspend', 'type', 'clusterIP', 'updateStrategy'] as const;
+const VIEW_SPEC = [
+  'replicas',
+  'selector',
+  'progressDeadlineSeconds',
+  'parallelism',
+  'completions',
+  'suspend',
+  'type',
+  'clusterIP',
+  'updateStrategy',
+] as const;
 /** Of a Pod's container statuses, the Pod rule reads `name` and `state.waiting.reason`. */
 const CONTAINER_STATUS_FIELDS = ['name', 'state'] as const;
 /** What the Pod rule and the generic checks read of a Pod's status. */
@@ -158,7 +178,11 @@ const CONDITION_FIELDS = ['type', 'status', 'reason', 'message'] as const;
 const POD_CONDITION_TYPES: ReadonlySet<string> = new Set(['Ready', 'PodScheduled', 'Reconciling', 'Stalled']);
 
 function isWellFormedCondition(c: unknown): boolean {
-  return isRecord(c) && CONDITION_FIELDS.every((field) => c[field] === undefined || c[field] === null || typeof c[field] === 'string') && typeof c.type === 'string';
+  return (
+    isRecord(c) &&
+    CONDITION_FIELDS.every((field) => c[field] === undefined || c[field] === null || typeof c[field] === 'string') &&
+    typeof c.type === 'string'
+  );
 }
 
 /**
@@ -166,28 +190,55 @@ function isWellFormedCondition(c: unknown): boolean {
  * dictionary: small documents compress poorly alone because each must spell its keys once.
  * Changing it makes stored deflated strings unreadable, but they live in memory only.
  */
-const DICTIONARY = Buffer.from([
-  '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"annotations":{"config.k8s.io/owning-inventory":"',
-  '"},"creationTimestamp":"20','T00:00:00Z","labels":{"app":"','","app.kubernetes.io/instance":"','","app.kubernetes.io/managed-by":"Helm',
-  '","app.kubernetes.io/managed-by":"kustomize","app.kubernetes.io/name":"','","app.kubernetes.io/part-of":"','","app.kubernetes.io/version":"',
-  '","helm.sh/chart":"','"},"name":"','","namespace":"','","ownerReferences":[{"apiVersion":"apps/v1","blockOwnerDeletion":true,"controller":true,"kind":"ReplicaSet","name":"',
-  '","uid":"','"}]},"spec":{"affinity":{},"containers":[{"args":["','"],"command":["','"],"env":[{"name":"','","value":"','"},{"name":"',
-  '","valueFrom":{"configMapKeyRef":{"key":"','","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}},{"name":"',
-  '","valueFrom":{"secretKeyRef":{"key":"','"}}}],"image":"','","imagePullPolicy":"IfNotPresent","livenessProbe":{"failureThreshold":3,"httpGet":{"path":"/healthz","port":"http","scheme":"HTTP"},"initialDelaySeconds":',
-  ',"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},"name":"main","ports":[{"containerPort":8080,"name":"http","protocol":"TCP"}],',
-  '"readinessProbe":{"failureThreshold":3,"httpGet":{"path":"/readyz","port":"http","scheme":"HTTP"},"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},',
-  '"resources":{"limits":{"cpu":"500m","memory":"256Mi"},"requests":{"cpu":"100m","memory":"128Mi"}},"securityContext":{"allowPrivilegeEscalation":false,"readOnlyRootFilesystem":true,"runAsNonRoot":true},',
-  '"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","volumeMounts":[{"mountPath":"','","name":"','","readOnly":true}]}],',
-  '"dnsPolicy":"ClusterFirst","enableServiceLinks":true,"nodeName":"','","preemptionPolicy":"PreemptLowerPriority","priority":0,"restartPolicy":"Always","schedulerName":"default-scheduler",',
-  '"serviceAccount":"default","serviceAccountName":"default","terminationGracePeriodSeconds":30,"tolerations":[{"effect":"NoExecute","key":"node.kubernetes.io/not-ready","operator":"Exists","tolerationSeconds":300},',
-  '{"effect":"NoExecute","key":"node.kubernetes.io/unreachable","operator":"Exists","tolerationSeconds":300}],"volumes":[{"configMap":{"defaultMode":420,"name":"','"},"name":"',
-  '{"name":"kube-api-access-","projected":{"defaultMode":420,"sources":[{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}}]}}]}',
-  '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{"deployment.kubernetes.io/revision":"','"},"spec":{"progressDeadlineSeconds":600,"replicas":',
-  ',"revisionHistoryLimit":10,"selector":{"matchLabels":{"app":"','"}},"strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"},"type":"RollingUpdate"},"template":{"metadata":{"labels":{"app":"',
-  '{"apiVersion":"v1","kind":"Service","metadata":{"spec":{"clusterIP":"10.96.','","clusterIPs":["10.96.','"],"internalTrafficPolicy":"Cluster","ipFamilies":["IPv4"],"ipFamilyPolicy":"SingleStack",',
-  '"ports":[{"name":"http","port":80,"protocol":"TCP","targetPort":"http"},{"name":"metrics","port":9090,"protocol":"TCP","targetPort":9090}],"selector":{"app":"','"},"sessionAffinity":"None","type":"ClusterIP"}}',
-  '{"apiVersion":"apps/v1","kind":"StatefulSet"{"apiVersion":"batch/v1","kind":"Job"{"apiVersion":"v1","kind":"Pod","data":{"',
-].join(''));
+const DICTIONARY = Buffer.from(
+  [
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"annotations":{"config.k8s.io/owning-inventory":"',
+    '"},"creationTimestamp":"20',
+    'T00:00:00Z","labels":{"app":"',
+    '","app.kubernetes.io/instance":"',
+    '","app.kubernetes.io/managed-by":"Helm',
+    '","app.kubernetes.io/managed-by":"kustomize","app.kubernetes.io/name":"',
+    '","app.kubernetes.io/part-of":"',
+    '","app.kubernetes.io/version":"',
+    '","helm.sh/chart":"',
+    '"},"name":"',
+    '","namespace":"',
+    '","ownerReferences":[{"apiVersion":"apps/v1","blockOwnerDeletion":true,"controller":true,"kind":"ReplicaSet","name":"',
+    '","uid":"',
+    '"}]},"spec":{"affinity":{},"containers":[{"args":["',
+    '"],"command":["',
+    '"],"env":[{"name":"',
+    '","value":"',
+    '"},{"name":"',
+    '","valueFrom":{"configMapKeyRef":{"key":"',
+    '","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}},{"name":"',
+    '","valueFrom":{"secretKeyRef":{"key":"',
+    '"}}}],"image":"',
+    '","imagePullPolicy":"IfNotPresent","livenessProbe":{"failureThreshold":3,"httpGet":{"path":"/healthz","port":"http","scheme":"HTTP"},"initialDelaySeconds":',
+    ',"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},"name":"main","ports":[{"containerPort":8080,"name":"http","protocol":"TCP"}],',
+    '"readinessProbe":{"failureThreshold":3,"httpGet":{"path":"/readyz","port":"http","scheme":"HTTP"},"periodSeconds":10,"successThreshold":1,"timeoutSeconds":1},',
+    '"resources":{"limits":{"cpu":"500m","memory":"256Mi"},"requests":{"cpu":"100m","memory":"128Mi"}},"securityContext":{"allowPrivilegeEscalation":false,"readOnlyRootFilesystem":true,"runAsNonRoot":true},',
+    '"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","volumeMounts":[{"mountPath":"',
+    '","name":"',
+    '","readOnly":true}]}],',
+    '"dnsPolicy":"ClusterFirst","enableServiceLinks":true,"nodeName":"',
+    '","preemptionPolicy":"PreemptLowerPriority","priority":0,"restartPolicy":"Always","schedulerName":"default-scheduler",',
+    '"serviceAccount":"default","serviceAccountName":"default","terminationGracePeriodSeconds":30,"tolerations":[{"effect":"NoExecute","key":"node.kubernetes.io/not-ready","operator":"Exists","tolerationSeconds":300},',
+    '{"effect":"NoExecute","key":"node.kubernetes.io/unreachable","operator":"Exists","tolerationSeconds":300}],"volumes":[{"configMap":{"defaultMode":420,"name":"',
+    '"},"name":"',
+    '{"name":"kube-api-access-","projected":{"defaultMode":420,"sources":[{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}}]}}]}',
+    '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{"deployment.kubernetes.io/revision":"',
+    '"},"spec":{"progressDeadlineSeconds":600,"replicas":',
+    ',"revisionHistoryLimit":10,"selector":{"matchLabels":{"app":"',
+    '"}},"strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"},"type":"RollingUpdate"},"template":{"metadata":{"labels":{"app":"',
+    '{"apiVersion":"v1","kind":"Service","metadata":{"spec":{"clusterIP":"10.96.',
+    '","clusterIPs":["10.96.',
+    '"],"internalTrafficPolicy":"Cluster","ipFamilies":["IPv4"],"ipFamilyPolicy":"SingleStack",',
+    '"ports":[{"name":"http","port":80,"protocol":"TCP","targetPort":"http"},{"name":"metrics","port":9090,"protocol":"TCP","targetPort":9090}],"selector":{"app":"',
+    '"},"sessionAffinity":"None","type":"ClusterIP"}}',
+    '{"apiVersion":"apps/v1","kind":"StatefulSet"{"apiVersion":"batch/v1","kind":"Job"{"apiVersion":"v1","kind":"Pod","data":{"',
+  ].join(''),
+);
 
 /**
  * Small zlib state (a window that holds the dictionary and a typical object; a low memLevel): the
@@ -302,9 +353,16 @@ export function statusView(object: KubeObject): KubeObject {
   if ('kind' in object) view.kind = object.kind;
   const isPod = object.kind === 'Pod' && object.apiVersion === 'v1';
   const isReplicaSet = object.kind === 'ReplicaSet';
-  if ('metadata' in object) view.metadata = ownerLinks(pick(object.metadata, isPod ? POD_METADATA : isReplicaSet ? REPLICASET_METADATA : VIEW_METADATA));
+  if ('metadata' in object)
+    view.metadata = ownerLinks(
+      pick(object.metadata, isPod ? POD_METADATA : isReplicaSet ? REPLICASET_METADATA : VIEW_METADATA),
+    );
   if ('spec' in object) view.spec = pick(object.spec, VIEW_SPEC);
-  if ('status' in object) view.status = statusFields(object.status, isPod ? 'pod' : findRule(object) !== undefined ? 'built-in rule' : 'generic');
+  if ('status' in object)
+    view.status = statusFields(
+      object.status,
+      isPod ? 'pod' : findRule(object) !== undefined ? 'built-in rule' : 'generic',
+    );
   return view;
 }
 
@@ -315,12 +373,20 @@ type StatusReader = 'pod' | 'built-in rule' | 'generic';
 function statusFields(status: unknown, reader: StatusReader): unknown {
   const isPod = reader === 'pod';
   if (!isRecord(status)) return status;
-  const out = isPod ? pick(status, POD_STATUS_FIELDS) as Record<string, unknown> : reader === 'built-in rule' ? { ...status } : pick(status, GENERIC_STATUS_FIELDS) as Record<string, unknown>;
+  const out = isPod
+    ? (pick(status, POD_STATUS_FIELDS) as Record<string, unknown>)
+    : reader === 'built-in rule'
+      ? { ...status }
+      : (pick(status, GENERIC_STATUS_FIELDS) as Record<string, unknown>);
   if (Array.isArray(out.conditions)) {
     out.conditions = (out.conditions as unknown[]).map((c) => pick(c, CONDITION_FIELDS));
-    if (isPod && (out.conditions as unknown[]).every(isWellFormedCondition)) out.conditions = (out.conditions as Record<string, unknown>[]).filter((c) => POD_CONDITION_TYPES.has(c.type as string));
+    if (isPod && (out.conditions as unknown[]).every(isWellFormedCondition))
+      out.conditions = (out.conditions as Record<string, unknown>[]).filter((c) =>
+        POD_CONDITION_TYPES.has(c.type as string),
+      );
   }
-  if (isPod && Array.isArray(out.containerStatuses)) out.containerStatuses = (out.containerStatuses as unknown[]).map(containerStatusView);
+  if (isPod && Array.isArray(out.containerStatuses))
+    out.containerStatuses = (out.containerStatuses as unknown[]).map(containerStatusView);
   return out;
 }
 

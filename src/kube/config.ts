@@ -31,15 +31,24 @@ export const clusterEntrySchema = z
   })
   .strict()
   .superRefine((entry, ctx) => {
-    const modes = [entry.kubeconfig !== undefined, entry.server !== undefined, entry.inCluster === true].filter(Boolean).length;
+    const modes = [entry.kubeconfig !== undefined, entry.server !== undefined, entry.inCluster === true].filter(
+      Boolean,
+    ).length;
     if (modes !== 1) {
       ctx.addIssue({ code: 'custom', message: 'set exactly one of kubeconfig, server or inCluster' });
       return;
     }
     if (entry.kubeconfig !== undefined) {
-      if (entry.context !== undefined && entry.contexts !== undefined) ctx.addIssue({ code: 'custom', message: 'set context or contexts, not both', path: ['contexts'] });
-      if (entry.context !== undefined && entry.name === undefined) ctx.addIssue({ code: 'custom', message: 'a single-context entry needs a name', path: ['name'] });
-      if (entry.context === undefined && entry.name !== undefined) ctx.addIssue({ code: 'custom', message: 'name applies to one context; set context, or drop name to use context names', path: ['name'] });
+      if (entry.context !== undefined && entry.contexts !== undefined)
+        ctx.addIssue({ code: 'custom', message: 'set context or contexts, not both', path: ['contexts'] });
+      if (entry.context !== undefined && entry.name === undefined)
+        ctx.addIssue({ code: 'custom', message: 'a single-context entry needs a name', path: ['name'] });
+      if (entry.context === undefined && entry.name !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          message: 'name applies to one context; set context, or drop name to use context names',
+          path: ['name'],
+        });
     }
     if (entry.kubeconfig === undefined) {
       for (const key of ['context', 'contexts'] as const) {
@@ -48,7 +57,8 @@ export const clusterEntrySchema = z
       if (entry.name === undefined) ctx.addIssue({ code: 'custom', message: 'name is required', path: ['name'] });
     }
     if (entry.server !== undefined) {
-      if (entry.token !== undefined && entry.tokenFile !== undefined) ctx.addIssue({ code: 'custom', message: 'set token or tokenFile, not both', path: ['tokenFile'] });
+      if (entry.token !== undefined && entry.tokenFile !== undefined)
+        ctx.addIssue({ code: 'custom', message: 'set token or tokenFile, not both', path: ['tokenFile'] });
     } else {
       for (const key of ['token', 'tokenFile', 'caFile', 'insecureSkipTLSVerify'] as const) {
         if (entry[key] !== undefined) ctx.addIssue({ code: 'custom', message: `${key} needs server`, path: [key] });
@@ -61,7 +71,8 @@ export const clustersConfigSchema = z.array(clusterEntrySchema).superRefine((ent
   const seen = new Set<string>();
   entries.forEach((entry, index) => {
     if (entry.name === undefined) return;
-    if (seen.has(entry.name)) ctx.addIssue({ code: 'custom', message: `duplicate cluster name "${entry.name}"`, path: [index, 'name'] });
+    if (seen.has(entry.name))
+      ctx.addIssue({ code: 'custom', message: `duplicate cluster name "${entry.name}"`, path: [index, 'name'] });
     seen.add(entry.name);
   });
 });

@@ -60,7 +60,9 @@ export class ParsedInventory {
 export function manifestVersionOf(manifest: KubeObject): string | undefined {
   const meta = (manifest.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
   // Joined, one flat string: it is kept with the parsed phase from tick to tick.
-  return typeof meta.uid === 'string' && typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' ? [meta.uid, meta.resourceVersion].join('\u0000') : undefined;
+  return typeof meta.uid === 'string' && typeof meta.resourceVersion === 'string' && meta.resourceVersion !== ''
+    ? [meta.uid, meta.resourceVersion].join('\u0000')
+    : undefined;
 }
 
 /**
@@ -151,54 +153,76 @@ const SOURCE_KINDS: SourceKind[] = [
  * whole-object watch cache (see {@link INVENTORY_WATCHES}) is read from the cache instead. Never
  * throws.
  */
-export async function discoverPhases(cluster: ClusterClient, options: DiscoverPhasesOptions = {}): Promise<DiscoverPhasesResult> {
+export async function discoverPhases(
+  cluster: ClusterClient,
+  options: DiscoverPhasesOptions = {},
+): Promise<DiscoverPhasesResult> {
   const result: DiscoverPhasesResult = { phases: [], invalid: [], errors: [] };
   const kinds = SOURCE_KINDS.filter((k) => options.sources?.[k.toggle] !== false);
-  const namespaces = options.namespaces !== undefined && options.namespaces.length > 0 ? options.namespaces : [undefined];
+  const namespaces =
+    options.namespaces !== undefined && options.namespaces.length > 0 ? options.namespaces : [undefined];
   const found: DiscoveredPhase[] = [];
-  await Promise.all(kinds.map(async (source) => {
-    const resolved = await cluster.discovery.resolve(source.group, source.kind);
-    if (isKubeError(resolved)) {
-      if (resolved.kind !== 'KIND_NOT_FOUND') result.errors.push({ group: source.group, kind: source.kind, error: resolved, refs: [] });
-      return;
-    }
-    const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
-    for (const namespace of namespaces) {
-      const cache = inventoryCache(cluster, source, namespace);
-      if (cache !== undefined) {
-        for (const [key, record] of cache.records()) {
-          if (namespace === undefined || key.startsWith(`${namespace}/`)) collectRecord(record, found, result.invalid);
+  await Promise.all(
+    kinds.map(async (source) => {
+      const resolved = await cluster.discovery.resolve(source.group, source.kind);
+      if (isKubeError(resolved)) {
+        if (resolved.kind !== 'KIND_NOT_FOUND')
+          result.errors.push({ group: source.group, kind: source.kind, error: resolved, refs: [] });
+        return;
+      }
+      const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
+      for (const namespace of namespaces) {
+        const cache = inventoryCache(cluster, source, namespace);
+        if (cache !== undefined) {
+          for (const [key, record] of cache.records()) {
+            if (namespace === undefined || key.startsWith(`${namespace}/`))
+              collectRecord(record, found, result.invalid);
+          }
+          // The records keep their own parsed phases (parsedRecords): the last LIST's are not needed.
+          listedGenerations.get(cluster)?.delete(listKey(source, namespace));
+          continue;
         }
-        // The records keep their own parsed phases (parsedRecords): the last LIST's are not needed.
-        listedGenerations.get(cluster)?.delete(listKey(source, namespace));
-        continue;
+        const batch: KubeObject[] = [];
+        const outcome = await listCollection(
+          cluster.transport,
+          collectionPath(resolved, namespace),
+          {
+            apiVersion,
+            kind: resolved.kind,
+            ...(source.labelSelector !== undefined ? { labelSelector: source.labelSelector } : {}),
+            ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+          },
+          (item) => batch.push(slimObject(item)),
+          () => batch.splice(0),
+        );
+        if (!outcome.ok) {
+          const failure: KindReadError = { group: source.group, kind: source.kind, error: outcome.error, refs: [] };
+          if (namespace !== undefined) failure.namespace = namespace;
+          result.errors.push(failure);
+          continue;
+        }
+        collectListed(cluster, listKey(source, namespace), batch, found, result.invalid);
       }
-      const batch: KubeObject[] = [];
-      const outcome = await listCollection(
-        cluster.transport,
-        collectionPath(resolved, namespace),
-        { apiVersion, kind: resolved.kind, ...(source.labelSelector !== undefined ? { labelSelector: source.labelSelector } : {}), ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) },
-        (item) => batch.push(slimObject(item)),
-        () => batch.splice(0),
-      );
-      if (!outcome.ok) {
-        const failure: KindReadError = { group: source.group, kind: source.kind, error: outcome.error, refs: [] };
-        if (namespace !== undefined) failure.namespace = namespace;
-        result.errors.push(failure);
-        continue;
-      }
-      collectListed(cluster, listKey(source, namespace), batch, found, result.invalid);
-    }
-  }));
+    }),
+  );
   result.phases = mergeDiscovered(found);
   return result;
 }
 
 /** A synced cache holding every inventory object of `source` in `namespace` (or cluster-wide), whole. */
-function inventoryCache(cluster: ClusterClient, source: SourceKind, namespace: string | undefined): CacheView | undefined {
-  const usable = (cache: CacheView | undefined): CacheView | undefined => (cache?.synced === true && cache.whole ? cache : undefined);
+function inventoryCache(
+  cluster: ClusterClient,
+  source: SourceKind,
+  namespace: string | undefined,
+): CacheView | undefined {
+  const usable = (cache: CacheView | undefined): CacheView | undefined =>
+    cache?.synced === true && cache.whole ? cache : undefined;
   const keys = [cacheKey(source.group, source.kind, namespace), cacheKey(source.group, source.kind)];
-  if (source.labelSelector !== undefined) keys.unshift(cacheKey(source.group, source.kind, namespace, source.labelSelector), cacheKey(source.group, source.kind, undefined, source.labelSelector));
+  if (source.labelSelector !== undefined)
+    keys.unshift(
+      cacheKey(source.group, source.kind, namespace, source.labelSelector),
+      cacheKey(source.group, source.kind, undefined, source.labelSelector),
+    );
   for (const key of keys) {
     const cache = usable(cluster.caches.get(key));
     if (cache !== undefined) return cache;
@@ -240,7 +264,13 @@ function listKey(source: SourceKind, namespace: string | undefined): string {
   return `${source.group}\u0000${source.kind}\u0000${namespace ?? ''}`;
 }
 
-function collectListed(cluster: ClusterClient, key: string, manifests: readonly KubeObject[], found: DiscoveredPhase[], invalid: InvalidInventory[]): void {
+function collectListed(
+  cluster: ClusterClient,
+  key: string,
+  manifests: readonly KubeObject[],
+  found: DiscoveredPhase[],
+  invalid: InvalidInventory[],
+): void {
   let generations = listedGenerations.get(cluster);
   if (generations === undefined) {
     generations = new Map();
@@ -254,7 +284,8 @@ function collectListed(cluster: ClusterClient, key: string, manifests: readonly 
     kept ??= new ParsedInventory(parseInventory(manifest), version);
     // Keyed by the kept parse's own version string, not this LIST's equal copy: one per version.
     if (kept.version !== undefined) next.set(kept.version, kept);
-    if (isValid(kept)) found.push({ phase: kept.phase, manifest, ...(version !== undefined ? { manifestVersion: version, kept } : {}) });
+    if (isValid(kept))
+      found.push({ phase: kept.phase, manifest, ...(version !== undefined ? { manifestVersion: version, kept } : {}) });
     else addInvalid(manifest, kept.error as InventoryError, invalid);
   }
   generations.set(key, next);
@@ -289,7 +320,13 @@ function mergeDiscovered(found: DiscoveredPhase[]): DiscoveredPhase[] {
     if (d === undefined) return { phase, manifest: {} };
     if (d.phase === phase) return d;
     // Merged from several objects: the first one's manifest and version, read when read.
-    return { phase, get manifest() { return d.manifest; }, ...(d.manifestVersion !== undefined ? { manifestVersion: d.manifestVersion } : {}) };
+    return {
+      phase,
+      get manifest() {
+        return d.manifest;
+      },
+      ...(d.manifestVersion !== undefined ? { manifestVersion: d.manifestVersion } : {}),
+    };
   });
 }
 

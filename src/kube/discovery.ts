@@ -63,7 +63,12 @@ export function createDiscovery(transport: KubeTransport, options: DiscoveryOpti
   }
 
   /** Returns a cached promise unless it is too old; failed fetches are never kept. */
-  function cached<T>(entry: Cached<T> | undefined, maxAge: number, load: () => Promise<T>, store: (c: Cached<T> | undefined) => void): Promise<T> {
+  function cached<T>(
+    entry: Cached<T> | undefined,
+    maxAge: number,
+    load: () => Promise<T>,
+    store: (c: Cached<T> | undefined) => void,
+  ): Promise<T> {
     if (entry !== undefined && now() - entry.fetchedAt < maxAge) return entry.value;
     const fresh: Cached<T> = { fetchedAt: now(), value: load() };
     store(fresh);
@@ -72,20 +77,33 @@ export function createDiscovery(transport: KubeTransport, options: DiscoveryOpti
   }
 
   function loadGroups(maxAge: number): Promise<Map<string, GroupInfo>> {
-    return cached(groups, maxAge, async () => parseGroupList(await fetchJson('/apis')), (c) => { groups = c; });
+    return cached(
+      groups,
+      maxAge,
+      async () => parseGroupList(await fetchJson('/apis')),
+      (c) => {
+        groups = c;
+      },
+    );
   }
 
   function loadVersion(group: string, version: string, maxAge: number): Promise<ResolvedKind[]> {
     const key = `${group}/${version}`;
     const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-    return cached(versions.get(key), maxAge, async () => parseResourceList(await fetchJson(path), group, version), (c) => {
-      if (c === undefined) versions.delete(key);
-      else versions.set(key, c);
-    });
+    return cached(
+      versions.get(key),
+      maxAge,
+      async () => parseResourceList(await fetchJson(path), group, version),
+      (c) => {
+        if (c === undefined) versions.delete(key);
+        else versions.set(key, c);
+      },
+    );
   }
 
   async function find(group: string, kind: string, maxAge: number): Promise<ResolvedKind | undefined> {
-    const info: GroupInfo | undefined = group === '' ? { preferred: 'v1', versions: ['v1'] } : (await loadGroups(maxAge)).get(group);
+    const info: GroupInfo | undefined =
+      group === '' ? { preferred: 'v1', versions: ['v1'] } : (await loadGroups(maxAge)).get(group);
     if (info === undefined) return undefined;
     // The preferred version first; other versions only when the kind is missing from it.
     for (const version of [info.preferred, ...info.versions.filter((v) => v !== info.preferred)]) {
@@ -99,7 +117,10 @@ export function createDiscovery(transport: KubeTransport, options: DiscoveryOpti
     try {
       const found = (await find(group, kind, ttl)) ?? (await find(group, kind, missRefresh));
       if (found !== undefined) return found;
-      return { kind: 'KIND_NOT_FOUND', message: `the server does not serve kind ${group === '' ? kind : `${kind}.${group}`}` };
+      return {
+        kind: 'KIND_NOT_FOUND',
+        message: `the server does not serve kind ${group === '' ? kind : `${kind}.${group}`}`,
+      };
     } catch (err) {
       return classifyKubeError(err);
     }
@@ -139,7 +160,9 @@ function parseResourceList(body: unknown, group: string, version: string): Resol
   for (const item of list as Array<Record<string, unknown>>) {
     // Subresources (`deployments/status`) share the kind of their parent; skip them.
     if (typeof item.name !== 'string' || item.name.includes('/') || typeof item.kind !== 'string') continue;
-    const verbs = Array.isArray(item.verbs) ? (item.verbs as unknown[]).filter((v): v is string => typeof v === 'string') : [];
+    const verbs = Array.isArray(item.verbs)
+      ? (item.verbs as unknown[]).filter((v): v is string => typeof v === 'string')
+      : [];
     out.push({ group, version, kind: item.kind, resource: item.name, namespaced: item.namespaced === true, verbs });
   }
   return out;

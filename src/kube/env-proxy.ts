@@ -77,7 +77,8 @@ function isExcluded(host: string, port: string, noProxy: string): boolean {
 function inCidr(ip: string, cidr: string): boolean {
   const [base, bitsText] = cidr.split('/');
   const bits = Number(bitsText);
-  if (base === undefined || !Number.isInteger(bits) || net.isIP(base) === 0 || net.isIP(base) !== net.isIP(ip)) return false;
+  if (base === undefined || !Number.isInteger(bits) || net.isIP(base) === 0 || net.isIP(base) !== net.isIP(ip))
+    return false;
   const list = new net.BlockList();
   try {
     list.addSubnet(base, bits, net.isIPv4(base) ? 'ipv4' : 'ipv6');

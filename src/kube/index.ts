@@ -1,13 +1,32 @@
 /** Cluster access: loading clusters, discovery, batched reads, watch caches and phase discovery. */
 export { clusterEntrySchema, clustersConfigSchema } from './config.ts';
 export type { ClusterEntry, ClustersConfig } from './config.ts';
-export { createClusterHandle, loadClusters, loadInClusterCluster, loadKubeconfigClusters, SERVICE_ACCOUNT_DIR } from './clusters.ts';
-export type { ClusterHandle, ClusterLoadError, ClusterLoadResult, InClusterSource, KubeconfigSource } from './clusters.ts';
+export {
+  createClusterHandle,
+  loadClusters,
+  loadInClusterCluster,
+  loadKubeconfigClusters,
+  SERVICE_ACCOUNT_DIR,
+} from './clusters.ts';
+export type {
+  ClusterHandle,
+  ClusterLoadError,
+  ClusterLoadResult,
+  InClusterSource,
+  KubeconfigSource,
+} from './clusters.ts';
 export { KubeconfigError, readKubeconfigFiles, splitKubeconfigPaths } from './kubeconfig-files.ts';
 export type { MergedKubeconfig } from './kubeconfig-files.ts';
 export { cacheKey, createClusterClient } from './cluster-client.ts';
 export type { CacheView, ClusterClient, ClusterClientOptions } from './cluster-client.ts';
-export { classifyKubeError, isRetryable, parseRetryAfter, CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, KubeRequestError } from './errors.ts';
+export {
+  classifyKubeError,
+  isRetryable,
+  parseRetryAfter,
+  CLUSTER_LEVEL_KINDS,
+  RETRYABLE_KINDS,
+  KubeRequestError,
+} from './errors.ts';
 export type { KubeError, KubeErrorKind } from './errors.ts';
 export { collectionPath, createDiscovery, isKubeError } from './discovery.ts';
 export type { Discovery, DiscoveryOptions, ResolvedKind } from './discovery.ts';
@@ -22,7 +41,13 @@ export type { WatchCache, WatchCacheEvents, WatchCacheOptions, WatchCacheStats, 
 export { createWatchSet } from './watch-set.ts';
 export type { WatchSet } from './watch-set.ts';
 export { discoverPhases } from './discover-phases.ts';
-export type { DiscoveredPhase, DiscoverPhasesOptions, DiscoverPhasesResult, InvalidInventory, PhaseSourceToggles } from './discover-phases.ts';
+export type {
+  DiscoveredPhase,
+  DiscoverPhasesOptions,
+  DiscoverPhasesResult,
+  InvalidInventory,
+  PhaseSourceToggles,
+} from './discover-phases.ts';
 export { slimObject } from './slim.ts';
 export type { KubeObject } from './slim.ts';
 export { createKubeTransport } from './transport.ts';

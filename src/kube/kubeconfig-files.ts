@@ -70,7 +70,12 @@ export function readKubeconfigFiles(files: string[]): MergedKubeconfig {
     if (currentContext === undefined && part.currentContext !== '') currentContext = part.currentContext;
   }
   if (read.length === 0) {
-    throw new KubeconfigError(files.length === 1 ? `kubeconfig ${files[0]} does not exist` : `none of the kubeconfig files exists: ${files.join(', ')}`, files[0]);
+    throw new KubeconfigError(
+      files.length === 1
+        ? `kubeconfig ${files[0]} does not exist`
+        : `none of the kubeconfig files exists: ${files.join(', ')}`,
+      files[0],
+    );
   }
   const kubeConfig = new KubeConfig();
   useWatchedTokenFiles(kubeConfig);
@@ -116,11 +121,17 @@ function readOneFile(file: string): FilePart | undefined {
   const rawUsers = new Map<string, Record<string, unknown>>();
   if (isRecord(raw) && Array.isArray(raw.users)) {
     for (const entry of raw.users as unknown[]) {
-      if (isRecord(entry) && typeof entry.name === 'string' && isRecord(entry.user)) rawUsers.set(entry.name, entry.user);
+      if (isRecord(entry) && typeof entry.name === 'string' && isRecord(entry.user))
+        rawUsers.set(entry.name, entry.user);
     }
   }
   const users = single.getUsers().map((user) => withFileReferences(user, rawUsers.get(user.name), dir));
-  return { clusters: [...single.getClusters()], users, contexts: [...single.getContexts()], currentContext: single.getCurrentContext() ?? '' };
+  return {
+    clusters: [...single.getClusters()],
+    users,
+    contexts: [...single.getContexts()],
+    currentContext: single.getCurrentContext() ?? '',
+  };
 }
 
 /**
@@ -131,7 +142,12 @@ function readOneFile(file: string): FilePart | undefined {
 function withFileReferences(user: User, raw: Record<string, unknown> | undefined, dir: string): User {
   let result: User = user;
   const tokenFile = raw?.tokenFile;
-  if (typeof tokenFile === 'string' && tokenFile !== '' && user.token === undefined && user.authProvider === undefined) {
+  if (
+    typeof tokenFile === 'string' &&
+    tokenFile !== '' &&
+    user.token === undefined &&
+    user.authProvider === undefined
+  ) {
     result = { ...result, authProvider: watchedTokenFileProvider(path.resolve(dir, tokenFile)) };
   }
   const legacyTokenFile = (user.authProvider as { config?: { tokenFile?: unknown } } | undefined)?.config?.tokenFile;
@@ -139,7 +155,12 @@ function withFileReferences(user: User, raw: Record<string, unknown> | undefined
     result = { ...result, authProvider: watchedTokenFileProvider(path.resolve(dir, legacyTokenFile)) };
   }
   const exec = user.exec as { command?: unknown } | undefined;
-  if (exec !== undefined && typeof exec.command === 'string' && exec.command.includes(path.sep) && !path.isAbsolute(exec.command)) {
+  if (
+    exec !== undefined &&
+    typeof exec.command === 'string' &&
+    exec.command.includes(path.sep) &&
+    !path.isAbsolute(exec.command)
+  ) {
     result = { ...result, exec: { ...exec, command: path.resolve(dir, exec.command) } };
   }
   return result;

@@ -21,7 +21,10 @@
 import module from 'node:module';
 
 /** The names client-node's `dist/config.js` imports from `./gen/index.js`, and the file each comes from. */
-const NAMES_CONFIG_TAKES = { createConfiguration: './gen/configuration.js', ServerConfiguration: './gen/servers.js' } as const;
+const NAMES_CONFIG_TAKES = {
+  createConfiguration: './gen/configuration.js',
+  ServerConfiguration: './gen/servers.js',
+} as const;
 
 const CONFIG_MODULE = /\/@kubernetes\/client-node\/dist\/config\.js$/;
 
@@ -33,7 +36,13 @@ interface ResolveResult {
   format?: string;
   shortCircuit?: boolean;
 }
-type RegisterHooks = (hooks: { resolve(specifier: string, context: ResolveContext, next: (specifier: string, context: ResolveContext) => ResolveResult): ResolveResult }) => unknown;
+type RegisterHooks = (hooks: {
+  resolve(
+    specifier: string,
+    context: ResolveContext,
+    next: (specifier: string, context: ResolveContext) => ResolveResult,
+  ): ResolveResult;
+}) => unknown;
 
 let registered = false;
 

@@ -25,8 +25,7 @@ export interface ListOptions {
 
 /** What a LIST gave: the collection's resourceVersion, or the error that stopped it. */
 export type ListOutcome =
-  | { ok: true; resourceVersion: string; requests: number }
-  | { ok: false; error: KubeError; requests: number };
+  { ok: true; resourceVersion: string; requests: number } | { ok: false; error: KubeError; requests: number };
 
 /**
  * Lists a collection page by page, handing each item to `visit`. When the server expires the
@@ -48,7 +47,11 @@ export async function listCollection(
     let page: unknown;
     try {
       requests += 1;
-      page = await transport.getJson(path, query, options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {});
+      page = await transport.getJson(
+        path,
+        query,
+        options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {},
+      );
     } catch (err) {
       const error = classifyKubeError(err);
       if (isGone(err) && token !== undefined && !restarted) {

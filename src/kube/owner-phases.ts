@@ -23,9 +23,17 @@ export interface ReadOwnerPhasesResult {
 }
 
 /** Lists `kind` in each of `namespaces` (`undefined`: all of them). */
-async function listKind(cluster: ClusterClient, kind: GroupKind, namespaces: readonly (string | undefined)[], pageSize: number | undefined): Promise<{ objects: KubeObject[]; error?: KubeError; served: boolean }> {
+async function listKind(
+  cluster: ClusterClient,
+  kind: GroupKind,
+  namespaces: readonly (string | undefined)[],
+  pageSize: number | undefined,
+): Promise<{ objects: KubeObject[]; error?: KubeError; served: boolean }> {
   const resolved = await cluster.discovery.resolve(kind.group, kind.kind);
-  if (isKubeError(resolved)) return resolved.kind === 'KIND_NOT_FOUND' ? { objects: [], served: false } : { objects: [], error: resolved, served: false };
+  if (isKubeError(resolved))
+    return resolved.kind === 'KIND_NOT_FOUND'
+      ? { objects: [], served: false }
+      : { objects: [], error: resolved, served: false };
   const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
   const objects: KubeObject[] = [];
   for (const namespace of resolved.namespaced ? namespaces : [undefined]) {
@@ -49,7 +57,11 @@ function namespaceOf(object: KubeObject): string {
 }
 
 /** Reads every owner phase of `specs` in `cluster`. Never throws. */
-export async function readOwnerPhases(cluster: ClusterClient, specs: readonly OwnerKindSpec[], options: { pageSize?: number } = {}): Promise<ReadOwnerPhasesResult> {
+export async function readOwnerPhases(
+  cluster: ClusterClient,
+  specs: readonly OwnerKindSpec[],
+  options: { pageSize?: number } = {},
+): Promise<ReadOwnerPhasesResult> {
   const result: ReadOwnerPhasesResult = { phases: [], errors: [] };
   for (const spec of specs) {
     const owners = await listKind(cluster, spec.kind, [undefined], options.pageSize);
@@ -67,7 +79,11 @@ export async function readOwnerPhases(cluster: ClusterClient, specs: readonly Ow
       owned.push(...listed.objects);
       if (listed.error !== undefined) {
         const name = `${kind.group === '' ? '' : `${kind.group}/`}${kind.kind}`;
-        unread.push({ code: 'OWNED_READ_FAILED', message: `cannot list ${name} to find what the owner owns: ${listed.error.kind}: ${listed.error.message}`, entry: name });
+        unread.push({
+          code: 'OWNED_READ_FAILED',
+          message: `cannot list ${name} to find what the owner owns: ${listed.error.kind}: ${listed.error.message}`,
+          entry: name,
+        });
       }
     }
     for (const built of buildOwnerPhases(spec, owners.objects, owned)) {
@@ -95,7 +111,14 @@ function keepFirstByName(phases: readonly OwnerPhase[]): OwnerPhase[] {
     }
     const owner = candidate.phase.owner?.kind;
     const name = `${owner?.group === '' ? '' : `${owner?.group ?? ''}/`}${owner?.kind ?? ''} ${key}`;
-    first.phase.errors = [...first.phase.errors, { code: 'OWNER_NAME_TAKEN', message: `${name} is an owner too but its phase would have this phase's name, so it is not recorded: rename one of them`, entry: name }];
+    first.phase.errors = [
+      ...first.phase.errors,
+      {
+        code: 'OWNER_NAME_TAKEN',
+        message: `${name} is an owner too but its phase would have this phase's name, so it is not recorded: rename one of them`,
+        entry: name,
+      },
+    ];
   }
   return [...kept.values()];
 }

@@ -14,7 +14,10 @@ export interface ClusterReadRequest {
 }
 
 /** Reads every cluster in parallel; results are keyed by cluster name. Never throws. */
-export async function readClusters(requests: readonly ClusterReadRequest[], options: ReadObjectsOptions = {}): Promise<Map<string, ReadObjectsResult>> {
+export async function readClusters(
+  requests: readonly ClusterReadRequest[],
+  options: ReadObjectsOptions = {},
+): Promise<Map<string, ReadObjectsResult>> {
   const settled = await Promise.allSettled(requests.map((r) => readObjects(r.cluster, r.refs, options)));
   const results = new Map<string, ReadObjectsResult>();
   settled.forEach((outcome, index) => {

@@ -46,7 +46,10 @@ export interface ReadObjectsResult {
 }
 
 /** Options of {@link readObjects}. */
-export interface ReadObjectsOptions extends Pick<ListOptions, 'pageSize' | 'maxThrottleRetries' | 'maxRetryAfterMs' | 'timeoutMs'> {
+export interface ReadObjectsOptions extends Pick<
+  ListOptions,
+  'pageSize' | 'maxThrottleRetries' | 'maxRetryAfterMs' | 'timeoutMs'
+> {
   /**
    * A kind whose refs span at least this many namespaces is read with one cluster-wide LIST
    * instead of one LIST per namespace. One request is cheaper than N as long as the kind's
@@ -81,8 +84,19 @@ interface ListTask {
 }
 
 /** Reads every ref of one cluster in as few LISTs as the heuristic allows. Never throws. */
-export async function readObjects(cluster: ClusterClient, refs: readonly ObjectRef[], options: ReadObjectsOptions = {}): Promise<ReadObjectsResult> {
-  const result: ReadObjectsResult = { objects: new Map(), records: new Map(), missing: [], errors: [], pods: [], stats: { listRequests: 0, cacheReads: 0 } };
+export async function readObjects(
+  cluster: ClusterClient,
+  refs: readonly ObjectRef[],
+  options: ReadObjectsOptions = {},
+): Promise<ReadObjectsResult> {
+  const result: ReadObjectsResult = {
+    objects: new Map(),
+    records: new Map(),
+    missing: [],
+    errors: [],
+    pods: [],
+    stats: { listRequests: 0, cacheReads: 0 },
+  };
   const groups = groupByKind(refs);
   const resolutions = await Promise.all(groups.map((g) => cluster.discovery.resolve(g.group, g.kind)));
   const settled = new Set<string>();
@@ -111,7 +125,10 @@ export async function readObjects(cluster: ClusterClient, refs: readonly ObjectR
     }
   }
   // Discovery may be cached while every LIST fails: that is still a cluster that cannot be read.
-  const listFailure = result.objects.size === 0 && result.records.size === 0 && result.missing.length === 0 ? findClusterError(result.errors, result.errors.length) : undefined;
+  const listFailure =
+    result.objects.size === 0 && result.records.size === 0 && result.missing.length === 0
+      ? findClusterError(result.errors, result.errors.length)
+      : undefined;
   if (listFailure !== undefined) result.clusterError = listFailure;
   return result;
 }
@@ -161,7 +178,12 @@ function planTasks(resolved: ResolvedKind, refs: ObjectRef[], threshold: number)
   return [...byNamespace].map(([namespace, nsRefs]) => ({ resolved, namespace, refs: nsRefs }));
 }
 
-async function planPodTasks(cluster: ClusterClient, refs: readonly ObjectRef[], options: ReadObjectsOptions, result: ReadObjectsResult): Promise<ListTask[]> {
+async function planPodTasks(
+  cluster: ClusterClient,
+  refs: readonly ObjectRef[],
+  options: ReadObjectsOptions,
+  result: ReadObjectsResult,
+): Promise<ListTask[]> {
   const owners = refs.filter((r) => isPodAwareKind(r.group, r.kind) && r.namespace !== '');
   if (owners.length === 0) return [];
   const resolved = await cluster.discovery.resolve('', 'Pod');
@@ -170,19 +192,35 @@ async function planPodTasks(cluster: ClusterClient, refs: readonly ObjectRef[], 
     return [];
   }
   const namespaces = [...new Set(owners.map((r) => r.namespace))];
-  if (namespaces.length >= (options.clusterWideThreshold ?? 3)) return [{ resolved, refs: owners, collectAll: true, fallbackNamespaces: namespaces }];
-  return namespaces.map((namespace) => ({ resolved, namespace, refs: owners.filter((r) => r.namespace === namespace), collectAll: true }));
+  if (namespaces.length >= (options.clusterWideThreshold ?? 3))
+    return [{ resolved, refs: owners, collectAll: true, fallbackNamespaces: namespaces }];
+  return namespaces.map((namespace) => ({
+    resolved,
+    namespace,
+    refs: owners.filter((r) => r.namespace === namespace),
+    collectAll: true,
+  }));
 }
 
-async function runTask(cluster: ClusterClient, task: ListTask, options: ReadObjectsOptions, result: ReadObjectsResult, settled: Set<string>): Promise<void> {
+async function runTask(
+  cluster: ClusterClient,
+  task: ListTask,
+  options: ReadObjectsOptions,
+  result: ReadObjectsResult,
+  settled: Set<string>,
+): Promise<void> {
   const { resolved } = task;
   const podNamespaces = new Set(task.refs.map((r) => r.namespace));
-  const cache = options.fromServer === true ? undefined : cluster.caches.get(cacheKey(resolved.group, resolved.kind, task.namespace))
-    ?? cluster.caches.get(cacheKey(resolved.group, resolved.kind));
+  const cache =
+    options.fromServer === true
+      ? undefined
+      : (cluster.caches.get(cacheKey(resolved.group, resolved.kind, task.namespace)) ??
+        cluster.caches.get(cacheKey(resolved.group, resolved.kind)));
   if (cache?.synced === true) {
     result.stats.cacheReads += 1;
     if (task.collectAll === true) {
-      for (const [key, record] of cache.records()) if (podNamespaces.has(key.slice(0, key.indexOf('/')))) result.pods.push(readView(record));
+      for (const [key, record] of cache.records())
+        if (podNamespaces.has(key.slice(0, key.indexOf('/')))) result.pods.push(readView(record));
       return;
     }
     // One lookup per wanted ref; records are not parsed here (see ref-outcome.ts).
@@ -210,13 +248,17 @@ async function runTask(cluster: ClusterClient, task: ListTask, options: ReadObje
   const listOptions: ListOptions = { ...pickListOptions(options), apiVersion, kind: resolved.kind };
   const outcome = await listCollection(cluster.transport, path, listOptions, keep, () => {
     for (const ref of task.refs) result.objects.delete(keyOf(ref));
-    if (task.collectAll === true) result.pods = result.pods.filter((p) => (p.metadata as { namespace?: string }).namespace !== task.namespace);
+    if (task.collectAll === true)
+      result.pods = result.pods.filter((p) => (p.metadata as { namespace?: string }).namespace !== task.namespace);
   });
   result.stats.listRequests += outcome.requests;
   if (outcome.ok) return;
   if (outcome.error.kind === 'FORBIDDEN' && task.namespace === undefined && task.fallbackNamespaces !== undefined) {
     const perNamespace = task.fallbackNamespaces.map((namespace) => ({
-      ...task, namespace, refs: task.refs.filter((r) => r.namespace === namespace), fallbackNamespaces: undefined,
+      ...task,
+      namespace,
+      refs: task.refs.filter((r) => r.namespace === namespace),
+      fallbackNamespaces: undefined,
     }));
     for (const sub of perNamespace) await runTask(cluster, sub, options, result, settled);
     return;
@@ -237,7 +279,11 @@ function pickListOptions(options: ReadObjectsOptions): ListOptions {
 }
 
 /** Runs `work` over `items` with at most `limit` in flight. */
-export async function runLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function runLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(Math.max(1, limit), items.length) }, async () => {
     while (next < items.length) {

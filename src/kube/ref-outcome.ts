@@ -35,7 +35,8 @@ export function indexOutcomes(result: ReadObjectsResult): (ref: ObjectRef) => Re
     if (record !== undefined) return foundInCache(record);
     const failure = failures.get(key);
     if (failure !== undefined) return failure;
-    if (clusterError !== undefined) return { kind: 'unknown', reason: clusterError.kind, message: clusterError.message };
+    if (clusterError !== undefined)
+      return { kind: 'unknown', reason: clusterError.kind, message: clusterError.message };
     if (missing.has(key)) return { kind: 'missing' };
     // A ref that was not part of this read: nothing is known about it.
     return { kind: 'unknown', reason: 'NOT_OBSERVED', message: 'not read in this tick' };

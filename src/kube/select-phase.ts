@@ -32,7 +32,11 @@ export interface SelectedPhase {
 }
 
 /** Fill a selector phase's entries from the cluster. Never throws. */
-export async function selectPhaseMembers(cluster: ClusterClient, phase: Phase, options: { pageSize?: number } = {}): Promise<SelectedPhase> {
+export async function selectPhaseMembers(
+  cluster: ClusterClient,
+  phase: Phase,
+  options: { pageSize?: number } = {},
+): Promise<SelectedPhase> {
   const spec = phase.selector;
   if (spec === undefined) return { phase, errors: [] };
   const labelSelector = formatLabelSelector(spec.selector);
@@ -44,19 +48,28 @@ export async function selectPhaseMembers(cluster: ClusterClient, phase: Phase, o
       errors.push(resolved);
       continue;
     }
-    const namespaces: (string | undefined)[] = resolved.namespaced && spec.namespaces.length > 0 ? spec.namespaces : [undefined];
+    const namespaces: (string | undefined)[] =
+      resolved.namespaced && spec.namespaces.length > 0 ? spec.namespaces : [undefined];
     for (const namespace of namespaces) {
       const apiVersion = resolved.group ? `${resolved.group}/${resolved.version}` : resolved.version;
       const outcome = await listCollection(
         cluster.transport,
         collectionPath(resolved, namespace),
-        { ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}), labelSelector, apiVersion, kind: resolved.kind },
+        {
+          ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+          labelSelector,
+          apiVersion,
+          kind: resolved.kind,
+        },
         (item) => objects.push(item),
       );
       if (!outcome.ok) errors.push(outcome.error);
     }
   }
   const selected = selectEntries(phase, objects);
-  const failed = errors.map((e) => ({ code: 'SELECTOR_READ_FAILED' as const, message: `selector phase "${phase.name}": cannot list members: ${e.kind}: ${e.message}` }));
+  const failed = errors.map((e) => ({
+    code: 'SELECTOR_READ_FAILED' as const,
+    message: `selector phase "${phase.name}": cannot list members: ${e.kind}: ${e.message}`,
+  }));
   return { phase: failed.length ? { ...selected, errors: [...selected.errors, ...failed] } : selected, errors };
 }

@@ -31,7 +31,8 @@ export function useWatchedTokenFiles(kubeConfig: KubeConfig): void {
     applyAuthentication: async (user: User, opts: https.RequestOptions) => {
       const file = (user.authProvider as { config: { path: string } }).config.path;
       const token = readToken(file, cache);
-      if (token !== '') opts.headers = { ...(opts.headers as Record<string, string> | undefined), Authorization: `Bearer ${token}` };
+      if (token !== '')
+        opts.headers = { ...(opts.headers as Record<string, string> | undefined), Authorization: `Bearer ${token}` };
     },
   });
 }

@@ -97,13 +97,26 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
     const key = tlsMaterialKey(isHttps, tls);
     if (pooled?.key === key) return pooled.agent;
     if (pooled !== undefined) retireAgent(pooled.agent);
-    pooled = { key, agent: createClusterAgent({ isHttps, tls, proxyUrl, keepAlive: true, maxFreeSockets: idleSockets }) };
+    pooled = {
+      key,
+      agent: createClusterAgent({ isHttps, tls, proxyUrl, keepAlive: true, maxFreeSockets: idleSockets }),
+    };
     return pooled.agent;
   }
 
   /** Builds URL, agent and auth headers for one GET; credentials are re-applied every time. */
-  async function prepare(path: string, query: Query): Promise<{ url: URL; client: typeof http | typeof https; init: http.RequestOptions; isHttps: boolean; tls: TlsMaterial }> {
-    if (server === '') throw new KubeRequestError('the kubeconfig context has no cluster server URL', { code: 'ENOTFOUND' });
+  async function prepare(
+    path: string,
+    query: Query,
+  ): Promise<{
+    url: URL;
+    client: typeof http | typeof https;
+    init: http.RequestOptions;
+    isHttps: boolean;
+    tls: TlsMaterial;
+  }> {
+    if (server === '')
+      throw new KubeRequestError('the kubeconfig context has no cluster server URL', { code: 'ENOTFOUND' });
     const url = new URL(server + path);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     const options: https.RequestOptions = {};
@@ -114,9 +127,20 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
       throw new KubeRequestError(`cannot load the credentials for ${server}: ${(error as Error).message}`);
     }
     const isHttps = url.protocol === 'https:';
-    const tls: TlsMaterial = { ca: options.ca, cert: options.cert, key: options.key, rejectUnauthorized: options.rejectUnauthorized, servername: options.servername };
-    const headers: http.OutgoingHttpHeaders = { Accept: 'application/json', 'User-Agent': userAgent, ...flattenHeaders(options.headers) };
-    if (typeof options.auth === 'string') headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
+    const tls: TlsMaterial = {
+      ca: options.ca,
+      cert: options.cert,
+      key: options.key,
+      rejectUnauthorized: options.rejectUnauthorized,
+      servername: options.servername,
+    };
+    const headers: http.OutgoingHttpHeaders = {
+      Accept: 'application/json',
+      'User-Agent': userAgent,
+      ...flattenHeaders(options.headers),
+    };
+    if (typeof options.auth === 'string')
+      headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
     let agent: http.Agent;
     try {
       agent = agentFor(isHttps, tls);
@@ -129,7 +153,15 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
 
   async function getJson(path: string, query: Query = {}, requestOptions: RequestOptions = {}): Promise<unknown> {
     const { url, client, init } = await prepare(path, query);
-    return send(client, url, init, requestOptions.timeoutMs ?? defaultTimeout, maxBody, requestOptions.signal, onAnswer);
+    return send(
+      client,
+      url,
+      init,
+      requestOptions.timeoutMs ?? defaultTimeout,
+      maxBody,
+      requestOptions.signal,
+      onAnswer,
+    );
   }
 
   function openStream(path: string, query: Query, handlers: StreamHandlers, options: StreamOptions = {}): () => void {
@@ -150,38 +182,48 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
     const armIdle = (): void => {
       clearTimeout(timer);
       const idle = options.idleTimeoutMs ?? 0;
-      if (idle > 0) timer = setTimeout(() => finish(new KubeRequestError(`watch ${path} was silent for ${idle} ms`, { timedOut: true })), idle);
+      if (idle > 0)
+        timer = setTimeout(
+          () => finish(new KubeRequestError(`watch ${path} was silent for ${idle} ms`, { timedOut: true })),
+          idle,
+        );
     };
     prepare(path, query).then(({ url, client, init, isHttps, tls }) => {
       if (finished) return;
       // Watches get their own socket: a long-lived stream must not hold a pooled keep-alive socket.
-      request = client.request(url, { ...init, agent: createClusterAgent({ isHttps, tls, proxyUrl, keepAlive: false }) }, (response) => {
-        const status = response.statusCode ?? 0;
-        answered = true;
-        onAnswer?.(String(status));
-        if (status < 200 || status >= 300) {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => finish(statusError(status, Buffer.concat(chunks).toString('utf8'), response.headers['retry-after'], url)));
-          return;
-        }
-        armIdle();
-        let buffered = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          armIdle();
-          buffered += chunk;
-          let newline = buffered.indexOf('\n');
-          while (newline !== -1) {
-            const line = buffered.slice(0, newline).trim();
-            buffered = buffered.slice(newline + 1);
-            if (line !== '' && !finished) handlers.onLine(line);
-            newline = buffered.indexOf('\n');
+      request = client.request(
+        url,
+        { ...init, agent: createClusterAgent({ isHttps, tls, proxyUrl, keepAlive: false }) },
+        (response) => {
+          const status = response.statusCode ?? 0;
+          answered = true;
+          onAnswer?.(String(status));
+          if (status < 200 || status >= 300) {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () =>
+              finish(statusError(status, Buffer.concat(chunks).toString('utf8'), response.headers['retry-after'], url)),
+            );
+            return;
           }
-        });
-        response.on('end', () => finish());
-        response.on('error', (err) => finish(err));
-      });
+          armIdle();
+          let buffered = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            armIdle();
+            buffered += chunk;
+            let newline = buffered.indexOf('\n');
+            while (newline !== -1) {
+              const line = buffered.slice(0, newline).trim();
+              buffered = buffered.slice(newline + 1);
+              if (line !== '' && !finished) handlers.onLine(line);
+              newline = buffered.indexOf('\n');
+            }
+          });
+          response.on('end', () => finish());
+          response.on('error', (err) => finish(err));
+        },
+      );
       request.on('error', (err) => {
         if (!answered && !aborted) onAnswer?.('error');
         finish(err instanceof KubeRequestError ? err : new KubeRequestError(err.message, readSocketCode(err)));
@@ -291,7 +333,8 @@ function sendOnce(
       response.on('data', (chunk: Buffer) => {
         noteActivity();
         size += chunk.length;
-        if (size > maxBody) request.destroy(new KubeRequestError(`response larger than ${maxBody} bytes`, { statusCode: 507 }));
+        if (size > maxBody)
+          request.destroy(new KubeRequestError(`response larger than ${maxBody} bytes`, { statusCode: 507 }));
         else chunks.push(chunk);
       });
       response.on('error', fail);
@@ -344,7 +387,12 @@ function sendOnce(
       if (done) return;
       settle();
       const error = err instanceof KubeRequestError ? err : new KubeRequestError(err.message, readSocketCode(err));
-      if (!answered && request.reusedSocket && error.details.code !== undefined && STALE_SOCKET_CODES.has(error.details.code)) {
+      if (
+        !answered &&
+        request.reusedSocket &&
+        error.details.code !== undefined &&
+        STALE_SOCKET_CODES.has(error.details.code)
+      ) {
         resolve({ staleSocket: true, error });
         return;
       }
@@ -354,7 +402,12 @@ function sendOnce(
     request.on('error', fail);
     if (signal !== undefined) {
       if (signal.aborted) request.destroy(new KubeRequestError('request aborted', { timedOut: true }));
-      else signal.addEventListener('abort', () => request.destroy(new KubeRequestError('request aborted', { timedOut: true })), { once: true });
+      else
+        signal.addEventListener(
+          'abort',
+          () => request.destroy(new KubeRequestError('request aborted', { timedOut: true })),
+          { once: true },
+        );
     }
     request.end();
   });

@@ -109,10 +109,15 @@ export function createWatchCache(
   options: WatchCacheOptions = {},
 ): WatchCache {
   let objects: ObjectMap = new Map();
-  const listeners: { [E in keyof WatchCacheEvents]: Set<WatchCacheEvents[E]> } = { change: new Set(), synced: new Set(), failure: new Set() };
+  const listeners: { [E in keyof WatchCacheEvents]: Set<WatchCacheEvents[E]> } = {
+    change: new Set(),
+    synced: new Set(),
+    failure: new Set(),
+  };
   const stats: WatchCacheStats = { lists: 0, relists: 0, watches: 0, bookmarks: 0, events: 0 };
   const key = cacheKey(kind.group, kind.kind, namespace, kind.labelSelector);
-  const selector = kind.labelSelector !== undefined && kind.labelSelector !== '' ? { labelSelector: kind.labelSelector } : {};
+  const selector =
+    kind.labelSelector !== undefined && kind.labelSelector !== '' ? { labelSelector: kind.labelSelector } : {};
   const timeoutSeconds = options.timeoutSeconds ?? 300;
   let resolved: ResolvedKind | undefined;
   let resourceVersion = '';
@@ -130,7 +135,12 @@ export function createWatchCache(
   const compact = (object: KubeObject): CachedObject => {
     forHealth ??= options.wholeObjects?.(String(object.apiVersion ?? ''), String(object.kind ?? '')) ?? false;
     const whole = forHealth || kind.whole === true;
-    return compactObject(object, { whole, ...(whole ? { clear: forHealth } : {}), ...(kind.viewOnly === true ? { viewOnly: true } : {}), ...(options.redaction !== undefined ? { redaction: options.redaction } : {}) });
+    return compactObject(object, {
+      whole,
+      ...(whole ? { clear: forHealth } : {}),
+      ...(kind.viewOnly === true ? { viewOnly: true } : {}),
+      ...(options.redaction !== undefined ? { redaction: options.redaction } : {}),
+    });
   };
 
   const emit = <E extends keyof WatchCacheEvents>(event: E, ...args: Parameters<WatchCacheEvents[E]>): void => {
@@ -169,10 +179,21 @@ export function createWatchCache(
     }
     const fresh: ObjectMap = new Map();
     const apiVersion = resolved.group === '' ? resolved.version : `${resolved.group}/${resolved.version}`;
-    const listOptions = { apiVersion, kind: resolved.kind, ...selector, ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}) };
-    const outcome = await listCollection(cluster.transport, collectionPath(resolved, namespace), listOptions, (item) => {
-      setObject(fresh, item, compact(slimObject(item)));
-    }, () => fresh.clear());
+    const listOptions = {
+      apiVersion,
+      kind: resolved.kind,
+      ...selector,
+      ...(options.pageSize !== undefined ? { pageSize: options.pageSize } : {}),
+    };
+    const outcome = await listCollection(
+      cluster.transport,
+      collectionPath(resolved, namespace),
+      listOptions,
+      (item) => {
+        setObject(fresh, item, compact(slimObject(item)));
+      },
+      () => fresh.clear(),
+    );
     if (stopped) return;
     if (!outcome.ok) return fail(outcome.error);
     if (stats.lists > 0) stats.relists += 1;
@@ -196,13 +217,17 @@ export function createWatchCache(
       if (old === undefined) emitChange('ADDED', namespace, name);
       else if (old.resourceVersion !== obj.resourceVersion) emitChange('MODIFIED', namespace, name);
     }
-    for (const [namespace, name] of entries(previous)) if (fresh.get(namespace)?.has(name) !== true) emitChange('DELETED', namespace, name);
+    for (const [namespace, name] of entries(previous))
+      if (fresh.get(namespace)?.has(name) !== true) emitChange('DELETED', namespace, name);
   }
 
   function emitChange(type: WatchChange['type'], namespace: string, name: string): void {
     stats.events += 1;
     if (listeners.change.size === 0) return;
-    emit('change', { type, ref: { group: resolved?.group ?? kind.group, kind: resolved?.kind ?? kind.kind, namespace, name } });
+    emit('change', {
+      type,
+      ref: { group: resolved?.group ?? kind.group, kind: resolved?.kind ?? kind.kind, namespace, name },
+    });
   }
 
   function watch(): void {
@@ -216,42 +241,54 @@ export function createWatchCache(
       allowWatchBookmarks: options.bookmarks ?? true,
       timeoutSeconds,
     };
-    abortWatch = cluster.transport.openStream(collectionPath(resolved, namespace), query, {
-      onLine(line) {
-        const event = parseEvent(line);
-        if (event === undefined) return;
-        if (event.type === 'ERROR') {
-          gone = (event.object as { code?: unknown }).code === 410;
-          if (!gone) fail(classifyKubeError(new KubeRequestError(readMessage(event.object), { statusCode: Number((event.object as { code?: unknown }).code) || 500 })));
-          abortWatch?.();
-          if (gone) void relist();
-          return;
-        }
-        const rv = readRv(event.object);
-        if (rv !== '') resourceVersion = rv;
-        if (event.type === 'BOOKMARK') {
-          stats.bookmarks += 1;
-          return;
-        }
-        failures = 0;
-        if (event.type !== 'ADDED' && event.type !== 'MODIFIED' && event.type !== 'DELETED') return;
-        const [namespace, name] = objectName(event.object);
-        if (event.type === 'DELETED') deleteObject(objects, namespace, name);
-        else setObject(objects, event.object, compact(slimObject(withKind(event.object, resolved))));
-        emitChange(event.type, namespace, name);
+    abortWatch = cluster.transport.openStream(
+      collectionPath(resolved, namespace),
+      query,
+      {
+        onLine(line) {
+          const event = parseEvent(line);
+          if (event === undefined) return;
+          if (event.type === 'ERROR') {
+            gone = (event.object as { code?: unknown }).code === 410;
+            if (!gone)
+              fail(
+                classifyKubeError(
+                  new KubeRequestError(readMessage(event.object), {
+                    statusCode: Number((event.object as { code?: unknown }).code) || 500,
+                  }),
+                ),
+              );
+            abortWatch?.();
+            if (gone) void relist();
+            return;
+          }
+          const rv = readRv(event.object);
+          if (rv !== '') resourceVersion = rv;
+          if (event.type === 'BOOKMARK') {
+            stats.bookmarks += 1;
+            return;
+          }
+          failures = 0;
+          if (event.type !== 'ADDED' && event.type !== 'MODIFIED' && event.type !== 'DELETED') return;
+          const [namespace, name] = objectName(event.object);
+          if (event.type === 'DELETED') deleteObject(objects, namespace, name);
+          else setObject(objects, event.object, compact(slimObject(withKind(event.object, resolved))));
+          emitChange(event.type, namespace, name);
+        },
+        onClose(error) {
+          abortWatch = undefined;
+          if (stopped) return;
+          if (error === undefined) return watch();
+          const classified = classifyKubeError(error);
+          if (classified.statusCode === 410) return void relist();
+          fail(classified);
+        },
       },
-      onClose(error) {
-        abortWatch = undefined;
-        if (stopped) return;
-        if (error === undefined) return watch();
-        const classified = classifyKubeError(error);
-        if (classified.statusCode === 410) return void relist();
-        fail(classified);
+      {
+        idleTimeoutMs: options.idleTimeoutMs ?? (timeoutSeconds + 30) * 1000,
+        ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
       },
-    }, {
-      idleTimeoutMs: options.idleTimeoutMs ?? (timeoutSeconds + 30) * 1000,
-      ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
-    });
+    );
   }
 
   return {
@@ -303,7 +340,14 @@ export function createWatchCache(
 }
 
 function cacheViewOf(cache: WatchCache): CacheView {
-  return { get synced() { return cache.synced; }, whole: cache.whole, records: () => cache.records(), record: (ns, name) => cache.record(ns, name) };
+  return {
+    get synced() {
+      return cache.synced;
+    },
+    whole: cache.whole,
+    records: () => cache.records(),
+    record: (ns, name) => cache.record(ns, name),
+  };
 }
 
 interface WatchEvent {
@@ -314,7 +358,8 @@ interface WatchEvent {
 function parseEvent(line: string): WatchEvent | undefined {
   try {
     const parsed = JSON.parse(line) as { type?: unknown; object?: unknown };
-    if (typeof parsed.type !== 'string' || typeof parsed.object !== 'object' || parsed.object === null) return undefined;
+    if (typeof parsed.type !== 'string' || typeof parsed.object !== 'object' || parsed.object === null)
+      return undefined;
     return { type: parsed.type, object: parsed.object as KubeObject };
   } catch {
     return undefined;

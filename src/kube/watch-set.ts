@@ -6,7 +6,13 @@
 import type { GroupKind } from '../inventory/types.ts';
 import type { ClusterClient } from './cluster-client.ts';
 import type { KubeError } from './errors.ts';
-import { createWatchCache, type WatchCache, type WatchCacheOptions, type WatchChange, type WatchedKind } from './watch-cache.ts';
+import {
+  createWatchCache,
+  type WatchCache,
+  type WatchCacheOptions,
+  type WatchChange,
+  type WatchedKind,
+} from './watch-cache.ts';
 
 /** The caches of one cluster. */
 export interface WatchSet {
@@ -22,7 +28,11 @@ export interface WatchSet {
  * Creates one cluster-wide (or single-namespace) cache per distinct group/kind and label selector;
  * of two entries for the same one, the first wins.
  */
-export function createWatchSet(cluster: ClusterClient, kinds: readonly (GroupKind | WatchedKind)[], options: WatchCacheOptions & { namespace?: string } = {}): WatchSet {
+export function createWatchSet(
+  cluster: ClusterClient,
+  kinds: readonly (GroupKind | WatchedKind)[],
+  options: WatchCacheOptions & { namespace?: string } = {},
+): WatchSet {
   const caches = new Map<string, WatchCache>();
   const watchedBy = new Map<WatchCache, GroupKind | WatchedKind>();
   for (const gk of kinds) {

@@ -32,7 +32,13 @@ export function registerCollected(registry: Registry, metric: CollectedMetric): 
     aggregator: 'sum',
     collect: () => {},
     async get() {
-      return { name: metric.name, help: metric.help, type: metric.type, aggregator: 'sum', values: await metric.collect() };
+      return {
+        name: metric.name,
+        help: metric.help,
+        type: metric.type,
+        aggregator: 'sum',
+        values: await metric.collect(),
+      };
     },
     reset: () => {},
   };

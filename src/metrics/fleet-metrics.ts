@@ -26,10 +26,13 @@ import type { FleetClusterFacts, FleetSeries, FleetStateReader } from '../store/
 import type { Metrics } from './registry.ts';
 
 const HELP = {
-  phaselog_phase_status: 'The current status of each phase (kstatus: Current, InProgress, Failed, Terminating, NotFound, Unknown); 1 for the status it has, no series for the others.',
+  phaselog_phase_status:
+    'The current status of each phase (kstatus: Current, InProgress, Failed, Terminating, NotFound, Unknown); 1 for the status it has, no series for the others.',
   phaselog_phase_resources: 'Resources per status of each phase not Current (non-zero counts only).',
-  phaselog_phase_status_changed_timestamp_seconds: 'When the current status of each phase not Current began (Unix time).',
-  phaselog_phase_stale: '1 for each phase whose status shown is the last one known (its cluster is unreachable or unobserved); fresh phases have no series.',
+  phaselog_phase_status_changed_timestamp_seconds:
+    'When the current status of each phase not Current began (Unix time).',
+  phaselog_phase_stale:
+    '1 for each phase whose status shown is the last one known (its cluster is unreachable or unobserved); fresh phases have no series.',
   phaselog_cluster_reachable: '1 when the last snapshot read the cluster, 0 when it could not.',
 } as const;
 
@@ -38,12 +41,21 @@ const escapeLabel = (value: string): string => value.replace(/\\/g, '\\\\').repl
 
 /** The clusters whose phases are all stale at `now` (unreachable, or unobserved), by the one observation rule. */
 export function staleClusterIds(clusters: readonly FleetClusterFacts[], now: Date): number[] {
-  return clusters.filter((cluster) => staleReasonOf(observationStateOf({ ...cluster, retiredAt: null }, now), false, cluster.reachable) !== null).map((cluster) => cluster.id);
+  return clusters
+    .filter(
+      (cluster) =>
+        staleReasonOf(observationStateOf({ ...cluster, retiredAt: null }, now), false, cluster.reachable) !== null,
+    )
+    .map((cluster) => cluster.id);
 }
 
 /** The Prometheus text of the fleet's state. */
 export function renderFleetState(clusters: readonly FleetClusterFacts[], series: FleetSeries): string {
-  const reachable = clusters.filter((cluster) => cluster.reachable !== null).map((cluster) => `phaselog_cluster_reachable{cluster="${escapeLabel(cluster.name)}"} ${cluster.reachable ? 1 : 0}`);
+  const reachable = clusters
+    .filter((cluster) => cluster.reachable !== null)
+    .map(
+      (cluster) => `phaselog_cluster_reachable{cluster="${escapeLabel(cluster.name)}"} ${cluster.reachable ? 1 : 0}`,
+    );
   const families: Record<keyof typeof HELP, string> = {
     phaselog_phase_status: series.status,
     phaselog_phase_stale: series.stale,
@@ -52,7 +64,10 @@ export function renderFleetState(clusters: readonly FleetClusterFacts[], series:
     phaselog_cluster_reachable: reachable.join('\n'),
   };
   return Object.entries(families)
-    .map(([name, lines]) => `# HELP ${name} ${HELP[name as keyof typeof HELP]}\n# TYPE ${name} gauge\n${lines === '' ? '' : `${lines}\n`}`)
+    .map(
+      ([name, lines]) =>
+        `# HELP ${name} ${HELP[name as keyof typeof HELP]}\n# TYPE ${name} gauge\n${lines === '' ? '' : `${lines}\n`}`,
+    )
     .join('');
 }
 

@@ -24,7 +24,8 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
 const gzipAsync = promisify(gzip);
 
 /** Whether the request takes a gzipped answer (Prometheus always asks for one). */
-export const acceptsGzip = (req: Pick<IncomingMessage, 'headers'>): boolean => new Negotiator(req).encoding(['gzip', 'identity']) === 'gzip';
+export const acceptsGzip = (req: Pick<IncomingMessage, 'headers'>): boolean =>
+  new Negotiator(req).encoding(['gzip', 'identity']) === 'gzip';
 
 /** Whether `authorization` carries `token` as a bearer token (compared in constant time). */
 export function hasMetricsToken(authorization: string | undefined, token: string): boolean {
@@ -33,7 +34,9 @@ export function hasMetricsToken(authorization: string | undefined, token: string
 }
 
 /** The `/metrics` handler. */
-export function createMetricsHandler(options: MetricsHandlerOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createMetricsHandler(
+  options: MetricsHandlerOptions,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { metrics, token, log } = options;
   return async (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -50,7 +53,9 @@ export function createMetricsHandler(options: MetricsHandlerOptions): (req: Inco
     } catch (error) {
       // The database may be down: say so with a status Prometheus records as a failed scrape (`up` 0).
       log.warn({ err: error }, 'collecting metrics failed');
-      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end('metrics unavailable\n');
+      res
+        .writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
+        .end('metrics unavailable\n');
       return;
     }
     const headers = { 'content-type': rendered.contentType, 'cache-control': 'no-store', vary: 'accept-encoding' };

@@ -31,7 +31,12 @@ export interface Metrics {
   readonly notifications: Counter<'route' | 'result'>;
   readonly graphql: GraphqlMetrics;
   /** Adds a series computed on each scrape (queue depth, watch counts, active subscriptions). */
-  collect(name: string, help: string, type: 'gauge' | 'counter', collect: () => Promise<readonly CollectedValue[]> | readonly CollectedValue[]): void;
+  collect(
+    name: string,
+    help: string,
+    type: 'gauge' | 'counter',
+    collect: () => Promise<readonly CollectedValue[]> | readonly CollectedValue[],
+  ): void;
   /** Adds a block of exposition text written by its owner (series too many for prom-client's metric objects). */
   addText(render: () => Promise<string>): void;
   /** The exposition text and its content type. */
@@ -42,7 +47,12 @@ const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
 
 /** Registers the count of GraphQL operations running on open WebSocket connections. */
 export function registerActiveOperations(metrics: Metrics, count: () => number): void {
-  metrics.collect('phaselog_graphql_active_operations', 'GraphQL operations (subscriptions, mostly) running on open WebSocket connections.', 'gauge', () => [{ labels: {}, value: count() }]);
+  metrics.collect(
+    'phaselog_graphql_active_operations',
+    'GraphQL operations (subscriptions, mostly) running on open WebSocket connections.',
+    'gauge',
+    () => [{ labels: {}, value: count() }],
+  );
 }
 
 /** Creates a process's registry and its machinery series. */
@@ -58,8 +68,18 @@ export function createMetrics(): Metrics {
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     }),
-    statusChanges: new Counter({ name: 'phaselog_status_changes_total', help: 'Status changes (phase and resource) written to the change log, by cluster.', labelNames: ['cluster'], registers }),
-    failed: new Counter({ name: 'phaselog_snapshot_failures_total', help: 'Snapshot jobs that threw (the store failed; they are retried), by cluster.', labelNames: ['cluster'], registers }),
+    statusChanges: new Counter({
+      name: 'phaselog_status_changes_total',
+      help: 'Status changes (phase and resource) written to the change log, by cluster.',
+      labelNames: ['cluster'],
+      registers,
+    }),
+    failed: new Counter({
+      name: 'phaselog_snapshot_failures_total',
+      help: 'Snapshot jobs that threw (the store failed; they are retried), by cluster.',
+      labelNames: ['cluster'],
+      registers,
+    }),
   };
   const graphqlDuration = new Histogram({
     name: 'phaselog_graphql_request_duration_seconds',
@@ -71,7 +91,12 @@ export function createMetrics(): Metrics {
   const texts: (() => Promise<string>)[] = [];
   return {
     registry,
-    kubeRequests: new Counter({ name: 'phaselog_kube_requests_total', help: 'Requests to clusters\' API servers (lists, gets, watches) by cluster and HTTP status code; code "error" when no answer came.', labelNames: ['cluster', 'code'], registers }),
+    kubeRequests: new Counter({
+      name: 'phaselog_kube_requests_total',
+      help: 'Requests to clusters\' API servers (lists, gets, watches) by cluster and HTTP status code; code "error" when no answer came.',
+      labelNames: ['cluster', 'code'],
+      registers,
+    }),
     snapshots,
     notifications: new Counter({
       name: 'phaselog_notification_deliveries_total',
@@ -81,7 +106,8 @@ export function createMetrics(): Metrics {
     }),
     graphql: {
       // The type comes from the parsed document, never the operation's name: label values stay bounded.
-      observeRequest: (operationType, seconds) => graphqlDuration.observe({ operation: OPERATION_TYPES.has(operationType) ? operationType : 'unknown' }, seconds),
+      observeRequest: (operationType, seconds) =>
+        graphqlDuration.observe({ operation: OPERATION_TYPES.has(operationType) ? operationType : 'unknown' }, seconds),
     },
     collect: (name, help, type, collect) => registerCollected(registry, { name, help, type, collect }),
     addText: (render) => void texts.push(render),

@@ -52,16 +52,26 @@ const receiverBase = {
 
 /** Where a route's notifications go. */
 export const receiverSchema = z
-  .discriminatedUnion('type', [
-    /** JSON body, signed `X-Phaselog-Signature: sha256=<hex HMAC of the raw body>` with the secret in `secretFile`. */
-    z.strictObject({ type: z.literal('webhook'), ...receiverBase, secretFile: fileName }),
-    /** A Slack incoming webhook (`{ text, blocks }`); its URL is the credential, so prefer `urlFile`. */
-    z.strictObject({ type: z.literal('slack'), ...receiverBase }),
-    /** A CloudEvent 1.0 in HTTP structured mode; signed as webhooks are when `secretFile` is set. */
-    z.strictObject({ type: z.literal('cloudevents'), ...receiverBase, secretFile: fileName.optional(), source: z.string().min(1).default('/phaselog') }),
-  ], { error: (issue) => (issue.code === 'invalid_union' ? 'type must be webhook, slack or cloudevents' : undefined) })
+  .discriminatedUnion(
+    'type',
+    [
+      /** JSON body, signed `X-Phaselog-Signature: sha256=<hex HMAC of the raw body>` with the secret in `secretFile`. */
+      z.strictObject({ type: z.literal('webhook'), ...receiverBase, secretFile: fileName }),
+      /** A Slack incoming webhook (`{ text, blocks }`); its URL is the credential, so prefer `urlFile`. */
+      z.strictObject({ type: z.literal('slack'), ...receiverBase }),
+      /** A CloudEvent 1.0 in HTTP structured mode; signed as webhooks are when `secretFile` is set. */
+      z.strictObject({
+        type: z.literal('cloudevents'),
+        ...receiverBase,
+        secretFile: fileName.optional(),
+        source: z.string().min(1).default('/phaselog'),
+      }),
+    ],
+    { error: (issue) => (issue.code === 'invalid_union' ? 'type must be webhook, slack or cloudevents' : undefined) },
+  )
   .superRefine((receiver, ctx) => {
-    if ((receiver.url === undefined) === (receiver.urlFile === undefined)) ctx.addIssue({ code: 'custom', message: 'set exactly one of url and urlFile' });
+    if ((receiver.url === undefined) === (receiver.urlFile === undefined))
+      ctx.addIssue({ code: 'custom', message: 'set exactly one of url and urlFile' });
   });
 export type ReceiverConfig = z.infer<typeof receiverSchema>;
 
@@ -89,29 +99,43 @@ export type RouteMatch = z.infer<typeof routeMatchSchema>;
 export const routeSchema = z.strictObject({
   /** Unique name; delivery ids and idempotency keys carry it, so renaming a route starts it afresh. */
   name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, "_" or "-" (at most 64)'),
-  match: routeMatchSchema.default({ clusters: [], namespaces: [], phases: [], labels: {}, changes: ['phase'], conditionTypes: [], from: [], to: [] }),
+  match: routeMatchSchema.default({
+    clusters: [],
+    namespaces: [],
+    phases: [],
+    labels: {},
+    changes: ['phase'],
+    conditionTypes: [],
+    from: [],
+    to: [],
+  }),
   /** Tell a change only once its new status has held this long; one undone sooner is suppressed. @default 0 (at once) */
   minDuration: durationOrZero.default(0),
   /** More than `maxChanges` matching changes of one subject within `window`: one summary, then quiet until calm. */
   flapping: z.strictObject({ maxChanges: z.number().int().min(1), window: positiveDuration }).optional(),
   receiver: receiverSchema,
   /** Attempts per delivery and the first retry's delay (doubling each time). @default 8 attempts, 1s */
-  retry: z.strictObject({ attempts: z.number().int().min(1).max(50).default(8), backoff: positiveDuration.default(1000) }).default({ attempts: 8, backoff: 1000 }),
+  retry: z
+    .strictObject({ attempts: z.number().int().min(1).max(50).default(8), backoff: positiveDuration.default(1000) })
+    .default({ attempts: 8, backoff: 1000 }),
 });
 export type RouteConfig = z.infer<typeof routeSchema>;
 
 /** The `notifications` section. */
-export const notificationsConfigSchema = z.strictObject({
-  /** The web UI's address as users reach it (e.g. https://phaselog.example.com): messages link to the phase's page. */
-  uiBaseUrl: receiverUrl.optional(),
-  /** How often the change log is read for new changes. @default 1s */
-  scanInterval: positiveDuration.default(1000),
-  routes: z.array(routeSchema).default([]),
-}).superRefine((section, ctx) => {
-  const seen = new Set<string>();
-  section.routes.forEach((route, i) => {
-    if (seen.has(route.name)) ctx.addIssue({ code: 'custom', path: ['routes', i, 'name'], message: `route "${route.name}" is named twice` });
-    seen.add(route.name);
+export const notificationsConfigSchema = z
+  .strictObject({
+    /** The web UI's address as users reach it (e.g. https://phaselog.example.com): messages link to the phase's page. */
+    uiBaseUrl: receiverUrl.optional(),
+    /** How often the change log is read for new changes. @default 1s */
+    scanInterval: positiveDuration.default(1000),
+    routes: z.array(routeSchema).default([]),
+  })
+  .superRefine((section, ctx) => {
+    const seen = new Set<string>();
+    section.routes.forEach((route, i) => {
+      if (seen.has(route.name))
+        ctx.addIssue({ code: 'custom', path: ['routes', i, 'name'], message: `route "${route.name}" is named twice` });
+      seen.add(route.name);
+    });
   });
-});
 export type NotificationsConfig = z.infer<typeof notificationsConfigSchema>;

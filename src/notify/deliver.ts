@@ -13,9 +13,7 @@ import { sendRequest } from './send.ts';
 
 /** What an attempt came to. */
 export type AttemptResult =
-  | { result: 'delivered' | 'skipped' }
-  | { result: 'retry'; error: string }
-  | { result: 'failed'; error: string };
+  { result: 'delivered' | 'skipped' } | { result: 'retry'; error: string } | { result: 'failed'; error: string };
 
 /** A route with its receiver's URL and secret, read at start. */
 export interface LiveRoute {
@@ -38,14 +36,18 @@ export async function attemptDelivery(
     await deps.store.markAttemptFailed(name, seq, error, { reason: 'gone' });
     return { result: 'failed', error };
   }
-  const request = renderRequest(route.config.receiver, {
-    route: name,
-    change,
-    kind: delivery.kind,
-    ...(delivery.flapCount !== null ? { flapCount: delivery.flapCount } : {}),
-    ...(route.config.flapping !== undefined ? { flapWindowMs: route.config.flapping.window } : {}),
-    ...(deps.uiBaseUrl !== undefined ? { uiBaseUrl: deps.uiBaseUrl } : {}),
-  }, route.receiver.secret);
+  const request = renderRequest(
+    route.config.receiver,
+    {
+      route: name,
+      change,
+      kind: delivery.kind,
+      ...(delivery.flapCount !== null ? { flapCount: delivery.flapCount } : {}),
+      ...(route.config.flapping !== undefined ? { flapWindowMs: route.config.flapping.window } : {}),
+      ...(deps.uiBaseUrl !== undefined ? { uiBaseUrl: deps.uiBaseUrl } : {}),
+    },
+    route.receiver.secret,
+  );
   const outcome = await sendRequest(route.receiver.url, request, route.config.receiver.timeout);
   if (outcome.ok) {
     await deps.store.markDelivered(name, seq);
@@ -53,6 +55,11 @@ export async function attemptDelivery(
   }
   // Attempts are counted in the row, so a job re-queued after Redis lost it does not start over.
   const final = !outcome.retryable || delivery.attempts + 1 >= route.config.retry.attempts;
-  await deps.store.markAttemptFailed(name, seq, outcome.error, final ? { reason: outcome.retryable ? 'exhausted' : 'rejected' } : undefined);
+  await deps.store.markAttemptFailed(
+    name,
+    seq,
+    outcome.error,
+    final ? { reason: outcome.retryable ? 'exhausted' : 'rejected' } : undefined,
+  );
   return final ? { result: 'failed', error: outcome.error } : { result: 'retry', error: outcome.error };
 }

@@ -22,10 +22,15 @@ const statusWord = (status: string | null): string => status ?? 'none';
 export function matchesRoute(match: RouteMatch, change: NotifiableChange): boolean {
   if (!(match.changes as readonly string[]).includes(change.scope)) return false;
   if (match.clusters.length > 0 && !match.clusters.includes(change.cluster)) return false;
-  if (match.namespaces.length > 0 && (change.phase === null || !match.namespaces.includes(change.phase.namespace))) return false;
+  if (match.namespaces.length > 0 && (change.phase === null || !match.namespaces.includes(change.phase.namespace)))
+    return false;
   if (match.phases.length > 0 && (change.phase === null || !match.phases.includes(change.phase.name))) return false;
   for (const [key, value] of Object.entries(match.labels)) if (change.phaseLabels?.[key] !== value) return false;
-  if (match.conditionTypes.length > 0 && (change.conditionType == null || !match.conditionTypes.includes(change.conditionType))) return false;
+  if (
+    match.conditionTypes.length > 0 &&
+    (change.conditionType == null || !match.conditionTypes.includes(change.conditionType))
+  )
+    return false;
   if (match.from.length > 0 && !match.from.includes(statusWord(change.fromStatus))) return false;
   if (match.to.length > 0 && !match.to.includes(statusWord(change.toStatus))) return false;
   return true;
@@ -33,7 +38,13 @@ export function matchesRoute(match: RouteMatch, change: NotifiableChange): boole
 
 /** What a change is about: changes of one subject follow one another (cluster, phase, resource or condition). */
 export function subjectOf(change: NotifiableChange): string {
-  return JSON.stringify([change.clusterId, change.phaseId, change.scope, change.resourceKey, change.conditionType ?? null]);
+  return JSON.stringify([
+    change.clusterId,
+    change.phaseId,
+    change.scope,
+    change.resourceKey,
+    change.conditionType ?? null,
+  ]);
 }
 
 /** What the route does with a matching change. */
@@ -60,7 +71,9 @@ export interface SubjectPast {
  */
 export function judgeChange(route: Pick<RouteConfig, 'minDuration' | 'flapping'>, past: SubjectPast): Verdict {
   if (route.flapping !== undefined && past.recentChanges + 1 > route.flapping.maxChanges) {
-    return past.previousFlapping ? { status: 'held', kind: 'transition', reason: 'flapping' } : { status: 'pending', kind: 'flapping', flapCount: past.recentChanges + 1 };
+    return past.previousFlapping
+      ? { status: 'held', kind: 'transition', reason: 'flapping' }
+      : { status: 'pending', kind: 'flapping', flapCount: past.recentChanges + 1 };
   }
   return route.minDuration > 0 ? { status: 'held', kind: 'transition' } : { status: 'pending', kind: 'transition' };
 }
@@ -76,7 +89,12 @@ export function holdFor(route: Pick<RouteConfig, 'minDuration' | 'flapping'>, re
  * A held change, given the next change of its subject (any change of the log, matching or not):
  * superseded when that came sooner than `holdMs`, due once `holdMs` has passed with none.
  */
-export function releaseHeld(heldAt: Date, holdMs: number, next: { at: Date } | undefined, now: Date): 'superseded' | 'due' | 'wait' {
+export function releaseHeld(
+  heldAt: Date,
+  holdMs: number,
+  next: { at: Date } | undefined,
+  now: Date,
+): 'superseded' | 'due' | 'wait' {
   if (next !== undefined && next.at.getTime() - heldAt.getTime() < holdMs) return 'superseded';
   if (next !== undefined || now.getTime() - heldAt.getTime() >= holdMs) return 'due';
   return 'wait';

@@ -30,7 +30,10 @@ function readValue(file: string, baseDir: string): { value?: string; problem?: s
 }
 
 /** The receiver's URL and secret, or the problems found (keys relative to the receiver). */
-export function resolveReceiver(receiver: ReceiverConfig, baseDir: string): { receiver?: ResolvedReceiver; issues: ReceiverFileIssue[] } {
+export function resolveReceiver(
+  receiver: ReceiverConfig,
+  baseDir: string,
+): { receiver?: ResolvedReceiver; issues: ReceiverFileIssue[] } {
   const issues: ReceiverFileIssue[] = [];
   let url = receiver.url;
   if (receiver.urlFile !== undefined) {
@@ -56,6 +59,9 @@ export function resolveReceiver(receiver: ReceiverConfig, baseDir: string): { re
 /** Problems with the files every route's receiver names, keyed as in phaselog.yaml. */
 export function receiverFileIssues(config: NotificationsConfig, baseDir: string): ReceiverFileIssue[] {
   return config.routes.flatMap((route, i) =>
-    resolveReceiver(route.receiver, baseDir).issues.map((issue) => ({ key: `notifications.routes.${i}.receiver.${issue.key}`, message: issue.message })),
+    resolveReceiver(route.receiver, baseDir).issues.map((issue) => ({
+      key: `notifications.routes.${i}.receiver.${issue.key}`,
+      message: issue.message,
+    })),
   );
 }

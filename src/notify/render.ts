@@ -70,14 +70,19 @@ export function deliveryFacts(d: DeliveryToSend): Record<string, unknown> {
     toStatus: c.toStatus,
     message: c.message,
     url: d.uiBaseUrl !== undefined && c.phase !== null ? phaseUiUrl(d.uiBaseUrl, c.phase, c.cluster) : null,
-    ...(d.kind === 'flapping' ? { flapping: { changes: d.flapCount ?? 0, windowSeconds: Math.round((d.flapWindowMs ?? 0) / 1000) } } : {}),
+    ...(d.kind === 'flapping'
+      ? { flapping: { changes: d.flapCount ?? 0, windowSeconds: Math.round((d.flapWindowMs ?? 0) / 1000) } }
+      : {}),
   };
 }
 
 /** One line a person reads. */
 export function summaryLine(d: DeliveryToSend): string {
   const c = d.change;
-  const what = c.phase === null ? `cluster ${c.cluster}` : `${c.cluster}/${c.phase.namespace}/${c.phase.name}${c.resourceKey !== null ? ` ${c.resourceKey}` : ''}${c.conditionType != null ? ` condition ${c.conditionType}` : ''}`;
+  const what =
+    c.phase === null
+      ? `cluster ${c.cluster}`
+      : `${c.cluster}/${c.phase.namespace}/${c.phase.name}${c.resourceKey !== null ? ` ${c.resourceKey}` : ''}${c.conditionType != null ? ` condition ${c.conditionType}` : ''}`;
   if (d.kind === 'flapping') {
     return `${what} is flapping: ${d.flapCount ?? 0} changes within ${formatDuration(d.flapWindowMs ?? 0)}, now ${c.toStatus ?? 'gone'}; further changes are held back until it calms down`;
   }
@@ -85,7 +90,11 @@ export function summaryLine(d: DeliveryToSend): string {
 }
 
 /** The request for `receiver`; signed when the receiver has a secret. */
-export function renderRequest(receiver: Pick<ReceiverConfig, 'type'> & { source?: string }, d: DeliveryToSend, secret: string | undefined): RenderedRequest {
+export function renderRequest(
+  receiver: Pick<ReceiverConfig, 'type'> & { source?: string },
+  d: DeliveryToSend,
+  secret: string | undefined,
+): RenderedRequest {
   const facts = deliveryFacts(d);
   const key = deliveryKey(d.route, d.change.seq);
   let body: string;
@@ -93,7 +102,10 @@ export function renderRequest(receiver: Pick<ReceiverConfig, 'type'> & { source?
   if (receiver.type === 'slack') {
     const line = summaryLine(d);
     const link = typeof facts.url === 'string' ? ` <${facts.url}|open in phaselog>` : '';
-    body = JSON.stringify({ text: line, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `${line}${link}` } }] });
+    body = JSON.stringify({
+      text: line,
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `${line}${link}` } }],
+    });
   } else if (receiver.type === 'cloudevents') {
     // Written by hand: the CloudEvents structured mode is a small JSON envelope, and the `cloudevents`
     // SDK drags browser polyfills into the worker for it.
@@ -103,7 +115,10 @@ export function renderRequest(receiver: Pick<ReceiverConfig, 'type'> & { source?
       id: key,
       source: receiver.source ?? '/phaselog',
       type: d.kind === 'flapping' ? FLAPPING_TYPE : (EVENT_TYPES[d.change.scope] ?? 'dev.phaselog.status.changed'),
-      subject: d.change.phase === null ? d.change.cluster : `${d.change.cluster}/${d.change.phase.namespace}/${d.change.phase.name}`,
+      subject:
+        d.change.phase === null
+          ? d.change.cluster
+          : `${d.change.cluster}/${d.change.phase.namespace}/${d.change.phase.name}`,
       time: d.change.at.toISOString(),
       datacontenttype: 'application/json',
       data: facts,
@@ -111,7 +126,11 @@ export function renderRequest(receiver: Pick<ReceiverConfig, 'type'> & { source?
   } else {
     body = JSON.stringify(facts);
   }
-  const headers: Record<string, string> = { 'content-type': contentType, 'x-phaselog-delivery': key, 'user-agent': 'phaselog-notifications' };
+  const headers: Record<string, string> = {
+    'content-type': contentType,
+    'x-phaselog-delivery': key,
+    'user-agent': 'phaselog-notifications',
+  };
   if (secret !== undefined) headers['x-phaselog-signature'] = signBody(secret, body);
   return { body, headers };
 }

@@ -24,7 +24,11 @@ export interface ScanResult {
 }
 
 /** Scans one route. */
-export async function scanRoute(deps: { store: NotificationStore; history: HistoryReader }, route: RouteConfig, now: () => Date): Promise<ScanResult> {
+export async function scanRoute(
+  deps: { store: NotificationStore; history: HistoryReader },
+  route: RouteConfig,
+  now: () => Date,
+): Promise<ScanResult> {
   const result: ScanResult = { due: [], recorded: 0, suppressed: 0, scanned: true };
   const done = await deps.store.withRouteScan(route.name, async (tx) => {
     const heldBySubject = new Map<string, { seq: bigint; at: Date; reason: string | null }[]>();
@@ -51,26 +55,42 @@ export async function scanRoute(deps: { store: NotificationStore; history: Histo
     for (let page = 0; page < MAX_PAGES; page += 1) {
       const read = await deps.history.listStatusChanges(FULL_ACCESS, {}, PAGE, cursor);
       const needLabels = Object.keys(route.match.labels).length > 0;
-      const labels = needLabels ? await deps.store.phaseLabels([...new Set(read.items.flatMap((c) => (c.phaseId === null ? [] : [c.phaseId])))]) : new Map<number, Record<string, string>>();
+      const labels = needLabels
+        ? await deps.store.phaseLabels([...new Set(read.items.flatMap((c) => (c.phaseId === null ? [] : [c.phaseId])))])
+        : new Map<number, Record<string, string>>();
       for (const item of read.items) {
-        const change: NotifiableChange = { ...item, ...(item.phaseId !== null && labels.has(item.phaseId) ? { phaseLabels: labels.get(item.phaseId) } : {}) };
+        const change: NotifiableChange = {
+          ...item,
+          ...(item.phaseId !== null && labels.has(item.phaseId) ? { phaseLabels: labels.get(item.phaseId) } : {}),
+        };
         const subject = subjectOf(change);
         // Any later change of a subject, matching or not, ends what its held deliveries wait for.
         if (heldBySubject.has(subject)) await settle(subject, change);
         cursor = change.seq;
         if (!matchesRoute(route.match, change)) continue;
-        const past = route.flapping !== undefined
-          ? await tx.subjectPast(subject, new Date(change.at.getTime() - route.flapping.window))
-          : { count: 0, previousFlapping: false };
+        const past =
+          route.flapping !== undefined
+            ? await tx.subjectPast(subject, new Date(change.at.getTime() - route.flapping.window))
+            : { count: 0, previousFlapping: false };
         const verdict = judgeChange(route, { recentChanges: past.count, previousFlapping: past.previousFlapping });
         await tx.record({
-          seq: change.seq, kind: verdict.kind, status: verdict.status, subject, clusterId: change.clusterId, phaseId: change.phaseId, at: change.at,
+          seq: change.seq,
+          kind: verdict.kind,
+          status: verdict.status,
+          subject,
+          clusterId: change.clusterId,
+          phaseId: change.phaseId,
+          at: change.at,
           ...('reason' in verdict ? { reason: verdict.reason } : {}),
           ...(verdict.kind === 'flapping' ? { flapCount: verdict.flapCount } : {}),
         });
         result.recorded += 1;
         if (verdict.status === 'pending') result.due.push(change.seq);
-        else heldBySubject.set(subject, [...(heldBySubject.get(subject) ?? []), { seq: change.seq, at: change.at, reason: 'reason' in verdict ? verdict.reason : null }]);
+        else
+          heldBySubject.set(subject, [
+            ...(heldBySubject.get(subject) ?? []),
+            { seq: change.seq, at: change.at, reason: 'reason' in verdict ? verdict.reason : null },
+          ]);
       }
       if (!read.hasMore) {
         reachedEnd = true;

@@ -11,9 +11,7 @@ import type { RenderedRequest } from './render.ts';
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** What an attempt came to. */
-export type SendOutcome =
-  | { ok: true; status: number }
-  | { ok: false; retryable: boolean; error: string };
+export type SendOutcome = { ok: true; status: number } | { ok: false; retryable: boolean; error: string };
 
 /** Answers a retry cannot change: the receiver refuses the request itself. */
 function isPermanentStatus(status: number): boolean {
@@ -40,15 +38,27 @@ async function drainCapped(body: ReadableStream<Uint8Array> | null): Promise<voi
 export async function sendRequest(url: string, request: RenderedRequest, timeoutMs: number): Promise<SendOutcome> {
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', headers: request.headers, body: request.body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(url, {
+      method: 'POST',
+      headers: request.headers,
+      body: request.body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (error) {
     const name = (error as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError') return { ok: false, retryable: true, error: `no answer within ${timeoutMs} ms` };
-    const code = ((error as { cause?: { code?: string } }).cause?.code) ?? name;
+    if (name === 'TimeoutError' || name === 'AbortError')
+      return { ok: false, retryable: true, error: `no answer within ${timeoutMs} ms` };
+    const code = (error as { cause?: { code?: string } }).cause?.code ?? name;
     return { ok: false, retryable: true, error: `request failed: ${code}` };
   }
   await drainCapped(res.body).catch(() => {});
   if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
-  if (res.status >= 300 && res.status < 400) return { ok: false, retryable: false, error: `HTTP ${res.status}: the receiver redirects; redirects are not followed (configure the final URL)` };
+  if (res.status >= 300 && res.status < 400)
+    return {
+      ok: false,
+      retryable: false,
+      error: `HTTP ${res.status}: the receiver redirects; redirects are not followed (configure the final URL)`,
+    };
   return { ok: false, retryable: !isPermanentStatus(res.status), error: `HTTP ${res.status}` };
 }

@@ -57,10 +57,15 @@ export interface SubscribeChangesOptions extends ChannelOptions {
 }
 
 /** Subscribes to status changes; resolves once the subscription is active. */
-export async function subscribeChanges(redisUrl: string, onChange: (change: StatusChange) => void, options: SubscribeChangesOptions = {}): Promise<ChangeSubscription> {
+export async function subscribeChanges(
+  redisUrl: string,
+  onChange: (change: StatusChange) => void,
+  options: SubscribeChangesOptions = {},
+): Promise<ChangeSubscription> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
   logRedisErrors(redis, options.log, 'change-subscriber');
-  const channel = options.cluster === undefined ? changesChannel(options) : clusterChangesChannel(options.cluster, options);
+  const channel =
+    options.cluster === undefined ? changesChannel(options) : clusterChangesChannel(options.cluster, options);
   redis.on('message', (from: string, text: string) => {
     if (from !== channel) return;
     const change = decodeChangeEvent(text);

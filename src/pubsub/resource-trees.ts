@@ -74,7 +74,7 @@ export function createTreePublisher(redis: Redis, options: TreePublisherOptions 
         if (before.get(memberKey) === body) {
           pipeline.pexpire(key, ttlMs);
         } else {
-          pipeline.set(key, JSON.stringify({ at: Date.now(), ...JSON.parse(body) as object }), 'PX', ttlMs);
+          pipeline.set(key, JSON.stringify({ at: Date.now(), ...(JSON.parse(body) as object) }), 'PX', ttlMs);
           written.set(memberKey, body);
         }
       }
@@ -111,16 +111,40 @@ interface EncodedNode {
 }
 
 function encodeNode(node: ChildNode): EncodedNode {
-  return { g: node.group, k: node.kind, ns: node.namespace, n: node.name, s: node.status, m: node.message, ...(node.children.length > 0 ? { c: node.children.map(encodeNode) } : {}) };
+  return {
+    g: node.group,
+    k: node.kind,
+    ns: node.namespace,
+    n: node.name,
+    s: node.status,
+    m: node.message,
+    ...(node.children.length > 0 ? { c: node.children.map(encodeNode) } : {}),
+  };
 }
 
 const nodeSchema: z.ZodType<EncodedNode> = z.lazy(() =>
-  z.object({ g: z.string(), k: z.string(), ns: z.string(), n: z.string(), s: z.enum(RESOURCE_STATUSES as [ResourceStatus, ...ResourceStatus[]]), m: z.string(), c: z.array(nodeSchema).optional() }),
+  z.object({
+    g: z.string(),
+    k: z.string(),
+    ns: z.string(),
+    n: z.string(),
+    s: z.enum(RESOURCE_STATUSES as [ResourceStatus, ...ResourceStatus[]]),
+    m: z.string(),
+    c: z.array(nodeSchema).optional(),
+  }),
 );
 const treeSchema = z.object({ at: z.number(), c: z.array(nodeSchema), o: z.number().int().min(0) });
 
 function decodeNode(node: EncodedNode): ChildNode {
-  return { group: node.g, kind: node.k, namespace: node.ns, name: node.n, status: node.s, message: node.m, children: (node.c ?? []).map(decodeNode) };
+  return {
+    group: node.g,
+    kind: node.k,
+    namespace: node.ns,
+    name: node.n,
+    status: node.s,
+    message: node.m,
+    children: (node.c ?? []).map(decodeNode),
+  };
 }
 
 /** Reads published trees for the API. */

@@ -49,14 +49,19 @@ function connect(redisUrl: string, options: TokenRevocationOptions, role: 'publi
   const { maxConnectAttempts } = options;
   const redis = new Redis(redisUrl, {
     maxRetriesPerRequest: role === 'subscriber' ? null : 2,
-    ...(maxConnectAttempts === undefined ? {} : { retryStrategy: (times: number) => (times > maxConnectAttempts ? null : 100 * times), connectTimeout: 2_000 }),
+    ...(maxConnectAttempts === undefined
+      ? {}
+      : { retryStrategy: (times: number) => (times > maxConnectAttempts ? null : 100 * times), connectTimeout: 2_000 }),
   });
   logRedisErrors(redis, options.log, `token-revocation-${role}`);
   return redis;
 }
 
 /** Creates a publisher with its own Redis connection. */
-export function createTokenRevocationPublisher(redisUrl: string, options: TokenRevocationOptions = {}): TokenRevocationPublisher {
+export function createTokenRevocationPublisher(
+  redisUrl: string,
+  options: TokenRevocationOptions = {},
+): TokenRevocationPublisher {
   const redis = connect(redisUrl, options, 'publisher');
   return {
     async publish(name, at = new Date()) {
@@ -75,7 +80,11 @@ export interface TokenRevocationSubscription {
 }
 
 /** Subscribes to revocations; resolves once the subscription is active. */
-export async function subscribeTokenRevocations(redisUrl: string, onRevoked: (revocation: TokenRevocation) => void, options: TokenRevocationOptions = {}): Promise<TokenRevocationSubscription> {
+export async function subscribeTokenRevocations(
+  redisUrl: string,
+  onRevoked: (revocation: TokenRevocation) => void,
+  options: TokenRevocationOptions = {},
+): Promise<TokenRevocationSubscription> {
   const redis = connect(redisUrl, options, 'subscriber');
   const channel = tokenRevocationsChannel(options);
   redis.on('message', (from: string, text: string) => {

@@ -39,9 +39,12 @@ export function createClusterLocks(redis: Redis, options: ClusterLockOptions = {
       const token = randomUUID();
       const ok = await redis.set(key, token, 'PX', ttl, 'NX');
       if (ok !== 'OK') return undefined;
-      const timer = setInterval(() => {
-        redis.eval(RENEW, 1, key, token, String(ttl)).catch(() => {});
-      }, Math.max(50, Math.floor(ttl / 3)));
+      const timer = setInterval(
+        () => {
+          redis.eval(RENEW, 1, key, token, String(ttl)).catch(() => {});
+        },
+        Math.max(50, Math.floor(ttl / 3)),
+      );
       timer.unref();
       return {
         async release() {

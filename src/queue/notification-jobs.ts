@@ -23,20 +23,26 @@ export function notificationJobId(route: string, seq: bigint): string {
 }
 
 /** Queues the sending of deliveries; those already queued (or kept after completing) are not queued twice. */
-export async function enqueueDeliveries(queue: Queue, deliveries: readonly { route: string; seq: bigint }[], retry: (route: string) => { attempts: number; backoff: number }): Promise<void> {
+export async function enqueueDeliveries(
+  queue: Queue,
+  deliveries: readonly { route: string; seq: bigint }[],
+  retry: (route: string) => { attempts: number; backoff: number },
+): Promise<void> {
   if (deliveries.length === 0) return;
-  await queue.addBulk(deliveries.map(({ route, seq }) => {
-    const { attempts, backoff } = retry(route);
-    const opts: JobsOptions = {
-      jobId: notificationJobId(route, seq),
-      attempts,
-      backoff: { type: 'exponential', delay: backoff },
-      // Kept a day, so a re-queue of a delivery just sent is refused by its id.
-      removeOnComplete: { age: 24 * 3600, count: 100_000 },
-      removeOnFail: { age: 7 * 24 * 3600 },
-    };
-    return { name: NOTIFICATION_JOB, data: { route, seq: seq.toString() } satisfies NotificationJobData, opts };
-  }));
+  await queue.addBulk(
+    deliveries.map(({ route, seq }) => {
+      const { attempts, backoff } = retry(route);
+      const opts: JobsOptions = {
+        jobId: notificationJobId(route, seq),
+        attempts,
+        backoff: { type: 'exponential', delay: backoff },
+        // Kept a day, so a re-queue of a delivery just sent is refused by its id.
+        removeOnComplete: { age: 24 * 3600, count: 100_000 },
+        removeOnFail: { age: 7 * 24 * 3600 },
+      };
+      return { name: NOTIFICATION_JOB, data: { route, seq: seq.toString() } satisfies NotificationJobData, opts };
+    }),
+  );
 }
 
 /**
@@ -47,7 +53,11 @@ export async function enqueueDeliveries(queue: Queue, deliveries: readonly { rou
  * skipped by its next attempt (attempts read the row), so at worst a send is repeated under the same
  * idempotency key, the guarantee's one window.
  */
-export async function requeueDeliveries(queue: Queue, deliveries: readonly { route: string; seq: bigint }[], retry: (route: string) => { attempts: number; backoff: number }): Promise<void> {
+export async function requeueDeliveries(
+  queue: Queue,
+  deliveries: readonly { route: string; seq: bigint }[],
+  retry: (route: string) => { attempts: number; backoff: number },
+): Promise<void> {
   for (const { route, seq } of deliveries) {
     const job = await queue.getJob(notificationJobId(route, seq));
     if (job === undefined) continue;
@@ -59,5 +69,13 @@ export async function requeueDeliveries(queue: Queue, deliveries: readonly { rou
 
 /** Creates or updates the scan scheduler (also how one lost with Redis' data is re-created). */
 export async function upsertScanScheduler(queue: Queue, everyMs: number): Promise<void> {
-  await queue.upsertJobScheduler(NOTIFICATION_SCHEDULER_ID, { every: everyMs }, { name: NOTIFICATION_SCAN_JOB, data: {}, opts: { attempts: 1, removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } } });
+  await queue.upsertJobScheduler(
+    NOTIFICATION_SCHEDULER_ID,
+    { every: everyMs },
+    {
+      name: NOTIFICATION_SCAN_JOB,
+      data: {},
+      opts: { attempts: 1, removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } },
+    },
+  );
 }

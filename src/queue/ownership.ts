@@ -160,7 +160,13 @@ function parseInfo(text: string | null | undefined): MemberInfo | undefined {
   if (typeof text !== 'string' || text.length > 10_000) return undefined;
   try {
     const value = JSON.parse(text) as Partial<MemberInfo>;
-    if (typeof value.worker !== 'string' || typeof value.host !== 'string' || typeof value.pid !== 'number' || typeof value.startedAt !== 'number') return undefined;
+    if (
+      typeof value.worker !== 'string' ||
+      typeof value.host !== 'string' ||
+      typeof value.pid !== 'number' ||
+      typeof value.startedAt !== 'number'
+    )
+      return undefined;
     return { worker: value.worker, host: value.host, pid: value.pid, startedAt: value.startedAt };
   } catch {
     return undefined;
@@ -182,12 +188,16 @@ function parseClusterList(text: string | null): Set<string> | undefined {
  * rendezvous weight among those that can read it; of several instances of one worker id, the one
  * that joined first (the others stand by).
  */
-export function assignClusters(clusters: readonly string[], members: ReadonlyMap<string, { info: MemberInfo; clusters: ReadonlySet<string> }>): Map<string, string> {
+export function assignClusters(
+  clusters: readonly string[],
+  members: ReadonlyMap<string, { info: MemberInfo; clusters: ReadonlySet<string> }>,
+): Map<string, string> {
   // One instance per worker id: the earliest joined, ties by instance name.
   const byWorker = new Map<string, { instance: string; info: MemberInfo; clusters: ReadonlySet<string> }>();
   for (const [instance, member] of [...members].sort(([a], [b]) => a.localeCompare(b))) {
     const current = byWorker.get(member.info.worker);
-    if (current === undefined || member.info.startedAt < current.info.startedAt) byWorker.set(member.info.worker, { instance, ...member });
+    if (current === undefined || member.info.startedAt < current.info.startedAt)
+      byWorker.set(member.info.worker, { instance, ...member });
   }
   const assignment = new Map<string, string>();
   for (const cluster of clusters) {
@@ -256,7 +266,10 @@ export async function startOwnership(options: OwnershipOptions): Promise<Ownersh
   // Without a renewal for too long (Redis away), this worker may no longer own anything.
   const dropExpired = (): void => {
     if (active.size === 0 || Date.now() < validUntil) return;
-    log.warn({ clusters: active.size }, 'cluster leases could not be renewed in time (Redis unreachable?): stopping reading them until they are owned again');
+    log.warn(
+      { clusters: active.size },
+      'cluster leases could not be renewed in time (Redis unreachable?): stopping reading them until they are owned again',
+    );
     for (const cluster of [...active]) void release(cluster);
   };
 
@@ -266,7 +279,10 @@ export async function startOwnership(options: OwnershipOptions): Promise<Ownersh
     for (const known of [...memberClusters.keys()]) if (!live.has(known)) memberClusters.delete(known);
     const unknown = alive.filter((m) => !memberClusters.has(m));
     if (unknown.length > 0) {
-      const [infos, lists] = await Promise.all([redis.hmget(k.info, ...unknown), redis.mget(...unknown.map(k.clusters))]);
+      const [infos, lists] = await Promise.all([
+        redis.hmget(k.info, ...unknown),
+        redis.mget(...unknown.map(k.clusters)),
+      ]);
       unknown.forEach((member, i) => {
         const parsed = parseInfo(infos[i]);
         const clusters = parseClusterList(lists[i] ?? null);
@@ -298,7 +314,13 @@ export async function startOwnership(options: OwnershipOptions): Promise<Ownersh
     // Renew what is held; a lease another instance took meanwhile is lost at once.
     const heldNow = [...held];
     if (heldNow.length > 0) {
-      const kept = (await redis.eval(RENEW, heldNow.length, ...heldNow.map(([cluster]) => k.lease(cluster)), String(leaseMs), ...heldNow.map(([, value]) => value))) as number[];
+      const kept = (await redis.eval(
+        RENEW,
+        heldNow.length,
+        ...heldNow.map(([cluster]) => k.lease(cluster)),
+        String(leaseMs),
+        ...heldNow.map(([, value]) => value),
+      )) as number[];
       heldNow.forEach(([cluster], i) => {
         if (kept[i] === 1) return;
         log.warn({ cluster }, 'cluster lease taken by another worker; giving the cluster up');
@@ -314,7 +336,10 @@ export async function startOwnership(options: OwnershipOptions): Promise<Ownersh
     const sameWorker = [...memberClusters].filter(([m, v]) => m !== instance && v.info.worker === workerId);
     if (sameWorker.length > 0 && !duplicateWarned) {
       duplicateWarned = true;
-      log.warn({ workerId, others: sameWorker.map(([m]) => m) }, 'another live process uses this worker id: only the first of them owns clusters; give each worker its own id');
+      log.warn(
+        { workerId, others: sameWorker.map(([m]) => m) },
+        'another live process uses this worker id: only the first of them owns clusters; give each worker its own id',
+      );
     }
     for (const cluster of [...active]) if (assignment.get(cluster) !== instance) void release(cluster);
     if (!joined) {
@@ -339,11 +364,17 @@ export async function startOwnership(options: OwnershipOptions): Promise<Ownersh
       for (const cluster of taken) {
         const start = Promise.resolve()
           .then(() => options.acquire(cluster))
-          .catch((error: unknown) => log.error({ err: error, cluster }, 'starting to read an acquired cluster failed; scheduled snapshots still run'))
+          .catch((error: unknown) =>
+            log.error(
+              { err: error, cluster },
+              'starting to read an acquired cluster failed; scheduled snapshots still run',
+            ),
+          )
           .finally(() => starting.delete(cluster));
         starting.set(cluster, start);
       }
-      if (taken.length > 0) log.info({ clusters: taken.length, owned: active.size, members: live.size }, 'clusters acquired');
+      if (taken.length > 0)
+        log.info({ clusters: taken.length, owned: active.size, members: live.size }, 'clusters acquired');
     }
     options.onRound?.([...live]);
   };
@@ -387,13 +418,23 @@ export async function startOwnership(options: OwnershipOptions): Promise<Ownersh
       await Promise.all([...active].map((cluster) => release(cluster)));
       await Promise.all([...held.keys()].map((cluster) => release(cluster)));
       await Promise.all([...releasing.values()]);
-      await redis.multi().zrem(k.members, instance).hdel(k.info, instance).del(k.clusters(instance)).exec().catch(() => {});
+      await redis
+        .multi()
+        .zrem(k.members, instance)
+        .hdel(k.info, instance)
+        .del(k.clusters(instance))
+        .exec()
+        .catch(() => {});
     },
   };
 }
 
 /** Reads clusters' owners (for the API): the live instance holding each lease, with its host. */
-export async function readClusterOwners(redis: Redis, prefix: string, clusters: readonly string[]): Promise<Map<string, ClusterOwner>> {
+export async function readClusterOwners(
+  redis: Redis,
+  prefix: string,
+  clusters: readonly string[],
+): Promise<Map<string, ClusterOwner>> {
   const owners = new Map<string, ClusterOwner>();
   if (clusters.length === 0) return owners;
   const k = keys(prefix);
@@ -406,7 +447,12 @@ export async function readClusterOwners(redis: Redis, prefix: string, clusters: 
     const instance = leaseInstance(value);
     if (value === null || instance === undefined) return;
     const since = Number(value.slice(instance.length + 1));
-    owners.set(cluster, { worker: workerOf(instance), instance, host: hostOf.get(instance) ?? null, since: new Date(Number.isFinite(since) && since > 0 ? since : 0) });
+    owners.set(cluster, {
+      worker: workerOf(instance),
+      instance,
+      host: hostOf.get(instance) ?? null,
+      since: new Date(Number.isFinite(since) && since > 0 ? since : 0),
+    });
   });
   return owners;
 }

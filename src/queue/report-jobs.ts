@@ -9,7 +9,9 @@ import { parseDuration } from '../duration.ts';
 export const REPORT_QUEUE = 'phaselog-reports';
 export const REPORT_JOB = 'audit-report';
 
-const duration = z.string().refine((v) => parseDuration(v) !== undefined, { message: 'must be a duration such as 1h, 24h or 7d' });
+const duration = z
+  .string()
+  .refine((v) => parseDuration(v) !== undefined, { message: 'must be a duration such as 1h, 24h or 7d' });
 
 /** One entry of `reports.schedules` in phaselog.yaml. */
 export const reportScheduleSchema = z.strictObject({
@@ -39,10 +41,20 @@ export async function scheduleReports(queue: Queue, schedules: readonly ReportSc
     await queue.upsertJobScheduler(
       `report.${schedule.name}`,
       { every: parseDuration(schedule.every) as number },
-      { name: REPORT_JOB, data: { schedule: schedule.name }, opts: { attempts: 3, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } } },
+      {
+        name: REPORT_JOB,
+        data: { schedule: schedule.name },
+        opts: {
+          attempts: 3,
+          backoff: { type: 'exponential', delay: 5000 },
+          removeOnComplete: { count: 100 },
+          removeOnFail: { count: 100 },
+        },
+      },
     );
   }
   for (const scheduler of await queue.getJobSchedulers()) {
-    if (scheduler.key.startsWith('report.') && !wanted.has(scheduler.key)) await queue.removeJobScheduler(scheduler.key);
+    if (scheduler.key.startsWith('report.') && !wanted.has(scheduler.key))
+      await queue.removeJobScheduler(scheduler.key);
   }
 }

@@ -22,7 +22,12 @@ const SCHEDULER_PREFIX = 'snapshot.';
 export const MAX_CHANGED_OBJECTS = 256;
 
 /** An object's identity (never its contents). */
-const objectRefSchema = z.strictObject({ group: z.string(), kind: z.string().min(1), namespace: z.string(), name: z.string().min(1) });
+const objectRefSchema = z.strictObject({
+  group: z.string(),
+  kind: z.string().min(1),
+  namespace: z.string(),
+  name: z.string().min(1),
+});
 
 /** A snapshot job's payload, validated when read back from Redis. */
 export const snapshotJobSchema = z.strictObject({
@@ -86,7 +91,11 @@ export interface ScheduleOptions {
  * Creates or updates one job scheduler per cluster (`every` interval plus its jitter offset), and
  * removes the schedulers of clusters no longer configured. Safe to call from every worker process.
  */
-export async function scheduleSnapshots(queue: Queue, clusters: readonly string[], options: ScheduleOptions): Promise<void> {
+export async function scheduleSnapshots(
+  queue: Queue,
+  clusters: readonly string[],
+  options: ScheduleOptions,
+): Promise<void> {
   const wanted = new Set(clusters.map(snapshotSchedulerId));
   for (const cluster of clusters) await upsertSnapshotScheduler(queue, cluster, options);
   for (const scheduler of await queue.getJobSchedulers()) {
@@ -107,7 +116,10 @@ export async function upsertSnapshotScheduler(queue: Queue, cluster: string, opt
 
 /** Queues a snapshot of `cluster` for `tickAt` (a refresh, a watch event); a second call for the same tick is a no-op. */
 export async function enqueueSnapshot(queue: Queue, cluster: string, tickAt: number = Date.now()): Promise<string> {
-  const job = await queue.add(SNAPSHOT_JOB, { cluster, tickAt } satisfies SnapshotJobData, { ...SNAPSHOT_JOB_OPTIONS, jobId: snapshotJobId(cluster, tickAt) });
+  const job = await queue.add(SNAPSHOT_JOB, { cluster, tickAt } satisfies SnapshotJobData, {
+    ...SNAPSHOT_JOB_OPTIONS,
+    jobId: snapshotJobId(cluster, tickAt),
+  });
   return job.id ?? snapshotJobId(cluster, tickAt);
 }
 
@@ -116,9 +128,18 @@ export async function enqueueSnapshot(queue: Queue, cluster: string, tickAt: num
  * undefined). The id names the changes too: worker processes that saw the same changes in the
  * same debounce slot queue one job, and a process that saw others queues its own.
  */
-export async function enqueueLiveSnapshot(queue: Queue, cluster: string, tickAt: number, changed: ChangedObjects | undefined): Promise<string> {
+export async function enqueueLiveSnapshot(
+  queue: Queue,
+  cluster: string,
+  tickAt: number,
+  changed: ChangedObjects | undefined,
+): Promise<string> {
   if (changed === undefined) return enqueueSnapshot(queue, cluster, tickAt);
-  const data = { cluster, tickAt, changed: { objects: changed.objects.map(refOnly), inventories: changed.inventories.map(refOnly) } } satisfies SnapshotJobData;
+  const data = {
+    cluster,
+    tickAt,
+    changed: { objects: changed.objects.map(refOnly), inventories: changed.inventories.map(refOnly) },
+  } satisfies SnapshotJobData;
   const digest = createHash('sha256').update(JSON.stringify(data.changed)).digest('base64url').slice(0, 16);
   const jobId = `${snapshotJobId(cluster, tickAt)}.${digest}`;
   const job = await queue.add(SNAPSHOT_JOB, data, { ...SNAPSHOT_JOB_OPTIONS, jobId });

@@ -14,7 +14,12 @@ export interface ClusterAuditResult {
  * when a reachable interval begins (a gap in the records does not end it). Like failures, an outage
  * counts for the range it began in; one already going at `range.from` is `outageAtStart`.
  */
-export function auditCluster(cluster: ClusterHistory, rangeFrom: number, rangeTo: number, path: string): ClusterAuditResult {
+export function auditCluster(
+  cluster: ClusterHistory,
+  rangeFrom: number,
+  rangeTo: number,
+  path: string,
+): ClusterAuditResult {
   const intervals = normaliseIntervals(cluster.reachability, rangeTo, `${path}.reachability`);
   let reachableMs = 0;
   let unreachableMs = 0;

@@ -35,7 +35,10 @@ export function computeAuditReport(input: AuditInput, options: AuditOptions = {}
   const clusters: ClusterAudit[] = input.clusters.map((cluster, index) => {
     const result = auditCluster(cluster, rangeFrom, rangeTo, `clusters[${index}]`);
     // Two entries for one cluster name are merged rather than counted twice.
-    unreachableByCluster.set(cluster.name, mergeSpans([...(unreachableByCluster.get(cluster.name) ?? []), ...result.unreachable]));
+    unreachableByCluster.set(
+      cluster.name,
+      mergeSpans([...(unreachableByCluster.get(cluster.name) ?? []), ...result.unreachable]),
+    );
     return result.audit;
   });
   const phases: PhaseAudit[] = input.phases
@@ -77,8 +80,16 @@ function sumTotals(phases: readonly PhaseAudit[], clusters: readonly ClusterAudi
     inventoryChanges: sum(phases.map((phase) => phase.inventoryChanges)),
     revisionChanges: sum(phases.map((phase) => phase.revisionChanges)),
     restored: sum(phases.map((phase) => phase.restore.restored)),
-    meanTimeToRestoreMs: mean(phases.flatMap((phase) => phase.restore.restores.flatMap((restore) => (restore.restoredAt === null ? [] : [restore.durationMs])))),
-    meanTimeOutOfCurrentMs: mean(phases.flatMap((phase) => phase.recovery.incidents.flatMap((incident) => (incident.to === null ? [] : [incident.durationMs])))),
+    meanTimeToRestoreMs: mean(
+      phases.flatMap((phase) =>
+        phase.restore.restores.flatMap((restore) => (restore.restoredAt === null ? [] : [restore.durationMs])),
+      ),
+    ),
+    meanTimeOutOfCurrentMs: mean(
+      phases.flatMap((phase) =>
+        phase.recovery.incidents.flatMap((incident) => (incident.to === null ? [] : [incident.durationMs])),
+      ),
+    ),
   };
 }
 

@@ -66,7 +66,9 @@ function summarise(all: readonly Episode[], range: EpisodeRange): EpisodeSummary
     recovered: durations.length,
     meanMs: durations.length > 0 ? durations.reduce((sum, ms) => sum + ms, 0) / durations.length : null,
     longestMs: durations.length > 0 ? Math.max(...durations) : null,
-    atStart: all.find((episode) => episode.from < range.rangeFrom && (episode.to === null || episode.to > range.rangeFrom)) ?? null,
+    atStart:
+      all.find((episode) => episode.from < range.rangeFrom && (episode.to === null || episode.to > range.rangeFrom)) ??
+      null,
     open: all.find((episode) => episode.to === null && episode.from < range.rangeTo) ?? null,
   };
 }
@@ -76,7 +78,11 @@ function summarise(all: readonly Episode[], range: EpisodeRange): EpisodeSummary
  * most important status first (Failed, Terminating, NotFound, Unknown, InProgress), the earliest
  * of equals, skipping intervals whose cause was not recorded.
  */
-export function worstCause(intervals: readonly Normalised<StatusInterval>[], from: number, to: number): StatusCause | null {
+export function worstCause(
+  intervals: readonly Normalised<StatusInterval>[],
+  from: number,
+  to: number,
+): StatusCause | null {
   let best: { priority: number; cause: StatusCause } | null = null;
   for (const interval of intervals) {
     if (interval.to <= from || interval.from >= to) continue;
@@ -93,7 +99,10 @@ export function measureRecovery(
   intervals: readonly Normalised<StatusInterval>[],
   range: EpisodeRange,
 ): RecoveryStats {
-  const summary = summarise(findEpisodes(runs, (_run, previous) => previous === 'Current'), range);
+  const summary = summarise(
+    findEpisodes(runs, (_run, previous) => previous === 'Current'),
+    range,
+  );
   const incidents: Incident[] = summary.inRange.map((episode) => ({
     from: new Date(episode.from),
     to: episode.to === null ? null : new Date(episode.to),
@@ -108,8 +117,14 @@ export function measureRecovery(
     longestTimeOutOfCurrentMs: summary.longestMs,
     meanTimeToRecoverMs: summary.meanMs,
     longestTimeToRecoverMs: summary.longestMs,
-    incidentAtStart: summary.atStart === null ? null : { since: new Date(summary.atStart.from), recoveredAt: dateOrNull(summary.atStart.to) },
-    openIncident: summary.open === null ? null : { since: new Date(summary.open.from), ongoingMs: range.rangeTo - summary.open.from },
+    incidentAtStart:
+      summary.atStart === null
+        ? null
+        : { since: new Date(summary.atStart.from), recoveredAt: dateOrNull(summary.atStart.to) },
+    openIncident:
+      summary.open === null
+        ? null
+        : { since: new Date(summary.open.from), ongoingMs: range.rangeTo - summary.open.from },
   };
 }
 
@@ -119,7 +134,10 @@ export function measureRestore(
   intervals: readonly Normalised<StatusInterval>[],
   range: EpisodeRange,
 ): RestoreStats {
-  const summary = summarise(findEpisodes(runs, (run) => run.key === 'Failed'), range);
+  const summary = summarise(
+    findEpisodes(runs, (run) => run.key === 'Failed'),
+    range,
+  );
   const restores: Restore[] = summary.inRange.map((episode) => ({
     failedAt: new Date(episode.from),
     restoredAt: dateOrNull(episode.to),
@@ -131,8 +149,14 @@ export function measureRestore(
     restored: summary.recovered,
     meanTimeToRestoreMs: summary.meanMs,
     longestTimeToRestoreMs: summary.longestMs,
-    restoreAtStart: summary.atStart === null ? null : { failedAt: new Date(summary.atStart.from), restoredAt: dateOrNull(summary.atStart.to) },
-    notRestored: summary.open === null ? null : { failedAt: new Date(summary.open.from), ongoingMs: range.rangeTo - summary.open.from },
+    restoreAtStart:
+      summary.atStart === null
+        ? null
+        : { failedAt: new Date(summary.atStart.from), restoredAt: dateOrNull(summary.atStart.to) },
+    notRestored:
+      summary.open === null
+        ? null
+        : { failedAt: new Date(summary.open.from), ongoingMs: range.rangeTo - summary.open.from },
   };
 }
 

@@ -16,7 +16,11 @@ export function formatDuration(ms: number | null): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;
   let seconds = Math.round(ms / 1000);
   const parts: string[] = [];
-  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const) {
     const count = Math.floor(seconds / size);
     if (count > 0 || parts.length > 0) parts.push(`${count}${unit}`);
     seconds -= count * size;

@@ -8,7 +8,16 @@ import type { ResourceStatus } from '../status/types.ts';
 import { coveredLength, normaliseIntervals, toEpoch, toRuns } from './intervals.ts';
 import type { Normalised, Run, Span } from './intervals.ts';
 import { measureRecovery, measureRestore } from './episodes.ts';
-import type { AuditedManifestChange, ConditionDurations, ConditionInterval, ManifestChange, PhaseAudit, PhaseHistory, StatusDurations, StatusInterval } from './types.ts';
+import type {
+  AuditedManifestChange,
+  ConditionDurations,
+  ConditionInterval,
+  ManifestChange,
+  PhaseAudit,
+  PhaseHistory,
+  StatusDurations,
+  StatusInterval,
+} from './types.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -23,7 +32,11 @@ export interface PhaseAuditContext {
 }
 
 /** Time in [rangeFrom, rangeTo) per condition type and status, from intervals clipped to the range. */
-function measureConditionTime(intervals: readonly ConditionInterval[], rangeFrom: number, rangeTo: number): Record<string, ConditionDurations> {
+function measureConditionTime(
+  intervals: readonly ConditionInterval[],
+  rangeFrom: number,
+  rangeTo: number,
+): Record<string, ConditionDurations> {
   const out: Record<string, ConditionDurations> = {};
   for (const i of [...intervals].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0))) {
     const from = Math.max(i.from.getTime(), rangeFrom);
@@ -44,7 +57,10 @@ export function auditPhase(phase: PhaseHistory, context: PhaseAuditContext): Pha
   const runs = toRuns(intervals, (item) => item.status);
   const time = measureTime(intervals, context);
   const reachableObserved = time.observedMs - time.unreachableMs;
-  const changeTimes = runs.slice(1).map((run) => run.from).filter((at) => inRange(at, context));
+  const changeTimes = runs
+    .slice(1)
+    .map((run) => run.from)
+    .filter((at) => inRange(at, context));
   const maxChangesInAnHour = maxInWindow(changeTimes, HOUR_MS);
   const failureTimes = runs.filter((run) => run.key === 'Failed' && inRange(run.from, context)).map((run) => run.from);
   const manifestChanges = manifestChangesInRange(phase.manifestChanges, context);
@@ -122,7 +138,10 @@ function maxInWindow(times: readonly number[], windowMs: number): number {
   return best;
 }
 
-function manifestChangesInRange(changes: readonly ManifestChange[], context: PhaseAuditContext): AuditedManifestChange[] {
+function manifestChangesInRange(
+  changes: readonly ManifestChange[],
+  context: PhaseAuditContext,
+): AuditedManifestChange[] {
   return changes
     .map((change, index) => ({ change, at: toEpoch(change.at, `${context.path}.manifestChanges[${index}].at`) }))
     .filter((entry) => inRange(entry.at, context))

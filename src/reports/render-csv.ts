@@ -45,7 +45,11 @@ const COLUMNS: readonly [string, (phase: PhaseAudit) => string | number | boolea
   ['unobserved_ms', (p) => p.unobservedMs],
   ['availability_percent', (p) => (p.availability === null ? null : roundTo(p.availability, 4))],
   ...RESOURCE_STATUSES_IN_REPORT.map(
-    (status) => [`${status.toLowerCase()}_ms`, (p: PhaseAudit) => p.timeInStatus[status]] as [string, (phase: PhaseAudit) => number],
+    (status) =>
+      [`${status.toLowerCase()}_ms`, (p: PhaseAudit) => p.timeInStatus[status]] as [
+        string,
+        (phase: PhaseAudit) => number,
+      ],
   ),
   ['failures', (p) => p.failures],
   ['failed_at_start', (p) => p.failedAtStart],

@@ -14,12 +14,31 @@ import { normaliseIntervals } from './intervals.ts';
 import type { Span } from './intervals.ts';
 import { RESOURCE_STATUSES_IN_REPORT } from './statuses.ts';
 import {
-  causeCells, clustersTable, INCIDENT_HEADERS, incidentRows, MANIFEST_CHANGE_HEADERS, manifestChangeKind, manifestChangeRows,
-  PHASE_FIGURE_HEADERS, phaseFigures, RECOVERY_HEADERS, recoveryFigures, RESTORE_HEADERS, restoreRows, totalsTable,
+  causeCells,
+  clustersTable,
+  INCIDENT_HEADERS,
+  incidentRows,
+  MANIFEST_CHANGE_HEADERS,
+  manifestChangeKind,
+  manifestChangeRows,
+  PHASE_FIGURE_HEADERS,
+  phaseFigures,
+  RECOVERY_HEADERS,
+  recoveryFigures,
+  RESTORE_HEADERS,
+  restoreRows,
+  totalsTable,
 } from './tables.ts';
 import type { TextTable } from './tables.ts';
 import { timeAxisTicks } from './time-axis.ts';
-import type { AuditedManifestChange, AuditInput, AuditReport, PhaseAudit, PhaseHistory, StatusInterval } from './types.ts';
+import type {
+  AuditedManifestChange,
+  AuditInput,
+  AuditReport,
+  PhaseAudit,
+  PhaseHistory,
+  StatusInterval,
+} from './types.ts';
 
 /** Fill colour per status. */
 export const STATUS_COLOURS: Readonly<Record<ResourceStatus, string>> = {
@@ -105,7 +124,10 @@ export function renderHtml(report: AuditReport, input: AuditInput): string {
     '<h2>Clusters</h2>',
     htmlTable(clustersTable(report.clusters)),
     ...report.phases.map((phase, index) =>
-      renderPhase({ phase, index, history: byId.get(phase.id), clusterUnreachable: unreachable.get(phase.cluster) ?? [] }, { from, to }),
+      renderPhase(
+        { phase, index, history: byId.get(phase.id), clusterUnreachable: unreachable.get(phase.cluster) ?? [] },
+        { from, to },
+      ),
     ),
     '</body>',
     '</html>',
@@ -157,7 +179,10 @@ function renderPhase(section: PhaseSection, range: Span): string {
     htmlTable({ headers: RECOVERY_HEADERS, rows: [recoveryFigures(phase)] }),
     renderTimeline({ label, index, segments, outages, changes: phase.manifestChanges, from, to }),
     renderLegend(phase, segments, segments.some((s) => s.status.stale) || outages.length > 0),
-    titledTable('Restores from Failed (entered Failed in the range)', { headers: RESTORE_HEADERS, rows: restoreRows(phase) }),
+    titledTable('Restores from Failed (entered Failed in the range)', {
+      headers: RESTORE_HEADERS,
+      rows: restoreRows(phase),
+    }),
     titledTable('Incidents (left Current in the range)', { headers: INCIDENT_HEADERS, rows: incidentRows(phase) }),
     phase.manifestChanges.length === 0
       ? '<p>No manifest changes in the range.</p>'
@@ -185,10 +210,13 @@ function renderTimeline({ label, index, segments, outages, changes, from, to }: 
     const status = segment.status.status;
     const left = x(segment.from);
     const width = round(x(segment.to) - left);
-    const text = width >= status.length * CHAR_WIDTH + 8
-      ? `<text x="${round(left + width / 2)}" y="${BAR_TOP + BAR_HEIGHT / 2 + 4}" text-anchor="middle" font-size="12" fill="${TEXT_COLOURS[status]}">${status}</text>`
+    const text =
+      width >= status.length * CHAR_WIDTH + 8
+        ? `<text x="${round(left + width / 2)}" y="${BAR_TOP + BAR_HEIGHT / 2 + 4}" text-anchor="middle" font-size="12" fill="${TEXT_COLOURS[status]}">${status}</text>`
+        : '';
+    const overlay = segment.status.stale
+      ? `<rect x="${left}" y="${BAR_TOP}" width="${width}" height="${BAR_HEIGHT}" fill="url(#${hatch})"/>`
       : '';
-    const overlay = segment.status.stale ? `<rect x="${left}" y="${BAR_TOP}" width="${width}" height="${BAR_HEIGHT}" fill="url(#${hatch})"/>` : '';
     return `<g class="seg" data-status="${status}"><title>${escapeHtml(segmentTip(segment))}</title><rect x="${left}" y="${BAR_TOP}" width="${width}" height="${BAR_HEIGHT}" fill="${STATUS_COLOURS[status]}"/>${overlay}${text}</g>`;
   });
   const hatched = outages.map((outage) => {
@@ -255,7 +283,10 @@ function renderChangeMarker({ at, changes }: ChangeGroup): string {
   const inventory = changes.some((change) => change.inventoryChanged);
   const fill = inventory ? '#222222' : '#ffffff';
   const points = `${round(at - MARKER_WIDTH / 2)},1 ${round(at + MARKER_WIDTH / 2)},1 ${at},${MARKER_ROW - 1}`;
-  const count = changes.length > 1 ? `<text x="${round(at + MARKER_WIDTH / 2 + 2)}" y="${MARKER_ROW - 3}" font-size="10" fill="#222222">${changes.length}</text>` : '';
+  const count =
+    changes.length > 1
+      ? `<text x="${round(at + MARKER_WIDTH / 2 + 2)}" y="${MARKER_ROW - 3}" font-size="10" fill="#222222">${changes.length}</text>`
+      : '';
   const title = escapeHtml(changes.map(describeChange).join('\n\n'));
   return `<g class="change" data-kind="${inventory ? 'inventory' : 'revision'}" data-changes="${changes.length}"><title>${title}</title><line x1="${at}" y1="${MARKER_ROW}" x2="${at}" y2="${BAR_BOTTOM}" stroke="#222222" stroke-width="1.5" stroke-dasharray="3 2"/><polygon points="${points}" fill="${fill}" stroke="#222222" stroke-width="1.5"/>${count}</g>`;
 }
@@ -266,7 +297,11 @@ function renderAxis(from: number, to: number, x: (at: number) => number): string
     const anchor = at < EDGE_LABEL_ROOM ? 'start' : at > WIDTH - EDGE_LABEL_ROOM ? 'end' : 'middle';
     return `<g class="tick"><line x1="${at}" y1="${BAR_BOTTOM}" x2="${at}" y2="${BAR_BOTTOM + TICK_LENGTH}" stroke="#555555"/><text x="${at}" y="${HEIGHT - 2}" font-size="11" fill="#333333" text-anchor="${anchor}">${escapeHtml(tick.label)}</text></g>`;
   });
-  return [`<g class="axis"><line x1="0" y1="${BAR_BOTTOM}" x2="${WIDTH}" y2="${BAR_BOTTOM}" stroke="#555555"/>`, ...ticks, '</g>'].join('\n');
+  return [
+    `<g class="axis"><line x1="0" y1="${BAR_BOTTOM}" x2="${WIDTH}" y2="${BAR_BOTTOM}" stroke="#555555"/>`,
+    ...ticks,
+    '</g>',
+  ].join('\n');
 }
 
 function renderLegend(phase: PhaseAudit, segments: readonly Segment[], hasHatched: boolean): string {
@@ -276,11 +311,19 @@ function renderLegend(phase: PhaseAudit, segments: readonly Segment[], hasHatche
       `<li><span class="swatch" style="background:${STATUS_COLOURS[status]}"></span>${status} ${escapeHtml(formatDuration(phase.timeInStatus[status]))}</li>`,
   );
   if (hasHatched) {
-    items.push(`<li><span class="swatch hatched"></span>Unreachable (hatched) ${escapeHtml(formatDuration(phase.unreachableMs))}</li>`);
+    items.push(
+      `<li><span class="swatch hatched"></span>Unreachable (hatched) ${escapeHtml(formatDuration(phase.unreachableMs))}</li>`,
+    );
   }
-  if (phase.inventoryChanges > 0) items.push(`<li><span class="marker" aria-hidden="true">&#9660;</span>New manifest version ${phase.inventoryChanges}</li>`);
-  const revisionOnly = phase.manifestChanges.filter((change) => !change.inventoryChanged && change.revisionsChanged.length > 0).length;
-  if (revisionOnly > 0) items.push(`<li><span class="marker" aria-hidden="true">&#9661;</span>Member revisions only ${revisionOnly}</li>`);
+  if (phase.inventoryChanges > 0)
+    items.push(
+      `<li><span class="marker" aria-hidden="true">&#9660;</span>New manifest version ${phase.inventoryChanges}</li>`,
+    );
+  const revisionOnly = phase.manifestChanges.filter(
+    (change) => !change.inventoryChanged && change.revisionsChanged.length > 0,
+  ).length;
+  if (revisionOnly > 0)
+    items.push(`<li><span class="marker" aria-hidden="true">&#9661;</span>Member revisions only ${revisionOnly}</li>`);
   return `<ul class="legend">${items.join('')}</ul>`;
 }
 

@@ -2,8 +2,18 @@
 import { formatDuration, formatTime } from './format.ts';
 import { RESOURCE_STATUSES_IN_REPORT } from './statuses.ts';
 import {
-  clustersTable, INCIDENT_HEADERS, incidentRows, MANIFEST_CHANGE_HEADERS, manifestChangeRows, PHASE_FIGURE_HEADERS, phaseFigures,
-  RECOVERY_HEADERS, recoveryFigures, RESTORE_HEADERS, restoreRows, totalsTable,
+  clustersTable,
+  INCIDENT_HEADERS,
+  incidentRows,
+  MANIFEST_CHANGE_HEADERS,
+  manifestChangeRows,
+  PHASE_FIGURE_HEADERS,
+  phaseFigures,
+  RECOVERY_HEADERS,
+  recoveryFigures,
+  RESTORE_HEADERS,
+  restoreRows,
+  totalsTable,
 } from './tables.ts';
 import type { TextTable } from './tables.ts';
 import type { AuditReport, PhaseAudit } from './types.ts';
@@ -19,7 +29,9 @@ export function escapeMarkdown(text: string): string {
 /** Every cell is escaped (names and messages come from clusters); headers are ours and written as they are. */
 function table({ headers, rows }: TextTable): string {
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
-  return [line(headers), line(headers.map(() => '---')), ...rows.map((row) => line(row.map(escapeMarkdown)))].join('\n');
+  return [line(headers), line(headers.map(() => '---')), ...rows.map((row) => line(row.map(escapeMarkdown)))].join(
+    '\n',
+  );
 }
 
 function phaseLabel(phase: PhaseAudit): string {
@@ -27,8 +39,15 @@ function phaseLabel(phase: PhaseAudit): string {
 }
 
 /** A report-wide table of per-phase rows: the phase in front of each. */
-function perPhase(headers: readonly string[], rowsOf: (phase: PhaseAudit) => string[][], phases: readonly PhaseAudit[]): TextTable {
-  return { headers: ['Phase', ...headers], rows: phases.flatMap((phase) => rowsOf(phase).map((row) => [phaseLabel(phase), ...row])) };
+function perPhase(
+  headers: readonly string[],
+  rowsOf: (phase: PhaseAudit) => string[][],
+  phases: readonly PhaseAudit[],
+): TextTable {
+  return {
+    headers: ['Phase', ...headers],
+    rows: phases.flatMap((phase) => rowsOf(phase).map((row) => [phaseLabel(phase), ...row])),
+  };
 }
 
 export function renderMarkdown(report: AuditReport): string {
@@ -44,11 +63,18 @@ export function renderMarkdown(report: AuditReport): string {
     'Time to restore runs from entering Failed to the next Current; time out of Current runs from leaving Current to the next Current, rollouts included.',
     table(perPhase(RECOVERY_HEADERS, (phase) => [recoveryFigures(phase)], phases)),
     '## Time in each status',
-    table(perPhase(
-      [...RESOURCE_STATUSES_IN_REPORT, 'Unreachable'],
-      (phase) => [[...RESOURCE_STATUSES_IN_REPORT.map((status) => formatDuration(phase.timeInStatus[status])), formatDuration(phase.unreachableMs)]],
-      phases,
-    )),
+    table(
+      perPhase(
+        [...RESOURCE_STATUSES_IN_REPORT, 'Unreachable'],
+        (phase) => [
+          [
+            ...RESOURCE_STATUSES_IN_REPORT.map((status) => formatDuration(phase.timeInStatus[status])),
+            formatDuration(phase.unreachableMs),
+          ],
+        ],
+        phases,
+      ),
+    ),
     '## Restores from Failed',
     table(perPhase(RESTORE_HEADERS, restoreRows, phases)),
     '## Incidents (left Current)',
@@ -60,7 +86,19 @@ export function renderMarkdown(report: AuditReport): string {
       ? [
           '## Conditions from checks',
           'Time in the range each condition was True, False and Unknown.',
-          table(perPhase(['Condition', 'True', 'False', 'Unknown'], (phase) => Object.entries(phase.conditionTime).map(([type, d]) => [type, formatDuration(d.True), formatDuration(d.False), formatDuration(d.Unknown)]), phases)),
+          table(
+            perPhase(
+              ['Condition', 'True', 'False', 'Unknown'],
+              (phase) =>
+                Object.entries(phase.conditionTime).map(([type, d]) => [
+                  type,
+                  formatDuration(d.True),
+                  formatDuration(d.False),
+                  formatDuration(d.Unknown),
+                ]),
+              phases,
+            ),
+          ),
         ]
       : []),
     '## Clusters',

@@ -6,7 +6,21 @@ const DAY = 24 * HOUR;
 
 /** Steps a person reads at a glance, smallest first. */
 const STEPS: readonly number[] = [
-  MINUTE, 5 * MINUTE, 10 * MINUTE, 15 * MINUTE, 30 * MINUTE, HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 7 * DAY, 14 * DAY, 30 * DAY,
+  MINUTE,
+  5 * MINUTE,
+  10 * MINUTE,
+  15 * MINUTE,
+  30 * MINUTE,
+  HOUR,
+  2 * HOUR,
+  3 * HOUR,
+  6 * HOUR,
+  12 * HOUR,
+  DAY,
+  2 * DAY,
+  7 * DAY,
+  14 * DAY,
+  30 * DAY,
 ];
 
 export interface Tick {
@@ -24,7 +38,8 @@ export interface Tick {
 export function timeAxisTicks(from: number, to: number, maxTicks: number): Tick[] {
   if (!(to > from) || maxTicks < 1) return [];
   const span = to - from;
-  const step = STEPS.find((candidate) => Math.floor(span / candidate) + 1 <= maxTicks) ?? Math.ceil(span / maxTicks / DAY) * DAY;
+  const step =
+    STEPS.find((candidate) => Math.floor(span / candidate) + 1 <= maxTicks) ?? Math.ceil(span / maxTicks / DAY) * DAY;
   const ticks: Tick[] = [];
   for (let at = Math.ceil(from / step) * step; at <= to; at += step) {
     ticks.push({ at, label: tickLabel(at, step, ticks.length === 0) });

@@ -15,7 +15,18 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ChildProcess } from 'node:child_process';
@@ -83,7 +94,10 @@ function serverIdentity(): { uid: number; gid: number } | undefined {
     spawnSync('groupadd', ['--system', 'postgres']);
     spawnSync('useradd', ['--system', '-g', 'postgres', 'postgres']);
     uid = id('-u');
-    if (uid.status !== 0) throw new StartupError('running as root, and no "postgres" user could be created to run the embedded PostgreSQL; set DATABASE_URL or run as another user');
+    if (uid.status !== 0)
+      throw new StartupError(
+        'running as root, and no "postgres" user could be created to run the embedded PostgreSQL; set DATABASE_URL or run as another user',
+      );
   }
   return { uid: Number(uid.stdout.trim()), gid: Number(id('-g').stdout.trim()) };
 }
@@ -164,11 +178,26 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
     const init = spawnSync(
       bins.initdb,
-      ['-D', dataDir, '-U', 'postgres', '--pwfile', passwordFile, '--auth', 'scram-sha-256', '-E', 'UTF8', '--locale', 'C'],
+      [
+        '-D',
+        dataDir,
+        '-U',
+        'postgres',
+        '--pwfile',
+        passwordFile,
+        '--auth',
+        'scram-sha-256',
+        '-E',
+        'UTF8',
+        '--locale',
+        'C',
+      ],
       { encoding: 'utf8', ...identity },
     );
     if (init.status !== 0) {
-      throw new StartupError(`initdb failed for the embedded PostgreSQL in ${dataDir}: ${(init.stderr || init.stdout).trim().split('\n').at(-1)}`);
+      throw new StartupError(
+        `initdb failed for the embedded PostgreSQL in ${dataDir}: ${(init.stderr || init.stdout).trim().split('\n').at(-1)}`,
+      );
     }
   }
   const password = readFileSync(passwordFile, 'utf8').trim();
@@ -219,10 +248,17 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   };
 
   /** Restart a server that exited on its own, with backoff, until it runs or the policy gives up. */
-  const supervise = async (exit: { pid: number | undefined; code: number | null; signal: NodeJS.Signals | null }): Promise<void> => {
+  const supervise = async (exit: {
+    pid: number | undefined;
+    code: number | null;
+    signal: NodeJS.Signals | null;
+  }): Promise<void> => {
     supervising = true;
     try {
-      log.warn({ ...exit, dataDir, port }, 'the embedded PostgreSQL that phaselog owns exited unexpectedly; restarting it');
+      log.warn(
+        { ...exit, dataDir, port },
+        'the embedded PostgreSQL that phaselog owns exited unexpectedly; restarting it',
+      );
       for (;;) {
         const now = Date.now();
         failures.push(now);
@@ -252,7 +288,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     } finally {
       supervising = false;
       // Exited again while the restart was being confirmed: supervise that exit too.
-      if (!stopping && !gaveUp && server?.exited) void supervise({ pid: server.child.pid, code: server.child.exitCode, signal: server.child.signalCode });
+      if (!stopping && !gaveUp && server?.exited)
+        void supervise({ pid: server.child.pid, code: server.child.exitCode, signal: server.child.signalCode });
     }
   };
 

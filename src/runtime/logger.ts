@@ -7,7 +7,19 @@ import pinoPretty from 'pino-pretty';
  * a line about a token names it with `tokenName` (its name is no secret, and an audit line that
  * hides which token was created or revoked says nothing).
  */
-export const REDACTED_PATHS: readonly string[] = ['token', '*.token', 'secret', '*.secret', 'password', '*.password', 'authorization', '*.authorization', 'headers.authorization', 'databaseUrl', 'redisUrl'];
+export const REDACTED_PATHS: readonly string[] = [
+  'token',
+  '*.token',
+  'secret',
+  '*.secret',
+  'password',
+  '*.password',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  'databaseUrl',
+  'redisUrl',
+];
 
 /** How log lines are written: one JSON object per line (for machines), or pino-pretty's text (for people). */
 export type LogFormat = 'json' | 'pretty';
@@ -39,13 +51,22 @@ export interface LoggerOptions {
  * in pino before a line is serialized, so it holds for both formats.
  */
 export function createLogger(level: string, options: LoggerOptions = {}): Logger {
-  const pinoOptions = { level, base: { service: 'phaselog' }, redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' } };
-  if ((options.format ?? 'json') === 'json') return options.destination === undefined ? pino(pinoOptions) : pino(pinoOptions, options.destination);
+  const pinoOptions = {
+    level,
+    base: { service: 'phaselog' },
+    redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' },
+  };
+  if ((options.format ?? 'json') === 'json')
+    return options.destination === undefined ? pino(pinoOptions) : pino(pinoOptions, options.destination);
   const pretty = pinoPretty({
     destination: options.destination ?? 1,
     // Synchronous like pino's own stdout, so the last lines before process.exit are not lost.
     sync: true,
-    ...(options.colorize !== undefined ? { colorize: options.colorize } : options.destination !== undefined ? { colorize: false } : {}),
+    ...(options.colorize !== undefined
+      ? { colorize: options.colorize }
+      : options.destination !== undefined
+        ? { colorize: false }
+        : {}),
     translateTime: 'SYS:HH:MM:ss.l',
     // One line per event, its fields after the message: a terminal that follows a running service stays scannable.
     singleLine: true,

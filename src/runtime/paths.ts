@@ -14,4 +14,6 @@ export const PROJECT_ROOT: string = (() => {
 })();
 
 /** phaselog's version, from package.json. */
-export const VERSION: string = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;

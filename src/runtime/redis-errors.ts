@@ -10,7 +10,12 @@ import type { Logger } from 'pino';
  * "[ioredis] Unhandled error event" and a stack to stderr on every reconnect attempt, and BullMQ
  * falls back to `console.error`, both of which break the JSON log.
  */
-export function logRedisErrors(emitter: EventEmitter, log: Logger | undefined, client: string, options: { repeatMs?: number } = {}): void {
+export function logRedisErrors(
+  emitter: EventEmitter,
+  log: Logger | undefined,
+  client: string,
+  options: { repeatMs?: number } = {},
+): void {
   if (log === undefined) {
     // Callers without a log (the CLI's one-shot clients) report failures through their commands' results.
     emitter.on('error', () => {});
@@ -25,7 +30,10 @@ export function logRedisErrors(emitter: EventEmitter, log: Logger | undefined, c
     if (failing?.key === key && now - failing.at < repeatMs) return;
     failing = { key, at: now };
     // The message and code say it all; a stack of ioredis internals per client would only add noise.
-    log.warn({ client, error: { code: (err as { code?: string }).code, message: err.message } }, 'Redis connection error');
+    log.warn(
+      { client, error: { code: (err as { code?: string }).code, message: err.message } },
+      'Redis connection error',
+    );
   });
   emitter.on('ready', () => {
     if (failing === undefined) return;

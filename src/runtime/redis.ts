@@ -20,7 +20,13 @@ export interface ResolvedRedis {
 
 /** Answer PING within `timeoutMs`, or report why not. */
 export async function pingRedis(url: string, timeoutMs = 2000): Promise<{ ok: true } | { ok: false; reason: string }> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   client.on('error', () => {});
   try {
     await client.connect();
@@ -66,10 +72,14 @@ export async function resolveRedis(options: { url?: string; stateDir: string; lo
   mkdirSync(dir, { recursive: true });
   const port = await findFreePort();
   const logFd = openSync(path.join(dir, 'redis.log'), 'a');
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], {
-    detached: true,
-    stdio: ['ignore', logFd, logFd],
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+    {
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+    },
+  );
   let exited = false;
   child.on('exit', () => (exited = true));
   child.unref();

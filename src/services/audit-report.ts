@@ -35,6 +35,16 @@ export async function createAuditReport(
   const to = request.to > request.now ? request.now : request.to;
   const input = await readAuditInput(db, { from: request.from, to }, request.selection, request.access);
   const report = computeAuditReport(input);
-  const render = { json: () => renderJson(report), csv: () => renderCsv(report), markdown: () => renderMarkdown(report), html: () => renderHtml(report, input) };
-  return { format: request.format, contentType: CONTENT_TYPES[request.format], content: render[request.format](), report };
+  const render = {
+    json: () => renderJson(report),
+    csv: () => renderCsv(report),
+    markdown: () => renderMarkdown(report),
+    html: () => renderHtml(report, input),
+  };
+  return {
+    format: request.format,
+    contentType: CONTENT_TYPES[request.format],
+    content: render[request.format](),
+    report,
+  };
 }

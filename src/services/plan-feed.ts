@@ -31,12 +31,22 @@ export interface PlanFeedDeps {
 function stepOf(steps: readonly PlanStepRecord[], change: StatusChange): number {
   if (change.scope !== 'phase' || change.phase === null) return -1;
   const phase = change.phase;
-  return steps.findIndex((s) => (s.phase !== null ? s.phase.id === change.phaseId : s.ref.cluster === change.cluster && s.ref.name === phase.name && (s.ref.namespace === null || s.ref.namespace === phase.namespace)));
+  return steps.findIndex((s) =>
+    s.phase !== null
+      ? s.phase.id === change.phaseId
+      : s.ref.cluster === change.cluster &&
+        s.ref.name === phase.name &&
+        (s.ref.namespace === null || s.ref.namespace === phase.namespace),
+  );
 }
 
 function apply(states: PlanStepState[], index: number, change: StatusChange): void {
   const state = states[index] as PlanStepState;
-  states[index] = { ...state, status: change.toStatus, message: change.toStatus === null ? 'no recorded status' : change.message };
+  states[index] = {
+    ...state,
+    status: change.toStatus,
+    message: change.toStatus === null ? 'no recorded status' : change.message,
+  };
 }
 
 const same = (a: PlanState, b: PlanState) => a.status === b.status && a.step === b.step;
@@ -47,7 +57,12 @@ const same = (a: PlanState, b: PlanState) => a.status === b.status && a.step ===
  * a moment's changes at once, so "at the moment" alone would include changes after `afterSeq`).
  */
 async function statesAfter(deps: PlanFeedDeps, plan: PlanRecord, afterSeq: bigint): Promise<PlanStepState[]> {
-  const states = plan.steps.map((s): PlanStepState => ({ ref: s.ref.text, status: s.status, message: s.message, staleReason: null }));
+  const states = plan.steps.map((s): PlanStepState => ({
+    ref: s.ref.text,
+    status: s.status,
+    message: s.message,
+    staleReason: null,
+  }));
   const [anchor] = (await deps.history.listStatusChanges(FULL_ACCESS, {}, 1, afterSeq - 1n)).items;
   if (anchor === undefined) return states;
   const before = new Date(anchor.at.getTime() - 1);
@@ -58,12 +73,21 @@ async function statesAfter(deps: PlanFeedDeps, plan: PlanRecord, afterSeq: bigin
         return;
       }
       const interval = await deps.history.phaseStatusAt(s.phase.id, before);
-      states[i] = { ...(states[i] as PlanStepState), status: interval?.status ?? null, message: interval?.message ?? 'no recorded status' };
+      states[i] = {
+        ...(states[i] as PlanStepState),
+        status: interval?.status ?? null,
+        message: interval?.message ?? 'no recorded status',
+      };
     }),
   );
   let cursor: bigint | undefined;
   for (;;) {
-    const page = await deps.history.listStatusChanges(FULL_ACCESS, { scopes: ['phase'], from: anchor.at, to: new Date(anchor.at.getTime() + 1) }, 500, cursor);
+    const page = await deps.history.listStatusChanges(
+      FULL_ACCESS,
+      { scopes: ['phase'], from: anchor.at, to: new Date(anchor.at.getTime() + 1) },
+      500,
+      cursor,
+    );
     for (const change of page.items) {
       if (change.seq > afterSeq) return states;
       cursor = change.seq;
@@ -79,9 +103,22 @@ async function statesAfter(deps: PlanFeedDeps, plan: PlanRecord, afterSeq: bigin
  * from the newest phase change in the log: the state is rebuilt as of that seq and the feed resumes
  * after it, so no change falls between the state and the stream.
  */
-export async function* subscribePlan(deps: PlanFeedDeps, scope: AccessScope, plan: PlanRecord, afterSeq: bigint | undefined): AsyncGenerator<PlanStatusChangeEvent> {
+export async function* subscribePlan(
+  deps: PlanFeedDeps,
+  scope: AccessScope,
+  plan: PlanRecord,
+  afterSeq: bigint | undefined,
+): AsyncGenerator<PlanStatusChangeEvent> {
   const from = afterSeq ?? (await deps.history.latestStatusChangeSeq(FULL_ACCESS, { scopes: ['phase'] })) ?? undefined;
-  const states = from === undefined ? plan.steps.map((s): PlanStepState => ({ ref: s.ref.text, status: s.status, message: s.message, staleReason: null })) : await statesAfter(deps, plan, from);
+  const states =
+    from === undefined
+      ? plan.steps.map((s): PlanStepState => ({
+          ref: s.ref.text,
+          status: s.status,
+          message: s.message,
+          staleReason: null,
+        }))
+      : await statesAfter(deps, plan, from);
   let current = planStateOf(states);
   const feed = deps.changes.subscribe(scope, { scopes: ['phase'] }, from);
   try {

@@ -18,7 +18,11 @@ export interface ChangeSource {
 
 export interface ChangeFeed {
   /** Changes matching `filter` that `scope` may see, after `afterSeq` when given. Ends when `signal` aborts. */
-  subscribe(scope: AccessScope, filter: StatusChangeFilter, afterSeq: bigint | undefined): AsyncIterableIterator<StatusChange>;
+  subscribe(
+    scope: AccessScope,
+    filter: StatusChangeFilter,
+    afterSeq: bigint | undefined,
+  ): AsyncIterableIterator<StatusChange>;
   close(): Promise<void>;
 }
 
@@ -29,8 +33,13 @@ export function changeMatches(change: StatusChange, scope: AccessScope, filter: 
   if (filter.namespace !== undefined && change.phase?.namespace !== filter.namespace) return false;
   if (filter.phaseId !== undefined && change.phaseId !== filter.phaseId) return false;
   if (filter.scopes !== undefined && !filter.scopes.includes(change.scope)) return false;
-  if (filter.toStatus !== undefined && (change.toStatus === null || !filter.toStatus.includes(change.toStatus))) return false;
-  if (filter.conditionTypes !== undefined && (change.conditionType == null || !filter.conditionTypes.includes(change.conditionType))) return false;
+  if (filter.toStatus !== undefined && (change.toStatus === null || !filter.toStatus.includes(change.toStatus)))
+    return false;
+  if (
+    filter.conditionTypes !== undefined &&
+    (change.conditionType == null || !filter.conditionTypes.includes(change.conditionType))
+  )
+    return false;
   return true;
 }
 

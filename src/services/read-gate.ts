@@ -14,7 +14,15 @@ import { phaseStaleness, type PhaseStaleness } from './read-staleness.ts';
 import { isCheckRunFresh } from '../history/condition-changes.ts';
 import type { ConditionRecord, ConditionStore } from '../store/condition-store.ts';
 
-export type GateReason = 'HELD' | 'NOT_HELD_LONG_ENOUGH' | 'DIFFERENT_STATUS' | 'STALE' | 'NO_STATUS' | 'CONDITION_NOT_HELD' | 'CONDITION_STALE' | 'CONDITION_MISSING';
+export type GateReason =
+  | 'HELD'
+  | 'NOT_HELD_LONG_ENOUGH'
+  | 'DIFFERENT_STATUS'
+  | 'STALE'
+  | 'NO_STATUS'
+  | 'CONDITION_NOT_HELD'
+  | 'CONDITION_STALE'
+  | 'CONDITION_MISSING';
 
 /** A condition from a check the gate requires besides the status. */
 export interface GateConditionAsk {
@@ -88,27 +96,73 @@ export async function evaluateGate(deps: GateDeps, phase: PhaseRecord, ask: Gate
   const label = `${phase.cluster}/${phase.namespace}/${phase.name}`;
   const failing = conditions.filter((c) => c.outcome !== 'HELD');
   if (failing.length === 0) {
-    const heldSince = [outcome.heldSince, ...conditions.map((c) => c.heldSince)].reduce<Date | null>((a, b) => (a === null || (b !== null && b > a) ? b : a), null);
-    return { ...outcome, heldSince, conditions, message: `${outcome.message}; ${conditions.map((c) => `${c.type}=${c.wanted}`).join(', ')} held` };
+    const heldSince = [outcome.heldSince, ...conditions.map((c) => c.heldSince)].reduce<Date | null>(
+      (a, b) => (a === null || (b !== null && b > a) ? b : a),
+      null,
+    );
+    return {
+      ...outcome,
+      heldSince,
+      conditions,
+      message: `${outcome.message}; ${conditions.map((c) => `${c.type}=${c.wanted}`).join(', ')} held`,
+    };
   }
-  const reason: GateReason = failing.some((c) => c.outcome === 'MISSING') ? 'CONDITION_MISSING' : failing.some((c) => c.outcome === 'STALE') ? 'CONDITION_STALE' : 'CONDITION_NOT_HELD';
-  const remaining = failing.every((c) => c.remainingMs !== null) ? Math.max(...failing.map((c) => c.remainingMs as number)) : null;
-  return { ...outcome, passed: false, reason, remainingMs: remaining, conditions, message: `${label}: ${failing.map((c) => c.message).join('; ')}` };
+  const reason: GateReason = failing.some((c) => c.outcome === 'MISSING')
+    ? 'CONDITION_MISSING'
+    : failing.some((c) => c.outcome === 'STALE')
+      ? 'CONDITION_STALE'
+      : 'CONDITION_NOT_HELD';
+  const remaining = failing.every((c) => c.remainingMs !== null)
+    ? Math.max(...failing.map((c) => c.remainingMs as number))
+    : null;
+  return {
+    ...outcome,
+    passed: false,
+    reason,
+    remainingMs: remaining,
+    conditions,
+    message: `${label}: ${failing.map((c) => c.message).join('; ')}`,
+  };
 }
 
 /** How one required condition fares at `now`: held long enough on fresh check runs, or why not. */
 function evaluateCondition(stored: readonly ConditionRecord[], ask: GateConditionAsk, now: Date): GateConditionOutcome {
   const base = { type: ask.type, wanted: ask.status, heldSince: null, remainingMs: null };
   const found = stored.find((c) => c.type === ask.type);
-  if (found === undefined) return { ...base, status: null, outcome: 'MISSING', message: `condition ${ask.type} is not recorded for this phase` };
+  if (found === undefined)
+    return {
+      ...base,
+      status: null,
+      outcome: 'MISSING',
+      message: `condition ${ask.type} is not recorded for this phase`,
+    };
   const said = `${found.reason}${found.message === '' ? '' : `: ${found.message}`}`;
   if (!isCheckRunFresh(found.lastRunAt, found.intervalMs ?? 0, now)) {
     const last = found.lastRunAt === null ? 'never' : `last at ${found.lastRunAt.toISOString()}`;
-    return { ...base, status: found.status, outcome: 'STALE', message: `condition ${ask.type} is stale: its check ran ${last}, which proves nothing about now` };
+    return {
+      ...base,
+      status: found.status,
+      outcome: 'STALE',
+      message: `condition ${ask.type} is stale: its check ran ${last}, which proves nothing about now`,
+    };
   }
-  if (found.status !== ask.status) return { ...base, status: found.status, outcome: 'DIFFERENT_STATUS', message: `condition ${ask.type} is ${found.status}, not ${ask.status} (${said})` };
+  if (found.status !== ask.status)
+    return {
+      ...base,
+      status: found.status,
+      outcome: 'DIFFERENT_STATUS',
+      message: `condition ${ask.type} is ${found.status}, not ${ask.status} (${said})`,
+    };
   const remainingMs = Math.max(0, found.from.getTime() + ask.forMs - now.getTime());
-  if (remainingMs === 0) return { ...base, status: found.status, outcome: 'HELD', heldSince: found.from, remainingMs, message: `condition ${ask.type} has been ${ask.status} since ${found.from.toISOString()}` };
+  if (remainingMs === 0)
+    return {
+      ...base,
+      status: found.status,
+      outcome: 'HELD',
+      heldSince: found.from,
+      remainingMs,
+      message: `condition ${ask.type} has been ${ask.status} since ${found.from.toISOString()}`,
+    };
   return {
     ...base,
     status: found.status,
@@ -120,12 +174,30 @@ function evaluateCondition(stored: readonly ConditionRecord[], ask: GateConditio
 }
 
 /** The gate on the phase's status alone. */
-async function evaluateStatus(deps: GateDeps, phase: PhaseRecord, { wanted, forMs, now }: GateAsk & { now: Date }): Promise<GateOutcome> {
+async function evaluateStatus(
+  deps: GateDeps,
+  phase: PhaseRecord,
+  { wanted, forMs, now }: GateAsk & { now: Date },
+): Promise<GateOutcome> {
   const current = phase.current;
-  const base = { phase, status: current?.status ?? null, heldSince: null, remainingMs: null, lastGoodReadAt: phase.clusterLastGoodReadAt, staleReason: null, blockingResources: [] as ResourceRecord[], conditions: [] as GateConditionOutcome[] };
+  const base = {
+    phase,
+    status: current?.status ?? null,
+    heldSince: null,
+    remainingMs: null,
+    lastGoodReadAt: phase.clusterLastGoodReadAt,
+    staleReason: null,
+    blockingResources: [] as ResourceRecord[],
+    conditions: [] as GateConditionOutcome[],
+  };
   const label = `${phase.cluster}/${phase.namespace}/${phase.name}`;
   if (current === null) {
-    return { ...base, passed: false, reason: 'NO_STATUS', message: `${label} has no recorded status${phase.deletedAt ? ` (its inventory was deleted at ${phase.deletedAt.toISOString()})` : ''}` };
+    return {
+      ...base,
+      passed: false,
+      reason: 'NO_STATUS',
+      message: `${label} has no recorded status${phase.deletedAt ? ` (its inventory was deleted at ${phase.deletedAt.toISOString()})` : ''}`,
+    };
   }
   const staleness = phaseStaleness(phase, now);
   if (staleness.reason !== null) {
@@ -142,14 +214,29 @@ async function evaluateStatus(deps: GateDeps, phase: PhaseRecord, { wanted, forM
   if (current.status !== wanted) {
     const others = RESOURCE_STATUSES.filter((s) => s !== wanted);
     const page = await deps.history.listResources(phase.id, { filter: { status: others }, first: 100 });
-    const blocking = page.items.sort((a, b) => severityOf(a.status) - severityOf(b.status) || (a.key < b.key ? -1 : 1)).slice(0, MAX_BLOCKING);
-    return { ...base, blockingResources: blocking, passed: false, reason: 'DIFFERENT_STATUS', message: `${label} is ${current.status}, not ${wanted}: ${current.message}` };
+    const blocking = page.items
+      .sort((a, b) => severityOf(a.status) - severityOf(b.status) || (a.key < b.key ? -1 : 1))
+      .slice(0, MAX_BLOCKING);
+    return {
+      ...base,
+      blockingResources: blocking,
+      passed: false,
+      reason: 'DIFFERENT_STATUS',
+      message: `${label} is ${current.status}, not ${wanted}: ${current.message}`,
+    };
   }
   const [run] = await deps.phases.currentRunStarts([phase.id], { splitOnStale: true });
   const heldSince = run?.from ?? current.from;
   const remainingMs = Math.max(0, heldSince.getTime() + forMs - now.getTime());
   if (remainingMs === 0) {
-    return { ...base, heldSince, remainingMs, passed: true, reason: 'HELD', message: `${label} has been ${wanted} since ${heldSince.toISOString()}` };
+    return {
+      ...base,
+      heldSince,
+      remainingMs,
+      passed: true,
+      reason: 'HELD',
+      message: `${label} has been ${wanted} since ${heldSince.toISOString()}`,
+    };
   }
   return {
     ...base,
@@ -163,14 +250,24 @@ async function evaluateStatus(deps: GateDeps, phase: PhaseRecord, { wanted, forM
 
 /** Why a stale phase's cluster proves nothing now, for the gate's message. */
 function whyStale(cluster: string, { reason, observation }: PhaseStaleness): string {
-  const lastObserved = observation.state === 'OBSERVED' || observation.lastObservedAt === null ? 'ever' : `since ${observation.lastObservedAt.toISOString()}`;
-  if (reason === 'RETIRED' && observation.state === 'RETIRED') return `cluster ${cluster} is retired (no longer configured since ${observation.retiredAt.toISOString()}) and not observed ${lastObserved}`;
-  if (reason === 'UNOBSERVED') return `cluster ${cluster} is unobserved: no snapshot of it completed ${lastObserved === 'ever' ? 'ever' : lastObserved}`;
+  const lastObserved =
+    observation.state === 'OBSERVED' || observation.lastObservedAt === null
+      ? 'ever'
+      : `since ${observation.lastObservedAt.toISOString()}`;
+  if (reason === 'RETIRED' && observation.state === 'RETIRED')
+    return `cluster ${cluster} is retired (no longer configured since ${observation.retiredAt.toISOString()}) and not observed ${lastObserved}`;
+  if (reason === 'UNOBSERVED')
+    return `cluster ${cluster} is unobserved: no snapshot of it completed ${lastObserved === 'ever' ? 'ever' : lastObserved}`;
   return `cluster ${cluster} cannot be read`;
 }
 
 /** Resolves `ref` within `scope`, then evaluates the gate: the whole use case, for the API and the CLI. */
-export async function checkGate(deps: GateDeps, scope: AccessScope, ref: PhaseRef, ask: GateAsk): Promise<{ ok: true; gate: GateOutcome } | Extract<ResolvedPhase, { ok: false }>> {
+export async function checkGate(
+  deps: GateDeps,
+  scope: AccessScope,
+  ref: PhaseRef,
+  ask: GateAsk,
+): Promise<{ ok: true; gate: GateOutcome } | Extract<ResolvedPhase, { ok: false }>> {
   const resolved = await resolvePhaseRef(deps.phases, scope, ref);
   if (!resolved.ok) return resolved;
   return { ok: true, gate: await evaluateGate(deps, resolved.phase, ask) };

@@ -42,10 +42,16 @@ export interface ManifestVersion {
 const entryKey = (e: ManifestEntry): string => `${e.group}/${e.kind}/${e.namespace}/${e.name}`;
 
 /** Entries added and removed between two manifests (identity without version, as refKey). */
-export function diffEntries(before: readonly ManifestEntry[], after: readonly ManifestEntry[]): { added: ManifestEntry[]; removed: ManifestEntry[] } {
+export function diffEntries(
+  before: readonly ManifestEntry[],
+  after: readonly ManifestEntry[],
+): { added: ManifestEntry[]; removed: ManifestEntry[] } {
   const beforeKeys = new Set(before.map(entryKey));
   const afterKeys = new Set(after.map(entryKey));
-  return { added: after.filter((e) => !beforeKeys.has(entryKey(e))), removed: before.filter((e) => !afterKeys.has(entryKey(e))) };
+  return {
+    added: after.filter((e) => !beforeKeys.has(entryKey(e))),
+    removed: before.filter((e) => !afterKeys.has(entryKey(e))),
+  };
 }
 
 /**
@@ -56,7 +62,13 @@ export function diffEntries(before: readonly ManifestEntry[], after: readonly Ma
 export type MayReadNamespace = (namespace: string) => boolean;
 
 /** One page of manifest versions, newest first, with diffs; two statements whatever the page size. */
-export async function listManifestVersions(history: HistoryReader, phaseId: number, first: number, after?: IntervalCursor, mayRead: MayReadNamespace = () => true): Promise<Page<ManifestVersion>> {
+export async function listManifestVersions(
+  history: HistoryReader,
+  phaseId: number,
+  first: number,
+  after?: IntervalCursor,
+  mayRead: MayReadNamespace = () => true,
+): Promise<Page<ManifestVersion>> {
   const page = await history.listManifests(phaseId, first, after);
   const times = new Map<number, Date>();
   for (const v of page.items) {
@@ -86,8 +98,20 @@ export async function listManifestVersions(history: HistoryReader, phaseId: numb
     const side = (revisionId: number | null | undefined, time: Date, key: string): RevisionAt | null =>
       revisionId === undefined || revisionId === null ? null : { revisionId, at: time, withheld: withheldOf(key) };
     const changes: ObjectChange[] = [
-      ...added.map((e): ObjectChange => ({ key: entryKey(e), change: 'ADDED', before: null, after: side(now.get(entryKey(e)), record.from, entryKey(e)), withheld: withheldOf(entryKey(e)) })),
-      ...removed.map((e): ObjectChange => ({ key: entryKey(e), change: 'REMOVED', before: side(before.get(entryKey(e)), previousFrom, entryKey(e)), after: null, withheld: withheldOf(entryKey(e)) })),
+      ...added.map((e): ObjectChange => ({
+        key: entryKey(e),
+        change: 'ADDED',
+        before: null,
+        after: side(now.get(entryKey(e)), record.from, entryKey(e)),
+        withheld: withheldOf(entryKey(e)),
+      })),
+      ...removed.map((e): ObjectChange => ({
+        key: entryKey(e),
+        change: 'REMOVED',
+        before: side(before.get(entryKey(e)), previousFrom, entryKey(e)),
+        after: null,
+        withheld: withheldOf(entryKey(e)),
+      })),
       ...revisionsChanged.map((c): ObjectChange => ({
         key: c.key,
         change: 'CHANGED',

@@ -13,7 +13,19 @@
 import type { DeclaredPlan } from '../declared-plans.ts';
 import { mayAccess } from '../store/access-rule.ts';
 import { observationStateOf, storedStaleReason } from '../history/observation.ts';
-import { definePlans, planIntervalsOf, planStateOf, PLAN_LABEL, type LabelledPhase, type PlanDefinition, type PlanInterval, type PlanPhaseRef, type PlanSource, type PlanState, type StepInterval } from '../history/plans.ts';
+import {
+  definePlans,
+  planIntervalsOf,
+  planStateOf,
+  PLAN_LABEL,
+  type LabelledPhase,
+  type PlanDefinition,
+  type PlanInterval,
+  type PlanPhaseRef,
+  type PlanSource,
+  type PlanState,
+  type StepInterval,
+} from '../history/plans.ts';
 import type { HistoryReader } from '../store/read-history.ts';
 import type { PhaseFilter, PhaseReader } from '../store/read-phases.ts';
 import { FULL_ACCESS, type AccessScope, type PhaseRecord } from '../store/read-types.ts';
@@ -82,7 +94,12 @@ export function createPlanReader(deps: PlanReaderDeps): PlanReader {
     const out: LabelledPhase[] = [];
     let after: Parameters<PhaseReader['listPhases']>[1]['after'];
     for (;;) {
-      const page = await deps.phases.listPhases(FULL_ACCESS, { filter, order: 'NAME', first: LABEL_PAGE, ...(after ? { after } : {}) });
+      const page = await deps.phases.listPhases(FULL_ACCESS, {
+        filter,
+        order: 'NAME',
+        first: LABEL_PAGE,
+        ...(after ? { after } : {}),
+      });
       out.push(...page.items);
       const last = page.items[page.items.length - 1];
       if (!page.hasMore || last === undefined) return out;
@@ -90,7 +107,10 @@ export function createPlanReader(deps: PlanReaderDeps): PlanReader {
     }
   }
 
-  async function resolveRef(ref: PlanPhaseRef, byId: Map<number, PhaseRecord>): Promise<{ phase: PhaseRecord | null; candidates: PhaseRecord[]; problem?: string }> {
+  async function resolveRef(
+    ref: PlanPhaseRef,
+    byId: Map<number, PhaseRecord>,
+  ): Promise<{ phase: PhaseRecord | null; candidates: PhaseRecord[]; problem?: string }> {
     if (ref.phaseId !== undefined) {
       const phase = byId.get(ref.phaseId) ?? null;
       return { phase, candidates: phase ? [phase] : [] };
@@ -98,11 +118,21 @@ export function createPlanReader(deps: PlanReaderDeps): PlanReader {
     const found =
       ref.namespace !== null
         ? await deps.phases.findPhases(FULL_ACCESS, { cluster: ref.cluster, namespace: ref.namespace, name: ref.name })
-        : (await deps.phases.listPhases(FULL_ACCESS, { filter: { cluster: ref.cluster, search: ref.name }, order: 'NAME', first: 100 })).items.filter((p) => p.name === ref.name);
+        : (
+            await deps.phases.listPhases(FULL_ACCESS, {
+              filter: { cluster: ref.cluster, search: ref.name },
+              order: 'NAME',
+              first: 100,
+            })
+          ).items.filter((p) => p.name === ref.name);
     const live = found.filter((p) => p.deletedAt === null);
     const candidates = live.length > 0 ? live : found;
     if (candidates.length <= 1) return { phase: candidates[0] ?? null, candidates };
-    return { phase: null, candidates, problem: `${ref.text} names ${candidates.length} phases (${candidates.map((p) => `${p.namespace}/${p.name} from ${p.source}`).join(', ')}): name it by cluster/namespace/name` };
+    return {
+      phase: null,
+      candidates,
+      problem: `${ref.text} names ${candidates.length} phases (${candidates.map((p) => `${p.namespace}/${p.name} from ${p.source}`).join(', ')}): name it by cluster/namespace/name`,
+    };
   }
 
   async function build(definition: PlanDefinition, scope: AccessScope, now: Date): Promise<PlanRecord | null> {
@@ -118,26 +148,65 @@ export function createPlanReader(deps: PlanReaderDeps): PlanReader {
     const steps = resolved.map(({ phase, problem }, i): PlanStepRecord => {
       const ref = definition.refs[i] as PlanPhaseRef;
       const base = { step: i + 1, ref, phase };
-      if (problem !== undefined) return { ...base, phase: null, status: 'Unknown', message: problem, staleReason: null };
+      if (problem !== undefined)
+        return { ...base, phase: null, status: 'Unknown', message: problem, staleReason: null };
       if (phase === null) return { ...base, status: null, message: 'no such phase (yet)', staleReason: null };
-      if (phase.current === null) return { ...base, status: null, message: phase.deletedAt ? `its inventory was deleted at ${phase.deletedAt.toISOString()}` : 'no recorded status', staleReason: null };
-      return { ...base, status: phase.current.status, message: phase.current.message, staleReason: phaseStaleness(phase, now).reason };
+      if (phase.current === null)
+        return {
+          ...base,
+          status: null,
+          message: phase.deletedAt
+            ? `its inventory was deleted at ${phase.deletedAt.toISOString()}`
+            : 'no recorded status',
+          staleReason: null,
+        };
+      return {
+        ...base,
+        status: phase.current.status,
+        message: phase.current.message,
+        staleReason: phaseStaleness(phase, now).reason,
+      };
     });
-    const state = planStateOf(steps.map((s) => ({ ref: s.ref.text, status: s.status, message: s.message, staleReason: s.staleReason })));
+    const state = planStateOf(
+      steps.map((s) => ({ ref: s.ref.text, status: s.status, message: s.message, staleReason: s.staleReason })),
+    );
     return { name: definition.name, source: definition.source, warnings: definition.warnings, steps, state };
   }
 
   /** A step's phase intervals over the window, with the open one of a cluster not observed now marked stale from where that began. */
-  async function stepIntervals(step: PlanStepRecord, range: { from: Date; to: Date }, now: Date, budget: { left: number }): Promise<StepInterval[]> {
+  async function stepIntervals(
+    step: PlanStepRecord,
+    range: { from: Date; to: Date },
+    now: Date,
+    budget: { left: number },
+  ): Promise<StepInterval[]> {
     const phase = step.phase;
-    if (phase === null) return step.status === 'Unknown' ? [{ status: 'Unknown', message: step.message, staleReason: null, from: new Date(0), to: null }] : [];
+    if (phase === null)
+      return step.status === 'Unknown'
+        ? [{ status: 'Unknown', message: step.message, staleReason: null, from: new Date(0), to: null }]
+        : [];
     const out: StepInterval[] = [];
     let after: { from: Date; id: string } | undefined;
     for (;;) {
-      const page = await deps.history.listPhaseIntervals(phase.id, { range, first: 100, detail: true, ...(after ? { after } : {}) });
+      const page = await deps.history.listPhaseIntervals(phase.id, {
+        range,
+        first: 100,
+        detail: true,
+        ...(after ? { after } : {}),
+      });
       budget.left -= page.items.length;
-      if (budget.left < 0) throw new PlanHistoryTooLongError(`the window spans more than ${MAX_PLAN_HISTORY_INTERVALS} phase intervals of the plan: narrow it`);
-      for (const i of page.items) out.push({ status: i.status, message: i.detail?.message ?? '', staleReason: storedStaleReason(i), from: i.from, to: i.to });
+      if (budget.left < 0)
+        throw new PlanHistoryTooLongError(
+          `the window spans more than ${MAX_PLAN_HISTORY_INTERVALS} phase intervals of the plan: narrow it`,
+        );
+      for (const i of page.items)
+        out.push({
+          status: i.status,
+          message: i.detail?.message ?? '',
+          staleReason: storedStaleReason(i),
+          from: i.from,
+          to: i.to,
+        });
       const last = page.items[page.items.length - 1];
       if (!page.hasMore || last === undefined) break;
       after = { from: last.from, id: last.id };
@@ -148,16 +217,24 @@ export function createPlanReader(deps: PlanReaderDeps): PlanReader {
       // As Phase.history: an unobserved span is never shown as the status read last.
       const since = observation.since;
       if (since === null || since <= open.from) out[out.length - 1] = { ...open, staleReason: observation.state };
-      else out.splice(out.length - 1, 1, { ...open, to: since }, { ...open, from: since, staleReason: observation.state });
+      else
+        out.splice(out.length - 1, 1, { ...open, to: since }, { ...open, from: since, staleReason: observation.state });
     }
     return out;
   }
 
-  async function history(plan: PlanRecord, range: { from: Date; to?: Date }, first: number, now: Date): Promise<PlanHistoryPage> {
+  async function history(
+    plan: PlanRecord,
+    range: { from: Date; to?: Date },
+    first: number,
+    now: Date,
+  ): Promise<PlanHistoryPage> {
     const to = range.to ?? now;
     const window = { from: range.from, to };
     const budget = { left: MAX_PLAN_HISTORY_INTERVALS };
-    const steps = await Promise.all(plan.steps.map(async (s) => ({ ref: s.ref.text, intervals: await stepIntervals(s, window, now, budget) })));
+    const steps = await Promise.all(
+      plan.steps.map(async (s) => ({ ref: s.ref.text, intervals: await stepIntervals(s, window, now, budget) })),
+    );
     const items = planIntervalsOf(steps, { ...window, open: range.to === undefined });
     return { items: items.slice(0, first), hasMore: items.length > first };
   }
@@ -165,11 +242,15 @@ export function createPlanReader(deps: PlanReaderDeps): PlanReader {
   return {
     async listPlans(scope, now = new Date()) {
       const definitions = definePlans(deps.declared, await labelledPhases({ hasLabel: PLAN_LABEL }));
-      return (await Promise.all(definitions.map((d) => build(d, scope, now)))).filter((p): p is PlanRecord => p !== null);
+      return (await Promise.all(definitions.map((d) => build(d, scope, now)))).filter(
+        (p): p is PlanRecord => p !== null,
+      );
     },
     async getPlan(scope, name, now = new Date()) {
       const declared = deps.declared.filter((p) => p.name === name);
-      const definition = definePlans(declared, await labelledPhases({ labels: { [PLAN_LABEL]: name } })).find((d) => d.name === name);
+      const definition = definePlans(declared, await labelledPhases({ labels: { [PLAN_LABEL]: name } })).find(
+        (d) => d.name === name,
+      );
       return definition === undefined ? null : build(definition, scope, now);
     },
     history: (plan, range, first, now = new Date()) => history(plan, range, first, now),
@@ -203,21 +284,57 @@ export interface PlanGateOutcome {
  * run, as for a phase gate). A stale phase (its cluster unreadable, unobserved or retired) proves
  * nothing about now, so the gate fails; a step with no phase never passes.
  */
-export async function evaluatePlanGate(phases: Pick<PhaseReader, 'currentRunStarts'>, plan: PlanRecord, forMs: number, now: Date = new Date()): Promise<PlanGateOutcome> {
+export async function evaluatePlanGate(
+  phases: Pick<PhaseReader, 'currentRunStarts'>,
+  plan: PlanRecord,
+  forMs: number,
+  now: Date = new Date(),
+): Promise<PlanGateOutcome> {
   const base = { plan, heldSince: null, remainingMs: null, staleReason: plan.state.staleReason };
   const { state } = plan;
   if (state.staleReason !== null) {
     const stale = plan.steps.find((s) => s.staleReason !== null);
-    return { ...base, passed: false, reason: 'STALE', message: `plan ${plan.name}: ${stale?.ref.text ?? 'a phase'} is stale (${state.staleReason}): its last status proves nothing about now` };
+    return {
+      ...base,
+      passed: false,
+      reason: 'STALE',
+      message: `plan ${plan.name}: ${stale?.ref.text ?? 'a phase'} is stale (${state.staleReason}): its last status proves nothing about now`,
+    };
   }
   if (state.status !== 'Current') {
     const missing = plan.steps.find((s) => s.step === state.step && s.phase === null && s.status === null);
-    return { ...base, passed: false, reason: missing ? 'NO_STATUS' : 'DIFFERENT_STATUS', message: `plan ${plan.name} is ${state.status}, not Current: ${state.message}` };
+    return {
+      ...base,
+      passed: false,
+      reason: missing ? 'NO_STATUS' : 'DIFFERENT_STATUS',
+      message: `plan ${plan.name} is ${state.status}, not Current: ${state.message}`,
+    };
   }
   const ids = plan.steps.map((s) => (s.phase as PhaseRecord).id);
   const runs = new Map((await phases.currentRunStarts(ids, { splitOnStale: true })).map((r) => [r.phaseId, r.from]));
-  const heldSince = new Date(Math.max(...plan.steps.map((s) => (runs.get((s.phase as PhaseRecord).id) ?? (s.phase as PhaseRecord).current?.from ?? now).getTime())));
+  const heldSince = new Date(
+    Math.max(
+      ...plan.steps.map((s) =>
+        (runs.get((s.phase as PhaseRecord).id) ?? (s.phase as PhaseRecord).current?.from ?? now).getTime(),
+      ),
+    ),
+  );
   const remainingMs = Math.max(0, heldSince.getTime() + forMs - now.getTime());
-  if (remainingMs === 0) return { ...base, heldSince, remainingMs, passed: true, reason: 'HELD', message: `plan ${plan.name} has been Current (all ${state.stepCount} phases) since ${heldSince.toISOString()}` };
-  return { ...base, heldSince, remainingMs, passed: false, reason: 'NOT_HELD_LONG_ENOUGH', message: `plan ${plan.name} has been Current only since ${heldSince.toISOString()}; ${Math.ceil(remainingMs / 1000)}s to go` };
+  if (remainingMs === 0)
+    return {
+      ...base,
+      heldSince,
+      remainingMs,
+      passed: true,
+      reason: 'HELD',
+      message: `plan ${plan.name} has been Current (all ${state.stepCount} phases) since ${heldSince.toISOString()}`,
+    };
+  return {
+    ...base,
+    heldSince,
+    remainingMs,
+    passed: false,
+    reason: 'NOT_HELD_LONG_ENOUGH',
+    message: `plan ${plan.name} has been Current only since ${heldSince.toISOString()}; ${Math.ceil(remainingMs / 1000)}s to go`,
+  };
 }

@@ -14,7 +14,10 @@ export interface PhaseStaleness {
 }
 
 /** The staleness of `phase`'s current status at `now`. */
-export function phaseStaleness(phase: Pick<PhaseRecord, 'current' | 'clusterObservation' | 'clusterReachable'>, now: Date): PhaseStaleness {
+export function phaseStaleness(
+  phase: Pick<PhaseRecord, 'current' | 'clusterObservation' | 'clusterReachable'>,
+  now: Date,
+): PhaseStaleness {
   const observation = observationStateOf(phase.clusterObservation, now);
   if (phase.current === null) return { reason: null, observation };
   return { reason: staleReasonOf(observation, phase.current.stale, phase.clusterReachable), observation };

@@ -12,8 +12,7 @@ import type { SnapshotOutcome } from '../snapshot/snapshot-cluster.ts';
 
 /** Outcome of {@link Refresher.refreshCluster}. */
 export type RefreshOutcome =
-  | { ok: true; snapshot: SnapshotOutcome }
-  | { ok: false; kind: 'TIMEOUT' | 'FAILED'; message: string };
+  { ok: true; snapshot: SnapshotOutcome } | { ok: false; kind: 'TIMEOUT' | 'FAILED'; message: string };
 
 export interface Refresher {
   refreshCluster(cluster: string): Promise<RefreshOutcome>;
@@ -57,11 +56,23 @@ export function createRefresher(options: RefresherOptions): Refresher {
       const timeoutMs = options.timeoutMs ?? 30_000;
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<RefreshOutcome>((resolve) => {
-        timer = setTimeout(() => resolve({ ok: false, kind: 'TIMEOUT', message: `no snapshot worker finished ${cluster} within ${timeoutMs / 1000}s` }), timeoutMs);
+        timer = setTimeout(
+          () =>
+            resolve({
+              ok: false,
+              kind: 'TIMEOUT',
+              message: `no snapshot worker finished ${cluster} within ${timeoutMs / 1000}s`,
+            }),
+          timeoutMs,
+        );
       });
       const finished = job.waitUntilFinished(events).then(
         (snapshot: SnapshotOutcome): RefreshOutcome => ({ ok: true, snapshot }),
-        (error: unknown): RefreshOutcome => ({ ok: false, kind: 'FAILED', message: `the snapshot of ${cluster} failed: ${(error as Error).message}` }),
+        (error: unknown): RefreshOutcome => ({
+          ok: false,
+          kind: 'FAILED',
+          message: `the snapshot of ${cluster} failed: ${(error as Error).message}`,
+        }),
       );
       try {
         return await Promise.race([finished, timeout]);

@@ -26,19 +26,30 @@ export interface CelChecks {
 
 /** Compiles the cel checks among `checks` (parsing was already checked at config load). */
 export function createCelChecks(deps: CelChecksDeps, checks: readonly CheckConfig[]): CelChecks {
-  const compiled = checks.flatMap((check) => (check.cel === undefined ? [] : [{ check, condition: compileCelCondition(check.cel.expr) }]));
+  const compiled = checks.flatMap((check) =>
+    check.cel === undefined ? [] : [{ check, condition: compileCelCondition(check.cel.expr) }],
+  );
   return {
     async afterSnapshot(observation, intervalMs) {
       if (compiled.length === 0 || observation.outcome !== 'ok') return [];
       const ids = await deps.conditions.phaseIds(observation.cluster);
       const missing = new Set<string>();
-      for (const phase of observation.phases) for (const r of phase.resources) if (r.revision !== undefined && r.revision.body === undefined) missing.add(r.revision.hash);
+      for (const phase of observation.phases)
+        for (const r of phase.resources)
+          if (r.revision !== undefined && r.revision.body === undefined) missing.add(r.revision.hash);
       const stored = await deps.conditions.revisionBodies([...missing]);
       const changes: StatusChange[] = [];
       for (const { check, condition } of compiled) {
         if (check.select.clusters.length > 0 && !check.select.clusters.includes(observation.cluster)) continue;
         const results = evaluate(check, condition, observation.cluster, observation.phases, ids, stored);
-        const written = await deps.conditions.recordRun({ check: check.name, source: 'cel', cluster: observation.cluster, intervalMs, at: observation.at, results });
+        const written = await deps.conditions.recordRun({
+          check: check.name,
+          source: 'cel',
+          cluster: observation.cluster,
+          intervalMs,
+          at: observation.at,
+          results,
+        });
         changes.push(...written.changes);
       }
       return changes;
@@ -46,7 +57,14 @@ export function createCelChecks(deps: CelChecksDeps, checks: readonly CheckConfi
   };
 }
 
-function evaluate(check: CheckConfig, condition: CelCondition, cluster: string, phases: readonly ObservedPhase[], ids: ReadonlyMap<string, number>, stored: ReadonlyMap<string, Record<string, unknown>>): ConditionResult[] {
+function evaluate(
+  check: CheckConfig,
+  condition: CelCondition,
+  cluster: string,
+  phases: readonly ObservedPhase[],
+  ids: ReadonlyMap<string, number>,
+  stored: ReadonlyMap<string, Record<string, unknown>>,
+): ConditionResult[] {
   const results: ConditionResult[] = [];
   for (const phase of phases) {
     const { sourceKind, namespace, name } = phase.identity;
@@ -60,9 +78,13 @@ function evaluate(check: CheckConfig, condition: CelCondition, cluster: string, 
       if (r.unread || (r.revision !== undefined && body === undefined)) unread ??= r.key;
       objects.push({ ...(body ?? {}), phaselog: { key: r.key, status: r.status, message: r.message } });
     }
-    const verdict = unread !== undefined
-      ? { status: 'Unknown' as const, reason: 'ObjectsUnread', message: `${unread} could not be read this time` }
-      : condition.evaluate({ phase: { cluster, source: sourceKind, namespace, name, labels: phase.labels, status: phase.status.status }, objects });
+    const verdict =
+      unread !== undefined
+        ? { status: 'Unknown' as const, reason: 'ObjectsUnread', message: `${unread} could not be read this time` }
+        : condition.evaluate({
+            phase: { cluster, source: sourceKind, namespace, name, labels: phase.labels, status: phase.status.status },
+            objects,
+          });
     results.push({ phaseId: id, type: check.name, ...verdict });
   }
   return results;

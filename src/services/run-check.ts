@@ -50,16 +50,44 @@ export function checkKindOf(check: CheckConfig): CheckKind {
 }
 
 /** Runs `check` over the live phases of `cluster` it selects, at `at`, and records the results. */
-export async function runCheckOnCluster(deps: RunCheckDeps, check: CheckConfig, cluster: string, at: Date): Promise<CheckRunOutcome> {
+export async function runCheckOnCluster(
+  deps: RunCheckDeps,
+  check: CheckConfig,
+  cluster: string,
+  at: Date,
+): Promise<CheckRunOutcome> {
   const phases = await selectedPhases(deps.phases, check, cluster);
   const verdicts = await mapLimited(phases, deps.concurrency ?? 16, (phase) => verdictFor(deps, check, phase));
-  const results: ConditionResult[] = phases.flatMap((phase, n) => (verdicts[n] as TypedVerdict[]).map(({ type, ...verdict }) => ({ phaseId: phase.id, type, ...verdict })));
-  const written = await deps.conditions.recordRun({ check: check.name, source: checkKindOf(check), cluster, intervalMs: check.interval, at, results });
+  const results: ConditionResult[] = phases.flatMap((phase, n) =>
+    (verdicts[n] as TypedVerdict[]).map(({ type, ...verdict }) => ({ phaseId: phase.id, type, ...verdict })),
+  );
+  const written = await deps.conditions.recordRun({
+    check: check.name,
+    source: checkKindOf(check),
+    cluster,
+    intervalMs: check.interval,
+    at,
+    results,
+  });
   if (written.changes.length > 0 && check.affectsStatus && deps.requestSnapshot) {
-    await deps.requestSnapshot(cluster).catch((err: unknown) => deps.log.warn({ err, check: check.name, cluster }, 'could not queue a snapshot for a changed affectsStatus condition; the next tick records it'));
+    await deps
+      .requestSnapshot(cluster)
+      .catch((err: unknown) =>
+        deps.log.warn(
+          { err, check: check.name, cluster },
+          'could not queue a snapshot for a changed affectsStatus condition; the next tick records it',
+        ),
+      );
   }
   if (written.changes.length > 0) {
-    await deps.publisher?.publish(written.changes).catch((err: unknown) => deps.log.warn({ err, check: check.name, cluster }, 'publishing condition changes failed; subscribers catch up from the change log'));
+    await deps.publisher
+      ?.publish(written.changes)
+      .catch((err: unknown) =>
+        deps.log.warn(
+          { err, check: check.name, cluster },
+          'publishing condition changes failed; subscribers catch up from the change log',
+        ),
+      );
   }
   return { phases: phases.length, results, written };
 }
@@ -73,7 +101,9 @@ async function selectedPhases(reader: PhaseReader, check: CheckConfig, cluster: 
       filter: { cluster, ...(Object.keys(check.select.labels).length > 0 ? { labels: check.select.labels } : {}) },
       order: 'NAME',
       first: PAGE,
-      ...(after ? { after: { severity: 0, cluster: after.cluster, namespace: after.namespace, name: after.name, id: after.id } } : {}),
+      ...(after
+        ? { after: { severity: 0, cluster: after.cluster, namespace: after.namespace, name: after.name, id: after.id } }
+        : {}),
     });
     selected.push(...page.items.filter((p) => isSelected(check.select, toChecked(p))));
     if (!page.hasMore || page.items.length === 0) return selected;
@@ -95,7 +125,14 @@ async function verdictFor(deps: RunCheckDeps, check: CheckConfig, phase: PhaseRe
       const url = fillUrlTemplate(webhook.url, toChecked(phase));
       const secret = await deps.readSecret(webhook.secretFrom);
       const members = await deps.history.listResources(phase.id, { first: 100 });
-      return runWebhookCheck(webhook, { url, timeoutMs: check.timeout, secret, type: check.name, phase, members: members.items });
+      return runWebhookCheck(webhook, {
+        url,
+        timeoutMs: check.timeout,
+        secret,
+        type: check.name,
+        phase,
+        members: members.items,
+      });
     });
     return Array.isArray(single) ? single : [{ type: check.name, ...single }];
   }
@@ -103,7 +140,8 @@ async function verdictFor(deps: RunCheckDeps, check: CheckConfig, phase: PhaseRe
 }
 
 async function httpVerdict(deps: RunCheckDeps, check: CheckConfig, phase: PhaseRecord): Promise<CheckVerdict> {
-  if (check.http === undefined) return { status: 'Unknown', reason: 'NotRunOnWorkers', message: 'cel checks run with snapshots' };
+  if (check.http === undefined)
+    return { status: 'Unknown', reason: 'NotRunOnWorkers', message: 'cel checks run with snapshots' };
   const url = fillUrlTemplate(check.http.url, toChecked(phase));
   const headers: Record<string, string> = {};
   for (const header of check.http.headersFrom) headers[header.name] = await deps.readSecret(header);
@@ -111,12 +149,18 @@ async function httpVerdict(deps: RunCheckDeps, check: CheckConfig, phase: PhaseR
 }
 
 /** Runs `work`; a template, secret or unexpected error becomes an Unknown verdict. */
-async function safely<T>(deps: RunCheckDeps, check: CheckConfig, phase: PhaseRecord, work: () => Promise<T>): Promise<T | CheckVerdict> {
+async function safely<T>(
+  deps: RunCheckDeps,
+  check: CheckConfig,
+  phase: PhaseRecord,
+  work: () => Promise<T>,
+): Promise<T | CheckVerdict> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof TemplateError) return { status: 'Unknown', reason: 'TemplateError', message: error.message };
-    if (error instanceof Error && error.name === 'SecretUnavailableError') return { status: 'Unknown', reason: 'SecretUnavailable', message: error.message };
+    if (error instanceof Error && error.name === 'SecretUnavailableError')
+      return { status: 'Unknown', reason: 'SecretUnavailable', message: error.message };
     // Anything else is a bug of ours; the condition says so without the details (they may hold a secret).
     deps.log.error({ err: error, check: check.name, phaseId: phase.id }, 'check failed unexpectedly');
     return { status: 'Unknown', reason: 'CheckError', message: 'the check failed unexpectedly (see the worker log)' };

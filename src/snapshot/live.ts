@@ -26,7 +26,14 @@ import type { ClusterClient } from '../kube/cluster-client.ts';
 import { discoverPhases, INVENTORY_WATCHES } from '../kube/discover-phases.ts';
 import type { WatchCache, WatchedKind } from '../kube/watch-cache.ts';
 import { createWatchSet, type WatchSet } from '../kube/watch-set.ts';
-import { buildChildTree, CHILD_KINDS, indexOwners, OWNER_KINDS, type ChildTree, type TreeLimits } from '../status/children.ts';
+import {
+  buildChildTree,
+  CHILD_KINDS,
+  indexOwners,
+  OWNER_KINDS,
+  type ChildTree,
+  type TreeLimits,
+} from '../status/children.ts';
 
 /** Options of {@link startLiveSnapshots}. */
 export interface LiveSnapshotOptions {
@@ -102,7 +109,11 @@ export interface LiveClusters extends LiveSnapshots {
  * Queues a live snapshot of `cluster` for `tickAt`, of the phases `changed` affects (the whole
  * cluster when `changed` is undefined).
  */
-export type EnqueueLiveSnapshot = (cluster: string, tickAt: number, changed: ChangedObjects | undefined) => Promise<unknown>;
+export type EnqueueLiveSnapshot = (
+  cluster: string,
+  tickAt: number,
+  changed: ChangedObjects | undefined,
+) => Promise<unknown>;
 
 /** Watches every cluster and calls `enqueue` once per debounce window with changes. */
 export async function startLiveSnapshots(
@@ -117,19 +128,27 @@ export async function startLiveSnapshots(
 }
 
 /** An empty set of watched clusters; see {@link LiveClusters}. */
-export function createLiveClusters(enqueue: EnqueueLiveSnapshot, log: Logger, options: LiveSnapshotOptions = {}): LiveClusters {
+export function createLiveClusters(
+  enqueue: EnqueueLiveSnapshot,
+  log: Logger,
+  options: LiveSnapshotOptions = {},
+): LiveClusters {
   const watched = new Map<string, Promise<LiveSnapshots>>();
   // The started ones, for the synchronous counts.
   const running = new Map<string, LiveSnapshots>();
   let closed = false;
   return {
     add(client) {
-      if (closed || watched.has(client.name)) return watched.get(client.name)?.then(() => undefined) ?? Promise.resolve();
+      if (closed || watched.has(client.name))
+        return watched.get(client.name)?.then(() => undefined) ?? Promise.resolve();
       const started = watchCluster(client, enqueue, log.child({ cluster: client.name }), options);
       watched.set(client.name, started);
-      void started.then((w) => {
-        if (watched.get(client.name) === started) running.set(client.name, w);
-      }, () => {});
+      void started.then(
+        (w) => {
+          if (watched.get(client.name) === started) running.set(client.name, w);
+        },
+        () => {},
+      );
       return started.then(
         () => undefined,
         (error: unknown) => {
@@ -142,20 +161,32 @@ export function createLiveClusters(enqueue: EnqueueLiveSnapshot, log: Logger, op
       const entry = watched.get(cluster);
       watched.delete(cluster);
       running.delete(cluster);
-      void entry?.then((w) => w.close(), () => {});
+      void entry?.then(
+        (w) => w.close(),
+        () => {},
+      );
     },
     clusters: () => [...watched.keys()].sort(),
     counts: () => [...running.values()].flatMap((w) => w.counts()),
     close() {
       closed = true;
-      for (const entry of watched.values()) void entry.then((w) => w.close(), () => {});
+      for (const entry of watched.values())
+        void entry.then(
+          (w) => w.close(),
+          () => {},
+        );
       watched.clear();
       running.clear();
     },
   };
 }
 
-async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot, log: Logger, options: LiveSnapshotOptions): Promise<LiveSnapshots> {
+async function watchCluster(
+  client: ClusterClient,
+  enqueue: EnqueueLiveSnapshot,
+  log: Logger,
+  options: LiveSnapshotOptions,
+): Promise<LiveSnapshots> {
   const debounceMs = Math.max(1, options.debounceMs ?? 25);
   const maxWaitMs = Math.max(debounceMs, options.maxWaitMs ?? 250);
   const resyncMs = options.resyncKindsMs ?? 60_000;
@@ -174,9 +205,16 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
   const childCaches = (): (WatchCache | undefined)[] =>
     CHILD_KINDS.flatMap((k) => {
       const member = set?.caches.get(`${k.group}/${k.kind}`);
-      return member !== undefined ? [member] : treeSets.length === 0 ? [undefined] : treeSets.map((s) => s.caches.get(`${k.group}/${k.kind}`));
+      return member !== undefined
+        ? [member]
+        : treeSets.length === 0
+          ? [undefined]
+          : treeSets.map((s) => s.caches.get(`${k.group}/${k.kind}`));
     });
-  const trees = options.trees !== undefined ? createTreeTimer(options.trees, childCaches, () => owners, client.name, log) : undefined;
+  const trees =
+    options.trees !== undefined
+      ? createTreeTimer(options.trees, childCaches, () => owners, client.name, log)
+      : undefined;
   // Counts of the watch sets replaced when the watched kinds changed, so the totals never go down.
   const retired = { events: 0, relists: 0 };
   const counts = (): WatchCounts => {
@@ -194,7 +232,9 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     const changed = burst.changed();
     burst = createBurst();
     trees?.changed();
-    enqueue(client.name, tickAt, changed).catch((error: unknown) => log.error({ err: error }, 'queueing a live snapshot failed'));
+    enqueue(client.name, tickAt, changed).catch((error: unknown) =>
+      log.error({ err: error }, 'queueing a live snapshot failed'),
+    );
   };
   const onChange = (ref: ObjectRef, inventory: boolean): void => {
     if (closed) return;
@@ -208,12 +248,24 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
     const discovered = await discoverPhases(client);
     // Inventory kinds are watched whole (so discovery reads them from memory), inventory ConfigMaps
     // by their label; a member kind that is also an inventory kind uses the whole-object cache.
-    const kinds = new Map<string, GroupKind | WatchedKind>(INVENTORY_WATCHES.map((k) => [`${k.group}/${k.kind}${k.labelSelector === undefined ? '' : `?${k.labelSelector}`}`, k]));
-    for (const { phase } of discovered.phases) for (const ref of phase.entries) if (!kinds.has(`${ref.group}/${ref.kind}`)) kinds.set(`${ref.group}/${ref.kind}`, { group: ref.group, kind: ref.kind });
-    for (const owner of options.owners ?? []) for (const gk of [owner.kind, ...owner.ownedKinds]) if (!kinds.has(`${gk.group}/${gk.kind}`)) kinds.set(`${gk.group}/${gk.kind}`, gk);
+    const kinds = new Map<string, GroupKind | WatchedKind>(
+      INVENTORY_WATCHES.map((k) => [
+        `${k.group}/${k.kind}${k.labelSelector === undefined ? '' : `?${k.labelSelector}`}`,
+        k,
+      ]),
+    );
+    for (const { phase } of discovered.phases)
+      for (const ref of phase.entries)
+        if (!kinds.has(`${ref.group}/${ref.kind}`))
+          kinds.set(`${ref.group}/${ref.kind}`, { group: ref.group, kind: ref.kind });
+    for (const owner of options.owners ?? [])
+      for (const gk of [owner.kind, ...owner.ownedKinds])
+        if (!kinds.has(`${gk.group}/${gk.kind}`)) kinds.set(`${gk.group}/${gk.kind}`, gk);
     const nextOwners = new Map<string, ObjectRef>();
     if (options.trees !== undefined) {
-      for (const { phase } of discovered.phases) for (const ref of phase.entries) if (OWNER_KINDS.has(`${ref.group}/${ref.kind}`)) nextOwners.set(refKey(ref), ref);
+      for (const { phase } of discovered.phases)
+        for (const ref of phase.entries)
+          if (OWNER_KINDS.has(`${ref.group}/${ref.kind}`)) nextOwners.set(refKey(ref), ref);
     }
     owners = nextOwners;
     await syncTreeWatches(kinds);
@@ -229,9 +281,12 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
       ...(options.redaction !== undefined ? { redaction: options.redaction } : {}),
       ...(options.watchBackoffMaxMs !== undefined ? { maxBackoffMs: options.watchBackoffMaxMs } : {}),
     });
-    set.onChange((change, _cluster, watched) => onChange(change.ref, INVENTORY_WATCHES.includes(watched as WatchedKind)));
+    set.onChange((change, _cluster, watched) =>
+      onChange(change.ref, INVENTORY_WATCHES.includes(watched as WatchedKind)),
+    );
     const outcomes = await set.start();
-    for (const [kind, error] of outcomes) if (error !== undefined) log.warn({ kind, error }, 'watch not synced; that kind is listed on each snapshot');
+    for (const [kind, error] of outcomes)
+      if (error !== undefined) log.warn({ kind, error }, 'watch not synced; that kind is listed on each snapshot');
     trees?.changed();
   };
   // Child kinds that are not phase members are watched for trees only: views without revisions
@@ -239,24 +294,37 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
   const syncTreeWatches = async (memberKinds: ReadonlyMap<string, unknown>): Promise<void> => {
     const kindsWanted = owners.size === 0 ? [] : CHILD_KINDS.filter((k) => !memberKinds.has(`${k.group}/${k.kind}`));
     const namespaces = [...new Set([...owners.values()].map((r) => r.namespace))].sort();
-    const scopes = kindsWanted.length === 0 ? [] : namespaces.length > MAX_TREE_NAMESPACES || namespaces.includes('') ? ['*'] : namespaces;
+    const scopes =
+      kindsWanted.length === 0
+        ? []
+        : namespaces.length > MAX_TREE_NAMESPACES || namespaces.includes('')
+          ? ['*']
+          : namespaces;
     const key = `${kindsWanted.map((k) => `${k.group}/${k.kind}`).join(',')}@${scopes.join(',')}`;
     if (key === treeKey || closed) return;
     treeKey = key;
     for (const old of treeSets) old.stop();
     treeSets = scopes.map((ns) =>
-      createWatchSet(client, kindsWanted.map((k) => ({ group: k.group, kind: k.kind, viewOnly: true })), {
-        ...(ns === '*' ? {} : { namespace: ns }),
-        ...(options.watchBackoffMaxMs !== undefined ? { maxBackoffMs: options.watchBackoffMaxMs } : {}),
-      }),
+      createWatchSet(
+        client,
+        kindsWanted.map((k) => ({ group: k.group, kind: k.kind, viewOnly: true })),
+        {
+          ...(ns === '*' ? {} : { namespace: ns }),
+          ...(options.watchBackoffMaxMs !== undefined ? { maxBackoffMs: options.watchBackoffMaxMs } : {}),
+        },
+      ),
     );
     for (const treeSet of treeSets) treeSet.onChange(() => trees?.changed());
     const outcomes = await Promise.all(treeSets.map((s) => s.start()));
-    for (const [kind, error] of outcomes.flatMap((o) => [...o])) if (error !== undefined) log.warn({ kind, error }, 'tree watch not synced; trees wait for it');
+    for (const [kind, error] of outcomes.flatMap((o) => [...o]))
+      if (error !== undefined) log.warn({ kind, error }, 'tree watch not synced; trees wait for it');
     trees?.changed();
   };
   await sync();
-  const resync = setInterval(() => void sync().catch((error: unknown) => log.error({ err: error }, 'resyncing watched kinds failed')), resyncMs);
+  const resync = setInterval(
+    () => void sync().catch((error: unknown) => log.error({ err: error }, 'resyncing watched kinds failed')),
+    resyncMs,
+  );
   resync.unref();
   return {
     counts: () => [counts()],
@@ -275,7 +343,13 @@ async function watchCluster(client: ClusterClient, enqueue: EnqueueLiveSnapshot,
  * Builds and publishes a cluster's trees from its caches: soon after changes (throttled, since a
  * build reads every cached ReplicaSet and Pod) and on an interval (renewing the published TTLs).
  */
-function createTreeTimer(options: LiveTreeOptions, childCaches: () => (WatchCache | undefined)[], currentOwners: () => ReadonlyMap<string, ObjectRef>, cluster: string, log: Logger): { changed(): void; close(): void } {
+function createTreeTimer(
+  options: LiveTreeOptions,
+  childCaches: () => (WatchCache | undefined)[],
+  currentOwners: () => ReadonlyMap<string, ObjectRef>,
+  cluster: string,
+  log: Logger,
+): { changed(): void; close(): void } {
   const minIntervalMs = options.minIntervalMs ?? 1000;
   let lastBuild = 0;
   let pending: NodeJS.Timeout | undefined;
@@ -298,7 +372,9 @@ function createTreeTimer(options: LiveTreeOptions, childCaches: () => (WatchCach
     running = true;
     options
       .publish(cluster, trees)
-      .catch((error: unknown) => log.warn({ err: error }, 'publishing resource trees failed; retried at the next change or interval'))
+      .catch((error: unknown) =>
+        log.warn({ err: error }, 'publishing resource trees failed; retried at the next change or interval'),
+      )
       .finally(() => {
         running = false;
       });

@@ -20,7 +20,18 @@ import type { computeStatus } from '../status/compute.ts';
 type StatusOptions = Parameters<typeof computeStatus>[1];
 
 /** What one resource's observation takes from its object (found objects only). */
-export type ObjectPart = Pick<ObservedResource, 'status' | 'message' | 'conditions' | 'presence' | 'reason' | 'customHealth' | 'generation' | 'observedGeneration' | 'revision'>;
+export type ObjectPart = Pick<
+  ObservedResource,
+  | 'status'
+  | 'message'
+  | 'conditions'
+  | 'presence'
+  | 'reason'
+  | 'customHealth'
+  | 'generation'
+  | 'observedGeneration'
+  | 'revision'
+>;
 
 /** What a memoised status was computed under: a memo serves only an observation made under the same. */
 export class MemoContext {
@@ -138,7 +149,9 @@ export class ObservationMemos {
   /** The context of observations made under `statusOptions` and the redaction named `redaction`. */
   contextOf(statusOptions: StatusOptions, redaction: RedactionKey): MemoContext {
     const withPods = statusOptions.pods !== undefined;
-    const known = this.#contexts.find((c) => c.customHealth === statusOptions.customHealth && c.withPods === withPods && c.redaction === redaction);
+    const known = this.#contexts.find(
+      (c) => c.customHealth === statusOptions.customHealth && c.withPods === withPods && c.redaction === redaction,
+    );
     if (known !== undefined) return known;
     const context = new MemoContext(statusOptions.customHealth, withPods, redaction);
     // Contexts of checks replaced by a reload are dropped with their index.
@@ -158,11 +171,28 @@ export class ObservationMemos {
   }
 
   #memoize(context: MemoContext, part: ObjectPart): StatusMemo {
-    const key = JSON.stringify([part.status, part.message, part.conditions, part.presence, part.reason ?? null, part.generation ?? null, part.observedGeneration ?? null]);
+    const key = JSON.stringify([
+      part.status,
+      part.message,
+      part.conditions,
+      part.presence,
+      part.reason ?? null,
+      part.generation ?? null,
+      part.observedGeneration ?? null,
+    ]);
     const known = context.memos.get(key);
     if (known !== undefined) return known;
     const conditions = part.conditions.length === 0 ? NO_CONDITIONS : part.conditions;
-    const memo = new StatusMemo(context, part.status, part.message, conditions, part.presence, part.reason, part.generation, part.observedGeneration);
+    const memo = new StatusMemo(
+      context,
+      part.status,
+      part.message,
+      conditions,
+      part.presence,
+      part.reason,
+      part.generation,
+      part.observedGeneration,
+    );
     if (context.memos.size >= this.#sharedStatuses) context.memos.clear();
     context.memos.set(key, memo);
     return memo;

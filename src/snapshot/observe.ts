@@ -6,11 +6,22 @@
 import { hashDocument } from '../history/canonical-hash.ts';
 import { digestOfHex, hexOfDigest } from '../history/fingerprints.ts';
 import { hashRedacted, redactionKey, redactObject, type RedactionOptions } from '../history/redact.ts';
-import type { ClusterObservation, HashedDocument, ObservedManifest, ObservedPhase, ObservedResource } from '../history/types.ts';
+import type {
+  ClusterObservation,
+  HashedDocument,
+  ObservedManifest,
+  ObservedPhase,
+  ObservedResource,
+} from '../history/types.ts';
 import type { ObjectRef, Phase } from '../inventory/types.ts';
 import { refKey } from '../inventory/ref-key.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
-import { discoverPhases, type DiscoveredPhase, type DiscoverPhasesOptions, type DiscoverPhasesResult } from '../kube/discover-phases.ts';
+import {
+  discoverPhases,
+  type DiscoveredPhase,
+  type DiscoverPhasesOptions,
+  type DiscoverPhasesResult,
+} from '../kube/discover-phases.ts';
 import { findAffectedPhases, type ChangedObjects } from '../inventory/affected-phases.ts';
 import { CLUSTER_LEVEL_KINDS, RETRYABLE_KINDS, type KubeError, type KubeErrorKind } from '../kube/errors.ts';
 import { readObjects, type ReadObjectsOptions, type ReadObjectsResult } from '../kube/read-objects.ts';
@@ -83,7 +94,9 @@ export interface ObservedCluster {
 
 /** The manifest source of a declared phase: its declaration, as an object like any inventory. */
 function declarationOf(phase: Phase): KubeObject {
-  const spec = phase.selector ? { selector: phase.selector.selector, kinds: phase.selector.kinds, namespaces: phase.selector.namespaces } : { resources: phase.entries };
+  const spec = phase.selector
+    ? { selector: phase.selector.selector, kinds: phase.selector.kinds, namespaces: phase.selector.namespaces }
+    : { resources: phase.entries };
   return {
     apiVersion: 'phaselog.dev/v1',
     kind: phase.selector ? 'SelectorPhase' : 'ListPhase',
@@ -93,7 +106,10 @@ function declarationOf(phase: Phase): KubeObject {
 }
 
 /** Declared phases of this cluster, selector members listed now. */
-async function resolveDeclared(cluster: ClusterClient, declared: readonly Phase[]): Promise<{ phase: Phase; manifest: KubeObject }[]> {
+async function resolveDeclared(
+  cluster: ClusterClient,
+  declared: readonly Phase[],
+): Promise<{ phase: Phase; manifest: KubeObject }[]> {
   const out: { phase: Phase; manifest: KubeObject }[] = [];
   for (const phase of declared) {
     const resolved = phase.selector ? (await selectPhaseMembers(cluster, phase)).phase : phase;
@@ -112,11 +128,16 @@ async function phasesToObserve(
   declared: readonly Phase[],
   changed: ChangedObjects | undefined,
 ): Promise<{ phases: { phase: Phase; manifest: KubeObject }[]; live: boolean }> {
-  const affected = changed === undefined ? undefined : findAffectedPhases([...discovered.map((d) => d.phase), ...declared], changed);
-  if (affected === undefined || affected.whole) return { phases: [...discovered, ...(await resolveDeclared(cluster, declared))], live: false };
+  const affected =
+    changed === undefined ? undefined : findAffectedPhases([...discovered.map((d) => d.phase), ...declared], changed);
+  if (affected === undefined || affected.whole)
+    return { phases: [...discovered, ...(await resolveDeclared(cluster, declared))], live: false };
   const chosen = new Set(affected.indices);
   const declaredChosen = declared.filter((_, i) => chosen.has(discovered.length + i));
-  return { phases: [...discovered.filter((_, i) => chosen.has(i)), ...(await resolveDeclared(cluster, declaredChosen))], live: true };
+  return {
+    phases: [...discovered.filter((_, i) => chosen.has(i)), ...(await resolveDeclared(cluster, declaredChosen))],
+    live: true,
+  };
 }
 
 const SOURCE_BY_KIND: Record<string, string> = {
@@ -128,27 +149,59 @@ const SOURCE_BY_KIND: Record<string, string> = {
 };
 
 /** Reads and evaluates every phase of `cluster`. */
-export async function observeCluster(cluster: ClusterClient, options: ObserveClusterOptions = {}): Promise<ClusterObservation> {
+export async function observeCluster(
+  cluster: ClusterClient,
+  options: ObserveClusterOptions = {},
+): Promise<ClusterObservation> {
   return (await observeWithSources(cluster, options)).observation;
 }
 
 /** {@link observeCluster}, with where each resource came from (what a snapshot needs after recording). */
-export async function observeWithSources(cluster: ClusterClient, options: ObserveClusterOptions = {}): Promise<ObservedCluster> {
+export async function observeWithSources(
+  cluster: ClusterClient,
+  options: ObserveClusterOptions = {},
+): Promise<ObservedCluster> {
   const now = options.now ?? (() => new Date());
   const discovered = await discoverPhases(cluster, options.discover);
   const discoveryFailure = findDiscoveryFailure(discovered);
   if (discoveryFailure !== undefined) return unreachable(cluster, now(), discoveryFailure);
-  const owned = options.owners !== undefined && options.owners.length > 0 ? await readOwnerPhases(cluster, options.owners, options.discover?.pageSize !== undefined ? { pageSize: options.discover.pageSize } : {}) : { phases: [], errors: [] };
+  const owned =
+    options.owners !== undefined && options.owners.length > 0
+      ? await readOwnerPhases(
+          cluster,
+          options.owners,
+          options.discover?.pageSize !== undefined ? { pageSize: options.discover.pageSize } : {},
+        )
+      : { phases: [], errors: [] };
   // Owner phases are found in the cluster like inventories; their manifest is the owner object.
-  const found = [...discovered.phases, ...owned.phases.map((o): DiscoveredPhase => ({ phase: o.phase, manifest: o.owner }))];
-  const { phases: all, live } = await phasesToObserve(cluster, found, options.declared?.get(cluster.name) ?? [], options.changed);
+  const found = [
+    ...discovered.phases,
+    ...owned.phases.map((o): DiscoveredPhase => ({ phase: o.phase, manifest: o.owner })),
+  ];
+  const { phases: all, live } = await phasesToObserve(
+    cluster,
+    found,
+    options.declared?.get(cluster.name) ?? [],
+    options.changed,
+  );
   const refs = all.flatMap((d) => d.phase.entries);
   const read = await readObjects(cluster, refs, { includePods: true, ...options.read });
   if (read.clusterError !== undefined) return unreachable(cluster, now(), read.clusterError);
   const at = now();
-  const statusOptions = { now: at, ...(read.pods.length > 0 ? { pods: read.pods } : {}), ...(options.customHealth ? { customHealth: options.customHealth } : {}) };
+  const statusOptions = {
+    now: at,
+    ...(read.pods.length > 0 ? { pods: read.pods } : {}),
+    ...(options.customHealth ? { customHealth: options.customHealth } : {}),
+  };
   const memos = options.memos ?? new ObservationMemos();
-  const tick: TickContext = { clusterName: cluster.name, falseConditions: options.falseConditions, statusOptions, redaction: options.redaction, memos, memo: memos.contextOf(statusOptions, redactionKey(options.redaction)) };
+  const tick: TickContext = {
+    clusterName: cluster.name,
+    falseConditions: options.falseConditions,
+    statusOptions,
+    redaction: options.redaction,
+    memos,
+    memo: memos.contextOf(statusOptions, redactionKey(options.redaction)),
+  };
   const outcomeOf = await withServerReads(cluster, refs, read, tick, options);
   const sources: ObservationSources = { phases: [] };
   const phases = all.map((source) => {
@@ -161,8 +214,24 @@ export async function observeWithSources(cluster: ClusterClient, options: Observ
     sources.phases.push({ refs: source.phase.entries, records });
     return observePhase(source, resources, at, tick);
   });
-  const unobservedSources = [...new Set([...discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind), ...(owned.errors.length > 0 ? ['owner'] : [])])];
-  return { observation: { outcome: 'ok', cluster: cluster.name, labels: cluster.labels, at, phases, unobservedSources, ...(live ? { live: true } : {}) }, sources };
+  const unobservedSources = [
+    ...new Set([
+      ...discovered.errors.map((e) => SOURCE_BY_KIND[e.kind] ?? e.kind),
+      ...(owned.errors.length > 0 ? ['owner'] : []),
+    ]),
+  ];
+  return {
+    observation: {
+      outcome: 'ok',
+      cluster: cluster.name,
+      labels: cluster.labels,
+      at,
+      phases,
+      unobservedSources,
+      ...(live ? { live: true } : {}),
+    },
+    sources,
+  };
 }
 
 /** Every inventory kind failed for a cluster-level reason and nothing was found: the cluster is down. */
@@ -173,7 +242,16 @@ function findDiscoveryFailure(discovered: DiscoverPhasesResult): KubeError | und
 }
 
 function unreachable(cluster: ClusterClient, at: Date, error: KubeError): ObservedCluster {
-  return { observation: { outcome: 'unreachable', cluster: cluster.name, labels: cluster.labels, at, error: { kind: error.kind, message: error.message } }, sources: { phases: [] } };
+  return {
+    observation: {
+      outcome: 'unreachable',
+      cluster: cluster.name,
+      labels: cluster.labels,
+      at,
+      error: { kind: error.kind, message: error.message },
+    },
+    sources: { phases: [] },
+  };
 }
 
 type Outcome = ReturnType<ReturnType<typeof indexOutcomes>>;
@@ -199,7 +277,8 @@ async function withServerReads(
   // Every cached member passes here on every tick: the records are looked at, no outcome is made.
   const staleKeys = new Set<string>();
   for (const [memberKey, record] of read.records) {
-    const stale = record.redaction !== key ? !record.hasBody : !record.hasView && tick.memos.memoOf(record)?.context !== tick.memo;
+    const stale =
+      record.redaction !== key ? !record.hasBody : !record.hasView && tick.memos.memoOf(record)?.context !== tick.memo;
     if (stale) staleKeys.add(memberKey);
   }
   if (staleKeys.size === 0) return outcomeOf;
@@ -222,10 +301,18 @@ interface TickContext {
 function observeResource(ref: ObjectRef, outcome: Outcome, tick: TickContext): ObservedResource {
   let part: ObjectPart;
   if (outcome.kind === 'found') {
-    part = outcome.record !== undefined ? partOfRecord(ref, outcome.record, () => outcome.object, tick) : partOfObject(outcome.object, tick.statusOptions, revisionOfListed(outcome.object, tick));
+    part =
+      outcome.record !== undefined
+        ? partOfRecord(ref, outcome.record, () => outcome.object, tick)
+        : partOfObject(outcome.object, tick.statusOptions, revisionOfListed(outcome.object, tick));
   } else {
     const result = outcome.kind === 'missing' ? notFoundStatus() : unknownStatus(outcome.reason, outcome.message);
-    part = { status: result.status, message: result.message, conditions: result.conditions, presence: presenceOf(result) };
+    part = {
+      status: result.status,
+      message: result.message,
+      conditions: result.conditions,
+      presence: presenceOf(result),
+    };
     if (result.reason !== undefined) part.reason = result.reason;
   }
   const observed: ObservedResource = { key: keyOf(ref), ...part };
@@ -240,12 +327,19 @@ function partOfRecord(ref: ObjectRef, record: CachedObject, view: () => KubeObje
   // The view is what status rules read of the object; the revision was computed from the whole object.
   const part = partOfObject(view(), tick.statusOptions, revision);
   // Custom checks (CEL, Lua) are evaluated on every tick: phaselog cannot tell that a script is pure.
-  if (!dependsOnPodsOrTime(ref.group, ref.kind) && part.customHealth === undefined) tick.memos.remember(record, tick.memo, part);
+  if (!dependsOnPodsOrTime(ref.group, ref.kind) && part.customHealth === undefined)
+    tick.memos.remember(record, tick.memo, part);
   return part;
 }
 
 function partOfMemo(memo: StatusMemo, revision: HashedDocument): ObjectPart {
-  const part: ObjectPart = { status: memo.status, message: memo.message, conditions: memo.conditions, presence: memo.presence, revision };
+  const part: ObjectPart = {
+    status: memo.status,
+    message: memo.message,
+    conditions: memo.conditions,
+    presence: memo.presence,
+    revision,
+  };
   if (memo.reason !== undefined) part.reason = memo.reason;
   if (memo.generation !== undefined) part.generation = memo.generation;
   if (memo.observedGeneration !== undefined) part.observedGeneration = memo.observedGeneration;
@@ -261,8 +355,14 @@ function partOfMemo(memo: StatusMemo, revision: HashedDocument): ObjectPart {
 function revisionOfListed(object: KubeObject, tick: TickContext): HashedDocument {
   const redaction = tick.redaction;
   const meta = (object.metadata ?? {}) as { uid?: unknown; resourceVersion?: unknown };
-  if (typeof meta.uid !== 'string' || typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '') return hashRedacted(object, redaction);
-  const at: ObjectVersion = { cluster: tick.clusterName, object: meta.uid, version: meta.resourceVersion, redaction: tick.memo.redaction };
+  if (typeof meta.uid !== 'string' || typeof meta.resourceVersion !== 'string' || meta.resourceVersion === '')
+    return hashRedacted(object, redaction);
+  const at: ObjectVersion = {
+    cluster: tick.clusterName,
+    object: meta.uid,
+    version: meta.resourceVersion,
+    redaction: tick.memo.redaction,
+  };
   const known = tick.memos.listedDigest(at);
   if (known !== undefined) return new ListedRevision(known, object, redaction);
   const { hash, body } = hashRedacted(object, redaction);
@@ -293,9 +393,18 @@ class ListedRevision implements HashedDocument {
   }
 }
 
-function partOfObject(object: KubeObject, statusOptions: StatusOptions, revision: ObservedResource['revision']): ObjectPart {
+function partOfObject(
+  object: KubeObject,
+  statusOptions: StatusOptions,
+  revision: ObservedResource['revision'],
+): ObjectPart {
   const result = computeStatus(object, statusOptions);
-  const part: ObjectPart = { status: result.status, message: result.message, conditions: result.conditions, presence: presenceOf(result) };
+  const part: ObjectPart = {
+    status: result.status,
+    message: result.message,
+    conditions: result.conditions,
+    presence: presenceOf(result),
+  };
   if (result.reason !== undefined) part.reason = result.reason;
   if (result.customHealth !== undefined) part.customHealth = result.customHealth;
   const generation = readInt((object.metadata as Record<string, unknown> | undefined)?.generation);
@@ -306,7 +415,12 @@ function partOfObject(object: KubeObject, statusOptions: StatusOptions, revision
   return part;
 }
 
-function observePhase(source: DiscoveredPhase, observed: ObservedResource[], at: Date, tick: TickContext): ObservedPhase {
+function observePhase(
+  source: DiscoveredPhase,
+  observed: ObservedResource[],
+  at: Date,
+  tick: TickContext,
+): ObservedPhase {
   const phase = source.phase;
   // An owner phase is about its tasks' end: its running Jobs are InProgress (resources are per phase).
   const resources = phase.owner === undefined ? observed : observed.map(awaitJobEnd);
@@ -315,7 +429,12 @@ function observePhase(source: DiscoveredPhase, observed: ObservedResource[], at:
       const r = resources[index] as ObservedResource;
       return { ref, status: r.status, message: r.message, ...(r.reason !== undefined ? { reason: r.reason } : {}) };
     }),
-    { now: at, failedBy: (tick.falseConditions?.get(`${phase.source}/${phase.namespace}/${phase.name}`) ?? []).map((c) => `${c.type} is False${c.message === '' ? '' : `: ${c.message}`}`) },
+    {
+      now: at,
+      failedBy: (tick.falseConditions?.get(`${phase.source}/${phase.namespace}/${phase.name}`) ?? []).map(
+        (c) => `${c.type} is False${c.message === '' ? '' : `: ${c.message}`}`,
+      ),
+    },
   );
   const summary = phase.owner === undefined ? summarized : withPhaseErrors(summarized, phase.errors);
   const result: ObservedPhase = {
@@ -323,7 +442,12 @@ function observePhase(source: DiscoveredPhase, observed: ObservedResource[], at:
     inventoryId: phase.id,
     labels: phase.labels,
     manifest: observeManifest(source, tick),
-    status: { status: summary.status, message: summary.message, summary: summary.counts, conditions: summary.conditions },
+    status: {
+      status: summary.status,
+      message: summary.message,
+      summary: summary.counts,
+      conditions: summary.conditions,
+    },
     resources,
   };
   if (summary.mostImportant !== undefined) result.status.worstResource = refKey(summary.mostImportant.ref);
@@ -352,7 +476,13 @@ class KnownManifest implements ObservedManifest {
 }
 
 function manifestEntries(phase: Phase): ObservedManifest['entries'] {
-  return phase.entries.map((e) => ({ group: e.group, kind: e.kind, namespace: e.namespace, name: e.name, ...(e.version !== undefined ? { version: e.version } : {}) }));
+  return phase.entries.map((e) => ({
+    group: e.group,
+    kind: e.kind,
+    namespace: e.namespace,
+    name: e.name,
+    ...(e.version !== undefined ? { version: e.version } : {}),
+  }));
 }
 
 /**
@@ -373,7 +503,8 @@ function observeManifest(from: DiscoveredPhase, tick: TickContext): ObservedMani
   const entries = manifestEntries(phase);
   const source = redactObject(from.manifest, redaction);
   const observed = { hash: hashDocument({ source, entries }), source, entries };
-  if (kept !== undefined) tick.memos.rememberManifestHash(kept, tick.memo.redaction, { hash: observed.hash, entries: entries.length });
+  if (kept !== undefined)
+    tick.memos.rememberManifestHash(kept, tick.memo.redaction, { hash: observed.hash, entries: entries.length });
   return observed;
 }
 

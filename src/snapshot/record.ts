@@ -14,7 +14,13 @@
  */
 import { advanceClusterState, type WrittenIds } from '../history/advance-state.ts';
 import { unobservedGapBefore } from '../history/observation.ts';
-import { hashObservation, planSnapshot, planUnchangedTick, unobservedSpanChange, type SnapshotPlan } from '../history/plan-snapshot.ts';
+import {
+  hashObservation,
+  planSnapshot,
+  planUnchangedTick,
+  unobservedSpanChange,
+  type SnapshotPlan,
+} from '../history/plan-snapshot.ts';
 import type { ClusterObservation, StatusChange, StoredClusterState } from '../history/types.ts';
 import { currentRun, type LockedCluster, type SnapshotStore } from '../store/snapshot-store.ts';
 import { createKeptStates, revivesDeletedPhase } from './kept-state.ts';
@@ -65,7 +71,10 @@ interface Committed {
 
 /** A recorder over `store`. */
 export function createRecorder(store: SnapshotStore, options: RecorderOptions = {}): Recorder {
-  const kept = options.keepState === false ? undefined : createKeptStates(options.maxKeptClusters !== undefined ? { maxClusters: options.maxKeptClusters } : {});
+  const kept =
+    options.keepState === false
+      ? undefined
+      : createKeptStates(options.maxKeptClusters !== undefined ? { maxClusters: options.maxKeptClusters } : {});
   return {
     async record(observation, { tickAt, revisionBodies }) {
       let clusterId: number | undefined;
@@ -80,7 +89,9 @@ export function createRecorder(store: SnapshotStore, options: RecorderOptions = 
           if (!live && cluster.lastTickAt !== null && cluster.lastTickAt.getTime() >= tickAt.getTime()) {
             return { result: { written: false, reason: 'STALE_TICK', lastTickAt: cluster.lastTickAt } };
           }
-          const gapFrom = live ? undefined : unobservedGapBefore(cluster.tickLastSeenAt, cluster.snapshotIntervalMs, observation.at);
+          const gapFrom = live
+            ? undefined
+            : unobservedGapBefore(cluster.tickLastSeenAt, cluster.snapshotIntervalMs, observation.at);
           if (gapFrom !== undefined) await tx.recordUnobservedGap(gapFrom, observation.at);
           // The kept state is stale once the gap was written.
           let whole = gapFrom === undefined ? kept?.get(cluster) : undefined;
@@ -92,7 +103,8 @@ export function createRecorder(store: SnapshotStore, options: RecorderOptions = 
             plan = planUnchangedTick(observation, stateHash);
           } else {
             const only = live && observation.outcome === 'ok' ? observation.phases.map((p) => p.identity) : undefined;
-            let stored: StoredClusterState | undefined = whole !== undefined ? (only === undefined ? whole : kept?.get(cluster, only)) : undefined;
+            let stored: StoredClusterState | undefined =
+              whole !== undefined ? (only === undefined ? whole : kept?.get(cluster, only)) : undefined;
             if (stored === undefined) {
               stored = await tx.loadState({ ...(only === undefined ? {} : { only }), observation });
               if (only === undefined) whole = stored;
@@ -100,9 +112,20 @@ export function createRecorder(store: SnapshotStore, options: RecorderOptions = 
             plan = planSnapshot(stored, observation, stateHash);
           }
           if (gapFrom !== undefined) plan = afterUnobservedGap(plan, gapFrom);
-          const applied = await tx.apply(plan, { tickAt, name: observation.cluster, ...(observation.labels ? { labels: observation.labels } : {}), ...(revisionBodies ? { revisionBodies } : {}) });
+          const applied = await tx.apply(plan, {
+            tickAt,
+            name: observation.cluster,
+            ...(observation.labels ? { labels: observation.labels } : {}),
+            ...(revisionBodies ? { revisionBodies } : {}),
+          });
           return {
-            result: { written: true, outcome: plan.outcome, changes: applied.changes, rows: applied.rows, extendedTick: plan.tick === 'extend' },
+            result: {
+              written: true,
+              outcome: plan.outcome,
+              changes: applied.changes,
+              rows: applied.rows,
+              extendedTick: plan.tick === 'extend',
+            },
             keep: { version: applied.stateVersion, before: whole, plan, written: applied.written },
           };
         });
@@ -133,5 +156,9 @@ function isCurrentRun(cluster: LockedCluster, observation: ClusterObservation, s
  * where the cluster was last observed, so this tick starts a new one, and the change log says so.
  */
 function afterUnobservedGap(plan: SnapshotPlan, gapFrom: Date): SnapshotPlan {
-  return { ...plan, tick: plan.tick === 'extend' ? 'start' : plan.tick, changes: [unobservedSpanChange(gapFrom, plan.outcome), ...plan.changes] };
+  return {
+    ...plan,
+    tick: plan.tick === 'extend' ? 'start' : plan.tick,
+    changes: [unobservedSpanChange(gapFrom, plan.outcome), ...plan.changes],
+  };
 }

@@ -18,7 +18,9 @@ import type { ObservedCluster } from './observe.ts';
 /** Thrown when a revision the store lacks is read again and the object has changed on the API server since. */
 export class RevisionMovedError extends Error {
   constructor(readonly hash: string) {
-    super(`object revision ${hash} is no longer held and the object has changed on the API server since; the next snapshot records the new one`);
+    super(
+      `object revision ${hash} is no longer held and the object has changed on the API server since; the next snapshot records the new one`,
+    );
     this.name = 'RevisionMovedError';
   }
 }
@@ -34,7 +36,12 @@ export interface ReadRevisionBodiesOptions {
  * observation read them by. Throws {@link RevisionMovedError} when an object is gone or no longer
  * hashes the same: the observation no longer describes it, and the next snapshot records the new one.
  */
-export async function readRevisionBodies(cluster: ClusterClient, observed: ObservedCluster, hashes: readonly string[], options: ReadRevisionBodiesOptions = {}): Promise<Map<string, Record<string, unknown>>> {
+export async function readRevisionBodies(
+  cluster: ClusterClient,
+  observed: ObservedCluster,
+  hashes: readonly string[],
+  options: ReadRevisionBodiesOptions = {},
+): Promise<Map<string, Record<string, unknown>>> {
   const wanted = new Set(hashes);
   const refs = new Map<string, ObjectRef>();
   const { observation, sources } = observed;
@@ -53,7 +60,8 @@ export async function readRevisionBodies(cluster: ClusterClient, observed: Obser
     const ref = refs.get(hash);
     const object = ref === undefined ? undefined : read.objects.get(keyOf(ref));
     const body = object === undefined ? undefined : redactObject(object, options.redaction);
-    if (body === undefined || createHash('sha256').update(canonicalJson(body)).digest('hex') !== hash) throw new RevisionMovedError(hash);
+    if (body === undefined || createHash('sha256').update(canonicalJson(body)).digest('hex') !== hash)
+      throw new RevisionMovedError(hash);
     bodies.set(hash, body);
   }
   return bodies;
@@ -72,7 +80,8 @@ export function releaseStoredBodies({ observation, sources }: ObservedCluster): 
     phase.resources.forEach((resource, r) => {
       const record = records[r];
       // Only a revision that is the record's own (not redacted anew under other options) was stored as the record holds it.
-      if (record !== undefined && resource.unread !== true && resource.revision?.digest === record.digest) releaseStoredBody(record);
+      if (record !== undefined && resource.unread !== true && resource.revision?.digest === record.digest)
+        releaseStoredBody(record);
     });
   });
 }

@@ -61,15 +61,26 @@ export interface SnapshotClusterOptions {
 }
 
 /** Observes `cluster`, records it for `tickAt`, publishes the changes. Throws only when the store fails. */
-export async function snapshotCluster(deps: SnapshotDeps, cluster: ClusterClient, tickAt: Date, options: SnapshotClusterOptions = {}): Promise<SnapshotOutcome> {
+export async function snapshotCluster(
+  deps: SnapshotDeps,
+  cluster: ClusterClient,
+  tickAt: Date,
+  options: SnapshotClusterOptions = {},
+): Promise<SnapshotOutcome> {
   const log = deps.log.child({ cluster: cluster.name, tickAt: tickAt.toISOString() });
   const falseConditions = await deps.falseConditions?.(cluster.name);
-  const observe = { ...deps.observe, ...(options.changed !== undefined ? { changed: options.changed } : {}), ...(falseConditions !== undefined ? { falseConditions } : {}) };
+  const observe = {
+    ...deps.observe,
+    ...(options.changed !== undefined ? { changed: options.changed } : {}),
+    ...(falseConditions !== undefined ? { falseConditions } : {}),
+  };
   const observed = await observeWithSources(cluster, observe);
   const { observation } = observed;
   const base = { cluster: cluster.name, tickAt: tickAt.toISOString() };
-  const seen = observation.outcome === 'ok' ? { phases: observation.phases.length, live: observation.live === true } : {};
-  if (observation.outcome === 'unreachable') log.warn({ error: observation.error }, 'cluster unreachable; phases keep their last statuses, marked stale');
+  const seen =
+    observation.outcome === 'ok' ? { phases: observation.phases.length, live: observation.live === true } : {};
+  if (observation.outcome === 'unreachable')
+    log.warn({ error: observation.error }, 'cluster unreachable; phases keep their last statuses, marked stale');
   if (observation.outcome === 'ok' && observation.live && observation.phases.length === 0) {
     log.debug('live snapshot skipped: the changes affect no phase');
     return { ...base, written: false, skipped: 'NOTHING_AFFECTED', ...seen, changes: 0, rows: 0, published: false };
@@ -79,10 +90,13 @@ export async function snapshotCluster(deps: SnapshotDeps, cluster: ClusterClient
     log.debug({ lastTickAt: result.lastTickAt.toISOString() }, 'snapshot skipped: this tick is already recorded');
     return { ...base, written: false, skipped: 'STALE_TICK', ...seen, changes: 0, rows: 0, published: false };
   }
-  const after = deps.afterRecord === undefined ? [] : await deps.afterRecord(observation).catch((error: unknown) => {
-    log.error({ err: error }, 'checks after the snapshot failed; their conditions keep their last status');
-    return [] as StatusChange[];
-  });
+  const after =
+    deps.afterRecord === undefined
+      ? []
+      : await deps.afterRecord(observation).catch((error: unknown) => {
+          log.error({ err: error }, 'checks after the snapshot failed; their conditions keep their last status');
+          return [] as StatusChange[];
+        });
   releaseStoredBodies(observed);
   let published = true;
   try {
@@ -92,20 +106,37 @@ export async function snapshotCluster(deps: SnapshotDeps, cluster: ClusterClient
     published = false;
     log.error({ err: error, changes: result.changes.length }, 'publishing status changes failed');
   }
-  if (result.changes.length > 0) log.info({ changes: result.changes.length, rows: result.rows }, 'snapshot recorded changes');
-  return { ...base, written: true, outcome: result.outcome, ...seen, changes: result.changes.length, rows: result.rows, published };
+  if (result.changes.length > 0)
+    log.info({ changes: result.changes.length, rows: result.rows }, 'snapshot recorded changes');
+  return {
+    ...base,
+    written: true,
+    outcome: result.outcome,
+    ...seen,
+    changes: result.changes.length,
+    rows: result.rows,
+    published,
+  };
 }
 
 /**
  * Records the observation; when the store lacks revisions the observation holds only by hash, reads
  * them from the cluster (no transaction is open then) and records once more with them.
  */
-async function record(deps: SnapshotDeps, cluster: ClusterClient, observed: ObservedCluster, tickAt: Date): Promise<RecordSnapshotResult> {
+async function record(
+  deps: SnapshotDeps,
+  cluster: ClusterClient,
+  observed: ObservedCluster,
+  tickAt: Date,
+): Promise<RecordSnapshotResult> {
   try {
     return await deps.recorder.record(observed.observation, { tickAt });
   } catch (error) {
     if (!(error instanceof RevisionsMissingError)) throw error;
-    deps.log.info({ cluster: cluster.name, revisions: error.hashes.length }, 'the store lacks revisions the watch caches no longer hold; reading them from the cluster');
+    deps.log.info(
+      { cluster: cluster.name, revisions: error.hashes.length },
+      'the store lacks revisions the watch caches no longer hold; reading them from the cluster',
+    );
     const revisionBodies = await readRevisionBodies(cluster, observed, error.hashes, {
       ...(deps.observe?.read ? { read: deps.observe.read } : {}),
       ...(deps.observe?.redaction ? { redaction: deps.observe.redaction } : {}),

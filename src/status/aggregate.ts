@@ -7,7 +7,10 @@ import type { ResourceStatus } from './types.ts';
  * So with `desired = 'Current'`, NotFound and Terminating resources make the aggregate InProgress
  * (never NotFound); pass `desired = 'NotFound'` to wait for a deletion.
  */
-export function aggregateStatus(statuses: readonly ResourceStatus[], desired: ResourceStatus = 'Current'): ResourceStatus {
+export function aggregateStatus(
+  statuses: readonly ResourceStatus[],
+  desired: ResourceStatus = 'Current',
+): ResourceStatus {
   if (statuses.length === 0) return desired;
   let sawUnknown = false;
   let allDesired = true;

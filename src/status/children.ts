@@ -48,7 +48,13 @@ export interface TreeLimits {
 export const DEFAULT_TREE_LIMITS: Required<TreeLimits> = { maxDepth: 4, maxNodes: 200 };
 
 /** Kinds whose objects own the objects a tree shows, by `group/kind`. */
-export const OWNER_KINDS: ReadonlySet<string> = new Set(['apps/Deployment', 'apps/ReplicaSet', 'apps/StatefulSet', 'apps/DaemonSet', 'batch/Job']);
+export const OWNER_KINDS: ReadonlySet<string> = new Set([
+  'apps/Deployment',
+  'apps/ReplicaSet',
+  'apps/StatefulSet',
+  'apps/DaemonSet',
+  'batch/Job',
+]);
 
 /**
  * The kinds a tree's children are (what a worker watches to build trees). Both keep their status
@@ -102,7 +108,14 @@ export function indexOwners(objects: Iterable<Record<string, unknown>>): OwnerIn
     const meta = isRecord(object['metadata']) ? object['metadata'] : {};
     const refs = meta['ownerReferences'];
     if (!Array.isArray(refs)) continue;
-    const item: Indexed = { object, group: groupOf(object['apiVersion']), kind: str(object['kind']), namespace: str(meta['namespace']), name: str(meta['name']), uid: str(meta['uid']) };
+    const item: Indexed = {
+      object,
+      group: groupOf(object['apiVersion']),
+      kind: str(object['kind']),
+      namespace: str(meta['namespace']),
+      name: str(meta['name']),
+      uid: str(meta['uid']),
+    };
     for (const ref of refs) {
       if (!isRecord(ref)) continue;
       const uid = str(ref['uid']);
@@ -112,7 +125,10 @@ export function indexOwners(objects: Iterable<Record<string, unknown>>): OwnerIn
   }
   return {
     childrenOf(owner) {
-      const list = owner.uid !== undefined && owner.uid !== '' ? byUid.get(owner.uid) : byName.get(`${owner.namespace}/${owner.kind}/${owner.name}`);
+      const list =
+        owner.uid !== undefined && owner.uid !== ''
+          ? byUid.get(owner.uid)
+          : byName.get(`${owner.namespace}/${owner.kind}/${owner.name}`);
       // ownerReferences name owners in the dependent's own namespace (cluster-scoped owners aside).
       return (list ?? []).filter((c) => owner.namespace === '' || c.namespace === owner.namespace);
     },
@@ -127,7 +143,12 @@ function byName(a: Indexed, b: Indexed): number {
  * The tree of objects `member` owns, with each node's kstatus status computed at `now` (a
  * ReplicaSet's with its own Pods, as kstatus' pod-controller reader does).
  */
-export function buildChildTree(member: { namespace: string; kind: string; name: string; uid?: string }, index: OwnerIndex, now: number, limits: TreeLimits = {}): ChildTree {
+export function buildChildTree(
+  member: { namespace: string; kind: string; name: string; uid?: string },
+  index: OwnerIndex,
+  now: number,
+  limits: TreeLimits = {},
+): ChildTree {
   const maxDepth = Math.max(1, limits.maxDepth ?? DEFAULT_TREE_LIMITS.maxDepth);
   const maxNodes = Math.max(1, limits.maxNodes ?? DEFAULT_TREE_LIMITS.maxNodes);
   let count = 0;
@@ -146,11 +167,28 @@ export function buildChildTree(member: { namespace: string; kind: string; name: 
         continue;
       }
       count++;
-      const below = depth < maxDepth ? walk({ namespace: child.namespace, kind: child.kind, name: child.name, uid: child.uid }, depth + 1) : [];
+      const below =
+        depth < maxDepth
+          ? walk({ namespace: child.namespace, kind: child.kind, name: child.name, uid: child.uid }, depth + 1)
+          : [];
       if (depth >= maxDepth) omitted += index.childrenOf(child).length;
-      const pods = child.kind === 'ReplicaSet' ? index.childrenOf(child).filter((c) => c.kind === 'Pod').map((c) => c.object) : undefined;
+      const pods =
+        child.kind === 'ReplicaSet'
+          ? index
+              .childrenOf(child)
+              .filter((c) => c.kind === 'Pod')
+              .map((c) => c.object)
+          : undefined;
       const result = computeStatus(child.object, { now, ...(pods !== undefined ? { pods } : {}) });
-      nodes.push({ group: child.group, kind: child.kind, namespace: child.namespace, name: child.name, status: result.status, message: result.message, children: below });
+      nodes.push({
+        group: child.group,
+        kind: child.kind,
+        namespace: child.namespace,
+        name: child.name,
+        status: result.status,
+        message: result.message,
+        children: below,
+      });
     }
     return nodes;
   };

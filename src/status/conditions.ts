@@ -36,7 +36,9 @@ function describeFieldError(element: JsonRecord, index: number): FieldError {
   for (const [field, goType] of FIELDS) {
     const value = element[field];
     if (!isStringOrAbsent(value)) {
-      return new FieldError(`cannot convert ${goTypeName(value)} to ${goType} (at .status.conditions[${index}].${field})`);
+      return new FieldError(
+        `cannot convert ${goTypeName(value)} to ${goType} (at .status.conditions[${index}].${field})`,
+      );
     }
   }
   return new FieldError(`undecodable condition (at .status.conditions[${index}])`);

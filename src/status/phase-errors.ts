@@ -25,11 +25,27 @@ export function withPhaseErrors(summary: PhaseSummary, errors: readonly PhaseErr
   const errorStatus: ResourceStatus = errors.some((e) => !READ_FAILURES.has(e.code)) ? 'Failed' : 'Unknown';
   const status: ResourceStatus = summary.status === 'Failed' ? 'Failed' : errorStatus;
   const message = `${errors.map((e) => e.message).join('; ')}; ${summary.message}`;
-  const [ready, reconciling, stalled] = status === 'Failed' ? (['False', 'False', 'True'] as const) : (['Unknown', 'Unknown', 'Unknown'] as const);
+  const [ready, reconciling, stalled] =
+    status === 'Failed' ? (['False', 'False', 'True'] as const) : (['Unknown', 'Unknown', 'Unknown'] as const);
   const at = summary.conditions[0]?.lastTransitionTime;
-  const conditions = ([['Ready', ready], ['Reconciling', reconciling], ['Stalled', stalled]] as const).map(([type, conditionStatus]) => {
+  const conditions = (
+    [
+      ['Ready', ready],
+      ['Reconciling', reconciling],
+      ['Stalled', stalled],
+    ] as const
+  ).map(([type, conditionStatus]) => {
     const before = summary.conditions.find((c) => c.type === type);
-    return { ...(before ?? {}), type, status: conditionStatus, reason: status, message, ...(before?.lastTransitionTime ?? at ? { lastTransitionTime: (before?.lastTransitionTime ?? at) as string } : {}) };
+    return {
+      ...(before ?? {}),
+      type,
+      status: conditionStatus,
+      reason: status,
+      message,
+      ...((before?.lastTransitionTime ?? at)
+        ? { lastTransitionTime: (before?.lastTransitionTime ?? at) as string }
+        : {}),
+    };
   });
   return { ...summary, status, message, conditions: conditions as PhaseSummary['conditions'] };
 }

@@ -111,7 +111,10 @@ function summarizeMessage(total: number, notDesired: number, desired: ResourceSt
 type ConditionStatus = PhaseCondition['status'];
 
 /** Condition statuses for an aggregate: Ready is normal-true, Reconciling and Stalled abnormal-true. */
-function conditionStatuses(aggregate: ResourceStatus, desired: ResourceStatus): [ConditionStatus, ConditionStatus, ConditionStatus] {
+function conditionStatuses(
+  aggregate: ResourceStatus,
+  desired: ResourceStatus,
+): [ConditionStatus, ConditionStatus, ConditionStatus] {
   if (aggregate === desired) return ['True', 'False', 'False'];
   if (aggregate === 'Unknown') return ['Unknown', 'Unknown', 'Unknown'];
   if (aggregate === 'Failed') return ['False', 'False', 'True'];
@@ -119,9 +122,14 @@ function conditionStatuses(aggregate: ResourceStatus, desired: ResourceStatus): 
 }
 
 /** The condition with its `lastTransitionTime`: kept from `previous` while its status is unchanged, else `now`. */
-function withTransitionTime(condition: Omit<PhaseCondition, 'lastTransitionTime'>, previous: readonly PhaseCondition[], now: string): PhaseCondition {
+function withTransitionTime(
+  condition: Omit<PhaseCondition, 'lastTransitionTime'>,
+  previous: readonly PhaseCondition[],
+  now: string,
+): PhaseCondition {
   const before = previous.find((c) => c.type === condition.type);
-  const lastTransitionTime = before !== undefined && before.status === condition.status ? before.lastTransitionTime : now;
+  const lastTransitionTime =
+    before !== undefined && before.status === condition.status ? before.lastTransitionTime : now;
   return { ...condition, lastTransitionTime };
 }
 

@@ -50,7 +50,11 @@ export function malformedStatus(message: string): StatusResult {
 }
 
 /** Unknown reasons that mean the object was read, so it is known to exist. */
-const READ_BUT_UNKNOWN: ReadonlySet<string> = new Set(['MALFORMED_OBJECT', 'HEALTH_CHECK_ERROR', 'UnknownWorkflowPhase']);
+const READ_BUT_UNKNOWN: ReadonlySet<string> = new Set([
+  'MALFORMED_OBJECT',
+  'HEALTH_CHECK_ERROR',
+  'UnknownWorkflowPhase',
+]);
 
 /**
  * EMCO-style presence derived from a result: any computed status means the object was read

@@ -34,10 +34,12 @@ function checkValue(value: string): string | undefined {
 
 function parseMatchLabels(value: unknown, out: LabelSelectorRequirement[]): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isRecord(value)) return `cannot unmarshal ${goTypeName(value)} into LabelSelector.matchLabels of type map[string]string`;
+  if (!isRecord(value))
+    return `cannot unmarshal ${goTypeName(value)} into LabelSelector.matchLabels of type map[string]string`;
   for (const key of Object.keys(value)) {
     const v = value[key];
-    if (typeof v !== 'string') return `cannot unmarshal ${goTypeName(v)} into LabelSelector.matchLabels["${key}"] of type string`;
+    if (typeof v !== 'string')
+      return `cannot unmarshal ${goTypeName(v)} into LabelSelector.matchLabels["${key}"] of type string`;
     const problem = checkKey(key) ?? checkValue(v);
     if (problem !== undefined) return problem;
     out.push({ key, operator: 'In', values: [v] });

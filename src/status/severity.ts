@@ -7,7 +7,14 @@
 import type { ResourceStatus } from './types.ts';
 
 /** Most important first. */
-export const STATUSES_BY_SEVERITY: readonly ResourceStatus[] = ['Failed', 'Terminating', 'NotFound', 'Unknown', 'InProgress', 'Current'];
+export const STATUSES_BY_SEVERITY: readonly ResourceStatus[] = [
+  'Failed',
+  'Terminating',
+  'NotFound',
+  'Unknown',
+  'InProgress',
+  'Current',
+];
 
 /**
  * The rank of a status in {@link STATUSES_BY_SEVERITY}: lower is more important. No status (`null`)

@@ -26,7 +26,11 @@ export interface AccessSubject {
  * A change-log row or live change event as the rule sees it: with no phase id, a cluster-level
  * fact (reachability); with one whose phase is not known, of an unknown namespace.
  */
-export function changeSubject(change: { cluster: string; phaseId: number | null; phase: { namespace: string } | null }): AccessSubject {
+export function changeSubject(change: {
+  cluster: string;
+  phaseId: number | null;
+  phase: { namespace: string } | null;
+}): AccessSubject {
   return { cluster: change.cluster, namespace: change.phase?.namespace ?? null, clusterLevel: change.phaseId === null };
 }
 
@@ -59,7 +63,10 @@ const RESTRICTIONS: readonly Restriction[] = [
 
 /** The restrictions `scope` applies (the non-empty lists), each with its list. */
 function restrictionsOf(scope: AccessScope): { restriction: Restriction; names: readonly string[] }[] {
-  return RESTRICTIONS.filter((r) => scope[r.list].length > 0).map((restriction) => ({ restriction, names: scope[restriction.list] }));
+  return RESTRICTIONS.filter((r) => scope[r.list].length > 0).map((restriction) => ({
+    restriction,
+    names: scope[restriction.list],
+  }));
 }
 
 /** Whether `scope` restricts anything (false: it sees everything). */
@@ -73,7 +80,10 @@ export function isRestricted(scope: AccessScope): boolean {
  * empty `inner` list means all, which is broader than any restriction).
  */
 export function isAccessWithin(inner: AccessScope, outer: AccessScope): boolean {
-  return RESTRICTIONS.every(({ list }) => outer[list].length === 0 || (inner[list].length > 0 && inner[list].every((name) => outer[list].includes(name))));
+  return RESTRICTIONS.every(
+    ({ list }) =>
+      outer[list].length === 0 || (inner[list].length > 0 && inner[list].every((name) => outer[list].includes(name))),
+  );
 }
 
 /** Whether `scope` may see `subject`. */
@@ -94,7 +104,8 @@ export function accessConditions(scope: AccessScope, columns: AccessColumns): Sq
   return restrictionsOf(scope).map(({ restriction, names }) => {
     // NULL = ANY(...) is NULL: an unknown namespace fails the condition, as in mayAccess.
     const inList = sql`${columns[restriction.field]} = ANY(${[...names]}::text[])`;
-    return restriction.exemptsClusterLevel && columns.clusterLevel !== undefined ? sql`(${columns.clusterLevel} OR ${inList})` : inList;
+    return restriction.exemptsClusterLevel && columns.clusterLevel !== undefined
+      ? sql`(${columns.clusterLevel} OR ${inList})`
+      : inList;
   });
 }
-

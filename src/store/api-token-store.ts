@@ -19,7 +19,13 @@ export class TokenNameTakenError extends Error {
 }
 
 export interface ApiTokenStore {
-  insert(token: { name: string; tokenHash: string; scopes: string[]; clusters: string[]; namespaces: string[] }): Promise<ApiTokenRecord>;
+  insert(token: {
+    name: string;
+    tokenHash: string;
+    scopes: string[];
+    clusters: string[];
+    namespaces: string[];
+  }): Promise<ApiTokenRecord>;
   list(): Promise<ApiTokenRecord[]>;
   /** Marks the token revoked; false when no unrevoked token has that name. */
   revoke(name: string, at: Date): Promise<boolean>;
@@ -31,7 +37,16 @@ export interface ApiTokenStore {
   countActive(): Promise<number>;
 }
 
-const SELECT = { id: true, name: true, scopes: true, clusters: true, namespaces: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
+const SELECT = {
+  id: true,
+  name: true,
+  scopes: true,
+  clusters: true,
+  namespaces: true,
+  createdAt: true,
+  lastUsedAt: true,
+  revokedAt: true,
+} as const;
 
 export function createApiTokenStore(db: Db): ApiTokenStore {
   return {
@@ -39,7 +54,8 @@ export function createApiTokenStore(db: Db): ApiTokenStore {
       try {
         return await db.apiToken.create({ data: token, select: SELECT });
       } catch (error) {
-        if ((error as { code?: string }).code === 'P2002') throw new TokenNameTakenError(`a token named "${token.name}" already exists`);
+        if ((error as { code?: string }).code === 'P2002')
+          throw new TokenNameTakenError(`a token named "${token.name}" already exists`);
         throw error;
       }
     },

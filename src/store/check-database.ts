@@ -40,7 +40,8 @@ export async function checkDatabase(url: string): Promise<DbConnectionFields> {
   } catch (error) {
     throw new StartupError(`DATABASE_URL is not a usable PostgreSQL URL: ${firstLine(error)}`);
   }
-  const unreachable = (error: unknown) => new StartupError(`cannot connect to PostgreSQL at ${describeDatabase(url)}: ${firstLine(error, fields.password)}`);
+  const unreachable = (error: unknown) =>
+    new StartupError(`cannot connect to PostgreSQL at ${describeDatabase(url)}: ${firstLine(error, fields.password)}`);
   try {
     await ensureDatabase(fields, { connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   } catch (error) {

@@ -65,25 +65,39 @@ export function createClusterStore(db: Db): ClusterStore {
         labels: (row.labels ?? {}) as Record<string, string>,
         reachable: row.reachable,
         lastGoodReadAt: row.lastGoodReadAt,
-        observation: { lastObservedAt: row.tickLastSeenAt, snapshotIntervalMs: row.snapshotIntervalMs, retiredAt: row.retiredAt },
+        observation: {
+          lastObservedAt: row.tickLastSeenAt,
+          snapshotIntervalMs: row.snapshotIntervalMs,
+          retiredAt: row.retiredAt,
+        },
       }));
     },
 
     async registerClusters({ configured, snapshotIntervalMs, at = new Date() }) {
       const names = [...new Set(configured)];
-      return withSqlTransaction(db, async (tx) => {
-        // "xmax <> 0" tells an updated row from an inserted one; the old retiredAt comes from the row before the update.
-        const upserted = await tx.$queryRaw<{ name: string; wasRetired: boolean }[]>`
+      return withSqlTransaction(
+        db,
+        async (tx) => {
+          // "xmax <> 0" tells an updated row from an inserted one; the old retiredAt comes from the row before the update.
+          const upserted = await tx.$queryRaw<{ name: string; wasRetired: boolean }[]>`
           WITH before AS (SELECT "name", "retiredAt" FROM "Cluster" WHERE "name" = ANY(${names}::text[]))
           INSERT INTO "Cluster" ("name", "snapshotIntervalMs") SELECT n, ${snapshotIntervalMs}::int FROM unnest(${names}::text[]) AS n
           ON CONFLICT ("name") DO UPDATE SET "snapshotIntervalMs" = excluded."snapshotIntervalMs", "retiredAt" = NULL
           RETURNING "name", coalesce((SELECT b."retiredAt" IS NOT NULL FROM before b WHERE b."name" = "Cluster"."name"), false) AS "wasRetired"`;
-        const retired = await tx.$queryRaw<{ name: string }[]>`
+          const retired = await tx.$queryRaw<{ name: string }[]>`
           UPDATE "Cluster" SET "retiredAt" = ${at}::timestamptz(3)
           WHERE "retiredAt" IS NULL AND NOT ("name" = ANY(${names}::text[]))
           RETURNING "name"`;
-        return { retired: retired.map((r) => r.name).sort(), restored: upserted.filter((r) => r.wasRetired).map((r) => r.name).sort() };
-      }, REGISTRATION_BOUNDS);
+          return {
+            retired: retired.map((r) => r.name).sort(),
+            restored: upserted
+              .filter((r) => r.wasRetired)
+              .map((r) => r.name)
+              .sort(),
+          };
+        },
+        REGISTRATION_BOUNDS,
+      );
     },
   };
 }

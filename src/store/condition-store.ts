@@ -4,7 +4,15 @@
  * row a run that changed nothing writes. Reads: a phase's current conditions with their runs.
  */
 import { messageDetail } from '../history/status-detail.ts';
-import { isCheckRunFresh, planConditionChanges, type CheckKind, type ConditionResult, type FalseCondition, type ConditionStatus, type StoredCondition } from '../history/condition-changes.ts';
+import {
+  isCheckRunFresh,
+  planConditionChanges,
+  type CheckKind,
+  type ConditionResult,
+  type FalseCondition,
+  type ConditionStatus,
+  type StoredCondition,
+} from '../history/condition-changes.ts';
 import type { StatusChange } from '../history/types.ts';
 import { CHANGE_LOG_LOCK, storeDetails, uniqueDetails } from './history-write.ts';
 import type { Db } from './db.ts';
@@ -60,7 +68,11 @@ export interface ConditionStore {
    * A phase's condition intervals overlapping [from, to), current one included, oldest first (then
    * by type); with `first`, at most that many, after the (from, type) cursor `after`.
    */
-  conditionIntervals(phaseId: number, range: { from: Date; to: Date }, page?: { type?: string; first?: number; after?: { from: Date; type: string } }): Promise<ConditionIntervalRecord[]>;
+  conditionIntervals(
+    phaseId: number,
+    range: { from: Date; to: Date },
+    page?: { type?: string; first?: number; after?: { from: Date; type: string } },
+  ): Promise<ConditionIntervalRecord[]>;
 }
 
 /** One interval of a condition [from, to); `to` null while open. */
@@ -85,7 +97,11 @@ interface ConditionRow {
   from: Date;
 }
 
-const asStored = (r: ConditionRow): StoredCondition => ({ ...r, source: r.source as CheckKind, status: r.status as ConditionStatus });
+const asStored = (r: ConditionRow): StoredCondition => ({
+  ...r,
+  source: r.source as CheckKind,
+  status: r.status as ConditionStatus,
+});
 
 /** The condition store over a Prisma client. */
 export function createConditionStore(db: Db): ConditionStore {
@@ -104,7 +120,9 @@ export function createConditionStore(db: Db): ConditionStore {
       const result = new Map<string, FalseCondition[]>();
       if (types.length === 0) return result;
       // Sub-conditions a webhook answers (`<check>/<suffix>`) belong to their check.
-      const rows = await reads.$queryRaw<{ sourceKind: string; namespace: string; name: string; type: string; reason: string; message: string }[]>`
+      const rows = await reads.$queryRaw<
+        { sourceKind: string; namespace: string; name: string; type: string; reason: string; message: string }[]
+      >`
         SELECT p."sourceKind", p."namespace", p."name", c."type", c."reason", c."message"
         FROM "PhaseConditionCurrent" c JOIN "Phase" p ON p."id" = c."phaseId" JOIN "Cluster" k ON k."id" = p."clusterId"
         WHERE k."name" = ${cluster} AND p."deletedAt" IS NULL AND c."status" = 'False' AND split_part(c."type", '/', 1) = ANY(${[...types]}::text[])
@@ -156,7 +174,10 @@ export function createConditionStore(db: Db): ConditionStore {
 
     async conditionIntervals(phaseId, { from, to }, page = {}) {
       const type = page.type === undefined ? empty : sql`AND "type" = ${page.type}`;
-      const after = page.after === undefined ? empty : sql`WHERE ("from", "type") > (${page.after.from}::timestamptz(3), ${page.after.type})`;
+      const after =
+        page.after === undefined
+          ? empty
+          : sql`WHERE ("from", "type") > (${page.after.from}::timestamptz(3), ${page.after.type})`;
       const limit = page.first === undefined ? empty : sql`LIMIT ${page.first}`;
       const rows = await reads.$queryRaw<(ConditionRow & { to: Date | null })[]>`
         SELECT * FROM (
@@ -193,7 +214,10 @@ async function writeRun(tx: RawTx, run: CheckRunWrite): Promise<CheckRunWritten>
   const phaseById = new Map(phases.map((p) => [p.id, p]));
   const given = run.results.filter((r) => phaseById.has(r.phaseId) && isOfCheck(r.type, run.check));
   // The check's conditions: its own type, and for webhooks the sub-types `<check>/<suffix>` too.
-  const stored = given.length === 0 ? [] : await tx.$queryRaw<ConditionRow[]>`
+  const stored =
+    given.length === 0
+      ? []
+      : await tx.$queryRaw<ConditionRow[]>`
     SELECT "phaseId", "type", "source", "status", "reason", "message", "from" FROM "PhaseConditionCurrent"
     WHERE "phaseId" = ANY(${[...new Set(given.map((r) => r.phaseId))]}::int[])
       AND ("type" = ${run.check} OR left("type", ${run.check.length + 1}::int) = ${`${run.check}/`})
@@ -203,10 +227,19 @@ async function writeRun(tx: RawTx, run: CheckRunWrite): Promise<CheckRunWritten>
   const asked = new Set(given.map((r) => r.phaseId));
   const dropped: ConditionResult[] = stored
     .filter((c) => c.type !== run.check && asked.has(c.phaseId) && !answered.has(`${c.phaseId}\u0000${c.type}`))
-    .map((c) => ({ phaseId: c.phaseId, type: c.type, status: 'Unknown', reason: 'NotReported', message: 'the service did not answer this condition' }));
+    .map((c) => ({
+      phaseId: c.phaseId,
+      type: c.type,
+      status: 'Unknown',
+      reason: 'NotReported',
+      message: 'the service did not answer this condition',
+    }));
   const results = [...given, ...dropped];
   // After a gap in the check's runs, what held in between was not observed: intervals end at the last run.
-  const resumed = previous !== undefined && previous.lastRunAt < run.at && !isCheckRunFresh(previous.lastRunAt, previous.intervalMs, run.at);
+  const resumed =
+    previous !== undefined &&
+    previous.lastRunAt < run.at &&
+    !isCheckRunFresh(previous.lastRunAt, previous.intervalMs, run.at);
   const plan = planConditionChanges(stored.map(asStored), results, resumed ? { resumedAfter: previous.lastRunAt } : {});
   const closedAt = plan.closedAt ?? run.at;
   // The CheckRun row: the one row a run that changed nothing writes.

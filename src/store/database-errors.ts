@@ -9,7 +9,16 @@
 /** Prisma's codes for a database it cannot reach, log in to, or find. */
 const PRISMA_UNAVAILABLE = new Set(['P1000', 'P1001', 'P1002', 'P1003', 'P1008', 'P1011', 'P1017', 'P2024']);
 /** Node's socket errors on connecting. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
 /** SQLSTATEs of a server shutting down, not accepting connections, or without the database. */
 const SQLSTATES = new Set(['57P01', '57P02', '57P03', '3D000', '53300', '28P01', '28000']);
 

@@ -45,14 +45,19 @@ export function registerPool(db: Db, pool: pg.Pool): void {
 /** The `pg` pool under a handle made by {@link createPoolDb} or src/store/prisma.ts. */
 export function poolOf(db: Db): pg.Pool {
   const pool = pools.get(db);
-  if (pool === undefined) throw new Error('this database handle was not made by createPoolDb, createDb or createDbOnPool, so its pg pool is unknown');
+  if (pool === undefined)
+    throw new Error(
+      'this database handle was not made by createPoolDb, createDb or createDbOnPool, so its pg pool is unknown',
+    );
   return pool;
 }
 
 /** Thrown when code uses Prisma through a pool-only handle ({@link createPoolDb}). */
 export class PrismaUnavailableError extends Error {
   constructor(readonly property: string) {
-    super(`db.${property}: this process runs its SQL on pg and has no Prisma client (a pool-only handle; worker processes). Use sqlOn/withSqlTransaction from src/store/sql-transaction.ts`);
+    super(
+      `db.${property}: this process runs its SQL on pg and has no Prisma client (a pool-only handle; worker processes). Use sqlOn/withSqlTransaction from src/store/sql-transaction.ts`,
+    );
     this.name = 'PrismaUnavailableError';
   }
 }

@@ -4,7 +4,14 @@
  */
 import type { PhaseCondition } from '../status/phase-summary.ts';
 import { phaseKey } from '../history/plan-snapshot.ts';
-import type { ClusterObservation, ObservedPhase, ObservedResource, PhaseIdentity, StoredClusterState, StoredPhase } from '../history/types.ts';
+import type {
+  ClusterObservation,
+  ObservedPhase,
+  ObservedResource,
+  PhaseIdentity,
+  StoredClusterState,
+  StoredPhase,
+} from '../history/types.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
 import { canonicalJson } from '../history/canonical-hash.ts';
 import { digestOfHex } from '../history/fingerprints.ts';
@@ -70,7 +77,12 @@ async function selectForUpdate(tx: Tx, name: string): Promise<LockedCluster | un
  * against the state, each phase's manifest hash and each resource's key and revision digest are
  * the observation's own strings where they are equal (see {@link observedResources}).
  */
-export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: readonly PhaseIdentity[], observation?: ClusterObservation): Promise<StoredClusterState> {
+export async function loadClusterState(
+  tx: Tx,
+  cluster: LockedCluster,
+  only?: readonly PhaseIdentity[],
+  observation?: ClusterObservation,
+): Promise<StoredClusterState> {
   const clusterId = cluster.id;
   const ids = only === undefined ? undefined : await findPhaseIds(tx, clusterId, only);
   const inPhases = ids === undefined ? empty : sql`AND p."id" = ANY(${ids}::int[])`;
@@ -111,7 +123,8 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
   const text = createTextIntern();
   const moment = createDateIntern();
   const byPhase = new Map<number, StoredPhase>();
-  const observedPhases = observation?.outcome === 'ok' ? new Map(observation.phases.map((p) => [phaseKey(p.identity), p])) : undefined;
+  const observedPhases =
+    observation?.outcome === 'ok' ? new Map(observation.phases.map((p) => [phaseKey(p.identity), p])) : undefined;
   for (const phase of phases) {
     const status = statusOf.get(phase.id);
     const body = status === undefined ? {} : readBody(status.body);
@@ -128,7 +141,10 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
       // Equal as planning compares them (its "labels moved" test), so sharing never hides a change.
       labels: seen !== undefined && canonicalJson(labels) === canonicalJson(seen.labels) ? seen.labels : labels,
       deleted: phase.deletedAt !== null,
-      manifest: phase.manifestIntervalId === null || phase.manifestHash === null ? null : { intervalId: phase.manifestIntervalId, hash: sameString(phase.manifestHash, seen?.manifest.hash) },
+      manifest:
+        phase.manifestIntervalId === null || phase.manifestHash === null
+          ? null
+          : { intervalId: phase.manifestIntervalId, hash: sameString(phase.manifestHash, seen?.manifest.hash) },
       status:
         status === undefined
           ? null
@@ -138,7 +154,10 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
               status: status.status,
               message,
               summary: (body['summary'] ?? {}) as Record<string, number>,
-              conditions: withConditionTimes((body['conditions'] ?? []) as PhaseCondition[], status.conditionTimes, { reason: status.status, message }).map((c) => keptCondition(c, text)),
+              conditions: withConditionTimes((body['conditions'] ?? []) as PhaseCondition[], status.conditionTimes, {
+                reason: status.status,
+                message,
+              }).map((c) => keptCondition(c, text)),
               worstResource: typeof body['worstResource'] === 'string' ? body['worstResource'] : null,
               stale: status.stale,
             },
@@ -154,7 +173,13 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
       resourceId: r.resourceId,
       from: moment(r.from),
       resourceKey: seen?.key ?? r.key,
-      recorded: status({ status: r.status, reason: r.reason, message: r.message, presence: r.presence, customHealth: r.customHealth }),
+      recorded: status({
+        status: r.status,
+        reason: r.reason,
+        message: r.message,
+        presence: r.presence,
+        customHealth: r.customHealth,
+      }),
       generation: r.generation === null ? null : Number(r.generation),
       observedGeneration: r.observedGeneration === null ? null : Number(r.observedGeneration),
       revisionDigest: digest !== null && seen?.revision?.digest === digest ? seen.revision.digest : digest,
@@ -167,7 +192,10 @@ export async function loadClusterState(tx: Tx, cluster: LockedCluster, only?: re
   return {
     clusterId,
     lastGoodReadAt: cluster.lastGoodReadAt,
-    reachability: reachability === null ? null : { id: reachability.id, reachable: reachability.reachable, errorKind: reachability.errorKind },
+    reachability:
+      reachability === null
+        ? null
+        : { id: reachability.id, reachable: reachability.reachable, errorKind: reachability.errorKind },
     lastTick: currentRun(cluster),
     phases: [...byPhase.values()],
   };
@@ -184,7 +212,10 @@ function sameString(stored: string, observed: string | undefined): string {
  * watch cache's records): a state it keeps that shares them holds less per resource than
  * one holding the driver's copies, until the resource changes.
  */
-function observedResources(phases: Iterable<StoredPhase>, observed: ReadonlyMap<string, ObservedPhase> | undefined): Map<number, Map<string, ObservedResource>> {
+function observedResources(
+  phases: Iterable<StoredPhase>,
+  observed: ReadonlyMap<string, ObservedPhase> | undefined,
+): Map<number, Map<string, ObservedResource>> {
   const byPhase = new Map<number, Map<string, ObservedResource>>();
   if (observed === undefined) return byPhase;
   for (const phase of phases) {

@@ -8,7 +8,13 @@ import type { WrittenIds } from '../history/advance-state.ts';
 import type { OpenedResource, PhaseWrite, PlannedChange, SnapshotPlan } from '../history/plan-snapshot.ts';
 import { phaseKey } from '../history/plan-snapshot.ts';
 import { messageDetail, phaseDetail, resourceDetail, type StatusDetailDoc } from '../history/status-detail.ts';
-import type { HashedDocument, ObservedManifest, PhaseIdentity, ObservedResource, StatusChange } from '../history/types.ts';
+import type {
+  HashedDocument,
+  ObservedManifest,
+  PhaseIdentity,
+  ObservedResource,
+  StatusChange,
+} from '../history/types.ts';
 import type { LockedCluster } from './history-state.ts';
 import { storeRevisions } from './revisions.ts';
 import type { RawTx } from './sql-transaction.ts';
@@ -63,13 +69,29 @@ export interface ApplyPlanOptions {
 }
 
 /** Writes `plan` for the locked cluster `cluster`. */
-export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, options: ApplyPlanOptions): Promise<AppliedPlan> {
+export async function applyPlan(
+  tx: Tx,
+  cluster: PlanCluster,
+  plan: SnapshotPlan,
+  options: ApplyPlanOptions,
+): Promise<AppliedPlan> {
   let rows = 0;
   const at = plan.at;
   const clusterId = cluster.id;
   // A live snapshot that found nothing new writes nothing at all (the next tick moves the last good read).
-  const known: KnownIds = { phaseDetails: new Map(), resourceDetails: new Map(), phases: new Map(), resources: new Map(), revisions: new Map() };
-  if (plan.tick === 'keep' && plan.phases.length === 0 && plan.changes.length === 0 && plan.reachability === undefined) {
+  const known: KnownIds = {
+    phaseDetails: new Map(),
+    resourceDetails: new Map(),
+    phases: new Map(),
+    resources: new Map(),
+    revisions: new Map(),
+  };
+  if (
+    plan.tick === 'keep' &&
+    plan.phases.length === 0 &&
+    plan.changes.length === 0 &&
+    plan.reachability === undefined
+  ) {
     return { changes: [], rows: 0, stateVersion: cluster.stateVersion, written: known };
   }
   const stateVersion = nextStateVersion(cluster.stateVersion);
@@ -91,7 +113,12 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
   const prepare = (): void => {
     prepared = prepareChanges(plan, known);
   };
-  if (plan.phases.length > 0) rows += await applyPhaseWrites(tx, { clusterId, writes: plan.phases, at, known, revisionBodies: options.revisionBodies }, prepare);
+  if (plan.phases.length > 0)
+    rows += await applyPhaseWrites(
+      tx,
+      { clusterId, writes: plan.phases, at, known, revisionBodies: options.revisionBodies },
+      prepare,
+    );
   rows += await writeRun(tx, cluster, plan, options.tickAt, stateVersion);
   if (plan.changes.length === 0) return { changes: [], rows, stateVersion, written: known };
   const changes = await appendChanges(tx, cluster, plan, known, prepared ?? prepareChanges(plan, known));
@@ -103,8 +130,17 @@ export async function applyPlan(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan
  * new one, and updates the cluster's row: its run, tick watermark, last good read, labels and
  * stateVersion. One statement. Returns rows written.
  */
-async function writeRun(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt: Date, stateVersion: number): Promise<number> {
-  const set: Sql[] = [sql`"reachable" = ${plan.cluster.reachable}::boolean`, sql`"stateVersion" = ${stateVersion}::int`];
+async function writeRun(
+  tx: Tx,
+  cluster: PlanCluster,
+  plan: SnapshotPlan,
+  tickAt: Date,
+  stateVersion: number,
+): Promise<number> {
+  const set: Sql[] = [
+    sql`"reachable" = ${plan.cluster.reachable}::boolean`,
+    sql`"stateVersion" = ${stateVersion}::int`,
+  ];
   // A live snapshot is no tick: the next scheduled tick must still run, whatever its slot.
   if (plan.tick !== 'keep') set.push(sql`"lastTickAt" = ${tickAt}::timestamptz(3)`);
   set.push(...nextRun(plan));
@@ -112,7 +148,13 @@ async function writeRun(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt
   if (cluster.labels !== undefined) set.push(sql`"labels" = ${JSON.stringify(cluster.labels)}::jsonb`);
   const update = sql`UPDATE "Cluster" SET ${join(set, ', ')} WHERE "id" = ${cluster.id}::int`;
   const { tickOutcome, tickStateHash, tickFirstSeenAt, tickLastSeenAt } = cluster;
-  if (plan.tick !== 'start' || tickOutcome === null || tickStateHash === null || tickFirstSeenAt === null || tickLastSeenAt === null) {
+  if (
+    plan.tick !== 'start' ||
+    tickOutcome === null ||
+    tickStateHash === null ||
+    tickFirstSeenAt === null ||
+    tickLastSeenAt === null
+  ) {
     await tx.$executeRaw(update);
     return 1;
   }
@@ -128,11 +170,16 @@ async function writeRun(tx: Tx, cluster: PlanCluster, plan: SnapshotPlan, tickAt
 
 /** The cluster's observation run after `plan`: extended, a new one, or (a live snapshot) kept. */
 function nextRun(plan: SnapshotPlan): Sql[] {
-  if (plan.tick === 'extend') return [sql`"tickLastSeenAt" = ${plan.at}::timestamptz(3)`, sql`"tickCount" = "tickCount" + 1`];
+  if (plan.tick === 'extend')
+    return [sql`"tickLastSeenAt" = ${plan.at}::timestamptz(3)`, sql`"tickCount" = "tickCount" + 1`];
   if (plan.tick === 'start') {
     return [
-      sql`"tickOutcome" = ${plan.outcome}`, sql`"tickStateHash" = ${plan.stateHash}`, sql`"tickFirstSeenAt" = ${plan.at}::timestamptz(3)`,
-      sql`"tickLastSeenAt" = ${plan.at}::timestamptz(3)`, sql`"tickCount" = 1`, sql`"tickDiverged" = false`,
+      sql`"tickOutcome" = ${plan.outcome}`,
+      sql`"tickStateHash" = ${plan.stateHash}`,
+      sql`"tickFirstSeenAt" = ${plan.at}::timestamptz(3)`,
+      sql`"tickLastSeenAt" = ${plan.at}::timestamptz(3)`,
+      sql`"tickCount" = 1`,
+      sql`"tickDiverged" = false`,
     ];
   }
   // A live snapshot wrote: what is stored no longer matches the run's hash, so a tick seeing that
@@ -169,7 +216,11 @@ interface PhaseWrites {
 }
 
 /** Writes the plan's phases; `duringStatuses` (CPU only) runs while the resource statuses are written. */
-async function applyPhaseWrites(tx: Tx, { clusterId, writes, at, known, revisionBodies }: PhaseWrites, duringStatuses: () => void): Promise<number> {
+async function applyPhaseWrites(
+  tx: Tx,
+  { clusterId, writes, at, known, revisionBodies }: PhaseWrites,
+  duringStatuses: () => void,
+): Promise<number> {
   let rows = 0;
   // The resource intervals the plan ends are ended first: that statement needs nothing but their
   // ids, and what the opened statuses need besides ids (their details hashed, the resources that
@@ -192,13 +243,19 @@ async function applyPhaseWrites(tx: Tx, { clusterId, writes, at, known, revision
     return id;
   };
 
-  const closeManifests = writes.flatMap((w) => (w.closeManifestIntervalId === undefined ? [] : [w.closeManifestIntervalId]));
+  const closeManifests = writes.flatMap((w) =>
+    w.closeManifestIntervalId === undefined ? [] : [w.closeManifestIntervalId],
+  );
   for (let i = 0; i < closeManifests.length; i += BATCH) {
-    rows += await tx.$executeRaw`UPDATE "PhaseManifest" SET "to" = ${at}::timestamptz(3) WHERE "id" = ANY(${intArray(closeManifests.slice(i, i + BATCH))}::int[])`;
+    rows +=
+      await tx.$executeRaw`UPDATE "PhaseManifest" SET "to" = ${at}::timestamptz(3) WHERE "id" = ANY(${intArray(closeManifests.slice(i, i + BATCH))}::int[])`;
   }
   const manifestWrites = writes.filter((w) => w.openManifest !== undefined);
   if (manifestWrites.length > 0) {
-    const manifestIds = await storeManifests(tx, manifestWrites.map((w) => w.openManifest as ObservedManifest));
+    const manifestIds = await storeManifests(
+      tx,
+      manifestWrites.map((w) => w.openManifest as ObservedManifest),
+    );
     for (let i = 0; i < manifestWrites.length; i += BATCH) {
       const batch = manifestWrites.slice(i, i + BATCH);
       await tx.$executeRaw`
@@ -208,13 +265,19 @@ async function applyPhaseWrites(tx: Tx, { clusterId, writes, at, known, revision
     rows += manifestWrites.length;
   }
 
-  const closeStatuses = writes.flatMap((w) => (w.closeStatusFrom === undefined ? [] : [{ id: idOf(w), reopened: w.openStatus !== undefined }]));
+  const closeStatuses = writes.flatMap((w) =>
+    w.closeStatusFrom === undefined ? [] : [{ id: idOf(w), reopened: w.openStatus !== undefined }],
+  );
   if (closeStatuses.length > 0) rows += await closePhaseStatuses(tx, closeStatuses, at);
   const statusWrites = writes.filter((w) => w.openStatus !== undefined);
   if (statusWrites.length > 0) {
     prepareStatuses();
     const phaseDetails = (statuses as OpenedStatuses).phaseDetails;
-    const opened = statusWrites.map((w) => ({ phaseId: idOf(w), s: w.openStatus as NonNullable<PhaseWrite['openStatus']>, ...(phaseDetails.get(w) as ReturnType<typeof phaseDetail>) }));
+    const opened = statusWrites.map((w) => ({
+      phaseId: idOf(w),
+      s: w.openStatus as NonNullable<PhaseWrite['openStatus']>,
+      ...(phaseDetails.get(w) as ReturnType<typeof phaseDetail>),
+    }));
     const detailIds = await storeDetails(tx, uniqueDetails(opened.map((o) => o.doc)));
     for (const o of opened) known.phaseDetails.set(o.phaseId, detailIds.get(o.doc.hash) as number);
     // Updated in place: the row keeps its page (HOT), so a change adds no index entry.
@@ -233,10 +296,15 @@ async function applyPhaseWrites(tx: Tx, { clusterId, writes, at, known, revision
   prepareStatuses();
   const { gone, opened, details, revisions } = statuses as OpenedStatuses;
   // Resources that left their phase (or whose phase was deleted) lose their current status.
-  for (let i = 0; i < gone.length; i += BATCH) rows += await tx.$executeRaw`DELETE FROM "ResourceCurrentStatus" WHERE "resourceId" = ANY(${gone.slice(i, i + BATCH)}::int[])`;
+  for (let i = 0; i < gone.length; i += BATCH)
+    rows +=
+      await tx.$executeRaw`DELETE FROM "ResourceCurrentStatus" WHERE "resourceId" = ANY(${gone.slice(i, i + BATCH)}::int[])`;
   if (opened.length > 0) {
     const phaseIds = opened.map((o) => o.write.phaseId ?? idOf(o.write));
-    const resourceIds = await resolveResourceIds(tx, opened.map((o, i) => ({ phaseId: phaseIds[i] as number, resourceId: o.resourceId, resource: o.resource })));
+    const resourceIds = await resolveResourceIds(
+      tx,
+      opened.map((o, i) => ({ phaseId: phaseIds[i] as number, resourceId: o.resourceId, resource: o.resource })),
+    );
     // A revision the resource already had is not sent again (most status changes leave the object's spec alone).
     const revisionIds = await storeRevisions(tx, revisions, revisionBodies);
     const detailIds = await storeDetails(tx, details.unique);
@@ -244,9 +312,12 @@ async function applyPhaseWrites(tx: Tx, { clusterId, writes, at, known, revision
     for (let i = 0; i < opened.length; i += 1) {
       const o = opened[i] as OpenedStatuses['opened'][number];
       const resourceId = resourceIds[i] as number;
-      if (o.resourceId === undefined) known.resources.set(`${phaseIds[i] as number}\u0000${o.resource.key}`, resourceId);
+      if (o.resourceId === undefined)
+        known.resources.set(`${phaseIds[i] as number}\u0000${o.resource.key}`, resourceId);
       const detailId = detailIds.get(details.hashes[i] as string) as number;
-      const revisionId = o.revisionId ?? (o.resource.revision === undefined ? null : (revisionIds.get(o.resource.revision.hash) ?? null));
+      const revisionId =
+        o.revisionId ??
+        (o.resource.revision === undefined ? null : (revisionIds.get(o.resource.revision.hash) ?? null));
       known.resourceDetails.set(resourceId, detailId);
       known.revisions.set(resourceId, revisionId);
       status.resourceIds.push(resourceId);
@@ -341,7 +412,12 @@ interface EndedIntervalOptions {
   onConflict: 'fail' | 'skip';
 }
 
-async function insertEndedIntervals(tx: Tx, ids: number[], at: Date, { onConflict }: EndedIntervalOptions): Promise<number> {
+async function insertEndedIntervals(
+  tx: Tx,
+  ids: number[],
+  at: Date,
+  { onConflict }: EndedIntervalOptions,
+): Promise<number> {
   let count = 0;
   for (let i = 0; i < ids.length; i += BATCH) {
     count += await tx.$executeRaw`
@@ -357,7 +433,10 @@ async function insertEndedIntervals(tx: Tx, ids: number[], at: Date, { onConflic
 const ENDED_SAVEPOINT = 'ended_resource_intervals';
 
 /** Ids of the resources of `opened`, creating the ones new to their phase (in order of `opened`). */
-async function resolveResourceIds(tx: Tx, opened: { phaseId: number; resourceId?: number; resource: ObservedResource }[]): Promise<number[]> {
+async function resolveResourceIds(
+  tx: Tx,
+  opened: { phaseId: number; resourceId?: number; resource: ObservedResource }[],
+): Promise<number[]> {
   const missing = opened.filter((o) => o.resourceId === undefined);
   const found = new Map<string, number>();
   for (let i = 0; i < missing.length; i += BATCH) {
@@ -417,13 +496,21 @@ export async function storeDetails(tx: Tx, details: UniqueDetails): Promise<Map<
     // A detail another snapshot committed while this statement waited on it is read by a new one.
     const late = hashes.filter((h) => !ids.has(h));
     if (late.length > 0) {
-      for (const row of await tx.$queryRaw<{ id: number; hash: string }[]>`SELECT "id", "hash" FROM "StatusDetail" WHERE "hash" = ANY(${late}::text[])`) ids.set(row.hash, row.id);
+      for (const row of await tx.$queryRaw<
+        { id: number; hash: string }[]
+      >`SELECT "id", "hash" FROM "StatusDetail" WHERE "hash" = ANY(${late}::text[])`)
+        ids.set(row.hash, row.id);
     }
   }
   return ids;
 }
 
-async function resolvePhaseIds(tx: Tx, clusterId: number, writes: PhaseWrite[], at: Date): Promise<Map<string, number>> {
+async function resolvePhaseIds(
+  tx: Tx,
+  clusterId: number,
+  writes: PhaseWrite[],
+  at: Date,
+): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   const fresh = writes.filter((w) => w.phaseId === undefined);
   if (fresh.length > 0) {
@@ -445,10 +532,12 @@ async function resolvePhaseIds(tx: Tx, clusterId: number, writes: PhaseWrite[], 
     if (w.phaseId === undefined) continue;
     ids.set(phaseKey(w.identity), w.phaseId);
     if (w.markDeleted === true) deleted.push(w.phaseId);
-    else if (w.upsert !== undefined) seen.push({ id: w.phaseId, inventoryId: w.upsert.inventoryId, labels: JSON.stringify(w.upsert.labels) });
+    else if (w.upsert !== undefined)
+      seen.push({ id: w.phaseId, inventoryId: w.upsert.inventoryId, labels: JSON.stringify(w.upsert.labels) });
   }
   // One statement each, not one per phase: a snapshot may touch every phase of the cluster.
-  if (deleted.length > 0) await tx.$executeRaw`UPDATE "Phase" SET "deletedAt" = ${at}::timestamptz(3) WHERE "id" = ANY(${deleted}::int[])`;
+  if (deleted.length > 0)
+    await tx.$executeRaw`UPDATE "Phase" SET "deletedAt" = ${at}::timestamptz(3) WHERE "id" = ANY(${deleted}::int[])`;
   if (seen.length > 0) {
     await tx.$executeRaw`
       UPDATE "Phase" p SET "inventoryId" = u.i, "labels" = u.l, "lastSeenAt" = ${at}::timestamptz(3), "deletedAt" = NULL
@@ -466,7 +555,9 @@ async function storeManifests(tx: Tx, manifests: ObservedManifest[]): Promise<Ma
     SELECT * FROM unnest(${hashes}::text[], ${unique.map((m) => JSON.stringify(m.source))}::jsonb[],
       ${unique.map((m) => JSON.stringify(m.entries))}::jsonb[], ${unique.map((m) => m.entries.length)}::int[])
     ON CONFLICT ("hash") DO NOTHING`;
-  const rows = await tx.$queryRaw<{ id: number; hash: string }[]>`SELECT "id", "hash" FROM "Manifest" WHERE "hash" = ANY(${hashes}::text[])`;
+  const rows = await tx.$queryRaw<
+    { id: number; hash: string }[]
+  >`SELECT "id", "hash" FROM "Manifest" WHERE "hash" = ANY(${hashes}::text[])`;
   return new Map(rows.map((r) => [r.hash, r.id]));
 }
 
@@ -501,7 +592,8 @@ async function setResourceStatuses(tx: Tx, status: StatusColumns, at: Date): Pro
         UPDATE "ResourceCurrentStatus" c SET "status" = t.s, "detailId" = t.d, "revisionId" = t.rv, "from" = ${at}::timestamptz(3)
         FROM unnest(${resourceIds}::int[], ${statuses}::text[], ${detailIds}::int[], ${revisionIds}::int[]) AS t(r, s, d, rv)
         WHERE c."resourceId" = t.r`;
-      if (updated !== withCurrent) throw new Error(`resource current statuses changed under the snapshot: ${updated} updated of ${withCurrent}`);
+      if (updated !== withCurrent)
+        throw new Error(`resource current statuses changed under the snapshot: ${updated} updated of ${withCurrent}`);
       rows += updated;
       continue;
     }
@@ -522,7 +614,9 @@ async function setResourceStatuses(tx: Tx, status: StatusColumns, at: Date): Pro
     const count = counts[0];
     if (count !== undefined && count.updated !== withCurrent) {
       // Only a process that changed the store outside the cluster lock could cause this.
-      throw new Error(`resource current statuses changed under the snapshot: ${count.updated} updated of ${withCurrent}`);
+      throw new Error(
+        `resource current statuses changed under the snapshot: ${count.updated} updated of ${withCurrent}`,
+      );
     }
     rows += (count?.updated ?? 0) + (count?.inserted ?? 0);
   }
@@ -533,7 +627,8 @@ async function setResourceStatuses(tx: Tx, status: StatusColumns, at: Date): Pro
 function isUniqueViolation(error: unknown, table: string): boolean {
   const pgError = error as { code?: unknown; table?: unknown } | null;
   if (pgError?.code === '23505') return pgError.table === table;
-  const cause = (error as { meta?: { driverAdapterError?: { cause?: { kind?: string; table?: string } } } } | null)?.meta?.driverAdapterError?.cause;
+  const cause = (error as { meta?: { driverAdapterError?: { cause?: { kind?: string; table?: string } } } } | null)
+    ?.meta?.driverAdapterError?.cause;
   return cause?.kind === 'UniqueConstraintViolation' && cause.table === table;
 }
 
@@ -590,25 +685,41 @@ function phaseOf(c: PlannedChange, known: KnownIds): number | null {
 }
 
 function resourceOf(c: PlannedChange, phaseId: number | null, known: KnownIds): number | null {
-  return c.resourceId ?? (c.resourceKey === undefined ? null : (known.resources.get(`${phaseId ?? 0}\u0000${c.resourceKey}`) ?? null));
+  return (
+    c.resourceId ??
+    (c.resourceKey === undefined ? null : (known.resources.get(`${phaseId ?? 0}\u0000${c.resourceKey}`) ?? null))
+  );
 }
 
 /**
  * The detail of the status a change opened, which carries its message; other changes (removals,
  * reachability) get a detail of their message alone.
  */
-function openedDetail({ change, phaseId, resourceId }: PreparedChanges['rows'][number], known: KnownIds): number | undefined {
+function openedDetail(
+  { change, phaseId, resourceId }: PreparedChanges['rows'][number],
+  known: KnownIds,
+): number | undefined {
   if (change.toStatus === null) return undefined;
   if (change.scope === 'resource') return resourceId === null ? undefined : known.resourceDetails.get(resourceId);
   return change.scope === 'phase' && phaseId !== null ? known.phaseDetails.get(phaseId) : undefined;
 }
 
-async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan: SnapshotPlan, known: KnownIds, prepared: PreparedChanges): Promise<StatusChange[]> {
+async function appendChanges(
+  tx: Tx,
+  cluster: { id: number; name: string },
+  plan: SnapshotPlan,
+  known: KnownIds,
+  prepared: PreparedChanges,
+): Promise<StatusChange[]> {
   let { rows: rowsOf, opened, columns } = prepared;
   const { identities } = prepared;
   // Every change of a phase or resource comes with a write of its phase, so the plan or the writes
   // named their ids; any other plan's are looked up.
-  const missing = rowsOf.filter((r) => (r.change.phase !== undefined && r.phaseId === null) || (r.change.resourceKey !== undefined && r.resourceId === null));
+  const missing = rowsOf.filter(
+    (r) =>
+      (r.change.phase !== undefined && r.phaseId === null) ||
+      (r.change.resourceKey !== undefined && r.resourceId === null),
+  );
   if (missing.length > 0) {
     await lookUpMissingIds(tx, { clusterId: cluster.id, changes: missing.map((r) => r.change), known, identities });
     rowsOf = rowsOf.map((r) => {
@@ -619,7 +730,10 @@ async function appendChanges(tx: Tx, cluster: { id: number; name: string }, plan
     columns = changeColumns(rowsOf);
   }
   const own = rowsOf.filter((_, n) => opened[n] === undefined);
-  const messageIds = own.length === 0 ? new Map<string, number>() : await storeDetails(tx, uniqueDetails(own.map((r) => messageDetail(r.change.message))));
+  const messageIds =
+    own.length === 0
+      ? new Map<string, number>()
+      : await storeDetails(tx, uniqueDetails(own.map((r) => messageDetail(r.change.message))));
   const detailIds = rowsOf.map((r, n) => opened[n] ?? (messageIds.get(messageDetail(r.change.message).hash) as number));
   // Taken last and held to commit: appends of different clusters commit in seq order. Under it
   // (every appender takes it) the snapshot reserves its changes' seqs in one go and writes them
@@ -720,7 +834,13 @@ async function lookUpMissingIds(tx: Tx, { clusterId, changes, known, identities 
 }
 
 /** A planned change as written under `seq`, with the ids and phase identity the writes settled. */
-function writtenChange({ change, phaseId, resourceId }: PreparedChanges['rows'][number], seq: bigint, at: Date, cluster: { id: number; name: string }, identities: ReadonlyMap<number, PhaseIdentity>): StatusChange {
+function writtenChange(
+  { change, phaseId, resourceId }: PreparedChanges['rows'][number],
+  seq: bigint,
+  at: Date,
+  cluster: { id: number; name: string },
+  identities: ReadonlyMap<number, PhaseIdentity>,
+): StatusChange {
   return {
     seq,
     at,

@@ -24,7 +24,10 @@ const DATABASE_CREATED_ELSEWHERE = new Set(['42P04', '23505']);
  * Create the database named in the URL if it does not exist yet (connects to `postgres`). Safe when
  * several processes start together against a missing database: the losers of the race carry on.
  */
-export async function ensureDatabase(url: string | DbConnectionFields, options: { connectionTimeoutMillis?: number } = {}): Promise<void> {
+export async function ensureDatabase(
+  url: string | DbConnectionFields,
+  options: { connectionTimeoutMillis?: number } = {},
+): Promise<void> {
   const fields = typeof url === 'string' ? parseDatabaseUrl(url) : url;
   const admin = new pg.Client({ ...fields, database: 'postgres', ...options });
   // A server that goes away mid-query fails the query; the client's 'error' event must not end the process.

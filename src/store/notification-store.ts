@@ -89,7 +89,12 @@ export interface NotificationStore {
   /** Records a failed attempt; `final` makes the delivery failed (no more attempts). */
   markAttemptFailed(route: string, seq: bigint, error: string, final: { reason: string } | undefined): Promise<void>;
   /** Deliveries `scope` may see, newest first, after the cursor `afterId`. */
-  listDeliveries(scope: AccessScope, filter: DeliveryFilter, first: number, afterId?: bigint): Promise<{ items: DeliveryRecord[]; hasMore: boolean }>;
+  listDeliveries(
+    scope: AccessScope,
+    filter: DeliveryFilter,
+    first: number,
+    afterId?: bigint,
+  ): Promise<{ items: DeliveryRecord[]; hasMore: boolean }>;
 }
 
 /** A delivery as PostgreSQL returns it: int8 as text, the phase's columns flat. */
@@ -136,47 +141,58 @@ export function createNotificationStore(db: Db): NotificationStore {
     },
 
     async withRouteScan(route, scan) {
-      return withSqlTransaction(db, async (tx) => {
-        const locked = await tx.$queryRaw<{ seq: bigint }[]>`SELECT "seq" FROM "NotificationCursor" WHERE "route" = ${route} FOR UPDATE SKIP LOCKED`;
-        const row = locked[0];
-        if (row === undefined) return undefined;
-        const state: RouteScan = {
-          cursor: BigInt(row.seq),
-          async subjectPast(subject, since) {
-            const rows = await tx.$queryRaw<{ count: bigint; kind: string | null; reason: string | null }[]>`
+      return withSqlTransaction(
+        db,
+        async (tx) => {
+          const locked = await tx.$queryRaw<
+            { seq: bigint }[]
+          >`SELECT "seq" FROM "NotificationCursor" WHERE "route" = ${route} FOR UPDATE SKIP LOCKED`;
+          const row = locked[0];
+          if (row === undefined) return undefined;
+          const state: RouteScan = {
+            cursor: BigInt(row.seq),
+            async subjectPast(subject, since) {
+              const rows = await tx.$queryRaw<{ count: bigint; kind: string | null; reason: string | null }[]>`
               SELECT (SELECT count(*) FROM "NotificationDelivery" WHERE "route" = ${route} AND "subject" = ${subject} AND "at" >= ${since}) AS "count",
                      last."kind", last."reason"
               FROM (SELECT 1) one
               LEFT JOIN LATERAL (SELECT "kind", "reason" FROM "NotificationDelivery" WHERE "route" = ${route} AND "subject" = ${subject} ORDER BY "seq" DESC LIMIT 1) last ON true`;
-            const first = rows[0];
-            return { count: Number(first?.count ?? 0), previousFlapping: first?.kind === 'flapping' || first?.reason === 'flapping' };
-          },
-          async record(d) {
-            await tx.$executeRaw`
+              const first = rows[0];
+              return {
+                count: Number(first?.count ?? 0),
+                previousFlapping: first?.kind === 'flapping' || first?.reason === 'flapping',
+              };
+            },
+            async record(d) {
+              await tx.$executeRaw`
               INSERT INTO "NotificationDelivery" ("route", "seq", "kind", "status", "reason", "subject", "clusterId", "phaseId", "at", "flapCount")
               VALUES (${route}, ${d.seq}, ${d.kind}, ${d.status}, ${d.reason ?? null}, ${d.subject}, ${d.clusterId}, ${d.phaseId}, ${d.at}, ${d.flapCount ?? null})`;
-          },
-          async held() {
-            const rows = await tx.$queryRaw<{ seq: bigint; subject: string; at: Date; reason: string | null }[]>`
+            },
+            async held() {
+              const rows = await tx.$queryRaw<{ seq: bigint; subject: string; at: Date; reason: string | null }[]>`
               SELECT "seq", "subject", "at", "reason" FROM "NotificationDelivery" WHERE "route" = ${route} AND "status" = 'held' ORDER BY "seq"`;
-            return rows.map((r) => ({ seq: BigInt(r.seq), subject: r.subject, at: r.at, reason: r.reason }));
-          },
-          async setStatus(seq, status, reason) {
-            await tx.$executeRaw`
+              return rows.map((r) => ({ seq: BigInt(r.seq), subject: r.subject, at: r.at, reason: r.reason }));
+            },
+            async setStatus(seq, status, reason) {
+              await tx.$executeRaw`
               UPDATE "NotificationDelivery" SET "status" = ${status}, "reason" = ${reason ?? null}, "updatedAt" = now()
               WHERE "route" = ${route} AND "seq" = ${seq} AND "status" = 'held'`;
-          },
-          async advance(seq) {
-            await tx.$executeRaw`UPDATE "NotificationCursor" SET "seq" = ${seq}, "updatedAt" = now() WHERE "route" = ${route}`;
-          },
-        };
-        return scan(state);
-      }, { timeoutMs: SCAN_TIMEOUT_MS, maxWaitMs: SCAN_CONNECTION_WAIT_MS });
+            },
+            async advance(seq) {
+              await tx.$executeRaw`UPDATE "NotificationCursor" SET "seq" = ${seq}, "updatedAt" = now() WHERE "route" = ${route}`;
+            },
+          };
+          return scan(state);
+        },
+        { timeoutMs: SCAN_TIMEOUT_MS, maxWaitMs: SCAN_CONNECTION_WAIT_MS },
+      );
     },
 
     async phaseLabels(ids) {
       if (ids.length === 0) return new Map();
-      const rows = await reads.query<{ id: number; labels: unknown }>(sql`SELECT "id", "labels" FROM "Phase" WHERE "id" = ANY(${[...ids]}::int[])`);
+      const rows = await reads.query<{ id: number; labels: unknown }>(
+        sql`SELECT "id", "labels" FROM "Phase" WHERE "id" = ANY(${[...ids]}::int[])`,
+      );
       const labels = new Map<number, Record<string, string>>();
       for (const row of rows) {
         const value = row.labels;
@@ -197,7 +213,9 @@ export function createNotificationStore(db: Db): NotificationStore {
     },
 
     async get(route, seq) {
-      const rows = await reads.query<DeliveryRow>(sql`SELECT ${DELIVERY_COLUMNS} ${DELIVERY_FROM} WHERE nd."route" = ${route} AND nd."seq" = ${seq}::bigint`);
+      const rows = await reads.query<DeliveryRow>(
+        sql`SELECT ${DELIVERY_COLUMNS} ${DELIVERY_FROM} WHERE nd."route" = ${route} AND nd."seq" = ${seq}::bigint`,
+      );
       return rows[0] === undefined ? undefined : toRecord(rows[0]);
     },
 
@@ -218,7 +236,11 @@ export function createNotificationStore(db: Db): NotificationStore {
 
     async listDeliveries(scope, filter, first, afterId) {
       // A delivery is about its change's cluster and phase: the access rule of the change log applies.
-      const where = accessConditions(scope, { cluster: sql`c."name"`, namespace: sql`p."namespace"`, clusterLevel: sql`nd."phaseId" IS NULL` });
+      const where = accessConditions(scope, {
+        cluster: sql`c."name"`,
+        namespace: sql`p."namespace"`,
+        clusterLevel: sql`nd."phaseId" IS NULL`,
+      });
       if (filter.route !== undefined) where.push(sql`nd."route" = ${filter.route}`);
       if (filter.status !== undefined) where.push(sql`nd."status" = ANY(${[...filter.status]}::text[])`);
       if (filter.cluster !== undefined) where.push(sql`c."name" = ${filter.cluster}`);

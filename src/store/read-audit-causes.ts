@@ -36,8 +36,15 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
  * reason when it has none); when its interval is not among `resources`, the phase's message, which
  * names the resource too, stands in.
  */
-export async function readStatusCauses(sql: RawTx, intervals: readonly PhaseIntervalRow[], resources: readonly ResourceIntervalRow[]): Promise<(StatusCause | null)[]> {
-  const phaseDetails = await readDetails(sql, intervals.filter((i) => i.status !== 'Current').map((i) => i.detailId));
+export async function readStatusCauses(
+  sql: RawTx,
+  intervals: readonly PhaseIntervalRow[],
+  resources: readonly ResourceIntervalRow[],
+): Promise<(StatusCause | null)[]> {
+  const phaseDetails = await readDetails(
+    sql,
+    intervals.filter((i) => i.status !== 'Current').map((i) => i.detailId),
+  );
   const byResource = new Map<string, ResourceIntervalRow[]>();
   for (const r of resources) {
     const key = `${r.phaseId}\u0000${r.resourceKey}`;
@@ -49,10 +56,14 @@ export async function readStatusCauses(sql: RawTx, intervals: readonly PhaseInte
     const worst = text(body?.['worstResource']);
     if (worst === '') return null;
     // The resource's interval under way when the phase's began: one snapshot writes both.
-    const resource = (byResource.get(`${interval.phaseId}\u0000${worst}`) ?? []).findLast((r) => r.from <= interval.from) ?? null;
+    const resource =
+      (byResource.get(`${interval.phaseId}\u0000${worst}`) ?? []).findLast((r) => r.from <= interval.from) ?? null;
     return { worst, phaseMessage: text(body?.['message']), resource };
   });
-  const resourceDetails = await readDetails(sql, found.flatMap((f) => (f?.resource ? [f.resource.detailId] : [])));
+  const resourceDetails = await readDetails(
+    sql,
+    found.flatMap((f) => (f?.resource ? [f.resource.detailId] : [])),
+  );
   return found.map((f) => {
     if (f === null) return null;
     if (f.resource === null) return { resource: f.worst, status: null, message: f.phaseMessage };
@@ -68,6 +79,8 @@ export async function readStatusCauses(sql: RawTx, intervals: readonly PhaseInte
 async function readDetails(sql: RawTx, ids: readonly number[]): Promise<Map<number, DetailBody>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const rows = await sql.$queryRaw<{ id: number; body: unknown }[]>`SELECT "id", "body" FROM "StatusDetail" WHERE "id" = ANY(${unique}::int[])`;
+  const rows = await sql.$queryRaw<
+    { id: number; body: unknown }[]
+  >`SELECT "id", "body" FROM "StatusDetail" WHERE "id" = ANY(${unique}::int[])`;
   return new Map(rows.map((row) => [row.id, readJson<DetailBody>(row.body, {})]));
 }

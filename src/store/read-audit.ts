@@ -39,7 +39,12 @@ function entriesOf(value: unknown): string[] {
  * is what the caller may see: it narrows the selection as one more condition, so a selection
  * outside it matches no phase (an empty report), as every other read treats restrictions.
  */
-export async function readAuditInput(db: Db, range: { from: Date; to: Date }, selection: AuditSelection, access: AccessScope): Promise<AuditInput> {
+export async function readAuditInput(
+  db: Db,
+  range: { from: Date; to: Date },
+  selection: AuditSelection,
+  access: AccessScope,
+): Promise<AuditInput> {
   const reads = sqlOn(db);
   const { from, to } = range;
   const columns = { cluster: sql`c."name"`, namespace: sql`p."namespace"` };
@@ -52,18 +57,40 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
     sql`(p."deletedAt" IS NULL OR p."deletedAt" > ${from}::timestamptz(3))`,
   ];
   const phases = (
-    await reads.$queryRaw<{ id: number; clusterId: number; sourceKind: string; namespace: string; name: string; clusterName: string; tickLastSeenAt: Date | null; snapshotIntervalMs: number | null; retiredAt: Date | null }[]>`
+    await reads.$queryRaw<
+      {
+        id: number;
+        clusterId: number;
+        sourceKind: string;
+        namespace: string;
+        name: string;
+        clusterName: string;
+        tickLastSeenAt: Date | null;
+        snapshotIntervalMs: number | null;
+        retiredAt: Date | null;
+      }[]
+    >`
       SELECT p."id", p."clusterId", p."sourceKind", p."namespace", p."name", c."name" AS "clusterName", c."tickLastSeenAt", c."snapshotIntervalMs", c."retiredAt"
       FROM "Phase" p JOIN "Cluster" c ON c."id" = p."clusterId"
       WHERE ${join(where, ' AND ')}
       ORDER BY p."clusterId", p."namespace", p."name"`
-  ).map(({ clusterName, tickLastSeenAt, snapshotIntervalMs, retiredAt, ...phase }) => ({ ...phase, cluster: { name: clusterName, tickLastSeenAt, snapshotIntervalMs, retiredAt } }));
+  ).map(({ clusterName, tickLastSeenAt, snapshotIntervalMs, retiredAt, ...phase }) => ({
+    ...phase,
+    cluster: { name: clusterName, tickLastSeenAt, snapshotIntervalMs, retiredAt },
+  }));
   const phaseIds = phases.map((p) => p.id);
   // A current status is vouched for only while its cluster was observed (src/history/observation.ts):
   // from then on it counts as unobserved, as the next tick will record it.
   const unobservedFrom = new Map<number, Date | null>();
   for (const p of phases) {
-    const state = observationStateOf({ lastObservedAt: p.cluster.tickLastSeenAt, snapshotIntervalMs: p.cluster.snapshotIntervalMs, retiredAt: p.cluster.retiredAt }, range.to);
+    const state = observationStateOf(
+      {
+        lastObservedAt: p.cluster.tickLastSeenAt,
+        snapshotIntervalMs: p.cluster.snapshotIntervalMs,
+        retiredAt: p.cluster.retiredAt,
+      },
+      range.to,
+    );
     if (state.state !== 'OBSERVED') unobservedFrom.set(p.id, state.since ?? new Date(0));
   }
   const clusterIds = [...new Set(phases.map((p) => p.clusterId))];
@@ -71,14 +98,26 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
   const [intervals, reachability, manifestIntervals, revisions, conditionIntervals] = await Promise.all([
     // Ended intervals overlapping the range, then current statuses begun before its end.
     Promise.all([
-      reads.$queryRaw<{ phaseId: number; status: string; from: Date; to: Date; stale: boolean; unobserved: boolean; detailId: number }[]>`
+      reads.$queryRaw<
+        {
+          phaseId: number;
+          status: string;
+          from: Date;
+          to: Date;
+          stale: boolean;
+          unobserved: boolean;
+          detailId: number;
+        }[]
+      >`
         SELECT "phaseId", "status", "from", "to", "stale", "unobserved", "detailId" FROM "PhaseStatusInterval"
         WHERE "phaseId" = ANY(${phaseIds}::int[]) AND "from" < ${to}::timestamptz(3) AND "to" > ${from}::timestamptz(3)`,
       reads.$queryRaw<{ phaseId: number; status: string; from: Date; stale: boolean; detailId: number }[]>`
         SELECT "phaseId", "status", "from", "stale", "detailId" FROM "PhaseCurrentStatus"
         WHERE "phaseId" = ANY(${phaseIds}::int[]) AND "from" < ${to}::timestamptz(3)`,
     ]).then(([ended, current]) =>
-      [...ended, ...current.flatMap((c) => openIntervals(c, unobservedFrom.get(c.phaseId) ?? null))].sort((a, b) => a.phaseId - b.phaseId || a.from.getTime() - b.from.getTime()),
+      [...ended, ...current.flatMap((c) => openIntervals(c, unobservedFrom.get(c.phaseId) ?? null))].sort(
+        (a, b) => a.phaseId - b.phaseId || a.from.getTime() - b.from.getTime(),
+      ),
     ),
     reads.$queryRaw<{ clusterId: number; reachable: boolean; from: Date; to: Date | null }[]>`
       SELECT "clusterId", "reachable", "from", "to" FROM "ClusterReachability"
@@ -106,11 +145,26 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
 
   const byPhase = new Map<number, PhaseHistory>();
   for (const p of phases) {
-    byPhase.set(p.id, { id: String(p.id), cluster: p.cluster.name, namespace: p.namespace, name: p.name, source: p.sourceKind, statusIntervals: [], manifestChanges: [] });
+    byPhase.set(p.id, {
+      id: String(p.id),
+      cluster: p.cluster.name,
+      namespace: p.namespace,
+      name: p.name,
+      source: p.sourceKind,
+      statusIntervals: [],
+      manifestChanges: [],
+    });
   }
   intervals.forEach((i, n) => {
     if (!isResourceStatus(i.status)) return;
-    byPhase.get(i.phaseId)?.statusIntervals.push({ status: i.status, from: i.from, to: i.to, stale: i.stale, unobserved: i.unobserved, cause: causes[n] ?? null });
+    byPhase.get(i.phaseId)?.statusIntervals.push({
+      status: i.status,
+      from: i.from,
+      to: i.to,
+      stale: i.stale,
+      unobserved: i.unobserved,
+      cause: causes[n] ?? null,
+    });
   });
 
   for (const c of conditionIntervals) {
@@ -124,7 +178,11 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
     const perPhase = changes.get(phaseId) ?? new Map<number, ManifestChange>();
     changes.set(phaseId, perPhase);
     let change = perPhase.get(at.getTime());
-    if (!change) perPhase.set(at.getTime(), (change = { at, inventoryChanged: false, added: [], removed: [], revisionsChanged: [] }));
+    if (!change)
+      perPhase.set(
+        at.getTime(),
+        (change = { at, inventoryChanged: false, added: [], removed: [], revisionsChanged: [] }),
+      );
     return change;
   };
   for (let n = 1; n < manifestIntervals.length; n++) {
@@ -143,7 +201,13 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
     const before = revisions[n - 1];
     const after = revisions[n];
     if (!before || !after || before.phaseId !== after.phaseId || before.resourceKey !== after.resourceKey) continue;
-    if (after.from < range.from || before.revisionId === after.revisionId || after.revisionId === null || before.revisionId === null) continue;
+    if (
+      after.from < range.from ||
+      before.revisionId === after.revisionId ||
+      after.revisionId === null ||
+      before.revisionId === null
+    )
+      continue;
     changeAt(after.phaseId, after.from).revisionsChanged.push(after.resourceKey);
   }
   for (const [phaseId, perPhase] of changes) {
@@ -154,21 +218,37 @@ export async function readAuditInput(db: Db, range: { from: Date; to: Date }, se
   const clusterNames = new Map(phases.map((p) => [p.clusterId, p.cluster.name]));
   const clusters = clusterIds.map((id) => ({
     name: clusterNames.get(id) as string,
-    reachability: reachability.filter((r) => r.clusterId === id).map((r) => ({ reachable: r.reachable, from: r.from, to: r.to })),
+    reachability: reachability
+      .filter((r) => r.clusterId === id)
+      .map((r) => ({ reachable: r.reachable, from: r.from, to: r.to })),
   }));
   return { range, clusters, phases: [...byPhase.values()] };
 }
 
 /** A current status as the report's intervals: open, or ended where its cluster's observation ended and unobserved after. */
-function openIntervals<T extends { phaseId: number; status: string; from: Date; stale: boolean }>(current: T, unobservedFrom: Date | null): (T & { to: Date | null; unobserved: boolean })[] {
+function openIntervals<T extends { phaseId: number; status: string; from: Date; stale: boolean }>(
+  current: T,
+  unobservedFrom: Date | null,
+): (T & { to: Date | null; unobserved: boolean })[] {
   if (unobservedFrom === null) return [{ ...current, to: null, unobserved: false }];
   if (unobservedFrom <= current.from) return [{ ...current, to: null, unobserved: true }];
-  return [{ ...current, to: unobservedFrom, unobserved: false }, { ...current, from: unobservedFrom, to: null, unobserved: true }];
+  return [
+    { ...current, to: unobservedFrom, unobserved: false },
+    { ...current, from: unobservedFrom, to: null, unobserved: true },
+  ];
 }
 
 /** Each resource's revision and status over `range` (ended intervals and current statuses), per phase and resource in time order. */
-async function readResourceRevisions(reads: RawTx, phaseIds: number[], range: { from: Date; to: Date }): Promise<{ phaseId: number; resourceKey: string; revisionId: number | null; status: string; detailId: number; from: Date }[]> {
-  const resources = await reads.$queryRaw<{ id: number; phaseId: number; key: string }[]>`SELECT "id", "phaseId", "key" FROM "Resource" WHERE "phaseId" = ANY(${phaseIds}::int[])`;
+async function readResourceRevisions(
+  reads: RawTx,
+  phaseIds: number[],
+  range: { from: Date; to: Date },
+): Promise<
+  { phaseId: number; resourceKey: string; revisionId: number | null; status: string; detailId: number; from: Date }[]
+> {
+  const resources = await reads.$queryRaw<
+    { id: number; phaseId: number; key: string }[]
+  >`SELECT "id", "phaseId", "key" FROM "Resource" WHERE "phaseId" = ANY(${phaseIds}::int[])`;
   const byId = new Map(resources.map((r) => [r.id, r]));
   const ids = resources.map((r) => r.id);
   type Row = { resourceId: number; revisionId: number | null; status: string; detailId: number; from: Date };
@@ -183,7 +263,18 @@ async function readResourceRevisions(reads: RawTx, phaseIds: number[], range: { 
   return [...ended, ...current]
     .map((r) => {
       const resource = byId.get(r.resourceId) as { phaseId: number; key: string };
-      return { phaseId: resource.phaseId, resourceKey: resource.key, revisionId: r.revisionId, status: r.status, detailId: r.detailId, from: r.from };
+      return {
+        phaseId: resource.phaseId,
+        resourceKey: resource.key,
+        revisionId: r.revisionId,
+        status: r.status,
+        detailId: r.detailId,
+        from: r.from,
+      };
     })
-    .sort((a, b) => a.phaseId - b.phaseId || (a.resourceKey < b.resourceKey ? -1 : a.resourceKey > b.resourceKey ? 1 : a.from.getTime() - b.from.getTime()));
+    .sort(
+      (a, b) =>
+        a.phaseId - b.phaseId ||
+        (a.resourceKey < b.resourceKey ? -1 : a.resourceKey > b.resourceKey ? 1 : a.from.getTime() - b.from.getTime()),
+    );
 }

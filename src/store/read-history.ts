@@ -9,7 +9,15 @@ import { withConditionTimes } from '../history/status-detail.ts';
 import { readJson } from './read-json.ts';
 import type { StatusChange } from '../history/types.ts';
 import { accessConditions, type AccessColumns } from './access-rule.ts';
-import type { AccessScope, ManifestEntry, ManifestVersionRecord, Page, PhaseIntervalRecord, PhaseStatusRecord, ResourceRecord } from './read-types.ts';
+import type {
+  AccessScope,
+  ManifestEntry,
+  ManifestVersionRecord,
+  Page,
+  PhaseIntervalRecord,
+  PhaseStatusRecord,
+  ResourceRecord,
+} from './read-types.ts';
 import type { Sql } from './sql.ts';
 import { sql, empty, join } from './sql.ts';
 
@@ -76,7 +84,9 @@ export interface HistoryReader {
    * run of that interval's status began (earlier intervals of the same status count while no gap
    * separates them); one index lookup per interval of the run.
    */
-  resourceRunStarts(refs: readonly { phaseId: number; key: string; at: Date }[]): Promise<{ phaseId: number; key: string; at: Date; from: Date }[]>;
+  resourceRunStarts(
+    refs: readonly { phaseId: number; key: string; at: Date }[],
+  ): Promise<{ phaseId: number; key: string; at: Date; from: Date }[]>;
   /** The phase status interval containing `at`. */
   phaseStatusAt(phaseId: number, at: Date): Promise<PhaseStatusRecord | null>;
   /** Phase status intervals overlapping the range, oldest first. */
@@ -85,7 +95,12 @@ export interface HistoryReader {
    * The status change log, oldest first, after `afterSeq`: also how a subscriber that missed live
    * events catches up. Appends commit in `seq` order, so a cursor never skips a change.
    */
-  listStatusChanges(scope: AccessScope, filter: StatusChangeFilter, first: number, afterSeq?: bigint): Promise<Page<StatusChange>>;
+  listStatusChanges(
+    scope: AccessScope,
+    filter: StatusChangeFilter,
+    first: number,
+    afterSeq?: bigint,
+  ): Promise<Page<StatusChange>>;
   /**
    * The seq of the newest change the scope sees that matches `filter`; null when there is none. A
    * reader that takes it before reading current state and then follows the log after it misses nothing.
@@ -180,7 +195,11 @@ export function toPhaseStatus(row: Omit<IntervalRow, 'phaseId'> & { phaseId: num
     status: row.status,
     message,
     summary: (body['summary'] ?? {}) as Record<string, number>,
-    conditions: withConditionTimes(Array.isArray(body['conditions']) ? (body['conditions'] as unknown[]) : [], row.conditionTimes, { reason: row.status, message }),
+    conditions: withConditionTimes(
+      Array.isArray(body['conditions']) ? (body['conditions'] as unknown[]) : [],
+      row.conditionTimes,
+      { reason: row.status, message },
+    ),
     worstResource: typeof body['worstResource'] === 'string' ? body['worstResource'] : null,
     stale: row.stale,
     staleSince: row.staleSince,
@@ -244,7 +263,10 @@ function toManifest(row: ManifestRow): ManifestVersionRecord {
     source: readJson(row.source, {}),
     from: row.from,
     to: row.to,
-    previous: row.prevHash === null || row.prevFrom === null ? null : { hash: row.prevHash, entries: readJson<ManifestEntry[]>(row.prevEntries, []), from: row.prevFrom },
+    previous:
+      row.prevHash === null || row.prevFrom === null
+        ? null
+        : { hash: row.prevHash, entries: readJson<ManifestEntry[]>(row.prevEntries, []), from: row.prevFrom },
   };
 }
 
@@ -300,8 +322,12 @@ const epochMs = (column: Sql) => sql`round(date_part('epoch', ${column}) * 1000)
  * what it spent sending the rows (per-row JSON, or aggregates that sort, cost it more).
  */
 export function intervalPageSql(phaseId: Sql, { detail: withDetail }: IntervalDetailOption): Sql {
-  const detail = withDetail ? sql`, d."body" ->> 'message' AS "message", d."body" -> 'summary' AS "summary", d."body" ->> 'worstResource' AS "worstResource"` : empty;
-  const detailColumns = withDetail ? sql`, array_agg(s."message"), array_agg(s."summary"), array_agg(s."worstResource")` : sql`, NULL, NULL, NULL`;
+  const detail = withDetail
+    ? sql`, d."body" ->> 'message' AS "message", d."body" -> 'summary' AS "summary", d."body" ->> 'worstResource' AS "worstResource"`
+    : empty;
+  const detailColumns = withDetail
+    ? sql`, array_agg(s."message"), array_agg(s."summary"), array_agg(s."worstResource")`
+    : sql`, NULL, NULL, NULL`;
   const join = withDetail ? sql`JOIN "StatusDetail" d ON d."id" = s."detailId"` : empty;
   // An interval's start is unique within its phase, so it is the whole cursor.
   const where = sql`s."phaseId" = ${phaseId} AND s."from" < k."to" AND s."from" > coalesce(k."after", '-infinity')`;
@@ -325,7 +351,10 @@ export function intervalPageSql(phaseId: Sql, { detail: withDetail }: IntervalDe
  * Pages of phase intervals asked by concurrent requests (every history query of a phase already
  * resolved) share statements: one {@link intervalPageSql} per ask.
  */
-function createIntervalPages(reads: ReadSql, detail: IntervalDetailOption): (ask: IntervalPageAsk) => Promise<PhaseIntervalRecord[]> {
+function createIntervalPages(
+  reads: ReadSql,
+  detail: IntervalDetailOption,
+): (ask: IntervalPageAsk) => Promise<PhaseIntervalRecord[]> {
   const page = intervalPageSql(sql`k."phaseId"`, detail);
   return createCoalescer<IntervalPageAsk, PhaseIntervalRecord[]>(async (asks) => {
     const rows = await reads.query<{ ask: number; page: IntervalColumns }>(sql`
@@ -340,7 +369,10 @@ function createIntervalPages(reads: ReadSql, detail: IntervalDetailOption): (ask
 }
 
 /** The intervals of a page in the order of their start, from the columns PostgreSQL sent. */
-export function toIntervalPage([statuses, stale, from, to, messages, summaries, worst, unobserved]: IntervalColumns, { detail: withDetail }: IntervalDetailOption): PhaseIntervalRecord[] {
+export function toIntervalPage(
+  [statuses, stale, from, to, messages, summaries, worst, unobserved]: IntervalColumns,
+  { detail: withDetail }: IntervalDetailOption,
+): PhaseIntervalRecord[] {
   if (statuses === null || from === null) return [];
   const items = statuses.map((status, i): PhaseIntervalRecord => {
     const start = from[i] as number;
@@ -352,7 +384,9 @@ export function toIntervalPage([statuses, stale, from, to, messages, summaries, 
       unobserved: unobserved?.[i] === true,
       from: new Date(start),
       to: end === null ? null : new Date(end),
-      detail: withDetail ? { message: messages?.[i] ?? '', summary: summaries?.[i] ?? {}, worstResource: worst?.[i] ?? null } : undefined,
+      detail: withDetail
+        ? { message: messages?.[i] ?? '', summary: summaries?.[i] ?? {}, worstResource: worst?.[i] ?? null }
+        : undefined,
     };
   });
   // array_agg keeps the order of the ordered subquery it reads (PostgreSQL reads it as it comes),
@@ -367,7 +401,11 @@ export function toIntervalPage([statuses, stale, from, to, messages, summaries, 
  * Change-log rows `sc` of cluster `c` and phase `p` (LEFT JOINed: NULL once retention deleted the
  * phase), as the access rule reads them: a row with no phase is a cluster-level fact (reachability).
  */
-const CHANGE_ACCESS_COLUMNS: AccessColumns = { cluster: sql`c."name"`, namespace: sql`p."namespace"`, clusterLevel: sql`sc."phaseId" IS NULL` };
+const CHANGE_ACCESS_COLUMNS: AccessColumns = {
+  cluster: sql`c."name"`,
+  namespace: sql`p."namespace"`,
+  clusterLevel: sql`sc."phaseId" IS NULL`,
+};
 
 /** What a change-log read may see and asked for, over `sc` (StatusChange), `c` (Cluster) and `p` (Phase). */
 function changeConditions(scope: AccessScope, filter: StatusChangeFilter): Sql[] {
@@ -377,7 +415,8 @@ function changeConditions(scope: AccessScope, filter: StatusChangeFilter): Sql[]
   if (filter.phaseId !== undefined) where.push(sql`sc."phaseId" = ${filter.phaseId}::int`);
   if (filter.scopes !== undefined) where.push(sql`sc."scope" = ANY(${[...filter.scopes]}::text[])`);
   if (filter.toStatus !== undefined) where.push(sql`sc."toStatus" = ANY(${[...filter.toStatus]}::text[])`);
-  if (filter.conditionTypes !== undefined) where.push(sql`sc."conditionType" = ANY(${[...filter.conditionTypes]}::text[])`);
+  if (filter.conditionTypes !== undefined)
+    where.push(sql`sc."conditionType" = ANY(${[...filter.conditionTypes]}::text[])`);
   if (filter.from !== undefined) where.push(sql`sc."at" >= ${filter.from}`);
   if (filter.to !== undefined) where.push(sql`sc."at" < ${filter.to}`);
   return where;
@@ -458,7 +497,9 @@ export function createHistoryReader(db: Db): HistoryReader {
     async listStatusChanges(scope, filter, first, afterSeq) {
       const where = changeConditions(scope, filter);
       if (afterSeq !== undefined) where.push(sql`sc."seq" > ${afterSeq}::bigint`);
-      const rows = await reads.query<(Omit<StatusChange, 'phase'> & { sourceKind: string | null; namespace: string | null; name: string | null })>(sql`
+      const rows = await reads.query<
+        Omit<StatusChange, 'phase'> & { sourceKind: string | null; namespace: string | null; name: string | null }
+      >(sql`
         SELECT sc."seq", sc."at", c."name" AS "cluster", sc."clusterId", sc."phaseId", sc."scope", r."key" AS "resourceKey", sc."conditionType", sc."fromStatus", sc."toStatus",
                coalesce(d."body" ->> 'message', '') AS "message", p."sourceKind", p."namespace", p."name"
         FROM "StatusChange" sc
@@ -493,14 +534,18 @@ export function createHistoryReader(db: Db): HistoryReader {
     },
 
     async manifestAt(phaseId, at) {
-      const rows = await reads.query<ManifestRow>(sql`${manifestQuery(phaseId)} WHERE v."from" <= ${at} AND (v."to" IS NULL OR v."to" > ${at}) ORDER BY v."from" DESC LIMIT 1`);
+      const rows = await reads.query<ManifestRow>(
+        sql`${manifestQuery(phaseId)} WHERE v."from" <= ${at} AND (v."to" IS NULL OR v."to" > ${at}) ORDER BY v."from" DESC LIMIT 1`,
+      );
       const row = rows[0];
       return row === undefined ? null : toManifest(row);
     },
 
     async listManifests(phaseId, first, after) {
       const cursor = after === undefined ? empty : sql`WHERE (v."from", v."id") < (${after.from}, ${after.id}::int)`;
-      const rows = await reads.query<ManifestRow>(sql`${manifestQuery(phaseId)} ${cursor} ORDER BY v."from" DESC, v."id" DESC LIMIT ${first + 1}`);
+      const rows = await reads.query<ManifestRow>(
+        sql`${manifestQuery(phaseId)} ${cursor} ORDER BY v."from" DESC, v."id" DESC LIMIT ${first + 1}`,
+      );
       return { items: rows.slice(0, first).map(toManifest), hasMore: rows.length > first };
     },
 
@@ -521,9 +566,10 @@ export function createHistoryReader(db: Db): HistoryReader {
 
     async getRevisions(ids) {
       if (ids.length === 0) return [];
-      const rows = await reads.query<StoredRevision>(sql`SELECT "id", "hash", "object" FROM "ObjectRevision" WHERE "id" = ANY(${[...ids]}::int[])`);
+      const rows = await reads.query<StoredRevision>(
+        sql`SELECT "id", "hash", "object" FROM "ObjectRevision" WHERE "id" = ANY(${[...ids]}::int[])`,
+      );
       return rows.map((row) => ({ id: row.id, hash: row.hash, object: readJson<unknown>(row.object, null) }));
     },
   };
 }
-

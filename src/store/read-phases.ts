@@ -6,10 +6,26 @@
 import { severityOf, STATUSES_BY_SEVERITY } from '../status/severity.ts';
 import type { Db } from './db.ts';
 import { createCoalescer, createReadSql } from './read-sql.ts';
-import { intervalAt, intervalPageSql, RESOURCE_COLUMNS, toIntervalPage, toPhaseStatus, toResource, type IntervalColumns, type ResourceRow } from './read-history.ts';
+import {
+  intervalAt,
+  intervalPageSql,
+  RESOURCE_COLUMNS,
+  toIntervalPage,
+  toPhaseStatus,
+  toResource,
+  type IntervalColumns,
+  type ResourceRow,
+} from './read-history.ts';
 import { readJson } from './read-json.ts';
 import { accessConditions, type AccessColumns } from './access-rule.ts';
-import type { AccessScope, Page, PhaseHistoryAsk, PhaseRecord, PhaseStatusRecord, ResourceRecord } from './read-types.ts';
+import type {
+  AccessScope,
+  Page,
+  PhaseHistoryAsk,
+  PhaseRecord,
+  PhaseStatusRecord,
+  ResourceRecord,
+} from './read-types.ts';
 import type { Sql } from './sql.ts';
 import { sql, empty, join, raw } from './sql.ts';
 
@@ -47,7 +63,13 @@ export interface PhaseCursor {
 
 /** The sort key of a phase, for cursors. */
 export function phaseCursorOf(phase: PhaseRecord): PhaseCursor {
-  return { severity: severityOf(phase.current?.status ?? null), cluster: phase.cluster, namespace: phase.namespace, name: phase.name, id: phase.id };
+  return {
+    severity: severityOf(phase.current?.status ?? null),
+    cluster: phase.cluster,
+    namespace: phase.namespace,
+    name: phase.name,
+    id: phase.id,
+  };
 }
 
 /** {@link severityOf} in SQL, of the status column `status`: a CASE over the one severity order. */
@@ -190,13 +212,27 @@ function toPhase(row: PhaseRow): PhaseRecord {
   const current: PhaseStatusRecord | null =
     row.status === null || row.from === null
       ? null
-      : toPhaseStatus({ phaseId: row.id, status: row.status, body: row.body, conditionTimes: row.conditionTimes, stale: row.stale ?? false, staleSince: row.staleSince, unobserved: false, from: row.from, to: row.to });
+      : toPhaseStatus({
+          phaseId: row.id,
+          status: row.status,
+          body: row.body,
+          conditionTimes: row.conditionTimes,
+          stale: row.stale ?? false,
+          staleSince: row.staleSince,
+          unobserved: false,
+          from: row.from,
+          to: row.to,
+        });
   return {
     id: Number(row.id),
     cluster: row.cluster,
     clusterReachable: row.clusterReachable,
     clusterLastGoodReadAt: row.clusterLastGoodReadAt,
-    clusterObservation: { lastObservedAt: row.clusterLastObservedAt, snapshotIntervalMs: row.clusterSnapshotIntervalMs, retiredAt: row.clusterRetiredAt },
+    clusterObservation: {
+      lastObservedAt: row.clusterLastObservedAt,
+      snapshotIntervalMs: row.clusterSnapshotIntervalMs,
+      retiredAt: row.clusterRetiredAt,
+    },
     source: row.sourceKind,
     namespace: row.namespace,
     name: row.name,
@@ -283,7 +319,11 @@ const PHASE_PAGE_WITH_DETAIL = intervalPageSql(sql`p."id"`, { detail: true });
  * page ({@link intervalPageSql} over the ask's window, cursor and limit), in the order
  * {@link PhaseReader.findPhases} gives them, as rows with the ask's ordinal and the page.
  */
-function phasesWithHistoryPages(scope: AccessScope, asks: readonly { ref: PhaseLookup; history: PhaseHistoryAsk }[], { detail }: { detail: boolean }): Sql {
+function phasesWithHistoryPages(
+  scope: AccessScope,
+  asks: readonly { ref: PhaseLookup; history: PhaseHistoryAsk }[],
+  { detail }: { detail: boolean },
+): Sql {
   const pages = sql`${asks.map((a) => a.history.range.from)}::timestamptz[], ${asks.map((a) => a.history.range.to)}::timestamptz[],
               ${asks.map((a) => a.history.after ?? null)}::timestamptz[], ${asks.map((a) => a.history.first + 1)}::int[]`;
   const page = detail ? PHASE_PAGE_WITH_DETAIL : PHASE_PAGE;
@@ -338,7 +378,10 @@ export function createPhaseReader(db: Db): PhaseReader {
     );
     return answers;
   });
-  const findWithHistory = createCoalescer<{ scope: AccessScope; ref: PhaseLookup; history: PhaseHistoryAsk }, PhaseRecord[]>(async (asks) => {
+  const findWithHistory = createCoalescer<
+    { scope: AccessScope; ref: PhaseLookup; history: PhaseHistoryAsk },
+    PhaseRecord[]
+  >(async (asks) => {
     // One statement per shape: by id or by identity, with or without the detail, per distinct scope.
     const groups = new Map<string, number[]>();
     asks.forEach((ask, i) => {
@@ -350,12 +393,17 @@ export function createPhaseReader(db: Db): PhaseReader {
       [...groups.values()].map(async (indexes) => {
         const group = indexes.map((i) => asks[i] as (typeof asks)[number]);
         const first = group[0] as (typeof asks)[number];
-        const rows = await reads.query<PhaseRow & { ask: string; page: IntervalColumns }>(phasesWithHistoryPages(first.scope, group, { detail: first.history.detail }));
+        const rows = await reads.query<PhaseRow & { ask: string; page: IntervalColumns }>(
+          phasesWithHistoryPages(first.scope, group, { detail: first.history.detail }),
+        );
         for (const row of rows) {
           const ask = group[Number(row.ask) - 1] as (typeof asks)[number];
           const items = toIntervalPage(row.page, { detail: ask.history.detail });
           const phase = toPhase(row);
-          phase.history = { key: ask.history.key, page: { items: items.slice(0, ask.history.first), hasMore: items.length > ask.history.first } };
+          phase.history = {
+            key: ask.history.key,
+            page: { items: items.slice(0, ask.history.first), hasMore: items.length > ask.history.first },
+          };
           answers[indexes[Number(row.ask) - 1] as number]?.push(phase);
         }
       }),
@@ -369,7 +417,8 @@ export function createPhaseReader(db: Db): PhaseReader {
       if (filter.namespace !== undefined) where.push(sql`p."namespace" = ${filter.namespace}`);
       if (filter.source !== undefined) where.push(sql`p."sourceKind" = ${filter.source}`);
       if (filter.status !== undefined) where.push(sql`s."status" = ANY(${[...filter.status]}::text[])`);
-      if (filter.labels !== undefined && Object.keys(filter.labels).length > 0) where.push(sql`p."labels" @> ${JSON.stringify(filter.labels)}::jsonb`);
+      if (filter.labels !== undefined && Object.keys(filter.labels).length > 0)
+        where.push(sql`p."labels" @> ${JSON.stringify(filter.labels)}::jsonb`);
       if (filter.hasLabel !== undefined) where.push(sql`(p."labels" ->> ${filter.hasLabel}) IS NOT NULL`);
       if (filter.search !== undefined && filter.search !== '') {
         const pattern = `%${filter.search.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
@@ -378,7 +427,9 @@ export function createPhaseReader(db: Db): PhaseReader {
       if (filter.includeDeleted !== true) where.push(sql`p."deletedAt" IS NULL`);
       if (filter.ids !== undefined) where.push(sql`p."id" = ANY(${[...filter.ids]}::int[])`);
       for (const c of filter.conditions ?? []) {
-        where.push(sql`EXISTS (SELECT 1 FROM "PhaseConditionCurrent" pc WHERE pc."phaseId" = p."id" AND pc."type" = ${c.type} AND pc."status" = ${c.status})`);
+        where.push(
+          sql`EXISTS (SELECT 1 FROM "PhaseConditionCurrent" pc WHERE pc."phaseId" = p."id" AND pc."type" = ${c.type} AND pc."status" = ${c.status})`,
+        );
       }
       const byName = sql`c."name", p."namespace", p."name", p."id"`;
       const pageByName = sql`page."cluster", page."namespace", page."name", page."id"`;
@@ -391,7 +442,12 @@ export function createPhaseReader(db: Db): PhaseReader {
       }
       const orderBy = order === 'NAME' ? byName : sql`${SEVERITY_SQL}, ${byName}`;
       const pageOrder = order === 'NAME' ? pageByName : sql`${severitySql(sql`page."status"`)}, ${pageByName}`;
-      const rows = await reads.query<PhaseWithWorstRow>(withWorstResources(sql`${PHASE_SELECT} ${whereClause(where)} ORDER BY ${orderBy} LIMIT ${first + 1}`, pageOrder));
+      const rows = await reads.query<PhaseWithWorstRow>(
+        withWorstResources(
+          sql`${PHASE_SELECT} ${whereClause(where)} ORDER BY ${orderBy} LIMIT ${first + 1}`,
+          pageOrder,
+        ),
+      );
       return { items: rows.slice(0, first).map(toPhaseWithWorst), hasMore: rows.length > first };
     },
 

@@ -46,19 +46,42 @@ const twoDigitsAt = (text: string, i: number): number => digitAt(text, i) * 10 +
  */
 export function parseTimestamptz(text: string): Date | number {
   const n = text.length;
-  const utc = n >= 22 && n <= 26 && text.charCodeAt(n - 3) === 43 && text.charCodeAt(n - 2) === 48 && text.charCodeAt(n - 1) === 48;
-  if (!utc || text.charCodeAt(4) !== 45 || text.charCodeAt(10) !== 32 || text.charCodeAt(0) === 48 || (n > 22 && (n === 23 || text.charCodeAt(19) !== 46))) {
+  const utc =
+    n >= 22 &&
+    n <= 26 &&
+    text.charCodeAt(n - 3) === 43 &&
+    text.charCodeAt(n - 2) === 48 &&
+    text.charCodeAt(n - 1) === 48;
+  if (
+    !utc ||
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(10) !== 32 ||
+    text.charCodeAt(0) === 48 ||
+    (n > 22 && (n === 23 || text.charCodeAt(19) !== 46))
+  ) {
     return parseTimestamptzText(text);
   }
   let ms = 0;
   // Fraction digits after the point at 19: one, two or three (PostgreSQL trims trailing zeros).
   for (let i = 20, scale = 100; i < n - 3; i += 1, scale /= 10) ms += digitAt(text, i) * scale;
-  return new Date(Date.UTC(twoDigitsAt(text, 0) * 100 + twoDigitsAt(text, 2), twoDigitsAt(text, 5) - 1, twoDigitsAt(text, 8), twoDigitsAt(text, 11), twoDigitsAt(text, 14), twoDigitsAt(text, 17), ms));
+  return new Date(
+    Date.UTC(
+      twoDigitsAt(text, 0) * 100 + twoDigitsAt(text, 2),
+      twoDigitsAt(text, 5) - 1,
+      twoDigitsAt(text, 8),
+      twoDigitsAt(text, 11),
+      twoDigitsAt(text, 14),
+      twoDigitsAt(text, 17),
+      ms,
+    ),
+  );
 }
 
 const readTypes = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === TIMESTAMPTZ_OID && format !== 'binary' ? parseTimestamptz : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === TIMESTAMPTZ_OID && format !== 'binary'
+      ? parseTimestamptz
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 export function createReadSql(db: Db): ReadSql {
@@ -66,7 +89,12 @@ export function createReadSql(db: Db): ReadSql {
   return {
     async query<T>(statement: Sql): Promise<T[]> {
       const text = statement.text;
-      const result = await pool.query({ name: statementName(text), text, values: statement.values as unknown[], types: readTypes });
+      const result = await pool.query({
+        name: statementName(text),
+        text,
+        values: statement.values as unknown[],
+        types: readTypes,
+      });
       return result.rows as T[];
     },
   };
@@ -79,7 +107,14 @@ export function createReadSql(db: Db): ReadSql {
  * after it was made. Under load this replaces several round trips to PostgreSQL (each a write that
  * wakes a backend) by one; a lone request waits one turn of the event loop.
  */
-export function createCoalescer<K, V>(run: (keys: readonly K[]) => Promise<V[]>, maxBatchSize = 64): (key: K) => Promise<V> {
-  const loader = new DataLoader<K, V>(async (keys) => run(keys), { cache: false, maxBatchSize, batchScheduleFn: (callback) => setImmediate(callback) });
+export function createCoalescer<K, V>(
+  run: (keys: readonly K[]) => Promise<V[]>,
+  maxBatchSize = 64,
+): (key: K) => Promise<V> {
+  const loader = new DataLoader<K, V>(async (keys) => run(keys), {
+    cache: false,
+    maxBatchSize,
+    batchScheduleFn: (callback) => setImmediate(callback),
+  });
   return (key) => loader.load(key);
 }

@@ -36,11 +36,15 @@ export function createReportStore(db: Db): ReportStore {
       return shape(row) as StoredReport;
     },
     async list(limit) {
-      const rows = await raw.$queryRaw<Omit<Row, 'content'>[]>`SELECT "id", "createdAt", "format", "params" FROM "Report" ORDER BY "id" DESC LIMIT ${limit}::int`;
+      const rows = await raw.$queryRaw<
+        Omit<Row, 'content'>[]
+      >`SELECT "id", "createdAt", "format", "params" FROM "Report" ORDER BY "id" DESC LIMIT ${limit}::int`;
       return rows.map(shape);
     },
     async get(id) {
-      const [row] = await raw.$queryRaw<Row[]>`SELECT "id", "createdAt", "format", "params", "content" FROM "Report" WHERE "id" = ${id}::int`;
+      const [row] = await raw.$queryRaw<
+        Row[]
+      >`SELECT "id", "createdAt", "format", "params", "content" FROM "Report" WHERE "id" = ${id}::int`;
       return row ? (shape(row) as StoredReport) : null;
     },
   };

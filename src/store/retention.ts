@@ -43,17 +43,46 @@ export type RetentionPolicy = z.infer<typeof retentionPolicySchema>;
 
 /** Rows removed per table by one compaction. */
 export type RetentionResult = Record<
-  'ResourceStatusInterval' | 'PhaseStatusInterval' | 'PhaseConditionInterval' | 'PhaseManifest' | 'StatusChange' | 'ObservationTick' | 'ClusterReachability' | 'Phase' | 'ObjectRevision' | 'Manifest' | 'StatusDetail' | 'NotificationDelivery',
+  | 'ResourceStatusInterval'
+  | 'PhaseStatusInterval'
+  | 'PhaseConditionInterval'
+  | 'PhaseManifest'
+  | 'StatusChange'
+  | 'ObservationTick'
+  | 'ClusterReachability'
+  | 'Phase'
+  | 'ObjectRevision'
+  | 'Manifest'
+  | 'StatusDetail'
+  | 'NotificationDelivery',
   number
 >;
 
 /** Removes what `policy` says is too old at `now`, in one transaction. */
-export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date = new Date()): Promise<RetentionResult> {
-  const before = (age: number | undefined): Date | undefined => (age === undefined ? undefined : new Date(now.getTime() - age));
+export async function applyRetention(
+  db: Db,
+  policy: RetentionPolicy,
+  now: Date = new Date(),
+): Promise<RetentionResult> {
+  const before = (age: number | undefined): Date | undefined =>
+    age === undefined ? undefined : new Date(now.getTime() - age);
   return withSqlTransaction(
     db,
     async (tx) => {
-      const result: RetentionResult = { ResourceStatusInterval: 0, PhaseStatusInterval: 0, PhaseConditionInterval: 0, PhaseManifest: 0, StatusChange: 0, ObservationTick: 0, ClusterReachability: 0, Phase: 0, ObjectRevision: 0, Manifest: 0, StatusDetail: 0, NotificationDelivery: 0 };
+      const result: RetentionResult = {
+        ResourceStatusInterval: 0,
+        PhaseStatusInterval: 0,
+        PhaseConditionInterval: 0,
+        PhaseManifest: 0,
+        StatusChange: 0,
+        ObservationTick: 0,
+        ClusterReachability: 0,
+        Phase: 0,
+        ObjectRevision: 0,
+        Manifest: 0,
+        StatusDetail: 0,
+        NotificationDelivery: 0,
+      };
       const deletedPhases = before(policy.deletedPhases);
       if (deletedPhases) {
         // Ended resource intervals have no foreign key to cascade from their resource: deleted here.
@@ -67,17 +96,24 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date 
         result.Phase = await tx.$executeRaw`DELETE FROM "Phase" WHERE "deletedAt" < ${deletedPhases}::timestamptz(3)`;
       }
       const resources = before(policy.resourceIntervals);
-      if (resources) result.ResourceStatusInterval += await tx.$executeRaw`DELETE FROM "ResourceStatusInterval" WHERE "to" < ${resources}::timestamptz(3)`;
+      if (resources)
+        result.ResourceStatusInterval +=
+          await tx.$executeRaw`DELETE FROM "ResourceStatusInterval" WHERE "to" < ${resources}::timestamptz(3)`;
       const phases = before(policy.phaseIntervals);
       if (phases) {
-        result.PhaseStatusInterval = await tx.$executeRaw`DELETE FROM "PhaseStatusInterval" WHERE "to" < ${phases}::timestamptz(3)`;
-        result.PhaseConditionInterval += await tx.$executeRaw`DELETE FROM "PhaseConditionInterval" WHERE "to" < ${phases}::timestamptz(3)`;
+        result.PhaseStatusInterval =
+          await tx.$executeRaw`DELETE FROM "PhaseStatusInterval" WHERE "to" < ${phases}::timestamptz(3)`;
+        result.PhaseConditionInterval +=
+          await tx.$executeRaw`DELETE FROM "PhaseConditionInterval" WHERE "to" < ${phases}::timestamptz(3)`;
         result.PhaseManifest = await tx.$executeRaw`DELETE FROM "PhaseManifest" WHERE "to" < ${phases}::timestamptz(3)`;
       }
       const changes = before(policy.statusChanges);
-      if (changes) result.StatusChange = await tx.$executeRaw`DELETE FROM "StatusChange" WHERE "at" < ${changes}::timestamptz(3)`;
+      if (changes)
+        result.StatusChange = await tx.$executeRaw`DELETE FROM "StatusChange" WHERE "at" < ${changes}::timestamptz(3)`;
       const reachability = before(policy.reachability);
-      if (reachability) result.ClusterReachability = await tx.$executeRaw`DELETE FROM "ClusterReachability" WHERE "to" < ${reachability}::timestamptz(3)`;
+      if (reachability)
+        result.ClusterReachability =
+          await tx.$executeRaw`DELETE FROM "ClusterReachability" WHERE "to" < ${reachability}::timestamptz(3)`;
       const deliveries = before(policy.notificationDeliveries);
       if (deliveries) {
         result.NotificationDelivery = await tx.$executeRaw`
@@ -85,7 +121,8 @@ export async function applyRetention(db: Db, policy: RetentionPolicy, now: Date 
       }
       const ticks = before(policy.observationTicks);
       if (ticks) {
-        result.ObservationTick = await tx.$executeRaw`DELETE FROM "ObservationTick" WHERE "lastSeenAt" < ${ticks}::timestamptz(3)`;
+        result.ObservationTick =
+          await tx.$executeRaw`DELETE FROM "ObservationTick" WHERE "lastSeenAt" < ${ticks}::timestamptz(3)`;
       }
       // Snapshots insert into these tables before referring to a row; the lock makes them wait
       // (or makes this wait) so a row about to be referred to again is never collected.
@@ -117,7 +154,23 @@ export interface TableStorage {
 }
 
 const HISTORY_TABLES = [
-  'Cluster', 'ClusterReachability', 'Phase', 'Manifest', 'PhaseManifest', 'ObjectRevision', 'Resource', 'StatusDetail', 'ResourceCurrentStatus', 'ResourceStatusInterval', 'PhaseCurrentStatus', 'PhaseStatusInterval', 'PhaseConditionCurrent', 'PhaseConditionInterval', 'CheckRun', 'StatusChange', 'ObservationTick',
+  'Cluster',
+  'ClusterReachability',
+  'Phase',
+  'Manifest',
+  'PhaseManifest',
+  'ObjectRevision',
+  'Resource',
+  'StatusDetail',
+  'ResourceCurrentStatus',
+  'ResourceStatusInterval',
+  'PhaseCurrentStatus',
+  'PhaseStatusInterval',
+  'PhaseConditionCurrent',
+  'PhaseConditionInterval',
+  'CheckRun',
+  'StatusChange',
+  'ObservationTick',
 ] as const;
 
 /** Rows (exact count, so O(rows)) and bytes of every history table. */

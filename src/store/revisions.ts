@@ -19,7 +19,9 @@ const BATCH = 10_000;
  */
 export class RevisionsMissingError extends Error {
   constructor(readonly hashes: readonly string[]) {
-    super(`${hashes.length} object revision(s) are neither stored nor held by the snapshot; read them from the cluster and record again`);
+    super(
+      `${hashes.length} object revision(s) are neither stored nor held by the snapshot; read them from the cluster and record again`,
+    );
     this.name = 'RevisionsMissingError';
   }
 }
@@ -29,7 +31,11 @@ export class RevisionsMissingError extends Error {
  * body (its source dropped it once stored) takes it from `bodies`, else fails the write with
  * {@link RevisionsMissingError} when the store no longer has it.
  */
-export async function storeRevisions(tx: Tx, revisions: HashedDocument[], bodies: ReadonlyMap<string, Record<string, unknown>> = new Map()): Promise<Map<string, number>> {
+export async function storeRevisions(
+  tx: Tx,
+  revisions: HashedDocument[],
+  bodies: ReadonlyMap<string, Record<string, unknown>> = new Map(),
+): Promise<Map<string, number>> {
   // In hash order, as storeDetails, so concurrent snapshots never deadlock on the unique index.
   // Each hash and body is read once: a cached revision makes them on each read (src/kube/compact.ts).
   const byHash = new Map<string, HashedDocument>();
@@ -41,7 +47,9 @@ export async function storeRevisions(tx: Tx, revisions: HashedDocument[], bodies
   const ids = new Map<string, number>();
   for (let i = 0; i < sorted.length; i += BATCH) {
     const hashes = sorted.slice(i, i + BATCH);
-    const known = await tx.$queryRaw<{ id: number; hash: string }[]>`SELECT "id", "hash" FROM "ObjectRevision" WHERE "hash" = ANY(${hashes}::text[])`;
+    const known = await tx.$queryRaw<
+      { id: number; hash: string }[]
+    >`SELECT "id", "hash" FROM "ObjectRevision" WHERE "hash" = ANY(${hashes}::text[])`;
     for (const row of known) ids.set(row.hash, row.id);
     const missing = hashes.filter((h) => !ids.has(h));
     if (missing.length === 0) continue;
@@ -61,7 +69,9 @@ export async function storeRevisions(tx: Tx, revisions: HashedDocument[], bodies
     // Stored meanwhile by a concurrent snapshot (the insert skipped them): read their ids.
     const raced = missing.filter((h) => !ids.has(h));
     if (raced.length === 0) continue;
-    const more = await tx.$queryRaw<{ id: number; hash: string }[]>`SELECT "id", "hash" FROM "ObjectRevision" WHERE "hash" = ANY(${raced}::text[])`;
+    const more = await tx.$queryRaw<
+      { id: number; hash: string }[]
+    >`SELECT "id", "hash" FROM "ObjectRevision" WHERE "hash" = ANY(${raced}::text[])`;
     for (const row of more) ids.set(row.hash, row.id);
   }
   return ids;

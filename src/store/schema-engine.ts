@@ -204,7 +204,10 @@ export async function openSchemaEngine(
 /** Read a Prisma migrations folder into the list the engine expects (the engine cannot read files). */
 export async function readMigrationsList(migrationsDir: string): Promise<MigrationList> {
   const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
-  const dirs = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const dirs = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const lockPath = path.join(migrationsDir, 'migration_lock.toml');
   const lockContent = await readFile(lockPath, 'utf8').catch(() => null);
   return {
@@ -213,14 +216,17 @@ export async function readMigrationsList(migrationsDir: string): Promise<Migrati
     shadowDbInitScript: '',
     migrationDirectories: await Promise.all(
       dirs.map(async (dir) => {
-        const content = await readFile(path.join(migrationsDir, dir, 'migration.sql'), 'utf8').catch(
-          (err: Error) => ({ error: err.message }),
-        );
+        const content = await readFile(path.join(migrationsDir, dir, 'migration.sql'), 'utf8').catch((err: Error) => ({
+          error: err.message,
+        }));
         return {
           path: dir,
           migrationFile: {
             path: 'migration.sql',
-            content: typeof content === 'string' ? { tag: 'ok' as const, value: content } : { tag: 'error' as const, value: content.error },
+            content:
+              typeof content === 'string'
+                ? { tag: 'ok' as const, value: content }
+                : { tag: 'error' as const, value: content.error },
           },
         };
       }),

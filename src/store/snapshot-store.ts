@@ -31,9 +31,15 @@ export interface ClusterTransaction {
    * The cluster's current stored state; with `only`, just those phases. `observation`, the one
    * about to be planned, lets the state share its strings (keys, digests) where they are equal.
    */
-  loadState(options?: { only?: readonly PhaseIdentity[]; observation?: ClusterObservation }): Promise<StoredClusterState>;
+  loadState(options?: {
+    only?: readonly PhaseIdentity[];
+    observation?: ClusterObservation;
+  }): Promise<StoredClusterState>;
   /** Writes `plan`; the cluster row takes `labels` when given. */
-  apply(plan: SnapshotPlan, options: ApplyPlanOptions & { name: string; labels?: Record<string, string> }): Promise<AppliedPlan>;
+  apply(
+    plan: SnapshotPlan,
+    options: ApplyPlanOptions & { name: string; labels?: Record<string, string> },
+  ): Promise<AppliedPlan>;
 }
 
 /** The store as the snapshot pipeline uses it. */
@@ -68,7 +74,8 @@ export function createSnapshotStore(db: Db, options: SnapshotStoreOptions = {}):
               await recordUnobservedGap(tx, cluster, from, to);
             },
             loadState: ({ only, observation } = {}) => loadClusterState(tx, cluster, only, observation),
-            apply: (plan, { name: clusterName, labels, ...write }) => applyPlan(tx, { ...cluster, name: clusterName, ...(labels ? { labels } : {}) }, plan, write),
+            apply: (plan, { name: clusterName, labels, ...write }) =>
+              applyPlan(tx, { ...cluster, name: clusterName, ...(labels ? { labels } : {}) }, plan, write),
           });
         },
         { timeoutMs: options.transactionTimeoutMs ?? 120_000, maxWaitMs: 30_000 },

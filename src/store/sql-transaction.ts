@@ -90,19 +90,26 @@ export function sqlOn(db: Db): RawTx {
 function queryConfig(query: TemplateStringsArray | Sql, values: unknown[]): pg.QueryConfig {
   const statement = statementOf(query, values);
   const text = statement.text;
-  return statement.values.length === 0 ? { text, types } : { name: statementName(text), text, values: statement.values as unknown[], types };
+  return statement.values.length === 0
+    ? { text, types }
+    : { name: statementName(text), text, values: statement.values as unknown[], types };
 }
 
 /** The raw templates of {@link RawTx} over `run`, which sends one statement. */
 function rawTemplates(run: (config: pg.QueryConfig) => Promise<pg.QueryResult>): RawTx {
   return {
     $executeRaw: async (query, ...values) => (await run(queryConfig(query, values))).rowCount ?? 0,
-    $queryRaw: async <R>(query: TemplateStringsArray | Sql, ...values: unknown[]) => (await run(queryConfig(query, values))).rows as R,
+    $queryRaw: async <R>(query: TemplateStringsArray | Sql, ...values: unknown[]) =>
+      (await run(queryConfig(query, values))).rows as R,
   };
 }
 
 /** Runs `work` in one transaction on one pooled connection of `db`'s pool. */
-export async function withSqlTransaction<T>(db: Db, work: (tx: RawTx) => Promise<T>, options: SqlTransactionOptions): Promise<T> {
+export async function withSqlTransaction<T>(
+  db: Db,
+  work: (tx: RawTx) => Promise<T>,
+  options: SqlTransactionOptions,
+): Promise<T> {
   const pool = poolOf(db);
   const client = await connectWithin(pool, options.maxWaitMs);
   let released = false;
@@ -182,7 +189,11 @@ async function connectWithin(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolC
   try {
     return await Promise.race([connecting, timeout]);
   } catch (error) {
-    if (error instanceof ConnectionWaitError) connecting.then((client) => client.release(), () => undefined);
+    if (error instanceof ConnectionWaitError)
+      connecting.then(
+        (client) => client.release(),
+        () => undefined,
+      );
     throw error;
   } finally {
     clearTimeout(timer);
@@ -192,7 +203,11 @@ async function connectWithin(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolC
 /** Ends the backend `pid` from a connection of its own (best effort, bounded: the pool may be full or the server gone). */
 async function terminateBackend(pool: pg.Pool, pid: number | undefined): Promise<void> {
   if (pid === undefined) return;
-  const client = new pg.Client({ ...(pool.options as pg.ClientConfig), connectionTimeoutMillis: 5_000, query_timeout: 5_000 });
+  const client = new pg.Client({
+    ...(pool.options as pg.ClientConfig),
+    connectionTimeoutMillis: 5_000,
+    query_timeout: 5_000,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();

@@ -17,7 +17,10 @@ export interface UiPaths {
   outDir: string;
 }
 
-export const DEFAULT_UI_PATHS: UiPaths = { sourceDir: path.join(PROJECT_ROOT, 'web'), outDir: path.join(PROJECT_ROOT, 'dist', 'ui') };
+export const DEFAULT_UI_PATHS: UiPaths = {
+  sourceDir: path.join(PROJECT_ROOT, 'web'),
+  outDir: path.join(PROJECT_ROOT, 'dist', 'ui'),
+};
 
 /** URL prefix of the hashed assets. */
 export const UI_ASSET_PREFIX = '/ui/assets/';

@@ -12,7 +12,13 @@ const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8',
 
 /** Paths the client-side router owns. */
 export function isUiRoute(pathname: string): boolean {
-  return pathname === '/' || pathname === '/clusters' || pathname === '/reports' || pathname.startsWith('/phases/') || pathname.startsWith('/ui/');
+  return (
+    pathname === '/' ||
+    pathname === '/clusters' ||
+    pathname === '/reports' ||
+    pathname.startsWith('/phases/') ||
+    pathname.startsWith('/ui/')
+  );
 }
 
 /** Answers a request for the UI; resolves false when the path is not one of its routes. */
@@ -40,7 +46,11 @@ export function createUiHandler(paths: Pick<UiPaths, 'outDir'> = DEFAULT_UI_PATH
       res.end('The web UI is not built: run npm run build (the server builds it at start when web/ is present).\n');
       return true;
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    });
     res.end(req.method === 'HEAD' ? undefined : html);
     return true;
   };

@@ -39,7 +39,11 @@ interface PhaseView {
 
 async function phase(name: string): Promise<PhaseView> {
   const query = `{ phase(cluster: "test", namespace: "shop", name: "${name}") { status message conditions { type status } history(from: "2020-01-01T00:00:00Z") { edges { node { status message } } } } }`;
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   const body = (await res.json()) as { data: { phase: PhaseView | null }; errors?: unknown[] };
   if (body.errors || body.data.phase === null) throw new Error(JSON.stringify(body));
   return body.data.phase;
@@ -107,10 +111,19 @@ beforeAll(async () => {
   phaselog = await startPhaselog(config, pino({ level: 'silent' }));
   url = `${phaselog.url}/graphql`;
   // The first scheduled snapshot may be up to an interval (a minute) away.
-  await until('both phases Current with their conditions True', async () => {
-    const [release, other] = await Promise.all([phase('release'), phase('other')]);
-    return release.status === 'Current' && condition(release, 'health') === 'True' && other.status === 'Current' && condition(other, 'advisory') === 'True';
-  }, 100_000);
+  await until(
+    'both phases Current with their conditions True',
+    async () => {
+      const [release, other] = await Promise.all([phase('release'), phase('other')]);
+      return (
+        release.status === 'Current' &&
+        condition(release, 'health') === 'True' &&
+        other.status === 'Current' &&
+        condition(other, 'advisory') === 'True'
+      );
+    },
+    100_000,
+  );
 }, 150_000);
 
 afterAll(async () => {

@@ -31,20 +31,30 @@ let server: Server;
 const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-conditions-'));
 
 async function graphql<T>(query: string, token?: string): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify({ query }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query }),
+  });
   const body = (await res.json()) as { data: T; errors?: unknown[] };
   if (body.errors) throw new Error(JSON.stringify(body.errors));
   return body.data;
 }
 
-async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | string; stdout: string; stderr: string }> {
+async function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | string; stdout: string; stderr: string }> {
   const proc = runPhaselog(args, cleanEnv({ PHASELOG_URL: url, ...env }));
   const code = await exitCodeWithin(proc, 60_000);
   return { code, stdout: proc.stdout(), stderr: proc.stderr() };
 }
 
 const HEALTH = '{ phase(cluster: "test", namespace: "shop", name: "release") { conditions { type source status } } }';
-const healthOf = async () => (await graphql<{ phase: { conditions: { type: string; status: string }[] } | null }>(HEALTH)).phase?.conditions.find((c) => c.type === 'health')?.status;
+const healthOf = async () =>
+  (await graphql<{ phase: { conditions: { type: string; status: string }[] } | null }>(HEALTH)).phase?.conditions.find(
+    (c) => c.type === 'health',
+  )?.status;
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -106,7 +116,11 @@ beforeAll(async () => {
   );
   phaselog = await startPhaselog(config, pino({ level: 'silent' }));
   url = `${phaselog.url}/graphql`;
-  await waitFor(async () => (await healthOf()) === 'True', { timeoutMs: 30_000, intervalMs: 200, what: 'the health condition to be recorded True' });
+  await waitFor(async () => (await healthOf()) === 'True', {
+    timeoutMs: 30_000,
+    intervalMs: 200,
+    what: 'the health condition to be recorded True',
+  });
 }, 90_000);
 
 afterAll(async () => {
@@ -124,19 +138,30 @@ describe('conditions from checks', () => {
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/\nCONDITION\s+SOURCE\s+STATUS\s+SINCE\s+MESSAGE\n/);
     expect(status.stdout).toMatch(/\nReady\s+derived\s+True\s+/);
-    expect(status.stdout).toMatch(/\nhealth\s+http\s+True\s+.*Succeeded: GET http:\/\/127\.0\.0\.1:\d+\/shop\/release\/healthz answered 200/);
+    expect(status.stdout).toMatch(
+      /\nhealth\s+http\s+True\s+.*Succeeded: GET http:\/\/127\.0\.0\.1:\d+\/shop\/release\/healthz answered 200/,
+    );
 
-    await waitFor(async () => (await cli(['gate', 'release', '--for', '1s', '--condition', 'health=True'])).code === 0, { timeoutMs: 20_000, intervalMs: 300, what: 'the gate to pass' });
+    await waitFor(
+      async () => (await cli(['gate', 'release', '--for', '1s', '--condition', 'health=True'])).code === 0,
+      { timeoutMs: 20_000, intervalMs: 300, what: 'the gate to pass' },
+    );
     const passed = await cli(['gate', 'release', '--for', '1s', '--condition', 'health=True', '-o', 'json']);
     expect(passed.code).toBe(0);
-    expect(JSON.parse(passed.stdout)).toMatchObject({ passed: true, reason: 'HELD', conditions: [{ type: 'health', wanted: 'True', status: 'True', outcome: 'HELD' }] });
+    expect(JSON.parse(passed.stdout)).toMatchObject({
+      passed: true,
+      reason: 'HELD',
+      conditions: [{ type: 'health', wanted: 'True', status: 'True', outcome: 'HELD' }],
+    });
     const wrong = await cli(['gate', 'release', '--for', '1s', '--condition', 'health=False']);
     expect(wrong.code).toBe(1);
     expect(wrong.stdout).toMatch(/condition health=False: DIFFERENT_STATUS: condition health is True, not False/);
     const missing = await cli(['gate', 'release', '--for', '1s', '--condition', 'smoke=True']);
     expect(missing.code).toBe(1);
     expect(missing.stdout).toMatch(/condition smoke is not recorded/);
-    expect((await cli(['status', '--condition', 'health=True', '-n', 'shop', '-o', 'name'])).stdout).toBe('test/shop/release\n');
+    expect((await cli(['status', '--condition', 'health=True', '-n', 'shop', '-o', 'name'])).stdout).toBe(
+      'test/shop/release\n',
+    );
     expect((await cli(['status', '--condition', 'health=False', '-o', 'name'])).stdout).toBe('');
     expect((await cli(['status', '--condition', 'health'])).code).toBe(2);
     const bad = await cli(['gate', 'release', '--for', '1s', '--condition', 'health=yes']);
@@ -146,31 +171,71 @@ describe('conditions from checks', () => {
 
   it('gate --wait gives up with exit 1 while the condition is False, and returns 0 once it has held its window', async () => {
     healthy = false;
-    await waitFor(async () => (await healthOf()) === 'False', { timeoutMs: 20_000, intervalMs: 200, what: 'the health condition to turn False' });
-    const timedOut = await cli(['gate', 'release', '--for', '1s', '--condition', 'health=True', '--wait', '--timeout', '2s']);
+    await waitFor(async () => (await healthOf()) === 'False', {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      what: 'the health condition to turn False',
+    });
+    const timedOut = await cli([
+      'gate',
+      'release',
+      '--for',
+      '1s',
+      '--condition',
+      'health=True',
+      '--wait',
+      '--timeout',
+      '2s',
+    ]);
     expect(timedOut.code).toBe(1);
     expect(timedOut.stdout).toMatch(/timed out after 2s/);
 
-    const waiting = cli(['gate', 'release', '--for', '1s', '--condition', 'health=True:3s', '--wait', '--timeout', '40s']);
+    const waiting = cli([
+      'gate',
+      'release',
+      '--for',
+      '1s',
+      '--condition',
+      'health=True:3s',
+      '--wait',
+      '--timeout',
+      '40s',
+    ]);
     healthy = true;
     const passed = await waiting;
     expect(passed.code).toBe(0);
     expect(passed.stdout).toMatch(/^PASS /);
     // The change log has the transitions, condition-scoped and typed.
-    const log = await graphql<{ statusChanges: { edges: { node: { scope: string; conditionType: string; toStatus: string } }[] } }>(
+    const log = await graphql<{
+      statusChanges: { edges: { node: { scope: string; conditionType: string; toStatus: string } }[] };
+    }>(
       '{ statusChanges(filter: { scopes: [condition], conditionTypes: ["health"], namespace: "shop" }) { edges { node { scope conditionType toStatus } } } }',
     );
     expect(log.statusChanges.edges.map((e) => e.node.toStatus)).toEqual(['True', 'False', 'True']);
     const history = await cli(['history', 'release', '--all']);
     expect(history.code).toBe(0);
-    expect(history.stdout).toMatch(/condition health\s+True\s+False\s+UnexpectedStatus: GET http:\/\/127\.0\.0\.1:\d+\/shop\/release\/healthz answered 503/);
+    expect(history.stdout).toMatch(
+      /condition health\s+True\s+False\s+UnexpectedStatus: GET http:\/\/127\.0\.0\.1:\d+\/shop\/release\/healthz answered 503/,
+    );
   });
 
   it('records a check against a server that never answers as Unknown(Timeout), while snapshots go on on schedule', async () => {
-    const SLOW = '{ phase(cluster: "test", namespace: "other", name: "elsewhere") { conditions { type status reason } } clusters { name lastGoodReadAt } }';
-    const read = () => graphql<{ phase: { conditions: { type: string; status: string; reason: string }[] }; clusters: { lastGoodReadAt: string }[] }>(SLOW);
-    await waitFor(async () => (await read()).phase?.conditions.some((c) => c.type === 'slow' && c.reason === 'Timeout'), { timeoutMs: 20_000, intervalMs: 200, what: 'the slow condition to be Unknown(Timeout)' });
-    expect((await read()).phase.conditions.find((c) => c.type === 'slow')).toEqual({ type: 'slow', status: 'Unknown', reason: 'Timeout' });
+    const SLOW =
+      '{ phase(cluster: "test", namespace: "other", name: "elsewhere") { conditions { type status reason } } clusters { name lastGoodReadAt } }';
+    const read = () =>
+      graphql<{
+        phase: { conditions: { type: string; status: string; reason: string }[] };
+        clusters: { lastGoodReadAt: string }[];
+      }>(SLOW);
+    await waitFor(
+      async () => (await read()).phase?.conditions.some((c) => c.type === 'slow' && c.reason === 'Timeout'),
+      { timeoutMs: 20_000, intervalMs: 200, what: 'the slow condition to be Unknown(Timeout)' },
+    );
+    expect((await read()).phase.conditions.find((c) => c.type === 'slow')).toEqual({
+      type: 'slow',
+      status: 'Unknown',
+      reason: 'Timeout',
+    });
     // A snapshot completes while a check request still hangs: the check does not hold snapshots up.
     await waitFor(
       async () => {
@@ -182,14 +247,43 @@ describe('conditions from checks', () => {
   });
 
   it('shows a namespace-restricted token the conditions of its own phases only', async () => {
-    const admin = (await cli(['token', 'create', 'cond-admin', '--admin'], { DATABASE_URL: database.url })).stdout.split('\n')[0] as string;
+    const admin = (
+      await cli(['token', 'create', 'cond-admin', '--admin'], { DATABASE_URL: database.url })
+    ).stdout.split('\n')[0] as string;
     const created = await cli(['token', 'create', 'cond-other', '--namespace', 'other'], { PHASELOG_TOKEN: admin });
     expect(created.code).toBe(0);
     const other = created.stdout.split('\n')[0] as string;
-    const seen = await graphql<{ phase: unknown; phases: { edges: { node: { name: string; conditions: { type: string }[] } }[] }; statusChanges: { edges: { node: { phase: { namespace: string } } }[] } }>(
-      `{ phase(cluster: "test", namespace: "shop", name: "release") { id }
-         phases(filter: { conditions: [{ type: "health", status: "True" }] }) { edges { node { name conditions { type } } } }
-         statusChanges(filter: { scopes: [condition] }) { edges { node { phase { namespace } } } } }`,
+    const seen = await graphql<{
+      phase: unknown;
+      phases: { edges: { node: { name: string; conditions: { type: string }[] } }[] };
+      statusChanges: { edges: { node: { phase: { namespace: string } } }[] };
+    }>(
+      `
+        {
+          phase(cluster: "test", namespace: "shop", name: "release") {
+            id
+          }
+          phases(filter: { conditions: [{ type: "health", status: "True" }] }) {
+            edges {
+              node {
+                name
+                conditions {
+                  type
+                }
+              }
+            }
+          }
+          statusChanges(filter: { scopes: [condition] }) {
+            edges {
+              node {
+                phase {
+                  namespace
+                }
+              }
+            }
+          }
+        }
+      `,
       other,
     );
     expect(seen.phase).toBeNull();

@@ -29,8 +29,15 @@ async function start(role: 'all' | 'api', clusters: string[]): Promise<void> {
   writeFileSync(file, `clusters:\n${clusters.map((name) => `  - name: ${name}\n    server: ${em.url}\n`).join('')}`);
   const config = loadConfig(
     {
-      DATABASE_URL: database.url, REDIS_URL: testRedisUrl(), PHASELOG_PORT: '0', PHASELOG_STATE_DIR: path.join(dir, 'state'), PHASELOG_CONFIG: file,
-      PHASELOG_SNAPSHOT_INTERVAL: '300ms', PHASELOG_DEMO: 'false', PHASELOG_REDIS_PREFIX: prefix, PHASELOG_ROLE: role,
+      DATABASE_URL: database.url,
+      REDIS_URL: testRedisUrl(),
+      PHASELOG_PORT: '0',
+      PHASELOG_STATE_DIR: path.join(dir, 'state'),
+      PHASELOG_CONFIG: file,
+      PHASELOG_SNAPSHOT_INTERVAL: '300ms',
+      PHASELOG_DEMO: 'false',
+      PHASELOG_REDIS_PREFIX: prefix,
+      PHASELOG_ROLE: role,
     },
     dir,
   );
@@ -60,14 +67,24 @@ afterAll(async () => {
 describe('phaselog gate on a cluster nobody reads', () => {
   it('passes while the cluster is read, and fails (exit 1) once only the API runs', async () => {
     await start('all', ['test']);
-    await waitFor(async () => (await cli(['gate', 'test/shop/release', '--for', '1s'])).code === 0, { timeoutMs: 30_000, intervalMs: 300, what: 'the gate to pass' });
+    await waitFor(async () => (await cli(['gate', 'test/shop/release', '--for', '1s'])).code === 0, {
+      timeoutMs: 30_000,
+      intervalMs: 300,
+      what: 'the gate to pass',
+    });
 
     await phaselog?.close();
     await start('api', ['test']);
-    await waitFor(async () => (await cli(['gate', 'test/shop/release', '--for', '1s'])).code !== 0, { timeoutMs: 30_000, intervalMs: 500, what: 'the gate to fail' });
+    await waitFor(async () => (await cli(['gate', 'test/shop/release', '--for', '1s'])).code !== 0, {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+      what: 'the gate to fail',
+    });
     const gate = await cli(['gate', 'test/shop/release', '--for', '1s']);
     expect(gate.code).toBe(1);
-    expect(gate.stdout).toMatch(/^FAIL {2}test\/shop\/release: cluster test is unobserved: no snapshot of it completed since /);
+    expect(gate.stdout).toMatch(
+      /^FAIL {2}test\/shop\/release: cluster test is unobserved: no snapshot of it completed since /,
+    );
     const status = await cli(['status']);
     expect(status.stdout).toMatch(/shop\/release\s+test\s+Current \(unobserved\)/);
     const clusters = await cli(['clusters']);

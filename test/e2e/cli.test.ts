@@ -27,11 +27,18 @@ let url: string;
 const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-cli-'));
 
 async function graphql<T>(query: string): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   return ((await res.json()) as { data: T }).data;
 }
 
-async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | string; stdout: string; stderr: string }> {
+async function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | string; stdout: string; stderr: string }> {
   const proc = runPhaselog(args, cleanEnv({ PHASELOG_URL: url, ...env }));
   const code = await exitCodeWithin(proc, 30_000);
   return { code, stdout: proc.stdout(), stderr: proc.stderr() };
@@ -58,7 +65,9 @@ beforeAll(async () => {
   url = `${phaselog.url}/graphql`;
   await waitFor(
     async () => {
-      const data = await graphql<{ phases: { edges: { node: { status: string | null } }[] } }>('{ phases { edges { node { status } } } }');
+      const data = await graphql<{ phases: { edges: { node: { status: string | null } }[] } }>(
+        '{ phases { edges { node { status } } } }',
+      );
       return data.phases.edges[0]?.node.status === 'Current';
     },
     { timeoutMs: 30_000, intervalMs: 200, what: 'the release phase to be recorded Current' },
@@ -84,10 +93,26 @@ describe('phaselog CLI', () => {
   it('prints JSON and YAML as a List of flat items with RFC 3339 times', async () => {
     const { code, stdout } = await cli(['status', '-o', 'json']);
     expect(code).toBe(0);
-    const list = JSON.parse(stdout) as { kind: string; items: { kind: string; name: string; cluster: string; status: string; since: string; summary: { total: number } }[] };
+    const list = JSON.parse(stdout) as {
+      kind: string;
+      items: {
+        kind: string;
+        name: string;
+        cluster: string;
+        status: string;
+        since: string;
+        summary: { total: number };
+      }[];
+    };
     expect(list.kind).toBe('List');
     expect(list.items).toHaveLength(1);
-    expect(list.items[0]).toMatchObject({ kind: 'Phase', name: 'release', cluster: 'test', status: 'Current', summary: { total: 2 } });
+    expect(list.items[0]).toMatchObject({
+      kind: 'Phase',
+      name: 'release',
+      cluster: 'test',
+      status: 'Current',
+      summary: { total: 2 },
+    });
     expect(list.items[0]?.since).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     const one = await cli(['status', 'release', '-o', 'yaml']);
     expect(one.stdout).toMatch(/^kind: Phase\n/);
@@ -104,14 +129,18 @@ describe('phaselog CLI', () => {
     expect(elsewhere.stderr).toBe('no phases found\n');
     expect((await cli(['status', '--status', 'Failed', '-o', 'name'])).stdout).toBe('');
     expect((await cli(['status', '--status', 'failed,current', '-o', 'name'])).stdout).toBe('test/shop/release\n');
-    expect((await cli(['status', '--cluster', 'test', '--cluster', 'other', '-o', 'name'])).stdout).toBe('test/shop/release\n');
+    expect((await cli(['status', '--cluster', 'test', '--cluster', 'other', '-o', 'name'])).stdout).toBe(
+      'test/shop/release\n',
+    );
     expect((await cli(['status', '--cluster', 'other', '-o', 'name'])).stdout).toBe('');
     expect((await cli(['status', '-l', 'team=nobody', '-o', 'name'])).stdout).toBe('');
     const setBased = await cli(['status', '-l', 'team in (a,b)']);
     expect(setBased.code).toBe(2);
     expect(setBased.stderr).toMatch(/only key=value terms are supported/);
     // --cluster and -n fill in what a bare name leaves out, and must agree with what it says.
-    expect((await cli(['status', 'release', '--cluster', 'test', '-n', 'shop', '-o', 'name'])).stdout).toBe('test/shop/release\n');
+    expect((await cli(['status', 'release', '--cluster', 'test', '-n', 'shop', '-o', 'name'])).stdout).toBe(
+      'test/shop/release\n',
+    );
     const disagree = await cli(['status', 'test/shop/release', '-n', 'billing']);
     expect(disagree.code).toBe(2);
     expect(disagree.stderr).toMatch(/names namespace shop, but --namespace says billing/);
@@ -132,7 +161,9 @@ describe('phaselog CLI', () => {
     expect(bare.stdout).toMatch(/^shop\/release\s+test\s+Current\s/);
     expect(bare.stdout.trim().split('\n')).toHaveLength(1);
     const wide = await cli(['status', '-o', 'wide']);
-    expect(wide.stdout).toMatch(/^NAME\s+CLUSTER\s+STATUS\s+SINCE\s+CURRENT\s+SOURCE\s+WORST RESOURCE\s+LAST GOOD READ\s+MESSAGE\n/);
+    expect(wide.stdout).toMatch(
+      /^NAME\s+CLUSTER\s+STATUS\s+SINCE\s+CURRENT\s+SOURCE\s+WORST RESOURCE\s+LAST GOOD READ\s+MESSAGE\n/,
+    );
     expect(wide.stdout).toMatch(/\s2\/2\s+cli-utils\s+-\s/);
   });
 
@@ -178,7 +209,11 @@ describe('phaselog CLI', () => {
   });
 
   it('gates: exit 0 when the status held for the window, 1 when not', async () => {
-    await waitFor(async () => (await cli(['gate', 'release', '--for', '1s'])).code === 0, { timeoutMs: 15_000, intervalMs: 300, what: 'the gate to pass' });
+    await waitFor(async () => (await cli(['gate', 'release', '--for', '1s'])).code === 0, {
+      timeoutMs: 15_000,
+      intervalMs: 300,
+      what: 'the gate to pass',
+    });
     const passed = await cli(['gate', 'release', '--status', 'Current', '--for', '1s']);
     expect(passed.stdout).toMatch(/^PASS {2}test\/shop\/release: /);
     const failed = await cli(['gate', 'release', '--status', 'Failed', '--for', '1m']);
@@ -208,7 +243,11 @@ describe('phaselog CLI', () => {
     [['status', '--at', '1h', '--watch'], 2, /--at shows a past moment; it cannot be combined with --watch/],
     [['status', 'release', '--status', 'Failed'], 2, /do not apply to one named phase/],
     [['status', 'a/b/c/d'], 2, /is not a phase name/],
-    [['report', '--from', '1h', '--out', 'r.docx'], 2, /cannot tell the report format from "r\.docx": name a \.json, \.csv, \.md or \.html file, or give --format/],
+    [
+      ['report', '--from', '1h', '--out', 'r.docx'],
+      2,
+      /cannot tell the report format from "r\.docx": name a \.json, \.csv, \.md or \.html file, or give --format/,
+    ],
   ])('explains a mistake: %j', async (args, exitCode, message) => {
     const { code, stderr } = await cli(args);
     expect(code).toBe(exitCode);
@@ -231,16 +270,27 @@ describe('phaselog CLI', () => {
   it('streams a status change with --watch, as table rows and as NDJSON with seqs', async () => {
     const table = runPhaselog(['status', 'release', '--watch'], cleanEnv({ PHASELOG_URL: url }));
     const json = runPhaselog(['status', '--watch', '-o', 'json'], cleanEnv({ PHASELOG_URL: url }));
-    await waitFor(() => table.stdout().includes('RESOURCE') && json.stdout().includes('"kind":"Phase"'), { timeoutMs: 15_000, intervalMs: 50, what: 'the first table and the first NDJSON line' });
+    await waitFor(() => table.stdout().includes('RESOURCE') && json.stdout().includes('"kind":"Phase"'), {
+      timeoutMs: 15_000,
+      intervalMs: 50,
+      what: 'the first table and the first NDJSON line',
+    });
     // A new image: generation 2 not yet observed, so the Deployment (and the phase) is InProgress.
     const web = readyDeployment('shop', 'web', 2, 'nginx:1.28');
     em.apply({ ...web, metadata: { ...(web.metadata as object), generation: 2 } });
-    await waitFor(() => /Current -> InProgress/.test(table.stdout()) && json.stdout().includes('"kind":"StatusChange"'), { timeoutMs: 20_000, intervalMs: 50, what: `a change line in:\n${table.stdout()}\n${json.stdout()}` });
+    await waitFor(
+      () => /Current -> InProgress/.test(table.stdout()) && json.stdout().includes('"kind":"StatusChange"'),
+      { timeoutMs: 20_000, intervalMs: 50, what: `a change line in:\n${table.stdout()}\n${json.stdout()}` },
+    );
     table.child.kill('SIGINT');
     json.child.kill('SIGINT');
     expect(await exitCodeWithin(table, 10_000)).toBe(0);
     expect(await exitCodeWithin(json, 10_000)).toBe(0);
-    const lines = json.stdout().trim().split('\n').map((line) => JSON.parse(line) as { kind: string; seq: string; phase?: string; toStatus?: string });
+    const lines = json
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; seq: string; phase?: string; toStatus?: string });
     expect(lines[0]).toMatchObject({ kind: 'Phase', name: 'release', status: 'Current' });
     const change = lines.find((l) => l.kind === 'StatusChange');
     expect(change).toMatchObject({ phase: 'test/shop/release', fromStatus: 'Current', toStatus: 'InProgress' });
@@ -257,7 +307,9 @@ describe('phaselog CLI', () => {
     const out = path.join(dir, 'report.html');
     const html = await cli(['report', '--from', '1h', '--out', out, '--cluster', 'test']);
     expect(html.code).toBe(0);
-    expect(html.stderr).toMatch(/wrote html report on 1 phases to .*report\.html: \d+ failures \(\d+ restored\), \d+ departures from Current\n/);
+    expect(html.stderr).toMatch(
+      /wrote html report on 1 phases to .*report\.html: \d+ failures \(\d+ restored\), \d+ departures from Current\n/,
+    );
     const csv = await cli(['report', '--from', '1h', '--format', 'csv', '--phase', 'nothing-by-that-name']);
     expect(csv.stdout.trim().split('\n')).toHaveLength(1); // the header only
     const bad = await cli(['report', '--from', 'now', '--to', '1h']);
@@ -271,7 +323,9 @@ describe('phaselog CLI', () => {
     expect(secret).toMatch(/^plg_/);
     const list = await cli(['token', 'list', '-o', 'json'], { PHASELOG_TOKEN: secret });
     expect(list.code).toBe(0);
-    expect((JSON.parse(list.stdout) as { items: { name: string; scopes: string[] }[] }).items.map((t) => [t.name, t.scopes])).toEqual([['ci-admin', ['admin']]]);
+    expect(
+      (JSON.parse(list.stdout) as { items: { name: string; scopes: string[] }[] }).items.map((t) => [t.name, t.scopes]),
+    ).toEqual([['ci-admin', ['admin']]]);
     const reader = await cli(['token', 'create', 'ci-reader', '--cluster', 'test'], { PHASELOG_TOKEN: secret });
     expect(reader.code).toBe(0);
     const revoked = await cli(['token', 'revoke', 'ci-reader'], { PHASELOG_TOKEN: secret });
@@ -287,27 +341,46 @@ describe('phaselog CLI', () => {
       expect(created.stderr).toBe('');
       expect(created.code).toBe(0);
       const listed = await cli(['token', 'list', '-o', 'json'], { DATABASE_URL: empty.url });
-      expect((JSON.parse(listed.stdout) as { items: { name: string; scopes: string[] }[] }).items.map((t) => [t.name, t.scopes])).toEqual([['first-admin', ['admin']]]);
+      expect(
+        (JSON.parse(listed.stdout) as { items: { name: string; scopes: string[] }[] }).items.map((t) => [
+          t.name,
+          t.scopes,
+        ]),
+      ).toEqual([['first-admin', ['admin']]]);
     } finally {
       await empty.drop();
     }
   }, 120_000);
 
   it('a cluster-restricted admin token manages only tokens within its cluster', async () => {
-    const root = (await cli(['token', 'create', 'ci-root', '--admin'], { DATABASE_URL: database.url })).stdout.split('\n')[0] as string;
-    const scoped = await cli(['token', 'create', 'ci-test-admin', '--admin', '--cluster', 'test'], { PHASELOG_TOKEN: root });
+    const root = (await cli(['token', 'create', 'ci-root', '--admin'], { DATABASE_URL: database.url })).stdout.split(
+      '\n',
+    )[0] as string;
+    const scoped = await cli(['token', 'create', 'ci-test-admin', '--admin', '--cluster', 'test'], {
+      PHASELOG_TOKEN: root,
+    });
     expect(scoped.code).toBe(0);
     const secret = scoped.stdout.split('\n')[0] as string;
     const escape = await cli(['token', 'create', 'ci-escape', '--admin'], { PHASELOG_TOKEN: secret });
     expect(escape.code).toBe(5);
     expect(escape.stderr).toMatch(/restricted to clusters test may only create tokens restricted to some of them/);
-    expect((await cli(['token', 'create', 'ci-test-reader', '--cluster', 'test'], { PHASELOG_TOKEN: secret })).code).toBe(0);
+    expect(
+      (await cli(['token', 'create', 'ci-test-reader', '--cluster', 'test'], { PHASELOG_TOKEN: secret })).code,
+    ).toBe(0);
     const list = await cli(['token', 'list', '-o', 'json'], { PHASELOG_TOKEN: secret });
-    const names = (JSON.parse(list.stdout) as { items: { name: string; clusters: string[] }[] }).items.map((t) => [t.name, t.clusters]);
-    expect(names.filter(([name]) => name !== 'ci-reader')).toEqual([['ci-test-admin', ['test']], ['ci-test-reader', ['test']]]);
+    const names = (JSON.parse(list.stdout) as { items: { name: string; clusters: string[] }[] }).items.map((t) => [
+      t.name,
+      t.clusters,
+    ]);
+    expect(names.filter(([name]) => name !== 'ci-reader')).toEqual([
+      ['ci-test-admin', ['test']],
+      ['ci-test-reader', ['test']],
+    ]);
     const refused = await cli(['token', 'revoke', 'ci-root'], { PHASELOG_TOKEN: secret });
     expect(refused.code).toBe(5);
     expect(refused.stderr).toMatch(/token "ci-root" sees more than clusters test/);
-    expect((await cli(['token', 'revoke', 'ci-test-reader'], { PHASELOG_TOKEN: secret })).stdout).toBe('token "ci-test-reader" revoked\n');
+    expect((await cli(['token', 'revoke', 'ci-test-reader'], { PHASELOG_TOKEN: secret })).stdout).toBe(
+      'token "ci-test-reader" revoked\n',
+    );
   }, 120_000);
 });

@@ -23,16 +23,30 @@ afterAll(async () => {
 
 describe('three processes starting together against a missing database', () => {
   it('all start, and every migration is recorded once', async () => {
-    const env = cleanEnv({ PHASELOG_STATE_DIR: stateDir, PHASELOG_PORT: '0', DATABASE_URL: db.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('concurrent') });
+    const env = cleanEnv({
+      PHASELOG_STATE_DIR: stateDir,
+      PHASELOG_PORT: '0',
+      DATABASE_URL: db.url,
+      REDIS_URL: testRedisUrl(),
+      PHASELOG_REDIS_PREFIX: uniquePrefix('concurrent'),
+    });
     const procs = [runPhaselog(['api'], env), runPhaselog(['api'], env), runPhaselog(['api'], env)];
     running.push(...procs);
-    const listening = await Promise.allSettled(procs.map((proc) => proc.waitForLog((l) => l.msg === 'phaselog API listening', 90_000)));
-    expect(listening.map((r) => (r.status === 'fulfilled' ? 'listening' : String(r.reason).split('\n').slice(0, 3).join(' ')))).toEqual(['listening', 'listening', 'listening']);
+    const listening = await Promise.allSettled(
+      procs.map((proc) => proc.waitForLog((l) => l.msg === 'phaselog API listening', 90_000)),
+    );
+    expect(
+      listening.map((r) =>
+        r.status === 'fulfilled' ? 'listening' : String(r.reason).split('\n').slice(0, 3).join(' '),
+      ),
+    ).toEqual(['listening', 'listening', 'listening']);
 
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
-      const rows = await client.query<{ migration_name: string; n: string }>('SELECT migration_name, count(*) AS n FROM _prisma_migrations GROUP BY migration_name');
+      const rows = await client.query<{ migration_name: string; n: string }>(
+        'SELECT migration_name, count(*) AS n FROM _prisma_migrations GROUP BY migration_name',
+      );
       expect(rows.rows.length).toBeGreaterThan(0);
       expect(rows.rows.filter((r) => r.n !== '1')).toEqual([]);
     } finally {

@@ -23,7 +23,15 @@ afterAll(() => {
 async function start(): Promise<{ proc: PhaselogProcess; base: string; stateDir: string }> {
   const stateDir = mkdtempSync(path.join(tmpdir(), 'phaselog-pg-restart-'));
   stateDirs.push(stateDir);
-  const proc = runPhaselog(['api'], cleanEnv({ PHASELOG_STATE_DIR: stateDir, PHASELOG_PORT: '0', REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('pg-restart') }));
+  const proc = runPhaselog(
+    ['api'],
+    cleanEnv({
+      PHASELOG_STATE_DIR: stateDir,
+      PHASELOG_PORT: '0',
+      REDIS_URL: testRedisUrl(),
+      PHASELOG_REDIS_PREFIX: uniquePrefix('pg-restart'),
+    }),
+  );
   running.push(proc);
   const line = await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000);
   return { proc, base: String(line.graphql).replace(/\/graphql$/, ''), stateDir };
@@ -34,12 +42,20 @@ function postmasterPid(stateDir: string): number {
 }
 
 async function clusters(base: string): Promise<unknown> {
-  const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ clusters { name } }' }) });
+  const res = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ clusters { name } }' }),
+  });
   return res.json();
 }
 
 function logLines(proc: PhaselogProcess): Record<string, unknown>[] {
-  return proc.stdout().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return proc
+    .stdout()
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 describe('embedded PostgreSQL supervision', () => {
@@ -51,15 +67,26 @@ describe('embedded PostgreSQL supervision', () => {
     const killed = postmasterPid(stateDir);
     process.kill(killed, 'SIGKILL');
 
-    const warning = await proc.waitForLog((l) => l.msg === 'the embedded PostgreSQL that phaselog owns exited unexpectedly; restarting it', 30_000);
+    const warning = await proc.waitForLog(
+      (l) => l.msg === 'the embedded PostgreSQL that phaselog owns exited unexpectedly; restarting it',
+      30_000,
+    );
     expect(warning).toMatchObject({ level: 40, pid: killed, signal: 'SIGKILL' });
-    await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, { timeoutMs: 60_000, intervalMs: 200, what: '/readyz to answer 200 again' });
+    await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      what: '/readyz to answer 200 again',
+    });
     expect(await clusters(base)).toEqual({ data: { clusters: [] } });
     expect(postmasterPid(stateDir)).not.toBe(killed);
     // /readyz can see the new server before the supervisor's own connection check does, so the
     // confirmation line may follow the first 200 by a poll interval.
     const restarted = () => logLines(proc).find((l) => l.msg === 'the embedded PostgreSQL was restarted');
-    await waitFor(() => restarted() !== undefined, { timeoutMs: 30_000, intervalMs: 100, what: 'the restart to be logged' });
+    await waitFor(() => restarted() !== undefined, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      what: 'the restart to be logged',
+    });
     expect(restarted()).toMatchObject({ level: 40, pid: postmasterPid(stateDir) });
 
     proc.child.kill('SIGTERM');
@@ -75,7 +102,17 @@ describe('embedded PostgreSQL supervision', () => {
 
     expect(await exitCodeWithin(proc, 90_000)).toBe(1);
     const lines = logLines(proc);
-    expect(lines.filter((l) => l.msg === 'restarting the embedded PostgreSQL failed; trying again').length).toBeGreaterThanOrEqual(1);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 60, msg: 'phaselog cannot go on; shutting down', reason: expect.stringMatching(/^the embedded PostgreSQL stopped or failed to start 6 times within 300 s; phaselog gives up restarting it/) }));
+    expect(
+      lines.filter((l) => l.msg === 'restarting the embedded PostgreSQL failed; trying again').length,
+    ).toBeGreaterThanOrEqual(1);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 60,
+        msg: 'phaselog cannot go on; shutting down',
+        reason: expect.stringMatching(
+          /^the embedded PostgreSQL stopped or failed to start 6 times within 300 s; phaselog gives up restarting it/,
+        ),
+      }),
+    );
   }, 120_000);
 });

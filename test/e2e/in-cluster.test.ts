@@ -33,7 +33,9 @@ const running: PhaselogProcess[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'phaselog-in-cluster-'));
-  const { stdout } = await run('kubectl', ['kustomize', path.join(PROJECT_ROOT, 'deploy/kubernetes')], { timeout: 30_000 });
+  const { stdout } = await run('kubectl', ['kustomize', path.join(PROJECT_ROOT, 'deploy/kubernetes')], {
+    timeout: 30_000,
+  });
   rendered = parseAllDocuments(stdout).map((d) => d.toJSON() as Record<string, unknown>);
   writeFileSync(path.join(dir, 'rendered.yaml'), stdout);
   // RBAC on: the ServiceAccount's token can do exactly what the base's ClusterRole grants.
@@ -83,7 +85,11 @@ function kubectl(args: string[]): Promise<{ stdout: string; stderr: string }> {
 }
 
 async function graphql(url: string, query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   return (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
 }
 
@@ -92,7 +98,9 @@ describe('the kustomize base, applied to a cluster and read by an in-cluster pha
     const { stdout } = await kubectl(['apply', '-f', path.join(dir, 'rendered.yaml')]);
     expect(stdout).toContain('deployment.apps/phaselog-worker created');
     expect(stdout).toContain('clusterrole.rbac.authorization.k8s.io/phaselog-read created');
-    expect(em.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'phaselog', name: 'phaselog-api' })).toBeDefined();
+    expect(
+      em.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'phaselog', name: 'phaselog-api' }),
+    ).toBeDefined();
     expect(em.get({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'phaselog', name: 'phaselog' })).toBeDefined();
     saToken = (await kubectl(['-n', 'phaselog', 'create', 'token', 'phaselog'])).stdout.trim();
     expect(saToken).not.toBe('');
@@ -113,8 +121,21 @@ describe('the kustomize base, applied to a cluster and read by an in-cluster pha
     expect(await can('patch', 'deployments.apps', '-n', 'phaselog')).toBe('no');
     expect(await can('delete', 'pods', '-n', 'phaselog')).toBe('no');
     expect(await can('get', 'secrets', '-n', 'phaselog')).toBe('no');
-    const write = kubectl(['--token', saToken, '-n', 'phaselog', 'create', 'configmap', 'planted', '--from-literal=a=b']);
-    await expect(write).rejects.toMatchObject({ stderr: expect.stringContaining('forbidden: User "system:serviceaccount:phaselog:phaselog" cannot create resource "configmaps"') });
+    const write = kubectl([
+      '--token',
+      saToken,
+      '-n',
+      'phaselog',
+      'create',
+      'configmap',
+      'planted',
+      '--from-literal=a=b',
+    ]);
+    await expect(write).rejects.toMatchObject({
+      stderr: expect.stringContaining(
+        'forbidden: User "system:serviceaccount:phaselog:phaselog" cannot create resource "configmaps"',
+      ),
+    });
     expect(em.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'phaselog', name: 'planted' })).toBeUndefined();
   }, 90_000);
 
@@ -123,18 +144,30 @@ describe('the kustomize base, applied to a cluster and read by an in-cluster pha
     const configFile = path.join(dir, 'phaselog.yaml');
     writeFileSync(configFile, configMap.data['phaselog.yaml'] ?? '');
     em.resetRequests();
-    const proc = runPhaselog(['start'], podEnv({ PHASELOG_CONFIG: configFile, PHASELOG_SERVICE_ACCOUNT_DIR: serviceAccountDir(saToken) }));
+    const proc = runPhaselog(
+      ['start'],
+      podEnv({ PHASELOG_CONFIG: configFile, PHASELOG_SERVICE_ACCOUNT_DIR: serviceAccountDir(saToken) }),
+    );
     running.push(proc);
-    const inCluster = await proc.waitForLog((l) => l.msg === 'reading the cluster phaselog runs in, with its service account', 60_000);
+    const inCluster = await proc.waitForLog(
+      (l) => l.msg === 'reading the cluster phaselog runs in, with its service account',
+      60_000,
+    );
     expect(inCluster.cluster).toBe('in-cluster');
     expect(inCluster.server).toBe(em.url);
     const listening = await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000);
     const url = String(listening.graphql);
-    type Found = { status: string | null; resources: { edges: Array<{ node: { kind: string; name: string; status: string } }> } };
+    type Found = {
+      status: string | null;
+      resources: { edges: Array<{ node: { kind: string; name: string; status: string } }> };
+    };
     let phase: Found | undefined;
     await waitFor(
       async () => {
-        const answer = await graphql(url, '{ phase(cluster: "in-cluster", namespace: "phaselog", name: "phaselog") { status resources(first: 10) { edges { node { kind name status } } } } }');
+        const answer = await graphql(
+          url,
+          '{ phase(cluster: "in-cluster", namespace: "phaselog", name: "phaselog") { status resources(first: 10) { edges { node { kind name status } } } } }',
+        );
         phase = (answer.data?.phase ?? undefined) as Found | undefined;
         return phase?.status === 'Current';
       },

@@ -52,7 +52,11 @@ function start(env: Record<string, string>): PhaselogProcess {
 }
 
 async function clusterNames(url: string): Promise<string[]> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ clusters { name reachable } }' }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ clusters { name reachable } }' }),
+  });
   const answer = (await res.json()) as { data?: { clusters: Array<{ name: string; reachable: boolean | null }> } };
   return (answer.data?.clusters ?? []).filter((c) => c.reachable === true).map((c) => c.name);
 }
@@ -62,7 +66,10 @@ describe('phaselog start and its cluster sources', () => {
     const good = path.join(dir, 'good.kubeconfig');
     await em.writeKubeconfig(good);
     const proc = start(userEnv({ KUBECONFIG: [path.join(dir, 'does-not-exist'), good].join(path.delimiter) }));
-    const skipped = await proc.waitForLog((l) => l.msg === 'kubeconfig files that do not exist were skipped, as kubectl skips them', 60_000);
+    const skipped = await proc.waitForLog(
+      (l) => l.msg === 'kubeconfig files that do not exist were skipped, as kubectl skips them',
+      60_000,
+    );
     expect(skipped.missing).toEqual([path.join(dir, 'does-not-exist')]);
     const listening = await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000);
     await waitFor(async () => (await clusterNames(String(listening.graphql))).includes('from-kubeconfig'), {
@@ -77,17 +84,37 @@ describe('phaselog start and its cluster sources', () => {
   }, 120_000);
 
   it.each([
-    ['a KUBECONFIG file that is not YAML', () => ({ KUBECONFIG: writeFile('broken.kubeconfig', 'clusters: [\n') }), /cannot parse kubeconfig .*broken\.kubeconfig/],
-    ['a KUBECONFIG that is a folder', () => ({ KUBECONFIG: makeFolder('a-folder') }), /cannot read kubeconfig .*a-folder: EISDIR/],
-    ['a KUBECONFIG list of which no file exists', () => ({ KUBECONFIG: [path.join(dir, 'gone-1'), path.join(dir, 'gone-2')].join(path.delimiter) }), /none of the kubeconfig files exists: .*gone-1, .*gone-2/],
-    ['a broken ~/.kube/config', () => ({ HOME: homeWithConfig('apiVersion: v1\nclusters:\n- name: x\n  cluster: {}\n') }), /cannot parse kubeconfig .*\.kube\/config/],
-  ])('%s stops the start with one line naming it, never the demo', async (_what, env, message) => {
-    const proc = start(userEnv(env()));
-    expect(await exitCodeWithin(proc, 60_000)).toBe(1);
-    expect(proc.stderr()).toMatch(message);
-    expect(proc.stderr()).not.toMatch(/\n\s+at /);
-    expect(proc.stdout()).not.toContain('DEMO MODE');
-  }, 90_000);
+    [
+      'a KUBECONFIG file that is not YAML',
+      () => ({ KUBECONFIG: writeFile('broken.kubeconfig', 'clusters: [\n') }),
+      /cannot parse kubeconfig .*broken\.kubeconfig/,
+    ],
+    [
+      'a KUBECONFIG that is a folder',
+      () => ({ KUBECONFIG: makeFolder('a-folder') }),
+      /cannot read kubeconfig .*a-folder: EISDIR/,
+    ],
+    [
+      'a KUBECONFIG list of which no file exists',
+      () => ({ KUBECONFIG: [path.join(dir, 'gone-1'), path.join(dir, 'gone-2')].join(path.delimiter) }),
+      /none of the kubeconfig files exists: .*gone-1, .*gone-2/,
+    ],
+    [
+      'a broken ~/.kube/config',
+      () => ({ HOME: homeWithConfig('apiVersion: v1\nclusters:\n- name: x\n  cluster: {}\n') }),
+      /cannot parse kubeconfig .*\.kube\/config/,
+    ],
+  ])(
+    '%s stops the start with one line naming it, never the demo',
+    async (_what, env, message) => {
+      const proc = start(userEnv(env()));
+      expect(await exitCodeWithin(proc, 60_000)).toBe(1);
+      expect(proc.stderr()).toMatch(message);
+      expect(proc.stderr()).not.toMatch(/\n\s+at /);
+      expect(proc.stdout()).not.toContain('DEMO MODE');
+    },
+    90_000,
+  );
 
   it('with no cluster source at all, the demo starts and says so loudly', async () => {
     const proc = start(userEnv({}));

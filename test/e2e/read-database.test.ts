@@ -56,11 +56,19 @@ afterAll(async () => {
 });
 
 /** Starts an API-only phaselog on the primary, reading from `readUrl` when given. */
-async function startApi(readUrl?: string, extraEnv: Record<string, string> = {}): Promise<{ url: string; base: string; wsUrl: string }> {
+async function startApi(
+  readUrl?: string,
+  extraEnv: Record<string, string> = {},
+): Promise<{ url: string; base: string; wsUrl: string }> {
   const config = loadConfig(
     {
-      DATABASE_URL: primary.url, REDIS_URL: testRedisUrl(), PHASELOG_PORT: '0', PHASELOG_STATE_DIR: path.join(dir, 'state'),
-      PHASELOG_ROLE: 'api', PHASELOG_ANONYMOUS_READ: 'true', PHASELOG_REDIS_PREFIX: uniquePrefix('read-db'),
+      DATABASE_URL: primary.url,
+      REDIS_URL: testRedisUrl(),
+      PHASELOG_PORT: '0',
+      PHASELOG_STATE_DIR: path.join(dir, 'state'),
+      PHASELOG_ROLE: 'api',
+      PHASELOG_ANONYMOUS_READ: 'true',
+      PHASELOG_REDIS_PREFIX: uniquePrefix('read-db'),
       ...(readUrl === undefined ? {} : { PHASELOG_DATABASE_READ_URL: readUrl }),
       ...extraEnv,
     },
@@ -71,9 +79,14 @@ async function startApi(readUrl?: string, extraEnv: Record<string, string> = {})
   return { base, url: `${base}/graphql`, wsUrl: `${base.replace(/^http/, 'ws')}/graphql` };
 }
 
-async function readyz(base: string): Promise<{ status: number; body: { status: string; checks: Record<string, { ok: boolean; code?: string }> } }> {
+async function readyz(
+  base: string,
+): Promise<{ status: number; body: { status: string; checks: Record<string, { ok: boolean; code?: string }> } }> {
   const res = await fetch(`${base}/readyz`);
-  return { status: res.status, body: (await res.json()) as { status: string; checks: Record<string, { ok: boolean; code?: string }> } };
+  return {
+    status: res.status,
+    body: (await res.json()) as { status: string; checks: Record<string, { ok: boolean; code?: string }> },
+  };
 }
 
 async function clusterNames(url: string): Promise<string[]> {
@@ -92,13 +105,16 @@ async function tokenRow(db: Db, name: string) {
 /** The first event of a phaseStatusChanged subscription resumed after `after`. */
 async function firstResumedChange(wsUrl: string, after: bigint): Promise<{ seq: string; toStatus: string | null }> {
   const client = wsClient(wsUrl);
-  const iterator = client.iterate<{ phaseStatusChanged: { seq: string; toStatus: string | null } }>({
-    query: 'subscription($after: String) { phaseStatusChanged(after: $after) { seq toStatus } }',
-    variables: { after: String(after) },
-  })[Symbol.asyncIterator]();
+  const iterator = client
+    .iterate<{ phaseStatusChanged: { seq: string; toStatus: string | null } }>({
+      query: 'subscription($after: String) { phaseStatusChanged(after: $after) { seq toStatus } }',
+      variables: { after: String(after) },
+    })
+    [Symbol.asyncIterator]();
   try {
     const result = await iterator.next();
-    if (result.done || result.value.errors || !result.value.data) throw new Error(`no event: ${JSON.stringify(result.value)}`);
+    if (result.done || result.value.errors || !result.value.data)
+      throw new Error(`no event: ${JSON.stringify(result.value)}`);
     return result.value.data.phaseStatusChanged;
   } finally {
     await iterator.return?.();
@@ -109,7 +125,16 @@ async function firstResumedChange(wsUrl: string, after: bigint): Promise<{ seq: 
 /** A phase change written to the primary only, as a worker writes it before the replica has it. */
 async function changeOnPrimaryOnly(minutes: number): Promise<{ before: bigint; seq: bigint }> {
   const before = (await primaryDb.statusChange.aggregate({ _max: { seq: true } }))._max.seq ?? 0n;
-  const seq = await insertStatusChange(primaryDb, { clusterId: seeded.prod, phaseId: seeded.web, scope: 'phase', at: at(minutes), fromStatus: 'Current', toStatus: 'Failed', resourceKey: null, message: 'only on the primary' });
+  const seq = await insertStatusChange(primaryDb, {
+    clusterId: seeded.prod,
+    phaseId: seeded.web,
+    scope: 'phase',
+    at: at(minutes),
+    fromStatus: 'Current',
+    toStatus: 'Failed',
+    resourceKey: null,
+    message: 'only on the primary',
+  });
   return { before, seq };
 }
 
@@ -117,9 +142,20 @@ describe('database.readUrl', () => {
   it('answers queries from the read database while token writes and checks use the primary', async () => {
     const api = await startApi(replica.url);
     expect(await clusterNames(api.url)).toEqual(['only-on-replica', 'prod', 'staging']);
-    expect(await readyz(api.base)).toEqual({ status: 200, body: { status: 'ready', checks: { database: { ok: true }, readDatabase: { ok: true }, redis: { ok: true }, migrations: { ok: true } } } });
+    expect(await readyz(api.base)).toEqual({
+      status: 200,
+      body: {
+        status: 'ready',
+        checks: { database: { ok: true }, readDatabase: { ok: true }, redis: { ok: true }, migrations: { ok: true } },
+      },
+    });
 
-    const created = await gql<{ createToken: { secret: string; token: { name: string } } }>(api.url, CREATE, { name: 'ci' }, adminSecret);
+    const created = await gql<{ createToken: { secret: string; token: { name: string } } }>(
+      api.url,
+      CREATE,
+      { name: 'ci' },
+      adminSecret,
+    );
     expect(created.errors).toBeUndefined();
     expect(await tokenRow(primaryDb, 'ci')).toEqual({ name: 'ci', revokedAt: null });
     expect(await tokenRow(replicaDb, 'ci')).toBeNull();
@@ -155,7 +191,9 @@ describe('database.readUrl', () => {
     const client = new pg.Client({ connectionString: replica.url });
     await client.connect();
     try {
-      await expect(client.query(`INSERT INTO "Cluster" (name) VALUES ('written')`)).rejects.toMatchObject({ code: '25006' });
+      await expect(client.query(`INSERT INTO "Cluster" (name) VALUES ('written')`)).rejects.toMatchObject({
+        code: '25006',
+      });
     } finally {
       await client.end();
     }
@@ -171,12 +209,25 @@ describe('database.readUrl', () => {
   it('with the read database unreachable: queries fail with SERVICE_UNAVAILABLE, /readyz names it, and writes still reach the primary', async () => {
     const api = await startApi(`postgresql://postgres@127.0.0.1:${await freePort()}/phaselog`);
     const ready = await readyz(api.base);
-    expect(ready).toEqual({ status: 503, body: { status: 'not ready', checks: { database: { ok: true }, readDatabase: { ok: false, code: 'UNAVAILABLE' }, redis: { ok: true }, migrations: { ok: true } } } });
+    expect(ready).toEqual({
+      status: 503,
+      body: {
+        status: 'not ready',
+        checks: {
+          database: { ok: true },
+          readDatabase: { ok: false, code: 'UNAVAILABLE' },
+          redis: { ok: true },
+          migrations: { ok: true },
+        },
+      },
+    });
 
     const failed = await gql(api.url, '{ clusters { name } }');
     expect(failed.data ?? null).toBeNull();
     expect(failed.errors?.map((e) => e.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
-    expect(failed.errors?.[0]?.message).toMatch(/^the database is unavailable; try again later \(request id [0-9a-f-]+\)$/);
+    expect(failed.errors?.[0]?.message).toMatch(
+      /^the database is unavailable; try again later \(request id [0-9a-f-]+\)$/,
+    );
     expect(failed.errors?.[0]?.message).not.toContain('127.0.0.1');
 
     // Nothing a client writes is lost: the mutation goes to the primary, which answers.
@@ -191,9 +242,18 @@ describe('database.readUrl', () => {
   it('opens at most database.poolSize connections to the read database, however many queries overlap', async () => {
     const started = new Date();
     const api = await startApi(replica.url, { PHASELOG_DATABASE_POOL_SIZE: '3' });
-    const answers = await Promise.all(Array.from({ length: 40 }, () => gql(api.url, '{ phases(first: 100) { edges { node { name since worstResource { key since } } } } statusChanges(first: 50) { edges { cursor } } }')));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        gql(
+          api.url,
+          '{ phases(first: 100) { edges { node { name since worstResource { key since } } } } statusChanges(first: 50) { edges { cursor } } }',
+        ),
+      ),
+    );
     expect(answers.filter((a) => a.errors !== undefined)).toEqual([]);
-    const opened = await primaryDb.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = ${replica.name} AND backend_start >= ${started}`;
+    const opened = await primaryDb.$queryRaw<
+      { n: bigint }[]
+    >`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = ${replica.name} AND backend_start >= ${started}`;
     expect(Number(opened[0]?.n)).toBeGreaterThan(0);
     expect(Number(opened[0]?.n)).toBeLessThanOrEqual(3);
   });
@@ -201,6 +261,10 @@ describe('database.readUrl', () => {
   it('a readUrl equal to the primary URL works as without one (one pool, no second check)', async () => {
     const api = await startApi(primary.url);
     expect(await clusterNames(api.url)).toEqual(['only-on-primary', 'prod', 'staging']);
-    expect((await readyz(api.base)).body.checks).toEqual({ database: { ok: true }, redis: { ok: true }, migrations: { ok: true } });
+    expect((await readyz(api.base)).body.checks).toEqual({
+      database: { ok: true },
+      redis: { ok: true },
+      migrations: { ok: true },
+    });
   });
 });

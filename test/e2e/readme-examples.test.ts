@@ -62,7 +62,10 @@ function runLine(line: string, stopAfterMs?: number): Promise<Outcome> {
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = stopAfterMs === undefined ? undefined : setTimeout(() => process.kill(-(child.pid as number), 'SIGINT'), stopAfterMs);
+  const timer =
+    stopAfterMs === undefined
+      ? undefined
+      : setTimeout(() => process.kill(-(child.pid as number), 'SIGINT'), stopAfterMs);
   return new Promise((resolve) =>
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -75,24 +78,55 @@ beforeAll(async () => {
   // `npx phaselog` in the README runs this checkout's bin (bin/phaselog.mjs); the shim runs the same file.
   mkdirSync(shims);
   const npx = path.join(shims, 'npx');
-  writeFileSync(npx, `#!/usr/bin/env bash\n[ "$1" = phaselog ] || { echo "README example uses npx for something else: $*" >&2; exit 127; }\nshift\nexec "${process.execPath}" "${path.join(PROJECT_ROOT, 'bin/phaselog.mjs')}" "$@"\n`);
+  writeFileSync(
+    npx,
+    `#!/usr/bin/env bash\n[ "$1" = phaselog ] || { echo "README example uses npx for something else: $*" >&2; exit 127; }\nshift\nexec "${process.execPath}" "${path.join(PROJECT_ROOT, 'bin/phaselog.mjs')}" "$@"\n`,
+  );
   chmodSync(npx, 0o755);
   // The emulator the fault examples talk to, started as the README starts it (in the reader's
   // directory, so ./emulator.control.json is where `emulator fault` looks), on free ports.
-  emulator = runPhaselog(['emulator', '--cluster', 'staging', '--cluster', 'prod', '--port', '0', '--kubeconfig', path.join(dir, 'emulator.kubeconfig')], cleanEnv());
-  await waitFor(() => existsSync(path.join(dir, 'emulator.control.json')), { timeoutMs: 30_000, intervalMs: 100, what: 'the emulator to write its control file' });
+  emulator = runPhaselog(
+    [
+      'emulator',
+      '--cluster',
+      'staging',
+      '--cluster',
+      'prod',
+      '--port',
+      '0',
+      '--kubeconfig',
+      path.join(dir, 'emulator.kubeconfig'),
+    ],
+    cleanEnv(),
+  );
+  await waitFor(() => existsSync(path.join(dir, 'emulator.control.json')), {
+    timeoutMs: 30_000,
+    intervalMs: 100,
+    what: 'the emulator to write its control file',
+  });
   database = await createTestDatabase('readme');
   const port = await freePort();
   server = runPhaselog(
     ['start'],
-    cleanEnv({ DATABASE_URL: database.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('readme'), PHASELOG_STATE_DIR: path.join(dir, '.phaselog'), PHASELOG_PORT: String(port), PHASELOG_DEMO: 'true' }),
+    cleanEnv({
+      DATABASE_URL: database.url,
+      REDIS_URL: testRedisUrl(),
+      PHASELOG_REDIS_PREFIX: uniquePrefix('readme'),
+      PHASELOG_STATE_DIR: path.join(dir, '.phaselog'),
+      PHASELOG_PORT: String(port),
+      PHASELOG_DEMO: 'true',
+    }),
   );
   await server.waitForLog((l) => l.msg === 'phaselog API listening', 90_000);
   url = `http://127.0.0.1:${port}/graphql`;
   // The demo's phases, each with a status, and a first manifest change to diff.
   await waitFor(
     async () => {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ phases { edges { node { status } } } }' }) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ phases { edges { node { status } } } }' }),
+      });
       const body = (await res.json()) as { data?: { phases: { edges: { node: { status: string | null } }[] } } };
       const phases = body.data?.phases.edges ?? [];
       return phases.length === 9 && phases.every((e) => e.node.status !== null);
@@ -115,51 +149,65 @@ describe('README examples', () => {
     expect(examples.length).toBeGreaterThanOrEqual(20);
   });
 
-  it.each(examples)('%s', async (line) => {
-    const text = command(line);
-    const watch = /\s(-w|--watch)(\s|$)/.test(text);
-    const { code, stdout, stderr } = await runLine(line, watch ? 4000 : undefined);
-    const context = `\n$ ${text}\nexit ${code}\nstdout:\n${stdout}\nstderr:\n${stderr}`;
-    // gate's outcome depends on the demo's moment: 0 (passed) and 1 (not held) are both documented.
-    if (/ gate /.test(text)) expect([0, 1], context).toContain(code);
-    else expect(code, context).toBe(0);
+  it.each(examples)(
+    '%s',
+    async (line) => {
+      const text = command(line);
+      const watch = /\s(-w|--watch)(\s|$)/.test(text);
+      const { code, stdout, stderr } = await runLine(line, watch ? 4000 : undefined);
+      const context = `\n$ ${text}\nexit ${code}\nstdout:\n${stdout}\nstderr:\n${stderr}`;
+      // gate's outcome depends on the demo's moment: 0 (passed) and 1 (not held) are both documented.
+      if (/ gate /.test(text)) expect([0, 1], context).toContain(code);
+      else expect(code, context).toBe(0);
 
-    if (/-o json/.test(text)) {
-      const lines = stdout.trim().split('\n');
-      // One document, or NDJSON when watching.
-      if (watch) for (const l of lines) expect(() => JSON.parse(l), context).not.toThrow();
-      else expect(() => JSON.parse(stdout), context).not.toThrow();
-      if (!watch && / (status|history|clusters)\b/.test(text) && !/status \S+\/\S+/.test(text)) expect(JSON.parse(stdout), context).toMatchObject({ kind: 'List' });
-    } else if (/-o yaml/.test(text)) expect(() => parseYaml(stdout), context).not.toThrow();
-    else if (/-o name/.test(text)) for (const l of stdout.split('\n').filter(Boolean)) expect(l, context).toMatch(/^[\w.-]+\/([\w.-]+\/)?[\w.-]+$/);
-    else if (/ gate /.test(text)) expect(stdout, context).toMatch(/^(PASS|FAIL) {2}(plan )?\S+: /);
-    else if (/ plan status /.test(text)) {
-      // The plan's line, then its phases in order, a step each.
-      expect(stdout, context).toMatch(/^demo-staging-rollout: \w+/);
-      expect(stdout, context).toMatch(/^STEP +PHASE +STATUS/m);
-      expect(stdout.trim().split('\n').filter((l) => /^\d+ +demo-staging\//.test(l)), context).toHaveLength(4);
-    }
-    else if (/ emulator fault /.test(text)) expect(stdout + stderr, context).toMatch(/prod/);
-    else if (/ emulator faults/.test(text)) expect(stdout, context).toMatch(/^ID\s+CLUSTER\s+FAULT\n/);
-    else if (/ version/.test(text)) expect(stdout, context).toMatch(/^Client Version: .*\nServer Version: /);
-    else if (/ report .*--out (\S+)/.test(text)) {
-      const out = path.join(dir, /--out (\S+)/.exec(text)?.[1] as string);
-      expect(existsSync(out), context).toBe(true);
-      expect(stderr, context).toMatch(/^wrote html report on 9 phases/);
-    } else if (/ manifest .*--diff/.test(text)) expect(stdout, context).toMatch(/entries/);
-    else if (/completion/.test(text)) expect(stdout + stderr, context).toBe('');
-    else if (stdout === '' && / notifications/.test(text)) expect(stderr, context).toMatch(/^no notification deliveries found( matching the filter)?\n$/);
-    else if (/ -o detail/.test(text)) expect(stdout, context).toMatch(/^# \S+: \w+ at \S+ \(\d+\/\d+ Current\)\n---\n# /);
-    else if (stdout === '' && / status /.test(text)) {
-      // A filter or a moment that matches nothing right now (the demo just started) says so.
-      expect(stderr, context).toMatch(/^no phase(s found| had a status at \S+)\n$/);
-    } else {
-      // A table: a header row of capitals, then rows.
-      expect(stdout, context).toMatch(/^[A-Z][A-Z ]+[A-Z]\n/);
-      expect(stdout.trim().split('\n').length, context).toBeGreaterThan(1);
-    }
-    expect(stdout + stderr, context).not.toContain('\x1b[');
-  }, 180_000);
+      if (/-o json/.test(text)) {
+        const lines = stdout.trim().split('\n');
+        // One document, or NDJSON when watching.
+        if (watch) for (const l of lines) expect(() => JSON.parse(l), context).not.toThrow();
+        else expect(() => JSON.parse(stdout), context).not.toThrow();
+        if (!watch && / (status|history|clusters)\b/.test(text) && !/status \S+\/\S+/.test(text))
+          expect(JSON.parse(stdout), context).toMatchObject({ kind: 'List' });
+      } else if (/-o yaml/.test(text)) expect(() => parseYaml(stdout), context).not.toThrow();
+      else if (/-o name/.test(text))
+        for (const l of stdout.split('\n').filter(Boolean))
+          expect(l, context).toMatch(/^[\w.-]+\/([\w.-]+\/)?[\w.-]+$/);
+      else if (/ gate /.test(text)) expect(stdout, context).toMatch(/^(PASS|FAIL) {2}(plan )?\S+: /);
+      else if (/ plan status /.test(text)) {
+        // The plan's line, then its phases in order, a step each.
+        expect(stdout, context).toMatch(/^demo-staging-rollout: \w+/);
+        expect(stdout, context).toMatch(/^STEP +PHASE +STATUS/m);
+        expect(
+          stdout
+            .trim()
+            .split('\n')
+            .filter((l) => /^\d+ +demo-staging\//.test(l)),
+          context,
+        ).toHaveLength(4);
+      } else if (/ emulator fault /.test(text)) expect(stdout + stderr, context).toMatch(/prod/);
+      else if (/ emulator faults/.test(text)) expect(stdout, context).toMatch(/^ID\s+CLUSTER\s+FAULT\n/);
+      else if (/ version/.test(text)) expect(stdout, context).toMatch(/^Client Version: .*\nServer Version: /);
+      else if (/ report .*--out (\S+)/.test(text)) {
+        const out = path.join(dir, /--out (\S+)/.exec(text)?.[1] as string);
+        expect(existsSync(out), context).toBe(true);
+        expect(stderr, context).toMatch(/^wrote html report on 9 phases/);
+      } else if (/ manifest .*--diff/.test(text)) expect(stdout, context).toMatch(/entries/);
+      else if (/completion/.test(text)) expect(stdout + stderr, context).toBe('');
+      else if (stdout === '' && / notifications/.test(text))
+        expect(stderr, context).toMatch(/^no notification deliveries found( matching the filter)?\n$/);
+      else if (/ -o detail/.test(text))
+        expect(stdout, context).toMatch(/^# \S+: \w+ at \S+ \(\d+\/\d+ Current\)\n---\n# /);
+      else if (stdout === '' && / status /.test(text)) {
+        // A filter or a moment that matches nothing right now (the demo just started) says so.
+        expect(stderr, context).toMatch(/^no phase(s found| had a status at \S+)\n$/);
+      } else {
+        // A table: a header row of capitals, then rows.
+        expect(stdout, context).toMatch(/^[A-Z][A-Z ]+[A-Z]\n/);
+        expect(stdout.trim().split('\n').length, context).toBeGreaterThan(1);
+      }
+      expect(stdout + stderr, context).not.toContain('\x1b[');
+    },
+    180_000,
+  );
 
   it('runs the GraphQL examples with the variables the README says to give', async () => {
     const block = /```graphql\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf('### Try it')))?.[1] as string;
@@ -167,9 +215,21 @@ describe('README examples', () => {
     expect(operations.length).toBe(2);
     const now = Date.now();
     for (const query of operations) {
-      const variables = query.includes('$from') ? { from: new Date(now - 3_600_000).toISOString(), at: new Date(now - 5_000).toISOString() } : {};
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-      const body = (await res.json()) as { data?: { phases?: { edges: unknown[] }; phase?: { history: { edges: unknown[] }; statusAt: { status: string } | null } }; errors?: unknown };
+      const variables = query.includes('$from')
+        ? { from: new Date(now - 3_600_000).toISOString(), at: new Date(now - 5_000).toISOString() }
+        : {};
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
+      const body = (await res.json()) as {
+        data?: {
+          phases?: { edges: unknown[] };
+          phase?: { history: { edges: unknown[] }; statusAt: { status: string } | null };
+        };
+        errors?: unknown;
+      };
       expect(body.errors, query).toBeUndefined();
       if (body.data?.phases) expect(body.data.phases.edges).toHaveLength(9);
       else {

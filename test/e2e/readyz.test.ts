@@ -35,31 +35,62 @@ async function readyz(base: string): Promise<{ status: number; text: string }> {
 }
 
 function logLines(proc: PhaselogProcess): Record<string, unknown>[] {
-  return proc.stdout().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return proc
+    .stdout()
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 describe('/readyz', () => {
   it('answers codes without hosts or ports, logs the detail once, and leaves an external database alone', async () => {
     const { port } = new URL(server.url);
-    const proc = runPhaselog(['api'], cleanEnv({ PHASELOG_STATE_DIR: path.join(dir, 'state'), PHASELOG_PORT: '0', DATABASE_URL: server.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('readyz') }));
+    const proc = runPhaselog(
+      ['api'],
+      cleanEnv({
+        PHASELOG_STATE_DIR: path.join(dir, 'state'),
+        PHASELOG_PORT: '0',
+        DATABASE_URL: server.url,
+        REDIS_URL: testRedisUrl(),
+        PHASELOG_REDIS_PREFIX: uniquePrefix('readyz'),
+      }),
+    );
     running.push(proc);
-    const base = String((await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000)).graphql).replace(/\/graphql$/, '');
-    expect(JSON.parse((await readyz(base)).text)).toEqual({ status: 'ready', checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: true } } });
+    const base = String((await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000)).graphql).replace(
+      /\/graphql$/,
+      '',
+    );
+    expect(JSON.parse((await readyz(base)).text)).toEqual({
+      status: 'ready',
+      checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: true } },
+    });
 
     // A migration the database no longer records as applied.
     const client = new pg.Client({ connectionString: server.url });
     await client.connect();
-    await client.query('DELETE FROM _prisma_migrations WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)');
+    await client.query(
+      'DELETE FROM _prisma_migrations WHERE migration_name = (SELECT max(migration_name) FROM _prisma_migrations)',
+    );
     await client.end();
     const pending = await readyz(base);
     expect(pending.status).toBe(503);
-    expect(JSON.parse(pending.text)).toEqual({ status: 'not ready', checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: false, code: 'MIGRATIONS_PENDING' } } });
+    expect(JSON.parse(pending.text)).toEqual({
+      status: 'not ready',
+      checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: false, code: 'MIGRATIONS_PENDING' } },
+    });
 
     await server.stop();
     const answers = [await readyz(base), await readyz(base), await readyz(base)];
     for (const answer of answers) {
       expect(answer.status).toBe(503);
-      expect(JSON.parse(answer.text)).toEqual({ status: 'not ready', checks: { database: { ok: false, code: 'UNAVAILABLE' }, redis: { ok: true }, migrations: { ok: false, code: 'UNAVAILABLE' } } });
+      expect(JSON.parse(answer.text)).toEqual({
+        status: 'not ready',
+        checks: {
+          database: { ok: false, code: 'UNAVAILABLE' },
+          redis: { ok: true },
+          migrations: { ok: false, code: 'UNAVAILABLE' },
+        },
+      });
       expect(answer.text).not.toContain('127.0.0.1');
       expect(answer.text).not.toContain(port);
     }
@@ -81,7 +112,9 @@ describe('/readyz', () => {
     url.password = 'not-the-password';
     const proc = runPhaselog(['migrate'], cleanEnv({ DATABASE_URL: url.toString() }));
     expect(await exitCodeWithin(proc, 30_000)).toBe(1);
-    expect(proc.stderr()).toMatch(/^phaselog: cannot connect to PostgreSQL at 127\.0\.0\.1:\d+\/phaselog: password authentication failed for user "postgres"\n$/);
+    expect(proc.stderr()).toMatch(
+      /^phaselog: cannot connect to PostgreSQL at 127\.0\.0\.1:\d+\/phaselog: password authentication failed for user "postgres"\n$/,
+    );
     expect(proc.stderr()).not.toContain('not-the-password');
   }, 60_000);
 });

@@ -49,40 +49,85 @@ describe('a Redis outage under a running phaselog', () => {
     redis = server;
     const proc = runPhaselog(
       ['start'],
-      cleanEnv({ PHASELOG_STATE_DIR: dir, PHASELOG_PORT: '0', DATABASE_URL: db.url, REDIS_URL: server.url, PHASELOG_REDIS_PREFIX: uniquePrefix('redis-outage') }),
+      cleanEnv({
+        PHASELOG_STATE_DIR: dir,
+        PHASELOG_PORT: '0',
+        DATABASE_URL: db.url,
+        REDIS_URL: server.url,
+        PHASELOG_REDIS_PREFIX: uniquePrefix('redis-outage'),
+      }),
     );
     running.push(proc);
-    const base = String((await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000)).graphql).replace(/\/graphql$/, '');
+    const base = String((await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000)).graphql).replace(
+      /\/graphql$/,
+      '',
+    );
     await proc.waitForLog((l) => l.msg === 'snapshot workers started', 30_000).catch(() => undefined);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
 
     await server.kill();
-    const errorsOf = () => new Set(outputLines(proc.stdout()).filter(isJson).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'Redis connection error').map((l) => String(l.client)));
+    const errorsOf = () =>
+      new Set(
+        outputLines(proc.stdout())
+          .filter(isJson)
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .filter((l) => l.msg === 'Redis connection error')
+          .map((l) => String(l.client)),
+      );
     // The change feed subscribes on its first GraphQL subscriber, and the refresh queue on the first refresh: none here.
-    const expected = ['snapshot-queue', 'snapshot-worker', 'cluster-locks', 'change-publisher', 'token-revocation-subscriber', 'token-revocation-publisher'];
+    const expected = [
+      'snapshot-queue',
+      'snapshot-worker',
+      'cluster-locks',
+      'change-publisher',
+      'token-revocation-subscriber',
+      'token-revocation-publisher',
+    ];
     // Either every long-lived client has reported the outage, or something wrote outside the log.
     await waitFor(() => proc.stderr().length > 0 || expected.every((client) => errorsOf().has(client)), {
       timeoutMs: 30_000,
       intervalMs: 100,
       what: 'every Redis client to report the outage',
     }).catch((error: unknown) => {
-      throw new Error(`${(error as Error).message}; reported: ${[...errorsOf()].join(', ')}\nstdout:\n${proc.stdout()}\nstderr:\n${proc.stderr()}`);
+      throw new Error(
+        `${(error as Error).message}; reported: ${[...errorsOf()].join(', ')}\nstdout:\n${proc.stdout()}\nstderr:\n${proc.stderr()}`,
+      );
     });
-    const nonJson = () => [...outputLines(proc.stdout()), ...outputLines(proc.stderr())].filter((line) => !isJson(line));
+    const nonJson = () =>
+      [...outputLines(proc.stdout()), ...outputLines(proc.stderr())].filter((line) => !isJson(line));
     expect(nonJson()).toEqual([]);
     const readyz = await fetch(`${base}/readyz`);
     expect(readyz.status).toBe(503);
-    expect(await readyz.json()).toMatchObject({ status: 'not ready', checks: { redis: { ok: false, code: 'UNAVAILABLE' } } });
+    expect(await readyz.json()).toMatchObject({
+      status: 'not ready',
+      checks: { redis: { ok: false, code: 'UNAVAILABLE' } },
+    });
 
     await server.start();
-    await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, { timeoutMs: 30_000, intervalMs: 200, what: '/readyz to answer 200 again' });
-    const restored = () => outputLines(proc.stdout()).filter(isJson).map((l) => JSON.parse(l) as Record<string, unknown>).some((l) => l.msg === 'Redis connection restored' && l.client === 'snapshot-queue');
-    await waitFor(restored, { timeoutMs: 30_000, intervalMs: 100, what: 'the snapshot queue to report its connection restored' });
+    await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: '/readyz to answer 200 again',
+    });
+    const restored = () =>
+      outputLines(proc.stdout())
+        .filter(isJson)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .some((l) => l.msg === 'Redis connection restored' && l.client === 'snapshot-queue');
+    await waitFor(restored, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      what: 'the snapshot queue to report its connection restored',
+    });
     // The worker takes jobs again (the demo's watch-triggered snapshots). Stopping it while its blocking
     // connection still reconnects can hang BullMQ's Worker.close() (taskforcesh/bullmq#4656), which is
     // not what this test is about.
     const restoredAt = Date.now();
-    const snapshotted = () => outputLines(proc.stdout()).filter(isJson).map((l) => JSON.parse(l) as Record<string, unknown>).some((l) => l.unit === 'snapshot' && Number(l.time) > restoredAt);
+    const snapshotted = () =>
+      outputLines(proc.stdout())
+        .filter(isJson)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .some((l) => l.unit === 'snapshot' && Number(l.time) > restoredAt);
     await waitFor(snapshotted, { timeoutMs: 30_000, intervalMs: 100, what: 'a snapshot after Redis came back' });
 
     proc.child.kill('SIGTERM');
@@ -92,9 +137,15 @@ describe('a Redis outage under a running phaselog', () => {
     expect(output.join('\n')).not.toContain('Unhandled error event');
     expect(nonJson()).toEqual([]);
     // One line per client and state, not one per reconnect attempt.
-    const errorLines = output.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'Redis connection error');
+    const errorLines = output
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'Redis connection error');
     const perClient = new Map<string, number>();
-    for (const line of errorLines) perClient.set(`${String(line.client)} ${JSON.stringify(line.error)}`, (perClient.get(`${String(line.client)} ${JSON.stringify(line.error)}`) ?? 0) + 1);
+    for (const line of errorLines)
+      perClient.set(
+        `${String(line.client)} ${JSON.stringify(line.error)}`,
+        (perClient.get(`${String(line.client)} ${JSON.stringify(line.error)}`) ?? 0) + 1,
+      );
     expect([...perClient].filter(([, n]) => n !== 1)).toEqual([]);
   }, 180_000);
 });

@@ -12,23 +12,74 @@ const t = (hhmm: string) => new Date(`2026-11-17T${hhmm}:00Z`);
 const web = 'apps/Deployment/shop/web';
 const input: AuditInput = {
   range: { from: t('00:00'), to: t('12:00') },
-  clusters: [{ name: 'prod', reachability: [{ reachable: true, from: t('00:00'), to: t('08:00') }, { reachable: false, from: t('08:00'), to: t('09:00') }, { reachable: true, from: t('09:00'), to: null }] }],
+  clusters: [
+    {
+      name: 'prod',
+      reachability: [
+        { reachable: true, from: t('00:00'), to: t('08:00') },
+        { reachable: false, from: t('08:00'), to: t('09:00') },
+        { reachable: true, from: t('09:00'), to: null },
+      ],
+    },
+  ],
   phases: [
     {
-      id: '2', cluster: 'prod', namespace: 'argocd', name: 'checkout', source: 'argocd',
+      id: '2',
+      cluster: 'prod',
+      namespace: 'argocd',
+      name: 'checkout',
+      source: 'argocd',
       statusIntervals: [
         { status: 'Current', from: t('00:00'), to: t('10:00'), stale: false },
-        { status: 'InProgress', from: t('10:00'), to: t('10:20'), stale: false, cause: { resource: 'apps/Deployment/checkout/api', status: 'InProgress', message: 'Waiting for rollout to finish: 1 of 2 updated replicas are available' } },
+        {
+          status: 'InProgress',
+          from: t('10:00'),
+          to: t('10:20'),
+          stale: false,
+          cause: {
+            resource: 'apps/Deployment/checkout/api',
+            status: 'InProgress',
+            message: 'Waiting for rollout to finish: 1 of 2 updated replicas are available',
+          },
+        },
         { status: 'Current', from: t('10:20'), to: null, stale: false },
       ],
-      manifestChanges: [{ at: t('10:00'), inventoryChanged: false, added: [], removed: [], revisionsChanged: ['apps/Deployment/checkout/api'] }],
+      manifestChanges: [
+        {
+          at: t('10:00'),
+          inventoryChanged: false,
+          added: [],
+          removed: [],
+          revisionsChanged: ['apps/Deployment/checkout/api'],
+        },
+      ],
     },
     {
-      id: '1', cluster: 'prod', namespace: 'flux-system', name: 'shop <script>alert(1)</script>', source: 'flux',
+      id: '1',
+      cluster: 'prod',
+      namespace: 'flux-system',
+      name: 'shop <script>alert(1)</script>',
+      source: 'flux',
       statusIntervals: [
         { status: 'Current', from: t('00:00'), to: t('03:00'), stale: false },
-        { status: 'InProgress', from: t('03:00'), to: t('04:00'), stale: false, cause: { resource: web, status: 'InProgress', message: 'Deployment is progressing' } },
-        { status: 'Failed', from: t('04:00'), to: t('06:00'), stale: false, cause: { resource: web, status: 'Failed', message: 'ProgressDeadlineExceeded: ReplicaSet "web-7d9" has timed out progressing' } },
+        {
+          status: 'InProgress',
+          from: t('03:00'),
+          to: t('04:00'),
+          stale: false,
+          cause: { resource: web, status: 'InProgress', message: 'Deployment is progressing' },
+        },
+        {
+          status: 'Failed',
+          from: t('04:00'),
+          to: t('06:00'),
+          stale: false,
+          cause: {
+            resource: web,
+            status: 'Failed',
+            message: 'ProgressDeadlineExceeded: ReplicaSet "web-7d9" has timed out progressing',
+          },
+        },
         { status: 'Current', from: t('06:00'), to: t('08:00'), stale: false },
         { status: 'Current', from: t('08:00'), to: t('09:00'), stale: true },
         { status: 'Current', from: t('09:00'), to: null, stale: false },
@@ -65,12 +116,17 @@ describe('the HTML audit report in a browser', () => {
     expect(box?.width).toBeGreaterThan(200);
     expect(box?.height).toBeGreaterThan(10);
     // The phase that failed leads, although it came second in the input.
-    expect(await page.locator('section.phase h2').allInnerTexts()).toEqual(['prod/flux-system/shop <script>alert(1)</script>', 'prod/argocd/checkout']);
+    expect(await page.locator('section.phase h2').allInnerTexts()).toEqual([
+      'prod/flux-system/shop <script>alert(1)</script>',
+      'prod/argocd/checkout',
+    ]);
 
     // Twelve hours get a tick every two hours, labelled in UTC; the first carries the date.
     const ticks = await timelines.first().locator('g.tick text').allTextContents();
     expect(ticks).toEqual(['11-17 00:00', '02:00', '04:00', '06:00', '08:00', '10:00', '12:00']);
-    const tickBoxes = await Promise.all((await timelines.first().locator('g.tick text').all()).map((tick) => tick.boundingBox()));
+    const tickBoxes = await Promise.all(
+      (await timelines.first().locator('g.tick text').all()).map((tick) => tick.boundingBox()),
+    );
     for (let i = 1; i < tickBoxes.length; i += 1) {
       const [before, after] = [tickBoxes[i - 1], tickBoxes[i]];
       expect(before && after && before.x + before.width < after.x).toBe(true); // labels do not overlap
@@ -83,7 +139,12 @@ describe('the HTML audit report in a browser', () => {
 
     const incidents = page.locator('section.phase').first().locator('h3:has-text("Incidents") + table');
     expect(await incidents.locator('tbody td').allInnerTexts()).toEqual([
-      '2026-11-17T03:00:00.000Z', '2026-11-17T06:00:00.000Z', '3h 0m', 'yes', `${web} (Failed)`, 'ProgressDeadlineExceeded: ReplicaSet "web-7d9" has timed out progressing',
+      '2026-11-17T03:00:00.000Z',
+      '2026-11-17T06:00:00.000Z',
+      '3h 0m',
+      'yes',
+      `${web} (Failed)`,
+      'ProgressDeadlineExceeded: ReplicaSet "web-7d9" has timed out progressing',
     ]);
     const failedTip = await timelines.first().locator('g.seg[data-status="Failed"] title').textContent();
     expect(failedTip).toContain(`caused by ${web} (Failed): ProgressDeadlineExceeded`);
@@ -100,19 +161,31 @@ describe('the HTML audit report in a browser', () => {
     const month: AuditInput = {
       range: { from: d(0), to: d(30) },
       clusters: [],
-      phases: [{
-        id: 'm', cluster: 'prod', namespace: 'shop', name: 'web', source: 'flux',
-        statusIntervals: [
-          { status: 'Current', from: d(0), to: d(10), stale: false },
-          { status: 'Failed', from: d(10), to: d(12), stale: false, cause: { resource: web, status: 'Failed', message: 'CrashLoopBackOff' } },
-          { status: 'Current', from: d(12), to: null, stale: false },
-        ],
-        manifestChanges: [
-          { at: d(3), inventoryChanged: true, added: ['/ConfigMap/shop/flags'], removed: [], revisionsChanged: [] },
-          { at: d(3.05), inventoryChanged: false, added: [], removed: [], revisionsChanged: [web] },
-          { at: d(15), inventoryChanged: false, added: [], removed: [], revisionsChanged: [web] },
-        ],
-      }],
+      phases: [
+        {
+          id: 'm',
+          cluster: 'prod',
+          namespace: 'shop',
+          name: 'web',
+          source: 'flux',
+          statusIntervals: [
+            { status: 'Current', from: d(0), to: d(10), stale: false },
+            {
+              status: 'Failed',
+              from: d(10),
+              to: d(12),
+              stale: false,
+              cause: { resource: web, status: 'Failed', message: 'CrashLoopBackOff' },
+            },
+            { status: 'Current', from: d(12), to: null, stale: false },
+          ],
+          manifestChanges: [
+            { at: d(3), inventoryChanged: true, added: ['/ConfigMap/shop/flags'], removed: [], revisionsChanged: [] },
+            { at: d(3.05), inventoryChanged: false, added: [], removed: [], revisionsChanged: [web] },
+            { at: d(15), inventoryChanged: false, added: [], removed: [], revisionsChanged: [web] },
+          ],
+        },
+      ],
     };
     const file = path.join(TEST_OUTPUT, 'report-month.html');
     writeFileSync(file, renderHtml(computeAuditReport(month), month));
@@ -120,8 +193,20 @@ describe('the HTML audit report in a browser', () => {
     await page.goto(pathToFileURL(file).href);
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'report-month.png'), fullPage: true });
     const timeline = page.locator('svg.timeline');
-    expect(await timeline.locator('g.tick text').allTextContents()).toEqual(['10-01', '10-08', '10-15', '10-22', '10-29']);
-    expect(await timeline.locator('g.change').evaluateAll((markers) => markers.map((g) => `${g.getAttribute('data-kind')} x${g.getAttribute('data-changes')}`))).toEqual(['inventory x2', 'revision x1']);
+    expect(await timeline.locator('g.tick text').allTextContents()).toEqual([
+      '10-01',
+      '10-08',
+      '10-15',
+      '10-22',
+      '10-29',
+    ]);
+    expect(
+      await timeline
+        .locator('g.change')
+        .evaluateAll((markers) =>
+          markers.map((g) => `${g.getAttribute('data-kind')} x${g.getAttribute('data-changes')}`),
+        ),
+    ).toEqual(['inventory x2', 'revision x1']);
     await page.close();
   });
 });

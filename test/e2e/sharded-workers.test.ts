@@ -14,7 +14,13 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.ts';
 import type { RequestRecord } from '../../src/emulator/types.ts';
 import { SNAPSHOT_QUEUE } from '../../src/queue/snapshot-jobs.ts';
 import { createDb, type Db } from '../../src/store/prisma.ts';
-import { applyFleet, deploymentRef, resourceName, rollingStatus, type FleetShape } from '../integration/snapshot/fleet.ts';
+import {
+  applyFleet,
+  deploymentRef,
+  resourceName,
+  rollingStatus,
+  type FleetShape,
+} from '../integration/snapshot/fleet.ts';
 import { waitUntil } from '../integration/snapshot/helpers.ts';
 import { gqlData, startTestApi, type TestApi } from '../integration/graphql/helpers.ts';
 import { cleanEnv, runPhaselog, type PhaselogProcess } from '../helpers/process.ts';
@@ -48,7 +54,13 @@ describe('workers sharding the clusters', () => {
       files.push(file);
     }
     kubeconfig = files.join(':');
-    api = await startTestApi({ db, anonymousRead: true, redisUrl: testRedisUrl(), channelPrefix: prefix, snapshotQueue: { name: SNAPSHOT_QUEUE, prefix } });
+    api = await startTestApi({
+      db,
+      anonymousRead: true,
+      redisUrl: testRedisUrl(),
+      channelPrefix: prefix,
+      snapshotQueue: { name: SNAPSHOT_QUEUE, prefix },
+    });
   });
   afterAll(async () => {
     for (const w of workers.values()) w.child.kill('SIGKILL');
@@ -60,25 +72,42 @@ describe('workers sharding the clusters', () => {
   });
 
   async function startWorker(id: string): Promise<void> {
-    const proc = runPhaselog(['start'], cleanEnv({
-      DATABASE_URL: database.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: prefix, PHASELOG_ROLE: 'worker', PHASELOG_WORKER_ID: id,
-      KUBECONFIG: kubeconfig, PHASELOG_LOG_FORMAT: 'json', PHASELOG_SNAPSHOT_INTERVAL: '5s', PHASELOG_STATE_DIR: path.join(dir, id),
-    }));
+    const proc = runPhaselog(
+      ['start'],
+      cleanEnv({
+        DATABASE_URL: database.url,
+        REDIS_URL: testRedisUrl(),
+        PHASELOG_REDIS_PREFIX: prefix,
+        PHASELOG_ROLE: 'worker',
+        PHASELOG_WORKER_ID: id,
+        KUBECONFIG: kubeconfig,
+        PHASELOG_LOG_FORMAT: 'json',
+        PHASELOG_SNAPSHOT_INTERVAL: '5s',
+        PHASELOG_STATE_DIR: path.join(dir, id),
+      }),
+    );
     workers.set(id, proc);
     await proc.waitForLog((l) => l.msg === 'snapshot workers started', 60_000);
   }
 
   async function owners(): Promise<Record<string, string | null>> {
-    const { clusters } = await gqlData<{ clusters: { name: string; owner: { worker: string } | null }[] }>(api.url, CLUSTERS);
+    const { clusters } = await gqlData<{ clusters: { name: string; owner: { worker: string } | null }[] }>(
+      api.url,
+      CLUSTERS,
+    );
     return Object.fromEntries(clusters.map((c) => [c.name, c.owner?.worker ?? null]));
   }
 
   async function ownedAs(expected: Record<string, string>, timeoutMs = 30_000): Promise<void> {
     let seen: Record<string, string | null> = {};
-    await waitUntil(async () => {
-      seen = await owners();
-      return NAMES.every((n) => seen[n] === expected[n]);
-    }, `owners ${JSON.stringify(expected)} (last seen ${JSON.stringify(seen)})`, timeoutMs);
+    await waitUntil(
+      async () => {
+        seen = await owners();
+        return NAMES.every((n) => seen[n] === expected[n]);
+      },
+      `owners ${JSON.stringify(expected)} (last seen ${JSON.stringify(seen)})`,
+      timeoutMs,
+    );
   }
 
   /** Per cluster, the requests of two different worker instances that were open at the same time. */
@@ -103,7 +132,8 @@ describe('workers sharding the clusters', () => {
           const lastB = Math.max(...spansB.map((s) => s.to));
           const firstB = Math.min(...spansB.map((s) => s.from));
           // One reads the cluster after the other stopped, never while it still reads.
-          if (!(lastA <= firstB || lastB <= firstA)) found.push(`${name}: ${a} [${firstA}..${lastA}] and ${b} [${firstB}..${lastB}]`);
+          if (!(lastA <= firstB || lastB <= firstA))
+            found.push(`${name}: ${a} [${firstA}..${lastA}] and ${b} [${firstB}..${lastB}]`);
         }
       }
     }
@@ -115,7 +145,12 @@ describe('workers sharding the clusters', () => {
     return new Map(
       [...emulators].map(([name, em]) => [
         name,
-        new Set(em.requests().filter((r) => r.verb === 'watch' && r.endedAt === undefined).map((r) => /^phaselog-worker\/(.+)#[0-9a-f]+$/.exec(r.userAgent ?? '')?.[1] ?? `?${r.userAgent}`)),
+        new Set(
+          em
+            .requests()
+            .filter((r) => r.verb === 'watch' && r.endedAt === undefined)
+            .map((r) => /^phaselog-worker\/(.+)#[0-9a-f]+$/.exec(r.userAgent ?? '')?.[1] ?? `?${r.userAgent}`),
+        ),
       ]),
     );
   }
@@ -131,29 +166,61 @@ describe('workers sharding the clusters', () => {
   it('gives each cluster to one worker, which alone watches and snapshots it; the API and the CLI say which', async () => {
     await startWorker('worker-a');
     await startWorker('worker-b');
-    const expected = { 'shard-0': 'worker-a', 'shard-1': 'worker-b', 'shard-2': 'worker-b', 'shard-3': 'worker-a', 'shard-4': 'worker-a', 'shard-5': 'worker-a' };
+    const expected = {
+      'shard-0': 'worker-a',
+      'shard-1': 'worker-b',
+      'shard-2': 'worker-b',
+      'shard-3': 'worker-a',
+      'shard-4': 'worker-a',
+      'shard-5': 'worker-a',
+    };
     await ownedAs(expected);
-    await waitUntil(() => [...openWatches()].every(([name, watchers]) => watchers.size === 1 && watchers.has(expected[name as keyof typeof expected])), 'each cluster watched by its owner only', 30_000);
+    await waitUntil(
+      () =>
+        [...openWatches()].every(
+          ([name, watchers]) => watchers.size === 1 && watchers.has(expected[name as keyof typeof expected]),
+        ),
+      'each cluster watched by its owner only',
+      30_000,
+    );
     // A change in every cluster is recorded (live, by the owner's watch).
     for (const em of emulators.values()) em.patchStatus(deploymentRef(0, 0, SHAPE), rollingStatus());
-    await waitUntil(async () => (await Promise.all(NAMES.map((n) => recorded(n, resourceName(0, 0))))).every(Boolean), 'the change in every cluster to be recorded', 30_000);
+    await waitUntil(
+      async () => (await Promise.all(NAMES.map((n) => recorded(n, resourceName(0, 0))))).every(Boolean),
+      'the change in every cluster to be recorded',
+      30_000,
+    );
     expect(overlaps()).toEqual([]);
 
     const cli = runPhaselog(['clusters', '-o', 'wide', '--url', api.url], cleanEnv({ NO_COLOR: '1' }));
     expect(await cli.exited).toBe(0);
     const lines = cli.stdout().trim().split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+STATE\s+REACHABLE\s+LAST GOOD READ\s+LAST OBSERVED\s+OWNER\s+OWNER SINCE\s+LABELS$/);
-    for (const [name, worker] of Object.entries(expected)) expect(lines.find((l) => l.startsWith(`${name} `))).toMatch(new RegExp(`\\s${worker} \\(`));
+    expect(lines[0]).toMatch(
+      /^NAME\s+STATE\s+REACHABLE\s+LAST GOOD READ\s+LAST OBSERVED\s+OWNER\s+OWNER SINCE\s+LABELS$/,
+    );
+    for (const [name, worker] of Object.entries(expected))
+      expect(lines.find((l) => l.startsWith(`${name} `))).toMatch(new RegExp(`\\s${worker} \\(`));
   }, 180_000);
 
   it('moves only the clusters a joining worker wins, with no moment two workers read one', async () => {
     await startWorker('worker-c');
-    await ownedAs({ 'shard-0': 'worker-a', 'shard-1': 'worker-b', 'shard-2': 'worker-c', 'shard-3': 'worker-a', 'shard-4': 'worker-a', 'shard-5': 'worker-a' });
-    await waitUntil(() => openWatches().get('shard-2')?.has('worker-c') === true && openWatches().get('shard-2')?.size === 1, 'shard-2 watched by worker-c only', 30_000);
+    await ownedAs({
+      'shard-0': 'worker-a',
+      'shard-1': 'worker-b',
+      'shard-2': 'worker-c',
+      'shard-3': 'worker-a',
+      'shard-4': 'worker-a',
+      'shard-5': 'worker-a',
+    });
+    await waitUntil(
+      () => openWatches().get('shard-2')?.has('worker-c') === true && openWatches().get('shard-2')?.size === 1,
+      'shard-2 watched by worker-c only',
+      30_000,
+    );
     expect(overlaps()).toEqual([]);
   }, 120_000);
 
-  it('takes a SIGKILLed worker\'s clusters over within 15 s, and records what changed meanwhile', async () => {
+  it("takes a SIGKILLed worker's clusters over within 15 s, and records what changed meanwhile", async () => {
     const victim = workers.get('worker-a');
     victim?.child.kill('SIGKILL');
     await victim?.exited;
@@ -161,13 +228,21 @@ describe('workers sharding the clusters', () => {
     const orphaned = ['shard-0', 'shard-3', 'shard-4', 'shard-5'];
     // Changes while nobody owns these clusters: the next owner's first snapshot must record them.
     for (const name of orphaned) emulators.get(name)?.patchStatus(deploymentRef(1, 1, SHAPE), rollingStatus());
-    await waitUntil(async () => {
-      const now = await owners();
-      return orphaned.every((n) => now[n] === 'worker-b' || now[n] === 'worker-c');
-    }, 'the orphaned clusters to be owned again', 20_000);
+    await waitUntil(
+      async () => {
+        const now = await owners();
+        return orphaned.every((n) => now[n] === 'worker-b' || now[n] === 'worker-c');
+      },
+      'the orphaned clusters to be owned again',
+      20_000,
+    );
     const takeoverMs = Date.now() - killedAt;
     expect(takeoverMs).toBeLessThanOrEqual(15_000);
-    await waitUntil(async () => (await Promise.all(orphaned.map((n) => recorded(n, resourceName(1, 1))))).every(Boolean), 'the changes made during the takeover to be recorded', 30_000);
+    await waitUntil(
+      async () => (await Promise.all(orphaned.map((n) => recorded(n, resourceName(1, 1))))).every(Boolean),
+      'the changes made during the takeover to be recorded',
+      30_000,
+    );
     // The dead worker's requests ended (its sockets closed with it) before the new owners began.
     expect(overlaps()).toEqual([]);
     const watchers = openWatches();

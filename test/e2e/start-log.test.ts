@@ -22,7 +22,18 @@ afterAll(async () => {
 });
 
 function startApi(extra: Record<string, string> = {}): PhaselogProcess {
-  const proc = runPhaselog(['start'], cleanEnv({ PHASELOG_ROLE: 'api', PHASELOG_STATE_DIR: stateDir, PHASELOG_PORT: '0', DATABASE_URL: db.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('start-log'), ...extra }));
+  const proc = runPhaselog(
+    ['start'],
+    cleanEnv({
+      PHASELOG_ROLE: 'api',
+      PHASELOG_STATE_DIR: stateDir,
+      PHASELOG_PORT: '0',
+      DATABASE_URL: db.url,
+      REDIS_URL: testRedisUrl(),
+      PHASELOG_REDIS_PREFIX: uniquePrefix('start-log'),
+      ...extra,
+    }),
+  );
   running.push(proc);
   return proc;
 }
@@ -42,20 +53,31 @@ describe('phaselog start output', () => {
     const graphiqlPage = await fetch(graphiql, { headers: { accept: 'text/html' } });
     expect(await graphiqlPage.text()).toContain('phaselog GraphiQL');
     // What the CLI does with PHASELOG_URL set to the printed endpoint.
-    const answer = await fetch(graphql, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    const answer = await fetch(graphql, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
     expect(await answer.json()).toEqual({ data: { __typename: 'Query' } });
 
     // Every line on stdout is one JSON object.
-    for (const text of proc.stdout().split('\n').filter(Boolean)) expect(() => JSON.parse(text) as unknown, text).not.toThrow();
+    for (const text of proc.stdout().split('\n').filter(Boolean))
+      expect(() => JSON.parse(text) as unknown, text).not.toThrow();
     proc.child.kill('SIGTERM');
     expect(await exitCodeWithin(proc, 15_000)).toBe(0);
   }, 120_000);
 
   it('writes text a person reads with PHASELOG_LOG_FORMAT=pretty, without GraphiQL when it is off', async () => {
     const proc = startApi({ PHASELOG_LOG_FORMAT: 'pretty', PHASELOG_CONFIG: path.join(stateDir, 'no-graphiql.yaml') });
-    await waitFor(() => proc.stdout().includes('phaselog started') || proc.child.exitCode !== null, { timeoutMs: 90_000, intervalMs: 100, what: 'the pretty start-up lines' });
+    await waitFor(() => proc.stdout().includes('phaselog started') || proc.child.exitCode !== null, {
+      timeoutMs: 90_000,
+      intervalMs: 100,
+      what: 'the pretty start-up lines',
+    });
     const out = proc.stdout();
-    expect(out, proc.stderr()).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: phaselog API listening \{"ui":"http:\/\/127\.0\.0\.1:\d+\/","graphql":"http:\/\/127\.0\.0\.1:\d+\/graphql"\}$/m);
+    expect(out, proc.stderr()).toMatch(
+      /^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: phaselog API listening \{"ui":"http:\/\/127\.0\.0\.1:\d+\/","graphql":"http:\/\/127\.0\.0\.1:\d+\/graphql"\}$/m,
+    );
     expect(out).not.toContain('graphiql');
     expect(out.split('\n').filter((l) => l.startsWith('{'))).toEqual([]);
     proc.child.kill('SIGTERM');

@@ -24,14 +24,26 @@ afterAll(() => {
 });
 
 async function start(): Promise<{ proc: PhaselogProcess; url: string }> {
-  const proc = runPhaselog(['start'], cleanEnv({ PHASELOG_STATE_DIR: stateDir, PHASELOG_PORT: '0', REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: redisPrefix }));
+  const proc = runPhaselog(
+    ['start'],
+    cleanEnv({
+      PHASELOG_STATE_DIR: stateDir,
+      PHASELOG_PORT: '0',
+      REDIS_URL: testRedisUrl(),
+      PHASELOG_REDIS_PREFIX: redisPrefix,
+    }),
+  );
   running.push(proc);
   const line = await proc.waitForLog((l) => l.msg === 'phaselog API listening', 60_000);
   return { proc, url: String(line.graphql) };
 }
 
 async function graphql(url: string, query: string): Promise<{ data?: Record<string, unknown>; errors?: unknown[] }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   return (await res.json()) as { data?: Record<string, unknown>; errors?: unknown[] };
 }
 
@@ -62,7 +74,10 @@ describe('phaselog start with nothing configured', () => {
     expect(health.status).toBe(200);
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: true }, recording: { ok: true } } });
+    expect(await ready.json()).toMatchObject({
+      status: 'ready',
+      checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: true }, recording: { ok: true } },
+    });
     expect(await graphql(first.url, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
 
     // The main job: the workers snapshot the two demo clusters into the database.
@@ -70,7 +85,13 @@ describe('phaselog start with nothing configured', () => {
       async () => {
         const answer = await graphql(first.url, '{ clusters { name reachable } }');
         const clusters = (answer.data?.clusters ?? []) as { name: string; reachable: boolean | null }[];
-        return clusters.filter((c) => c.reachable === true).map((c) => c.name).sort().join() === 'demo-prod,demo-staging';
+        return (
+          clusters
+            .filter((c) => c.reachable === true)
+            .map((c) => c.name)
+            .sort()
+            .join() === 'demo-prod,demo-staging'
+        );
       },
       { timeoutMs: 60_000, intervalMs: 500, what: 'both demo clusters to be recorded as reachable' },
     );
@@ -80,13 +101,23 @@ describe('phaselog start with nothing configured', () => {
     // Within a minute the demo scenario's crash loop shows, through GraphQL and through the CLI.
     await waitFor(
       async () => {
-        const answer = await graphql(first.url, '{ statusChanges(filter: { scopes: [phase], toStatus: [Failed] }) { edges { node { cluster phase { name } } } } }');
-        const edges = ((answer.data?.statusChanges as { edges: { node: { cluster: string; phase: { name: string } } }[] }) ?? { edges: [] }).edges;
+        const answer = await graphql(
+          first.url,
+          '{ statusChanges(filter: { scopes: [phase], toStatus: [Failed] }) { edges { node { cluster phase { name } } } } }',
+        );
+        const edges = (
+          (answer.data?.statusChanges as { edges: { node: { cluster: string; phase: { name: string } } }[] }) ?? {
+            edges: [],
+          }
+        ).edges;
         return edges.some((e) => e.node.cluster === 'demo-staging' && e.node.phase.name === 'worker');
       },
       { timeoutMs: 60_000, intervalMs: 1000, what: 'the demo crash loop to be recorded' },
     );
-    const cli = runPhaselog(['history', 'demo-staging/flux-system/worker', '--all'], cleanEnv({ PHASELOG_URL: first.url }));
+    const cli = runPhaselog(
+      ['history', 'demo-staging/flux-system/worker', '--all'],
+      cleanEnv({ PHASELOG_URL: first.url }),
+    );
     expect(await exitCodeWithin(cli, 30_000)).toBe(0);
     expect(cli.stdout()).toMatch(/ Pod\/shop\/worker-0\s+Current\s+Failed\s+Containers in CrashLoop state: main/);
 

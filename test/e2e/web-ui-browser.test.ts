@@ -13,7 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenInDatabase } from '../../src/auth/tokens.ts';
 import { launchBrowser, TEST_OUTPUT } from '../helpers/browser.ts';
 import { seriousAxeViolations } from '../helpers/axe.ts';
-import { demoClusterApi, PROGRESS_DEADLINE_EXCEEDED, PROGRESSED, removeInventoryEntry, setDeploymentImage, setDeploymentProgressing } from '../helpers/demo-cluster.ts';
+import {
+  demoClusterApi,
+  PROGRESS_DEADLINE_EXCEEDED,
+  PROGRESSED,
+  removeInventoryEntry,
+  setDeploymentImage,
+  setDeploymentProgressing,
+} from '../helpers/demo-cluster.ts';
 import { cleanEnv, runPhaselog, type PhaselogProcess } from '../helpers/process.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../helpers/services.ts';
 
@@ -28,7 +35,9 @@ let shopSecret: string;
 beforeAll(async () => {
   database = await createTestDatabase('web_ui');
   readerSecret = (await createTokenInDatabase(database.url, { name: 'ui-reader', scopes: ['read'] })).secret;
-  shopSecret = (await createTokenInDatabase(database.url, { name: 'shop-reader', scopes: ['read'], namespaces: ['shop'] })).secret;
+  shopSecret = (
+    await createTokenInDatabase(database.url, { name: 'shop-reader', scopes: ['read'], namespaces: ['shop'] })
+  ).secret;
   proc = runPhaselog(
     ['start'],
     cleanEnv({
@@ -58,7 +67,8 @@ afterAll(async () => {
 async function signedInPage(secret: string, url = '/'): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('request', (request) => {
-    if (!request.url().startsWith(base) && !request.url().startsWith('data:')) throw new Error(`the UI asked another origin: ${request.url()}`);
+    if (!request.url().startsWith(base) && !request.url().startsWith('data:'))
+      throw new Error(`the UI asked another origin: ${request.url()}`);
   });
   await page.goto(base + url);
   await page.getByLabel('API token').fill(secret);
@@ -72,7 +82,8 @@ async function expectAccessible(page: Page): Promise<void> {
 }
 
 const checkout = { namespace: 'shop', name: 'checkout' };
-const cell = (page: Page, cluster: string, phase: string) => page.locator(`td.cell[data-cluster="${cluster}"][data-phase="${phase}"]`);
+const cell = (page: Page, cluster: string, phase: string) =>
+  page.locator(`td.cell[data-cluster="${cluster}"][data-phase="${phase}"]`);
 
 describe('the web UI', () => {
   it('lists the demo phases in both layouts and shows a status change live, without a reload', async () => {
@@ -80,7 +91,13 @@ describe('the web UI', () => {
     const checkoutCell = cell(page, 'demo-staging', 'argocd/checkout');
     await expect.poll(() => checkoutCell.getAttribute('data-status'), { timeout: 30_000 }).toBe('Current');
     expect(await page.locator('td.cell').count()).toBe(9); // 3 phases in both clusters, one shop-base each, staging's LCM owner phase
-    for (const name of ['argocd/checkout', 'flux-system/worker', 'shop/api', 'shop/staging-shop-base', 'shop/prod-shop-base']) {
+    for (const name of [
+      'argocd/checkout',
+      'flux-system/worker',
+      'shop/api',
+      'shop/staging-shop-base',
+      'shop/prod-shop-base',
+    ]) {
       await expect.poll(() => page.locator('table.matrix tbody th').allInnerTexts()).toContain(name);
     }
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-board-matrix.png'), fullPage: true });
@@ -92,7 +109,9 @@ describe('the web UI', () => {
     await expect.poll(() => checkoutCell.getAttribute('data-status'), { timeout: 30_000 }).toBe('Failed');
     await expect.poll(() => checkoutCell.innerText()).toContain('Failed');
     // The event carries no worst resource: the re-read of the phases it named fills it in.
-    await expect.poll(() => checkoutCell.locator('.tip').textContent(), { timeout: 15_000 }).toMatch(/^Deployment shop\/checkout: Failed/);
+    await expect
+      .poll(() => checkoutCell.locator('.tip').textContent(), { timeout: 15_000 })
+      .toMatch(/^Deployment shop\/checkout: Failed/);
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-board-failed.png'), fullPage: true });
     await setDeploymentProgressing(demoClusterApi(stateDir, 'demo-staging'), checkout, PROGRESSED);
     await expect.poll(() => checkoutCell.getAttribute('data-status'), { timeout: 30_000 }).toBe('Current');
@@ -120,7 +139,9 @@ describe('the web UI', () => {
     await page.getByText('back to live').waitFor();
     const now = page.locator('section.now');
     await expect.poll(() => now.innerText()).toContain('Failed');
-    expect(await page.locator('table[aria-label="Resources"] tr[data-status="Failed"]').innerText()).toContain('Deployment');
+    expect(await page.locator('table[aria-label="Resources"] tr[data-status="Failed"]').innerText()).toContain(
+      'Deployment',
+    );
     expect(await now.innerText()).toMatch(/manifest [0-9a-f]{12}/);
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-phase-at.png'), fullPage: true });
     await expectAccessible(page);
@@ -144,14 +165,22 @@ describe('the web UI', () => {
     const staging = demoClusterApi(stateDir, 'demo-staging');
     // A new image, recorded before the inventory changes: the next version shows it as a revised member.
     await setDeploymentImage(staging, { namespace: 'shop', name: 'frontend' }, 'main', 'nginx:1.28');
-    await removeInventoryEntry(staging, { namespace: 'shop', name: 'inventory-staging-shop-base' }, 'shop_frontend__ConfigMap');
+    await removeInventoryEntry(
+      staging,
+      { namespace: 'shop', name: 'inventory-staging-shop-base' },
+      'shop_frontend__ConfigMap',
+    );
     const versions = async () => {
       const response = await fetch(`${base}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${readerSecret}` },
-        body: JSON.stringify({ query: '{ phase(cluster: "demo-staging", namespace: "shop", name: "staging-shop-base") { manifests { edges { cursor } } } }' }),
+        body: JSON.stringify({
+          query:
+            '{ phase(cluster: "demo-staging", namespace: "shop", name: "staging-shop-base") { manifests { edges { cursor } } } }',
+        }),
       });
-      return ((await response.json()) as { data: { phase: { manifests: { edges: unknown[] } } } }).data.phase.manifests.edges.length;
+      return ((await response.json()) as { data: { phase: { manifests: { edges: unknown[] } } } }).data.phase.manifests
+        .edges.length;
     };
     await expect.poll(versions, { timeout: 30_000 }).toBe(2);
     const page = await signedInPage(readerSecret, '/phases/demo-staging/shop/staging-shop-base');
@@ -219,7 +248,10 @@ describe('the web UI', () => {
     expect(await incidents.innerText()).toContain('Deployment');
     expect(await page.locator('.cli code').first().innerText()).toBe('phaselog report --from 1h --out report.html');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the report as CSV' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download the report as CSV' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^phaselog-report-.*\.csv$/);
     const csv = readFileSync(await download.path(), 'utf8');
     expect(csv.split(/\r?\n/)[0]).toMatch(/^id,cluster,namespace,name,source,observed_ms,/);
@@ -228,15 +260,30 @@ describe('the web UI', () => {
     // A stored report, as the report worker keeps one, opens in the page (its HTML sandboxed).
     const sql = new pg.Client({ connectionString: database.url });
     await sql.connect();
-    const params = { schedule: 'weekly', from: '2026-11-16T00:00:00.000Z', to: '2026-11-23T00:00:00.000Z', clusters: [], namespaces: ['shop'], phases: [] };
-    await sql.query(`INSERT INTO "Report" ("params", "format", "content") VALUES ($1, 'html', '<!doctype html><title>Weekly</title><h1>Weekly audit of shop</h1>')`, [params]);
+    const params = {
+      schedule: 'weekly',
+      from: '2026-11-16T00:00:00.000Z',
+      to: '2026-11-23T00:00:00.000Z',
+      clusters: [],
+      namespaces: ['shop'],
+      phases: [],
+    };
+    await sql.query(
+      `INSERT INTO "Report" ("params", "format", "content") VALUES ($1, 'html', '<!doctype html><title>Weekly</title><h1>Weekly audit of shop</h1>')`,
+      [params],
+    );
     await sql.end();
     await page.reload();
     const stored = page.locator('section[aria-labelledby="stored-title"]');
     await stored.getByRole('link', { name: /HTML/ }).click();
     await expect.poll(() => page.url()).toContain('stored=');
-    expect(await stored.innerText()).toContain('schedule weekly · 2026-11-16 00:00:00 to 2026-11-23 00:00:00 UTC · namespaces shop');
-    await page.frameLocator('iframe[title="Stored report"]').getByRole('heading', { name: 'Weekly audit of shop' }).waitFor();
+    expect(await stored.innerText()).toContain(
+      'schedule weekly · 2026-11-16 00:00:00 to 2026-11-23 00:00:00 UTC · namespaces shop',
+    );
+    await page
+      .frameLocator('iframe[title="Stored report"]')
+      .getByRole('heading', { name: 'Weekly audit of shop' })
+      .waitFor();
     await stored.screenshot({ path: path.join(TEST_OUTPUT, 'ui-reports-stored.png') });
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-reports.png'), fullPage: true });
     await expectAccessible(page);
@@ -246,13 +293,17 @@ describe('the web UI', () => {
     await again.goto(page.url());
     await again.getByLabel('API token').fill(readerSecret);
     await again.getByRole('button', { name: 'Sign in' }).click();
-    await again.locator('table.report-phases tr[data-phase="demo-staging/argocd/checkout"]').waitFor({ timeout: 30_000 });
+    await again
+      .locator('table.report-phases tr[data-phase="demo-staging/argocd/checkout"]')
+      .waitFor({ timeout: 30_000 });
     expect(await again.getByRole('textbox', { name: 'From', exact: true }).inputValue()).toBe('1h');
     await again.close();
     await page.close();
 
     const restricted = await signedInPage(shopSecret, '/reports');
-    await expect.poll(() => restricted.locator('section[aria-labelledby="stored-title"]').innerText()).toContain('only an unrestricted token may list them');
+    await expect
+      .poll(() => restricted.locator('section[aria-labelledby="stored-title"]').innerText())
+      .toContain('only an unrestricted token may list them');
     await restricted.close();
   }, 90_000);
 });

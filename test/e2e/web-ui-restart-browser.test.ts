@@ -20,7 +20,17 @@ let browser: Browser;
 let port: number;
 
 async function start(): Promise<PhaselogProcess> {
-  const proc = runPhaselog(['start'], cleanEnv({ DATABASE_URL: database.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: redisPrefix, PHASELOG_STATE_DIR: stateDir, PHASELOG_PORT: String(port), PHASELOG_DEMO: 'true' }));
+  const proc = runPhaselog(
+    ['start'],
+    cleanEnv({
+      DATABASE_URL: database.url,
+      REDIS_URL: testRedisUrl(),
+      PHASELOG_REDIS_PREFIX: redisPrefix,
+      PHASELOG_STATE_DIR: stateDir,
+      PHASELOG_PORT: String(port),
+      PHASELOG_DEMO: 'true',
+    }),
+  );
   running.push(proc);
   await proc.waitForLog((l) => l.msg === 'phaselog API listening', 90_000);
   return proc;
@@ -40,7 +50,9 @@ afterAll(async () => {
 });
 
 interface ChangesPage {
-  data: { statusChanges: { edges: { node: { seq: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
+  data: {
+    statusChanges: { edges: { node: { seq: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+  };
 }
 
 /** Every phase change the log holds, by seq. */
@@ -51,7 +63,11 @@ async function loggedPhaseSeqs(): Promise<bigint[]> {
     const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'query($after: String) { statusChanges(filter: { scopes: [phase] }, first: 100, after: $after) { edges { node { seq } } pageInfo { hasNextPage endCursor } } }', variables: { after } }),
+      body: JSON.stringify({
+        query:
+          'query($after: String) { statusChanges(filter: { scopes: [phase] }, first: 100, after: $after) { edges { node { seq } } pageInfo { hasNextPage endCursor } } }',
+        variables: { after },
+      }),
     });
     const page = ((await response.json()) as ChangesPage).data.statusChanges;
     seqs.push(...page.edges.map((e) => BigInt(e.node.seq)));
@@ -72,7 +88,10 @@ describe('the board across a server restart', () => {
       if (blocked) return ws.close({ code: 1012, reason: 'service restart (held back by the test)' });
       const server = ws.connectToServer();
       server.onMessage((message) => {
-        const parsed = JSON.parse(String(message)) as { type: string; payload?: { data?: { phaseStatusChanged?: { seq: string } } } };
+        const parsed = JSON.parse(String(message)) as {
+          type: string;
+          payload?: { data?: { phaseStatusChanged?: { seq: string } } };
+        };
         const seq = parsed.payload?.data?.phaseStatusChanged?.seq;
         if (parsed.type === 'next' && seq) received.push(BigInt(seq));
         ws.send(message);
@@ -83,8 +102,20 @@ describe('the board across a server restart', () => {
     await expect.poll(() => live.innerText(), { timeout: 30_000 }).toContain('Live');
     await page.evaluate('window.notReloaded = true');
     // A change the page receives before the restart: from then on it subscribes with `after:`.
-    await setDeploymentProgressing(demoClusterApi(stateDir, 'demo-staging'), { namespace: 'shop', name: 'checkout' }, PROGRESS_DEADLINE_EXCEEDED);
-    await expect.poll(() => page.locator('td.cell[data-cluster="demo-staging"][data-phase="argocd/checkout"]').getAttribute('data-status'), { timeout: 30_000 }).toBe('Failed');
+    await setDeploymentProgressing(
+      demoClusterApi(stateDir, 'demo-staging'),
+      { namespace: 'shop', name: 'checkout' },
+      PROGRESS_DEADLINE_EXCEEDED,
+    );
+    await expect
+      .poll(
+        () =>
+          page
+            .locator('td.cell[data-cluster="demo-staging"][data-phase="argocd/checkout"]')
+            .getAttribute('data-status'),
+        { timeout: 30_000 },
+      )
+      .toBe('Failed');
     await expect.poll(() => received.length).toBeGreaterThan(0);
 
     first.child.kill('SIGTERM');
@@ -95,7 +126,9 @@ describe('the board across a server restart', () => {
     blocked = true;
     await start();
     // Phase changes recorded while the page cannot connect: it must get them on reconnecting.
-    await expect.poll(async () => (await loggedPhaseSeqs()).filter((seq) => seq > lastBeforeRestart).length, { timeout: 45_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await loggedPhaseSeqs()).filter((seq) => seq > lastBeforeRestart).length, { timeout: 45_000 })
+      .toBeGreaterThan(0);
     blocked = false;
     await expect.poll(() => live.innerText(), { timeout: 30_000 }).toContain('Live');
     // The restarted demo crash-loops staging's worker again: changes the page must get.

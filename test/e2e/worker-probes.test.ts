@@ -24,9 +24,21 @@ afterAll(async () => {
 describe('phaselog worker with server.probePort', () => {
   it('answers /healthz, /readyz (with the recording check) and /metrics, and nothing else', async () => {
     // No cluster configured: the worker reads the demo clusters.
-    const proc = runPhaselog(['worker'], cleanEnv({ PHASELOG_PROBE_PORT: '0', PHASELOG_STATE_DIR: stateDir, DATABASE_URL: db.url, REDIS_URL: testRedisUrl(), PHASELOG_REDIS_PREFIX: uniquePrefix('worker-probes') }));
+    const proc = runPhaselog(
+      ['worker'],
+      cleanEnv({
+        PHASELOG_PROBE_PORT: '0',
+        PHASELOG_STATE_DIR: stateDir,
+        DATABASE_URL: db.url,
+        REDIS_URL: testRedisUrl(),
+        PHASELOG_REDIS_PREFIX: uniquePrefix('worker-probes'),
+      }),
+    );
     running.push(proc);
-    const line = await proc.waitForLog((l) => l.msg === 'worker probes listening (/healthz, /readyz, /metrics)', 90_000);
+    const line = await proc.waitForLog(
+      (l) => l.msg === 'worker probes listening (/healthz, /readyz, /metrics)',
+      90_000,
+    );
     const base = String(line.url);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     let body: { status?: string; checks?: Record<string, { ok: boolean }> } = {};
@@ -38,13 +50,19 @@ describe('phaselog worker with server.probePort', () => {
       },
       { timeoutMs: 30_000, intervalMs: 200, what: '/readyz of the worker to say ready' },
     );
-    expect(body).toEqual({ status: 'ready', checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: true }, recording: { ok: true } } });
+    expect(body).toEqual({
+      status: 'ready',
+      checks: { database: { ok: true }, redis: { ok: true }, migrations: { ok: true }, recording: { ok: true } },
+    });
     // Its metrics: the demo's phases from the database, its own queue and snapshots.
     let metrics = '';
     await waitFor(
       async () => {
         metrics = await (await fetch(`${base}/metrics`)).text();
-        return /^phaselog_phase_status\{.*\} 1$/m.test(metrics) && /^phaselog_snapshot_duration_seconds_count\{.*kind="scheduled".*\} [1-9]/m.test(metrics);
+        return (
+          /^phaselog_phase_status\{.*\} 1$/m.test(metrics) &&
+          /^phaselog_snapshot_duration_seconds_count\{.*kind="scheduled".*\} [1-9]/m.test(metrics)
+        );
       },
       { timeoutMs: 30_000, intervalMs: 200, what: '/metrics of the worker to show phases and timed snapshots' },
     );
@@ -52,11 +70,22 @@ describe('phaselog worker with server.probePort', () => {
     expect(metrics).toMatch(/^phaselog_cluster_reachable\{cluster="[^"]+"\} [01]$/m);
     expect(metrics).not.toContain(db.url);
     // The worker serves no API.
-    expect((await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })).status).toBe(404);
+    expect(
+      (
+        await fetch(`${base}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"query":"{ __typename }"}',
+        })
+      ).status,
+    ).toBe(404);
     // The image's HEALTHCHECK (bin/healthcheck.mjs) finds the worker's listener though the API port is dead.
     const probePort = new URL(base).port;
     const healthcheck = (): number | null =>
-      spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'bin/healthcheck.mjs')], { env: cleanEnv({ PHASELOG_PORT: '1', PHASELOG_PROBE_PORT: probePort }), timeout: 10_000 }).status;
+      spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'bin/healthcheck.mjs')], {
+        env: cleanEnv({ PHASELOG_PORT: '1', PHASELOG_PROBE_PORT: probePort }),
+        timeout: 10_000,
+      }).status;
     expect(healthcheck()).toBe(0);
     proc.child.kill('SIGTERM');
     expect(await exitCodeWithin(proc, 15_000)).toBe(0);

@@ -12,13 +12,22 @@ import { createFaultBed, NAMESPACE, PHASE, RECOVERY_MS, type FaultBed, type Logg
 
 /** Subscribes to the bed cluster's phase changes after `after`, pushing each event to `into`. */
 function subscribe(url: string, cluster: string, after: string | null, into: LoggedChange[]): Client {
-  const client = createClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0, lazy: true });
+  const client = createClient({
+    url: url.replace(/^http/, 'ws'),
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    lazy: true,
+  });
   client.subscribe<{ phaseStatusChanged: LoggedChange }>(
     {
       query: `subscription($after: String, $cluster: String) { phaseStatusChanged(after: $after, filter: { cluster: $cluster }) { seq at cluster scope phase { name } resourceKey fromStatus toStatus } }`,
       variables: { after, cluster },
     },
-    { next: (event) => void (event.data && into.push(event.data.phaseStatusChanged)), error: () => {}, complete: () => {} },
+    {
+      next: (event) => void (event.data && into.push(event.data.phaseStatusChanged)),
+      error: () => {},
+      complete: () => {},
+    },
   );
   return client;
 }
@@ -49,7 +58,11 @@ describe('fault: API restart', () => {
     // subscription is live.
     clients.push(subscribe(first.graphqlUrl as string, bed.clusterName, String(bed.baselineSeq()), received));
     bed.drive('InProgress');
-    await waitFor(() => ofPhase().some((c) => c.toStatus === 'InProgress'), { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the live event of the first change' });
+    await waitFor(() => ofPhase().some((c) => c.toStatus === 'InProgress'), {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 100,
+      what: 'the live event of the first change',
+    });
 
     await bed.kill(first);
     const killedAt = Date.now();
@@ -60,12 +73,22 @@ describe('fault: API restart', () => {
     await bed.waitRecorded('the change made while the API was down to be in the log', RECOVERY_MS);
     bed.drive('InProgress');
     await bed.waitRecorded('a change after the restart to be recorded', RECOVERY_MS);
-    await waitFor(() => ofPhase().length >= 3, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the subscriber to receive the three changes' }).catch(() => {});
+    await waitFor(() => ofPhase().length >= 3, {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 100,
+      what: 'the subscriber to receive the three changes',
+    }).catch(() => {});
 
     const events = ofPhase().filter((c) => c.scope === 'phase');
-    expect(events.map((c) => `${c.fromStatus}->${c.toStatus}`), 'each change once, in order, across the restart').toEqual(['Current->InProgress', 'InProgress->Current', 'Current->InProgress']);
+    expect(
+      events.map((c) => `${c.fromStatus}->${c.toStatus}`),
+      'each change once, in order, across the restart',
+    ).toEqual(['Current->InProgress', 'InProgress->Current', 'Current->InProgress']);
     const seqs = received.map((c) => BigInt(c.seq));
-    expect(seqs.every((s, i) => i === 0 || s > (seqs[i - 1] as bigint)), `seqs received strictly increase: ${seqs.join(', ')}`).toBe(true);
+    expect(
+      seqs.every((s, i) => i === 0 || s > (seqs[i - 1] as bigint)),
+      `seqs received strictly increase: ${seqs.join(', ')}`,
+    ).toBe(true);
 
     const gate = await bed.graphql<{ gate: { reason: string } }>(
       `query($phase: PhaseRef!) { gate(phase: $phase, status: InProgress, for: "1s") { reason } }`,

@@ -130,7 +130,9 @@ export async function createFaultBed(options: FaultBedOptions) {
   let polling = false;
   const pollers: Promise<void>[] = [];
 
-  const apiUrl = (): string | undefined => runs.filter((r) => r.graphqlUrl && r.proc.child.exitCode === null && r.proc.child.signalCode === null).at(-1)?.graphqlUrl;
+  const apiUrl = (): string | undefined =>
+    runs.filter((r) => r.graphqlUrl && r.proc.child.exitCode === null && r.proc.child.signalCode === null).at(-1)
+      ?.graphqlUrl;
 
   async function start(role: PhaselogRun['role'], extraEnv: Record<string, string> = {}): Promise<PhaselogRun> {
     const env = cleanEnv({
@@ -165,9 +167,15 @@ export async function createFaultBed(options: FaultBedOptions) {
 
   async function graphql<T>(query: string, variables: Record<string, unknown> = {}, url = apiUrl()): Promise<T> {
     if (!url) throw new Error('no phaselog API is running');
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }), signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+      signal: AbortSignal.timeout(10_000),
+    });
     const body = (await res.json()) as { data?: T; errors?: { message: string }[] };
-    if (body.errors?.length || !body.data) throw new Error(`GraphQL ${res.status}: ${JSON.stringify(body.errors ?? body)}`);
+    if (body.errors?.length || !body.data)
+      throw new Error(`GraphQL ${res.status}: ${JSON.stringify(body.errors ?? body)}`);
     return body.data;
   }
 
@@ -176,7 +184,12 @@ export async function createFaultBed(options: FaultBedOptions) {
     const all: LoggedChange[] = [];
     let after: string | null = null;
     for (;;) {
-      const page: { statusChanges: { edges: { cursor: string; node: LoggedChange }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } = await graphql(
+      const page: {
+        statusChanges: {
+          edges: { cursor: string; node: LoggedChange }[];
+          pageInfo: { hasNextPage: boolean; endCursor: string | null };
+        };
+      } = await graphql(
         `query($after: String, $cluster: String) { statusChanges(first: 100, after: $after, filter: { cluster: $cluster }) { edges { cursor node { ${CHANGE_FIELDS} } } pageInfo { hasNextPage endCursor } } }`,
         { after, cluster: clusterName },
       );
@@ -191,14 +204,18 @@ export async function createFaultBed(options: FaultBedOptions) {
     const previous = truth.at(-1)?.status ?? 'Current';
     if (previous === status) throw new Error(`the phase is already ${status}`);
     const updated = status === 'Current' ? 2 : 1;
-    emulator.patchStatus({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: NAMESPACE, name: PHASE }, { updatedReplicas: updated, readyReplicas: updated, availableReplicas: updated });
+    emulator.patchStatus(
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: NAMESPACE, name: PHASE },
+      { updatedReplicas: updated, readyReplicas: updated, availableReplicas: updated },
+    );
     const at = Date.now();
     truth.push({ at, status });
     if (baselineSeq !== undefined) transitions.push({ from: previous, to: status, at });
   }
 
   /** Phase-scope rows of the bed's phase after the baseline. */
-  const phaseRows = (log: LoggedChange[]) => log.filter((c) => c.scope === 'phase' && c.phase?.name === PHASE && BigInt(c.seq) > (baselineSeq ?? -1n));
+  const phaseRows = (log: LoggedChange[]) =>
+    log.filter((c) => c.scope === 'phase' && c.phase?.name === PHASE && BigInt(c.seq) > (baselineSeq ?? -1n));
 
   /** Waits until the log holds a phase-scope row for every transition made so far. */
   async function waitRecorded(what: string, timeoutMs = RECOVERY_MS): Promise<void> {
@@ -252,7 +269,14 @@ export async function createFaultBed(options: FaultBedOptions) {
           let value: GateAnswer;
           try {
             const data = await graphql<{ gate: { passed: boolean; reason: string } }>(
-              `query($phase: PhaseRef!) { gate(phase: $phase, status: Current, for: "2s") { passed reason } }`,
+              `
+                query ($phase: PhaseRef!) {
+                  gate(phase: $phase, status: Current, for: "2s") {
+                    passed
+                    reason
+                  }
+                }
+              `,
               { phase: { cluster: clusterName, namespace: NAMESPACE, name: PHASE } },
             );
             value = data.gate;
@@ -313,9 +337,13 @@ export async function createFaultBed(options: FaultBedOptions) {
       const wrongSince = notCurrentSince(s.sentAt);
       const blindSince = coveringSince(blind, s.sentAt);
       if (wrongSince !== undefined && s.sentAt - wrongSince > NOTICE_MS) {
-        out.push(`gate passed at +${s.sentAt - start0} ms while the Deployment had not been Current for ${s.sentAt - wrongSince} ms`);
+        out.push(
+          `gate passed at +${s.sentAt - start0} ms while the Deployment had not been Current for ${s.sentAt - wrongSince} ms`,
+        );
       } else if (blindSince !== undefined && s.sentAt - blindSince > NOTICE_MS) {
-        out.push(`gate passed at +${s.sentAt - start0} ms while phaselog had been unable to observe the cluster for ${s.sentAt - blindSince} ms (${blind.map((b) => b.what).join(', ')})`);
+        out.push(
+          `gate passed at +${s.sentAt - start0} ms while phaselog had been unable to observe the cluster for ${s.sentAt - blindSince} ms (${blind.map((b) => b.what).join(', ')})`,
+        );
       }
     }
     return out;
@@ -335,7 +363,10 @@ export async function createFaultBed(options: FaultBedOptions) {
         continue;
       }
       const idle = notRecording.find((d) => d.from + NOTICE_MS <= s.sentAt && (d.to ?? Infinity) >= s.answeredAt);
-      if (idle) out.push(`/readyz said 200 at +${s.sentAt - start0} ms, ${s.sentAt - idle.from} ms into "${idle.what}" (${JSON.stringify(s.value.body)})`);
+      if (idle)
+        out.push(
+          `/readyz said 200 at +${s.sentAt - start0} ms, ${s.sentAt - idle.from} ms into "${idle.what}" (${JSON.stringify(s.value.body)})`,
+        );
     }
     return out;
   }
@@ -349,7 +380,10 @@ export async function createFaultBed(options: FaultBedOptions) {
   /** Whether /readyz answered something other than 200 during [from, to] (the poller ran then). */
   function notReadyDuring(from: number, to: number): { saidNotReady: boolean; answers: number } {
     const within = readySamples.filter((s) => s.sentAt >= from && s.answeredAt <= to);
-    return { saidNotReady: within.some((s) => s.value.status !== 200 && s.value.status !== 'no answer'), answers: within.length };
+    return {
+      saidNotReady: within.some((s) => s.value.status !== 200 && s.value.status !== 'no answer'),
+      answers: within.length,
+    };
   }
 
   /**
@@ -361,7 +395,8 @@ export async function createFaultBed(options: FaultBedOptions) {
     const problems: string[] = [];
     const seqs = log.map((c) => BigInt(c.seq));
     for (let i = 1; i < seqs.length; i++) {
-      if ((seqs[i] as bigint) <= (seqs[i - 1] as bigint)) problems.push(`seq ${seqs[i]} follows ${seqs[i - 1]}: not strictly increasing`);
+      if ((seqs[i] as bigint) <= (seqs[i - 1] as bigint))
+        problems.push(`seq ${seqs[i]} follows ${seqs[i - 1]}: not strictly increasing`);
     }
     if (new Set(seqs).size !== seqs.length) problems.push('a seq appears twice in the log');
     const expected = transitions.map((t) => `${t.from}->${t.to}`);
@@ -369,18 +404,29 @@ export async function createFaultBed(options: FaultBedOptions) {
     const resource = log
       .filter((c) => c.scope === 'resource' && c.resourceKey === DEPLOYMENT_KEY && BigInt(c.seq) > (baselineSeq ?? -1n))
       .map((c) => `${c.fromStatus}->${c.toStatus}`);
-    if (JSON.stringify(phase) !== JSON.stringify(expected)) problems.push(`phase changes recorded ${JSON.stringify(phase)}, made ${JSON.stringify(expected)}`);
-    if (JSON.stringify(resource) !== JSON.stringify(expected)) problems.push(`Deployment changes recorded ${JSON.stringify(resource)}, made ${JSON.stringify(expected)}`);
+    if (JSON.stringify(phase) !== JSON.stringify(expected))
+      problems.push(`phase changes recorded ${JSON.stringify(phase)}, made ${JSON.stringify(expected)}`);
+    if (JSON.stringify(resource) !== JSON.stringify(expected))
+      problems.push(`Deployment changes recorded ${JSON.stringify(resource)}, made ${JSON.stringify(expected)}`);
     // Each outage the test made is one Unreachable and one Reachable; other faults are none.
-    const outages = Array.from({ length: outageCount }, () => ['Reachable->Unreachable', 'Unreachable->Reachable']).flat();
+    const outages = Array.from({ length: outageCount }, () => [
+      'Reachable->Unreachable',
+      'Unreachable->Reachable',
+    ]).flat();
     // A snapshot that ends a span no snapshot observed may say so (from Unobserved): phaselog's own
     // blindness, at most once per span the test made it blind.
     const cluster = clusterRows(log).filter((c) => !c.startsWith('Unobserved->'));
     const unobserved = clusterRows(log).length - cluster.length;
-    if (JSON.stringify(cluster) !== JSON.stringify(outages)) problems.push(`cluster changes recorded ${JSON.stringify(cluster)}, expected ${JSON.stringify(outages)}`);
-    if (unobserved > blind.length) problems.push(`${unobserved} unobserved spans recorded for ${blind.length} blind spans`);
+    if (JSON.stringify(cluster) !== JSON.stringify(outages))
+      problems.push(`cluster changes recorded ${JSON.stringify(cluster)}, expected ${JSON.stringify(outages)}`);
+    if (unobserved > blind.length)
+      problems.push(`${unobserved} unobserved spans recorded for ${blind.length} blind spans`);
     const others = log.filter(
-      (c) => BigInt(c.seq) > (baselineSeq ?? -1n) && c.scope !== 'cluster' && !(c.scope === 'phase' && c.phase?.name === PHASE) && !(c.scope === 'resource' && c.resourceKey === DEPLOYMENT_KEY),
+      (c) =>
+        BigInt(c.seq) > (baselineSeq ?? -1n) &&
+        c.scope !== 'cluster' &&
+        !(c.scope === 'phase' && c.phase?.name === PHASE) &&
+        !(c.scope === 'resource' && c.resourceKey === DEPLOYMENT_KEY),
     );
     if (others.length) problems.push(`changes nobody made: ${JSON.stringify(others)}`);
     return problems;
@@ -388,7 +434,9 @@ export async function createFaultBed(options: FaultBedOptions) {
 
   /** Cluster-scope rows after the baseline, as from->to. */
   function clusterRows(log: LoggedChange[]): string[] {
-    return log.filter((c) => c.scope === 'cluster' && BigInt(c.seq) > (baselineSeq ?? -1n)).map((c) => `${c.fromStatus}->${c.toStatus}`);
+    return log
+      .filter((c) => c.scope === 'cluster' && BigInt(c.seq) > (baselineSeq ?? -1n))
+      .map((c) => `${c.fromStatus}->${c.toStatus}`);
   }
 
   /** The first and last of a run of violations and how many there were, not hundreds of lines. */
@@ -407,12 +455,16 @@ export async function createFaultBed(options: FaultBedOptions) {
     for (const span of [...blind, ...serverDown, ...notRecording]) {
       const to = span.to ?? Date.now();
       if (to - span.from < 2000) continue;
-      if (!readySamples.some((s) => s.sentAt >= span.from && s.sentAt <= to)) problems.push(`/readyz was not polled during "${span.what}"`);
-      if (!gateSamples.some((s) => s.sentAt >= span.from && s.sentAt <= to)) problems.push(`no gate was asked during "${span.what}"`);
+      if (!readySamples.some((s) => s.sentAt >= span.from && s.sentAt <= to))
+        problems.push(`/readyz was not polled during "${span.what}"`);
+      if (!gateSamples.some((s) => s.sentAt >= span.from && s.sentAt <= to))
+        problems.push(`no gate was asked during "${span.what}"`);
     }
     if (process.env.PHASELOG_FAULTS_TRACE) {
       const line = (s: Sample<unknown>) => `+${s.sentAt - start0} ${JSON.stringify(s.value).slice(0, 200)}`;
-      process.stderr.write(`readyz:\n${readySamples.map(line).join('\n')}\ngate:\n${gateSamples.map(line).join('\n')}\nspans: ${JSON.stringify({ blind, serverDown, notRecording, start0 })}\n`);
+      process.stderr.write(
+        `readyz:\n${readySamples.map(line).join('\n')}\ngate:\n${gateSamples.map(line).join('\n')}\nspans: ${JSON.stringify({ blind, serverDown, notRecording, start0 })}\n`,
+      );
     }
     return problems;
   }
@@ -486,9 +538,18 @@ export async function createFaultBed(options: FaultBedOptions) {
     startPolling,
     stopPolling,
     facts: {
-      blind: { open: (what: string) => openSpan(blind, what), close: (what: string, at?: number) => closeSpan(blind, what, at) },
-      serverDown: { open: (what: string) => openSpan(serverDown, what), close: (what: string, at?: number) => closeSpan(serverDown, what, at) },
-      notRecording: { open: (what: string) => openSpan(notRecording, what), close: (what: string, at?: number) => closeSpan(notRecording, what, at) },
+      blind: {
+        open: (what: string) => openSpan(blind, what),
+        close: (what: string, at?: number) => closeSpan(blind, what, at),
+      },
+      serverDown: {
+        open: (what: string) => openSpan(serverDown, what),
+        close: (what: string, at?: number) => closeSpan(serverDown, what, at),
+      },
+      notRecording: {
+        open: (what: string) => openSpan(notRecording, what),
+        close: (what: string, at?: number) => closeSpan(notRecording, what, at),
+      },
     },
     clusterOutage,
     untilSchedulerBack,
@@ -499,6 +560,12 @@ export async function createFaultBed(options: FaultBedOptions) {
     verdict,
     close,
     /** The processes' output, for a failing assertion's message. */
-    output: () => runs.map((r, i) => `--- ${r.role} #${i} stdout (tail)\n${r.proc.stdout().slice(-4000)}\n--- stderr\n${r.proc.stderr().slice(-2000)}`).join('\n'),
+    output: () =>
+      runs
+        .map(
+          (r, i) =>
+            `--- ${r.role} #${i} stdout (tail)\n${r.proc.stdout().slice(-4000)}\n--- stderr\n${r.proc.stderr().slice(-2000)}`,
+        )
+        .join('\n'),
   };
 }

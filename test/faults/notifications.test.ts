@@ -67,7 +67,8 @@ describe('fault: notifications across a worker SIGKILL and a Redis restart', () 
     const [, first] = await Promise.all([bed.start('api', env), bed.start('worker', env)]);
     await bed.markBaseline();
     const baseline = bed.baselineSeq() ?? 0n;
-    const phaseRows = async (): Promise<LoggedChange[]> => (await bed.readLog()).filter((c) => c.scope === 'phase' && c.phase?.name === PHASE && BigInt(c.seq) > baseline);
+    const phaseRows = async (): Promise<LoggedChange[]> =>
+      (await bed.readLog()).filter((c) => c.scope === 'phase' && c.phase?.name === PHASE && BigInt(c.seq) > baseline);
     const keyOf = (row: LoggedChange) => `${ROUTE}:${row.seq}`;
     const acceptedAll = async (): Promise<boolean> => {
       const rows = await phaseRows().catch(() => []);
@@ -77,25 +78,39 @@ describe('fault: notifications across a worker SIGKILL and a Redis restart', () 
     // A transition with all well: delivered.
     bed.drive('InProgress');
     await bed.waitRecorded('the first transition to be recorded');
-    await waitFor(acceptedAll, { timeoutMs: RECOVERY_MS, intervalMs: 200, what: 'the first transition to be delivered' });
+    await waitFor(acceptedAll, {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 200,
+      what: 'the first transition to be delivered',
+    });
 
     // The receiver fails; a transition's delivery goes into retries; the worker is killed meanwhile.
     receiver.respond = () => 503;
     bed.drive('Current');
     await bed.waitRecorded('the second transition to be recorded');
     const second = (await phaseRows()).at(-1) as LoggedChange;
-    await waitFor(() => receiver.hits.filter((h) => h.key === keyOf(second)).length >= 2, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the second delivery to have failed twice' });
+    await waitFor(() => receiver.hits.filter((h) => h.key === keyOf(second)).length >= 2, {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 100,
+      what: 'the second delivery to have failed twice',
+    });
     // ...and both failures recorded: a kill between a receiver's answer and its record loses that attempt's count.
-    await waitFor(async () => {
-      const db = new pg.Client({ connectionString: database.url });
-      await db.connect();
-      try {
-        const row = await db.query<{ attempts: number }>('SELECT "attempts" FROM "NotificationDelivery" WHERE "route" = $1 AND "seq" = $2', [ROUTE, second.seq]);
-        return (row.rows[0]?.attempts ?? 0) >= 2;
-      } finally {
-        await db.end();
-      }
-    }, { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the two failed attempts to be recorded' });
+    await waitFor(
+      async () => {
+        const db = new pg.Client({ connectionString: database.url });
+        await db.connect();
+        try {
+          const row = await db.query<{ attempts: number }>(
+            'SELECT "attempts" FROM "NotificationDelivery" WHERE "route" = $1 AND "seq" = $2',
+            [ROUTE, second.seq],
+          );
+          return (row.rows[0]?.attempts ?? 0) >= 2;
+        } finally {
+          await db.end();
+        }
+      },
+      { timeoutMs: RECOVERY_MS, intervalMs: 100, what: 'the two failed attempts to be recorded' },
+    );
     await bed.kill(first);
 
     // With no worker: a transition nobody records yet, and Redis dies and comes back empty.
@@ -106,23 +121,36 @@ describe('fault: notifications across a worker SIGKILL and a Redis restart', () 
     await bed.start('worker', env);
 
     await bed.waitRecorded('the transition made without a worker to be recorded', RECOVERY_MS);
-    await waitFor(acceptedAll, { timeoutMs: RECOVERY_MS, intervalMs: 200, what: `every transition to be delivered\n${bed.output()}` });
+    await waitFor(acceptedAll, {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 200,
+      what: `every transition to be delivered\n${bed.output()}`,
+    });
     // Scans go on meanwhile; give them time to re-send anything they would (they must not).
     const settledAt = receiver.hits.length;
-    await waitFor(async () => {
-      const db = new pg.Client({ connectionString: database.url });
-      await db.connect();
-      try {
-        const cursor = await db.query<{ seq: string }>('SELECT "seq" FROM "NotificationCursor" WHERE "route" = $1', [ROUTE]);
-        const last = await db.query<{ seq: string }>('SELECT max("seq") AS "seq" FROM "StatusChange"');
-        return cursor.rows[0]?.seq === last.rows[0]?.seq;
-      } finally {
-        await db.end();
-      }
-    }, { timeoutMs: RECOVERY_MS, intervalMs: 250, what: 'the route to have judged the whole log' });
+    await waitFor(
+      async () => {
+        const db = new pg.Client({ connectionString: database.url });
+        await db.connect();
+        try {
+          const cursor = await db.query<{ seq: string }>('SELECT "seq" FROM "NotificationCursor" WHERE "route" = $1', [
+            ROUTE,
+          ]);
+          const last = await db.query<{ seq: string }>('SELECT max("seq") AS "seq" FROM "StatusChange"');
+          return cursor.rows[0]?.seq === last.rows[0]?.seq;
+        } finally {
+          await db.end();
+        }
+      },
+      { timeoutMs: RECOVERY_MS, intervalMs: 250, what: 'the route to have judged the whole log' },
+    );
 
     const rows = await phaseRows();
-    expect(rows.map((r) => `${r.fromStatus}->${r.toStatus}`)).toEqual(['Current->InProgress', 'InProgress->Current', 'Current->InProgress']);
+    expect(rows.map((r) => `${r.fromStatus}->${r.toStatus}`)).toEqual([
+      'Current->InProgress',
+      'InProgress->Current',
+      'Current->InProgress',
+    ]);
     const accepted = receiver.accepted();
     for (const row of rows) expect(accepted.get(keyOf(row)), `accepted deliveries of ${keyOf(row)}`).toBe(1);
     expect(receiver.hits.slice(settledAt).filter((h) => h.answered < 300)).toEqual([]);
@@ -137,7 +165,10 @@ describe('fault: notifications across a worker SIGKILL and a Redis restart', () 
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     try {
-      const stored = await db.query<{ seq: string; status: string; attempts: number }>('SELECT "seq", "status", "attempts" FROM "NotificationDelivery" WHERE "route" = $1 AND "seq" > $2 ORDER BY "seq"', [ROUTE, baseline.toString()]);
+      const stored = await db.query<{ seq: string; status: string; attempts: number }>(
+        'SELECT "seq", "status", "attempts" FROM "NotificationDelivery" WHERE "route" = $1 AND "seq" > $2 ORDER BY "seq"',
+        [ROUTE, baseline.toString()],
+      );
       const byseq = new Map(stored.rows.map((r) => [r.seq, r]));
       for (const row of rows) expect(byseq.get(row.seq)?.status, `delivery of ${row.seq}`).toBe('delivered');
       // The killed worker's failed attempts were recorded and counted on, not started over.

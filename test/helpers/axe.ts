@@ -20,5 +20,11 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
   const violations = (await page.evaluate('axe.run(document).then((result) => result.violations)')) as AxeViolation[];
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`);
+    .map(
+      (v) =>
+        `${v.id}: ${v.help} (${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')})`,
+    );
 }

@@ -15,7 +15,9 @@ export const TEST_OUTPUT = path.join(PROJECT_ROOT, 'test-output');
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`);
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH`,
+    );
   }
   mkdirSync(TEST_OUTPUT, { recursive: true });
   return chromium.launch({

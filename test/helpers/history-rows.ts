@@ -14,7 +14,12 @@ async function detailId(db: Db, doc: StatusDetailDoc): Promise<number> {
 
 /** The id of resource `key` of a phase, created when new. */
 export async function resourceId(db: Db, phaseId: number, key: string): Promise<number> {
-  const row = await db.resource.upsert({ where: { phaseId_key: { phaseId, key } }, create: { phaseId, key }, update: {}, select: { id: true } });
+  const row = await db.resource.upsert({
+    where: { phaseId_key: { phaseId, key } },
+    create: { phaseId, key },
+    update: {},
+    select: { id: true },
+  });
   return row.id;
 }
 
@@ -43,17 +48,28 @@ export async function insertPhaseInterval(db: Db, seed: PhaseIntervalSeed): Prom
     stale: seed.stale ?? false,
   });
   const data = {
-    phaseId: seed.phaseId, status: seed.status, detailId: await detailId(db, doc), conditionTimes: conditionTimes.map((t) => new Date(t ?? 0)),
-    stale: seed.stale ?? false, staleSince: seed.staleSince ?? null, from: seed.from,
+    phaseId: seed.phaseId,
+    status: seed.status,
+    detailId: await detailId(db, doc),
+    conditionTimes: conditionTimes.map((t) => new Date(t ?? 0)),
+    stale: seed.stale ?? false,
+    staleSince: seed.staleSince ?? null,
+    from: seed.from,
   };
   // The open interval is the phase's current status; ended ones are intervals.
-  if (seed.to === null) await db.phaseCurrentStatus.create({ data: { ...data, since: await runStart(db, seed.phaseId, seed.status, seed.from) } });
+  if (seed.to === null)
+    await db.phaseCurrentStatus.create({
+      data: { ...data, since: await runStart(db, seed.phaseId, seed.status, seed.from) },
+    });
   else await db.phaseStatusInterval.create({ data: { ...data, to: seed.to } });
 }
 
 /** Where a run of `status` reaching `from` began: back over ended intervals of that status with no gap. */
 async function runStart(db: Db, phaseId: number, status: string, from: Date): Promise<Date> {
-  const ended = await db.phaseStatusInterval.findMany({ where: { phaseId, from: { lt: from } }, orderBy: { from: 'desc' } });
+  const ended = await db.phaseStatusInterval.findMany({
+    where: { phaseId, from: { lt: from } },
+    orderBy: { from: 'desc' },
+  });
   let since = from;
   for (const interval of ended) {
     if (interval.to.getTime() !== since.getTime() || interval.status !== status) break;
@@ -77,8 +93,21 @@ export interface ResourceIntervalSeed {
 
 /** Inserts a resource status interval (creating the resource when new; `to` null: its current status). */
 export async function insertResourceInterval(db: Db, seed: ResourceIntervalSeed): Promise<void> {
-  const observed = { key: seed.key, status: seed.status, message: seed.message ?? '', conditions: [], presence: seed.presence ?? 'Present', ...(seed.reason ? { reason: seed.reason } : {}) } as unknown as ObservedResource;
-  const data = { resourceId: await resourceId(db, seed.phaseId, seed.key), status: seed.status, detailId: await detailId(db, resourceDetail(observed)), revisionId: seed.revisionId ?? null, from: seed.from };
+  const observed = {
+    key: seed.key,
+    status: seed.status,
+    message: seed.message ?? '',
+    conditions: [],
+    presence: seed.presence ?? 'Present',
+    ...(seed.reason ? { reason: seed.reason } : {}),
+  } as unknown as ObservedResource;
+  const data = {
+    resourceId: await resourceId(db, seed.phaseId, seed.key),
+    status: seed.status,
+    detailId: await detailId(db, resourceDetail(observed)),
+    revisionId: seed.revisionId ?? null,
+    from: seed.from,
+  };
   // The open interval is the resource's current status; ended ones are intervals.
   if (seed.to === null) await db.resourceCurrentStatus.create({ data });
   else await db.resourceStatusInterval.create({ data: { ...data, to: seed.to } });
@@ -100,11 +129,19 @@ export interface StatusChangeSeed {
 
 /** Appends a change-log row; returns its seq. */
 export async function insertStatusChange(db: Db, seed: StatusChangeSeed): Promise<bigint> {
-  const resource = seed.resourceKey && seed.phaseId !== null ? await resourceId(db, seed.phaseId, seed.resourceKey) : null;
+  const resource =
+    seed.resourceKey && seed.phaseId !== null ? await resourceId(db, seed.phaseId, seed.resourceKey) : null;
   const row = await db.statusChange.create({
     data: {
-      clusterId: seed.clusterId, phaseId: seed.phaseId, scope: seed.scope, at: seed.at, fromStatus: seed.fromStatus, toStatus: seed.toStatus,
-      resourceId: resource, conditionType: seed.conditionType ?? null, detailId: await detailId(db, messageDetail(seed.message ?? '')),
+      clusterId: seed.clusterId,
+      phaseId: seed.phaseId,
+      scope: seed.scope,
+      at: seed.at,
+      fromStatus: seed.fromStatus,
+      toStatus: seed.toStatus,
+      resourceId: resource,
+      conditionType: seed.conditionType ?? null,
+      detailId: await detailId(db, messageDetail(seed.message ?? '')),
     },
     select: { seq: true },
   });

@@ -31,7 +31,11 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   let child: ChildProcess | undefined;
 
   const start = async (): Promise<void> => {
-    const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const started = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     child = started;
     const deadline = Date.now() + 10_000;
     while (!(await pingRedis(url, 300)).ok) {

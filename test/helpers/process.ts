@@ -10,7 +10,10 @@ export interface PhaselogProcess {
   stdout(): string;
   stderr(): string;
   /** Resolves with the first JSON log line matching `predicate`. */
-  waitForLog(predicate: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  waitForLog(
+    predicate: (line: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
   /** Resolves with the exit code (or signal name). */
   exited: Promise<number | string>;
 }
@@ -19,7 +22,12 @@ export interface PhaselogProcess {
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || key.startsWith('PHASELOG_') || ['DATABASE_URL', 'REDIS_URL', 'KUBECONFIG', 'KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT'].includes(key)) continue;
+    if (
+      value === undefined ||
+      key.startsWith('PHASELOG_') ||
+      ['DATABASE_URL', 'REDIS_URL', 'KUBECONFIG', 'KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT'].includes(key)
+    )
+      continue;
     env[key] = value;
   }
   return { ...env, ...extra };
@@ -38,7 +46,10 @@ export function runPhaselog(args: string[], env: Record<string, string>, from: R
   const child = spawn(process.execPath, [...entry, ...args], { cwd: from.cwd ?? PROJECT_ROOT, env });
   let out = '';
   let err = '';
-  const waiters: { predicate: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }[] = [];
+  const waiters: {
+    predicate: (line: Record<string, unknown>) => boolean;
+    resolve: (line: Record<string, unknown>) => void;
+  }[] = [];
   let pending = '';
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString();
@@ -59,7 +70,9 @@ export function runPhaselog(args: string[], env: Record<string, string>, from: R
     }
   });
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   return {
     child,
     stdout: () => out,
@@ -67,7 +80,10 @@ export function runPhaselog(args: string[], env: Record<string, string>, from: R
     exited,
     waitForLog(predicate, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching log line within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`no matching log line within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`)),
+          timeoutMs,
+        );
         exited.then((code) => {
           clearTimeout(timer);
           reject(new Error(`phaselog exited (${code}) before the expected log line\nstdout:\n${out}\nstderr:\n${err}`));

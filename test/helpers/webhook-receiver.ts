@@ -58,7 +58,12 @@ export async function startWebhookReceiver(secret?: string): Promise<WebhookRece
         const wanted = Buffer.from(`sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`);
         signed = given.length === wanted.length && timingSafeEqual(given, wanted);
       }
-      const hit = { key, contentType: String(req.headers['content-type'] ?? ''), ...(signed !== undefined ? { signed } : {}), body: JSON.parse(raw) as Record<string, unknown> };
+      const hit = {
+        key,
+        contentType: String(req.headers['content-type'] ?? ''),
+        ...(signed !== undefined ? { signed } : {}),
+        body: JSON.parse(raw) as Record<string, unknown>,
+      };
       const attempt = receiver.hits.filter((h) => h.key === key).length + 1;
       const answered = receiver.respond(hit, attempt);
       receiver.hits.push({ ...hit, answered });
@@ -67,9 +72,10 @@ export async function startWebhookReceiver(secret?: string): Promise<WebhookRece
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  receiver.close = () => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  receiver.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return receiver;
 }

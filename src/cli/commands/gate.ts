@@ -36,9 +36,17 @@ export interface GateConditionArg {
 /** Parses `health=True`, `version=True:5m`; the status is True, False or Unknown. */
 export function parseConditionArg(value: string): GateConditionArg {
   const match = /^([A-Za-z][A-Za-z0-9._-]*)=(True|False|Unknown)(?::(.+))?$/.exec(value);
-  if (match === null) throw new CliError(`--condition ${JSON.stringify(value)}: expected type=True|False|Unknown[:window], e.g. health=True or version=True:5m`, EXIT.usage);
+  if (match === null)
+    throw new CliError(
+      `--condition ${JSON.stringify(value)}: expected type=True|False|Unknown[:window], e.g. health=True or version=True:5m`,
+      EXIT.usage,
+    );
   const [, type, status, window] = match as unknown as [string, string, string, string | undefined];
-  return { type, status, ...(window !== undefined ? { for: `${parseCliDuration(window, `--condition ${type}`)}ms` } : {}) };
+  return {
+    type,
+    status,
+    ...(window !== undefined ? { for: `${parseCliDuration(window, `--condition ${type}`)}ms` } : {}),
+  };
 }
 
 /** How often a waiting gate asks again at most; sooner when the window fills earlier. */
@@ -53,8 +61,23 @@ interface Gate {
   remaining: string | number | null;
   lastGoodReadAt: string | null;
   staleReason: string | null;
-  blockingResources: { group: string; kind: string; namespace: string; name: string; status: string; message: string }[];
-  conditions: { type: string; wanted: string; status: string | null; outcome: string; heldSince: string | null; remaining: string | number | null; message: string }[];
+  blockingResources: {
+    group: string;
+    kind: string;
+    namespace: string;
+    name: string;
+    status: string;
+    message: string;
+  }[];
+  conditions: {
+    type: string;
+    wanted: string;
+    status: string | null;
+    outcome: string;
+    heldSince: string | null;
+    remaining: string | number | null;
+    message: string;
+  }[];
 }
 
 export interface GateOptions extends PhaseScope {
@@ -82,12 +105,20 @@ function report(ctx: CommandContext, subject: Subject, gate: Gate, output: Outpu
   const label = 'plan' in subject ? `plan ${subject.plan}` : displayName(subject.phase);
   if (isDataFormat(output)) {
     const named = 'plan' in subject ? { plan: subject.plan } : { phase: label };
-    ctx.out(renderData({ ...named, ...gate, blockingResources: gate.blockingResources.map((r) => ({ ref: formatRef(r), ...r })) }, output));
+    ctx.out(
+      renderData(
+        { ...named, ...gate, blockingResources: gate.blockingResources.map((r) => ({ ref: formatRef(r), ...r })) },
+        output,
+      ),
+    );
     return;
   }
   const verdict = gate.passed ? ctx.paint('green', 'PASS') : ctx.paint('red', 'FAIL');
   ctx.out(`${verdict}  ${label}: ${note}${gate.message}\n`);
-  for (const r of gate.blockingResources) ctx.out(`  ${formatRef(r)}: ${paintStatus(r.status, ctx.paint, ctx.decorated)}${r.message ? `: ${r.message}` : ''}\n`);
+  for (const r of gate.blockingResources)
+    ctx.out(
+      `  ${formatRef(r)}: ${paintStatus(r.status, ctx.paint, ctx.decorated)}${r.message ? `: ${r.message}` : ''}\n`,
+    );
   for (const c of gate.conditions) {
     const mark = c.outcome === 'HELD' ? ctx.paint('green', 'ok') : ctx.paint('red', c.outcome);
     ctx.out(`  condition ${c.type}=${c.wanted}: ${mark}: ${c.message}\n`);
@@ -95,29 +126,52 @@ function report(ctx: CommandContext, subject: Subject, gate: Gate, output: Outpu
 }
 
 export async function runGate(ctx: CommandContext, options: GateOptions): Promise<number> {
-  if (!options.for) throw new CliError('gate needs --for, the window the status must have held (e.g. --for 10m)', EXIT.usage);
+  if (!options.for)
+    throw new CliError('gate needs --for, the window the status must have held (e.g. --for 10m)', EXIT.usage);
   const windowMs = parseCliDuration(options.for, '--for');
-  if (options.output === 'name' || options.output === 'wide') throw new CliError(`-o ${options.output} does not apply to gate (use table, json or yaml)`, EXIT.usage);
-  if (options.timeout !== undefined && !options.wait) throw new CliError('--timeout bounds --wait: use it with --wait', EXIT.usage);
-  const timeoutMs = options.timeout === undefined ? windowMs + 15 * 60_000 : parseCliDuration(options.timeout, '--timeout');
+  if (options.output === 'name' || options.output === 'wide')
+    throw new CliError(`-o ${options.output} does not apply to gate (use table, json or yaml)`, EXIT.usage);
+  if (options.timeout !== undefined && !options.wait)
+    throw new CliError('--timeout bounds --wait: use it with --wait', EXIT.usage);
+  const timeoutMs =
+    options.timeout === undefined ? windowMs + 15 * 60_000 : parseCliDuration(options.timeout, '--timeout');
   const conditions = options.conditions ?? [];
   let subject: Subject;
   let ask: () => Promise<Gate>;
   if (options.plan !== undefined) {
     if (options.phase !== undefined) throw new CliError('name a phase or --plan, not both', EXIT.usage);
-    if (conditions.length > 0 || options.status !== 'Current') throw new CliError('a plan gate asks for Current on every phase of the plan: --status and --condition apply to phases only', EXIT.usage);
-    if (options.cluster !== undefined || options.namespace !== undefined) throw new CliError('--cluster and -n narrow a phase name; a plan is named by its name alone', EXIT.usage);
+    if (conditions.length > 0 || options.status !== 'Current')
+      throw new CliError(
+        'a plan gate asks for Current on every phase of the plan: --status and --condition apply to phases only',
+        EXIT.usage,
+      );
+    if (options.cluster !== undefined || options.namespace !== undefined)
+      throw new CliError('--cluster and -n narrow a phase name; a plan is named by its name alone', EXIT.usage);
     const plan = options.plan;
     subject = { plan };
     ask = async () => {
-      const result = await ctx.api.query<{ planGate: Omit<Gate, 'lastGoodReadAt' | 'blockingResources' | 'conditions'> }>(PLAN_GATE, { plan, for: `${windowMs}ms` });
+      const result = await ctx.api.query<{
+        planGate: Omit<Gate, 'lastGoodReadAt' | 'blockingResources' | 'conditions'>;
+      }>(PLAN_GATE, { plan, for: `${windowMs}ms` });
       return { ...result.planGate, lastGoodReadAt: null, blockingResources: [], conditions: [] };
     };
   } else {
-    if (options.phase === undefined) throw new CliError('name a phase (cluster/namespace/name, cluster/name or name) or a plan with --plan <name>', EXIT.usage);
+    if (options.phase === undefined)
+      throw new CliError(
+        'name a phase (cluster/namespace/name, cluster/name or name) or a plan with --plan <name>',
+        EXIT.usage,
+      );
     const phase = await resolvePhase(ctx.api, options.phase, options);
     subject = { phase };
-    ask = async () => (await ctx.api.query<{ gate: Gate }>(GATE, { phase: { id: phase.id }, status: options.status, for: `${windowMs}ms`, conditions })).gate;
+    ask = async () =>
+      (
+        await ctx.api.query<{ gate: Gate }>(GATE, {
+          phase: { id: phase.id },
+          status: options.status,
+          for: `${windowMs}ms`,
+          conditions,
+        })
+      ).gate;
   }
   if (!options.wait) {
     const gate = await ask();
@@ -144,8 +198,13 @@ export async function runGate(ctx: CommandContext, options: GateOptions): Promis
     }
     const left = deadline - Date.now();
     if (left <= 0) break;
-    if (last) progress.line(`waiting (${formatDuration(Date.now() - started)} of at most ${formatDuration(timeoutMs)}): ${last.message}`, `${last.reason}/${last.status}`);
-    const toFill = last?.reason === 'NOT_HELD_LONG_ENOUGH' || last?.reason === 'CONDITION_NOT_HELD' ? remainingMs(last) : undefined;
+    if (last)
+      progress.line(
+        `waiting (${formatDuration(Date.now() - started)} of at most ${formatDuration(timeoutMs)}): ${last.message}`,
+        `${last.reason}/${last.status}`,
+      );
+    const toFill =
+      last?.reason === 'NOT_HELD_LONG_ENOUGH' || last?.reason === 'CONDITION_NOT_HELD' ? remainingMs(last) : undefined;
     await sleep(Math.max(100, Math.min(POLL_MS, left, toFill === undefined ? POLL_MS : toFill + 100)));
   }
   progress.done();

@@ -6,7 +6,15 @@ import type { CommandContext } from '../context.ts';
 import { staleNote } from './status.ts';
 import { formatDuration } from '../../duration.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { formatAgo, formatResourceKey, isDataFormat, paintStatus, parseTime, renderList, renderTable } from '../format.ts';
+import {
+  formatAgo,
+  formatResourceKey,
+  isDataFormat,
+  paintStatus,
+  parseTime,
+  renderList,
+  renderTable,
+} from '../format.ts';
 import type { OutputFormat } from '../format.ts';
 import type { ChangeLogEntry } from '../../graphql/answers.ts';
 import { resolvePhase } from '../phase-arg.ts';
@@ -34,7 +42,6 @@ interface Interval {
   summary: { total: number; failed: number };
 }
 
-
 export interface HistoryOptions extends PhaseScope {
   phase?: string;
   all: boolean;
@@ -45,7 +52,8 @@ export interface HistoryOptions extends PhaseScope {
 }
 
 export async function runHistory(ctx: CommandContext, options: HistoryOptions): Promise<number> {
-  if (options.output === 'name') throw new CliError('-o name lists phases (phaselog status -o name); history has no names to print', EXIT.usage);
+  if (options.output === 'name')
+    throw new CliError('-o name lists phases (phaselog status -o name); history has no names to print', EXIT.usage);
   const now = ctx.now();
   const from = parseTime(options.from ?? '7d', now);
   const to = options.to ? parseTime(options.to, now) : undefined;
@@ -54,15 +62,29 @@ export async function runHistory(ctx: CommandContext, options: HistoryOptions): 
   const window = { id: phase.id, from: from.toISOString(), to: to?.toISOString() ?? null };
   const wide = options.output === 'wide';
   if (options.all) {
-    const changes = await collectPages<ChangeLogEntry>(ctx.api, CHANGES, window, (d: { phase: { changes: Connection<ChangeLogEntry> } | null }) => d.phase?.changes);
-    const items = changes.map((c) => ({ kind: 'StatusChange', ...c, resource: c.resourceKey ? formatResourceKey(c.resourceKey) : null }));
+    const changes = await collectPages<ChangeLogEntry>(
+      ctx.api,
+      CHANGES,
+      window,
+      (d: { phase: { changes: Connection<ChangeLogEntry> } | null }) => d.phase?.changes,
+    );
+    const items = changes.map((c) => ({
+      kind: 'StatusChange',
+      ...c,
+      resource: c.resourceKey ? formatResourceKey(c.resourceKey) : null,
+    }));
     if (isDataFormat(options.output)) ctx.out(renderList(items, options.output));
     else
       ctx.out(
         renderTable(
           wide ? ['TIME', 'AT', 'SEQ', 'WHAT', 'FROM', 'TO', 'MESSAGE'] : ['TIME', 'WHAT', 'FROM', 'TO', 'MESSAGE'],
           items.map((c) => {
-            const row = [c.resource ?? (c.conditionType ? `condition ${c.conditionType}` : c.scope), paintStatus(c.fromStatus, ctx.paint, ctx.decorated), paintStatus(c.toStatus, ctx.paint, ctx.decorated), c.message];
+            const row = [
+              c.resource ?? (c.conditionType ? `condition ${c.conditionType}` : c.scope),
+              paintStatus(c.fromStatus, ctx.paint, ctx.decorated),
+              paintStatus(c.toStatus, ctx.paint, ctx.decorated),
+              c.message,
+            ];
             return wide ? [formatAgo(c.at, now), c.at, c.seq, ...row] : [formatAgo(c.at, now), ...row];
           }),
           { headers: options.headers },
@@ -70,12 +92,25 @@ export async function runHistory(ctx: CommandContext, options: HistoryOptions): 
       );
     return EXIT.ok;
   }
-  const intervals = await collectPages<Interval>(ctx.api, INTERVALS, window, (d: { phase: { history: Connection<Interval> } | null }) => d.phase?.history);
-  if (isDataFormat(options.output)) ctx.out(renderList(intervals.map((i) => ({ kind: 'StatusInterval', ...i })), options.output));
+  const intervals = await collectPages<Interval>(
+    ctx.api,
+    INTERVALS,
+    window,
+    (d: { phase: { history: Connection<Interval> } | null }) => d.phase?.history,
+  );
+  if (isDataFormat(options.output))
+    ctx.out(
+      renderList(
+        intervals.map((i) => ({ kind: 'StatusInterval', ...i })),
+        options.output,
+      ),
+    );
   else
     ctx.out(
       renderTable(
-        wide ? ['FROM', 'TO', 'DURATION', 'STATUS', 'START', 'END', 'MESSAGE'] : ['FROM', 'TO', 'DURATION', 'STATUS', 'MESSAGE'],
+        wide
+          ? ['FROM', 'TO', 'DURATION', 'STATUS', 'START', 'END', 'MESSAGE']
+          : ['FROM', 'TO', 'DURATION', 'STATUS', 'MESSAGE'],
         intervals.map((i) => {
           const duration = formatDuration((i.to ? Date.parse(i.to) : now.getTime()) - Date.parse(i.from));
           const status = paintStatus(i.status, ctx.paint, ctx.decorated, staleNote(i));

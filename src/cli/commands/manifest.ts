@@ -48,23 +48,40 @@ export async function runManifest(ctx: CommandContext, options: ManifestOptions)
   const phase = await resolvePhase(ctx.api, options.phase, options);
   if (options.diff) {
     // `changes` holds what added, removed and revisionsChanged list, with content: asking for those too would double the query's cost.
-    const data = await ctx.api.query<{ phase: { manifests: { edges: { node: DiffVersion }[] } } | null }>(VERSIONS, { id: phase.id, context: options.context ?? 3 });
+    const data = await ctx.api.query<{ phase: { manifests: { edges: { node: DiffVersion }[] } } | null }>(VERSIONS, {
+      id: phase.id,
+      context: options.context ?? 3,
+    });
     const versions = data.phase?.manifests.edges.map((e) => e.node) ?? [];
     if (isDataFormat(options.output)) ctx.out(renderData(versions, options.output));
     else ctx.out(renderManifestDiff(versions, { color: options.color ?? ctx.decorated }));
     return 0;
   }
   const at = options.at ? parseTime(options.at, ctx.now()).toISOString() : null;
-  const data = await ctx.api.query<{ phase: { manifest: { hash: string; from: string; to: string | null; entries: Entry[] } | null } | null }>(AT, { id: phase.id, at });
+  const data = await ctx.api.query<{
+    phase: { manifest: { hash: string; from: string; to: string | null; entries: Entry[] } | null } | null;
+  }>(AT, { id: phase.id, at });
   const manifest = data.phase?.manifest;
-  if (!manifest) throw new CliError(`${displayName(phase)} had no recorded manifest ${at ? `at ${at}` : 'yet'}`, EXIT.notFound);
+  if (!manifest)
+    throw new CliError(`${displayName(phase)} had no recorded manifest ${at ? `at ${at}` : 'yet'}`, EXIT.notFound);
   if (isDataFormat(options.output)) ctx.out(renderData(manifest, options.output));
   else {
     const now = ctx.now();
     const until = manifest.to ? `until ${formatAgo(manifest.to, now)}` : 'still in effect';
-    if (options.headers !== false) ctx.out(`# ${displayName(phase)}: manifest ${manifest.hash.slice(0, 12)}, from ${formatAgo(manifest.from, now)} (${manifest.from}), ${until}\n`);
-    const rows = manifest.entries.map((e) => [e.group || '(core)', e.kind, e.namespace || '-', e.name, e.version ?? '-']);
-    ctx.out(renderTable(['GROUP', 'KIND', 'NAMESPACE', 'NAME', 'VERSION'], rows, { headers: options.headers !== false }));
+    if (options.headers !== false)
+      ctx.out(
+        `# ${displayName(phase)}: manifest ${manifest.hash.slice(0, 12)}, from ${formatAgo(manifest.from, now)} (${manifest.from}), ${until}\n`,
+      );
+    const rows = manifest.entries.map((e) => [
+      e.group || '(core)',
+      e.kind,
+      e.namespace || '-',
+      e.name,
+      e.version ?? '-',
+    ]);
+    ctx.out(
+      renderTable(['GROUP', 'KIND', 'NAMESPACE', 'NAME', 'VERSION'], rows, { headers: options.headers !== false }),
+    );
   }
   return 0;
 }

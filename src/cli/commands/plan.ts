@@ -23,7 +23,6 @@ const HISTORY = `query PlanHistory($name: String!, $from: DateTime!, $to: DateTi
   plan(name: $name) { history(from: $from, to: $to, first: 100) { status step stepCount message stale staleReason from to } }
 }`;
 
-
 interface PlanHead {
   name: string;
   source: string;
@@ -42,7 +41,18 @@ interface PlanView extends PlanHead {
     ref: string;
     status: string;
     message: string;
-    phase: { id: string; cluster: string; namespace: string; name: string; source: string; since: string | null; lastGoodReadAt: string | null; stale: boolean; staleReason: string | null; summary: StatusCounts } | null;
+    phase: {
+      id: string;
+      cluster: string;
+      namespace: string;
+      name: string;
+      source: string;
+      since: string | null;
+      lastGoodReadAt: string | null;
+      stale: boolean;
+      staleReason: string | null;
+      summary: StatusCounts;
+    } | null;
   }[];
 }
 
@@ -75,7 +85,8 @@ async function readPlan(ctx: CommandContext, name: string): Promise<PlanView> {
 
 /** `site-prod: ◐ InProgress (step 2 of 3): at step 2 of 3: ...` */
 function headLine(ctx: CommandContext, plan: PlanHead): string {
-  const where = plan.step === null ? `${plan.stepCount} of ${plan.stepCount}` : `step ${plan.step} of ${plan.stepCount}`;
+  const where =
+    plan.step === null ? `${plan.stepCount} of ${plan.stepCount}` : `step ${plan.step} of ${plan.stepCount}`;
   return `${plan.name}: ${paintStatus(plan.status, ctx.paint, ctx.decorated, staleNote(plan))} (${where}): ${plan.message}\n`;
 }
 
@@ -88,23 +99,51 @@ export async function runPlanStatus(ctx: CommandContext, options: PlanStatusOpti
   }
   const now = ctx.now();
   ctx.out(headLine(ctx, plan));
-  const status = (p: PlanView['phases'][number]) => paintStatus(p.status, ctx.paint, ctx.decorated, p.phase ? staleNote(p.phase) : '');
+  const status = (p: PlanView['phases'][number]) =>
+    paintStatus(p.status, ctx.paint, ctx.decorated, p.phase ? staleNote(p.phase) : '');
   if (options.output === 'summary') {
     const rows = plan.phases.map((p) => {
       const c = p.phase?.summary;
-      const counts = c ? [c.current, c.inProgress, c.failed, c.terminating, c.notFound, c.unknown, c.total].map(String) : ['-', '-', '-', '-', '-', '-', '-'];
+      const counts = c
+        ? [c.current, c.inProgress, c.failed, c.terminating, c.notFound, c.unknown, c.total].map(String)
+        : ['-', '-', '-', '-', '-', '-', '-'];
       return [String(p.step), p.ref, status(p), ...counts];
     });
-    ctx.out(renderTable(['STEP', 'PHASE', 'STATUS', 'CURRENT', 'INPROGRESS', 'FAILED', 'TERMINATING', 'NOTFOUND', 'UNKNOWN', 'TOTAL'], rows, { headers: options.headers }));
+    ctx.out(
+      renderTable(
+        ['STEP', 'PHASE', 'STATUS', 'CURRENT', 'INPROGRESS', 'FAILED', 'TERMINATING', 'NOTFOUND', 'UNKNOWN', 'TOTAL'],
+        rows,
+        { headers: options.headers },
+      ),
+    );
     return EXIT.ok;
   }
   const wide = options.output === 'wide';
   const rows = plan.phases.map((p) => {
     const since = formatAgo(p.phase?.since, now);
     const ready = p.phase ? `${p.phase.summary.current}/${p.phase.summary.total}` : '-';
-    return wide ? [String(p.step), p.ref, status(p), since, ready, p.phase?.source ?? '-', formatAgo(p.phase?.lastGoodReadAt, now), p.message] : [String(p.step), p.ref, status(p), since, ready, p.message];
+    return wide
+      ? [
+          String(p.step),
+          p.ref,
+          status(p),
+          since,
+          ready,
+          p.phase?.source ?? '-',
+          formatAgo(p.phase?.lastGoodReadAt, now),
+          p.message,
+        ]
+      : [String(p.step), p.ref, status(p), since, ready, p.message];
   });
-  ctx.out(renderTable(wide ? ['STEP', 'PHASE', 'STATUS', 'SINCE', 'READY', 'SOURCE', 'LAST READ', 'MESSAGE'] : ['STEP', 'PHASE', 'STATUS', 'SINCE', 'READY', 'MESSAGE'], rows, { headers: options.headers }));
+  ctx.out(
+    renderTable(
+      wide
+        ? ['STEP', 'PHASE', 'STATUS', 'SINCE', 'READY', 'SOURCE', 'LAST READ', 'MESSAGE']
+        : ['STEP', 'PHASE', 'STATUS', 'SINCE', 'READY', 'MESSAGE'],
+      rows,
+      { headers: options.headers },
+    ),
+  );
   return EXIT.ok;
 }
 
@@ -120,7 +159,12 @@ export async function runPlanList(ctx: CommandContext, options: PlanListOptions)
     return EXIT.ok;
   }
   if (isDataFormat(options.output)) {
-    ctx.out(renderList(plans.map((p) => ({ kind: 'Plan', ...p })), options.output));
+    ctx.out(
+      renderList(
+        plans.map((p) => ({ kind: 'Plan', ...p })),
+        options.output,
+      ),
+    );
     return EXIT.ok;
   }
   const wide = options.output === 'wide';
@@ -129,7 +173,11 @@ export async function runPlanList(ctx: CommandContext, options: PlanListOptions)
     const row = [p.name, paintStatus(p.status, ctx.paint, ctx.decorated, staleNote(p)), step];
     return wide ? [...row, p.source, p.message] : [...row, p.message];
   });
-  ctx.out(renderTable(wide ? ['NAME', 'STATUS', 'STEP', 'SOURCE', 'MESSAGE'] : ['NAME', 'STATUS', 'STEP', 'MESSAGE'], rows, { headers: options.headers }));
+  ctx.out(
+    renderTable(wide ? ['NAME', 'STATUS', 'STEP', 'SOURCE', 'MESSAGE'] : ['NAME', 'STATUS', 'STEP', 'MESSAGE'], rows, {
+      headers: options.headers,
+    }),
+  );
   return EXIT.ok;
 }
 
@@ -142,7 +190,8 @@ export interface PlanHistoryOptions {
 }
 
 export async function runPlanHistory(ctx: CommandContext, options: PlanHistoryOptions): Promise<number> {
-  if (options.output === 'name') throw new CliError('-o name lists plans (phaselog plan list -o name); history has no names to print', EXIT.usage);
+  if (options.output === 'name')
+    throw new CliError('-o name lists plans (phaselog plan list -o name); history has no names to print', EXIT.usage);
   const now = ctx.now();
   let from = parseTime(options.from ?? '7d', now);
   const to = options.to ? parseTime(options.to, now) : undefined;
@@ -150,8 +199,13 @@ export async function runPlanHistory(ctx: CommandContext, options: PlanHistoryOp
   // Pages of 100: the next starts where the last interval of the page before ended.
   const intervals: PlanInterval[] = [];
   for (;;) {
-    const { plan } = await ctx.api.query<{ plan: { history: PlanInterval[] } | null }>(HISTORY, { name: options.plan, from: from.toISOString(), to: to?.toISOString() ?? null });
-    if (plan === null) throw new CliError(`no plan "${options.plan}"; \`phaselog plan list\` lists them`, EXIT.notFound);
+    const { plan } = await ctx.api.query<{ plan: { history: PlanInterval[] } | null }>(HISTORY, {
+      name: options.plan,
+      from: from.toISOString(),
+      to: to?.toISOString() ?? null,
+    });
+    if (plan === null)
+      throw new CliError(`no plan "${options.plan}"; \`phaselog plan list\` lists them`, EXIT.notFound);
     const page = plan.history;
     const last = page[page.length - 1];
     intervals.push(...page);
@@ -159,16 +213,35 @@ export async function runPlanHistory(ctx: CommandContext, options: PlanHistoryOp
     from = new Date(last.to);
   }
   if (isDataFormat(options.output)) {
-    ctx.out(renderList(intervals.map((i) => ({ kind: 'PlanInterval', ...i })), options.output));
+    ctx.out(
+      renderList(
+        intervals.map((i) => ({ kind: 'PlanInterval', ...i })),
+        options.output,
+      ),
+    );
     return EXIT.ok;
   }
   const wide = options.output === 'wide';
   const rows = intervals.map((i) => {
     const duration = formatDuration((i.to ? Date.parse(i.to) : now.getTime()) - Date.parse(i.from));
     const step = i.step === null ? `${i.stepCount}/${i.stepCount}` : `${i.step}/${i.stepCount}`;
-    const row = [formatAgo(i.from, now), i.to ? formatAgo(i.to, now) : 'now', duration, paintStatus(i.status, ctx.paint, ctx.decorated, staleNote(i)), step];
+    const row = [
+      formatAgo(i.from, now),
+      i.to ? formatAgo(i.to, now) : 'now',
+      duration,
+      paintStatus(i.status, ctx.paint, ctx.decorated, staleNote(i)),
+      step,
+    ];
     return wide ? [...row, i.from, i.to ?? '-', i.message] : [...row, i.message];
   });
-  ctx.out(renderTable(wide ? ['FROM', 'TO', 'DURATION', 'STATUS', 'STEP', 'START', 'END', 'MESSAGE'] : ['FROM', 'TO', 'DURATION', 'STATUS', 'STEP', 'MESSAGE'], rows, { headers: options.headers }));
+  ctx.out(
+    renderTable(
+      wide
+        ? ['FROM', 'TO', 'DURATION', 'STATUS', 'STEP', 'START', 'END', 'MESSAGE']
+        : ['FROM', 'TO', 'DURATION', 'STATUS', 'STEP', 'MESSAGE'],
+      rows,
+      { headers: options.headers },
+    ),
+  );
   return EXIT.ok;
 }

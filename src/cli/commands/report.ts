@@ -39,7 +39,14 @@ function startProgress(label: string): () => void {
   };
 }
 
-const EXTENSIONS: Record<string, (typeof FORMATS)[number]> = { '.json': 'json', '.csv': 'csv', '.md': 'markdown', '.markdown': 'markdown', '.html': 'html', '.htm': 'html' };
+const EXTENSIONS: Record<string, (typeof FORMATS)[number]> = {
+  '.json': 'json',
+  '.csv': 'csv',
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.html': 'html',
+  '.htm': 'html',
+};
 
 /** The format a file name asks for; a name that asks for none phaselog writes is refused, not filled with JSON. */
 function formatOfFile(out: string | undefined): (typeof FORMATS)[number] {
@@ -47,7 +54,10 @@ function formatOfFile(out: string | undefined): (typeof FORMATS)[number] {
   const extension = extname(out).toLowerCase();
   const format = EXTENSIONS[extension];
   if (format) return format;
-  throw new CliError(`cannot tell the report format from "${out}": name a .json, .csv, .md or .html file, or give --format`, EXIT.usage);
+  throw new CliError(
+    `cannot tell the report format from "${out}": name a .json, .csv, .md or .html file, or give --format`,
+    EXIT.usage,
+  );
 }
 
 export async function runReport(ctx: CommandContext, options: ReportOptions): Promise<number> {
@@ -61,7 +71,12 @@ export async function runReport(ctx: CommandContext, options: ReportOptions): Pr
   const stop = startProgress(`computing the report for ${from.toISOString()} to ${to.toISOString()}`);
   let answer;
   try {
-    answer = await ctx.api.query<{ auditReport: { content: string; totals: { phases: number; failures: number; restored: number; incidents: number } } }>(REPORT, {
+    answer = await ctx.api.query<{
+      auditReport: {
+        content: string;
+        totals: { phases: number; failures: number; restored: number; incidents: number };
+      };
+    }>(REPORT, {
       from: from.toISOString(),
       to: to.toISOString(),
       format: format.toUpperCase(),
@@ -76,6 +91,7 @@ export async function runReport(ctx: CommandContext, options: ReportOptions): Pr
     process.stderr.write(
       `wrote ${format} report on ${totals.phases} phases to ${options.out}: ${totals.failures} failures (${totals.restored} restored), ${totals.incidents} departures from Current\n`,
     );
-  } else ctx.out(answer.auditReport.content.endsWith('\n') ? answer.auditReport.content : `${answer.auditReport.content}\n`);
+  } else
+    ctx.out(answer.auditReport.content.endsWith('\n') ? answer.auditReport.content : `${answer.auditReport.content}\n`);
   return EXIT.ok;
 }

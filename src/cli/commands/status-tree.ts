@@ -64,12 +64,29 @@ const UNKNOWN_TEXT: Record<string, string> = {
 
 /** The resources of phase `id` with their trees, nested. */
 export async function readTrees(ctx: CommandContext, id: string): Promise<TreeItem[]> {
-  const resources = await collectPages<ApiTreeResource>(ctx.api, TREE_RESOURCES, { id }, (d: { phase: { resources: Connection<ApiTreeResource> } | null }) => d.phase?.resources);
+  const resources = await collectPages<ApiTreeResource>(
+    ctx.api,
+    TREE_RESOURCES,
+    { id },
+    (d: { phase: { resources: Connection<ApiTreeResource> } | null }) => d.phase?.resources,
+  );
   return resources.map((r) => {
-    const item: TreeItem = { ref: formatRef(r), group: r.group, kind: r.kind, namespace: r.namespace, name: r.name, status: r.status, message: r.message };
+    const item: TreeItem = {
+      ref: formatRef(r),
+      group: r.group,
+      kind: r.kind,
+      namespace: r.namespace,
+      name: r.name,
+      status: r.status,
+      message: r.message,
+    };
     if (r.children === null) return item;
     if (r.children.unknownReason !== null) return { ...item, treeUnknown: r.children.unknownReason };
-    return { ...item, children: nest(r.children.items, [r.group, r.kind, r.namespace, r.name].join('/')), ...(r.children.omitted > 0 ? { omitted: r.children.omitted } : {}) };
+    return {
+      ...item,
+      children: nest(r.children.items, [r.group, r.kind, r.namespace, r.name].join('/')),
+      ...(r.children.omitted > 0 ? { omitted: r.children.omitted } : {}),
+    };
   });
 }
 
@@ -79,10 +96,21 @@ function nest(items: readonly ApiChild[], rootKey: string): TreeItem[] {
   // The API lists each object once, after its parent; `seen` guards against a reply that does not.
   const seen = new Set<string>();
   const build = (key: string): TreeItem[] =>
-    (byParent.get(key) ?? []).filter((c) => !seen.has(c.key) && seen.add(c.key)).map((c) => {
-      const below = build(c.key);
-      return { ref: formatRef(c), group: c.group, kind: c.kind, namespace: c.namespace, name: c.name, status: c.status, message: c.message, ...(below.length > 0 ? { children: below } : {}) };
-    });
+    (byParent.get(key) ?? [])
+      .filter((c) => !seen.has(c.key) && seen.add(c.key))
+      .map((c) => {
+        const below = build(c.key);
+        return {
+          ref: formatRef(c),
+          group: c.group,
+          kind: c.kind,
+          namespace: c.namespace,
+          name: c.name,
+          status: c.status,
+          message: c.message,
+          ...(below.length > 0 ? { children: below } : {}),
+        };
+      });
   return build(rootKey);
 }
 
@@ -104,7 +132,8 @@ export function renderTree(ctx: CommandContext, trees: readonly TreeItem[]): str
     lines.push(line('', root));
     walk(root.children ?? [], '');
     if (root.omitted !== undefined) lines.push(`   … ${root.omitted} more owned objects not shown`);
-    if (root.treeUnknown !== undefined) lines.push(`   (owned objects unknown: ${UNKNOWN_TEXT[root.treeUnknown] ?? root.treeUnknown})`);
+    if (root.treeUnknown !== undefined)
+      lines.push(`   (owned objects unknown: ${UNKNOWN_TEXT[root.treeUnknown] ?? root.treeUnknown})`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -6,7 +6,19 @@
  */
 import type { CommandContext } from '../context.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { columnWidths, formatAgo, formatRef, isDataFormat, paintStatus, parseTime, phaseName, renderData, renderList, renderStreamItem, renderTable } from '../format.ts';
+import {
+  columnWidths,
+  formatAgo,
+  formatRef,
+  isDataFormat,
+  paintStatus,
+  parseTime,
+  phaseName,
+  renderData,
+  renderList,
+  renderStreamItem,
+  renderTable,
+} from '../format.ts';
 import type { OutputFormat } from '../format.ts';
 import { resolvePhase } from '../phase-arg.ts';
 import { collectPages } from '../paging.ts';
@@ -52,7 +64,11 @@ const CONDITIONS = `query PhaseConditions($id: ID!) { phase(id: $id) { condition
 /** `health=False` as the API's condition filter. */
 export function parseConditionFilter(value: string): { type: string; status: string } {
   const match = /^([A-Za-z][A-Za-z0-9._/-]*)=(True|False|Unknown)$/.exec(value);
-  if (match === null) throw new CliError(`--condition ${JSON.stringify(value)}: expected type=True|False|Unknown, e.g. health=False`, EXIT.usage);
+  if (match === null)
+    throw new CliError(
+      `--condition ${JSON.stringify(value)}: expected type=True|False|Unknown, e.g. health=False`,
+      EXIT.usage,
+    );
   return { type: match[1] as string, status: match[2] as string };
 }
 
@@ -68,16 +84,28 @@ interface ConditionItem {
 }
 
 async function readConditions(ctx: CommandContext, id: string): Promise<ConditionItem[]> {
-  return (await ctx.api.query<{ phase: { conditions: ConditionItem[] } | null }>(CONDITIONS, { id })).phase?.conditions ?? [];
+  return (
+    (await ctx.api.query<{ phase: { conditions: ConditionItem[] } | null }>(CONDITIONS, { id })).phase?.conditions ?? []
+  );
 }
 
 function conditionRow(ctx: CommandContext, c: ConditionItem): string[] {
-  const status = c.status === 'True' ? ctx.paint('green', c.status) : c.status === 'False' ? ctx.paint('red', c.status) : ctx.paint('yellow', c.status);
-  return [c.type, c.source, c.stale ? `${status} (stale)` : status, formatAgo(c.lastTransitionTime, ctx.now()), c.message === '' ? c.reason : `${c.reason}: ${c.message}`];
+  const status =
+    c.status === 'True'
+      ? ctx.paint('green', c.status)
+      : c.status === 'False'
+        ? ctx.paint('red', c.status)
+        : ctx.paint('yellow', c.status);
+  return [
+    c.type,
+    c.source,
+    c.stale ? `${status} (stale)` : status,
+    formatAgo(c.lastTransitionTime, ctx.now()),
+    c.message === '' ? c.reason : `${c.reason}: ${c.message}`,
+  ];
 }
 
 const LABELS = `query PhaseLabels($id: ID!) { phase(id: $id) { source labels } }`;
-
 
 interface ResourceRef {
   group: string;
@@ -98,7 +126,14 @@ interface ApiResource extends ResourceRef {
 interface ApiPhase extends PhaseAnswer {
   summary: StatusCounts;
   worstResource: (ResourceRef & { status: string; message: string }) | null;
-  statusAt?: { status: string; message: string; from: string; stale: boolean; staleReason: string | null; summary: StatusCounts } | null;
+  statusAt?: {
+    status: string;
+    message: string;
+    from: string;
+    stale: boolean;
+    staleReason: string | null;
+    summary: StatusCounts;
+  } | null;
 }
 
 /** A phase as `-o json|yaml` prints it: flat, the status as of `--at` when given. */
@@ -126,7 +161,14 @@ interface ChangeItem {
 }
 
 /** The six statuses in the order help and errors list them (from good to gone). */
-export const STATUSES = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'] as const satisfies readonly ResourceStatus[];
+export const STATUSES = [
+  'Current',
+  'InProgress',
+  'Failed',
+  'Terminating',
+  'NotFound',
+  'Unknown',
+] as const satisfies readonly ResourceStatus[];
 
 /** A status as the user typed it (`failed`, `inprogress`) in the API's spelling. */
 export function parseStatus(value: string): string {
@@ -143,7 +185,11 @@ export function parseSelector(selector: string): Record<string, string> {
   const labels: Record<string, string> = {};
   for (const part of selector.split(',')) {
     const match = /^\s*([A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?)\s*==?\s*([-A-Za-z0-9_.]*)\s*$/.exec(part);
-    if (!match) throw new CliError(`selector "${selector}": only key=value terms are supported (e.g. -l app=web,tier=front)`, EXIT.usage);
+    if (!match)
+      throw new CliError(
+        `selector "${selector}": only key=value terms are supported (e.g. -l app=web,tier=front)`,
+        EXIT.usage,
+      );
     labels[match[1] as string] = match[3] as string;
   }
   return labels;
@@ -212,14 +258,34 @@ function toResourceItem(r: ApiResource): ResourceItem {
 }
 
 const PHASE_HEADERS = ['NAME', 'CLUSTER', 'STATUS', 'SINCE', 'MESSAGE'];
-const WIDE_HEADERS = ['NAME', 'CLUSTER', 'STATUS', 'SINCE', 'CURRENT', 'SOURCE', 'WORST RESOURCE', 'LAST GOOD READ', 'MESSAGE'];
+const WIDE_HEADERS = [
+  'NAME',
+  'CLUSTER',
+  'STATUS',
+  'SINCE',
+  'CURRENT',
+  'SOURCE',
+  'WORST RESOURCE',
+  'LAST GOOD READ',
+  'MESSAGE',
+];
 
 function phaseRow(ctx: CommandContext, p: PhaseItem, wide: boolean): string[] {
   const now = ctx.now();
   const status = paintStatus(p.status, ctx.paint, ctx.decorated, staleNote(p));
   const name = `${p.namespace}/${p.name}`;
   if (!wide) return [name, p.cluster, status, formatAgo(p.since, now), p.message];
-  return [name, p.cluster, status, formatAgo(p.since, now), `${p.summary.current}/${p.summary.total}`, p.source, p.worstResource ?? '-', formatAgo(p.lastGoodReadAt, now), p.message];
+  return [
+    name,
+    p.cluster,
+    status,
+    formatAgo(p.since, now),
+    `${p.summary.current}/${p.summary.total}`,
+    p.source,
+    p.worstResource ?? '-',
+    formatAgo(p.lastGoodReadAt, now),
+    p.message,
+  ];
 }
 
 function resourceRow(ctx: CommandContext, r: ResourceItem, wide: boolean): string[] {
@@ -231,35 +297,88 @@ function resourceRow(ctx: CommandContext, r: ResourceItem, wide: boolean): strin
 export async function runStatus(ctx: CommandContext, given: StatusOptions): Promise<number> {
   const options: Shown = { ...given, output: given.output === 'all' ? 'table' : given.output };
   const at = options.at ? parseTime(options.at, ctx.now()) : undefined;
-  if ((options.output === 'summary' || options.output === 'detail') && options.watch) throw new CliError(`-o ${options.output} prints once; it cannot be combined with --watch`, EXIT.usage);
-  if (options.output === 'detail' && !options.phase) throw new CliError("-o detail shows one phase's stored object revisions: name a phase (phaselog status <phase> -o detail)", EXIT.usage);
-  if (at && options.watch) throw new CliError('--at shows a past moment; it cannot be combined with --watch', EXIT.usage);
-  if (options.after !== undefined && !options.watch) throw new CliError('--after resumes a watch: use it with --watch', EXIT.usage);
-  if (options.after !== undefined && !/^\d+$/.test(options.after)) throw new CliError(`--after needs a change seq (a number from a previous watch); got "${options.after}"`, EXIT.usage);
+  if ((options.output === 'summary' || options.output === 'detail') && options.watch)
+    throw new CliError(`-o ${options.output} prints once; it cannot be combined with --watch`, EXIT.usage);
+  if (options.output === 'detail' && !options.phase)
+    throw new CliError(
+      "-o detail shows one phase's stored object revisions: name a phase (phaselog status <phase> -o detail)",
+      EXIT.usage,
+    );
+  if (at && options.watch)
+    throw new CliError('--at shows a past moment; it cannot be combined with --watch', EXIT.usage);
+  if (options.after !== undefined && !options.watch)
+    throw new CliError('--after resumes a watch: use it with --watch', EXIT.usage);
+  if (options.after !== undefined && !/^\d+$/.test(options.after))
+    throw new CliError(
+      `--after needs a change seq (a number from a previous watch); got "${options.after}"`,
+      EXIT.usage,
+    );
   if (options.phase && (options.statuses.length || options.selector || options.source)) {
-    throw new CliError('--status, --selector and --source filter the list of phases; they do not apply to one named phase', EXIT.usage);
+    throw new CliError(
+      '--status, --selector and --source filter the list of phases; they do not apply to one named phase',
+      EXIT.usage,
+    );
   }
-  if (options.phase && options.clusters.length > 1) throw new CliError('name one cluster with --cluster when naming a phase', EXIT.usage);
+  if (options.phase && options.clusters.length > 1)
+    throw new CliError('name one cluster with --cluster when naming a phase', EXIT.usage);
   if (options.tree) {
-    if (!options.phase) throw new CliError('--tree shows one phase: name it (phaselog status <phase> --tree)', EXIT.usage);
-    if (at) throw new CliError('--tree shows owned objects now (trees are live, not recorded); it cannot be combined with --at', EXIT.usage);
+    if (!options.phase)
+      throw new CliError('--tree shows one phase: name it (phaselog status <phase> --tree)', EXIT.usage);
+    if (at)
+      throw new CliError(
+        '--tree shows owned objects now (trees are live, not recorded); it cannot be combined with --at',
+        EXIT.usage,
+      );
     if (options.watch) throw new CliError('--tree prints once; it cannot be combined with --watch', EXIT.usage);
-    if (options.output === 'summary' || options.output === 'detail' || options.output === 'name') throw new CliError(`--tree does not combine with -o ${options.output}`, EXIT.usage);
+    if (options.output === 'summary' || options.output === 'detail' || options.output === 'name')
+      throw new CliError(`--tree does not combine with -o ${options.output}`, EXIT.usage);
   }
   return options.phase ? showPhase(ctx, options, at) : listPhases(ctx, options, at);
 }
 
 /** Every page of a phase's resources, then or now; with `revisions`, each with its stored revision. */
-async function readResources(ctx: CommandContext, id: string, at: Date | undefined, revisions = false): Promise<ApiResource[]> {
-  if (!at) return collectPages<ApiResource>(ctx.api, revisions ? RESOURCES_DETAIL : RESOURCES, { id }, (d: { phase: { resources: Connection<ApiResource> } | null }) => d.phase?.resources);
-  return collectPages<ApiResource>(ctx.api, revisions ? RESOURCES_DETAIL_AT : RESOURCES_AT, { id, at: at.toISOString() }, (d: { phase: { statusAt: { resources: Connection<ApiResource> } | null } | null }) => d.phase?.statusAt?.resources);
+async function readResources(
+  ctx: CommandContext,
+  id: string,
+  at: Date | undefined,
+  revisions = false,
+): Promise<ApiResource[]> {
+  if (!at)
+    return collectPages<ApiResource>(
+      ctx.api,
+      revisions ? RESOURCES_DETAIL : RESOURCES,
+      { id },
+      (d: { phase: { resources: Connection<ApiResource> } | null }) => d.phase?.resources,
+    );
+  return collectPages<ApiResource>(
+    ctx.api,
+    revisions ? RESOURCES_DETAIL_AT : RESOURCES_AT,
+    { id, at: at.toISOString() },
+    (d: { phase: { statusAt: { resources: Connection<ApiResource> } | null } | null }) => d.phase?.statusAt?.resources,
+  );
 }
 
-const SUMMARY_HEADERS = ['NAME', 'CLUSTER', 'STATUS', 'CURRENT', 'INPROGRESS', 'FAILED', 'TERMINATING', 'NOTFOUND', 'UNKNOWN', 'TOTAL'];
+const SUMMARY_HEADERS = [
+  'NAME',
+  'CLUSTER',
+  'STATUS',
+  'CURRENT',
+  'INPROGRESS',
+  'FAILED',
+  'TERMINATING',
+  'NOTFOUND',
+  'UNKNOWN',
+  'TOTAL',
+];
 
 function summaryRow(ctx: CommandContext, p: PhaseItem): string[] {
   const c = p.summary;
-  return [`${p.namespace}/${p.name}`, p.cluster, paintStatus(p.status, ctx.paint, ctx.decorated, staleNote(p)), ...[c.current, c.inProgress, c.failed, c.terminating, c.notFound, c.unknown, c.total].map(String)];
+  return [
+    `${p.namespace}/${p.name}`,
+    p.cluster,
+    paintStatus(p.status, ctx.paint, ctx.decorated, staleNote(p)),
+    ...[c.current, c.inProgress, c.failed, c.terminating, c.notFound, c.unknown, c.total].map(String),
+  ];
 }
 
 /** `-o detail`: every resource's stored object revision as YAML documents, each under a comment naming it. */
@@ -271,7 +390,9 @@ function renderDetail(ctx: CommandContext, item: PhaseItem, resources: ApiResour
     const revision = r.revision;
     if (!revision) return `${title}  (no revision stored: the object was not found or not observed then)\n`;
     if (revision.content === null) {
-      return revision.hash === null && revision.at ? `${title}  (revision withheld: its namespace is outside this token's scope, or retention removed it)\n` : `${title}\n`;
+      return revision.hash === null && revision.at
+        ? `${title}  (revision withheld: its namespace is outside this token's scope, or retention removed it)\n`
+        : `${title}\n`;
     }
     const cut = revision.truncated ? ' (cut: see the marker line at its end)' : '';
     return `${title}  revision ${revision.hash?.slice(0, 12) ?? '?'}${cut}\n${revision.content.endsWith('\n') ? revision.content : `${revision.content}\n`}`;
@@ -280,13 +401,21 @@ function renderDetail(ctx: CommandContext, item: PhaseItem, resources: ApiResour
 }
 
 async function showPhase(ctx: CommandContext, options: Shown, at: Date | undefined): Promise<number> {
-  const found = await resolvePhase(ctx.api, options.phase, { cluster: options.clusters[0], namespace: options.namespace });
+  const found = await resolvePhase(ctx.api, options.phase, {
+    cluster: options.clusters[0],
+    namespace: options.namespace,
+  });
   if (options.output === 'summary' || options.output === 'detail') {
-    const data = await ctx.api.query<{ phase: ApiPhase | null }>(at ? ONE_AT : ONE, { id: found.id, ...(at ? { at: at.toISOString() } : {}) });
+    const data = await ctx.api.query<{ phase: ApiPhase | null }>(at ? ONE_AT : ONE, {
+      id: found.id,
+      ...(at ? { at: at.toISOString() } : {}),
+    });
     if (!data.phase) throw new CliError(`phase ${phaseName(found)} disappeared`, EXIT.notFound);
-    if (at && !data.phase.statusAt) throw new CliError(`${phaseName(found)} had no recorded status at ${at.toISOString()}`, EXIT.notFound);
+    if (at && !data.phase.statusAt)
+      throw new CliError(`${phaseName(found)} had no recorded status at ${at.toISOString()}`, EXIT.notFound);
     const item = toItem(data.phase, at);
-    if (options.output === 'summary') ctx.out(renderTable(SUMMARY_HEADERS, [summaryRow(ctx, item)], { headers: options.headers }));
+    if (options.output === 'summary')
+      ctx.out(renderTable(SUMMARY_HEADERS, [summaryRow(ctx, item)], { headers: options.headers }));
     else ctx.out(renderDetail(ctx, item, await readResources(ctx, found.id, at, true)));
     return EXIT.ok;
   }
@@ -304,9 +433,13 @@ async function showPhase(ctx: CommandContext, options: Shown, at: Date | undefin
     return EXIT.ok;
   }
   const head = options.watch && options.after === undefined ? await readHead(ctx, { phaseId: found.id }) : undefined;
-  const data = await ctx.api.query<{ phase: ApiPhase | null }>(at ? ONE_AT : ONE, { id: found.id, ...(at ? { at: at.toISOString() } : {}) });
+  const data = await ctx.api.query<{ phase: ApiPhase | null }>(at ? ONE_AT : ONE, {
+    id: found.id,
+    ...(at ? { at: at.toISOString() } : {}),
+  });
   if (!data.phase) throw new CliError(`phase ${phaseName(found)} disappeared`, EXIT.notFound);
-  if (at && !data.phase.statusAt) throw new CliError(`${phaseName(found)} had no recorded status at ${at.toISOString()}`, EXIT.notFound);
+  if (at && !data.phase.statusAt)
+    throw new CliError(`${phaseName(found)} had no recorded status at ${at.toISOString()}`, EXIT.notFound);
   const item = toItem(data.phase, at);
   let widths: number[] | undefined;
   if (options.after === undefined) {
@@ -314,17 +447,38 @@ async function showPhase(ctx: CommandContext, options: Shown, at: Date | undefin
     // Conditions now (with `--at`, the phase's statusAt has those of then; not shown here yet).
     const conditions = options.output === 'name' || at ? [] : await readConditions(ctx, found.id);
     if (options.output === 'name') ctx.out(`${phaseName(item)}\n`);
-    else if (options.watch && isDataFormat(options.output)) ctx.out(renderStreamItem({ ...item, resources, ...(at ? {} : { conditions }), ...(head !== undefined ? { seq: head ?? '0' } : {}) }, options.output));
-    else if (isDataFormat(options.output)) ctx.out(renderData({ ...item, resources, ...(at ? {} : { conditions }) }, options.output));
+    else if (options.watch && isDataFormat(options.output))
+      ctx.out(
+        renderStreamItem(
+          { ...item, resources, ...(at ? {} : { conditions }), ...(head !== undefined ? { seq: head ?? '0' } : {}) },
+          options.output,
+        ),
+      );
+    else if (isDataFormat(options.output))
+      ctx.out(renderData({ ...item, resources, ...(at ? {} : { conditions }) }, options.output));
     else {
       const wide = options.output === 'wide';
       widths = columnWidths(PHASE_HEADERS, [phaseRow(ctx, item, false)]);
-      ctx.out(renderTable(wide ? WIDE_HEADERS : PHASE_HEADERS, [phaseRow(ctx, item, wide)], { headers: options.headers }));
+      ctx.out(
+        renderTable(wide ? WIDE_HEADERS : PHASE_HEADERS, [phaseRow(ctx, item, wide)], { headers: options.headers }),
+      );
       ctx.out('\n');
-      ctx.out(renderTable(wide ? ['RESOURCE', 'STATUS', 'SINCE', 'REASON', 'MESSAGE'] : ['RESOURCE', 'STATUS', 'SINCE', 'MESSAGE'], resources.map((r) => resourceRow(ctx, r, wide)), { headers: options.headers }));
+      ctx.out(
+        renderTable(
+          wide ? ['RESOURCE', 'STATUS', 'SINCE', 'REASON', 'MESSAGE'] : ['RESOURCE', 'STATUS', 'SINCE', 'MESSAGE'],
+          resources.map((r) => resourceRow(ctx, r, wide)),
+          { headers: options.headers },
+        ),
+      );
       if (conditions.length > 0) {
         ctx.out('\n');
-        ctx.out(renderTable(['CONDITION', 'SOURCE', 'STATUS', 'SINCE', 'MESSAGE'], conditions.map((c) => conditionRow(ctx, c)), { headers: options.headers }));
+        ctx.out(
+          renderTable(
+            ['CONDITION', 'SOURCE', 'STATUS', 'SINCE', 'MESSAGE'],
+            conditions.map((c) => conditionRow(ctx, c)),
+            { headers: options.headers },
+          ),
+        );
       }
     }
   }
@@ -347,7 +501,14 @@ async function readPhases(ctx: CommandContext, options: Shown, at: Date | undefi
   const filters = options.clusters.length ? options.clusters.map((cluster) => ({ ...base, cluster })) : [base];
   const phases: ApiPhase[] = [];
   for (const filter of filters) {
-    phases.push(...(await collectPages<ApiPhase>(ctx.api, at ? LIST_AT : LIST, { filter, ...(at ? { at: at.toISOString() } : {}) }, (d: { phases: Connection<ApiPhase> }) => d.phases)));
+    phases.push(
+      ...(await collectPages<ApiPhase>(
+        ctx.api,
+        at ? LIST_AT : LIST,
+        { filter, ...(at ? { at: at.toISOString() } : {}) },
+        (d: { phases: Connection<ApiPhase> }) => d.phases,
+      )),
+    );
   }
   return phases;
 }
@@ -360,20 +521,44 @@ async function listPhases(ctx: CommandContext, options: Shown, at: Date | undefi
   let widths: number[] | undefined;
   if (options.after === undefined) {
     let items = (await readPhases(ctx, options, at)).map((p) => toItem(p, at));
-    if (at) items = items.filter((p) => p.status !== null && (options.statuses.length === 0 || options.statuses.includes(p.status)));
+    if (at)
+      items = items.filter(
+        (p) => p.status !== null && (options.statuses.length === 0 || options.statuses.includes(p.status)),
+      );
     // The API's pages come by name; across several clusters and at past times the order is made here.
-    if (options.sort !== 'name') items = items.map((p, i) => ({ p, i })).sort((a, b) => severityOf(a.p.status) - severityOf(b.p.status) || a.i - b.i).map(({ p }) => p);
+    if (options.sort !== 'name')
+      items = items
+        .map((p, i) => ({ p, i }))
+        .sort((a, b) => severityOf(a.p.status) - severityOf(b.p.status) || a.i - b.i)
+        .map(({ p }) => p);
     if (options.output === 'name') ctx.out(items.map((p) => `${phaseName(p)}\n`).join(''));
     else if (options.output === 'summary') {
       if (items.length === 0) ctx.err(at ? `no phase had a status at ${at.toISOString()}\n` : 'no phases found\n');
-      else ctx.out(renderTable(SUMMARY_HEADERS, items.map((p) => summaryRow(ctx, p)), { headers: options.headers }));
-    } else if (options.watch && isDataFormat(options.output)) for (const item of items) ctx.out(renderStreamItem({ ...item, seq: head ?? '0' }, options.output));
+      else
+        ctx.out(
+          renderTable(
+            SUMMARY_HEADERS,
+            items.map((p) => summaryRow(ctx, p)),
+            { headers: options.headers },
+          ),
+        );
+    } else if (options.watch && isDataFormat(options.output))
+      for (const item of items) ctx.out(renderStreamItem({ ...item, seq: head ?? '0' }, options.output));
     else if (isDataFormat(options.output)) ctx.out(renderList(items, options.output));
     else if (items.length === 0) ctx.err(at ? `no phase had a status at ${at.toISOString()}\n` : 'no phases found\n');
     else {
       const wide = options.output === 'wide';
-      widths = columnWidths(PHASE_HEADERS, items.map((p) => phaseRow(ctx, p, false)));
-      ctx.out(renderTable(wide ? WIDE_HEADERS : PHASE_HEADERS, items.map((p) => phaseRow(ctx, p, wide)), { headers: options.headers }));
+      widths = columnWidths(
+        PHASE_HEADERS,
+        items.map((p) => phaseRow(ctx, p, false)),
+      );
+      ctx.out(
+        renderTable(
+          wide ? WIDE_HEADERS : PHASE_HEADERS,
+          items.map((p) => phaseRow(ctx, p, wide)),
+          { headers: options.headers },
+        ),
+      );
     }
   }
   if (!options.watch) return EXIT.ok;
@@ -396,26 +581,46 @@ async function readHead(ctx: CommandContext, filter: Record<string, unknown>): P
  * Whether a change's phase passes the filters the subscription cannot apply (several clusters,
  * labels, source, status): what each phase carries is read once and remembered.
  */
-function phaseMatcher(ctx: CommandContext, options: Shown): (change: ChangeEvent['phaseStatusChanged']) => Promise<boolean> | boolean {
+function phaseMatcher(
+  ctx: CommandContext,
+  options: Shown,
+): (change: ChangeEvent['phaseStatusChanged']) => Promise<boolean> | boolean {
   const known = new Map<string, Promise<{ source: string; labels: Record<string, string> } | null>>();
   const selector = options.selector ? parseSelector(options.selector) : undefined;
   return (change) => {
     if (options.clusters.length > 1 && !options.clusters.includes(change.cluster)) return false;
-    if (options.statuses.length && (change.toStatus === null || !options.statuses.includes(change.toStatus))) return false;
+    if (options.statuses.length && (change.toStatus === null || !options.statuses.includes(change.toStatus)))
+      return false;
     if (!selector && !options.source) return true;
     if (!change.phaseId) return false;
     const id = change.phaseId;
     let facts = known.get(id);
     if (!facts) {
-      facts = ctx.api.query<{ phase: { source: string; labels: Record<string, string> } | null }>(LABELS, { id }).then((d) => d.phase);
+      facts = ctx.api
+        .query<{ phase: { source: string; labels: Record<string, string> } | null }>(LABELS, { id })
+        .then((d) => d.phase);
       known.set(id, facts);
     }
-    return facts.then((p) => p !== null && (!options.source || p.source === options.source) && Object.entries(selector ?? {}).every(([k, v]) => p.labels[k] === v));
+    return facts.then(
+      (p) =>
+        p !== null &&
+        (!options.source || p.source === options.source) &&
+        Object.entries(selector ?? {}).every(([k, v]) => p.labels[k] === v),
+    );
   };
 }
 
 interface ChangeEvent {
-  phaseStatusChanged: { seq: string; at: string; cluster: string; phaseId: string | null; phase: { namespace: string; name: string } | null; fromStatus: string | null; toStatus: string | null; message: string };
+  phaseStatusChanged: {
+    seq: string;
+    at: string;
+    cluster: string;
+    phaseId: string | null;
+    phase: { namespace: string; name: string } | null;
+    fromStatus: string | null;
+    toStatus: string | null;
+    message: string;
+  };
 }
 
 /** Print each phase status change from `after` on, until Ctrl-C or the connection is lost for good. */
@@ -432,31 +637,58 @@ function follow(
   let printing = Promise.resolve();
   return new Promise((resolve) => {
     let last = after;
-    const stop = ctx.api.subscribe<ChangeEvent>(WATCH, { filter, ...(after !== undefined ? { after } : {}) }, {
-      resumeFrom: (data) => data.phaseStatusChanged.seq,
-      onEvent: ({ phaseStatusChanged: c }) => {
-        const verdict = matches(c);
-        printing = printing.then(async () => {
-          if (!(await verdict)) return;
-          last = c.seq;
-          const phase = c.phase ? phaseName({ cluster: c.cluster, ...c.phase }) : null;
-          if (isDataFormat(format)) {
-            const item: ChangeItem = { kind: 'StatusChange', seq: c.seq, at: c.at, cluster: c.cluster, phase, fromStatus: c.fromStatus, toStatus: c.toStatus, message: c.message };
-            ctx.out(renderStreamItem(item, format));
-          } else if (format === 'name') ctx.out(`${phase ?? c.cluster}\n`);
-          else {
-            const move = `${paintStatus(c.fromStatus, ctx.paint, ctx.decorated)} -> ${paintStatus(c.toStatus, ctx.paint, ctx.decorated)}`;
-            ctx.out(renderTable(PHASE_HEADERS, [[c.phase ? `${c.phase.namespace}/${c.phase.name}` : '-', c.cluster, move, formatAgo(c.at, ctx.now()), c.message]], { headers: false, minWidths: widths }));
-          }
-        });
+    const stop = ctx.api.subscribe<ChangeEvent>(
+      WATCH,
+      { filter, ...(after !== undefined ? { after } : {}) },
+      {
+        resumeFrom: (data) => data.phaseStatusChanged.seq,
+        onEvent: ({ phaseStatusChanged: c }) => {
+          const verdict = matches(c);
+          printing = printing.then(async () => {
+            if (!(await verdict)) return;
+            last = c.seq;
+            const phase = c.phase ? phaseName({ cluster: c.cluster, ...c.phase }) : null;
+            if (isDataFormat(format)) {
+              const item: ChangeItem = {
+                kind: 'StatusChange',
+                seq: c.seq,
+                at: c.at,
+                cluster: c.cluster,
+                phase,
+                fromStatus: c.fromStatus,
+                toStatus: c.toStatus,
+                message: c.message,
+              };
+              ctx.out(renderStreamItem(item, format));
+            } else if (format === 'name') ctx.out(`${phase ?? c.cluster}\n`);
+            else {
+              const move = `${paintStatus(c.fromStatus, ctx.paint, ctx.decorated)} -> ${paintStatus(c.toStatus, ctx.paint, ctx.decorated)}`;
+              ctx.out(
+                renderTable(
+                  PHASE_HEADERS,
+                  [
+                    [
+                      c.phase ? `${c.phase.namespace}/${c.phase.name}` : '-',
+                      c.cluster,
+                      move,
+                      formatAgo(c.at, ctx.now()),
+                      c.message,
+                    ],
+                  ],
+                  { headers: false, minWidths: widths },
+                ),
+              );
+            }
+          });
+        },
+        onError: (error) => {
+          ctx.err(`phaselog: ${error.message}${last !== undefined ? ` (resume with --after ${last})` : ''}\n`);
+          resolve(error.exitCode);
+        },
+        onReconnecting: () => ctx.err('phaselog: connection lost; reconnecting\n'),
+        onReconnected: () => ctx.err(`phaselog: reconnected; resuming after change ${last ?? '(start)'}\n`),
       },
-      onError: (error) => {
-        ctx.err(`phaselog: ${error.message}${last !== undefined ? ` (resume with --after ${last})` : ''}\n`);
-        resolve(error.exitCode);
-      },
-      onReconnecting: () => ctx.err('phaselog: connection lost; reconnecting\n'),
-      onReconnected: () => ctx.err(`phaselog: reconnected; resuming after change ${last ?? '(start)'}\n`),
-    });
+    );
     const finish = () => {
       stop();
       void printing.then(() => resolve(EXIT.ok));

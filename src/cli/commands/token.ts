@@ -4,7 +4,12 @@
  * database directly (DATABASE_URL, or the embedded one of a running `phaselog start`), which is how
  * the first admin token is made.
  */
-import { createTokenInDatabase, listTokensInDatabase, revokeTokenInDatabase, TokenInputError } from '../../auth/tokens.ts';
+import {
+  createTokenInDatabase,
+  listTokensInDatabase,
+  revokeTokenInDatabase,
+  TokenInputError,
+} from '../../auth/tokens.ts';
 import type { TokenInfo, TokenScope } from '../../auth/tokens.ts';
 import { TokenNameTakenError } from '../../store/api-token-store.ts';
 import type { CommandContext } from '../context.ts';
@@ -44,7 +49,8 @@ async function direct<T>(ctx: CommandContext, run: (url: string) => Promise<T>):
   try {
     return await run(url);
   } catch (error) {
-    if (error instanceof TokenNameTakenError || error instanceof TokenInputError) throw new CliError(error.message, EXIT.usage);
+    if (error instanceof TokenNameTakenError || error instanceof TokenInputError)
+      throw new CliError(error.message, EXIT.usage);
     throw error;
   }
 }
@@ -60,23 +66,50 @@ export async function runToken(ctx: CommandContext, options: TokenOptions): Prom
       const scopes = options.scopes.length ? options.scopes : ['read'];
       const bad = scopes.filter((s) => s !== 'read' && s !== 'admin');
       if (bad.length) throw new CliError(`unknown scope ${bad.join(', ')} (use read or admin)`, EXIT.usage);
-      const input = { name: options.name, scopes: scopes as TokenScope[], clusters: options.clusters, namespaces: options.namespaces };
+      const input = {
+        name: options.name,
+        scopes: scopes as TokenScope[],
+        clusters: options.clusters,
+        namespaces: options.namespaces,
+      };
       const created = ctx.hasToken
         ? (await ctx.api.query<{ createToken: { secret: string; token: TokenRow } }>(CREATE, input)).createToken
-        : await direct(ctx, (url) => createTokenInDatabase(url, input)).then((r) => ({ secret: r.secret, token: shown(r.token) }));
+        : await direct(ctx, (url) => createTokenInDatabase(url, input)).then((r) => ({
+            secret: r.secret,
+            token: shown(r.token),
+          }));
       if (isDataFormat(options.output)) ctx.out(renderData(created, options.output));
-      else ctx.out(`${created.secret}\n# token "${options.name}" (${scopes.join(',')}) created; the secret is shown only now. Use it as PHASELOG_TOKEN or an "Authorization: Bearer" header.\n`);
+      else
+        ctx.out(
+          `${created.secret}\n# token "${options.name}" (${scopes.join(',')}) created; the secret is shown only now. Use it as PHASELOG_TOKEN or an "Authorization: Bearer" header.\n`,
+        );
       return EXIT.ok;
     }
     case 'list': {
-      const tokens: TokenRow[] = ctx.hasToken ? (await ctx.api.query<{ tokens: TokenRow[] }>(LIST)).tokens : (await direct(ctx, listTokensInDatabase)).map(shown);
-      if (isDataFormat(options.output)) ctx.out(renderList(tokens.map((t) => ({ kind: 'ApiToken', ...t })), options.output));
+      const tokens: TokenRow[] = ctx.hasToken
+        ? (await ctx.api.query<{ tokens: TokenRow[] }>(LIST)).tokens
+        : (await direct(ctx, listTokensInDatabase)).map(shown);
+      if (isDataFormat(options.output))
+        ctx.out(
+          renderList(
+            tokens.map((t) => ({ kind: 'ApiToken', ...t })),
+            options.output,
+          ),
+        );
       else if (options.output === 'name') ctx.out(tokens.map((t) => `${t.name}\n`).join(''));
       else
         ctx.out(
           renderTable(
             ['NAME', 'SCOPES', 'CLUSTERS', 'NAMESPACES', 'CREATED', 'LAST USED', 'REVOKED'],
-            tokens.map((t) => [t.name, t.scopes.join(','), t.clusters.join(',') || '*', t.namespaces.join(',') || '*', formatAgo(t.createdAt, ctx.now()), formatAgo(t.lastUsedAt, ctx.now()), formatAgo(t.revokedAt, ctx.now())]),
+            tokens.map((t) => [
+              t.name,
+              t.scopes.join(','),
+              t.clusters.join(',') || '*',
+              t.namespaces.join(',') || '*',
+              formatAgo(t.createdAt, ctx.now()),
+              formatAgo(t.lastUsedAt, ctx.now()),
+              formatAgo(t.revokedAt, ctx.now()),
+            ]),
             { headers: options.headers },
           ),
         );
@@ -85,12 +118,22 @@ export async function runToken(ctx: CommandContext, options: TokenOptions): Prom
     case 'revoke': {
       const name = options.name;
       if (!name) throw new CliError('token revoke needs a name', EXIT.usage);
-      const revoked = ctx.hasToken ? (await ctx.api.query<{ revokeToken: boolean }>(REVOKE, { name })).revokeToken : await direct(ctx, (url) => revokeTokenInDatabase(url, name, { redisUrl: ctx.config.redis.url ?? 'redis://127.0.0.1:6379', prefix: ctx.config.redis.prefix }));
+      const revoked = ctx.hasToken
+        ? (await ctx.api.query<{ revokeToken: boolean }>(REVOKE, { name })).revokeToken
+        : await direct(ctx, (url) =>
+            revokeTokenInDatabase(url, name, {
+              redisUrl: ctx.config.redis.url ?? 'redis://127.0.0.1:6379',
+              prefix: ctx.config.redis.prefix,
+            }),
+          );
       if (!revoked) throw new CliError(`no active token named "${name}"`, EXIT.notFound);
       ctx.out(`token "${name}" revoked\n`);
       return EXIT.ok;
     }
     default:
-      throw new CliError('use: phaselog token create <name> [--admin | --scope read|admin] [--cluster C] [--namespace N] | token list | token revoke <name>', EXIT.usage);
+      throw new CliError(
+        'use: phaselog token create <name> [--admin | --scope read|admin] [--cluster C] [--namespace N] | token list | token revoke <name>',
+        EXIT.usage,
+      );
   }
 }

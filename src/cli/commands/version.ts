@@ -7,7 +7,10 @@ import { VERSION } from '../../runtime/paths.ts';
 
 const ABOUT = '{ about { version role startedAt } }';
 
-export async function runVersion(ctx: CommandContext, options: { clientOnly: boolean; output: OutputFormat }): Promise<number> {
+export async function runVersion(
+  ctx: CommandContext,
+  options: { clientOnly: boolean; output: OutputFormat },
+): Promise<number> {
   const client = { version: VERSION, node: process.version };
   let server: { version: string; role: string; startedAt: string } | undefined;
   let unreachable: CliError | undefined;

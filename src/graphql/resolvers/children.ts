@@ -28,7 +28,17 @@ function flatten(nodes: readonly ChildNode[], parentKey: string, depth: number, 
       continue;
     }
     const key = [node.group, node.kind, node.namespace, node.name].join('/');
-    into.push({ group: node.group, kind: node.kind, namespace: node.namespace, name: node.name, status: toStatus(node.status), message: node.message, depth, parentKey, key });
+    into.push({
+      group: node.group,
+      kind: node.kind,
+      namespace: node.namespace,
+      name: node.name,
+      status: toStatus(node.status),
+      message: node.message,
+      depth,
+      parentKey,
+      key,
+    });
     omitted += flatten(node.children, key, depth + 1, into);
   }
   return omitted;

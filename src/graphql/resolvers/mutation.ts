@@ -13,7 +13,11 @@ export const mutationResolvers: { Mutation: MutationResolvers } = {
   Mutation: {
     createToken: async (_parent, args, ctx) => {
       try {
-        const created = await createToken(ctx.read.tokens, { name: args.name, scopes: args.scopes, clusters: args.clusters ?? [], namespaces: args.namespaces ?? [] }, ctx.principal.access);
+        const created = await createToken(
+          ctx.read.tokens,
+          { name: args.name, scopes: args.scopes, clusters: args.clusters ?? [], namespaces: args.namespaces ?? [] },
+          ctx.principal.access,
+        );
         ctx.log.info(auditFields(created.token, ctx), 'API token created');
         return { token: toApiToken(created.token), secret: created.secret };
       } catch (error) {
@@ -36,7 +40,12 @@ export const mutationResolvers: { Mutation: MutationResolvers } = {
       const snapshot = requireSnapshot(await refresh(ctx, name));
       const after = (await ctx.clusters.listClusters()).find((c) => c.name === name);
       if (after === undefined) throw notFound(`no cluster ${JSON.stringify(name)}`);
-      return { cluster: after, written: snapshot.written, outcome: snapshot.outcome ?? null, changes: snapshot.changes };
+      return {
+        cluster: after,
+        written: snapshot.written,
+        outcome: snapshot.outcome ?? null,
+        changes: snapshot.changes,
+      };
     },
     refreshPhase: async (_parent, args, ctx) => {
       const phase = await requirePhase(ctx, args.phase);
@@ -52,7 +61,13 @@ export const mutationResolvers: { Mutation: MutationResolvers } = {
  * not `token`: the logger censors `token` fields, which are for secrets.
  */
 function auditFields(token: TokenInfo, ctx: GraphqlContext) {
-  return { tokenName: token.name, scopes: token.scopes, clusters: token.clusters, namespaces: token.namespaces, by: ctx.principal.name };
+  return {
+    tokenName: token.name,
+    scopes: token.scopes,
+    clusters: token.clusters,
+    namespaces: token.namespaces,
+    by: ctx.principal.name,
+  };
 }
 
 function toTokenApiError(error: unknown): unknown {
@@ -62,7 +77,8 @@ function toTokenApiError(error: unknown): unknown {
 }
 
 function refresh(ctx: GraphqlContext, cluster: string): Promise<RefreshOutcome> {
-  if (ctx.read.refresher === undefined) throw serviceUnavailable('refresh is not available: this server has no snapshot queue');
+  if (ctx.read.refresher === undefined)
+    throw serviceUnavailable('refresh is not available: this server has no snapshot queue');
   return ctx.read.refresher.refreshCluster(cluster);
 }
 

@@ -10,7 +10,14 @@ import { toStatus } from './shapes.ts';
 
 /** A derived plan state as the SDL's fields. */
 function toPlanState(state: PlanState) {
-  return { status: toStatus(state.status), step: state.step, stepCount: state.stepCount, message: state.message, stale: state.staleReason !== null, staleReason: state.staleReason };
+  return {
+    status: toStatus(state.status),
+    step: state.step,
+    stepCount: state.stepCount,
+    message: state.message,
+    stale: state.staleReason !== null,
+    staleReason: state.staleReason,
+  };
 }
 
 async function requirePlan(ctx: GraphqlContext, name: string) {
@@ -26,14 +33,20 @@ export const planResolvers: Pick<Resolvers, 'Plan' | 'PlanStep' | 'PlanGateResul
   Query: {
     plans: (_parent, _args, ctx) => ctx.read.plans.listPlans(ctx.principal.access),
     plan: (_parent, args, ctx) => ctx.read.plans.getPlan(ctx.principal.access, args.name),
-    planGate: async (_parent, args, ctx) => evaluatePlanGate(ctx.read.phases, await requirePlan(ctx, args.plan), args.for),
+    planGate: async (_parent, args, ctx) =>
+      evaluatePlanGate(ctx.read.phases, await requirePlan(ctx, args.plan), args.for),
   },
   Subscription: {
     planStatusChanged: {
       subscribe: async (_parent: unknown, args: SubscriptionPlanStatusChangedArgs, ctx: GraphqlContext) => {
         if (ctx.read.changes === undefined) throw new Error('no change feed is wired into this server');
         const plan = await requirePlan(ctx, args.plan);
-        return subscribePlan({ changes: ctx.read.changes, history: ctx.read.history }, ctx.principal.access, plan, parseSeq(args.after));
+        return subscribePlan(
+          { changes: ctx.read.changes, history: ctx.read.history },
+          ctx.principal.access,
+          plan,
+          parseSeq(args.after),
+        );
       },
       resolve: (event: PlanStatusChangeEvent) => ({
         seq: event.seq.toString(),
@@ -58,7 +71,11 @@ export const planResolvers: Pick<Resolvers, 'Plan' | 'PlanStep' | 'PlanGateResul
     history: async (p, args, ctx) => {
       if (args.to != null && args.to.getTime() < args.from.getTime()) throw badUserInput('history: to is before from');
       try {
-        const page = await ctx.read.plans.history(p, { from: args.from, ...(args.to != null ? { to: args.to } : {}) }, pageSize(args.first, 100));
+        const page = await ctx.read.plans.history(
+          p,
+          { from: args.from, ...(args.to != null ? { to: args.to } : {}) },
+          pageSize(args.first, 100),
+        );
         return page.items.map((i) => ({ ...toPlanState(i), from: i.from, to: i.to }));
       } catch (error) {
         if (error instanceof PlanHistoryTooLongError) throw badUserInput(error.message);

@@ -5,7 +5,12 @@ import { isRowIdText } from '../cursor.ts';
 import { badUserInput } from '../errors.ts';
 
 /** The SDL's report formats and the report service's, one for one. */
-const FORMATS: Readonly<Record<ReportFormatEnum, ReportFormat>> = { JSON: 'json', CSV: 'csv', MARKDOWN: 'markdown', HTML: 'html' };
+const FORMATS: Readonly<Record<ReportFormatEnum, ReportFormat>> = {
+  JSON: 'json',
+  CSV: 'csv',
+  MARKDOWN: 'markdown',
+  HTML: 'html',
+};
 
 /** A stored report's format (the service's name) as the SDL's enum. */
 function toFormatEnum(stored: string): ReportFormatEnum {
@@ -27,7 +32,11 @@ export const reportResolvers: { Query: Pick<QueryResolvers, 'auditReport' | 'sto
         to,
         now,
         format,
-        selection: { clusters: args.filter?.clusters ?? [], namespaces: args.filter?.namespaces ?? [], phases: args.filter?.phases ?? [] },
+        selection: {
+          clusters: args.filter?.clusters ?? [],
+          namespaces: args.filter?.namespaces ?? [],
+          phases: args.filter?.phases ?? [],
+        },
         access: ctx.principal.access,
       });
       const { report } = rendered;

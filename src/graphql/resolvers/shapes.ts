@@ -23,14 +23,16 @@ export function toStatus(value: string): Status {
 const CHANGE_SCOPES: readonly string[] = ['cluster', 'phase', 'resource', 'condition'] satisfies ChangeScope[];
 
 function toChangeScope(value: string): ChangeScope {
-  if (!CHANGE_SCOPES.includes(value)) throw new Error(`stored change scope ${JSON.stringify(value)} is not cluster, phase, resource or condition`);
+  if (!CHANGE_SCOPES.includes(value))
+    throw new Error(`stored change scope ${JSON.stringify(value)} is not cluster, phase, resource or condition`);
   return value as ChangeScope;
 }
 
 /** An ApiToken as the SDL shows it: stored scopes narrowed to the TokenScope enum. */
 export function toApiToken(record: ApiTokenRecord): ResolversParentTypes['ApiToken'] {
   const scopes = record.scopes.map((scope) => {
-    if (!(TOKEN_SCOPES as readonly string[]).includes(scope)) throw new Error(`stored token scope ${JSON.stringify(scope)} is not read or admin`);
+    if (!(TOKEN_SCOPES as readonly string[]).includes(scope))
+      throw new Error(`stored token scope ${JSON.stringify(scope)} is not read or admin`);
     return scope as TokenScope;
   });
   return { ...record, scopes };
@@ -39,7 +41,14 @@ export function toApiToken(record: ApiTokenRecord): ResolversParentTypes['ApiTok
 /** StatusCounts from a stored summary (counts keyed by status). */
 export function toCounts(summary: Record<string, number>): ResolversParentTypes['StatusCounts'] {
   const get = (status: Status) => summary[status] ?? 0;
-  const counts = { current: get('Current'), inProgress: get('InProgress'), failed: get('Failed'), terminating: get('Terminating'), notFound: get('NotFound'), unknown: get('Unknown') };
+  const counts = {
+    current: get('Current'),
+    inProgress: get('InProgress'),
+    failed: get('Failed'),
+    terminating: get('Terminating'),
+    notFound: get('NotFound'),
+    unknown: get('Unknown'),
+  };
   return { ...counts, total: Object.values(counts).reduce((a, b) => a + b, 0) };
 }
 
@@ -81,8 +90,17 @@ export function toNotificationDelivery(d: DeliveryRecord): ResolversParentTypes[
 }
 
 /** A phase's derived conditions as stored (the JSON summarizePhase wrote), then those from checks. */
-export function toConditions(stored: unknown[], checks: readonly CheckConditionView[] = [], now = new Date()): PhaseConditionParent[] {
-  const derived = (stored as PhaseCondition[]).map((c): PhaseConditionParent => ({ ...c, source: 'derived', stale: false, lastCheckedAt: null }));
+export function toConditions(
+  stored: unknown[],
+  checks: readonly CheckConditionView[] = [],
+  now = new Date(),
+): PhaseConditionParent[] {
+  const derived = (stored as PhaseCondition[]).map((c): PhaseConditionParent => ({
+    ...c,
+    source: 'derived',
+    stale: false,
+    lastCheckedAt: null,
+  }));
   return [
     ...derived,
     ...checks.map((c): PhaseConditionParent => ({
@@ -117,7 +135,14 @@ export function toCustomHealth(stored: Record<string, unknown> | null): CustomHe
 }
 
 export function toManifest(record: ManifestVersionRecord): ResolversParentTypes['Manifest'] {
-  return { hash: record.hash, entries: record.entries, entryCount: record.entries.length, source: record.source, from: record.from, to: record.to };
+  return {
+    hash: record.hash,
+    entries: record.entries,
+    entryCount: record.entries.length,
+    source: record.source,
+    from: record.from,
+    to: record.to,
+  };
 }
 
 export function toGateResult(outcome: GateOutcome): ResolversParentTypes['GateResult'] {

@@ -44,12 +44,20 @@ function readYamlForm(text: string, drafts: Map<string, Draft>, errors: HealthLo
   try {
     parsed = parseYaml(text);
   } catch (error) {
-    errors.push({ kind: 'INVALID_ARGOCD_CONFIG', source: PREFIX, message: `not valid YAML: ${(error as Error).message}` });
+    errors.push({
+      kind: 'INVALID_ARGOCD_CONFIG',
+      source: PREFIX,
+      message: `not valid YAML: ${(error as Error).message}`,
+    });
     return;
   }
   if (parsed === null || parsed === undefined) return;
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
-    errors.push({ kind: 'INVALID_ARGOCD_CONFIG', source: PREFIX, message: 'must be a map of group/Kind to customizations' });
+    errors.push({
+      kind: 'INVALID_ARGOCD_CONFIG',
+      source: PREFIX,
+      message: 'must be a map of group/Kind to customizations',
+    });
     return;
   }
   for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
@@ -91,7 +99,8 @@ export function loadArgoCdConfigMap(data: Record<string, string>): ArgoCdHealthO
       errors.push({
         kind: 'INVALID_ARGOCD_CONFIG',
         source: configKey,
-        message: 'group kind should be in format resource.customizations.<type>.<group_kind> or resource.customizations.<type>.<kind>',
+        message:
+          'group kind should be in format resource.customizations.<type>.<group_kind> or resource.customizations.<type>.<kind>',
       });
       continue;
     }
@@ -128,8 +137,11 @@ export async function readArgoCdConfigMapFile(path: string): Promise<ArgoCdHealt
   } catch (error) {
     return { overrides: [], errors: [{ kind: 'READ_FAILED', source: path, message: (error as Error).message }] };
   }
-  const record = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
-  const data = record && record['kind'] === 'ConfigMap' ? record['data'] ?? {} : record;
+  const record =
+    parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  const data = record && record['kind'] === 'ConfigMap' ? (record['data'] ?? {}) : record;
   if (!data || typeof data !== 'object' || Array.isArray(data)) {
     return {
       overrides: [],

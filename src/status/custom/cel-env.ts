@@ -48,19 +48,25 @@ function formatCelString(template: string, args: readonly CelValue[]): string {
         return Number(value).toFixed(digits);
       case 'e':
       case 'E':
-        return Number(value).toExponential(digits).replace(/e([+-])(\d)$/, 'e$10$2');
+        return Number(value)
+          .toExponential(digits)
+          .replace(/e([+-])(\d)$/, 'e$10$2');
       case 'x':
         return typeof value === 'string' ? Buffer.from(value).toString('hex') : BigInt(value as bigint).toString(16);
       case 'X':
         return typeof value === 'string'
           ? Buffer.from(value).toString('hex').toUpperCase()
-          : BigInt(value as bigint).toString(16).toUpperCase();
+          : BigInt(value as bigint)
+              .toString(16)
+              .toUpperCase();
       case 'o':
         return BigInt(value as bigint).toString(8);
       case 'b':
         return BigInt(value as bigint).toString(2);
       default:
-        return typeof value === 'string' ? value : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
+        return typeof value === 'string'
+          ? value
+          : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
     }
   });
 }
@@ -87,11 +93,14 @@ export function createFluxCelEnvironment(): Environment {
   env.registerFunction('SetsNamespace.contains(list, list): bool', (_ns: SetsNamespace, a: CelValue[], b: CelValue[]) =>
     b.every((item) => includesCel(a, item)),
   );
-  env.registerFunction('SetsNamespace.equivalent(list, list): bool', (_ns: SetsNamespace, a: CelValue[], b: CelValue[]) =>
-    b.every((item) => includesCel(a, item)) && a.every((item) => includesCel(b, item)),
+  env.registerFunction(
+    'SetsNamespace.equivalent(list, list): bool',
+    (_ns: SetsNamespace, a: CelValue[], b: CelValue[]) =>
+      b.every((item) => includesCel(a, item)) && a.every((item) => includesCel(b, item)),
   );
-  env.registerFunction('SetsNamespace.intersects(list, list): bool', (_ns: SetsNamespace, a: CelValue[], b: CelValue[]) =>
-    a.some((item) => includesCel(b, item)),
+  env.registerFunction(
+    'SetsNamespace.intersects(list, list): bool',
+    (_ns: SetsNamespace, a: CelValue[], b: CelValue[]) => a.some((item) => includesCel(b, item)),
   );
   env.registerFunction('Base64Namespace.encode(bytes): string', (_ns: Base64Namespace, bytes: Uint8Array) =>
     Buffer.from(bytes).toString('base64'),
@@ -100,7 +109,9 @@ export function createFluxCelEnvironment(): Environment {
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw new Error('illegal base64 data');
     return new Uint8Array(Buffer.from(text, 'base64'));
   });
-  env.registerFunction('StringsNamespace.quote(string): string', (_ns: StringsNamespace, text: string) => JSON.stringify(text));
+  env.registerFunction('StringsNamespace.quote(string): string', (_ns: StringsNamespace, text: string) =>
+    JSON.stringify(text),
+  );
   env.registerFunction('string.charAt(int): string', (text: string, index: bigint) => {
     if (index < 0n || index > BigInt(text.length)) throw new Error(`index out of range: ${index}`);
     return text.charAt(Number(index));
@@ -108,12 +119,17 @@ export function createFluxCelEnvironment(): Environment {
   env.registerFunction('string.replace(string, string): string', (text: string, from: string, to: string) =>
     text.split(from).join(to),
   );
-  env.registerFunction('string.replace(string, string, int): string', (text: string, from: string, to: string, n: bigint) => {
-    if (n < 0n) return text.split(from).join(to);
-    const parts = text.split(from);
-    const limit = Number(n);
-    return parts.slice(0, limit + 1).join(to) + (parts.length > limit + 1 ? from + parts.slice(limit + 1).join(from) : '');
-  });
+  env.registerFunction(
+    'string.replace(string, string, int): string',
+    (text: string, from: string, to: string, n: bigint) => {
+      if (n < 0n) return text.split(from).join(to);
+      const parts = text.split(from);
+      const limit = Number(n);
+      return (
+        parts.slice(0, limit + 1).join(to) + (parts.length > limit + 1 ? from + parts.slice(limit + 1).join(from) : '')
+      );
+    },
+  );
   env.registerFunction('string.reverse(): string', (text: string) => [...text].reverse().join(''));
   env.registerFunction('string.format(list): string', (text: string, args: CelValue[]) => formatCelString(text, args));
   env.registerFunction('list.first(): optional<dyn>', (list: CelValue[]) =>

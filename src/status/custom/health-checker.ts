@@ -66,7 +66,11 @@ function compileCelRules(config: HealthConfig, errors: HealthLoadError[]): Map<s
     const source = `health.healthCheckExprs[${index}]`;
     const groupKind = `${readGroup(entry.apiVersion)}/${entry.kind ?? ''}`;
     if (rules.has(groupKind)) {
-      errors.push({ kind: 'DUPLICATE_CHECK', source, message: `duplicate custom health check for GroupKind ${groupKind}` });
+      errors.push({
+        kind: 'DUPLICATE_CHECK',
+        source,
+        message: `duplicate custom health check for GroupKind ${groupKind}`,
+      });
       return;
     }
     const { check, errors: compileErrors } = compileCelCheck(env, entry, source);
@@ -113,7 +117,11 @@ function buildLuaTable(runtime: LuaRuntime, candidates: LuaCandidate[], errors: 
     }
     const check: LuaCheck = { handle: compiled, source: c.source, useOpenLibs: c.useOpenLibs };
     if (!c.key.includes('*')) exact.set(c.key, check);
-    else (c.tier === 'configmap' ? table.configWildcard : table.folderWildcard).push({ pattern: compileKeyPattern(c.key), check });
+    else
+      (c.tier === 'configmap' ? table.configWildcard : table.folderWildcard).push({
+        pattern: compileKeyPattern(c.key),
+        check,
+      });
   }
   // Stable sort keeps source order among equally specific patterns.
   table.configWildcard.sort((a, b) => compareKeyPatterns(a.pattern, b.pattern));
@@ -139,10 +147,18 @@ function evaluateLua(runtime: LuaRuntime, check: LuaCheck, object: Record<string
   if (!outcome.ok) return buildErrorResult('lua', check.source, outcome.error);
   if (!isArgoHealthStatus(outcome.status)) {
     const result = buildErrorResult('lua', check.source, 'Lua returned an invalid health status');
-    return { ...result, customHealth: { engine: 'lua', source: check.source, health: outcome.status, message: outcome.message } };
+    return {
+      ...result,
+      customHealth: { engine: 'lua', source: check.source, health: outcome.status, message: outcome.message },
+    };
   }
   const { status, reason } = mapArgoHealth(outcome.status);
-  return buildCustomResult(status, reason, { engine: 'lua', source: check.source, health: outcome.status, message: outcome.message });
+  return buildCustomResult(status, reason, {
+    engine: 'lua',
+    source: check.source,
+    health: outcome.status,
+    message: outcome.message,
+  });
 }
 
 /**

@@ -36,7 +36,9 @@ function toKey(folder: string): string {
  * Finds `<group>/<Kind>/health.lua` (and `<Kind>/health.lua` for core kinds) under one directory.
  * Unreadable directories or files are reported, and the rest still load.
  */
-export async function readLuaDirectory(root: string): Promise<{ scripts: LuaDirectoryScript[]; errors: HealthLoadError[] }> {
+export async function readLuaDirectory(
+  root: string,
+): Promise<{ scripts: LuaDirectoryScript[]; errors: HealthLoadError[] }> {
   const scripts: LuaDirectoryScript[] = [];
   const errors: HealthLoadError[] = [];
   let top: string[];

@@ -5,9 +5,7 @@ import { LUA_CHECKED_CALLS } from './lua-checked-calls.ts';
 import { LUA_PRELUDE } from './lua-prelude.ts';
 
 /** What one script run gave: the returned `status`/`message`, or why it could not run. */
-export type LuaRunOutcome =
-  | { ok: true; status: string; message: string }
-  | { ok: false; error: string };
+export type LuaRunOutcome = { ok: true; status: string; message: string } | { ok: false; error: string };
 
 /** A compiled script: an opaque handle into the runtime's registry. */
 export interface LuaScriptHandle {
@@ -115,7 +113,12 @@ export class LuaRuntime {
   }
 
   private buildState(): void {
-    this.engine = new LuaEngine(this.lua, { openStandardLibs: true, injectObjects: false, enableProxy: false, traceAllocations: true });
+    this.engine = new LuaEngine(this.lua, {
+      openStandardLibs: true,
+      injectObjects: false,
+      enableProxy: false,
+      traceAllocations: true,
+    });
     this.L = this.engine.global.address;
     const { lua, L } = this;
     // From here on our allocator counts every block (wasmoon's counted the ones made so far).
@@ -140,7 +143,8 @@ export class LuaRuntime {
     this.makeEnvRef = lua.luaL_ref(L, LUA_REGISTRYINDEX);
     lua.lua_settop(L, 0);
     for (const script of this.scripts) {
-      if (this.loadChunk(script.source, `@${script.name}`) !== LuaReturn.Ok) throw new Error(`recompiling ${script.name} failed`);
+      if (this.loadChunk(script.source, `@${script.name}`) !== LuaReturn.Ok)
+        throw new Error(`recompiling ${script.name} failed`);
       script.ref = lua.luaL_ref(L, LUA_REGISTRYINDEX);
     }
   }
@@ -173,7 +177,10 @@ export class LuaRuntime {
       // Lua errors are return codes; only a throwing input object or a fault of the WebAssembly
       // instance lands here. Either may leave the state half-written, so start from a fresh one.
       this.rebuildAfterFault();
-      return { ok: false, error: `could not run the Lua health check: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        ok: false,
+        error: `could not run the Lua health check: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
   }
 
@@ -279,7 +286,8 @@ export class LuaRuntime {
     if (status === LuaReturn.ErrorMem && this.refusedBlock) {
       return `Lua script exceeded the limit of ${MAX_BLOCK_BYTES / 1024 / 1024} MiB for a single string or table`;
     }
-    if (status === LuaReturn.ErrorMem) return `Lua script exceeded the memory limit of ${this.limits.memoryLimitMiB} MiB`;
+    if (status === LuaReturn.ErrorMem)
+      return `Lua script exceeded the memory limit of ${this.limits.memoryLimitMiB} MiB`;
     const { lua, L } = this;
     const type = lua.lua_type(L, -1);
     if (type === LuaType.String || type === LuaType.Number) return lua.lua_tolstring(L, -1, null);
@@ -331,7 +339,8 @@ export class LuaRuntime {
       if (Number.isSafeInteger(value)) raw._lua_pushinteger(L, BigInt(value));
       else raw._lua_pushnumber(L, value);
     } else if (typeof value === 'boolean') raw._lua_pushboolean(L, value ? 1 : 0);
-    else if (value === null || typeof value !== 'object' || depth > MAX_DEPTH || this.ancestors.has(value)) raw._lua_pushnil(L);
+    else if (value === null || typeof value !== 'object' || depth > MAX_DEPTH || this.ancestors.has(value))
+      raw._lua_pushnil(L);
     else {
       // A cycle (impossible in JSON, possible in hand-built input) becomes nil instead of recursing forever.
       this.ancestors.add(value);

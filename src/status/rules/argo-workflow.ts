@@ -22,13 +22,21 @@ export function computeArgoWorkflowStatus(obj: JsonRecord): StatusResult {
     case '':
     case 'Pending':
     case 'Running':
-      return inProgress(phase === '' ? 'WorkflowNotStarted' : `Workflow${phase}`, message || (phase === '' ? 'Workflow not started' : `Workflow is ${phase}`));
+      return inProgress(
+        phase === '' ? 'WorkflowNotStarted' : `Workflow${phase}`,
+        message || (phase === '' ? 'Workflow not started' : `Workflow is ${phase}`),
+      );
     case 'Succeeded':
       return current(message || 'Workflow Succeeded');
     case 'Failed':
     case 'Error':
       return failed(`Workflow${phase}`, message || `Workflow ${phase === 'Error' ? 'errored' : 'failed'}`);
     default:
-      return { status: 'Unknown', message: message || `Workflow phase ${phase} is not one Argo CD knows`, conditions: [], reason: 'UnknownWorkflowPhase' };
+      return {
+        status: 'Unknown',
+        message: message || `Workflow phase ${phase} is not one Argo CD knows`,
+        conditions: [],
+        reason: 'UnknownWorkflowPhase',
+      };
   }
 }

@@ -49,7 +49,10 @@ export function computeJobStatus(obj: JsonRecord, conditions: ConditionList): St
   if (!((typeof startTime === 'string' && startTime !== '') || startTime instanceof Date)) {
     return inProgress('JobNotStarted', 'Job not started');
   }
-  return { ...current(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedCount}`), reason: JOB_RUNNING };
+  return {
+    ...current(`Job in progress. success:${succeeded}, active: ${active}, failed: ${failedCount}`),
+    reason: JOB_RUNNING,
+  };
 }
 
 /** Reason of a started Job that has neither completed nor failed (Current in upstream kstatus). */
@@ -60,7 +63,9 @@ export const JOB_RUNNING = 'JobRunning';
  * InProgress until its `Complete` (Current) or `Failed` (Failed) condition. Other results are
  * returned as they are.
  */
-export function awaitJobEnd<T extends Pick<StatusResult, 'status' | 'message' | 'conditions' | 'reason'>>(result: T): T {
+export function awaitJobEnd<T extends Pick<StatusResult, 'status' | 'message' | 'conditions' | 'reason'>>(
+  result: T,
+): T {
   if (result.status !== 'Current' || result.reason !== JOB_RUNNING) return result;
   return { ...result, ...inProgress(JOB_RUNNING, result.message) };
 }

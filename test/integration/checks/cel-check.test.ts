@@ -14,7 +14,13 @@ import { createRecorder } from '../../../src/snapshot/record.ts';
 import { snapshotCluster } from '../../../src/snapshot/snapshot-cluster.ts';
 import { createConditionStore } from '../../../src/store/condition-store.ts';
 import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
-import { createTestDatabase, startEmulatedCluster, testLogger, type EmulatedCluster, type TestDatabase } from '../snapshot/helpers.ts';
+import {
+  createTestDatabase,
+  startEmulatedCluster,
+  testLogger,
+  type EmulatedCluster,
+  type TestDatabase,
+} from '../snapshot/helpers.ts';
 
 const NS = 'shop';
 const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 10, minute));
@@ -23,35 +29,52 @@ describe('cel checks', () => {
   let db: TestDatabase;
   let cluster: EmulatedCluster;
   const published: StatusChange[] = [];
-  const publisher: ChangePublisher = { publish: async (changes) => void published.push(...changes), close: async () => undefined };
+  const publisher: ChangePublisher = {
+    publish: async (changes) => void published.push(...changes),
+    close: async () => undefined,
+  };
 
   beforeAll(async () => {
     db = await createTestDatabase('cel_checks');
     cluster = await startEmulatedCluster('demo-staging');
     const api = resourceGroup(NS, 'api', [ref('Service', NS, 'api'), ref('Deployment', NS, 'api')]);
     (api.metadata as { labels?: Record<string, string> }).labels = { version: '1.0.0' };
-    cluster.emulator.apply([namespaceObject(NS), service(NS, 'api'), readyDeployment(NS, 'api', 2, 'example/api:1.0.0'), api]);
+    cluster.emulator.apply([
+      namespaceObject(NS),
+      service(NS, 'api'),
+      readyDeployment(NS, 'api', 2, 'example/api:1.0.0'),
+      api,
+    ]);
   });
   afterAll(async () => {
     await cluster?.close();
     await db?.drop();
   });
 
-  it('flips when a Deployment image changes, and is published with the snapshot\'s changes', async () => {
+  it("flips when a Deployment image changes, and is published with the snapshot's changes", async () => {
     const checks = [
       checkSchema.parse({
         name: 'version',
         select: { namespaces: [NS] },
-        cel: { expr: "objects.filter(o, o.kind == 'Deployment').all(o, o.spec.template.spec.containers.all(c, c.image.endsWith(':' + phase.labels.version)))" },
+        cel: {
+          expr: "objects.filter(o, o.kind == 'Deployment').all(o, o.spec.template.spec.containers.all(c, c.image.endsWith(':' + phase.labels.version)))",
+        },
       }),
       checkSchema.parse({ name: 'broken', cel: { expr: 'objects[0].spec.nope.deeper == 1' } }),
     ];
     const cel = createCelChecks({ conditions: createConditionStore(db.workerDb), log: testLogger() }, checks);
-    const deps = { recorder: createRecorder(createSnapshotStore(db.workerDb)), publisher, log: testLogger(), afterRecord: (o: Parameters<typeof cel.afterSnapshot>[0]) => cel.afterSnapshot(o, 30_000) };
+    const deps = {
+      recorder: createRecorder(createSnapshotStore(db.workerDb)),
+      publisher,
+      log: testLogger(),
+      afterRecord: (o: Parameters<typeof cel.afterSnapshot>[0]) => cel.afterSnapshot(o, 30_000),
+    };
     const store = createConditionStore(db.workerDb);
     const version = async () => {
       const [id] = (await store.phaseIds('demo-staging')).values();
-      return (await store.currentConditions([id as number])).get(id as number)?.map((c) => [c.type, c.status, c.reason, c.from.toISOString()]);
+      return (await store.currentConditions([id as number]))
+        .get(id as number)
+        ?.map((c) => [c.type, c.status, c.reason, c.from.toISOString()]);
     };
     // Conditions take the observation's time (the reads' clock), as the phase statuses do.
     const snapshot = async (minute: number) => snapshotCluster(deps, cluster.client, at(minute));
@@ -65,13 +88,23 @@ describe('cel checks', () => {
     cluster.emulator.apply([readyDeployment(NS, 'api', 2, 'example/api:1.1.0')]);
     await snapshot(1);
     const flipped = await version();
-    expect(flipped?.find((c) => c[0] === 'version')).toEqual(['version', 'False', 'ExpressionFalse', expect.any(String)]);
-    expect(published.filter((c) => c.scope === 'condition' && c.conditionType === 'version').map((c) => c.toStatus)).toEqual(['True', 'False']);
+    expect(flipped?.find((c) => c[0] === 'version')).toEqual([
+      'version',
+      'False',
+      'ExpressionFalse',
+      expect.any(String),
+    ]);
+    expect(
+      published.filter((c) => c.scope === 'condition' && c.conditionType === 'version').map((c) => c.toStatus),
+    ).toEqual(['True', 'False']);
 
     cluster.emulator.apply([readyDeployment(NS, 'api', 2, 'example/api:1.0.0')]);
     await snapshot(2);
     expect((await version())?.find((c) => c[0] === 'version')?.[1]).toBe('True');
-    const intervals = await store.conditionIntervals((await store.phaseIds('demo-staging')).values().next().value as number, { from: new Date(0), to: new Date(Date.now() + 60_000) });
+    const intervals = await store.conditionIntervals(
+      (await store.phaseIds('demo-staging')).values().next().value as number,
+      { from: new Date(0), to: new Date(Date.now() + 60_000) },
+    );
     const versionIntervals = intervals.filter((i) => i.type === 'version');
     expect(versionIntervals.map((i) => i.status)).toEqual(['True', 'False', 'True']);
     // The broken expression stays Unknown: one change (its first), nothing more.

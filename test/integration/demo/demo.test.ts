@@ -30,7 +30,8 @@ async function watchLcmPhase(): Promise<void> {
   const staging = client('demo-staging');
   while (!lcm.stop) {
     const observation = await observeCluster(staging, { owners: demo.owners });
-    const phase = observation.outcome === 'ok' ? observation.phases.find((p) => p.identity.sourceKind === 'owner') : undefined;
+    const phase =
+      observation.outcome === 'ok' ? observation.phases.find((p) => p.identity.sourceKind === 'owner') : undefined;
     if (phase !== undefined) {
       if (lcm.statuses[lcm.statuses.length - 1] !== phase.status.status) lcm.statuses.push(phase.status.status);
       for (const resource of phase.resources) lcm.members.add(resource.key);
@@ -79,10 +80,17 @@ describe('the demo clusters', () => {
       }
     }
     // Staging also has an operator-driven (owner) phase; prod has none.
-    for (const [cluster, expected] of [['demo-staging', ['openstack/keystone-upgrade']], ['demo-prod', []]] as const) {
+    for (const [cluster, expected] of [
+      ['demo-staging', ['openstack/keystone-upgrade']],
+      ['demo-prod', []],
+    ] as const) {
       const observation = await observeCluster(client(cluster), { owners: demo.owners });
       if (observation.outcome !== 'ok') throw new Error(`${cluster} unreachable`);
-      expect(observation.phases.filter((p) => p.identity.sourceKind === 'owner').map((p) => `${p.identity.namespace}/${p.identity.name}`)).toEqual(expected);
+      expect(
+        observation.phases
+          .filter((p) => p.identity.sourceKind === 'owner')
+          .map((p) => `${p.identity.namespace}/${p.identity.name}`),
+      ).toEqual(expected);
       expect(observation.phases).toHaveLength(4 + expected.length);
     }
     // Every object a prod phase lists exists there (staging's worker-0 comes with its scenario).
@@ -96,7 +104,14 @@ describe('the demo clusters', () => {
         seen.api.add(await statusOf('demo-staging', 'Deployment', 'api'));
         seen.worker.add(await statusOf('demo-staging', 'Pod', 'worker-0'));
         seen.prod.add(await statusOf('demo-prod', 'Deployment', 'checkout'));
-        return seen.api.has('InProgress') && seen.prod.has('unreachable:UNREACHABLE') && (await statusOf('demo-staging', 'Deployment', 'api')) === 'Current' && (await statusOf('demo-prod', 'Deployment', 'checkout')) === 'Current' && seen.worker.has('Failed') && (await statusOf('demo-staging', 'Pod', 'worker-0')) === 'Current';
+        return (
+          seen.api.has('InProgress') &&
+          seen.prod.has('unreachable:UNREACHABLE') &&
+          (await statusOf('demo-staging', 'Deployment', 'api')) === 'Current' &&
+          (await statusOf('demo-prod', 'Deployment', 'checkout')) === 'Current' &&
+          seen.worker.has('Failed') &&
+          (await statusOf('demo-staging', 'Pod', 'worker-0')) === 'Current'
+        );
       },
       { timeoutMs: 20_000, intervalMs: 50, what: 'the demo scenario to play' },
     );
@@ -118,17 +133,32 @@ describe('the demo clusters', () => {
   it("give api's Deployment a tree: its ReplicaSet and Pods, and after the rollout the old ReplicaSet scaled to 0 beside the new one", async () => {
     const em = demo.emulators['demo-staging']!;
     const tree = () => {
-      const objects = [...em.list({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace: 'shop' }), ...em.list({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop' })];
-      const lines = (nodes: ChildNode[], depth = 0): string[] => nodes.flatMap((n) => [`${'  '.repeat(depth)}${n.kind} ${n.status}`, ...lines(n.children, depth + 1)]);
-      return lines(buildChildTree({ namespace: 'shop', kind: 'Deployment', name: 'api' }, indexOwners(objects), Date.now()).children);
+      const objects = [
+        ...em.list({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace: 'shop' }),
+        ...em.list({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop' }),
+      ];
+      const lines = (nodes: ChildNode[], depth = 0): string[] =>
+        nodes.flatMap((n) => [`${'  '.repeat(depth)}${n.kind} ${n.status}`, ...lines(n.children, depth + 1)]);
+      return lines(
+        buildChildTree({ namespace: 'shop', kind: 'Deployment', name: 'api' }, indexOwners(objects), Date.now())
+          .children,
+      );
     };
     // Prod's checkout has its own from the start (its rollout comes later in the cycle).
     const prod = demo.emulators['demo-prod']!;
-    expect(prod.list({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop', labelSelector: 'app=frontend' })).toHaveLength(3);
+    expect(prod.list({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop', labelSelector: 'app=frontend' })).toHaveLength(
+      3,
+    );
     // After the rollout: the new ReplicaSet with two Pods, the old one kept at 0 (as the controller keeps history).
     const settled = ['  Pod Current', '  Pod Current', 'ReplicaSet Current', 'ReplicaSet Current'];
-    await waitFor(async () => JSON.stringify([...tree()].sort()) === JSON.stringify(settled), { timeoutMs: 20_000, intervalMs: 50, what: 'the new and the old (scaled to 0) ReplicaSet' });
-    const names = em.list({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace: 'shop' }).filter((rs) => String(rs.metadata?.['name']).startsWith('api-'));
+    await waitFor(async () => JSON.stringify([...tree()].sort()) === JSON.stringify(settled), {
+      timeoutMs: 20_000,
+      intervalMs: 50,
+      what: 'the new and the old (scaled to 0) ReplicaSet',
+    });
+    const names = em
+      .list({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace: 'shop' })
+      .filter((rs) => String(rs.metadata?.['name']).startsWith('api-'));
     expect(names.map((rs) => (rs['spec'] as { replicas: number }).replicas).sort()).toEqual([0, 2]);
   });
 
@@ -146,20 +176,39 @@ describe('the demo clusters', () => {
   it("declare a plan by labels over staging's four phases in order, which the worker's manifest change keeps", async () => {
     const planOf = async (cluster: string) => {
       const found = await discoverPhases(client(cluster));
-      const labelled = found.phases.map(({ phase }, id) => ({ id, cluster, namespace: phase.namespace, name: phase.name, labels: phase.labels }));
+      const labelled = found.phases.map(({ phase }, id) => ({
+        id,
+        cluster,
+        namespace: phase.namespace,
+        name: phase.name,
+        labels: phase.labels,
+      }));
       return definePlans([], labelled);
     };
     // Read after the scenario re-applied the worker's Kustomization (the test before waits for it).
     const [plan] = await planOf('demo-staging');
     expect(plan).toMatchObject({ name: DEMO_PLAN, source: 'labels', warnings: [] });
-    expect(plan?.refs.map((r) => r.text)).toEqual(['demo-staging/shop/staging-shop-base', 'demo-staging/shop/api', 'demo-staging/flux-system/worker', 'demo-staging/argocd/checkout']);
+    expect(plan?.refs.map((r) => r.text)).toEqual([
+      'demo-staging/shop/staging-shop-base',
+      'demo-staging/shop/api',
+      'demo-staging/flux-system/worker',
+      'demo-staging/argocd/checkout',
+    ]);
     expect(await planOf('demo-prod')).toEqual([]);
   });
   it("come with an http check whose condition on staging's api phase flips within the first two minutes (at 20x: seconds), while prod's stays healthy", async () => {
     const [check] = demo.checks;
     expect(check?.name).toBe('health');
     expect(check?.interval).toBeLessThanOrEqual(30_000);
-    const urlOf = (cluster: string, name: string) => fillUrlTemplate(check?.http?.url ?? '', { id: 0, cluster, source: 'resourcegroup', namespace: 'shop', name, labels: {} });
+    const urlOf = (cluster: string, name: string) =>
+      fillUrlTemplate(check?.http?.url ?? '', {
+        id: 0,
+        cluster,
+        source: 'resourcegroup',
+        namespace: 'shop',
+        name,
+        labels: {},
+      });
     const seen = new Set<number>();
     await waitFor(
       async () => {

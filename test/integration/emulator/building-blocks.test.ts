@@ -43,7 +43,11 @@ describe('label selectors', () => {
 
 describe('patches', () => {
   it('merge patch removes nulls and replaces lists', () => {
-    expect(applyMergePatch({ a: 1, b: { c: 2, d: 3 }, l: [1, 2] }, { b: { c: null, e: 4 }, l: [3] })).toEqual({ a: 1, b: { d: 3, e: 4 }, l: [3] });
+    expect(applyMergePatch({ a: 1, b: { c: 2, d: 3 }, l: [1, 2] }, { b: { c: null, e: 4 }, l: [3] })).toEqual({
+      a: 1,
+      b: { d: 3, e: 4 },
+      l: [3],
+    });
   });
 
   it.each([
@@ -69,22 +73,53 @@ describe('patches', () => {
   it('strategic merge merges containers by name, env by name and finalizers as a set', () => {
     const current = {
       metadata: { finalizers: ['a'] },
-      spec: { containers: [{ name: 'main', image: 'x:1', env: [{ name: 'A', value: '1' }] }, { name: 'side', image: 'y:1' }] },
+      spec: {
+        containers: [
+          { name: 'main', image: 'x:1', env: [{ name: 'A', value: '1' }] },
+          { name: 'side', image: 'y:1' },
+        ],
+      },
     };
     const patch = {
       metadata: { finalizers: ['b'] },
-      spec: { '$setElementOrder/containers': [{ name: 'main' }], containers: [{ name: 'main', env: [{ name: 'B', value: '2' }] }, { name: 'side', $patch: 'delete' }] },
+      spec: {
+        '$setElementOrder/containers': [{ name: 'main' }],
+        containers: [
+          { name: 'main', env: [{ name: 'B', value: '2' }] },
+          { name: 'side', $patch: 'delete' },
+        ],
+      },
     };
     expect(applyStrategicMergePatch(current, patch)).toEqual({
       metadata: { finalizers: ['a', 'b'] },
-      spec: { containers: [{ name: 'main', image: 'x:1', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] }] },
+      spec: {
+        containers: [
+          {
+            name: 'main',
+            image: 'x:1',
+            env: [
+              { name: 'A', value: '1' },
+              { name: 'B', value: '2' },
+            ],
+          },
+        ],
+      },
     });
   });
 
   it('strategic merge honours $retainKeys and $deleteFromPrimitiveList', () => {
-    const current = { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } }, metadata: { finalizers: ['a', 'b'] } };
-    const patch = { strategy: { $retainKeys: ['type'], type: 'Recreate' }, metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } };
-    expect(applyStrategicMergePatch(current, patch)).toEqual({ strategy: { type: 'Recreate' }, metadata: { finalizers: ['b'] } });
+    const current = {
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1 } },
+      metadata: { finalizers: ['a', 'b'] },
+    };
+    const patch = {
+      strategy: { $retainKeys: ['type'], type: 'Recreate' },
+      metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] },
+    };
+    expect(applyStrategicMergePatch(current, patch)).toEqual({
+      strategy: { type: 'Recreate' },
+      metadata: { finalizers: ['b'] },
+    });
   });
 });
 

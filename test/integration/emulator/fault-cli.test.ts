@@ -26,9 +26,14 @@ interface CliResult {
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/emulator/main.ts', ...args], { cwd: process.cwd(), env: { ...process.env, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/emulator/main.ts', ...args],
+      { cwd: process.cwd(), env: { ...process.env, ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -55,7 +60,23 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'phaselog-emulator-cli-'));
   kubeconfig = join(dir, 'emulator.kubeconfig');
   controlFile = join(dir, 'emulator.control.json');
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/main.ts', '--cluster', 'staging', '--cluster', 'prod', '--port', '0', '--kubeconfig', kubeconfig], { cwd: process.cwd() });
+  child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/emulator/main.ts',
+      '--cluster',
+      'staging',
+      '--cluster',
+      'prod',
+      '--port',
+      '0',
+      '--kubeconfig',
+      kubeconfig,
+    ],
+    { cwd: process.cwd() },
+  );
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
@@ -107,7 +128,8 @@ describe('phaselog emulator fault', () => {
     // Poll with a deadline: the fault ends inside the emulator process, out of the test's sight.
     const deadline = Date.now() + 10_000;
     let last: number | string = '';
-    while (Date.now() < deadline && (last = await status('staging')) !== 200) await new Promise((r) => setTimeout(r, 50));
+    while (Date.now() < deadline && (last = await status('staging')) !== 200)
+      await new Promise((r) => setTimeout(r, 50));
     expect(last).toBe(200);
     expect((await cli(['faults', 'staging', '--control-file', controlFile])).stdout).toBe('no faults on staging\n');
   });
@@ -140,7 +162,9 @@ describe('phaselog emulator fault', () => {
 
   it('exits 1 with the control endpoint’s 401 when the token is wrong, and applies nothing', async () => {
     const control = JSON.parse(await readFile(controlFile, 'utf8')) as { url: string };
-    const result = await cli(['fault', 'prod', 'hang', '--control-url', control.url], { PHASELOG_EMULATOR_CONTROL_TOKEN: 'not-the-token-at-all' });
+    const result = await cli(['fault', 'prod', 'hang', '--control-url', control.url], {
+      PHASELOG_EMULATOR_CONTROL_TOKEN: 'not-the-token-at-all',
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('HTTP 401');
     expect(await status('prod')).toBe(200);

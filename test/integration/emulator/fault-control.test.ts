@@ -16,7 +16,11 @@ interface Answer {
   json: Record<string, unknown>;
 }
 
-async function call(method: string, path: string, opts: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
+async function call(
+  method: string,
+  path: string,
+  opts: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const token = opts.token === undefined ? control.token : opts.token;
   const res = await fetch(control.url + path, {
     method,
@@ -62,11 +66,17 @@ describe('authentication', () => {
   it.each([
     ['no token', (): string | null => null],
     ['a wrong token', (): string | null => 'x'.repeat(43)],
-    ['the token with its last character changed', (): string | null => `${control.token.slice(0, -1)}${control.token.endsWith('a') ? 'b' : 'a'}`],
+    [
+      'the token with its last character changed',
+      (): string | null => `${control.token.slice(0, -1)}${control.token.endsWith('a') ? 'b' : 'a'}`,
+    ],
     ['the token with a suffix', (): string | null => `${control.token}x`],
   ])('refuses a request with %s (401) and applies no fault', async (_label, tokenOf) => {
     const wrong = tokenOf();
-    const answer = await call('POST', '/v1/clusters/prod/faults', { token: wrong, body: { effect: 'status', statusCode: 500 } });
+    const answer = await call('POST', '/v1/clusters/prod/faults', {
+      token: wrong,
+      body: { effect: 'status', statusCode: 500 },
+    });
     expect(answer.status).toBe(401);
     expect(prod.faults()).toEqual([]);
     expect(await probe(prod)).toBe(200);
@@ -74,7 +84,10 @@ describe('authentication', () => {
   });
 
   it('refuses requests from a browser page (Origin header) even with the token', async () => {
-    const answer = await call('POST', '/v1/clusters/prod/faults', { body: { effect: 'hang' }, headers: { Origin: 'https://evil.example' } });
+    const answer = await call('POST', '/v1/clusters/prod/faults', {
+      body: { effect: 'hang' },
+      headers: { Origin: 'https://evil.example' },
+    });
     expect(answer.status).toBe(403);
     expect(prod.faults()).toEqual([]);
   });
@@ -119,7 +132,11 @@ describe('malformed faults', () => {
   });
 
   it('answers 400 for a body that is not JSON', async () => {
-    const res = await fetch(`${control.url}/v1/clusters/prod/faults`, { method: 'POST', headers: { Authorization: `Bearer ${control.token}`, 'Content-Type': 'application/json' }, body: '{effect' });
+    const res = await fetch(`${control.url}/v1/clusters/prod/faults`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${control.token}`, 'Content-Type': 'application/json' },
+      body: '{effect',
+    });
     expect(res.status).toBe(400);
     expect(prod.faults()).toEqual([]);
   });
@@ -139,7 +156,9 @@ describe('faults', () => {
   });
 
   it('removes a fault given forMs once that time has passed', async () => {
-    const added = await call('POST', '/v1/clusters/prod/faults', { body: { effect: 'status', statusCode: 500, forMs: 300 } });
+    const added = await call('POST', '/v1/clusters/prod/faults', {
+      body: { effect: 'status', statusCode: 500, forMs: 300 },
+    });
     expect(added.json['expiresAt']).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(await probe(prod)).toBe(500);
     await waitFor('the fault to expire', () => (prod.faults().length === 0 ? true : undefined), 5000);
@@ -166,14 +185,18 @@ describe('faults', () => {
   it('keeps refusing while a second refusal is in force after the first one expires', async () => {
     const first = await call('POST', '/v1/clusters/prod/faults', { body: { effect: 'refuse', forMs: 200 } });
     await call('POST', '/v1/clusters/prod/faults', { body: { effect: 'refuse' } });
-    const listed = async (): Promise<unknown[]> => (await call('GET', '/v1/clusters/prod/faults')).json['faults'] as unknown[];
-    for (const deadline = Date.now() + 5000; (await listed()).length > 1 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    const listed = async (): Promise<unknown[]> =>
+      (await call('GET', '/v1/clusters/prod/faults')).json['faults'] as unknown[];
+    for (const deadline = Date.now() + 5000; (await listed()).length > 1 && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 20));
     expect((await listed()).map((f) => (f as { id: string }).id)).not.toContain(first.json['id']);
     expect(await probe(prod)).toBe('ECONNREFUSED');
   });
 
   it('hits only matching requests and counts down times', async () => {
-    await call('POST', '/v1/clusters/prod/faults', { body: { effect: 'status', statusCode: 429, times: 2, match: { resource: 'configmaps' } } });
+    await call('POST', '/v1/clusters/prod/faults', {
+      body: { effect: 'status', statusCode: 429, times: 2, match: { resource: 'configmaps' } },
+    });
     expect(await probe(prod)).toBe(200);
     const cm = async (): Promise<number> => (await fetch(`${prod.url}/api/v1/namespaces/default/configmaps`)).status;
     expect(await cm()).toBe(429);
@@ -198,7 +221,9 @@ describe('faults', () => {
       () => 'answered',
       () => 'aborted',
     );
-    await waitFor('the request to be held', () => (prod.requests().some((r) => r.resource === 'namespaces' && r.status === 0) ? true : undefined));
+    await waitFor('the request to be held', () =>
+      prod.requests().some((r) => r.resource === 'namespaces' && r.status === 0) ? true : undefined,
+    );
     expect((await call('DELETE', '/v1/clusters/prod/faults')).status).toBe(200);
     expect(await probe(prod)).toBe(200);
     abort.abort();

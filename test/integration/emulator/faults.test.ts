@@ -72,7 +72,9 @@ describe('status faults', () => {
   });
 
   it('rejects a malformed rule with a clear error', () => {
-    expect(() => h.em.injectFault({ effect: 'status', statusCode: 200 })).toThrow(/statusCode must be an HTTP error code/);
+    expect(() => h.em.injectFault({ effect: 'status', statusCode: 200 })).toThrow(
+      /statusCode must be an HTTP error code/,
+    );
     expect(() => h.em.injectFault({ effect: 'explode' as never })).toThrow(/effect must be one of/);
   });
 });
@@ -81,7 +83,9 @@ describe('transport faults', () => {
   it('resets the connection', async () => {
     h.em.injectFault({ match: { resource: 'configmaps' }, effect: 'reset' });
     const core = h.kc.makeApiClient(CoreV1Api);
-    const err = (await core.readNamespacedConfigMap({ name: 'cm', namespace: 'default' }).catch((e: unknown) => e)) as Error & { code?: string };
+    const err = (await core
+      .readNamespacedConfigMap({ name: 'cm', namespace: 'default' })
+      .catch((e: unknown) => e)) as Error & { code?: string };
     expect(err).toBeInstanceOf(Error);
     expect(JSON.stringify({ code: err.code, message: err.message })).toMatch(/ECONNRESET|socket hang up/);
     expect(h.em.requestCount({ resource: 'configmaps', status: 0 })).toBeGreaterThanOrEqual(1);
@@ -89,7 +93,9 @@ describe('transport faults', () => {
 
   it('hangs until the client gives up', async () => {
     h.em.injectFault({ match: { resource: 'configmaps' }, effect: 'hang' });
-    const err = await fetch(`${h.em.url}/api/v1/namespaces/default/configmaps/cm`, { signal: AbortSignal.timeout(200) }).catch((e: unknown) => e);
+    const err = await fetch(`${h.em.url}/api/v1/namespaces/default/configmaps/cm`, {
+      signal: AbortSignal.timeout(200),
+    }).catch((e: unknown) => e);
     expect((err as Error).name).toBe('TimeoutError');
   });
 
@@ -112,7 +118,11 @@ describe('malformed requests', () => {
 
   it('answers an unknown resource with 404 and an unsupported patch type with 415', async () => {
     expect((await rawRequest(h.em, '/api/v1/namespaces/default/widgets')).status).toBe(404);
-    const res = await rawRequest(h.em, '/api/v1/namespaces/default/configmaps/cm', { method: 'PATCH', headers: { 'Content-Type': 'text/plain' }, body: '{}' });
+    const res = await rawRequest(h.em, '/api/v1/namespaces/default/configmaps/cm', {
+      method: 'PATCH',
+      headers: { 'Content-Type': 'text/plain' },
+      body: '{}',
+    });
     expect(res.status).toBe(415);
   });
 });
@@ -144,9 +154,17 @@ describe('request counters', () => {
     expect(h.em.requestCount({ verb: 'get', status: 404 })).toBe(1);
     const [first] = h.em.requests();
     expect(first).toEqual({
-      verb: 'list', method: 'GET', path: '/api/v1/namespaces/default/configmaps', group: '', resource: 'configmaps', namespace: 'default', status: 200,
+      verb: 'list',
+      method: 'GET',
+      path: '/api/v1/namespaces/default/configmaps',
+      group: '',
+      resource: 'configmaps',
+      namespace: 'default',
+      status: 200,
       // Who asked, and when the request came and ended (tests check that two workers never read one cluster at once).
-      userAgent: expect.any(String) as string, at: expect.any(Number) as number, endedAt: expect.any(Number) as number,
+      userAgent: expect.any(String) as string,
+      at: expect.any(Number) as number,
+      endedAt: expect.any(Number) as number,
     });
     expect(first?.endedAt).toBeGreaterThanOrEqual(first?.at ?? Infinity);
     h.em.resetRequests();

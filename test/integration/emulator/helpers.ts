@@ -22,12 +22,22 @@ export async function startHarness(options: EmulatorOptions = {}): Promise<Harne
 }
 
 /** A ConfigMap manifest. */
-export function configMap(name: string, namespace = 'default', labels: Record<string, string> = {}, data: Record<string, string> = {}): Record<string, unknown> {
+export function configMap(
+  name: string,
+  namespace = 'default',
+  labels: Record<string, string> = {},
+  data: Record<string, string> = {},
+): Record<string, unknown> {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels }, data };
 }
 
 /** A Deployment manifest with one container. */
-export function deployment(name: string, namespace = 'default', image = 'nginx:1.25', replicas = 2): Record<string, unknown> {
+export function deployment(
+  name: string,
+  namespace = 'default',
+  image = 'nginx:1.25',
+  replicas = 2,
+): Record<string, unknown> {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -54,15 +64,26 @@ export async function waitFor<T>(what: string, check: () => T | undefined, timeo
 /** The HTTP code and parsed Status body of a client-node ApiException. */
 export function readApiError(e: unknown): { code: number; status: Record<string, unknown> } {
   const err = e as { code?: number; body?: unknown };
-  const body = typeof err.body === 'string' ? (JSON.parse(err.body) as Record<string, unknown>) : ((err.body ?? {}) as Record<string, unknown>);
+  const body =
+    typeof err.body === 'string'
+      ? (JSON.parse(err.body) as Record<string, unknown>)
+      : ((err.body ?? {}) as Record<string, unknown>);
   return { code: err.code ?? 0, status: body };
 }
 
 /** Raw HTTP against the emulator (for what client-node does not expose, e.g. headers). */
-export async function rawRequest(em: Emulator, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
+export async function rawRequest(
+  em: Emulator,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> {
   const res = await fetch(em.url + path, init);
   const text = await res.text();
-  return { status: res.status, headers: res.headers, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
 }
 
 const execFileAsync = promisify(execFile);
@@ -72,13 +93,16 @@ export async function requireKubectl(): Promise<void> {
   try {
     await execFileAsync('kubectl', ['version', '--client'], { timeout: 10_000 });
   } catch (e) {
-    throw new Error(`kubectl is required for this test but could not be run (${(e as Error).message}); install kubectl >= 1.30 and put it on PATH (.ci/run installs one where it is missing)`);
+    throw new Error(
+      `kubectl is required for this test but could not be run (${(e as Error).message}); install kubectl >= 1.30 and put it on PATH (.ci/run installs one where it is missing)`,
+    );
   }
 }
 
 /** kubectl against the kubeconfig `kubeconfig()` names: its stdout, or how it failed when it must. */
 export function kubectlWith(kubeconfig: () => string, timeoutMs = 30_000) {
-  const kubectl = async (...args: string[]): Promise<string> => (await execFileAsync('kubectl', ['--kubeconfig', kubeconfig(), ...args], { timeout: timeoutMs })).stdout;
+  const kubectl = async (...args: string[]): Promise<string> =>
+    (await execFileAsync('kubectl', ['--kubeconfig', kubeconfig(), ...args], { timeout: timeoutMs })).stdout;
   const kubectlFails = async (...args: string[]): Promise<{ code: number | undefined; stderr: string }> => {
     try {
       await kubectl(...args);

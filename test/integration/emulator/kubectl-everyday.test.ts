@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../../src/emulator/index.ts';
 import { kubectlWith, requireKubectl, waitFor } from './helpers.ts';
 
-
 let em: Emulator;
 let dir: string;
 let kubeconfig: string;
@@ -61,25 +60,56 @@ spec:
 
 describe('kubectl create (protobuf request bodies)', () => {
   it('creates a ConfigMap whose data reads back', async () => {
-    expect(await kubectl('create', 'configmap', 'settings', '-n', 'daily', '--from-literal=mode=fast', '--from-literal=size=10')).toBe('configmap/settings created\n');
-    expect(JSON.parse(await kubectl('get', 'configmap', 'settings', '-n', 'daily', '-o', 'jsonpath={.data}'))).toEqual({ mode: 'fast', size: '10' });
+    expect(
+      await kubectl(
+        'create',
+        'configmap',
+        'settings',
+        '-n',
+        'daily',
+        '--from-literal=mode=fast',
+        '--from-literal=size=10',
+      ),
+    ).toBe('configmap/settings created\n');
+    expect(JSON.parse(await kubectl('get', 'configmap', 'settings', '-n', 'daily', '-o', 'jsonpath={.data}'))).toEqual({
+      mode: 'fast',
+      size: '10',
+    });
   });
 
   it('creates a Deployment with replicas, labels and ports as given', async () => {
-    expect(await kubectl('create', 'deployment', 'web', '-n', 'daily', '--image=nginx:1.25', '--replicas=2', '--port=8080')).toBe('deployment.apps/web created\n');
+    expect(
+      await kubectl('create', 'deployment', 'web', '-n', 'daily', '--image=nginx:1.25', '--replicas=2', '--port=8080'),
+    ).toBe('deployment.apps/web created\n');
     const dep = JSON.parse(await kubectl('get', 'deployment', 'web', '-n', 'daily', '-o', 'json')) as {
       metadata: { labels: Record<string, string> };
-      spec: { replicas: number; selector: unknown; template: { spec: { containers: { name: string; image: string; ports: unknown[] }[] } } };
+      spec: {
+        replicas: number;
+        selector: unknown;
+        template: { spec: { containers: { name: string; image: string; ports: unknown[] }[] } };
+      };
     };
     expect(dep.metadata.labels).toEqual({ app: 'web' });
     expect(dep.spec.replicas).toBe(2);
     expect(dep.spec.selector).toEqual({ matchLabels: { app: 'web' } });
-    expect(dep.spec.template.spec.containers).toEqual([{ name: 'nginx', image: 'nginx:1.25', ports: [{ containerPort: 8080 }] }]);
+    expect(dep.spec.template.spec.containers).toEqual([
+      { name: 'nginx', image: 'nginx:1.25', ports: [{ containerPort: 8080 }] },
+    ]);
   });
 
   it.each([
     [['secret', 'generic', 'creds', '--from-literal=user=admin'], 'secret/creds created'],
-    [['secret', 'docker-registry', 'pull', '--docker-server=r.example.com', '--docker-username=u', '--docker-password=p'], 'secret/pull created'],
+    [
+      [
+        'secret',
+        'docker-registry',
+        'pull',
+        '--docker-server=r.example.com',
+        '--docker-username=u',
+        '--docker-password=p',
+      ],
+      'secret/pull created',
+    ],
     [['serviceaccount', 'robot'], 'serviceaccount/robot created'],
     [['service', 'clusterip', 'web', '--tcp=80:8080'], 'service/web created'],
     [['service', 'nodeport', 'web-np', '--tcp=80:8080', '--node-port=30080'], 'service/web-np created'],
@@ -88,31 +118,82 @@ describe('kubectl create (protobuf request bodies)', () => {
     [['job', 'once', '--image=busybox', '--', 'echo', 'hi'], 'job.batch/once created'],
     [['cronjob', 'nightly', '--image=busybox', '--schedule=0 3 * * *', '--', 'date'], 'cronjob.batch/nightly created'],
     [['job', 'nightly-now', '--from=cronjob/nightly'], 'job.batch/nightly-now created'],
-    [['role', 'reader', '--verb=get,list', '--resource=pods,deployments.apps'], 'role.rbac.authorization.k8s.io/reader created'],
-    [['rolebinding', 'reader', '--role=reader', '--serviceaccount=daily:robot'], 'rolebinding.rbac.authorization.k8s.io/reader created'],
-    [['clusterrole', 'metrics', '--verb=get', '--non-resource-url=/metrics'], 'clusterrole.rbac.authorization.k8s.io/metrics created'],
-    [['clusterrolebinding', 'metrics', '--clusterrole=metrics', '--group=ops'], 'clusterrolebinding.rbac.authorization.k8s.io/metrics created'],
+    [
+      ['role', 'reader', '--verb=get,list', '--resource=pods,deployments.apps'],
+      'role.rbac.authorization.k8s.io/reader created',
+    ],
+    [
+      ['rolebinding', 'reader', '--role=reader', '--serviceaccount=daily:robot'],
+      'rolebinding.rbac.authorization.k8s.io/reader created',
+    ],
+    [
+      ['clusterrole', 'metrics', '--verb=get', '--non-resource-url=/metrics'],
+      'clusterrole.rbac.authorization.k8s.io/metrics created',
+    ],
+    [
+      ['clusterrolebinding', 'metrics', '--clusterrole=metrics', '--group=ops'],
+      'clusterrolebinding.rbac.authorization.k8s.io/metrics created',
+    ],
     [['priorityclass', 'low', '--value=0', '--description=batch work'], 'priorityclass.scheduling.k8s.io/low created'],
     [['quota', 'small', '--hard=pods=4,cpu=2'], 'resourcequota/small created'],
-    [['poddisruptionbudget', 'web', '--selector=app=web', '--min-available=1'], 'poddisruptionbudget.policy/web created'],
+    [
+      ['poddisruptionbudget', 'web', '--selector=app=web', '--min-available=1'],
+      'poddisruptionbudget.policy/web created',
+    ],
     [['ingress', 'web', '--class=nginx', '--rule=shop.example.com/=web:80'], 'ingress.networking.k8s.io/web created'],
   ])('kubectl create %j', async (args, printed) => {
     expect(await kubectl('create', '-n', 'daily', ...args)).toBe(`${printed}\n`);
   });
 
   it('keeps what the create subcommands encode (values, zero values of pointer fields, int-or-string)', async () => {
-    expect(await kubectl('get', 'secret', 'creds', '-n', 'daily', '-o', 'jsonpath={.data.user}')).toBe(Buffer.from('admin').toString('base64'));
-    expect(await kubectl('get', 'service', 'web-np', '-n', 'daily', '-o', 'jsonpath={.spec.type} {.spec.ports[0].port} {.spec.ports[0].targetPort} {.spec.ports[0].nodePort}')).toBe('NodePort 80 8080 30080');
+    expect(await kubectl('get', 'secret', 'creds', '-n', 'daily', '-o', 'jsonpath={.data.user}')).toBe(
+      Buffer.from('admin').toString('base64'),
+    );
+    expect(
+      await kubectl(
+        'get',
+        'service',
+        'web-np',
+        '-n',
+        'daily',
+        '-o',
+        'jsonpath={.spec.type} {.spec.ports[0].port} {.spec.ports[0].targetPort} {.spec.ports[0].nodePort}',
+      ),
+    ).toBe('NodePort 80 8080 30080');
     expect(await kubectl('get', 'priorityclass', 'low', '-o', 'jsonpath={.value}|{.description}')).toBe('0|batch work');
-    expect(await kubectl('get', 'cronjob', 'nightly', '-n', 'daily', '-o', 'jsonpath={.spec.schedule}|{.spec.jobTemplate.spec.template.spec.containers[0].command}')).toBe('0 3 * * *|["date"]');
+    expect(
+      await kubectl(
+        'get',
+        'cronjob',
+        'nightly',
+        '-n',
+        'daily',
+        '-o',
+        'jsonpath={.spec.schedule}|{.spec.jobTemplate.spec.template.spec.containers[0].command}',
+      ),
+    ).toBe('0 3 * * *|["date"]');
     expect(await kubectl('get', 'pdb', 'web', '-n', 'daily', '-o', 'jsonpath={.spec.minAvailable}')).toBe('1');
-    expect(await kubectl('get', 'role', 'reader', '-n', 'daily', '-o', 'jsonpath={.rules[*].apiGroups}')).toBe('[""] ["apps"]');
-    expect(await kubectl('get', 'ingress', 'web', '-n', 'daily', '-o', 'jsonpath={.spec.rules[0].http.paths[0].backend.service.port.number}')).toBe('80');
+    expect(await kubectl('get', 'role', 'reader', '-n', 'daily', '-o', 'jsonpath={.rules[*].apiGroups}')).toBe(
+      '[""] ["apps"]',
+    );
+    expect(
+      await kubectl(
+        'get',
+        'ingress',
+        'web',
+        '-n',
+        'daily',
+        '-o',
+        'jsonpath={.spec.rules[0].http.paths[0].backend.service.port.number}',
+      ),
+    ).toBe('80');
   });
 
   it('issues a service-account token, and refuses one for a missing account', async () => {
     expect(await kubectl('create', 'token', 'robot', '-n', 'daily', '--duration=10m')).toMatch(/^\S{20,}\n?$/);
-    expect((await kubectlFails('create', 'token', 'ghost', '-n', 'daily')).stderr).toContain('serviceaccounts "ghost" not found');
+    expect((await kubectlFails('create', 'token', 'ghost', '-n', 'daily')).stderr).toContain(
+      'serviceaccounts "ghost" not found',
+    );
   });
 });
 
@@ -122,13 +203,22 @@ describe('protobuf bodies the emulator cannot read', () => {
       const b = Buffer.isBuffer(s) ? s : Buffer.from(s);
       return Buffer.concat([Buffer.from([(field << 3) | 2, b.length]), b]);
     };
-    return Buffer.concat([Buffer.from('k8s\0', 'latin1'), str(1, Buffer.concat([str(1, apiVersion), str(2, kind)])), str(2, raw)]);
+    return Buffer.concat([
+      Buffer.from('k8s\0', 'latin1'),
+      str(1, Buffer.concat([str(1, apiVersion), str(2, kind)])),
+      str(2, raw),
+    ]);
   };
-  const post = (path: string, body: Buffer): Promise<Response> => fetch(em.url + path, { method: 'POST', headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' }, body });
+  const post = (path: string, body: Buffer): Promise<Response> =>
+    fetch(em.url + path, { method: 'POST', headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' }, body });
 
   it('answers 415 naming the field when a field outside its tables carries data, and stores nothing', async () => {
     // ConfigMap{metadata{name: "odd"}, field 99 = 1}
-    const raw = Buffer.concat([Buffer.from([0x0a, 0x05, 0x0a, 0x03]), Buffer.from('odd'), Buffer.from([0x98, 0x06, 0x01])]);
+    const raw = Buffer.concat([
+      Buffer.from([0x0a, 0x05, 0x0a, 0x03]),
+      Buffer.from('odd'),
+      Buffer.from([0x98, 0x06, 0x01]),
+    ]);
     const res = await post('/api/v1/namespaces/daily/configmaps', envelope('v1', 'ConfigMap', raw));
     expect(res.status).toBe(415);
     expect(((await res.json()) as { message: string }).message).toContain('field 99 of ConfigMap');
@@ -137,10 +227,18 @@ describe('protobuf bodies the emulator cannot read', () => {
 
   it('answers 415 for a body without the envelope, a truncated body and a custom resource', async () => {
     expect((await post('/api/v1/namespaces/daily/configmaps', Buffer.from('{"kind":"ConfigMap"}'))).status).toBe(415);
-    expect((await post('/api/v1/namespaces/daily/configmaps', envelope('v1', 'ConfigMap', Buffer.from([0x0a, 0x7f, 0x0a])))).status).toBe(415);
-    const cr = await post('/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/daily/kustomizations', envelope('kustomize.toolkit.fluxcd.io/v1', 'Kustomization', Buffer.alloc(0)));
+    expect(
+      (await post('/api/v1/namespaces/daily/configmaps', envelope('v1', 'ConfigMap', Buffer.from([0x0a, 0x7f, 0x0a]))))
+        .status,
+    ).toBe(415);
+    const cr = await post(
+      '/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/daily/kustomizations',
+      envelope('kustomize.toolkit.fluxcd.io/v1', 'Kustomization', Buffer.alloc(0)),
+    );
     expect(cr.status).toBe(415);
-    expect(((await cr.json()) as { message: string }).message).toContain('accepted media types include: application/json');
+    expect(((await cr.json()) as { message: string }).message).toContain(
+      'accepted media types include: application/json',
+    );
   });
 });
 
@@ -148,11 +246,28 @@ describe('everyday kubectl', () => {
   it('creates from a file, waits for a CRD to be established, and serves its kind', async () => {
     const file = join(dir, 'widget-crd.yaml');
     await writeFile(file, WIDGET_CRD);
-    expect(await kubectl('create', '-f', file)).toBe('customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\n');
-    expect(await kubectl('wait', '--for', 'condition=established', 'crd/widgets.example.com', '--timeout=20s')).toContain('condition met');
-    expect(await kubectl('wait', '--for=condition=NamesAccepted', 'crd/resourcegroups.kpt.dev', '--timeout=20s')).toContain('condition met');
-    expect(await kubectl('get', 'crd', 'widgets.example.com', '-o', 'jsonpath={.status.acceptedNames.kind}/{.status.acceptedNames.listKind}/{.status.storedVersions}')).toBe('Widget/WidgetList/["v1"]');
-    await writeFile(join(dir, 'widget.yaml'), 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: gear, namespace: daily}\nspec: {teeth: 12}\n');
+    expect(await kubectl('create', '-f', file)).toBe(
+      'customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\n',
+    );
+    expect(
+      await kubectl('wait', '--for', 'condition=established', 'crd/widgets.example.com', '--timeout=20s'),
+    ).toContain('condition met');
+    expect(
+      await kubectl('wait', '--for=condition=NamesAccepted', 'crd/resourcegroups.kpt.dev', '--timeout=20s'),
+    ).toContain('condition met');
+    expect(
+      await kubectl(
+        'get',
+        'crd',
+        'widgets.example.com',
+        '-o',
+        'jsonpath={.status.acceptedNames.kind}/{.status.acceptedNames.listKind}/{.status.storedVersions}',
+      ),
+    ).toBe('Widget/WidgetList/["v1"]');
+    await writeFile(
+      join(dir, 'widget.yaml'),
+      'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: gear, namespace: daily}\nspec: {teeth: 12}\n',
+    );
     expect(await kubectl('create', '-f', join(dir, 'widget.yaml'))).toBe('widget.example.com/gear created\n');
     expect(await kubectl('get', 'wd', '-n', 'daily', '-o', 'name')).toBe('widget.example.com/gear\n');
   });
@@ -164,19 +279,43 @@ describe('everyday kubectl', () => {
     await writeFile(file, API_DEPLOYMENT('api:2'));
     expect(await kubectl('apply', '-f', file)).toBe('deployment.apps/api configured\n');
     expect(await kubectl('apply', '-f', file)).toBe('deployment.apps/api unchanged\n');
-    expect(await kubectl('get', 'deployment', 'api', '-n', 'daily', '-o', 'jsonpath={.spec.template.spec.containers[0].image}/{.metadata.generation}')).toBe('api:2/2');
+    expect(
+      await kubectl(
+        'get',
+        'deployment',
+        'api',
+        '-n',
+        'daily',
+        '-o',
+        'jsonpath={.spec.template.spec.containers[0].image}/{.metadata.generation}',
+      ),
+    ).toBe('api:2/2');
   });
 
   it('applies server-side', async () => {
     const file = join(dir, 'api.yaml');
     await writeFile(file, API_DEPLOYMENT('api:3'));
     expect(await kubectl('apply', '--server-side', '-f', file)).toBe('deployment.apps/api serverside-applied\n');
-    expect(await kubectl('get', 'deployment', 'api', '-n', 'daily', '-o', 'jsonpath={.spec.template.spec.containers[0].image}')).toBe('api:3');
+    expect(
+      await kubectl(
+        'get',
+        'deployment',
+        'api',
+        '-n',
+        'daily',
+        '-o',
+        'jsonpath={.spec.template.spec.containers[0].image}',
+      ),
+    ).toBe('api:3');
   });
 
   it('follows a rollout to completion with rollout status', async () => {
-    expect(await kubectl('rollout', 'status', 'deployment/web', '-n', 'daily', '--timeout=20s')).toContain('deployment "web" successfully rolled out');
-    expect(await kubectl('rollout', 'status', 'deployment/api', '-n', 'daily', '--timeout=20s')).toContain('deployment "api" successfully rolled out');
+    expect(await kubectl('rollout', 'status', 'deployment/web', '-n', 'daily', '--timeout=20s')).toContain(
+      'deployment "web" successfully rolled out',
+    );
+    expect(await kubectl('rollout', 'status', 'deployment/api', '-n', 'daily', '--timeout=20s')).toContain(
+      'deployment "api" successfully rolled out',
+    );
   });
 
   it.each([
@@ -185,34 +324,93 @@ describe('everyday kubectl', () => {
   ])('follows a %s rollout to completion', async (resource, kind, message) => {
     const file = join(dir, `${resource}.yaml`);
     const replicas = kind === 'StatefulSet' ? '\n  replicas: 2\n  serviceName: agent' : '';
-    await writeFile(file, `apiVersion: apps/v1\nkind: ${kind}\nmetadata: {name: agent, namespace: daily}\nspec:${replicas}\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec: {containers: [{name: agent, image: agent:1}]}\n`);
+    await writeFile(
+      file,
+      `apiVersion: apps/v1\nkind: ${kind}\nmetadata: {name: agent, namespace: daily}\nspec:${replicas}\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec: {containers: [{name: agent, image: agent:1}]}\n`,
+    );
     await kubectl('apply', '-f', file);
     const out = await kubectl('rollout', 'status', `${resource}/agent`, '-n', 'daily', '--timeout=20s');
     expect(out).toContain(message);
   });
 
   it('patches with strategic merge, merge and JSON patches', async () => {
-    await kubectl('patch', 'deployment', 'web', '-n', 'daily', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}}}');
+    await kubectl(
+      'patch',
+      'deployment',
+      'web',
+      '-n',
+      'daily',
+      '-p',
+      '{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.27"}]}}}}',
+    );
     await kubectl('patch', 'configmap', 'settings', '-n', 'daily', '--type=merge', '-p', '{"data":{"mode":"slow"}}');
-    await kubectl('patch', 'configmap', 'settings', '-n', 'daily', '--type=json', '-p', '[{"op":"remove","path":"/data/size"}]');
-    const dep = JSON.parse(await kubectl('get', 'deployment', 'web', '-n', 'daily', '-o', 'json')) as { spec: { template: { spec: { containers: { image: string; ports: unknown[] }[] } } } };
+    await kubectl(
+      'patch',
+      'configmap',
+      'settings',
+      '-n',
+      'daily',
+      '--type=json',
+      '-p',
+      '[{"op":"remove","path":"/data/size"}]',
+    );
+    const dep = JSON.parse(await kubectl('get', 'deployment', 'web', '-n', 'daily', '-o', 'json')) as {
+      spec: { template: { spec: { containers: { image: string; ports: unknown[] }[] } } };
+    };
     // The strategic merge keeps the container's ports: containers merge by name.
-    expect(dep.spec.template.spec.containers).toEqual([{ name: 'nginx', image: 'nginx:1.27', ports: [{ containerPort: 8080 }] }]);
-    expect(JSON.parse(await kubectl('get', 'configmap', 'settings', '-n', 'daily', '-o', 'jsonpath={.data}'))).toEqual({ mode: 'slow' });
-    expect(await kubectl('rollout', 'status', 'deployment/web', '-n', 'daily', '--timeout=20s')).toContain('successfully rolled out');
+    expect(dep.spec.template.spec.containers).toEqual([
+      { name: 'nginx', image: 'nginx:1.27', ports: [{ containerPort: 8080 }] },
+    ]);
+    expect(JSON.parse(await kubectl('get', 'configmap', 'settings', '-n', 'daily', '-o', 'jsonpath={.data}'))).toEqual({
+      mode: 'slow',
+    });
+    expect(await kubectl('rollout', 'status', 'deployment/web', '-n', 'daily', '--timeout=20s')).toContain(
+      'successfully rolled out',
+    );
   });
 
   it('labels and annotates, refusing to overwrite without --overwrite', async () => {
-    expect(await kubectl('label', 'deployment', 'web', '-n', 'daily', 'tier=front')).toBe('deployment.apps/web labeled\n');
-    expect((await kubectlFails('label', 'deployment', 'web', '-n', 'daily', 'tier=back')).stderr).toContain("'tier' already has a value (front)");
-    expect(await kubectl('annotate', 'deployment', 'web', '-n', 'daily', 'owner=team-a')).toBe('deployment.apps/web annotated\n');
-    expect(await kubectl('get', 'deployments', '-n', 'daily', '-l', 'tier=front', '-o', 'jsonpath={.items[*].metadata.annotations.owner}')).toBe('team-a');
+    expect(await kubectl('label', 'deployment', 'web', '-n', 'daily', 'tier=front')).toBe(
+      'deployment.apps/web labeled\n',
+    );
+    expect((await kubectlFails('label', 'deployment', 'web', '-n', 'daily', 'tier=back')).stderr).toContain(
+      "'tier' already has a value (front)",
+    );
+    expect(await kubectl('annotate', 'deployment', 'web', '-n', 'daily', 'owner=team-a')).toBe(
+      'deployment.apps/web annotated\n',
+    );
+    expect(
+      await kubectl(
+        'get',
+        'deployments',
+        '-n',
+        'daily',
+        '-l',
+        'tier=front',
+        '-o',
+        'jsonpath={.items[*].metadata.annotations.owner}',
+      ),
+    ).toBe('team-a');
   });
 
   it('scales, and the rollout completes at the new size', async () => {
-    expect(await kubectl('scale', 'deployment', 'web', '-n', 'daily', '--replicas=4')).toBe('deployment.apps/web scaled\n');
-    expect(await kubectl('rollout', 'status', 'deployment/web', '-n', 'daily', '--timeout=20s')).toContain('successfully rolled out');
-    expect(await kubectl('get', 'deployment', 'web', '-n', 'daily', '-o', 'jsonpath={.status.readyReplicas}/{.spec.replicas}')).toBe('4/4');
+    expect(await kubectl('scale', 'deployment', 'web', '-n', 'daily', '--replicas=4')).toBe(
+      'deployment.apps/web scaled\n',
+    );
+    expect(await kubectl('rollout', 'status', 'deployment/web', '-n', 'daily', '--timeout=20s')).toContain(
+      'successfully rolled out',
+    );
+    expect(
+      await kubectl(
+        'get',
+        'deployment',
+        'web',
+        '-n',
+        'daily',
+        '-o',
+        'jsonpath={.status.readyReplicas}/{.spec.replicas}',
+      ),
+    ).toBe('4/4');
   });
 
   it('describes a Deployment', async () => {
@@ -236,11 +434,24 @@ describe('everyday kubectl', () => {
     const out = await kubectl('explain', 'deployment');
     expect(out).toMatch(/^KIND:\s+Deployment$/m);
     expect(out).toMatch(/^\s+spec\s+<Object>$/m);
-    expect((await kubectlFails('explain', 'deployment.spec.replicas')).stderr).toContain('field "replicas" does not exist');
+    expect((await kubectlFails('explain', 'deployment.spec.replicas')).stderr).toContain(
+      'field "replicas" does not exist',
+    );
   });
 
   it('watches with get -w and prints a change', async () => {
-    const watcher = spawn('kubectl', ['--kubeconfig', kubeconfig, 'get', 'configmaps', '-n', 'daily', '-w', '-o', 'custom-columns=NAME:.metadata.name,MODE:.data.mode', '--no-headers']);
+    const watcher = spawn('kubectl', [
+      '--kubeconfig',
+      kubeconfig,
+      'get',
+      'configmaps',
+      '-n',
+      'daily',
+      '-w',
+      '-o',
+      'custom-columns=NAME:.metadata.name,MODE:.data.mode',
+      '--no-headers',
+    ]);
     let output = '';
     watcher.stdout.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<void>((resolve) => watcher.on('exit', () => resolve()));
@@ -255,15 +466,44 @@ describe('everyday kubectl', () => {
   });
 
   it('deletes, and wait --for=delete returns once the object is gone', async () => {
-    await kubectl('patch', 'configmap', 'settings', '-n', 'daily', '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}');
-    expect(await kubectl('delete', 'configmap', 'settings', '-n', 'daily', '--wait=false')).toBe('configmap "settings" deleted\n');
+    await kubectl(
+      'patch',
+      'configmap',
+      'settings',
+      '-n',
+      'daily',
+      '--type=merge',
+      '-p',
+      '{"metadata":{"finalizers":["example.com/hold"]}}',
+    );
+    expect(await kubectl('delete', 'configmap', 'settings', '-n', 'daily', '--wait=false')).toBe(
+      'configmap "settings" deleted\n',
+    );
     const watchesBefore = em.requestCount({ verb: 'watch', resource: 'configmaps', namespace: 'daily' });
     const waiting = kubectl('wait', '--for=delete', 'configmap/settings', '-n', 'daily', '--timeout=20s');
-    await waitFor('kubectl wait to watch', () => (em.requestCount({ verb: 'watch', resource: 'configmaps', namespace: 'daily' }) > watchesBefore ? true : undefined), 20_000);
-    await kubectl('patch', 'configmap', 'settings', '-n', 'daily', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]');
+    await waitFor(
+      'kubectl wait to watch',
+      () =>
+        em.requestCount({ verb: 'watch', resource: 'configmaps', namespace: 'daily' }) > watchesBefore
+          ? true
+          : undefined,
+      20_000,
+    );
+    await kubectl(
+      'patch',
+      'configmap',
+      'settings',
+      '-n',
+      'daily',
+      '--type=json',
+      '-p',
+      '[{"op":"remove","path":"/metadata/finalizers"}]',
+    );
     expect(await waiting).toContain('condition met');
     expect(await kubectl('delete', 'deployment', 'web', '-n', 'daily')).toBe('deployment.apps "web" deleted\n');
-    expect((await kubectlFails('get', 'deployment', 'web', '-n', 'daily')).stderr).toContain('deployments.apps "web" not found');
+    expect((await kubectlFails('get', 'deployment', 'web', '-n', 'daily')).stderr).toContain(
+      'deployments.apps "web" not found',
+    );
   });
 });
 

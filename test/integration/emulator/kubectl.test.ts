@@ -80,10 +80,18 @@ describe('kubectl against the emulator', () => {
     expect(configured).toContain('deployment.apps/frontend configured');
     expect(configured).toContain('kustomization.kustomize.toolkit.fluxcd.io/shop unchanged');
 
-    const dep = JSON.parse(await kubectl('get', 'deployment', 'frontend', '-n', 'shop', '-o', 'json')) as { metadata: { generation: number }; spec: { template: { spec: { containers: { name: string; image: string }[] } } } };
+    const dep = JSON.parse(await kubectl('get', 'deployment', 'frontend', '-n', 'shop', '-o', 'json')) as {
+      metadata: { generation: number };
+      spec: { template: { spec: { containers: { name: string; image: string }[] } } };
+    };
     expect(dep.metadata.generation).toBe(2);
-    expect(dep.spec.template.spec.containers.map((c) => `${c.name}=${c.image}`)).toEqual(['web=nginx:1.27', 'sidecar=busybox:1.36']);
-    expect(await kubectl('get', 'ks', '-n', 'shop', '-o', 'name')).toBe('kustomization.kustomize.toolkit.fluxcd.io/shop\n');
+    expect(dep.spec.template.spec.containers.map((c) => `${c.name}=${c.image}`)).toEqual([
+      'web=nginx:1.27',
+      'sidecar=busybox:1.36',
+    ]);
+    expect(await kubectl('get', 'ks', '-n', 'shop', '-o', 'name')).toBe(
+      'kustomization.kustomize.toolkit.fluxcd.io/shop\n',
+    );
   });
 
   it('diffs a changed manifest against the live object with a server-side dry run', async () => {
@@ -97,49 +105,138 @@ describe('kubectl against the emulator', () => {
     );
     expect(diff.code).toBe(1);
     expect(diff.stdout).toMatch(/^\+\s+- image: nginx:1\.28$/m);
-    const live = await kubectl('get', 'deployment', 'frontend', '-n', 'shop', '-o', 'jsonpath={.spec.template.spec.containers[0].image}');
+    const live = await kubectl(
+      'get',
+      'deployment',
+      'frontend',
+      '-n',
+      'shop',
+      '-o',
+      'jsonpath={.spec.template.spec.containers[0].image}',
+    );
     expect(live).toBe('nginx:1.27');
   });
 
   it('patches status through --subresource=status without touching generation', async () => {
-    await kubectl('patch', 'deployment', 'frontend', '-n', 'shop', '--subresource=status', '--type=merge', '-p', '{"status":{"observedGeneration":2,"readyReplicas":2}}');
-    const out = await kubectl('get', 'deployment', 'frontend', '-n', 'shop', '-o', 'jsonpath={.status.readyReplicas}/{.metadata.generation}');
+    await kubectl(
+      'patch',
+      'deployment',
+      'frontend',
+      '-n',
+      'shop',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"observedGeneration":2,"readyReplicas":2}}',
+    );
+    const out = await kubectl(
+      'get',
+      'deployment',
+      'frontend',
+      '-n',
+      'shop',
+      '-o',
+      'jsonpath={.status.readyReplicas}/{.metadata.generation}',
+    );
     expect(out).toBe('2/2');
   });
 
   it('prints server-side columns and scales through the /scale subresource', async () => {
-    expect(await kubectl('scale', 'deployment', 'frontend', '-n', 'shop', '--replicas=4')).toContain('deployment.apps/frontend scaled');
+    expect(await kubectl('scale', 'deployment', 'frontend', '-n', 'shop', '--replicas=4')).toContain(
+      'deployment.apps/frontend scaled',
+    );
     const table = await kubectl('get', 'deployment', 'frontend', '-n', 'shop');
-    const [header, row] = table.trim().split('\n').map((l) => l.split(/\s+/));
+    const [header, row] = table
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/));
     expect(header).toEqual(['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']);
     expect(row?.slice(0, 2)).toEqual(['frontend', '2/4']);
-    await kubectl('patch', 'kustomization', 'shop', '-n', 'shop', '--subresource=status', '--type=merge', '-p', '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"ReconciliationSucceeded","message":"Applied"}]}}');
-    const ks = (await kubectl('get', 'ks', '-n', 'shop')).trim().split('\n').map((l) => l.split(/\s+/));
+    await kubectl(
+      'patch',
+      'kustomization',
+      'shop',
+      '-n',
+      'shop',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"status":{"conditions":[{"type":"Ready","status":"True","reason":"ReconciliationSucceeded","message":"Applied"}]}}',
+    );
+    const ks = (await kubectl('get', 'ks', '-n', 'shop'))
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/));
     expect(ks[0]).toEqual(['NAME', 'AGE', 'READY', 'STATUS']);
     expect([ks[1]?.[0], ks[1]?.[2], ks[1]?.[3]]).toEqual(['shop', 'True', 'Applied']);
   });
 
   it('lists with a label selector and reports NotFound like a cluster', async () => {
-    expect(await kubectl('get', 'deployments', '-A', '-l', 'app!=other', '-o', 'name')).toBe('deployment.apps/frontend\n');
-    expect((await kubectlFails('get', 'deployment', 'nope', '-n', 'shop')).stderr).toContain('deployments.apps "nope" not found');
+    expect(await kubectl('get', 'deployments', '-A', '-l', 'app!=other', '-o', 'name')).toBe(
+      'deployment.apps/frontend\n',
+    );
+    expect((await kubectlFails('get', 'deployment', 'nope', '-n', 'shop')).stderr).toContain(
+      'deployments.apps "nope" not found',
+    );
   });
 
   it('shows a finalized object as Terminating until the finalizer goes, and get --watch sees every step', async () => {
-    await kubectl('patch', 'deployment', 'frontend', '-n', 'shop', '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}');
-    const watcher: ChildProcess = spawn('kubectl', ['--kubeconfig', kubeconfig, 'get', 'deployments', '-n', 'shop', '--watch', '--output-watch-events', '-o', 'custom-columns=EVENT:.type,NAME:.object.metadata.name,DELETING:.object.metadata.deletionTimestamp']);
+    await kubectl(
+      'patch',
+      'deployment',
+      'frontend',
+      '-n',
+      'shop',
+      '--type=merge',
+      '-p',
+      '{"metadata":{"finalizers":["example.com/hold"]}}',
+    );
+    const watcher: ChildProcess = spawn('kubectl', [
+      '--kubeconfig',
+      kubeconfig,
+      'get',
+      'deployments',
+      '-n',
+      'shop',
+      '--watch',
+      '--output-watch-events',
+      '-o',
+      'custom-columns=EVENT:.type,NAME:.object.metadata.name,DELETING:.object.metadata.deletionTimestamp',
+    ]);
     let output = '';
     watcher.stdout?.on('data', (c: Buffer) => (output += c.toString()));
     try {
       await waitFor('the initial ADDED line', () => (output.includes('ADDED') ? true : undefined), 15_000);
       expect(await kubectl('delete', 'deployment', 'frontend', '-n', 'shop', '--wait=false')).toContain('deleted');
-      const stamp = await kubectl('get', 'deployment', 'frontend', '-n', 'shop', '-o', 'jsonpath={.metadata.deletionTimestamp}');
+      const stamp = await kubectl(
+        'get',
+        'deployment',
+        'frontend',
+        '-n',
+        'shop',
+        '-o',
+        'jsonpath={.metadata.deletionTimestamp}',
+      );
       expect(stamp).toMatch(/^\d{4}-\d\d-\d\dT/);
-      await kubectl('patch', 'deployment', 'frontend', '-n', 'shop', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]');
+      await kubectl(
+        'patch',
+        'deployment',
+        'frontend',
+        '-n',
+        'shop',
+        '--type=json',
+        '-p',
+        '[{"op":"remove","path":"/metadata/finalizers"}]',
+      );
       await waitFor('the DELETED line', () => (output.includes('DELETED') ? true : undefined), 15_000);
     } finally {
       watcher.kill();
     }
-    const rows = output.trim().split('\n').slice(1).map((l) => l.split(/\s+/));
+    const rows = output
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(/\s+/));
     // Removing the last finalizer deletes at once: one DELETED event, no MODIFIED before it.
     expect(rows.map((r) => r[0])).toEqual(['ADDED', 'MODIFIED', 'DELETED']);
     expect(rows[0]?.[2]).toBe('<none>');
@@ -149,7 +246,11 @@ describe('kubectl against the emulator', () => {
 
   it('follows a scripted Deployment rollout with kubectl rollout status', async () => {
     let created = false;
-    const scenario = runScenario(em, deploymentRollout({ name: 'api', namespace: 'rollout', replicas: 3, stepMs: 300 }), { onStep: () => (created = true) });
+    const scenario = runScenario(
+      em,
+      deploymentRollout({ name: 'api', namespace: 'rollout', replicas: 3, stepMs: 300 }),
+      { onStep: () => (created = true) },
+    );
     await waitFor('the Deployment to exist', () => (created ? true : undefined));
     const status = await kubectl('rollout', 'status', 'deployment/api', '-n', 'rollout', '--timeout=20s');
     expect(await scenario).toEqual({ status: 'completed', stepsRun: 4 });
@@ -163,13 +264,22 @@ describe('kubectl against the emulator', () => {
     watcher.stdout.on('data', (c: Buffer) => (output += c.toString()));
     watcher.stderr.on('data', (c: Buffer) => (output += c.toString()));
     try {
-      await waitFor('kubectl to start watching', () => (em.requestCount({ verb: 'watch', resource: 'deployments', namespace: 'watched' }) > 0 ? true : undefined), 15_000);
+      await waitFor(
+        'kubectl to start watching',
+        () =>
+          em.requestCount({ verb: 'watch', resource: 'deployments', namespace: 'watched' }) > 0 ? true : undefined,
+        15_000,
+      );
       await runScenario(em, deploymentRollout({ name: 'web', namespace: 'watched', replicas: 2, stepMs: 50 }));
       await waitFor('the 2/2 row', () => (/^web\s+2\/2\s/m.test(output) ? true : undefined), 15_000);
     } finally {
       watcher.kill();
     }
-    const readyColumn = output.trim().split('\n').filter((l) => l.startsWith('web')).map((l) => l.split(/\s+/)[1]);
+    const readyColumn = output
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('web'))
+      .map((l) => l.split(/\s+/)[1]);
     expect(readyColumn.at(0)).toBe('0/2');
     expect(readyColumn).toContain('1/2');
     expect(readyColumn.at(-1)).toBe('2/2');
@@ -180,7 +290,9 @@ describe('kubectl against the emulator', () => {
     const secureConfig = join(dir, 'secure.kubeconfig');
     try {
       await secure.writeKubeconfig(secureConfig);
-      const { stdout } = await run('kubectl', ['--kubeconfig', secureConfig, 'get', 'namespaces', '-o', 'name'], { timeout: 20_000 });
+      const { stdout } = await run('kubectl', ['--kubeconfig', secureConfig, 'get', 'namespaces', '-o', 'name'], {
+        timeout: 20_000,
+      });
       expect(stdout).toContain('namespace/default');
       expect(secure.requestCount({ status: 401 })).toBe(0);
     } finally {

@@ -22,7 +22,11 @@ async function mintToken(namespace: string, name: string): Promise<string> {
 }
 
 async function status(token: string, path: string, method = 'GET', body?: unknown): Promise<number> {
-  const res = await rawRequest(em, path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await rawRequest(em, path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   return res.status;
 }
 
@@ -36,11 +40,39 @@ beforeAll(async () => {
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'ops' } },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'ops' } },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'shop' } },
-    { apiVersion: rbac, kind: 'ClusterRole', metadata: { name: 'read-apps' }, rules: [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch'] }] },
-    { apiVersion: rbac, kind: 'ClusterRoleBinding', metadata: { name: 'reader' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'read-apps' }, subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: 'ops' }] },
-    { apiVersion: rbac, kind: 'Role', metadata: { name: 'one-configmap', namespace: 'ops' }, rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['a'], verbs: ['get'] }] },
-    { apiVersion: rbac, kind: 'RoleBinding', metadata: { name: 'local', namespace: 'ops' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'one-configmap' }, subjects: [{ kind: 'ServiceAccount', name: 'local', namespace: 'ops' }] },
-    { apiVersion: rbac, kind: 'RoleBinding', metadata: { name: 'local-apps', namespace: 'ops' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'read-apps' }, subjects: [{ kind: 'ServiceAccount', name: 'local', namespace: 'ops' }] },
+    {
+      apiVersion: rbac,
+      kind: 'ClusterRole',
+      metadata: { name: 'read-apps' },
+      rules: [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch'] }],
+    },
+    {
+      apiVersion: rbac,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'reader' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'read-apps' },
+      subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: 'ops' }],
+    },
+    {
+      apiVersion: rbac,
+      kind: 'Role',
+      metadata: { name: 'one-configmap', namespace: 'ops' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['a'], verbs: ['get'] }],
+    },
+    {
+      apiVersion: rbac,
+      kind: 'RoleBinding',
+      metadata: { name: 'local', namespace: 'ops' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'one-configmap' },
+      subjects: [{ kind: 'ServiceAccount', name: 'local', namespace: 'ops' }],
+    },
+    {
+      apiVersion: rbac,
+      kind: 'RoleBinding',
+      metadata: { name: 'local-apps', namespace: 'ops' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'read-apps' },
+      subjects: [{ kind: 'ServiceAccount', name: 'local', namespace: 'ops' }],
+    },
   ]);
 });
 afterAll(async () => em.close());
@@ -51,7 +83,13 @@ describe('service-account tokens and RBAC', () => {
     expect(await status(token, '/apis/apps/v1/deployments')).toBe(200);
     expect(await status(token, '/apis/apps/v1/namespaces/shop/deployments?watch=true&timeoutSeconds=1')).toBe(200);
     expect(await status(token, '/api/v1/namespaces/ops/configmaps')).toBe(403);
-    expect(await status(token, '/apis/apps/v1/namespaces/ops/deployments', 'POST', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x' } })).toBe(403);
+    expect(
+      await status(token, '/apis/apps/v1/namespaces/ops/deployments', 'POST', {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'x' },
+      }),
+    ).toBe(403);
   });
 
   it('a RoleBinding grants in its own namespace only; resourceNames narrow a rule to those objects', async () => {
@@ -65,11 +103,18 @@ describe('service-account tokens and RBAC', () => {
     expect(await status(token, '/apis/apps/v1/deployments')).toBe(403);
   });
 
-  it('a denied request gets the apiserver\'s Forbidden Status naming the user', async () => {
+  it("a denied request gets the apiserver's Forbidden Status naming the user", async () => {
     const token = await mintToken('ops', 'nobody');
-    const res = await rawRequest(em, '/api/v1/namespaces/ops/configmaps', { headers: { authorization: `Bearer ${token}` } });
+    const res = await rawRequest(em, '/api/v1/namespaces/ops/configmaps', {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(403);
-    expect(res.json).toMatchObject({ kind: 'Status', reason: 'Forbidden', message: 'configmaps is forbidden: User "system:serviceaccount:ops:nobody" cannot list resource "configmaps" in API group "" in the namespace "ops"' });
+    expect(res.json).toMatchObject({
+      kind: 'Status',
+      reason: 'Forbidden',
+      message:
+        'configmaps is forbidden: User "system:serviceaccount:ops:nobody" cannot list resource "configmaps" in API group "" in the namespace "ops"',
+    });
     // Discovery stays open to every authenticated user.
     expect(await status(token, '/apis')).toBe(200);
   });
@@ -80,7 +125,11 @@ describe('service-account tokens and RBAC', () => {
       const res = await rawRequest(em, '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes } }),
+        body: JSON.stringify({
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes },
+        }),
       });
       return (res.json.status as { allowed: boolean }).allowed;
     };
@@ -91,7 +140,9 @@ describe('service-account tokens and RBAC', () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }),
     });
-    expect((whoami.json.status as { userInfo: { username: string } }).userInfo.username).toBe('system:serviceaccount:ops:reader');
+    expect((whoami.json.status as { userInfo: { username: string } }).userInfo.username).toBe(
+      'system:serviceaccount:ops:reader',
+    );
   });
 
   it('a bearer token the emulator never issued is refused; the admin token keeps full access', async () => {
@@ -109,7 +160,9 @@ describe('service-account tokens and RBAC', () => {
         body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} }),
       });
       const minted = ((await res.json()) as { status: { token: string } }).status.token;
-      expect((await fetch(`${plain.url}/api/v1/namespaces`, { headers: { authorization: `Bearer ${minted}` } })).status).toBe(401);
+      expect(
+        (await fetch(`${plain.url}/api/v1/namespaces`, { headers: { authorization: `Bearer ${minted}` } })).status,
+      ).toBe(401);
     } finally {
       await plain.close();
     }

@@ -17,10 +17,20 @@ describe('discovery', () => {
     expect(api.json['versions']).toEqual(['v1']);
     const apis = await rawRequest(h.em, '/apis');
     const names = (apis.json['groups'] as { name: string }[]).map((g) => g.name);
-    expect(names).toEqual(expect.arrayContaining([
-      'apps', 'batch', 'policy', 'rbac.authorization.k8s.io', 'networking.k8s.io', 'apiextensions.k8s.io',
-      'kpt.dev', 'kustomize.toolkit.fluxcd.io', 'helm.toolkit.fluxcd.io', 'argoproj.io',
-    ]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'apps',
+        'batch',
+        'policy',
+        'rbac.authorization.k8s.io',
+        'networking.k8s.io',
+        'apiextensions.k8s.io',
+        'kpt.dev',
+        'kustomize.toolkit.fluxcd.io',
+        'helm.toolkit.fluxcd.io',
+        'argoproj.io',
+      ]),
+    );
   });
 
   it.each([
@@ -34,13 +44,17 @@ describe('discovery', () => {
     ['/apis/apiextensions.k8s.io/v1', 'customresourcedefinitions', false],
   ])('%s serves %s with namespaced=%s and the watch verb', async (path, plural, namespaced) => {
     const list = await rawRequest(h.em, path);
-    const entry = (list.json['resources'] as { name: string; namespaced: boolean; verbs: string[] }[]).find((r) => r.name === plural);
+    const entry = (list.json['resources'] as { name: string; namespaced: boolean; verbs: string[] }[]).find(
+      (r) => r.name === plural,
+    );
     expect(entry?.namespaced).toBe(namespaced);
     expect(entry?.verbs).toContain('watch');
   });
 
   it('answers aggregated discovery when the Accept header asks for it', async () => {
-    const res = await rawRequest(h.em, '/apis', { headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' } });
+    const res = await rawRequest(h.em, '/apis', {
+      headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' },
+    });
     expect(res.headers.get('content-type')).toContain('as=APIGroupDiscoveryList');
     expect(res.json['kind']).toBe('APIGroupDiscoveryList');
   });
@@ -53,7 +67,8 @@ describe('discovery', () => {
 describe('get and list through client-node', () => {
   beforeAll(() => {
     const objs = [];
-    for (let i = 0; i < 5; i++) objs.push(configMap(`cm-${i}`, 'team-a', { tier: i % 2 === 0 ? 'web' : 'db', index: String(i) }));
+    for (let i = 0; i < 5; i++)
+      objs.push(configMap(`cm-${i}`, 'team-a', { tier: i % 2 === 0 ? 'web' : 'db', index: String(i) }));
     objs.push(configMap('cm-x', 'team-b', { tier: 'web' }));
     objs.push(configMap('unlabelled', 'team-b'));
     h.em.apply(objs);
@@ -100,7 +115,9 @@ describe('get and list through client-node', () => {
 
   it('rejects an unsupported field selector with 400', async () => {
     const core = h.kc.makeApiClient(CoreV1Api);
-    const err = await core.listNamespacedConfigMap({ namespace: 'team-a', fieldSelector: 'spec.color=red' }).catch((e: unknown) => e);
+    const err = await core
+      .listNamespacedConfigMap({ namespace: 'team-a', fieldSelector: 'spec.color=red' })
+      .catch((e: unknown) => e);
     expect(readApiError(err)).toMatchObject({ code: 400, status: { reason: 'BadRequest' } });
   });
 
@@ -118,7 +135,12 @@ describe('get and list through client-node', () => {
   });
 
   it('lists a custom resource kind with KubernetesObjectApi (which runs discovery first)', async () => {
-    h.em.apply({ apiVersion: 'kpt.dev/v1alpha1', kind: 'ResourceGroup', metadata: { name: 'inventory', namespace: 'team-a' }, spec: { resources: [] } });
+    h.em.apply({
+      apiVersion: 'kpt.dev/v1alpha1',
+      kind: 'ResourceGroup',
+      metadata: { name: 'inventory', namespace: 'team-a' },
+      spec: { resources: [] },
+    });
     const objects = KubernetesObjectApi.makeApiClient(h.kc);
     const list = await objects.list('kpt.dev/v1alpha1', 'ResourceGroup', 'team-a');
     expect(list.items.map((o) => o.metadata?.name)).toEqual(['inventory']);
@@ -136,7 +158,11 @@ describe('pagination', () => {
     let token: string | undefined;
     let pages = 0;
     do {
-      const page = await core.listNamespacedConfigMap({ namespace: 'paging', limit: 40, ...(token ? { _continue: token } : {}) });
+      const page = await core.listNamespacedConfigMap({
+        namespace: 'paging',
+        limit: 40,
+        ...(token ? { _continue: token } : {}),
+      });
       seen.push(...page.items.map((c) => c.metadata?.name ?? ''));
       if (page.metadata?._continue) expect(page.metadata.remainingItemCount).toBe(250 - seen.length);
       token = page.metadata?._continue || undefined;
@@ -151,7 +177,9 @@ describe('pagination', () => {
     const first = await core.listNamespacedConfigMap({ namespace: 'paging', limit: 10 });
     h.em.apply(configMap('page-new', 'paging'));
     h.em.compact();
-    const err = await core.listNamespacedConfigMap({ namespace: 'paging', limit: 10, _continue: first.metadata?._continue ?? '' }).catch((e: unknown) => e);
+    const err = await core
+      .listNamespacedConfigMap({ namespace: 'paging', limit: 10, _continue: first.metadata?._continue ?? '' })
+      .catch((e: unknown) => e);
     expect(readApiError(err)).toMatchObject({ code: 410, status: { reason: 'Expired' } });
   });
 });

@@ -25,9 +25,15 @@ describe('scenario objects under kstatus', () => {
   it('a Deployment rollout is InProgress at every step and Current at the end', async () => {
     const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'ks', name: 'api' };
     const seen: string[] = [];
-    await runScenario(em, deploymentRollout({ name: 'api', namespace: 'ks', replicas: 3, stepMs: 5 }), { onStep: () => seen.push(statusOf(ref)) });
+    await runScenario(em, deploymentRollout({ name: 'api', namespace: 'ks', replicas: 3, stepMs: 5 }), {
+      onStep: () => seen.push(statusOf(ref)),
+    });
     expect(seen).toEqual(['InProgress', 'InProgress', 'InProgress', 'Current']);
-    await runScenario(em, deploymentRollout({ name: 'api', namespace: 'ks', replicas: 3, image: 'nginx:1.28', stepMs: 5 }), { onStep: () => seen.push(statusOf(ref)) });
+    await runScenario(
+      em,
+      deploymentRollout({ name: 'api', namespace: 'ks', replicas: 3, image: 'nginx:1.28', stepMs: 5 }),
+      { onStep: () => seen.push(statusOf(ref)) },
+    );
     expect(seen.slice(4)).toEqual(['InProgress', 'InProgress', 'InProgress', 'Current']);
   });
 
@@ -48,8 +54,18 @@ describe('scenario objects under kstatus', () => {
     const crashing = em.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'ks3', name: 'pay-extra' });
     em.apply({ ...crashing, metadata: { ...crashing?.metadata, labels } });
     // One more replica than ready makes the ReplicaSet InProgress, which a failed pod escalates.
-    em.patchStatus({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace: 'ks3', name: String(rs?.metadata?.['name']) }, { replicas: 3 });
-    const pods = em.list({ apiVersion: 'v1', kind: 'Pod', namespace: 'ks3', labelSelector: Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',') });
+    em.patchStatus(
+      { apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace: 'ks3', name: String(rs?.metadata?.['name']) },
+      { replicas: 3 },
+    );
+    const pods = em.list({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      namespace: 'ks3',
+      labelSelector: Object.entries(labels)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(','),
+    });
     expect(pods).toHaveLength(3);
     const after = em.list({ apiVersion: 'apps/v1', kind: 'ReplicaSet', namespace: 'ks3' })[0];
     expect(computeStatus(after, { now: Date.now(), pods }).status).toBe('Failed');
@@ -58,7 +74,9 @@ describe('scenario objects under kstatus', () => {
   it('a crash-looping Pod is Failed until it recovers', async () => {
     const ref = { apiVersion: 'v1', kind: 'Pod', namespace: 'ks', name: 'worker' };
     const seen: string[] = [];
-    await runScenario(em, podCrashLoop({ name: 'worker', namespace: 'ks', crashes: 2, stepMs: 5 }), { onStep: () => seen.push(statusOf(ref)) });
+    await runScenario(em, podCrashLoop({ name: 'worker', namespace: 'ks', crashes: 2, stepMs: 5 }), {
+      onStep: () => seen.push(statusOf(ref)),
+    });
     expect(seen).toEqual(['Current', 'Failed', 'Failed', 'Current']);
   });
 });

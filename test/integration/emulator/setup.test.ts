@@ -21,15 +21,29 @@ describe('loadFile', () => {
     const { em } = await startHarness();
     try {
       const yamlFile = join(dir, 'objects.yaml');
-      await writeFile(yamlFile, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: team}\n---\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: team}\n');
+      await writeFile(
+        yamlFile,
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: team}\n---\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: team}\n',
+      );
       const listFile = join(dir, 'list.json');
-      await writeFile(listFile, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'team' } }] }));
+      await writeFile(
+        listFile,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'List',
+          items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'team' } }],
+        }),
+      );
       const arrayFile = join(dir, 'array.json');
-      await writeFile(arrayFile, JSON.stringify([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'team' } }]));
+      await writeFile(
+        arrayFile,
+        JSON.stringify([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'team' } }]),
+      );
       expect(await em.loadFile(yamlFile)).toBe(2);
       expect(await em.loadFile(listFile)).toBe(1);
       expect(await em.loadFile(arrayFile)).toBe(1);
-      for (const name of ['a', 'b', 'c']) expect(em.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team', name })).toBeDefined();
+      for (const name of ['a', 'b', 'c'])
+        expect(em.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team', name })).toBeDefined();
     } finally {
       await em.close();
     }
@@ -39,15 +53,38 @@ describe('loadFile', () => {
     const { em } = await startHarness();
     try {
       const file = join(dir, 'kustomization.json');
-      await writeFile(file, JSON.stringify({
+      await writeFile(
+        file,
+        JSON.stringify({
+          apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+          kind: 'Kustomization',
+          metadata: { name: 'shop', namespace: 'flux-system', generation: 3 },
+          spec: {
+            interval: '10m',
+            path: './apps/shop',
+            prune: true,
+            sourceRef: { kind: 'GitRepository', name: 'flux-system' },
+          },
+          status: {
+            observedGeneration: 3,
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'True',
+                reason: 'ReconciliationSucceeded',
+                message: 'Applied revision: main@sha1:0123abcd',
+              },
+            ],
+          },
+        }),
+      );
+      expect(await em.loadFile(file)).toBe(1);
+      const ks = em.get({
         apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
         kind: 'Kustomization',
-        metadata: { name: 'shop', namespace: 'flux-system', generation: 3 },
-        spec: { interval: '10m', path: './apps/shop', prune: true, sourceRef: { kind: 'GitRepository', name: 'flux-system' } },
-        status: { observedGeneration: 3, conditions: [{ type: 'Ready', status: 'True', reason: 'ReconciliationSucceeded', message: 'Applied revision: main@sha1:0123abcd' }] },
-      }));
-      expect(await em.loadFile(file)).toBe(1);
-      const ks = em.get({ apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization', namespace: 'flux-system', name: 'shop' });
+        namespace: 'flux-system',
+        name: 'shop',
+      });
       expect(ks?.metadata?.['generation']).toBe(3);
     } finally {
       await em.close();
@@ -73,12 +110,38 @@ describe('loadFile', () => {
 
 describe('in-process input errors', () => {
   it.each([
-    ['an unknown kind', (em: Emulator) => em.apply({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } }), /does not serve Gadget/],
-    ['a missing name', (em: Emulator) => em.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }), /without metadata.name/],
+    [
+      'an unknown kind',
+      (em: Emulator) => em.apply({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } }),
+      /does not serve Gadget/,
+    ],
+    [
+      'a missing name',
+      (em: Emulator) => em.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: {} }),
+      /without metadata.name/,
+    ],
     ['a non-object', (em: Emulator) => em.apply(null as unknown as object), /takes Kubernetes objects/],
-    ['patching a missing object', (em: Emulator) => em.patchStatus({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nope' }, {}), /does not exist/],
-    ['a bad label selector', (em: Emulator) => em.list({ apiVersion: 'v1', kind: 'ConfigMap', labelSelector: 'a in (b' }), /invalid label selector/],
-    ['an invalid CRD', (em: Emulator) => em.apply({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'x.example.com' }, spec: {} }), /spec.group/],
+    [
+      'patching a missing object',
+      (em: Emulator) => em.patchStatus({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nope' }, {}),
+      /does not exist/,
+    ],
+    [
+      'a bad label selector',
+      (em: Emulator) => em.list({ apiVersion: 'v1', kind: 'ConfigMap', labelSelector: 'a in (b' }),
+      /invalid label selector/,
+    ],
+    [
+      'an invalid CRD',
+      (em: Emulator) =>
+        em.apply({
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'CustomResourceDefinition',
+          metadata: { name: 'x.example.com' },
+          spec: {},
+        }),
+      /spec.group/,
+    ],
   ])('throws EmulatorInputError for %s', async (_what, act, message) => {
     const { em } = await startHarness();
     try {
@@ -118,7 +181,11 @@ describe('standalone mode', () => {
     const manifest = join(dir, 'standalone.yaml');
     await writeFile(manifest, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: hello, namespace: default}\n');
     const kubeconfig = join(dir, 'standalone.kubeconfig');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/main.ts', '--port', '0', '--kubeconfig', kubeconfig, '--load', manifest], { cwd: process.cwd() });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/emulator/main.ts', '--port', '0', '--kubeconfig', kubeconfig, '--load', manifest],
+      { cwd: process.cwd() },
+    );
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -135,7 +202,9 @@ describe('standalone mode', () => {
   });
 
   it('exits 2 with usage on a bad flag', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/main.ts', '--port', 'abc'], { cwd: process.cwd() });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/main.ts', '--port', 'abc'], {
+      cwd: process.cwd(),
+    });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));

@@ -18,7 +18,10 @@ interface Seen {
   code?: number;
 }
 
-async function openWatch(path: string, params: Record<string, string | number | boolean | undefined>): Promise<{ events: Seen[]; done: () => boolean; stop: () => void; error: () => unknown }> {
+async function openWatch(
+  path: string,
+  params: Record<string, string | number | boolean | undefined>,
+): Promise<{ events: Seen[]; done: () => boolean; stop: () => void; error: () => unknown }> {
   const events: Seen[] = [];
   let finished = false;
   let failure: unknown;
@@ -26,7 +29,12 @@ async function openWatch(path: string, params: Record<string, string | number | 
     path,
     params,
     (type, obj: { metadata?: { name?: string; resourceVersion?: string }; code?: number }) => {
-      events.push({ type, name: obj.metadata?.name ?? '', rv: obj.metadata?.resourceVersion ?? '', ...(obj.code !== undefined ? { code: obj.code } : {}) });
+      events.push({
+        type,
+        name: obj.metadata?.name ?? '',
+        rv: obj.metadata?.resourceVersion ?? '',
+        ...(obj.code !== undefined ? { code: obj.code } : {}),
+      });
     },
     (err) => {
       finished = true;
@@ -71,7 +79,10 @@ describe('watch', () => {
   });
 
   it('reports objects entering and leaving a label selector as ADDED and DELETED', async () => {
-    const w = await openWatch('/api/v1/namespaces/w9/configmaps', { resourceVersion: String(h.em.resourceVersion()), labelSelector: 'phase=blue' });
+    const w = await openWatch('/api/v1/namespaces/w9/configmaps', {
+      resourceVersion: String(h.em.resourceVersion()),
+      labelSelector: 'phase=blue',
+    });
     h.em.apply(configMap('mover', 'w9', { phase: 'green' }));
     h.em.apply(configMap('mover', 'w9', { phase: 'blue' }));
     h.em.apply(configMap('mover', 'w9', { phase: 'blue' }, { changed: 'yes' }));
@@ -82,20 +93,29 @@ describe('watch', () => {
   });
 
   it('sends BOOKMARK events when allowWatchBookmarks=true', async () => {
-    const w = await openWatch('/api/v1/namespaces/w5/configmaps', { resourceVersion: String(h.em.resourceVersion()), allowWatchBookmarks: true });
+    const w = await openWatch('/api/v1/namespaces/w5/configmaps', {
+      resourceVersion: String(h.em.resourceVersion()),
+      allowWatchBookmarks: true,
+    });
     const bookmark = await waitFor('a bookmark', () => w.events.find((e) => e.type === 'BOOKMARK'));
     w.stop();
     expect(Number(bookmark.rv)).toBeGreaterThan(0);
   });
 
   it('sends no BOOKMARK events unless asked', async () => {
-    const w = await openWatch('/api/v1/namespaces/w5/configmaps', { resourceVersion: String(h.em.resourceVersion()), timeoutSeconds: 1 });
+    const w = await openWatch('/api/v1/namespaces/w5/configmaps', {
+      resourceVersion: String(h.em.resourceVersion()),
+      timeoutSeconds: 1,
+    });
     await waitFor('the watch to time out', () => (w.done() ? true : undefined), 5000);
     expect(w.events).toEqual([]);
   });
 
   it('ends the stream after timeoutSeconds', async () => {
-    const w = await openWatch('/api/v1/configmaps', { resourceVersion: String(h.em.resourceVersion()), timeoutSeconds: 1 });
+    const w = await openWatch('/api/v1/configmaps', {
+      resourceVersion: String(h.em.resourceVersion()),
+      timeoutSeconds: 1,
+    });
     await waitFor('the watch to end', () => (w.done() ? true : undefined), 5000);
     expect(w.error()).toBeNull();
   });
@@ -107,11 +127,17 @@ describe('watch', () => {
       '/api/v1/namespaces/w7/configmaps',
       { sendInitialEvents: true, allowWatchBookmarks: true, resourceVersionMatch: 'NotOlderThan' },
       (type, obj: { metadata?: { name?: string; annotations?: Record<string, string> } }) => {
-        annotations.push({ type, name: obj.metadata?.name ?? '', end: obj.metadata?.annotations?.['k8s.io/initial-events-end'] ?? '' });
+        annotations.push({
+          type,
+          name: obj.metadata?.name ?? '',
+          end: obj.metadata?.annotations?.['k8s.io/initial-events-end'] ?? '',
+        });
       },
       () => undefined,
     );
-    await waitFor('the end-of-initial-events bookmark', () => (annotations.some((a) => a['end'] === 'true') ? true : undefined));
+    await waitFor('the end-of-initial-events bookmark', () =>
+      annotations.some((a) => a['end'] === 'true') ? true : undefined,
+    );
     controller.abort();
     expect(annotations.slice(0, 3)).toEqual([
       { type: 'ADDED', name: 'ie-1', end: '' },
@@ -144,7 +170,9 @@ describe('informer', () => {
   it('relists after 410 Gone and keeps its cache in step with the emulator', async () => {
     const core = h.kc.makeApiClient(CoreV1Api);
     h.em.apply(configMap('i1', 'inf'));
-    const informer = makeInformer<V1ConfigMap>(h.kc, '/api/v1/namespaces/inf/configmaps', () => core.listNamespacedConfigMap({ namespace: 'inf' }));
+    const informer = makeInformer<V1ConfigMap>(h.kc, '/api/v1/namespaces/inf/configmaps', () =>
+      core.listNamespacedConfigMap({ namespace: 'inf' }),
+    );
     const added: string[] = [];
     const deleted: string[] = [];
     informer.on('add', (o) => added.push(o.metadata?.name ?? ''));
@@ -160,7 +188,9 @@ describe('informer', () => {
     h.em.remove({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'inf', name: 'i1' });
     h.em.compact();
 
-    await waitFor('the informer to catch up', () => (added.includes('i2') && deleted.includes('i1') ? true : undefined));
+    await waitFor('the informer to catch up', () =>
+      added.includes('i2') && deleted.includes('i1') ? true : undefined,
+    );
     await informer.stop();
     expect(informer.list().map((o) => o.metadata?.name)).toEqual(['i2']);
     expect(h.em.requestCount({ verb: 'list', resource: 'configmaps', namespace: 'inf' })).toBeGreaterThan(listsBefore);

@@ -12,7 +12,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../src/runtime/paths.ts';
-import { compileSources as compile, fingerprintSources as fingerprint, isBuildCurrent as isCurrent } from '../../../scripts/compile.mjs';
+import {
+  compileSources as compile,
+  fingerprintSources as fingerprint,
+  isBuildCurrent as isCurrent,
+} from '../../../scripts/compile.mjs';
 
 const roots: string[] = [];
 afterAll(() => {
@@ -41,11 +45,18 @@ function createProject(greeting = 'hello v1'): string {
 }
 
 function writeGreeting(root: string, greeting: string): void {
-  writeFileSync(path.join(root, 'src', 'greeting.ts'), `export function greeting(): string {\n  return ${JSON.stringify(greeting)};\n}\n`);
+  writeFileSync(
+    path.join(root, 'src', 'greeting.ts'),
+    `export function greeting(): string {\n  return ${JSON.stringify(greeting)};\n}\n`,
+  );
 }
 
 function runBin(root: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [path.join(root, 'bin', 'phaselog.mjs'), ...args], { cwd: tmpdir(), encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [path.join(root, 'bin', 'phaselog.mjs'), ...args], {
+    cwd: tmpdir(),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout.trim(), stderr: result.stderr };
 }
 
@@ -83,8 +94,17 @@ describe('bin/phaselog.mjs', () => {
     const root = createProject();
     expect(runBin(root).status).toBe(0);
     writeGreeting(root, 'hello v3, edited while nothing ran');
-    const runs = await Promise.all(Array.from({ length: 4 }, (_, i) => promisify(execFile)(process.execPath, [path.join(root, 'bin', 'phaselog.mjs'), String(i)], { cwd: tmpdir(), encoding: 'utf8' })));
-    expect(runs.map((r) => r.stdout.trim()).sort()).toEqual([0, 1, 2, 3].map((i) => `hello v3, edited while nothing ran from dist ${i}`));
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        promisify(execFile)(process.execPath, [path.join(root, 'bin', 'phaselog.mjs'), String(i)], {
+          cwd: tmpdir(),
+          encoding: 'utf8',
+        }),
+      ),
+    );
+    expect(runs.map((r) => r.stdout.trim()).sort()).toEqual(
+      [0, 1, 2, 3].map((i) => `hello v3, edited while nothing ran from dist ${i}`),
+    );
     expect(isCurrent(root)).toBe(true);
   });
 
@@ -98,7 +118,10 @@ describe('bin/phaselog.mjs', () => {
   it('reports a syntax error with its file and exits non-zero, leaving no stamp that would let old output run', async () => {
     const root = createProject();
     expect(runBin(root).status).toBe(0);
-    writeFileSync(path.join(root, 'src', 'greeting.ts'), 'export function greeting(): string {\n  return "unterminated;\n}\n');
+    writeFileSync(
+      path.join(root, 'src', 'greeting.ts'),
+      'export function greeting(): string {\n  return "unterminated;\n}\n',
+    );
     const run = runBin(root);
     expect(run.status).not.toBe(0);
     expect(run.stderr).toContain('greeting.ts');

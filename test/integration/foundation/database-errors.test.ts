@@ -39,7 +39,10 @@ function urlWith(change: (url: URL) => void): string {
 describe('isDatabaseUnavailable', () => {
   it('is true for a server nobody listens for, through Prisma and through pg', async () => {
     const port = await freePort();
-    const down = createDb(urlWith((u) => (u.port = String(port))), { poolSize: 1 });
+    const down = createDb(
+      urlWith((u) => (u.port = String(port))),
+      { poolSize: 1 },
+    );
     try {
       expect(isDatabaseUnavailable(await failureOf(() => down.cluster.findMany()))).toBe(true);
     } finally {
@@ -50,7 +53,10 @@ describe('isDatabaseUnavailable', () => {
   });
 
   it('is true for a database that does not exist (a replica URL naming the wrong one)', async () => {
-    const missing = createDb(urlWith((u) => (u.pathname = '/phaselog_no_such_database')), { poolSize: 1 });
+    const missing = createDb(
+      urlWith((u) => (u.pathname = '/phaselog_no_such_database')),
+      { poolSize: 1 },
+    );
     try {
       expect(isDatabaseUnavailable(await failureOf(() => missing.cluster.findMany()))).toBe(true);
     } finally {
@@ -86,7 +92,14 @@ describe('isDatabaseUnavailable', () => {
   });
 
   it('is false for what is not a database error', () => {
-    for (const value of [new Error('boom'), new TypeError('x is undefined'), 'ECONNREFUSED', null, undefined, { code: 42 }]) {
+    for (const value of [
+      new Error('boom'),
+      new TypeError('x is undefined'),
+      'ECONNREFUSED',
+      null,
+      undefined,
+      { code: 42 },
+    ]) {
       expect(isDatabaseUnavailable(value)).toBe(false);
     }
   });

@@ -45,7 +45,10 @@ describe('Prisma migrations (offline, WebAssembly schema engine)', () => {
     await ensureDatabase(db.url);
     const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-drift-'));
     const schemaPath = path.join(dir, 'schema.prisma');
-    writeFileSync(schemaPath, readFileSync(SCHEMA_PATH, 'utf8').replace('model Report {', 'model Report {\n  extra String?'));
+    writeFileSync(
+      schemaPath,
+      readFileSync(SCHEMA_PATH, 'utf8').replace('model Report {', 'model Report {\n  extra String?'),
+    );
     const sql = await diffMigrationsAgainstSchema(db.url, { schemaPath });
     expect(sql).toMatch(/ALTER TABLE "Report" ADD COLUMN\s+"extra" TEXT/);
   });
@@ -58,7 +61,9 @@ describe('Prisma migrations (offline, WebAssembly schema engine)', () => {
     expect(all.length).toBeGreaterThan(0);
     const first = await migrateDatabase(db.url);
     expect(first.applied).toEqual(all);
-    expect(await tables(db.url)).toEqual(expect.arrayContaining(['Cluster', 'Phase', 'StatusChange', '_prisma_migrations']));
+    expect(await tables(db.url)).toEqual(
+      expect.arrayContaining(['Cluster', 'Phase', 'StatusChange', '_prisma_migrations']),
+    );
     expect((await migrateDatabase(db.url)).applied).toEqual([]);
     expect(await listPendingMigrations(db.url)).toEqual([]);
   });
@@ -71,13 +76,15 @@ describe('Prisma migrations (offline, WebAssembly schema engine)', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-migrations-'));
     cpSync(MIGRATIONS_DIR, dir, { recursive: true });
     mkdirSync(path.join(dir, '99990101000000_extra'));
-    writeFileSync(path.join(dir, '99990101000000_extra', 'migration.sql'), 'CREATE TABLE "Extra" (id int primary key);');
+    writeFileSync(
+      path.join(dir, '99990101000000_extra', 'migration.sql'),
+      'CREATE TABLE "Extra" (id int primary key);',
+    );
     expect(await listPendingMigrations(db.url, dir)).toEqual(['99990101000000_extra']);
     expect((await migrateDatabase(db.url, dir)).applied).toEqual(['99990101000000_extra']);
     expect(await tables(db.url)).toContain('Extra');
   });
 });
-
 
 describe('processes starting together against a missing database', () => {
   it('all create-or-find the database and migrate it once, whoever wins the race', async () => {

@@ -38,17 +38,64 @@ beforeAll(async () => {
   for (const name of CLUSTERS) {
     const cluster = await db.cluster.create({ data: { name, reachable: true, lastGoodReadAt: at(0) } });
     // A cluster-level fact: a reachability change, with no phase.
-    await insertStatusChange(db, { clusterId: cluster.id, phaseId: null, scope: 'cluster', at: at(minute++), fromStatus: 'Reachable', toStatus: 'Unreachable' });
+    await insertStatusChange(db, {
+      clusterId: cluster.id,
+      phaseId: null,
+      scope: 'cluster',
+      at: at(minute++),
+      fromStatus: 'Reachable',
+      toStatus: 'Unreachable',
+    });
     // Not every namespace in every cluster, so scopes can select nothing.
     for (const namespace of NAMESPACES.filter((_, i) => name !== 'gamma' || i === 0)) {
-      const phase = await db.phase.create({ data: { clusterId: cluster.id, sourceKind: 'cli-utils', namespace, name: 'web', firstSeenAt: at(0), lastSeenAt: at(0) } });
+      const phase = await db.phase.create({
+        data: {
+          clusterId: cluster.id,
+          sourceKind: 'cli-utils',
+          namespace,
+          name: 'web',
+          firstSeenAt: at(0),
+          lastSeenAt: at(0),
+        },
+      });
       await insertPhaseInterval(db, { phaseId: phase.id, status: 'Current', from: at(0), to: null });
-      await insertStatusChange(db, { clusterId: cluster.id, phaseId: phase.id, scope: 'phase', at: at(minute++), fromStatus: 'InProgress', toStatus: 'Current' });
-      await insertStatusChange(db, { clusterId: cluster.id, phaseId: phase.id, scope: 'resource', resourceKey: `apps/Deployment/${namespace}/web`, at: at(minute++), fromStatus: null, toStatus: 'Failed' });
+      await insertStatusChange(db, {
+        clusterId: cluster.id,
+        phaseId: phase.id,
+        scope: 'phase',
+        at: at(minute++),
+        fromStatus: 'InProgress',
+        toStatus: 'Current',
+      });
+      await insertStatusChange(db, {
+        clusterId: cluster.id,
+        phaseId: phase.id,
+        scope: 'resource',
+        resourceKey: `apps/Deployment/${namespace}/web`,
+        at: at(minute++),
+        fromStatus: null,
+        toStatus: 'Failed',
+      });
     }
     // The change log outlives phases retention deleted: a change whose phase is no longer known.
-    const gone = await db.phase.create({ data: { clusterId: cluster.id, sourceKind: 'cli-utils', namespace: 'shop', name: 'gone', firstSeenAt: at(0), lastSeenAt: at(0) } });
-    await insertStatusChange(db, { clusterId: cluster.id, phaseId: gone.id, scope: 'phase', at: at(minute++), fromStatus: 'Current', toStatus: null });
+    const gone = await db.phase.create({
+      data: {
+        clusterId: cluster.id,
+        sourceKind: 'cli-utils',
+        namespace: 'shop',
+        name: 'gone',
+        firstSeenAt: at(0),
+        lastSeenAt: at(0),
+      },
+    });
+    await insertStatusChange(db, {
+      clusterId: cluster.id,
+      phaseId: gone.id,
+      scope: 'phase',
+      at: at(minute++),
+      fromStatus: 'Current',
+      toStatus: null,
+    });
     await db.phase.delete({ where: { id: gone.id } });
   }
   phases = createPhaseReader(db);
@@ -111,11 +158,27 @@ describe('the access rule', () => {
   });
 
   it.each([
-    ['a namespace-restricted scope sees its cluster-level changes', { clusters: ['alpha'], namespaces: ['pay'] }, ['cluster:alpha', 'phase:alpha/pay', 'resource:alpha/pay']],
-    ['a cluster-restricted scope sees changes of deleted phases in its clusters', { clusters: ['gamma'], namespaces: [] }, ['cluster:gamma', 'phase:gamma/shop', 'resource:gamma/shop', 'phase:gamma/?']],
-    ['a namespace restriction admits no change of a deleted phase, whose namespace is unknown', { clusters: ['gamma'], namespaces: ['shop'] }, ['cluster:gamma', 'phase:gamma/shop', 'resource:gamma/shop']],
+    [
+      'a namespace-restricted scope sees its cluster-level changes',
+      { clusters: ['alpha'], namespaces: ['pay'] },
+      ['cluster:alpha', 'phase:alpha/pay', 'resource:alpha/pay'],
+    ],
+    [
+      'a cluster-restricted scope sees changes of deleted phases in its clusters',
+      { clusters: ['gamma'], namespaces: [] },
+      ['cluster:gamma', 'phase:gamma/shop', 'resource:gamma/shop', 'phase:gamma/?'],
+    ],
+    [
+      'a namespace restriction admits no change of a deleted phase, whose namespace is unknown',
+      { clusters: ['gamma'], namespaces: ['shop'] },
+      ['cluster:gamma', 'phase:gamma/shop', 'resource:gamma/shop'],
+    ],
   ])('%s', async (_name, scope, expected) => {
     const page = await history.listStatusChanges(scope, {}, 1000);
-    expect(page.items.map((c) => (c.scope === 'cluster' ? `cluster:${c.cluster}` : `${c.scope}:${c.cluster}/${c.phase?.namespace ?? '?'}`))).toEqual(expected);
+    expect(
+      page.items.map((c) =>
+        c.scope === 'cluster' ? `cluster:${c.cluster}` : `${c.scope}:${c.cluster}/${c.phase?.namespace ?? '?'}`,
+      ),
+    ).toEqual(expected);
   });
 });

@@ -28,7 +28,9 @@ beforeAll(async () => {
   db = createDb(database.url, { poolSize: 4 });
   const tokens = createApiTokenStore(db);
   admin = (await createToken(tokens, { name: 'root', scopes: ['admin'] })).secret;
-  paymentsReader = (await createToken(tokens, { name: 'payments-ci', scopes: ['read'], clusters: ['prod'], namespaces: ['payments'] })).secret;
+  paymentsReader = (
+    await createToken(tokens, { name: 'payments-ci', scopes: ['read'], clusters: ['prod'], namespaces: ['payments'] })
+  ).secret;
   api = await startTestApi({ db, anonymousRead: false });
 });
 
@@ -53,8 +55,20 @@ describe('authentication', () => {
 
   it('tells a caller who it is: its token name, scopes and restrictions (viewer)', async () => {
     const query = '{ viewer { name anonymous scopes clusters namespaces } }';
-    expect((await gqlData<{ viewer: unknown }>(api.url, query, {}, paymentsReader)).viewer).toEqual({ name: 'payments-ci', anonymous: false, scopes: ['read'], clusters: ['prod'], namespaces: ['payments'] });
-    expect((await gqlData<{ viewer: unknown }>(api.url, query, {}, admin)).viewer).toEqual({ name: 'root', anonymous: false, scopes: ['admin'], clusters: [], namespaces: [] });
+    expect((await gqlData<{ viewer: unknown }>(api.url, query, {}, paymentsReader)).viewer).toEqual({
+      name: 'payments-ci',
+      anonymous: false,
+      scopes: ['read'],
+      clusters: ['prod'],
+      namespaces: ['payments'],
+    });
+    expect((await gqlData<{ viewer: unknown }>(api.url, query, {}, admin)).viewer).toEqual({
+      name: 'root',
+      anonymous: false,
+      scopes: ['admin'],
+      clusters: [],
+      namespaces: [],
+    });
   });
 
   it('stores only the sha256 of a secret, and shows the secret only when it is made', async () => {
@@ -63,7 +77,12 @@ describe('authentication', () => {
     const root = rows.find((r) => r.name === 'root');
     expect(root?.tokenHash).toBe(createHash('sha256').update(admin).digest('hex'));
     expect(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(admin);
-    const listed = await gqlData<{ tokens: Record<string, unknown>[] }>(api.url, '{ tokens { name scopes clusters namespaces revokedAt } }', {}, admin);
+    const listed = await gqlData<{ tokens: Record<string, unknown>[] }>(
+      api.url,
+      '{ tokens { name scopes clusters namespaces revokedAt } }',
+      {},
+      admin,
+    );
     expect(listed.tokens).toEqual([
       { name: 'payments-ci', scopes: ['read'], clusters: ['prod'], namespaces: ['payments'], revokedAt: null },
       { name: 'root', scopes: ['admin'], clusters: [], namespaces: [], revokedAt: null },
@@ -74,26 +93,57 @@ describe('authentication', () => {
 describe('restrictions', () => {
   it('a restricted token sees only its clusters and namespaces in lists, lookups and the change log', async () => {
     const phases = await gqlData<{ phases: { edges: { node: unknown }[] } }>(api.url, PHASE_NAMES, {}, paymentsReader);
-    expect(phases.phases.edges.map((e) => e.node)).toEqual([{ cluster: 'prod', namespace: 'payments', name: 'ledger' }]);
-    const other = await gqlData<Record<string, unknown>>(api.url, `{ web: phase(id: "${seeded.web}") { name } clusters { name } }`, {}, paymentsReader);
+    expect(phases.phases.edges.map((e) => e.node)).toEqual([
+      { cluster: 'prod', namespace: 'payments', name: 'ledger' },
+    ]);
+    const other = await gqlData<Record<string, unknown>>(
+      api.url,
+      `{ web: phase(id: "${seeded.web}") { name } clusters { name } }`,
+      {},
+      paymentsReader,
+    );
     expect(other).toEqual({ web: null, clusters: [{ name: 'prod' }] });
-    const changes = await gqlData<{ statusChanges: { edges: { node: { phase: { name: string } | null; scope: string } }[] } }>(api.url, '{ statusChanges { edges { node { scope phase { name } } } } }', {}, paymentsReader);
+    const changes = await gqlData<{
+      statusChanges: { edges: { node: { phase: { name: string } | null; scope: string } }[] };
+    }>(api.url, '{ statusChanges { edges { node { scope phase { name } } } } }', {}, paymentsReader);
     expect(changes.statusChanges.edges.map((e) => e.node)).toEqual([{ scope: 'phase', phase: { name: 'ledger' } }]);
   });
 
   it("a restricted token's change-log head is the newest change it may see, not the whole log's", async () => {
     const seqs = async (token?: string) =>
-      (await gqlData<{ statusChanges: { edges: { node: { seq: string } }[] } }>(api.url, '{ statusChanges { edges { node { seq } } } }', {}, token)).statusChanges.edges.map((e) => e.node.seq);
-    const head = async (token?: string) => (await gqlData<{ statusChangeHead: string | null }>(api.url, '{ statusChangeHead }', {}, token)).statusChangeHead;
+      (
+        await gqlData<{ statusChanges: { edges: { node: { seq: string } }[] } }>(
+          api.url,
+          '{ statusChanges { edges { node { seq } } } }',
+          {},
+          token,
+        )
+      ).statusChanges.edges.map((e) => e.node.seq);
+    const head = async (token?: string) =>
+      (await gqlData<{ statusChangeHead: string | null }>(api.url, '{ statusChangeHead }', {}, token)).statusChangeHead;
     const mine = await seqs(paymentsReader);
     const all = await seqs(admin);
     expect(await head(paymentsReader)).toBe(mine.at(-1));
     // Naming another namespace's phase by id gets nothing either.
-    const byIds = await gqlData<{ phases: { edges: { node: { name: string } }[] } }>(api.url, `{ phases(filter: { ids: ["${seeded.web}", "${seeded.ledger}"] }) { edges { node { name } } } }`, {}, paymentsReader);
+    const byIds = await gqlData<{ phases: { edges: { node: { name: string } }[] } }>(
+      api.url,
+      `{ phases(filter: { ids: ["${seeded.web}", "${seeded.ledger}"] }) { edges { node { name } } } }`,
+      {},
+      paymentsReader,
+    );
     expect(byIds.phases.edges.map((e) => e.node.name)).toEqual(['ledger']);
     expect(await head(admin)).toBe(all.at(-1));
     expect(BigInt(all.at(-1) as string)).toBeGreaterThan(BigInt(mine.at(-1) as string));
-    expect((await gqlData<{ statusChangeHead: string | null }>(api.url, '{ statusChangeHead(filter: { cluster: "nowhere" }) }', {}, admin)).statusChangeHead).toBeNull();
+    expect(
+      (
+        await gqlData<{ statusChangeHead: string | null }>(
+          api.url,
+          '{ statusChangeHead(filter: { cluster: "nowhere" }) }',
+          {},
+          admin,
+        )
+      ).statusChangeHead,
+    ).toBeNull();
   });
 
   it('a restricted token reads the history only of phases it may see (the others are null, as if they did not exist)', async () => {
@@ -111,9 +161,19 @@ describe('restrictions', () => {
   });
 
   it('a restricted token cannot gate on a phase it may not see (NOT_FOUND, as if it did not exist)', async () => {
-    const hidden = await gql(api.url, '{ gate(phase: { cluster: "prod", namespace: "shop", name: "web" }, for: "1m") { passed } }', {}, paymentsReader);
+    const hidden = await gql(
+      api.url,
+      '{ gate(phase: { cluster: "prod", namespace: "shop", name: "web" }, for: "1m") { passed } }',
+      {},
+      paymentsReader,
+    );
     expect(hidden.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
-    const visible = await gqlData<{ gate: { passed: boolean } }>(api.url, '{ gate(phase: { cluster: "prod", namespace: "payments", name: "ledger" }, for: "1m") { passed } }', {}, paymentsReader);
+    const visible = await gqlData<{ gate: { passed: boolean } }>(
+      api.url,
+      '{ gate(phase: { cluster: "prod", namespace: "payments", name: "ledger" }, for: "1m") { passed } }',
+      {},
+      paymentsReader,
+    );
     expect(visible.gate.passed).toBe(true);
   });
 
@@ -122,7 +182,9 @@ describe('restrictions', () => {
     try {
       const results: unknown[] = [];
       for await (const result of client.iterate({ query: PHASE_NAMES })) results.push(result);
-      expect(results).toEqual([{ data: { phases: { edges: [{ node: { cluster: 'prod', namespace: 'payments', name: 'ledger' } }] } } }]);
+      expect(results).toEqual([
+        { data: { phases: { edges: [{ node: { cluster: 'prod', namespace: 'payments', name: 'ledger' } }] } } },
+      ]);
     } finally {
       await client.dispose();
     }
@@ -148,15 +210,24 @@ describe('restrictions', () => {
 
 describe('admin mutations', () => {
   it('need the admin scope', async () => {
-    for (const query of ['{ tokens { name } }', 'mutation { createToken(name: "x", scopes: [read]) { secret } }', 'mutation { revokeToken(name: "root") }']) {
+    for (const query of [
+      '{ tokens { name } }',
+      'mutation { createToken(name: "x", scopes: [read]) { secret } }',
+      'mutation { revokeToken(name: "root") }',
+    ]) {
       const result = await gql(api.url, query, {}, paymentsReader);
       expect(result.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     }
   });
 
   it('create a token whose secret works at once, and revoke it so it stops working', async () => {
-    const created = await gqlData<{ createToken: { secret: string; token: { name: string; scopes: string[]; clusters: string[] } } }>(
-      api.url, 'mutation { createToken(name: "staging-ci", scopes: [read], clusters: ["staging"]) { secret token { name scopes clusters } } }', {}, admin,
+    const created = await gqlData<{
+      createToken: { secret: string; token: { name: string; scopes: string[]; clusters: string[] } };
+    }>(
+      api.url,
+      'mutation { createToken(name: "staging-ci", scopes: [read], clusters: ["staging"]) { secret token { name scopes clusters } } }',
+      {},
+      admin,
     );
     expect(created.createToken.token).toEqual({ name: 'staging-ci', scopes: ['read'], clusters: ['staging'] });
     expect(created.createToken.secret).toMatch(/^plg_[A-Za-z0-9_-]{43}$/);
@@ -164,13 +235,22 @@ describe('admin mutations', () => {
     const seen = await gqlData<{ phases: { edges: { node: unknown }[] } }>(api.url, PHASE_NAMES, {}, secret);
     expect(seen.phases.edges.map((e) => e.node)).toEqual([{ cluster: 'staging', namespace: 'shop', name: 'web' }]);
 
-    const duplicate = await gql(api.url, 'mutation { createToken(name: "staging-ci", scopes: [read]) { secret } }', {}, admin);
+    const duplicate = await gql(
+      api.url,
+      'mutation { createToken(name: "staging-ci", scopes: [read]) { secret } }',
+      {},
+      admin,
+    );
     expect(duplicate.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     const noScopes = await gql(api.url, 'mutation { createToken(name: "empty", scopes: []) { secret } }', {}, admin);
     expect(noScopes.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
 
-    expect(await gqlData(api.url, 'mutation { revokeToken(name: "staging-ci") }', {}, admin)).toEqual({ revokeToken: true });
-    expect(await gqlData(api.url, 'mutation { revokeToken(name: "staging-ci") }', {}, admin)).toEqual({ revokeToken: false });
+    expect(await gqlData(api.url, 'mutation { revokeToken(name: "staging-ci") }', {}, admin)).toEqual({
+      revokeToken: true,
+    });
+    expect(await gqlData(api.url, 'mutation { revokeToken(name: "staging-ci") }', {}, admin)).toEqual({
+      revokeToken: false,
+    });
     const after = await gql(api.url, PHASE_NAMES, {}, secret);
     expect(after.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
@@ -184,7 +264,8 @@ describe('token management by a restricted admin (only tokens at most as narrow 
   beforeAll(async () => {
     const tokens = createApiTokenStore(db);
     prodAdmin = (await createToken(tokens, { name: 'prod-admin', scopes: ['admin'], clusters: ['prod'] })).secret;
-    paymentsAdmin = (await createToken(tokens, { name: 'payments-admin', scopes: ['admin'], namespaces: ['payments'] })).secret;
+    paymentsAdmin = (await createToken(tokens, { name: 'payments-admin', scopes: ['admin'], namespaces: ['payments'] }))
+      .secret;
   });
 
   it('lists only the tokens within its restriction', async () => {
@@ -195,10 +276,26 @@ describe('token management by a restricted admin (only tokens at most as narrow 
   });
 
   it.each([
-    ['an unrestricted admin token', 'mutation { createToken(name: "escape-all", scopes: [admin]) { secret } }', () => prodAdmin],
-    ['a token for another cluster', 'mutation { createToken(name: "escape-staging", scopes: [read], clusters: ["staging"]) { secret } }', () => prodAdmin],
-    ['a token for its cluster and another', 'mutation { createToken(name: "escape-both", scopes: [read], clusters: ["prod", "staging"]) { secret } }', () => prodAdmin],
-    ['a token for every namespace of a cluster', 'mutation { createToken(name: "escape-ns", scopes: [read], clusters: ["prod"]) { secret } }', () => paymentsAdmin],
+    [
+      'an unrestricted admin token',
+      'mutation { createToken(name: "escape-all", scopes: [admin]) { secret } }',
+      () => prodAdmin,
+    ],
+    [
+      'a token for another cluster',
+      'mutation { createToken(name: "escape-staging", scopes: [read], clusters: ["staging"]) { secret } }',
+      () => prodAdmin,
+    ],
+    [
+      'a token for its cluster and another',
+      'mutation { createToken(name: "escape-both", scopes: [read], clusters: ["prod", "staging"]) { secret } }',
+      () => prodAdmin,
+    ],
+    [
+      'a token for every namespace of a cluster',
+      'mutation { createToken(name: "escape-ns", scopes: [read], clusters: ["prod"]) { secret } }',
+      () => paymentsAdmin,
+    ],
   ])('may not create %s (FORBIDDEN, nothing created)', async (_label, mutation, token) => {
     const result = await gql(api.url, mutation, {}, token());
     expect(result.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
@@ -208,14 +305,27 @@ describe('token management by a restricted admin (only tokens at most as narrow 
   });
 
   it('creates tokens within its restriction, which see no more than it does', async () => {
-    const created = await gqlData<{ createToken: { secret: string; token: { clusters: string[]; namespaces: string[] } } }>(
-      api.url, 'mutation { createToken(name: "prod-payments-ci", scopes: [admin], clusters: ["prod"], namespaces: ["payments"]) { secret token { clusters namespaces } } }', {}, prodAdmin,
+    const created = await gqlData<{
+      createToken: { secret: string; token: { clusters: string[]; namespaces: string[] } };
+    }>(
+      api.url,
+      'mutation { createToken(name: "prod-payments-ci", scopes: [admin], clusters: ["prod"], namespaces: ["payments"]) { secret token { clusters namespaces } } }',
+      {},
+      prodAdmin,
     );
     expect(created.createToken.token).toEqual({ clusters: ['prod'], namespaces: ['payments'] });
-    const seen = await gqlData<{ phases: { edges: { node: unknown }[] } }>(api.url, PHASE_NAMES, {}, created.createToken.secret);
+    const seen = await gqlData<{ phases: { edges: { node: unknown }[] } }>(
+      api.url,
+      PHASE_NAMES,
+      {},
+      created.createToken.secret,
+    );
     expect(seen.phases.edges.map((e) => e.node)).toEqual([{ cluster: 'prod', namespace: 'payments', name: 'ledger' }]);
     const byNamespace = await gqlData<{ createToken: { token: { clusters: string[]; namespaces: string[] } } }>(
-      api.url, 'mutation { createToken(name: "payments-staging-ci", scopes: [read], clusters: ["staging"], namespaces: ["payments"]) { token { clusters namespaces } } }', {}, paymentsAdmin,
+      api.url,
+      'mutation { createToken(name: "payments-staging-ci", scopes: [read], clusters: ["staging"], namespaces: ["payments"]) { token { clusters namespaces } } }',
+      {},
+      paymentsAdmin,
     );
     expect(byNamespace.createToken.token).toEqual({ clusters: ['staging'], namespaces: ['payments'] });
   });
@@ -228,8 +338,12 @@ describe('token management by a restricted admin (only tokens at most as narrow 
     expect((await gql(api.url, '{ about { version } }', {}, admin)).status).toBe(200);
     expect(await db.apiToken.count({ where: { name: { in: ['root', 'payments-admin'] }, revokedAt: null } })).toBe(2);
 
-    expect(await gqlData(api.url, 'mutation { revokeToken(name: "prod-payments-ci") }', {}, prodAdmin)).toEqual({ revokeToken: true });
-    expect(await gqlData(api.url, 'mutation { revokeToken(name: "prod-payments-ci") }', {}, prodAdmin)).toEqual({ revokeToken: false });
+    expect(await gqlData(api.url, 'mutation { revokeToken(name: "prod-payments-ci") }', {}, prodAdmin)).toEqual({
+      revokeToken: true,
+    });
+    expect(await gqlData(api.url, 'mutation { revokeToken(name: "prod-payments-ci") }', {}, prodAdmin)).toEqual({
+      revokeToken: false,
+    });
   });
 });
 
@@ -239,11 +353,19 @@ describe('audit log of token management', () => {
     const destination = { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
     const logged = await startTestApi({ db, anonymousRead: false, log: createLogger('info', { destination }) });
     try {
-      const created = await gqlData<{ createToken: { secret: string } }>(logged.url, 'mutation { createToken(name: "audited-ci", scopes: [read], clusters: ["prod"], namespaces: ["shop"]) { secret } }', {}, admin);
+      const created = await gqlData<{ createToken: { secret: string } }>(
+        logged.url,
+        'mutation { createToken(name: "audited-ci", scopes: [read], clusters: ["prod"], namespaces: ["shop"]) { secret } }',
+        {},
+        admin,
+      );
       await gqlData(logged.url, 'mutation { revokeToken(name: "audited-ci") }', {}, admin);
       const audit = lines.filter((l) => l.msg === 'API token created' || l.msg === 'API token revoked');
       const facts = { tokenName: 'audited-ci', scopes: ['read'], clusters: ['prod'], namespaces: ['shop'], by: 'root' };
-      expect(audit).toEqual([expect.objectContaining({ msg: 'API token created', ...facts }), expect.objectContaining({ msg: 'API token revoked', ...facts })]);
+      expect(audit).toEqual([
+        expect.objectContaining({ msg: 'API token created', ...facts }),
+        expect.objectContaining({ msg: 'API token revoked', ...facts }),
+      ]);
       expect(JSON.stringify(lines)).not.toContain(created.createToken.secret);
     } finally {
       await logged.close();
@@ -264,7 +386,11 @@ describe('anonymous access', () => {
     const empty = await createTestDatabase('gql_auth_empty');
     const emptyDb = createDb(empty.url, { poolSize: 1 });
     try {
-      const start = createApiWiring({ db: emptyDb, config: { server: { host: '0.0.0.0' }, api: {} }, log: pino({ level: 'silent' }) });
+      const start = createApiWiring({
+        db: emptyDb,
+        config: { server: { host: '0.0.0.0' }, api: {} },
+        log: pino({ level: 'silent' }),
+      });
       await expect(start).rejects.toThrow(StartupError);
       await expect(start).rejects.toThrow(/no API token exists/);
     } finally {

@@ -23,8 +23,20 @@ beforeAll(async () => {
   database = await createTestDatabase('gql_bad_input');
   seeded = await seedHistory(database.url);
   db = createDb(database.url, { poolSize: 4 });
-  paymentsReader = (await createToken(createApiTokenStore(db), { name: 'payments-ci', scopes: ['read'], clusters: ['prod'], namespaces: ['payments'] })).secret;
-  api = await startTestApi({ db, anonymousRead: true, redisUrl: testRedisUrl(), channelPrefix: uniquePrefix('gql-bad-input') });
+  paymentsReader = (
+    await createToken(createApiTokenStore(db), {
+      name: 'payments-ci',
+      scopes: ['read'],
+      clusters: ['prod'],
+      namespaces: ['payments'],
+    })
+  ).secret;
+  api = await startTestApi({
+    db,
+    anonymousRead: true,
+    redisUrl: testRedisUrl(),
+    channelPrefix: uniquePrefix('gql-bad-input'),
+  });
 });
 
 afterAll(async () => {
@@ -46,15 +58,51 @@ const WEB = 'phase(cluster: "prod", namespace: "shop", name: "web")';
 
 describe('NUL characters (PostgreSQL text cannot hold them)', () => {
   it.each([
-    ['a root argument, as a variable', 'query($c: String!) { phase(cluster: $c, namespace: "shop", name: "web") { name } }', { c: `prod${NUL}` }],
-    ['a root argument, as a literal escape', '{ phase(cluster: "prod\\u0000", namespace: "shop", name: "web") { name } }', {}],
-    ['an input object field', 'query($s: String) { phases(filter: { search: $s }) { edges { node { name } } } }', { s: `we${NUL}b` }],
-    ['a JSON label value', 'query($l: JSON) { phases(filter: { labels: $l }) { edges { node { name } } } }', { l: { team: `shop${NUL}` } }],
-    ['a JSON label key', 'query($l: JSON) { phases(filter: { labels: $l }) { edges { node { name } } } }', { l: { [`te${NUL}am`]: 'shop' } }],
-    ['an argument below the root', `query($k: String) { ${WEB} { resources(filter: { kind: $k }) { edges { node { key } } } } }`, { k: `Deploy${NUL}ment` }],
-    ['a list element', 'query($n: [String!]) { auditReport(from: "2026-01-01T00:00:00Z", filter: { namespaces: $n }) { content } }', { n: ['shop', NUL] }],
-    ['the change log filter', 'query($c: String) { statusChanges(filter: { cluster: $c }) { edges { cursor } } }', { c: NUL }],
-    ['a gate', 'query($n: String!) { gate(phase: { cluster: "prod", namespace: "shop", name: $n }, for: "1m") { passed } }', { n: `web${NUL}` }],
+    [
+      'a root argument, as a variable',
+      'query($c: String!) { phase(cluster: $c, namespace: "shop", name: "web") { name } }',
+      { c: `prod${NUL}` },
+    ],
+    [
+      'a root argument, as a literal escape',
+      '{ phase(cluster: "prod\\u0000", namespace: "shop", name: "web") { name } }',
+      {},
+    ],
+    [
+      'an input object field',
+      'query($s: String) { phases(filter: { search: $s }) { edges { node { name } } } }',
+      { s: `we${NUL}b` },
+    ],
+    [
+      'a JSON label value',
+      'query($l: JSON) { phases(filter: { labels: $l }) { edges { node { name } } } }',
+      { l: { team: `shop${NUL}` } },
+    ],
+    [
+      'a JSON label key',
+      'query($l: JSON) { phases(filter: { labels: $l }) { edges { node { name } } } }',
+      { l: { [`te${NUL}am`]: 'shop' } },
+    ],
+    [
+      'an argument below the root',
+      `query($k: String) { ${WEB} { resources(filter: { kind: $k }) { edges { node { key } } } } }`,
+      { k: `Deploy${NUL}ment` },
+    ],
+    [
+      'a list element',
+      'query($n: [String!]) { auditReport(from: "2026-01-01T00:00:00Z", filter: { namespaces: $n }) { content } }',
+      { n: ['shop', NUL] },
+    ],
+    [
+      'the change log filter',
+      'query($c: String) { statusChanges(filter: { cluster: $c }) { edges { cursor } } }',
+      { c: NUL },
+    ],
+    [
+      'a gate',
+      'query($n: String!) { gate(phase: { cluster: "prod", namespace: "shop", name: $n }, for: "1m") { passed } }',
+      { n: `web${NUL}` },
+    ],
   ])('in %s: 400 BAD_USER_INPUT', async (_label, query, variables) => {
     expectRefused(await gql(api.url, query, variables));
   });
@@ -64,7 +112,8 @@ describe('NUL characters (PostgreSQL text cannot hold them)', () => {
     try {
       const results: { errors?: { extensions?: { code?: string } }[] }[] = [];
       const query = 'subscription($c: String) { phaseStatusChanged(filter: { cluster: $c }) { seq } }';
-      for await (const result of client.iterate({ query, variables: { c: `prod${NUL}` } })) results.push(result as (typeof results)[number]);
+      for await (const result of client.iterate({ query, variables: { c: `prod${NUL}` } }))
+        results.push(result as (typeof results)[number]);
       expect(results.flatMap((r) => r.errors ?? []).map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
     } finally {
       await client.dispose();
@@ -73,7 +122,8 @@ describe('NUL characters (PostgreSQL text cannot hold them)', () => {
 });
 
 describe('cursors the database could not take', () => {
-  const phaseCursor = (id: unknown) => encodeCursor({ severity: 5, cluster: 'prod', namespace: 'shop', name: 'web', id });
+  const phaseCursor = (id: unknown) =>
+    encodeCursor({ severity: 5, cluster: 'prod', namespace: 'shop', name: 'web', id });
   const intervalCursor = (f: string, i: string) => encodeCursor({ f, i });
 
   it.each([
@@ -82,7 +132,9 @@ describe('cursors the database could not take', () => {
     ['a phase id past 2^31', phaseCursor(9_999_999_999)],
     ['a NUL in a name', encodeCursor({ severity: 5, cluster: `prod${NUL}`, namespace: 'shop', name: 'web', id: 1 })],
   ])('phases after %s: 400 BAD_USER_INPUT', async (_label, after) => {
-    expectRefused(await gql(api.url, 'query($a: String) { phases(after: $a) { edges { node { name } } } }', { a: after }));
+    expectRefused(
+      await gql(api.url, 'query($a: String) { phases(after: $a) { edges { node { name } } } }', { a: after }),
+    );
   });
 
   it.each([
@@ -90,24 +142,44 @@ describe('cursors the database could not take', () => {
     ['an interval id of 1e300', intervalCursor(iso(0), '1e300')],
     ['an instant past year 9999', intervalCursor('+275760-09-13T00:00:00.000Z', '1')],
   ])('history after %s: 400 BAD_USER_INPUT', async (_label, after) => {
-    expectRefused(await gql(api.url, `query($a: String) { ${WEB} { history(from: "${iso(0)}", after: $a) { edges { cursor } } manifests(after: $a) { edges { cursor } } } }`, { a: after }));
+    expectRefused(
+      await gql(
+        api.url,
+        `query($a: String) { ${WEB} { history(from: "${iso(0)}", after: $a) { edges { cursor } } manifests(after: $a) { edges { cursor } } } }`,
+        { a: after },
+      ),
+    );
   });
 
   it('manifests after a manifest id past 2^31: 400 BAD_USER_INPUT', async () => {
-    expectRefused(await gql(api.url, `query($a: String) { ${WEB} { manifests(after: $a) { edges { cursor } } } }`, { a: intervalCursor(iso(0), '9999999999') }));
+    expectRefused(
+      await gql(api.url, `query($a: String) { ${WEB} { manifests(after: $a) { edges { cursor } } } }`, {
+        a: intervalCursor(iso(0), '9999999999'),
+      }),
+    );
   });
 
-  it.each(['9999999999999999999', '99999999999999999999'])('the change log after seq %s: 400 BAD_USER_INPUT', async (after) => {
-    expectRefused(await gql(api.url, 'query($a: String) { statusChanges(after: $a) { edges { cursor } } }', { a: after }));
-    expectRefused(await gql(api.url, `query($a: String) { ${WEB} { changes(after: $a) { edges { cursor } } } }`, { a: after }));
-  });
+  it.each(['9999999999999999999', '99999999999999999999'])(
+    'the change log after seq %s: 400 BAD_USER_INPUT',
+    async (after) => {
+      expectRefused(
+        await gql(api.url, 'query($a: String) { statusChanges(after: $a) { edges { cursor } } }', { a: after }),
+      );
+      expectRefused(
+        await gql(api.url, `query($a: String) { ${WEB} { changes(after: $a) { edges { cursor } } } }`, { a: after }),
+      );
+    },
+  );
 
   it('a stored report id past 2^31: 400 BAD_USER_INPUT', async () => {
     expectRefused(await gql(api.url, '{ storedReport(id: "9999999999") { content } }'));
   });
 
   it('the largest seq PostgreSQL holds is still a cursor (an empty page)', async () => {
-    const page = await gqlData<{ statusChanges: { edges: unknown[] } }>(api.url, '{ statusChanges(after: "9223372036854775807") { edges { cursor } } }');
+    const page = await gqlData<{ statusChanges: { edges: unknown[] } }>(
+      api.url,
+      '{ statusChanges(after: "9223372036854775807") { edges { cursor } } }',
+    );
     expect(page.statusChanges.edges).toEqual([]);
   });
 });
@@ -118,12 +190,22 @@ describe('audit reports filtered outside the token scope', () => {
     ['another namespace', { namespaces: ['shop'] }],
     ['its cluster but another namespace', { clusters: ['prod'], namespaces: ['shop'] }],
   ])('%s: an empty report, not an error', async (_label, filter) => {
-    const result = await gqlData<{ auditReport: { figures: { phases: unknown[] } } }>(api.url, 'query($f: AuditFilter) { auditReport(from: "2026-01-01T00:00:00Z", filter: $f) { figures } }', { f: filter }, paymentsReader);
+    const result = await gqlData<{ auditReport: { figures: { phases: unknown[] } } }>(
+      api.url,
+      'query($f: AuditFilter) { auditReport(from: "2026-01-01T00:00:00Z", filter: $f) { figures } }',
+      { f: filter },
+      paymentsReader,
+    );
     expect(result.auditReport.figures.phases).toEqual([]);
   });
 
   it('within the scope: only what the token may see', async () => {
-    const result = await gqlData<{ auditReport: { figures: { phases: { name: string }[] } } }>(api.url, '{ auditReport(from: "2026-01-01T00:00:00Z", filter: { clusters: ["prod", "staging"] }) { figures } }', {}, paymentsReader);
+    const result = await gqlData<{ auditReport: { figures: { phases: { name: string }[] } } }>(
+      api.url,
+      '{ auditReport(from: "2026-01-01T00:00:00Z", filter: { clusters: ["prod", "staging"] }) { figures } }',
+      {},
+      paymentsReader,
+    );
     expect(result.auditReport.figures.phases.map((p) => p.name)).toEqual(['ledger']);
   });
 });
@@ -136,15 +218,26 @@ describe('the HTTP request itself', () => {
   });
 
   it('an operationName the document does not define: 400 with a code', async () => {
-    const res = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'query A { about { version } }', operationName: 'B' }) });
+    const res = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'query A { about { version } }', operationName: 'B' }),
+    });
     const body = (await res.json()) as Omit<GqlResult, 'status'>;
     expectRefused({ status: res.status, ...body }, 'OPERATION_RESOLUTION_FAILURE');
     expect(body.errors?.[0]?.message).toMatch(/"B"/);
   });
 
   it('a document of several operations without an operationName: 400 with a code', async () => {
-    const res = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'query A { about { version } } query B { clusters { name } }' }) });
-    expectRefused({ status: res.status, ...((await res.json()) as Omit<GqlResult, 'status'>) }, 'OPERATION_RESOLUTION_FAILURE');
+    const res = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'query A { about { version } } query B { clusters { name } }' }),
+    });
+    expectRefused(
+      { status: res.status, ...((await res.json()) as Omit<GqlResult, 'status'>) },
+      'OPERATION_RESOLUTION_FAILURE',
+    );
   });
 });
 
@@ -156,7 +249,9 @@ describe('DateTime and ranges', () => {
     ['a timestamp without an offset', '2026-01-01T00:10:00', /needs Z or an offset/],
     ['a date alone', '2026-01-01', /RFC 3339/],
   ])('%s is refused as a variable (400 BAD_USER_INPUT) and as a literal (400)', async (_label, value, message) => {
-    const variable = await gql(api.url, `query($at: DateTime!) { ${WEB} { statusAt(at: $at) { status } } }`, { at: value });
+    const variable = await gql(api.url, `query($at: DateTime!) { ${WEB} { statusAt(at: $at) { status } } }`, {
+      at: value,
+    });
     expectRefused(variable);
     expect(variable.errors?.[0]?.message).toMatch(message);
     const literal = await gql(api.url, `{ ${WEB} { statusAt(at: "${value}") { status } } }`);
@@ -165,7 +260,10 @@ describe('DateTime and ranges', () => {
   });
 
   it('reads an offset as the moment it names', async () => {
-    const answer = await gqlData<{ phase: { statusAt: { from: string } } }>(api.url, `{ ${WEB} { statusAt(at: "2026-01-01T01:35:00+01:00") { from } } }`);
+    const answer = await gqlData<{ phase: { statusAt: { from: string } } }>(
+      api.url,
+      `{ ${WEB} { statusAt(at: "2026-01-01T01:35:00+01:00") { from } } }`,
+    );
     expect(answer.phase.statusAt.from).toBe(iso(30));
   });
 
@@ -178,7 +276,10 @@ describe('DateTime and ranges', () => {
   });
 
   it('an empty range is no error (from = to)', async () => {
-    const answer = await gqlData<{ phase: { changes: { edges: unknown[] } } }>(api.url, `{ ${WEB} { changes(from: "${iso(10)}", to: "${iso(10)}") { edges { cursor } } } }`);
+    const answer = await gqlData<{ phase: { changes: { edges: unknown[] } } }>(
+      api.url,
+      `{ ${WEB} { changes(from: "${iso(10)}", to: "${iso(10)}") { edges { cursor } } } }`,
+    );
     expect(answer.phase.changes.edges).toEqual([]);
     expect(seeded.web).toBeDefined();
   });

@@ -31,10 +31,23 @@ describe('Cluster.owner', () => {
     redis = new Redis(testRedisUrl());
     // A worker that can read east only: west has no owner.
     ownership = await startOwnership({
-      redis, prefix: ownershipPrefix(prefix, SNAPSHOT_QUEUE), instance: newInstance('worker-east'), clusters: ['east'], heartbeatMs: 100, leaseMs: 1000,
-      log: pino({ level: 'silent' }), acquire: () => {}, release: () => {},
+      redis,
+      prefix: ownershipPrefix(prefix, SNAPSHOT_QUEUE),
+      instance: newInstance('worker-east'),
+      clusters: ['east'],
+      heartbeatMs: 100,
+      leaseMs: 1000,
+      log: pino({ level: 'silent' }),
+      acquire: () => {},
+      release: () => {},
     });
-    api = await startTestApi({ db, anonymousRead: true, redisUrl: testRedisUrl(), channelPrefix: prefix, snapshotQueue: { name: SNAPSHOT_QUEUE, prefix } });
+    api = await startTestApi({
+      db,
+      anonymousRead: true,
+      redisUrl: testRedisUrl(),
+      channelPrefix: prefix,
+      snapshotQueue: { name: SNAPSHOT_QUEUE, prefix },
+    });
   });
   afterAll(async () => {
     await api?.close();
@@ -62,13 +75,22 @@ describe('Cluster.owner', () => {
     expect(clusters.map((c) => c.owner)).toEqual([null, null]);
   });
 
-  it('is null, and the rest of the answer intact, when the API\'s Redis has gone away', async () => {
+  it("is null, and the rest of the answer intact, when the API's Redis has gone away", async () => {
     const own = await startPrivateRedis();
-    const cut = await startTestApi({ db, anonymousRead: true, redisUrl: own.url, channelPrefix: prefix, snapshotQueue: { name: SNAPSHOT_QUEUE, prefix } });
+    const cut = await startTestApi({
+      db,
+      anonymousRead: true,
+      redisUrl: own.url,
+      channelPrefix: prefix,
+      snapshotQueue: { name: SNAPSHOT_QUEUE, prefix },
+    });
     try {
       await own.kill();
       const { clusters } = await gqlData<Answer>(cut.url, QUERY);
-      expect(clusters).toEqual([{ name: 'east', owner: null }, { name: 'west', owner: null }]);
+      expect(clusters).toEqual([
+        { name: 'east', owner: null },
+        { name: 'west', owner: null },
+      ]);
     } finally {
       await cut.close();
       await own.close();

@@ -45,11 +45,31 @@ const web = { cluster: 'prod', namespace: 'shop', name: 'web' };
 
 const cases: [string, string, Record<string, unknown>][] = [
   ['a history page with variables', HISTORY, { ...web, from: iso(0), first: 2, details: false, noCursor: false }],
-  ['the same page with details and without cursors (@include, @skip)', HISTORY, { ...web, from: iso(0), first: 2, details: true, noCursor: true }],
-  ['another phase, all of its history', HISTORY, { cluster: 'prod', namespace: 'shop', name: 'api', from: iso(0), first: 100, details: true, noCursor: false }],
-  ['a phase that does not exist', HISTORY, { cluster: 'prod', namespace: 'shop', name: 'nope', from: iso(0), details: false, noCursor: false }],
-  ['a page size out of range (BAD_USER_INPUT)', HISTORY, { ...web, from: iso(0), first: 1000, details: false, noCursor: false }],
-  ['a cursor this API did not give out (BAD_USER_INPUT)', HISTORY, { ...web, from: iso(0), after: 'not-a-cursor', details: false, noCursor: false }],
+  [
+    'the same page with details and without cursors (@include, @skip)',
+    HISTORY,
+    { ...web, from: iso(0), first: 2, details: true, noCursor: true },
+  ],
+  [
+    'another phase, all of its history',
+    HISTORY,
+    { cluster: 'prod', namespace: 'shop', name: 'api', from: iso(0), first: 100, details: true, noCursor: false },
+  ],
+  [
+    'a phase that does not exist',
+    HISTORY,
+    { cluster: 'prod', namespace: 'shop', name: 'nope', from: iso(0), details: false, noCursor: false },
+  ],
+  [
+    'a page size out of range (BAD_USER_INPUT)',
+    HISTORY,
+    { ...web, from: iso(0), first: 1000, details: false, noCursor: false },
+  ],
+  [
+    'a cursor this API did not give out (BAD_USER_INPUT)',
+    HISTORY,
+    { ...web, from: iso(0), after: 'not-a-cursor', details: false, noCursor: false },
+  ],
   ['a variable that is not a DateTime', HISTORY, { ...web, from: 'yesterday', details: false, noCursor: false }],
   ['a missing required variable', HISTORY, { ...web, details: false, noCursor: false }],
   ['a variable of the wrong type', HISTORY, { ...web, from: iso(0), first: 'two', details: false, noCursor: false }],
@@ -66,10 +86,26 @@ const cases: [string, string, Record<string, unknown>][] = [
        statusChanges(first: 3) { edges { cursor node { seq scope toStatus resourceKey } } } }`,
     { at: iso(25) },
   ],
-  ['a gate on a phase that does not exist (NOT_FOUND)', '{ gate(phase: { cluster: "prod", namespace: "shop", name: "nope" }, for: "1m") { passed } }', {}],
-  ['a bad Duration literal', '{ gate(phase: { cluster: "prod", namespace: "shop", name: "web" }, for: "soon") { passed } }', {}],
-  ['an admin field for an anonymous reader (FORBIDDEN, HTTP 403), which nulls the whole answer', '{ about { version } tokens { name } }', {}],
-  ['__typename and introspection', '{ __typename __schema { queryType { name } } __type(name: "GateReason") { enumValues { name } } }', {}],
+  [
+    'a gate on a phase that does not exist (NOT_FOUND)',
+    '{ gate(phase: { cluster: "prod", namespace: "shop", name: "nope" }, for: "1m") { passed } }',
+    {},
+  ],
+  [
+    'a bad Duration literal',
+    '{ gate(phase: { cluster: "prod", namespace: "shop", name: "web" }, for: "soon") { passed } }',
+    {},
+  ],
+  [
+    'an admin field for an anonymous reader (FORBIDDEN, HTTP 403), which nulls the whole answer',
+    '{ about { version } tokens { name } }',
+    {},
+  ],
+  [
+    '__typename and introspection',
+    '{ __typename __schema { queryType { name } } __type(name: "GateReason") { enumValues { name } } }',
+    {},
+  ],
 ];
 
 describe('compiled queries', () => {
@@ -81,7 +117,16 @@ describe('compiled queries', () => {
   });
 
   it('honour the variables of each request', async () => {
-    const page = (name: string, first: number) => gql<{ phase: { name: string; history: { edges: unknown[] } } }>(compiled.url, HISTORY, { cluster: 'prod', namespace: 'shop', name, from: iso(0), first, details: false, noCursor: true });
+    const page = (name: string, first: number) =>
+      gql<{ phase: { name: string; history: { edges: unknown[] } } }>(compiled.url, HISTORY, {
+        cluster: 'prod',
+        namespace: 'shop',
+        name,
+        from: iso(0),
+        first,
+        details: false,
+        noCursor: true,
+      });
     const [web2, api1, web3] = await Promise.all([page('web', 2), page('api', 1), page('web', 3)]);
     expect([web2.data?.phase.name, web2.data?.phase.history.edges.length]).toEqual(['web', 2]);
     expect([api1.data?.phase.name, api1.data?.phase.history.edges.length]).toEqual(['api', 1]);

@@ -28,7 +28,14 @@ beforeAll(async () => {
   seeded = await seedHistory(database.url);
   db = createDb(database.url, { poolSize: 4 });
   store = createConditionStore(db);
-  paymentsReader = (await createToken(createApiTokenStore(db), { name: 'payments', scopes: ['read'], clusters: ['prod'], namespaces: ['payments'] })).secret;
+  paymentsReader = (
+    await createToken(createApiTokenStore(db), {
+      name: 'payments',
+      scopes: ['read'],
+      clusters: ['prod'],
+      namespaces: ['payments'],
+    })
+  ).secret;
   publisher = createChangePublisher(testRedisUrl(), { prefix });
   api = await startTestApi({ db, anonymousRead: true, redisUrl: testRedisUrl(), channelPrefix: prefix });
 });
@@ -49,7 +56,8 @@ interface Event {
   phase: { name: string } | null;
 }
 
-const SUB = 'subscription($after: String, $filter: StatusChangeFilter) { phaseConditionChanged(after: $after, filter: $filter) { seq scope conditionType fromStatus toStatus phase { name } } }';
+const SUB =
+  'subscription($after: String, $filter: StatusChangeFilter) { phaseConditionChanged(after: $after, filter: $filter) { seq scope conditionType fromStatus toStatus phase { name } } }';
 
 function subscribe(variables: Record<string, unknown>, token?: string) {
   const client = wsClient(api.wsUrl, token);
@@ -77,8 +85,20 @@ async function run(minutes: number, web: 'True' | 'False', ledger: 'True' | 'Fal
     intervalMs: 30_000,
     at: at(minutes),
     results: [
-      { phaseId: seeded.web, type: 'health', status: web, reason: web === 'True' ? 'Succeeded' : 'UnexpectedStatus', message: '' },
-      { phaseId: seeded.ledger, type: 'health', status: ledger, reason: ledger === 'True' ? 'Succeeded' : 'UnexpectedStatus', message: '' },
+      {
+        phaseId: seeded.web,
+        type: 'health',
+        status: web,
+        reason: web === 'True' ? 'Succeeded' : 'UnexpectedStatus',
+        message: '',
+      },
+      {
+        phaseId: seeded.ledger,
+        type: 'health',
+        status: ledger,
+        reason: ledger === 'True' ? 'Succeeded' : 'UnexpectedStatus',
+        message: '',
+      },
     ],
   });
   await publisher.publish(written.changes);
@@ -95,13 +115,29 @@ describe('phaseConditionChanged', () => {
     const sub = subscribe({ after: resumeAfter });
     const restricted = subscribe({ after: '0' }, paymentsReader);
     const replayed = await sub.next();
-    expect(replayed).toMatchObject({ scope: 'condition', conditionType: 'health', fromStatus: 'True', toStatus: 'False', phase: { name: 'web' } });
+    expect(replayed).toMatchObject({
+      scope: 'condition',
+      conditionType: 'health',
+      fromStatus: 'True',
+      toStatus: 'False',
+      phase: { name: 'web' },
+    });
     // The restricted token's replay starts at the ledger's first change; web's are not its.
-    expect(await restricted.next()).toMatchObject({ conditionType: 'health', fromStatus: null, toStatus: 'True', phase: { name: 'ledger' } });
+    expect(await restricted.next()).toMatchObject({
+      conditionType: 'health',
+      fromStatus: null,
+      toStatus: 'True',
+      phase: { name: 'ledger' },
+    });
 
     const live = await run(102, 'False', 'False');
     expect(live.map((c) => c.phaseId)).toEqual([seeded.ledger]);
-    expect(await sub.next()).toMatchObject({ seq: live[0]?.seq.toString(), fromStatus: 'True', toStatus: 'False', phase: { name: 'ledger' } });
+    expect(await sub.next()).toMatchObject({
+      seq: live[0]?.seq.toString(),
+      fromStatus: 'True',
+      toStatus: 'False',
+      phase: { name: 'ledger' },
+    });
     expect(await restricted.next()).toMatchObject({ seq: live[0]?.seq.toString(), phase: { name: 'ledger' } });
     await sub.close();
     await restricted.close();
@@ -117,9 +153,14 @@ describe('phaseConditionChanged', () => {
     const res = await fetch(api.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: `{ phase(id: "${seeded.web}") { at100: statusAt(at: "${at(100.5).toISOString()}") { conditions { type source status } } at101: statusAt(at: "${at(101.5).toISOString()}") { conditions { type source status } } } }` }),
+      body: JSON.stringify({
+        query: `{ phase(id: "${seeded.web}") { at100: statusAt(at: "${at(100.5).toISOString()}") { conditions { type source status } } at101: statusAt(at: "${at(101.5).toISOString()}") { conditions { type source status } } } }`,
+      }),
     });
-    const body = (await res.json()) as { data: { phase: Record<string, { conditions: { type: string; source: string; status: string }[] } | null> }; errors?: unknown };
+    const body = (await res.json()) as {
+      data: { phase: Record<string, { conditions: { type: string; source: string; status: string }[] } | null> };
+      errors?: unknown;
+    };
     expect(body.errors).toBeUndefined();
     const health = (key: string) => body.data.phase[key]?.conditions.filter((c) => c.source !== 'derived');
     expect(health('at100')).toEqual([{ type: 'health', source: 'http', status: 'True' }]);
@@ -134,20 +175,39 @@ describe('conditionHistory', () => {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          query: 'query($id: ID!, $from: DateTime!, $after: String) { phase(id: $id) { conditionHistory(from: $from, type: "health", first: 1, after: $after) { edges { node { type source status from to } } pageInfo { hasNextPage endCursor } } } }',
+          query:
+            'query($id: ID!, $from: DateTime!, $after: String) { phase(id: $id) { conditionHistory(from: $from, type: "health", first: 1, after: $after) { edges { node { type source status from to } } pageInfo { hasNextPage endCursor } } } }',
           variables: { id: String(seeded.web), from: at(0).toISOString(), after },
         }),
-      }).then(async (r) => (await r.json()) as { data: { phase: { conditionHistory: { edges: { node: { status: string; from: string; to: string | null } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } } });
+      }).then(
+        async (r) =>
+          (await r.json()) as {
+            data: {
+              phase: {
+                conditionHistory: {
+                  edges: { node: { status: string; from: string; to: string | null } }[];
+                  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+                };
+              };
+            };
+          },
+      );
     const first = (await query(null)).data.phase.conditionHistory;
-    expect(first.edges.map((e) => [e.node.status, e.node.from, e.node.to])).toEqual([['True', at(100).toISOString(), at(101).toISOString()]]);
+    expect(first.edges.map((e) => [e.node.status, e.node.from, e.node.to])).toEqual([
+      ['True', at(100).toISOString(), at(101).toISOString()],
+    ]);
     expect(first.pageInfo.hasNextPage).toBe(true);
     const second = (await query(first.pageInfo.endCursor)).data.phase.conditionHistory;
-    expect(second.edges.map((e) => [e.node.status, e.node.from, e.node.to])).toEqual([['False', at(101).toISOString(), null]]);
+    expect(second.edges.map((e) => [e.node.status, e.node.from, e.node.to])).toEqual([
+      ['False', at(101).toISOString(), null],
+    ]);
     expect(second.pageInfo.hasNextPage).toBe(false);
     const none = await fetch(api.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: `{ phase(id: "${seeded.web}") { conditionHistory(from: "${at(0).toISOString()}", type: "smoke") { edges { node { type } } } } }` }),
+      body: JSON.stringify({
+        query: `{ phase(id: "${seeded.web}") { conditionHistory(from: "${at(0).toISOString()}", type: "smoke") { edges { node { type } } } } }`,
+      }),
     }).then(async (r) => (await r.json()) as { data: { phase: { conditionHistory: { edges: unknown[] } } } });
     expect(none.data.phase.conditionHistory.edges).toEqual([]);
   });
@@ -155,12 +215,32 @@ describe('conditionHistory', () => {
 
 describe('bad input about conditions', () => {
   it.each([
-    ['a gate condition status that is not True, False or Unknown', '{ gate(phase: { cluster: "prod", namespace: "shop", name: "web" }, for: "1m", conditions: [{ type: "health", status: "Maybe" }]) { passed } }', /True, False or Unknown/],
-    ['more gate conditions than a gate takes', `{ gate(phase: { cluster: "prod", namespace: "shop", name: "web" }, for: "1m", conditions: [${Array.from({ length: 21 }, (_, n) => `{ type: "c${n}" }`).join(', ')}]) { passed } }`, /at most 20 conditions/],
-    ['a condition history that ends before it starts', `{ phase(cluster: "prod", namespace: "shop", name: "web") { conditionHistory(from: "${at(10).toISOString()}", to: "${at(5).toISOString()}") { edges { cursor } } } }`, /to is before from/],
-    ['a NUL in a condition filter', '{ phases(filter: { conditions: [{ type: "he\\u0000alth", status: "True" }] }) { edges { cursor } } }', /.+/],
+    [
+      'a gate condition status that is not True, False or Unknown',
+      '{ gate(phase: { cluster: "prod", namespace: "shop", name: "web" }, for: "1m", conditions: [{ type: "health", status: "Maybe" }]) { passed } }',
+      /True, False or Unknown/,
+    ],
+    [
+      'more gate conditions than a gate takes',
+      `{ gate(phase: { cluster: "prod", namespace: "shop", name: "web" }, for: "1m", conditions: [${Array.from({ length: 21 }, (_, n) => `{ type: "c${n}" }`).join(', ')}]) { passed } }`,
+      /at most 20 conditions/,
+    ],
+    [
+      'a condition history that ends before it starts',
+      `{ phase(cluster: "prod", namespace: "shop", name: "web") { conditionHistory(from: "${at(10).toISOString()}", to: "${at(5).toISOString()}") { edges { cursor } } } }`,
+      /to is before from/,
+    ],
+    [
+      'a NUL in a condition filter',
+      '{ phases(filter: { conditions: [{ type: "he\\u0000alth", status: "True" }] }) { edges { cursor } } }',
+      /.+/,
+    ],
   ])('refuses %s with BAD_USER_INPUT', async (_what, query, message) => {
-    const res = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const res = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
     const body = (await res.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
     expect(body.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
     expect(body.errors?.[0]?.message).toMatch(message);

@@ -23,7 +23,12 @@ beforeAll(async () => {
   await seedHistory(database.url);
   db = createDb(database.url, { poolSize: 2 });
   // The embedded default: loopback bind, anonymous reads on.
-  api = await startTestApi({ db, anonymousRead: true, allowedOrigins: ['https://dash.example.com'], allowedHosts: ['phaselog.internal'] });
+  api = await startTestApi({
+    db,
+    anonymousRead: true,
+    allowedOrigins: ['https://dash.example.com'],
+    allowedHosts: ['phaselog.internal'],
+  });
   origin = new URL(api.url).origin;
 });
 
@@ -46,7 +51,9 @@ function browserClient(headers: Record<string, string>) {
 }
 
 /** Runs one query over graphql-ws: its data, or the reason the connection failed. */
-async function readOverWebSocket(client: ReturnType<typeof createClient>): Promise<{ data?: unknown; failed?: string }> {
+async function readOverWebSocket(
+  client: ReturnType<typeof createClient>,
+): Promise<{ data?: unknown; failed?: string }> {
   try {
     for await (const result of client.iterate({ query: PHASES })) return { data: result.data };
     return { failed: 'no result' };
@@ -76,21 +83,32 @@ function upgrade(headers: Record<string, string>): Promise<{ status: number; bod
 }
 
 /** A raw HTTP request (fetch may not set Host). */
-function httpRequest(path: string, options: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function httpRequest(
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const url = new URL(api.url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: options.headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers: options.headers },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.once('error', reject);
     req.end(options.body);
   });
 }
 
-const jsonPost = (headers: Record<string, string>) => httpRequest('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: PHASES }) });
+const jsonPost = (headers: Record<string, string>) =>
+  httpRequest('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query: PHASES }),
+  });
 
 describe('WebSocket Origin', () => {
   it('refuses a page of another site before any GraphQL message', async () => {
@@ -115,15 +133,20 @@ describe('WebSocket Origin', () => {
 
   it('lets programs (no Origin), same-origin pages and listed origins read', async () => {
     expect((await readOverWebSocket(wsClient(api.wsUrl))).data).toMatchObject({ phases: { edges: expect.any(Array) } });
-    expect((await readOverWebSocket(browserClient({ origin }))).data).toMatchObject({ phases: { edges: expect.any(Array) } });
-    expect((await readOverWebSocket(browserClient({ origin: 'https://dash.example.com' }))).data).toMatchObject({ phases: { edges: expect.any(Array) } });
+    expect((await readOverWebSocket(browserClient({ origin }))).data).toMatchObject({
+      phases: { edges: expect.any(Array) },
+    });
+    expect((await readOverWebSocket(browserClient({ origin: 'https://dash.example.com' }))).data).toMatchObject({
+      phases: { edges: expect.any(Array) },
+    });
   });
 
   it('refuses an upgrade whose Host is a rebound name, even when Origin matches it', async () => {
     const port = new URL(api.url).port;
     const refused = await upgrade({ host: `evil.example:${port}`, origin: `http://evil.example:${port}` });
     expect(refused).toMatchObject({ status: 421 });
-    if (refused !== 'open') expect(JSON.parse(refused.body)).toMatchObject({ errors: [{ extensions: { code: 'HOST_NOT_ALLOWED' } }] });
+    if (refused !== 'open')
+      expect(JSON.parse(refused.body)).toMatchObject({ errors: [{ extensions: { code: 'HOST_NOT_ALLOWED' } }] });
   });
 });
 
@@ -160,7 +183,14 @@ describe('HTTP Origin', () => {
   });
 
   it('grants no CORS preflight to another site', async () => {
-    const res = await httpRequest('/graphql', { method: 'OPTIONS', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    const res = await httpRequest('/graphql', {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://evil.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
+    });
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
     expect(res.headers['access-control-allow-headers']).toBeUndefined();
   });

@@ -67,19 +67,40 @@ export interface TestApiOptions {
 export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
   const log = options.log ?? pino({ level: process.env.TEST_API_LOG ?? 'silent' });
   const host = options.host ?? '127.0.0.1';
-  const api = { introspection: options.introspection ?? true, graphiql: options.graphiql ?? false, maxDepth: options.maxDepth ?? 12, maxCost: options.maxCost ?? 50_000, ...(options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead }) };
+  const api = {
+    introspection: options.introspection ?? true,
+    graphiql: options.graphiql ?? false,
+    maxDepth: options.maxDepth ?? 12,
+    maxCost: options.maxCost ?? 50_000,
+    ...(options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead }),
+  };
   const wiring = await createApiWiring({
     db: options.db,
     ...(options.readDb ? { readDb: options.readDb } : {}),
-    config: { server: { host }, api: options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead }, ...(options.plans ? { plans: options.plans } : {}) },
+    config: {
+      server: { host },
+      api: options.anonymousRead === undefined ? {} : { anonymousRead: options.anonymousRead },
+      ...(options.plans ? { plans: options.plans } : {}),
+    },
     log,
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
     ...(options.channelPrefix ? { channelPrefix: options.channelPrefix } : {}),
     ...(options.snapshotQueue ? { snapshotQueue: options.snapshotQueue } : {}),
     ...(options.tokenRecheckMs === undefined ? {} : { tokenRecheckMs: options.tokenRecheckMs }),
   });
-  const guard = createRequestGuard({ loopbackBind: isLoopbackHost(host), allowedHosts: options.allowedHosts ?? [], allowedOrigins: options.allowedOrigins ?? [] });
-  const http = createHttpServer({ host, port: 0, log, readiness: {}, guard, ...(options.metrics ? { metrics: createMetricsHandler({ metrics: options.metrics, log }) } : {}) });
+  const guard = createRequestGuard({
+    loopbackBind: isLoopbackHost(host),
+    allowedHosts: options.allowedHosts ?? [],
+    allowedOrigins: options.allowedOrigins ?? [],
+  });
+  const http = createHttpServer({
+    host,
+    port: 0,
+    log,
+    readiness: {},
+    guard,
+    ...(options.metrics ? { metrics: createMetricsHandler({ metrics: options.metrics, log }) } : {}),
+  });
   const clusters = { primary: createClusterStore(options.db), read: createClusterStore(options.readDb ?? options.db) };
   const graphql = await createGraphqlServer({
     schema: options.schema ?? createSchema(),
@@ -89,10 +110,20 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     authenticate: (header) => wiring.authenticator.authenticate(header),
     introspection: api.introspection,
     graphiql: options.graphiql ?? false,
-    limits: { maxDepth: api.maxDepth, maxCost: api.maxCost, ...(options.maxAliases === undefined ? {} : { maxAliases: options.maxAliases }), ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }) },
+    limits: {
+      maxDepth: api.maxDepth,
+      maxCost: api.maxCost,
+      ...(options.maxAliases === undefined ? {} : { maxAliases: options.maxAliases }),
+      ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+    },
     context: (operation) => {
       const read = wiring.readFor(operation);
-      return { about: { version: 'test', role: 'api', startedAt: new Date(0) }, clusters: operation === 'query' ? clusters.read : clusters.primary, read, loaders: wiring.newLoaders(read) };
+      return {
+        about: { version: 'test', role: 'api', startedAt: new Date(0) },
+        clusters: operation === 'query' ? clusters.read : clusters.primary,
+        read,
+        loaders: wiring.newLoaders(read),
+      };
     },
     compiledExecution: { compileOnUse: options.compileOnUse ?? 1 },
     guard,
@@ -122,7 +153,12 @@ export interface GqlResult<T = Record<string, unknown>> {
 }
 
 /** POSTs a query as JSON. */
-export async function gql<T = Record<string, unknown>>(url: string, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<GqlResult<T>> {
+export async function gql<T = Record<string, unknown>>(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token?: string,
+): Promise<GqlResult<T>> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -132,7 +168,12 @@ export async function gql<T = Record<string, unknown>>(url: string, query: strin
 }
 
 /** Like {@link gql} but fails on any error and returns data. */
-export async function gqlData<T = Record<string, unknown>>(url: string, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<T> {
+export async function gqlData<T = Record<string, unknown>>(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token?: string,
+): Promise<T> {
   const result = await gql<T>(url, query, variables, token);
   if (result.errors?.length || !result.data) throw new Error(`GraphQL errors: ${JSON.stringify(result.errors)}`);
   return result.data;
@@ -140,5 +181,11 @@ export async function gqlData<T = Record<string, unknown>>(url: string, query: s
 
 /** A graphql-ws client (Node 20 has no global WebSocket). */
 export function wsClient(url: string, token?: string): Client {
-  return createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0, lazy: true, ...(token ? { connectionParams: { authorization: `Bearer ${token}` } } : {}) });
+  return createClient({
+    url,
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    lazy: true,
+    ...(token ? { connectionParams: { authorization: `Bearer ${token}` } } : {}),
+  });
 }

@@ -24,7 +24,8 @@ beforeAll(async () => {
   await db.$executeRawUnsafe('ALTER TABLE "PhaseStatusInterval" RENAME TO "PhaseStatusInterval_lost"');
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line.trim() !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -62,8 +63,11 @@ describe('internal errors', () => {
   });
 
   it('give each request its own id', async () => {
-    const query = '{ phase(cluster: "prod", namespace: "shop", name: "api") { history(from: "2026-01-01T00:00:00Z") { edges { node { status } } } } }';
-    const ids = await Promise.all([gql(api.url, query), gql(api.url, query)]).then((rs) => rs.map((r) => (r.errors?.[0]?.extensions as { requestId?: string } | undefined)?.requestId));
+    const query =
+      '{ phase(cluster: "prod", namespace: "shop", name: "api") { history(from: "2026-01-01T00:00:00Z") { edges { node { status } } } } }';
+    const ids = await Promise.all([gql(api.url, query), gql(api.url, query)]).then((rs) =>
+      rs.map((r) => (r.errors?.[0]?.extensions as { requestId?: string } | undefined)?.requestId),
+    );
     expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(ids[1]).toMatch(/^[0-9a-f-]{36}$/);
     expect(ids[0]).not.toBe(ids[1]);

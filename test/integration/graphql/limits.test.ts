@@ -32,14 +32,18 @@ afterAll(async () => {
 
 describe('query limits', () => {
   it('refuses a query deeper than the limit before running it', async () => {
-    const result = await gql(api.url, '{ phases { edges { node { statusAt(at: "2026-01-01T00:30:00Z") { resources { edges { node { key } } } } } } } }');
+    const result = await gql(
+      api.url,
+      '{ phases { edges { node { statusAt(at: "2026-01-01T00:30:00Z") { resources { edges { node { key } } } } } } } }',
+    );
     expect(result.data ?? null).toBeNull();
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', limit: 'depth' });
     expect(result.errors?.[0]?.message).toBe('the query is more than 7 levels deep (the limit)');
   });
 
   it('prices page sizes: the same selection passes with small pages and is refused with large ones', async () => {
-    const query = (n: number) => `{ phases(first: ${n}) { edges { node { resources(first: ${n}) { edges { node { key status } } } } } } }`;
+    const query = (n: number) =>
+      `{ phases(first: ${n}) { edges { node { resources(first: ${n}) { edges { node { key status } } } } } } }`;
     expect((await gql(api.url, query(5))).errors).toBeUndefined();
     const big = await gql(api.url, query(100));
     expect(big.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', limit: 'cost' });
@@ -49,7 +53,11 @@ describe('query limits', () => {
   it('prices a phases page size the rule cannot see at the largest phases page (1,000), other lists at 100', async () => {
     const phases = await gql(api.url, 'query($n: Int) { phases(first: $n) { edges { node { name } } } }', {});
     expect(phases.errors?.[0]?.message).toMatch(/^the query costs 3001; the limit is 2000/);
-    const phase = await gql(api.url, 'query($n: Int) { phase(cluster: "prod", namespace: "shop", name: "web") { resources(first: $n) { edges { node { key } } } } }', {});
+    const phase = await gql(
+      api.url,
+      'query($n: Int) { phase(cluster: "prod", namespace: "shop", name: "web") { resources(first: $n) { edges { node { key } } } } }',
+      {},
+    );
     expect(phase.errors).toBeUndefined();
   });
 
@@ -60,7 +68,11 @@ describe('query limits', () => {
   });
 
   it('refuses a body over the size cap with 413', async () => {
-    const res = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ about { version } } #${'x'.repeat(1024 * 1024)}` }) });
+    const res = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ about { version } } #${'x'.repeat(1024 * 1024)}` }),
+    });
     expect(res.status).toBe(413);
   });
 });
@@ -73,12 +85,18 @@ describe('CSRF prevention', () => {
   });
 
   it('refuses a text/plain POST (a "simple" cross-site request)', async () => {
-    const res = await fetch(api.url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ query: '{ about { version } }' }) });
+    const res = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ query: '{ about { version } }' }),
+    });
     expect(res.status).toBe(400);
   });
 
   it('answers a GET that carries apollo-require-preflight', async () => {
-    const res = await fetch(`${api.url}?query=${encodeURIComponent('{ about { version } }')}`, { headers: { 'apollo-require-preflight': 'true' } });
+    const res = await fetch(`${api.url}?query=${encodeURIComponent('{ about { version } }')}`, {
+      headers: { 'apollo-require-preflight': 'true' },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: { about: { version: 'test' } } });
   });
@@ -87,7 +105,11 @@ describe('CSRF prevention', () => {
 type Transport = 'http' | 'ws';
 
 /** Runs one operation over graphql-ws: its result, or the errors the server answered it with. */
-async function overWebSocket(url: string, query: string, variables: Record<string, unknown>): Promise<Omit<GqlResult, 'status'>> {
+async function overWebSocket(
+  url: string,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<Omit<GqlResult, 'status'>> {
   const client = wsClient(url);
   try {
     return await new Promise((resolve, reject) => {
@@ -99,7 +121,14 @@ async function overWebSocket(url: string, query: string, variables: Record<strin
             result = value as Omit<GqlResult, 'status'>;
           },
           // An array of GraphQL errors is the server's answer; anything else (a closed socket) is a failure.
-          error: (error) => (Array.isArray(error) ? resolve({ errors: error as GqlResult['errors'] }) : reject(error instanceof Error ? error : new Error(`WebSocket closed: ${JSON.stringify(error, ['code', 'reason'])}`))),
+          error: (error) =>
+            Array.isArray(error)
+              ? resolve({ errors: error as GqlResult['errors'] })
+              : reject(
+                  error instanceof Error
+                    ? error
+                    : new Error(`WebSocket closed: ${JSON.stringify(error, ['code', 'reason'])}`),
+                ),
           complete: () => resolve(result),
         },
       );
@@ -110,7 +139,11 @@ async function overWebSocket(url: string, query: string, variables: Record<strin
 }
 
 /** Runs one operation against the default-limits server over `transport`. */
-async function run(transport: Transport, query: string, variables: Record<string, unknown> = {}): Promise<Omit<GqlResult, 'status'>> {
+async function run(
+  transport: Transport,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<Omit<GqlResult, 'status'>> {
   if (transport === 'ws') return overWebSocket(defaults.wsUrl, query, variables);
   const { status, ...result } = await gql(defaults.url, query, variables);
   // Refused before it ran: Apollo answers 400 with no data.
@@ -120,14 +153,18 @@ async function run(transport: Transport, query: string, variables: Record<string
 
 const codes = (result: Omit<GqlResult, 'status'>) => (result.errors ?? []).map((e) => e.extensions?.code);
 const limits = (result: Omit<GqlResult, 'status'>) => (result.errors ?? []).map((e) => e.extensions?.limit);
-const aliases = (n: number, selection: (i: number) => string) => Array.from({ length: n }, (_, i) => `a${i}: ${selection(i)}`).join(' ');
+const aliases = (n: number, selection: (i: number) => string) =>
+  Array.from({ length: n }, (_, i) => `a${i}: ${selection(i)}`).join(' ');
 const WEB = 'phase(cluster: "prod", namespace: "shop", name: "web")';
 const FLEET = 'phases(first: 1000) { edges { node { resources(first: 100) { edges { node { key } } } } } }';
 
 describe.each<Transport>(['http', 'ws'])('hostile queries over %s, default limits', (transport) => {
   describe('page sizes (#17 item 6)', () => {
     it('refuses a negative page size in one alias before costing, so it cannot lower the cost of 20 fleet-wide ones', async () => {
-      const result = await run(transport, `{ ${aliases(20, () => FLEET)} neg: ${WEB} { resources(first: -2147483648) { edges { node { key } } } } }`);
+      const result = await run(
+        transport,
+        `{ ${aliases(20, () => FLEET)} neg: ${WEB} { resources(first: -2147483648) { edges { node { key } } } } }`,
+      );
       expect(result.data).toBeUndefined();
       expect(codes(result)).toEqual(['BAD_USER_INPUT']);
       expect(limits(result)).toEqual(['pageSize']);
@@ -135,18 +172,28 @@ describe.each<Transport>(['http', 'ws'])('hostile queries over %s, default limit
     });
 
     it.each([0, -1, 101])('refuses first: %i written in the query, before running anything', async (size) => {
-      const result = await run(transport, `{ about { version } ${WEB} { resources(first: ${size}) { edges { node { key } } } } }`);
+      const result = await run(
+        transport,
+        `{ about { version } ${WEB} { resources(first: ${size}) { edges { node { key } } } } }`,
+      );
       expect(result.data).toBeUndefined();
       expect(codes(result)).toEqual(['BAD_USER_INPUT']);
       expect(limits(result)).toEqual(['pageSize']);
     });
 
-    it.each([0, -1, -2147483648, 1001])('refuses first: %i given by a variable, before running anything', async (size) => {
-      const result = await run(transport, `query($n: Int) { about { version } ${WEB} { resources(first: 5) { edges { node { key } } } } phases(first: $n) { edges { node { name } } } }`, { n: size });
-      expect(result.data).toBeUndefined();
-      expect(codes(result)).toEqual(['BAD_USER_INPUT']);
-      expect(limits(result)).toEqual(['pageSize']);
-    });
+    it.each([0, -1, -2147483648, 1001])(
+      'refuses first: %i given by a variable, before running anything',
+      async (size) => {
+        const result = await run(
+          transport,
+          `query($n: Int) { about { version } ${WEB} { resources(first: 5) { edges { node { key } } } } phases(first: $n) { edges { node { name } } } }`,
+          { n: size },
+        );
+        expect(result.data).toBeUndefined();
+        expect(codes(result)).toEqual(['BAD_USER_INPUT']);
+        expect(limits(result)).toEqual(['pageSize']);
+      },
+    );
 
     it('refuses a page size from a variable default, and answers an allowed one', async () => {
       const query = `query($n: Int = -1) { ${WEB} { resources(first: $n) { edges { node { key } } } } }`;
@@ -156,21 +203,32 @@ describe.each<Transport>(['http', 'ws'])('hostile queries over %s, default limit
       expect(limits(refused)).toEqual(['pageSize']);
       const answered = await run(transport, query, { n: 2 });
       expect(answered.errors).toBeUndefined();
-      expect(answered.data).toMatchObject({ phase: { resources: { edges: [{ node: { key: expect.any(String) } }, { node: { key: expect.any(String) } }] } } });
+      expect(answered.data).toMatchObject({
+        phase: { resources: { edges: [{ node: { key: expect.any(String) } }, { node: { key: expect.any(String) } }] } },
+      });
     });
 
     it('refuses 50 aliases of an expensive query, one of them with a negative page size', async () => {
-      const result = await run(transport, `{ ${aliases(49, () => FLEET)} neg: phases(first: -2147483648) { edges { node { resources(first: 100) { edges { node { key } } } } } } }`);
+      const result = await run(
+        transport,
+        `{ ${aliases(49, () => FLEET)} neg: phases(first: -2147483648) { edges { node { resources(first: 100) { edges { node { key } } } } } } }`,
+      );
       expect(result.data).toBeUndefined();
       expect(result.errors?.length).toBeGreaterThan(0);
-      expect(codes(result).every((code) => code === 'GRAPHQL_PARSE_FAILED' || code === 'GRAPHQL_VALIDATION_FAILED' || code === 'BAD_USER_INPUT')).toBe(true);
+      expect(
+        codes(result).every(
+          (code) =>
+            code === 'GRAPHQL_PARSE_FAILED' || code === 'GRAPHQL_VALIDATION_FAILED' || code === 'BAD_USER_INPUT',
+        ),
+      ).toBe(true);
     });
   });
 
   describe('document, aliases, tokens, directives and cost (#17 item 7)', () => {
     it('refuses fragments that spread the previous one twice (24 levels) at once, and /healthz answers meanwhile', async () => {
       const fragments = ['fragment F0 on Query { __typename }'];
-      for (let i = 1; i <= 24; i++) fragments.push(`fragment F${i} on Query { ... on Query { ...F${i - 1} } ...F${i - 1} }`);
+      for (let i = 1; i <= 24; i++)
+        fragments.push(`fragment F${i} on Query { ... on Query { ...F${i - 1} } ...F${i - 1} }`);
       const hostile = run(transport, `{ ...F24 } ${fragments.join(' ')}`);
       const health = await fetch(defaults.url.replace(/\/graphql$/, '/healthz'));
       expect(health.status).toBe(200);
@@ -215,16 +273,25 @@ describe.each<Transport>(['http', 'ws'])('hostile queries over %s, default limit
     });
 
     it('prices auditReport as computing over history: 11 in one query are over the cost limit', async () => {
-      const result = await run(transport, `{ ${aliases(11, () => 'auditReport(from: "2026-01-01T00:00:00Z") { figures }')} }`);
+      const result = await run(
+        transport,
+        `{ ${aliases(11, () => 'auditReport(from: "2026-01-01T00:00:00Z") { figures }')} }`,
+      );
       expect(result.data).toBeUndefined();
       expect(limits(result)).toEqual(['cost']);
     });
 
     it('refuses 100 aliased auditReports (tokens), 60 (aliases and cost) and 1,000 aliased clusters', async () => {
-      const reports = await run(transport, `{ ${aliases(100, () => 'auditReport(from: "2026-01-01T00:00:00Z") { content }')} }`);
+      const reports = await run(
+        transport,
+        `{ ${aliases(100, () => 'auditReport(from: "2026-01-01T00:00:00Z") { content }')} }`,
+      );
       expect(reports.data).toBeUndefined();
       expect(codes(reports)).toEqual(['GRAPHQL_PARSE_FAILED']);
-      const sixty = await run(transport, `{ ${aliases(60, () => 'auditReport(from: "2026-01-01T00:00:00Z") { content }')} }`);
+      const sixty = await run(
+        transport,
+        `{ ${aliases(60, () => 'auditReport(from: "2026-01-01T00:00:00Z") { content }')} }`,
+      );
       expect(sixty.data).toBeUndefined();
       expect(limits(sixty)).toEqual(expect.arrayContaining(['aliases', 'cost']));
       const clusters = await run(transport, `{ ${aliases(1_000, () => 'clusters { name labels }')} }`);
@@ -235,7 +302,13 @@ describe.each<Transport>(['http', 'ws'])('hostile queries over %s, default limit
 
   describe('introspection (#17 item 8)', () => {
     it('answers the standard introspection query, with every option, under the default limits', async () => {
-      const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true });
+      const query = getIntrospectionQuery({
+        descriptions: true,
+        specifiedByUrl: true,
+        directiveIsRepeatable: true,
+        schemaDescription: true,
+        inputValueDeprecation: true,
+      });
       const result = await run(transport, query);
       expect(result.errors).toBeUndefined();
       const schema = (result.data as { __schema: { queryType: { name: string }; types: { name: string }[] } }).__schema;
@@ -243,8 +316,11 @@ describe.each<Transport>(['http', 'ws'])('hostile queries over %s, default limit
       expect(schema.types.map((t) => t.name)).toContain('Phase');
     });
 
-    it('still refuses introspection lists nested past graphql-js\' limit', async () => {
-      const result = await run(transport, '{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }');
+    it("still refuses introspection lists nested past graphql-js' limit", async () => {
+      const result = await run(
+        transport,
+        '{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }',
+      );
       expect(result.data).toBeUndefined();
       expect(codes(result)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
     });
@@ -259,7 +335,10 @@ describe('GraphiQL docs (#17 item 8)', () => {
     const res = await fetch(defaults.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: getIntrospectionQuery({ inputValueDeprecation: true, schemaDescription: true }), operationName: 'IntrospectionQuery' }),
+      body: JSON.stringify({
+        query: getIntrospectionQuery({ inputValueDeprecation: true, schemaDescription: true }),
+        operationName: 'IntrospectionQuery',
+      }),
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { data?: { __schema?: { types: unknown[] } }; errors?: unknown };

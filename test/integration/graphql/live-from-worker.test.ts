@@ -34,13 +34,21 @@ interface Change {
 const FIELDS = 'seq scope cluster resourceKey fromStatus toStatus phase { namespace name }';
 
 /** A subscription whose events are collected as they arrive. */
-function collect(field: 'phaseStatusChanged' | 'resourceStatusChanged' | 'clusterStatusChanged', filter: Record<string, unknown>, after: string, token = reader) {
+function collect(
+  field: 'phaseStatusChanged' | 'resourceStatusChanged' | 'clusterStatusChanged',
+  filter: Record<string, unknown>,
+  after: string,
+  token = reader,
+) {
   const client = wsClient(api.wsUrl, token);
   const events: Change[] = [];
   let failure: unknown;
   const done = new Promise<void>((resolve) => {
     client.subscribe<Record<string, Change>>(
-      { query: `subscription($filter: StatusChangeFilter, $after: String) { ${field}(filter: $filter, after: $after) { ${FIELDS} } }`, variables: { filter, after } },
+      {
+        query: `subscription($filter: StatusChangeFilter, $after: String) { ${field}(filter: $filter, after: $after) { ${FIELDS} } }`,
+        variables: { filter, after },
+      },
       {
         next: (result) => {
           if (result.errors) failure = result.errors;
@@ -59,7 +67,8 @@ function collect(field: 'phaseStatusChanged' | 'resourceStatusChanged' | 'cluste
     events,
     async until(count: number, timeoutMs = 15_000): Promise<Change[]> {
       const deadline = Date.now() + timeoutMs;
-      while (events.length < count && failure === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      while (events.length < count && failure === undefined && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 25));
       if (failure !== undefined) throw new Error(`subscription failed: ${JSON.stringify(failure)}`);
       return events;
     },
@@ -81,7 +90,14 @@ async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, tim
 
 type PhaseList = { phases: { edges: { node: { name: string; status: string } }[] } };
 const phaseStatuses = async () =>
-  (await gqlData<PhaseList>(api.url, '{ phases(filter: { cluster: "east" }) { edges { node { name status } } } }', {}, reader)).phases.edges.map((e) => `${e.node.name}=${e.node.status}`);
+  (
+    await gqlData<PhaseList>(
+      api.url,
+      '{ phases(filter: { cluster: "east" }) { edges { node { name status } } } }',
+      {},
+      reader,
+    )
+  ).phases.edges.map((e) => `${e.node.name}=${e.node.status}`);
 
 beforeAll(async () => {
   database = await createTestDatabase('gql_live');
@@ -93,7 +109,13 @@ beforeAll(async () => {
   // Scheduled ticks only: a job scheduler every 300 ms, no watches, nobody asks for a refresh.
   workers = await startWorkers({
     config: { snapshot: { interval: 300, jitter: 0 }, health: undefined, baseDir: process.cwd() },
-    db, redisUrl: testRedisUrl(), log: testLogger(), clusters: [cluster.handle], queueName: queue, prefix: queue, channelPrefix: queue,
+    db,
+    redisUrl: testRedisUrl(),
+    log: testLogger(),
+    clusters: [cluster.handle],
+    queueName: queue,
+    prefix: queue,
+    channelPrefix: queue,
   });
   expect(await waitFor(phaseStatuses, (s) => s.length === 2)).toEqual(['phase-0=Current', 'phase-1=Current']);
 });
@@ -110,8 +132,13 @@ describe('a status change recorded by a scheduled worker tick', () => {
   it('reaches phase and resource subscribers live, once each, with its change-log seq', async () => {
     // Subscribe from the end of the log as it is now, so a change that lands while the
     // subscriptions are being set up is replayed rather than lost (the catch-up guarantee).
-    const now = await gqlData<{ statusChanges: { edges: { node: { seq: string } }[]; pageInfo: { hasNextPage: boolean } } }>(
-      api.url, '{ statusChanges(filter: { cluster: "east" }) { edges { node { seq } } pageInfo { hasNextPage } } }', {}, reader,
+    const now = await gqlData<{
+      statusChanges: { edges: { node: { seq: string } }[]; pageInfo: { hasNextPage: boolean } };
+    }>(
+      api.url,
+      '{ statusChanges(filter: { cluster: "east" }) { edges { node { seq } } pageInfo { hasNextPage } } }',
+      {},
+      reader,
     );
     expect(now.statusChanges.pageInfo.hasNextPage).toBe(false);
     const lastSeq = now.statusChanges.edges.at(-1)!.node.seq;
@@ -126,13 +153,30 @@ describe('a status change recorded by a scheduled worker tick', () => {
       cluster.emulator.apply([readyDeployment('team-0', 'app-1-2', { status: rollingStatus() })]);
       const [phaseEvent] = await phases.until(1);
       const [resourceEvent] = await resources.until(1);
-      expect(phaseEvent).toMatchObject({ scope: 'phase', cluster: 'east', resourceKey: null, fromStatus: 'Current', toStatus: 'InProgress', phase: { namespace: 'team-0', name: 'phase-1' } });
-      expect(resourceEvent).toMatchObject({ scope: 'resource', cluster: 'east', resourceKey: 'apps/Deployment/team-0/app-1-2', fromStatus: 'Current', toStatus: 'InProgress', phase: { namespace: 'team-0', name: 'phase-1' } });
+      expect(phaseEvent).toMatchObject({
+        scope: 'phase',
+        cluster: 'east',
+        resourceKey: null,
+        fromStatus: 'Current',
+        toStatus: 'InProgress',
+        phase: { namespace: 'team-0', name: 'phase-1' },
+      });
+      expect(resourceEvent).toMatchObject({
+        scope: 'resource',
+        cluster: 'east',
+        resourceKey: 'apps/Deployment/team-0/app-1-2',
+        fromStatus: 'Current',
+        toStatus: 'InProgress',
+        phase: { namespace: 'team-0', name: 'phase-1' },
+      });
 
       // Exactly what the change log holds from there on: the tick's two changes, nothing else.
       const first = [BigInt(phaseEvent!.seq), BigInt(resourceEvent!.seq)].sort((a, b) => (a < b ? -1 : 1));
       const log = await gqlData<{ statusChanges: { edges: { node: Change }[] } }>(
-        api.url, `query($after: String) { statusChanges(filter: { cluster: "east" }, after: $after) { edges { node { ${FIELDS} } } } }`, { after: String(first[0]! - 1n) }, reader,
+        api.url,
+        `query($after: String) { statusChanges(filter: { cluster: "east" }, after: $after) { edges { node { ${FIELDS} } } } }`,
+        { after: String(first[0]! - 1n) },
+        reader,
       );
       expect(log.statusChanges.edges.map((e) => e.node.seq)).toEqual(first.map(String));
 
@@ -159,10 +203,19 @@ describe('a status change recorded by a scheduled worker tick', () => {
   });
 
   it('reaches cluster subscribers when the cluster stops answering and when it answers again, and no phase change rides along', async () => {
-    const head = (await gqlData<{ statusChangeHead: string }>(api.url, '{ statusChangeHead(filter: { cluster: "east" }) }', {}, reader)).statusChangeHead;
+    const head = (
+      await gqlData<{ statusChangeHead: string }>(
+        api.url,
+        '{ statusChangeHead(filter: { cluster: "east" }) }',
+        {},
+        reader,
+      )
+    ).statusChangeHead;
     const clusters = collect('clusterStatusChanged', { cluster: 'east' }, head);
     // A token for another cluster subscribes too, asking for east by name: it must get nothing.
-    const westOnly = (await createToken(createApiTokenStore(db), { name: 'west-reader', scopes: ['read'], clusters: ['west'] })).secret;
+    const westOnly = (
+      await createToken(createApiTokenStore(db), { name: 'west-reader', scopes: ['read'], clusters: ['west'] })
+    ).secret;
     const elsewhere = collect('clusterStatusChanged', { cluster: 'east' }, '0', westOnly);
     try {
       const remove = cluster.emulator.injectFault({ effect: 'reset' });

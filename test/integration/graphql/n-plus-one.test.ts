@@ -21,18 +21,60 @@ const T0 = Date.parse('2026-02-01T00:00:00.000Z');
 const minutes = (m: number) => new Date(T0 + m * 60_000);
 
 async function seedFleet(client: Db, count: number): Promise<void> {
-  const cluster = await client.cluster.create({ data: { name: 'fleet', reachable: true, lastGoodReadAt: minutes(100) } });
+  const cluster = await client.cluster.create({
+    data: { name: 'fleet', reachable: true, lastGoodReadAt: minutes(100) },
+  });
   await client.phase.createMany({
-    data: Array.from({ length: count }, (_, i) => ({ clusterId: cluster.id, sourceKind: 'cli-utils', namespace: 'apps', name: `phase-${String(i).padStart(3, '0')}`, firstSeenAt: minutes(0), lastSeenAt: minutes(0) })),
+    data: Array.from({ length: count }, (_, i) => ({
+      clusterId: cluster.id,
+      sourceKind: 'cli-utils',
+      namespace: 'apps',
+      name: `phase-${String(i).padStart(3, '0')}`,
+      firstSeenAt: minutes(0),
+      lastSeenAt: minutes(0),
+    })),
   });
   const phases = await client.phase.findMany({ select: { id: true } });
   const key = (id: number) => `apps/Deployment/apps/app-${id}`;
   for (const { id } of phases) {
-    await insertPhaseInterval(client, { phaseId: id, status: 'Current', summary: { Current: 2 }, from: minutes(0), to: minutes(10) });
-    await insertPhaseInterval(client, { phaseId: id, status: 'Failed', summary: { Current: 1, Failed: 1 }, worstResource: key(id), message: 'failing', from: minutes(10), to: null });
-    await insertResourceInterval(client, { phaseId: id, key: key(id), status: 'Current', from: minutes(0), to: minutes(10) });
-    await insertResourceInterval(client, { phaseId: id, key: key(id), status: 'Failed', message: 'crash loop', from: minutes(10), to: null });
-    await insertResourceInterval(client, { phaseId: id, key: `/Service/apps/svc-${id}`, status: 'Current', from: minutes(0), to: null });
+    await insertPhaseInterval(client, {
+      phaseId: id,
+      status: 'Current',
+      summary: { Current: 2 },
+      from: minutes(0),
+      to: minutes(10),
+    });
+    await insertPhaseInterval(client, {
+      phaseId: id,
+      status: 'Failed',
+      summary: { Current: 1, Failed: 1 },
+      worstResource: key(id),
+      message: 'failing',
+      from: minutes(10),
+      to: null,
+    });
+    await insertResourceInterval(client, {
+      phaseId: id,
+      key: key(id),
+      status: 'Current',
+      from: minutes(0),
+      to: minutes(10),
+    });
+    await insertResourceInterval(client, {
+      phaseId: id,
+      key: key(id),
+      status: 'Failed',
+      message: 'crash loop',
+      from: minutes(10),
+      to: null,
+    });
+    await insertResourceInterval(client, {
+      phaseId: id,
+      key: `/Service/apps/svc-${id}`,
+      status: 'Current',
+      from: minutes(0),
+      to: null,
+    });
   }
 }
 
@@ -61,7 +103,19 @@ const QUERY = `query($first: Int!) { phases(first: $first) { edges { node {
   worstResource { key status message since }
 } } } }`;
 
-type Result = { phases: { edges: { node: { name: string; status: string; since: string; summary: { total: number }; worstResource: { key: string; status: string; message: string; since: string } } }[] } };
+type Result = {
+  phases: {
+    edges: {
+      node: {
+        name: string;
+        status: string;
+        since: string;
+        summary: { total: number };
+        worstResource: { key: string; status: string; message: string; since: string };
+      };
+    }[];
+  };
+};
 
 async function countStatements(first: number): Promise<{ count: number; data: Result }> {
   const before = statements;
@@ -76,8 +130,17 @@ describe('phase list statement count', () => {
     expect(ten.data.phases.edges).toHaveLength(10);
     expect(hundred.data.phases.edges).toHaveLength(100);
     const node = hundred.data.phases.edges[99]?.node;
-    expect(node).toMatchObject({ name: 'phase-099', status: 'Failed', since: minutes(10).toISOString(), summary: { total: 2 } });
-    expect(node?.worstResource).toMatchObject({ status: 'Failed', message: 'crash loop', since: minutes(10).toISOString() });
+    expect(node).toMatchObject({
+      name: 'phase-099',
+      status: 'Failed',
+      since: minutes(10).toISOString(),
+      summary: { total: 2 },
+    });
+    expect(node?.worstResource).toMatchObject({
+      status: 'Failed',
+      message: 'crash loop',
+      since: minutes(10).toISOString(),
+    });
     // The page with when each status began, the worst resources and when their statuses began.
     expect(ten.count).toBe(1);
     expect(hundred.count).toBe(1);
@@ -85,10 +148,16 @@ describe('phase list statement count', () => {
 });
 
 type HistoryNode = { status: string; from: string; to: string | null; message?: string };
-type HistoryPage = { name: string; history: { edges: { cursor: string; node: HistoryNode }[]; pageInfo: { hasNextPage: boolean } } };
+type HistoryPage = {
+  name: string;
+  history: { edges: { cursor: string; node: HistoryNode }[]; pageInfo: { hasNextPage: boolean } };
+};
 
 /** Runs a query twice (the first run interpreted, the second compiled) and counts the statements of each. */
-async function countBoth<T>(query: string, variables: Record<string, unknown> = {}): Promise<{ counts: number[]; data: T }> {
+async function countBoth<T>(
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<{ counts: number[]; data: T }> {
   const counts: number[] = [];
   let data: T | undefined;
   for (let run = 0; run < 2; run++) {
@@ -108,8 +177,24 @@ describe('history page statement count', () => {
     ids = new Map((await db.phase.findMany({ select: { id: true, name: true } })).map((p) => [p.name, p.id]));
     // phase-001 has a namesake from another source whose inventory was deleted: the live one is meant, and its page given.
     const fleet = await db.cluster.findUniqueOrThrow({ where: { name: 'fleet' } });
-    const gone = await db.phase.create({ data: { clusterId: fleet.id, sourceKind: 'flux', namespace: 'apps', name: 'phase-001', firstSeenAt: minutes(0), lastSeenAt: minutes(5), deletedAt: minutes(5) } });
-    await insertPhaseInterval(db, { phaseId: gone.id, status: 'InProgress', summary: { InProgress: 1 }, from: minutes(0), to: minutes(5) });
+    const gone = await db.phase.create({
+      data: {
+        clusterId: fleet.id,
+        sourceKind: 'flux',
+        namespace: 'apps',
+        name: 'phase-001',
+        firstSeenAt: minutes(0),
+        lastSeenAt: minutes(5),
+        deletedAt: minutes(5),
+      },
+    });
+    await insertPhaseInterval(db, {
+      phaseId: gone.id,
+      status: 'InProgress',
+      summary: { InProgress: 1 },
+      from: minutes(0),
+      to: minutes(5),
+    });
   });
 
   it.each([
@@ -119,7 +204,10 @@ describe('history page statement count', () => {
     const query = `{ ${phase.replace('ID', String(ids.get('phase-007')))} { name history(from: "${minutes(0).toISOString()}") { edges { cursor node { status from to message } } pageInfo { hasNextPage } } } }`;
     const { counts, data } = await countBoth<{ phase: HistoryPage }>(query);
     expect(data.phase.name).toBe('phase-007');
-    expect(data.phase.history.edges.map((e) => e.node)).toEqual([{ ...current, message: '' }, { ...failed, message: 'failing' }]);
+    expect(data.phase.history.edges.map((e) => e.node)).toEqual([
+      { ...current, message: '' },
+      { ...failed, message: 'failing' },
+    ]);
     expect(data.phase.history.pageInfo.hasNextPage).toBe(false);
     // Was two, one after the other: the phase, then its page.
     expect(counts).toEqual([1, 1]);
@@ -136,7 +224,11 @@ describe('history page statement count', () => {
     const early = await countBoth<{ phase: HistoryPage }>(query, { to: minutes(5).toISOString() });
     expect(early.data.phase.history.edges.map((e) => e.node)).toEqual([current]);
     expect(early.data.phase.history.pageInfo.hasNextPage).toBe(false);
-    expect([first.counts, second.counts, early.counts]).toEqual([[1, 1], [1, 1], [1, 1]]);
+    expect([first.counts, second.counts, early.counts]).toEqual([
+      [1, 1],
+      [1, 1],
+      [1, 1],
+    ]);
   });
 
   it('is one statement for several phases asked by name in one query', async () => {
@@ -146,15 +238,23 @@ describe('history page statement count', () => {
          none: phase(cluster: "fleet", namespace: "apps", name: "no-such-phase") { name ${page} } }`,
     );
     expect(data).toEqual({
-      a: { name: 'phase-010', history: { edges: [{ node: current }, { node: failed }], pageInfo: { hasNextPage: false } } },
-      b: { name: 'phase-020', history: { edges: [{ node: current }, { node: failed }], pageInfo: { hasNextPage: false } } },
+      a: {
+        name: 'phase-010',
+        history: { edges: [{ node: current }, { node: failed }], pageInfo: { hasNextPage: false } },
+      },
+      b: {
+        name: 'phase-020',
+        history: { edges: [{ node: current }, { node: failed }], pageInfo: { hasNextPage: false } },
+      },
       none: null,
     });
     expect(counts).toEqual([1, 1]);
   });
 
   it('reads two history pages of one phase as before: the lookup with one, then the other', async () => {
-    const { counts, data } = await countBoth<{ phase: { early: { edges: { node: HistoryNode }[] }; late: { edges: { node: HistoryNode }[] } } }>(
+    const { counts, data } = await countBoth<{
+      phase: { early: { edges: { node: HistoryNode }[] }; late: { edges: { node: HistoryNode }[] } };
+    }>(
       `{ phase(cluster: "fleet", namespace: "apps", name: "phase-030") { early: history(from: "${minutes(0).toISOString()}", to: "${minutes(5).toISOString()}") { edges { node { status from to } } }
          late: history(from: "${minutes(20).toISOString()}") { edges { node { status from to } } } } }`,
     );
@@ -163,13 +263,17 @@ describe('history page statement count', () => {
     expect(counts).toEqual([2, 2]);
   });
 
-  it.each([10, 50])('is the same for the history pages of %i phases of a list (the list, then one statement for every page)', async (first) => {
-    const { counts, data } = await countBoth<{ phases: { edges: { node: HistoryPage }[] } }>(
-      `query($first: Int!) { phases(first: $first) { edges { node { name history(from: "${minutes(0).toISOString()}", first: 5) { edges { node { status from to } } pageInfo { hasNextPage } } } } } }`,
-      { first },
-    );
-    expect(data.phases.edges).toHaveLength(first);
-    for (const edge of data.phases.edges) expect(edge.node.history.edges.map((e) => e.node)).toEqual([current, failed]);
-    expect(counts).toEqual([2, 2]);
-  });
+  it.each([10, 50])(
+    'is the same for the history pages of %i phases of a list (the list, then one statement for every page)',
+    async (first) => {
+      const { counts, data } = await countBoth<{ phases: { edges: { node: HistoryPage }[] } }>(
+        `query($first: Int!) { phases(first: $first) { edges { node { name history(from: "${minutes(0).toISOString()}", first: 5) { edges { node { status from to } } pageInfo { hasNextPage } } } } } }`,
+        { first },
+      );
+      expect(data.phases.edges).toHaveLength(first);
+      for (const edge of data.phases.edges)
+        expect(edge.node.history.edges.map((e) => e.node)).toEqual([current, failed]);
+      expect(counts).toEqual([2, 2]);
+    },
+  );
 });

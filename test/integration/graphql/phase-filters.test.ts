@@ -29,10 +29,12 @@ afterAll(async () => {
 });
 
 async function names(filter: string): Promise<string[]> {
-  const data = await gqlData<{ phases: { edges: { node: { cluster: string; namespace: string; name: string; deletedAt: string | null } }[] } }>(
-    api.url, `{ phases(filter: ${filter}) { edges { node { cluster namespace name deletedAt } } } }`,
+  const data = await gqlData<{
+    phases: { edges: { node: { cluster: string; namespace: string; name: string; deletedAt: string | null } }[] };
+  }>(api.url, `{ phases(filter: ${filter}) { edges { node { cluster namespace name deletedAt } } } }`);
+  return data.phases.edges.map(
+    (e) => `${e.node.cluster}/${e.node.namespace}/${e.node.name}${e.node.deletedAt ? ' (deleted)' : ''}`,
   );
-  return data.phases.edges.map((e) => `${e.node.cluster}/${e.node.namespace}/${e.node.name}${e.node.deletedAt ? ' (deleted)' : ''}`);
 }
 
 describe('phase filters', () => {
@@ -45,7 +47,10 @@ describe('phase filters', () => {
   it('leaves deleted phases out unless includeDeleted, and then marks them', async () => {
     expect(await names('{ cluster: "staging" }')).toEqual([]);
     expect(await names('{ cluster: "staging", includeDeleted: true }')).toEqual(['staging/shop/web (deleted)']);
-    expect(await names('{ search: "web", includeDeleted: true }')).toEqual(['prod/shop/web', 'staging/shop/web (deleted)']);
+    expect(await names('{ search: "web", includeDeleted: true }')).toEqual([
+      'prod/shop/web',
+      'staging/shop/web (deleted)',
+    ]);
   });
 
   it('combines filters: every one must hold', async () => {
@@ -55,10 +60,15 @@ describe('phase filters', () => {
   });
 
   it('ids selects those phases only, with the other filters; an id that names no phase matches none', async () => {
-    expect(await names(`{ ids: ["${seeded.web}", "${seeded.ledger}"] }`)).toEqual(['prod/payments/ledger', 'prod/shop/web']);
+    expect(await names(`{ ids: ["${seeded.web}", "${seeded.ledger}"] }`)).toEqual([
+      'prod/payments/ledger',
+      'prod/shop/web',
+    ]);
     expect(await names(`{ ids: ["${seeded.web}", "${seeded.ledger}"], namespace: "shop" }`)).toEqual(['prod/shop/web']);
     expect(await names(`{ ids: ["${seeded.stagingWeb}"] }`)).toEqual([]);
-    expect(await names(`{ ids: ["${seeded.stagingWeb}"], includeDeleted: true }`)).toEqual(['staging/shop/web (deleted)']);
+    expect(await names(`{ ids: ["${seeded.stagingWeb}"], includeDeleted: true }`)).toEqual([
+      'staging/shop/web (deleted)',
+    ]);
     expect(await names('{ ids: ["-1", "1e3", "99999999999", "x; DROP TABLE"] }')).toEqual([]);
     expect(await names('{ ids: [] }')).toEqual([]);
   });
@@ -66,7 +76,9 @@ describe('phase filters', () => {
   it('refuses more than 1,000 ids with BAD_USER_INPUT', async () => {
     // In a variable: written inline, so many tokens hit the parser's token limit first.
     const ids = Array.from({ length: 1001 }, (_, i) => String(i + 1));
-    const result = await gql(api.url, 'query($ids: [ID!]) { phases(filter: { ids: $ids }) { edges { cursor } } }', { ids });
+    const result = await gql(api.url, 'query($ids: [ID!]) { phases(filter: { ids: $ids }) { edges { cursor } } }', {
+      ids,
+    });
     expect(result.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(result.errors?.[0]?.message).toBe('filter.ids takes at most 1000 ids, got 1001');
   });

@@ -33,20 +33,74 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: database.url, max: 1 });
   db = createDbOnPool(pool);
   const cluster = await db.cluster.create({ data: { name: 'c1', reachable: true, lastGoodReadAt: at(30) } });
-  const phase = await db.phase.create({ data: { clusterId: cluster.id, sourceKind: 'cli-utils', namespace: 'shop', name: 'api', firstSeenAt: at(0), lastSeenAt: at(0) } });
+  const phase = await db.phase.create({
+    data: {
+      clusterId: cluster.id,
+      sourceKind: 'cli-utils',
+      namespace: 'shop',
+      name: 'api',
+      firstSeenAt: at(0),
+      lastSeenAt: at(0),
+    },
+  });
   phaseId = phase.id;
-  await insertPhaseInterval(db, { phaseId, status: 'InProgress', from: at(0), to: at(10), summary: { InProgress: 1 }, worstResource: KEY });
+  await insertPhaseInterval(db, {
+    phaseId,
+    status: 'InProgress',
+    from: at(0),
+    to: at(10),
+    summary: { InProgress: 1 },
+    worstResource: KEY,
+  });
   await insertPhaseInterval(db, { phaseId, status: 'Current', from: at(10), to: at(20), summary: { Current: 1 } });
-  await insertPhaseInterval(db, { phaseId, status: 'Failed', from: at(20), to: null, summary: { Failed: 1 }, worstResource: KEY, message: 'crash loop' });
+  await insertPhaseInterval(db, {
+    phaseId,
+    status: 'Failed',
+    from: at(20),
+    to: null,
+    summary: { Failed: 1 },
+    worstResource: KEY,
+    message: 'crash loop',
+  });
   await insertResourceInterval(db, { phaseId, key: KEY, status: 'InProgress', from: at(0), to: at(10) });
   await insertResourceInterval(db, { phaseId, key: KEY, status: 'Current', from: at(10), to: at(20) });
-  await insertResourceInterval(db, { phaseId, key: KEY, status: 'Failed', message: 'crash loop', from: at(20), to: null });
+  await insertResourceInterval(db, {
+    phaseId,
+    key: KEY,
+    status: 'Failed',
+    message: 'crash loop',
+    from: at(20),
+    to: null,
+  });
   // A phase whose worst resource has been Failed over two contiguous intervals after a gap in the record.
-  const web = await db.phase.create({ data: { clusterId: cluster.id, sourceKind: 'cli-utils', namespace: 'shop', name: 'web', firstSeenAt: at(0), lastSeenAt: at(0) } });
-  await insertPhaseInterval(db, { phaseId: web.id, status: 'Failed', from: at(0), to: null, summary: { Failed: 1 }, worstResource: WEB_KEY });
+  const web = await db.phase.create({
+    data: {
+      clusterId: cluster.id,
+      sourceKind: 'cli-utils',
+      namespace: 'shop',
+      name: 'web',
+      firstSeenAt: at(0),
+      lastSeenAt: at(0),
+    },
+  });
+  await insertPhaseInterval(db, {
+    phaseId: web.id,
+    status: 'Failed',
+    from: at(0),
+    to: null,
+    summary: { Failed: 1 },
+    worstResource: WEB_KEY,
+  });
   await insertResourceInterval(db, { phaseId: web.id, key: WEB_KEY, status: 'Failed', from: at(0), to: at(5) });
   await insertResourceInterval(db, { phaseId: web.id, key: WEB_KEY, status: 'Failed', from: at(8), to: at(15) });
-  await insertResourceInterval(db, { phaseId: web.id, key: WEB_KEY, status: 'Failed', message: 'still failing', from: at(15), to: null });
+  await insertResourceInterval(db, {
+    phaseId: web.id,
+    key: WEB_KEY,
+    status: 'Failed',
+    message: 'still failing',
+    from: at(15),
+    to: null,
+  });
   phases = createPhaseReader(db);
   history = createHistoryReader(db);
 });
@@ -99,14 +153,24 @@ describe('read statements', () => {
     const all = await history.listPhaseIntervals(phaseId, { range: { from: at(0), to: at(60) }, first: 2 });
     expect(all.items.map((i) => i.status)).toEqual(['InProgress', 'Current']);
     expect(all.hasMore).toBe(true);
-    const rest = await history.listPhaseIntervals(phaseId, { range: { from: at(0), to: at(60) }, first: 2, after: { from: at(10), id: String(at(10).getTime()) } });
-    expect(rest.items.map((i) => [i.status, i.from, i.to, i.detail?.message])).toEqual([['Failed', at(20), null, 'crash loop']]);
+    const rest = await history.listPhaseIntervals(phaseId, {
+      range: { from: at(0), to: at(60) },
+      first: 2,
+      after: { from: at(10), id: String(at(10).getTime()) },
+    });
+    expect(rest.items.map((i) => [i.status, i.from, i.to, i.detail?.message])).toEqual([
+      ['Failed', at(20), null, 'crash loop'],
+    ]);
     expect(rest.hasMore).toBe(false);
   });
 
   it('pages intervals without their detail when asked, the same intervals otherwise', async () => {
     const full = await history.listPhaseIntervals(phaseId, { range: { from: at(0), to: at(60) }, first: 10 });
-    const bare = await history.listPhaseIntervals(phaseId, { range: { from: at(0), to: at(60) }, first: 10, detail: false });
+    const bare = await history.listPhaseIntervals(phaseId, {
+      range: { from: at(0), to: at(60) },
+      first: 10,
+      detail: false,
+    });
     expect(bare.items).toEqual(full.items.map((i) => ({ ...i, detail: undefined })));
     expect(full.items.map((i) => i.detail)).toEqual([
       { message: '', summary: { InProgress: 1 }, worstResource: KEY },
@@ -138,7 +202,13 @@ describe('read statements', () => {
       expect(phase.worstResource).toEqual({ ...resource, since: run?.from });
     }
     // web's resource: Failed since 8 (two contiguous intervals; the one before ended at 5, a gap).
-    expect(page.items[1]?.worstResource).toMatchObject({ key: WEB_KEY, status: 'Failed', message: 'still failing', from: at(15), since: at(8) });
+    expect(page.items[1]?.worstResource).toMatchObject({
+      key: WEB_KEY,
+      status: 'Failed',
+      message: 'still failing',
+      from: at(15),
+      since: at(8),
+    });
   });
 
   it('answers concurrent identity lookups in one statement, each with its own answer and scope', async () => {
@@ -146,8 +216,16 @@ describe('read statements', () => {
       () => phases.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' }),
       () => phases.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'web', source: 'cli-utils' }),
       () => phases.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'web', source: 'flux' }),
-      () => phases.findPhases({ clusters: ['elsewhere'], namespaces: [] }, { cluster: 'c1', namespace: 'shop', name: 'api' }),
-      () => phases.findPhases({ clusters: [], namespaces: ['shop'] }, { cluster: 'c1', namespace: 'shop', name: 'nothing' }),
+      () =>
+        phases.findPhases(
+          { clusters: ['elsewhere'], namespaces: [] },
+          { cluster: 'c1', namespace: 'shop', name: 'api' },
+        ),
+      () =>
+        phases.findPhases(
+          { clusters: [], namespaces: ['shop'] },
+          { cluster: 'c1', namespace: 'shop', name: 'nothing' },
+        ),
     ];
     const sequential = [];
     for (const ask of asks) sequential.push(await ask());
@@ -161,7 +239,12 @@ describe('read statements', () => {
   it('answers concurrent history pages in one statement, each its own window, page and cursor', async () => {
     const asks = [
       () => history.listPhaseIntervals(phaseId, { range: { from: at(0), to: at(60) }, first: 2 }),
-      () => history.listPhaseIntervals(phaseId, { range: { from: at(0), to: at(60) }, first: 2, after: { from: at(10), id: String(at(10).getTime()) } }),
+      () =>
+        history.listPhaseIntervals(phaseId, {
+          range: { from: at(0), to: at(60) },
+          first: 2,
+          after: { from: at(10), id: String(at(10).getTime()) },
+        }),
       () => history.listPhaseIntervals(phaseId, { range: { from: at(10), to: at(20) }, first: 10 }),
       () => history.listPhaseIntervals(phaseId, { range: { from: at(30), to: at(40) }, first: 1 }),
       () => history.listPhaseIntervals(phaseId + 1000, { range: { from: at(0), to: at(60) }, first: 5 }),
@@ -182,7 +265,13 @@ describe('read statements', () => {
 
   it('answers concurrent lookups with history pages in one statement per shape and scope, each its phases with the page listPhaseIntervals gives', async () => {
     const window = { from: at(0), to: at(60) };
-    const page = (key: string, first: number, after?: Date, detail = true) => ({ key, range: window, first, detail, ...(after ? { after } : {}) });
+    const page = (key: string, first: number, after?: Date, detail = true) => ({
+      key,
+      range: window,
+      first,
+      detail,
+      ...(after ? { after } : {}),
+    });
     const api = { cluster: 'c1', namespace: 'shop', name: 'api' };
     const asks = [
       () => phases.findPhasesWithHistory(FULL_ACCESS, api, page('a', 2)),
@@ -198,10 +287,27 @@ describe('read statements', () => {
     const [lookup] = await phases.findPhases(FULL_ACCESS, api);
     const { history: _history, ...withoutPage } = together[0]?.[0] ?? {};
     expect(withoutPage).toEqual(lookup);
-    expect(together.map((found) => found.map((p) => [p.name, p.history?.key]))).toEqual([[['api', 'a']], [['api', 'b']], [], [], [['api', 'e']], []]);
-    expect(together[0]?.[0]?.history?.page).toEqual(await history.listPhaseIntervals(phaseId, { range: window, first: 2 }));
-    expect(together[1]?.[0]?.history?.page).toEqual(await history.listPhaseIntervals(phaseId, { range: window, first: 2, after: { from: at(10), id: String(at(10).getTime()) } }));
-    expect(together[4]?.[0]?.history?.page).toEqual(await history.listPhaseIntervals(phaseId, { range: window, first: 1, detail: false }));
+    expect(together.map((found) => found.map((p) => [p.name, p.history?.key]))).toEqual([
+      [['api', 'a']],
+      [['api', 'b']],
+      [],
+      [],
+      [['api', 'e']],
+      [],
+    ]);
+    expect(together[0]?.[0]?.history?.page).toEqual(
+      await history.listPhaseIntervals(phaseId, { range: window, first: 2 }),
+    );
+    expect(together[1]?.[0]?.history?.page).toEqual(
+      await history.listPhaseIntervals(phaseId, {
+        range: window,
+        first: 2,
+        after: { from: at(10), id: String(at(10).getTime()) },
+      }),
+    );
+    expect(together[4]?.[0]?.history?.page).toEqual(
+      await history.listPhaseIntervals(phaseId, { range: window, first: 1, detail: false }),
+    );
     expect(together[4]?.[0]?.history?.page.items.map((i) => [i.status, i.detail])).toEqual([['InProgress', undefined]]);
     expect(together[4]?.[0]?.history?.page.hasMore).toBe(true);
   });
@@ -212,13 +318,20 @@ describe('read statements', () => {
     const readOnly = createDbOnPool(readOnlyPool);
     try {
       const reader = createPhaseReader(readOnly);
-      expect((await reader.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' })).map((p) => p.name)).toEqual(['api']);
-      const [{ pid }] = (await readOnlyPool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
+      expect(
+        (await reader.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' })).map((p) => p.name),
+      ).toEqual(['api']);
+      const [{ pid }] = (await readOnlyPool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [
+        { pid: number },
+      ];
       await pool.query('SELECT pg_terminate_backend($1)', [pid]);
       const deadline = Date.now() + 5_000;
-      while (readOnlyPool.totalCount > 0 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+      while (readOnlyPool.totalCount > 0 && Date.now() < deadline)
+        await new Promise((resolve) => setImmediate(resolve));
       expect(readOnlyPool.totalCount).toBe(0);
-      expect((await reader.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' })).map((p) => p.name)).toEqual(['api']);
+      expect(
+        (await reader.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' })).map((p) => p.name),
+      ).toEqual(['api']);
     } finally {
       await readOnly.$disconnect();
     }
@@ -226,7 +339,10 @@ describe('read statements', () => {
 
   it('prepares each statement once per connection and reuses it', async () => {
     await phases.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' });
-    const prepared = async () => (await pool.query<{ name: string }>(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'plg_%'`)).rows.map((r) => r.name);
+    const prepared = async () =>
+      (await pool.query<{ name: string }>(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'plg_%'`)).rows.map(
+        (r) => r.name,
+      );
     const before = await prepared();
     expect(before.length).toBeGreaterThan(0);
     const found = await phases.findPhases(FULL_ACCESS, { cluster: 'c1', namespace: 'shop', name: 'api' });

@@ -28,12 +28,25 @@ beforeAll(async () => {
   applyFleet(cluster.emulator, { phases: 2, resourcesPerPhase: 3 });
   workers = await startWorkers({
     config: { snapshot: { interval: 3_600_000 }, health: undefined, baseDir: process.cwd() },
-    db, redisUrl: testRedisUrl(), log: testLogger(), clusters: [cluster.handle], queueName: queue, prefix: queue, channelPrefix: queue, schedule: false,
+    db,
+    redisUrl: testRedisUrl(),
+    log: testLogger(),
+    clusters: [cluster.handle],
+    queueName: queue,
+    prefix: queue,
+    channelPrefix: queue,
+    schedule: false,
   });
   const tokens = createApiTokenStore(db);
   admin = (await createToken(tokens, { name: 'admin', scopes: ['admin'] })).secret;
   reader = (await createToken(tokens, { name: 'reader', scopes: ['read'] })).secret;
-  api = await startTestApi({ db, anonymousRead: false, redisUrl: testRedisUrl(), channelPrefix: queue, snapshotQueue: { name: queue, prefix: queue } });
+  api = await startTestApi({
+    db,
+    anonymousRead: false,
+    redisUrl: testRedisUrl(),
+    channelPrefix: queue,
+    snapshotQueue: { name: queue, prefix: queue },
+  });
 });
 
 afterAll(async () => {
@@ -44,20 +57,47 @@ afterAll(async () => {
   await database?.drop();
 });
 
-type Phases = { phases: { edges: { node: { id: string; namespace: string; name: string; status: string; summary: { current: number; total: number } } }[] } };
-const PHASES = '{ phases(filter: { cluster: "east" }) { edges { node { id namespace name status summary { current total } } } } }';
+type Phases = {
+  phases: {
+    edges: {
+      node: {
+        id: string;
+        namespace: string;
+        name: string;
+        status: string;
+        summary: { current: number; total: number };
+      };
+    }[];
+  };
+};
+const PHASES =
+  '{ phases(filter: { cluster: "east" }) { edges { node { id namespace name status summary { current total } } } } }';
 
 describe('refresh mutations', () => {
   it('refreshCluster runs a snapshot now and returns the cluster as recorded', async () => {
     // The worker snapshots the cluster as soon as it owns it; the refresh below is a snapshot of its own.
-    await waitUntil(async () => (await gqlData<Phases>(api.url, PHASES, {}, reader)).phases.edges.length === 2, 'the first snapshot of the acquired cluster');
+    await waitUntil(
+      async () => (await gqlData<Phases>(api.url, PHASES, {}, reader)).phases.edges.length === 2,
+      'the first snapshot of the acquired cluster',
+    );
     const CHANGES = '{ statusChanges(filter: { cluster: "east" }, first: 100) { edges { cursor } } }';
-    const before = (await gqlData<{ statusChanges: { edges: unknown[] } }>(api.url, CHANGES, {}, reader)).statusChanges.edges.length;
+    const before = (await gqlData<{ statusChanges: { edges: unknown[] } }>(api.url, CHANGES, {}, reader)).statusChanges
+      .edges.length;
     cluster.emulator.apply([readyDeployment('team-0', 'app-0-1', { status: rollingStatus() })]);
-    const result = await gqlData<{ refreshCluster: Record<string, unknown> }>(api.url, 'mutation { refreshCluster(cluster: "east") { cluster { name reachable } written outcome changes } }', {}, admin);
-    expect(result.refreshCluster).toMatchObject({ cluster: { name: 'east', reachable: true }, written: true, outcome: 'ok' });
+    const result = await gqlData<{ refreshCluster: Record<string, unknown> }>(
+      api.url,
+      'mutation { refreshCluster(cluster: "east") { cluster { name reachable } written outcome changes } }',
+      {},
+      admin,
+    );
+    expect(result.refreshCluster).toMatchObject({
+      cluster: { name: 'east', reachable: true },
+      written: true,
+      outcome: 'ok',
+    });
     // Every change the snapshot reports is in the change log: the Deployment and its phase.
-    const after = (await gqlData<{ statusChanges: { edges: unknown[] } }>(api.url, CHANGES, {}, reader)).statusChanges.edges.length;
+    const after = (await gqlData<{ statusChanges: { edges: unknown[] } }>(api.url, CHANGES, {}, reader)).statusChanges
+      .edges.length;
     expect(result.refreshCluster.changes).toBe(after - before);
     expect(result.refreshCluster.changes).toBe(2);
     const phases = await gqlData<Phases>(api.url, PHASES, {}, reader);
@@ -69,10 +109,19 @@ describe('refresh mutations', () => {
 
   it('refreshPhase returns the phase with the status just read', async () => {
     cluster.emulator.apply([readyDeployment('team-0', 'app-1-2', { status: rollingStatus() })]);
-    const result = await gqlData<{ refreshPhase: { name: string; status: string; worstResource: { key: string; status: string } } }>(
-      api.url, 'mutation { refreshPhase(phase: { cluster: "east", namespace: "team-0", name: "phase-1" }) { name status worstResource { key status } } }', {}, admin,
+    const result = await gqlData<{
+      refreshPhase: { name: string; status: string; worstResource: { key: string; status: string } };
+    }>(
+      api.url,
+      'mutation { refreshPhase(phase: { cluster: "east", namespace: "team-0", name: "phase-1" }) { name status worstResource { key status } } }',
+      {},
+      admin,
     );
-    expect(result.refreshPhase).toEqual({ name: 'phase-1', status: 'InProgress', worstResource: { key: 'apps/Deployment/team-0/app-1-2', status: 'InProgress' } });
+    expect(result.refreshPhase).toEqual({
+      name: 'phase-1',
+      status: 'InProgress',
+      worstResource: { key: 'apps/Deployment/team-0/app-1-2', status: 'InProgress' },
+    });
   });
 
   it('needs the admin scope, and a cluster a worker reads', async () => {

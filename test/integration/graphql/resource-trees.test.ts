@@ -60,7 +60,9 @@ const TREES = `{ phases(filter: { cluster: "trees" }, first: 5) { edges { node {
 } } } } } } }`;
 
 async function resources(token = reader): Promise<Node[]> {
-  const data = await gqlData<{ phases: { edges: { node: { name: string; resources: { edges: { node: Node }[] } } }[] } }>(api.url, TREES, {}, token);
+  const data = await gqlData<{
+    phases: { edges: { node: { name: string; resources: { edges: { node: Node }[] } } }[] };
+  }>(api.url, TREES, {}, token);
   return data.phases.edges.flatMap((p) => p.node.resources.edges.map((e) => e.node));
 }
 
@@ -73,7 +75,12 @@ function shape(children: Children | null | undefined): string[] {
   return (children?.items ?? []).map((c) => `${'  '.repeat(c.depth - 1)}${c.kind} ${c.name} ${c.status}`);
 }
 
-async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+async function waitFor<T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   for (;;) {
@@ -91,8 +98,15 @@ function run(em: Emulator, steps: ScenarioStep[]): void {
 async function startTreeWorkers(): Promise<RunningWorkers> {
   return startWorkers({
     config: { snapshot: { interval: 3_600_000 }, health: undefined, baseDir: process.cwd() },
-    db, redisUrl: testRedisUrl(), log: testLogger(), clusters: [cluster.handle], queueName: prefix, prefix, channelPrefix: prefix,
-    schedule: false, live: { debounceMs: 50, trees: { intervalMs: 300, minIntervalMs: 50 } },
+    db,
+    redisUrl: testRedisUrl(),
+    log: testLogger(),
+    clusters: [cluster.handle],
+    queueName: prefix,
+    prefix,
+    channelPrefix: prefix,
+    schedule: false,
+    live: { debounceMs: 50, trees: { intervalMs: 300, minIntervalMs: 50 } },
   });
 }
 
@@ -104,16 +118,26 @@ beforeAll(async () => {
   em.apply([
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'vault' } },
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'shop' }, spec: { clusterIP: '10.0.0.1', type: 'ClusterIP' } },
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web', namespace: 'shop' },
+      spec: { clusterIP: '10.0.0.1', type: 'ClusterIP' },
+    },
     // The phase lists a Deployment in a namespace the shop token may not read.
-    inventoryConfigMap('shop', 'inventory-web', 'web', [['shop', 'apps', 'Deployment', 'web'], ['shop', '', 'Service', 'web'], ['vault', 'apps', 'Deployment', 'keeper']]),
+    inventoryConfigMap('shop', 'inventory-web', 'web', [
+      ['shop', 'apps', 'Deployment', 'web'],
+      ['shop', '', 'Service', 'web'],
+      ['vault', 'apps', 'Deployment', 'keeper'],
+    ]),
   ]);
   run(em, deploymentRollout({ name: 'web', namespace: 'shop', replicas: 2, image: 'web:1' }));
   run(em, deploymentRollout({ name: 'keeper', namespace: 'vault', replicas: 1, image: 'keeper:1' }));
   const tokens = createApiTokenStore(db);
   reader = (await createToken(tokens, { name: 'reader', scopes: ['read'] })).secret;
   shopReader = (await createToken(tokens, { name: 'shop-reader', scopes: ['read'], namespaces: ['shop'] })).secret;
-  otherReader = (await createToken(tokens, { name: 'other-reader', scopes: ['read'], namespaces: ['elsewhere'] })).secret;
+  otherReader = (await createToken(tokens, { name: 'other-reader', scopes: ['read'], namespaces: ['elsewhere'] }))
+    .secret;
   api = await startTestApi({ db, anonymousRead: false, redisUrl: testRedisUrl(), channelPrefix: prefix });
   workers = await startTreeWorkers();
   await workers.snapshotNow('trees');
@@ -133,28 +157,54 @@ describe('Resource.children', () => {
     const settled = await waitFor(web, (c) => shape(c).length === 3, 'the first tree');
     expect(settled?.unknownReason).toBeNull();
     const [rs1] = shape(settled).map((l) => l.split(' ')[1]);
-    expect(shape(settled)).toEqual([`ReplicaSet ${rs1} Current`, expect.stringMatching(/^ {2}Pod web-.+ Current$/), expect.stringMatching(/^ {2}Pod web-.+ Current$/)]);
+    expect(shape(settled)).toEqual([
+      `ReplicaSet ${rs1} Current`,
+      expect.stringMatching(/^ {2}Pod web-.+ Current$/),
+      expect.stringMatching(/^ {2}Pod web-.+ Current$/),
+    ]);
     expect(settled?.items[1]?.parentKey).toBe(`apps/ReplicaSet/shop/${rs1}`);
     expect(settled?.items[0]?.parentKey).toBe('apps/Deployment/shop/web');
 
     // A new image: a second ReplicaSet appears with no ready Pod, the old one still serves.
     const steps = deploymentRollout({ name: 'web', namespace: 'shop', replicas: 2, image: 'web:2' });
     run(em, steps.slice(0, 1));
-    const started = await waitFor(web, (c) => shape(c).filter((l) => l.startsWith('ReplicaSet')).length === 2, 'the new ReplicaSet');
-    const rs2 = shape(started).map((l) => l.split(' ')[1]).find((n) => n !== rs1 && n?.startsWith('web-') && !shape(started).some((l) => l.trim() === `Pod ${n} Current`));
+    const started = await waitFor(
+      web,
+      (c) => shape(c).filter((l) => l.startsWith('ReplicaSet')).length === 2,
+      'the new ReplicaSet',
+    );
+    const rs2 = shape(started)
+      .map((l) => l.split(' ')[1])
+      .find((n) => n !== rs1 && n?.startsWith('web-') && !shape(started).some((l) => l.trim() === `Pod ${n} Current`));
     expect(shape(started)).toContain(`ReplicaSet ${rs2} InProgress`);
     expect(shape(started).filter((l) => l.startsWith('  Pod'))).toHaveLength(2);
 
     // One new Pod ready, one old one gone; then the rollout completes and the old ReplicaSet is empty.
     run(em, steps.slice(1, 2));
-    await waitFor(web, (c) => shape(c).includes(`ReplicaSet ${rs2} InProgress`) && shape(c).filter((l) => l.startsWith('  Pod')).length === 2 && shape(c).some((l) => l.startsWith(`  Pod ${rs2}`)), 'one Pod of each');
+    await waitFor(
+      web,
+      (c) =>
+        shape(c).includes(`ReplicaSet ${rs2} InProgress`) &&
+        shape(c).filter((l) => l.startsWith('  Pod')).length === 2 &&
+        shape(c).some((l) => l.startsWith(`  Pod ${rs2}`)),
+      'one Pod of each',
+    );
     run(em, steps.slice(2));
-    const done = await waitFor(web, (c) => shape(c).includes(`ReplicaSet ${rs2} Current`) && shape(c).filter((l) => l.startsWith('  Pod')).length === 2 && shape(c).every((l) => !l.startsWith(`  Pod ${rs1}`)), 'the finished rollout');
+    const done = await waitFor(
+      web,
+      (c) =>
+        shape(c).includes(`ReplicaSet ${rs2} Current`) &&
+        shape(c).filter((l) => l.startsWith('  Pod')).length === 2 &&
+        shape(c).every((l) => !l.startsWith(`  Pod ${rs1}`)),
+      'the finished rollout',
+    );
     expect(shape(done)).toContain(`ReplicaSet ${rs1} Current`);
     expect(shape(done).filter((l) => l.startsWith(`  Pod ${rs2}`))).toHaveLength(2);
- 
+
     // Pods and ReplicaSets (not members here) were watched in the owners' namespaces only.
-    const podReads = cluster.emulator.requests().filter((r) => r.resource === 'pods' && (r.verb === 'list' || r.verb === 'watch'));
+    const podReads = cluster.emulator
+      .requests()
+      .filter((r) => r.resource === 'pods' && (r.verb === 'list' || r.verb === 'watch'));
     expect(new Set(podReads.map((r) => r.namespace ?? '*'))).toEqual(new Set(['shop', 'vault']));
   });
 
@@ -164,15 +214,32 @@ describe('Resource.children', () => {
     const pod = tree?.items.find((c) => c.kind === 'Pod');
     const current = em.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop', name: pod!.name })!;
     const { buildPodStatus } = await import('../../../src/emulator/workload-objects.ts');
-    em.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: 'shop', name: pod!.name }, buildPodStatus('main', String((current['spec'] as { containers: { image: string }[] }).containers[0]?.image), 'crashing', 3));
-    const after = await waitFor(web, (c) => c?.items.find((i) => i.name === pod!.name)?.status !== 'Current', 'the crash-looping Pod');
+    em.patchStatus(
+      { apiVersion: 'v1', kind: 'Pod', namespace: 'shop', name: pod!.name },
+      buildPodStatus(
+        'main',
+        String((current['spec'] as { containers: { image: string }[] }).containers[0]?.image),
+        'crashing',
+        3,
+      ),
+    );
+    const after = await waitFor(
+      web,
+      (c) => c?.items.find((i) => i.name === pod!.name)?.status !== 'Current',
+      'the crash-looping Pod',
+    );
     const crashed = after?.items.find((i) => i.name === pod!.name);
     expect(crashed?.status).toMatch(/Failed|InProgress/);
     expect(crashed?.message).not.toBe('');
   });
 
   it('is what `phaselog status <phase> --tree` prints: an indented tree with status symbols, nested children in -o json', async () => {
-    const phases = await gqlData<{ phases: { edges: { node: { name: string } }[] } }>(api.url, '{ phases(filter: { cluster: "trees" }) { edges { node { name } } } }', {}, reader);
+    const phases = await gqlData<{ phases: { edges: { node: { name: string } }[] } }>(
+      api.url,
+      '{ phases(filter: { cluster: "trees" }) { edges { node { name } } } }',
+      {},
+      reader,
+    );
     const phase = `trees/shop/${phases.phases.edges[0]!.node.name}`;
     const out: string[] = [];
     const ctx = (decorated: boolean): CommandContext => ({
@@ -186,7 +253,15 @@ describe('Resource.children', () => {
       paint: painter(false),
       now: () => new Date(),
     });
-    const base: StatusOptions = { phase, output: 'table', headers: true, watch: false, clusters: [], statuses: [], tree: true };
+    const base: StatusOptions = {
+      phase,
+      output: 'table',
+      headers: true,
+      watch: false,
+      clusters: [],
+      statuses: [],
+      tree: true,
+    };
     const tree = await web();
     const rs = tree!.items.filter((i) => i.depth === 1).map((i) => i.name);
     const pods = tree!.items.filter((i) => i.depth === 2).map((i) => i.name);
@@ -199,10 +274,17 @@ describe('Resource.children', () => {
 
     out.length = 0;
     expect(await runStatus(ctx(false), { ...base, output: 'json' })).toBe(0);
-    const json = JSON.parse(out.join('')) as { resources: { ref: string; children?: { ref: string; status: string; children?: { ref: string }[] }[] }[] };
+    const json = JSON.parse(out.join('')) as {
+      resources: { ref: string; children?: { ref: string; status: string; children?: { ref: string }[] }[] }[];
+    };
     const dep = json.resources.find((r) => r.ref === 'apps/Deployment/shop/web');
     expect(dep?.children?.map((c) => c.ref).sort()).toEqual(rs.map((n) => `apps/ReplicaSet/shop/${n}`).sort());
-    expect(dep?.children?.flatMap((c) => c.children ?? []).map((p) => p.ref).sort()).toEqual(pods.map((n) => `Pod/shop/${n}`).sort());
+    expect(
+      dep?.children
+        ?.flatMap((c) => c.children ?? [])
+        .map((p) => p.ref)
+        .sort(),
+    ).toEqual(pods.map((n) => `Pod/shop/${n}`).sort());
     expect(json.resources.find((r) => r.ref === 'Service/shop/web')?.children).toBeUndefined();
 
     // Trees are live: no --at, no --watch, one phase only.
@@ -213,10 +295,18 @@ describe('Resource.children', () => {
   it('is null for resources that own nothing, and withheld from a token outside the member namespace', async () => {
     const all = await resources();
     expect(all.find((r) => r.kind === 'Service')?.children).toBeNull();
-    await waitFor(() => resources(), (rs) => shape(rs.find((r) => r.name === 'keeper')?.children).length === 2, "keeper's tree");
+    await waitFor(
+      () => resources(),
+      (rs) => shape(rs.find((r) => r.name === 'keeper')?.children).length === 2,
+      "keeper's tree",
+    );
     // The shop token sees the phase (its inventory is in shop), but not what vault's Deployment owns.
     const scoped = await resources(shopReader);
-    expect(scoped.find((r) => r.name === 'keeper')?.children).toEqual({ omitted: 0, unknownReason: 'WITHHELD', items: [] });
+    expect(scoped.find((r) => r.name === 'keeper')?.children).toEqual({
+      omitted: 0,
+      unknownReason: 'WITHHELD',
+      items: [],
+    });
     expect(shape(scoped.find((r) => r.kind === 'Deployment' && r.name === 'web')?.children).length).toBeGreaterThan(0);
     // A token for another namespace sees no phase, so no tree at all.
     expect(await resources(otherReader)).toEqual([]);
@@ -234,9 +324,13 @@ describe('Resource.children', () => {
   });
 
   it('counts children in the query cost: a page of resources that is cheap alone is refused with every tree', async () => {
-    const plain = '{ phases(first: 5) { edges { node { resources(first: 100) { edges { node { kind namespace name status } } } } } } }';
+    const plain =
+      '{ phases(first: 5) { edges { node { resources(first: 100) { edges { node { kind namespace name status } } } } } } }';
     expect((await gql(api.url, plain, {}, reader)).errors).toBeUndefined();
-    const withTrees = plain.replace('status }', 'status children { items { kind namespace name status message depth } } }');
+    const withTrees = plain.replace(
+      'status }',
+      'status children { items { kind namespace name status message depth } } }',
+    );
     const refused = await gql(api.url, withTrees, {}, reader);
     expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', limit: 'cost' });
   });
@@ -246,9 +340,22 @@ describe('Resource.children', () => {
     try {
       // Deeply nested beyond the bound, with far more nodes than a tree may return.
       let node: Record<string, unknown> = { g: '', k: 'Pod', ns: 'shop', n: 'deep', s: 'Current', m: '' };
-      for (let i = 0; i < 10; i++) node = { g: 'apps', k: 'ReplicaSet', ns: 'shop', n: `rs-${i}`, s: 'Current', m: '', c: [node] };
-      const many = Array.from({ length: 500 }, (_, i) => ({ g: '', k: 'Pod', ns: 'shop', n: `p-${i}`, s: 'Current', m: '' }));
-      await redis.set(`${prefix}:tree:trees:apps/Deployment/shop/web`, JSON.stringify({ at: Date.now(), o: 0, c: [node, ...many] }), 'PX', 60_000);
+      for (let i = 0; i < 10; i++)
+        node = { g: 'apps', k: 'ReplicaSet', ns: 'shop', n: `rs-${i}`, s: 'Current', m: '', c: [node] };
+      const many = Array.from({ length: 500 }, (_, i) => ({
+        g: '',
+        k: 'Pod',
+        ns: 'shop',
+        n: `p-${i}`,
+        s: 'Current',
+        m: '',
+      }));
+      await redis.set(
+        `${prefix}:tree:trees:apps/Deployment/shop/web`,
+        JSON.stringify({ at: Date.now(), o: 0, c: [node, ...many] }),
+        'PX',
+        60_000,
+      );
       const bounded = await web();
       expect(bounded?.items.length).toBe(200);
       expect(Math.max(...(bounded?.items ?? []).map((i) => i.depth))).toBe(4);

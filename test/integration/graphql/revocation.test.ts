@@ -36,7 +36,13 @@ beforeAll(async () => {
   db = createDb(database.url, { poolSize: 4 });
   admin = (await createToken(createApiTokenStore(db), { name: 'admin', scopes: ['admin'] })).secret;
   publisher = createChangePublisher(testRedisUrl(), { prefix });
-  apiOptions = { db, anonymousRead: false, redisUrl: testRedisUrl(), channelPrefix: prefix, tokenRecheckMs: SLOW_RECHECK_MS };
+  apiOptions = {
+    db,
+    anonymousRead: false,
+    redisUrl: testRedisUrl(),
+    channelPrefix: prefix,
+    tokenRecheckMs: SLOW_RECHECK_MS,
+  };
   replicaA = await startTestApi(apiOptions);
   replicaB = await startTestApi(apiOptions);
 });
@@ -56,9 +62,31 @@ let minute = 100;
 /** Writes a change to the log and publishes it, as the snapshot side does; returns its seq. */
 async function publishChange(toStatus: string): Promise<string> {
   minute += 1;
-  const seq = await insertStatusChange(db, { clusterId: seeded.prod, phaseId: seeded.web, scope: 'phase', at: at(minute), fromStatus: 'Current', toStatus, message: '' });
+  const seq = await insertStatusChange(db, {
+    clusterId: seeded.prod,
+    phaseId: seeded.web,
+    scope: 'phase',
+    at: at(minute),
+    fromStatus: 'Current',
+    toStatus,
+    message: '',
+  });
   const row = { seq, at: at(minute) };
-  await publisher.publish([{ seq: row.seq, at: row.at, cluster: 'prod', clusterId: seeded.prod, phaseId: seeded.web, phase: WEB, scope: 'phase', resourceKey: null, fromStatus: 'Current', toStatus, message: '' }]);
+  await publisher.publish([
+    {
+      seq: row.seq,
+      at: row.at,
+      cluster: 'prod',
+      clusterId: seeded.prod,
+      phaseId: seeded.web,
+      phase: WEB,
+      scope: 'phase',
+      resourceKey: null,
+      fromStatus: 'Current',
+      toStatus,
+      message: '',
+    },
+  ]);
   return row.seq.toString();
 }
 
@@ -103,7 +131,8 @@ function subscribe(url: string, secret: string): Subscriber {
   return {
     seqs,
     closed,
-    waitFor: (seq) => (seqs.includes(seq) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ seq, resolve }))),
+    waitFor: (seq) =>
+      seqs.includes(seq) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ seq, resolve })),
     dispose: async () => {
       await client.dispose();
     },
@@ -116,7 +145,10 @@ async function untilLive(...subscribers: Subscriber[]): Promise<void> {
   while (Date.now() < deadline) {
     const seq = await publishChange('Failed');
     const all = Promise.all(subscribers.map((s) => s.waitFor(seq)));
-    const got = await Promise.race([all.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 200))]);
+    const got = await Promise.race([
+      all.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 200)),
+    ]);
     if (got) return;
   }
   throw new Error('subscriptions did not go live within 10 s');
@@ -141,7 +173,12 @@ describe('revoking a token', () => {
       await untilLive(victim, survivor);
       expect(await canQuery(replicaB, revoked)).toBe(true);
 
-      const answer = await gql<{ revokeToken: boolean }>(replicaA.url, 'mutation($name: String!) { revokeToken(name: $name) }', { name: 'ci-revoked' }, admin);
+      const answer = await gql<{ revokeToken: boolean }>(
+        replicaA.url,
+        'mutation($name: String!) { revokeToken(name: $name) }',
+        { name: 'ci-revoked' },
+        admin,
+      );
       expect(answer.data?.revokeToken).toBe(true);
 
       expect(await victim.closed).toBe(4403);
@@ -169,7 +206,9 @@ describe('revoking a token', () => {
     try {
       await untilLive(victim, survivor);
 
-      expect(await revokeTokenInDatabase(database.url, 'cli-announced', { redisUrl: testRedisUrl(), prefix })).toBe(true);
+      expect(await revokeTokenInDatabase(database.url, 'cli-announced', { redisUrl: testRedisUrl(), prefix })).toBe(
+        true,
+      );
 
       // Replica A re-checks only every minute: the announcement closed the socket.
       expect(await victim.closed).toBe(4403);
@@ -194,7 +233,9 @@ describe('revoking a token', () => {
     try {
       await untilLive(victimA, victimB, survivor);
 
-      expect(await revokeTokenInDatabase(database.url, 'cli-revoked', { redisUrl: 'redis://127.0.0.1:1', prefix })).toBe(true);
+      expect(
+        await revokeTokenInDatabase(database.url, 'cli-revoked', { redisUrl: 'redis://127.0.0.1:1', prefix }),
+      ).toBe(true);
 
       expect(await victimA.closed).toBe(4403);
       expect(await victimB.closed).toBe(4403);

@@ -8,7 +8,12 @@ import { buildSchema, type GraphQLObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../../src/auth/tokens.ts';
 import { createResolvers } from '../../../src/graphql/resolvers.ts';
-import { assertRootFieldsDeclared, guardRootFields, ROOT_FIELD_RULES, undeclaredRootFields } from '../../../src/graphql/root-scopes.ts';
+import {
+  assertRootFieldsDeclared,
+  guardRootFields,
+  ROOT_FIELD_RULES,
+  undeclaredRootFields,
+} from '../../../src/graphql/root-scopes.ts';
 import { createSchema, TYPE_DEFS } from '../../../src/graphql/schema.ts';
 import { StartupError } from '../../../src/runtime/errors.ts';
 import { createApiTokenStore } from '../../../src/store/api-token-store.ts';
@@ -19,22 +24,45 @@ import { gql, gqlData, startTestApi, wsClient, type TestApi } from './helpers.ts
 /** Every root field named in schema.graphql, read from the SDL alone. */
 function rootFieldsOfSdl(): string[] {
   const schema = buildSchema(TYPE_DEFS);
-  const roots: [string, GraphQLObjectType | null | undefined][] = [['Query', schema.getQueryType()], ['Mutation', schema.getMutationType()], ['Subscription', schema.getSubscriptionType()]];
-  return roots.flatMap(([name, type]) => Object.keys(type?.getFields() ?? {}).map((field) => `${name}.${field}`)).sort();
+  const roots: [string, GraphQLObjectType | null | undefined][] = [
+    ['Query', schema.getQueryType()],
+    ['Mutation', schema.getMutationType()],
+    ['Subscription', schema.getSubscriptionType()],
+  ];
+  return roots
+    .flatMap(([name, type]) => Object.keys(type?.getFields() ?? {}).map((field) => `${name}.${field}`))
+    .sort();
 }
 
-const declared = Object.entries(ROOT_FIELD_RULES).flatMap(([type, fields]) => Object.keys(fields).map((field) => `${type}.${field}`)).sort();
+const declared = Object.entries(ROOT_FIELD_RULES)
+  .flatMap(([type, fields]) => Object.keys(fields).map((field) => `${type}.${field}`))
+  .sort();
 
 /** The real SDL and resolvers plus fields nobody declared a scope for. */
 function schemaWithUndeclaredFields(leaked: string[]) {
   const resolvers = createResolvers();
   return makeExecutableSchema({
-    typeDefs: [TYPE_DEFS, 'extend type Query { leak: String }', 'extend type Mutation { wipe: Boolean }', 'extend type Subscription { tap: String }'],
+    typeDefs: [
+      TYPE_DEFS,
+      'extend type Query { leak: String }',
+      'extend type Mutation { wipe: Boolean }',
+      'extend type Subscription { tap: String }',
+    ],
     resolvers: {
       ...resolvers,
       Query: { ...resolvers.Query, leak: () => (leaked.push('leak'), 'secret data') },
       Mutation: { ...resolvers.Mutation, wipe: () => (leaked.push('wipe'), true) },
-      Subscription: { ...resolvers.Subscription, tap: { subscribe: () => (leaked.push('tap'), (async function* () { yield { tap: 'secret' }; })()) } },
+      Subscription: {
+        ...resolvers.Subscription,
+        tap: {
+          subscribe: () => (
+            leaked.push('tap'),
+            (async function* () {
+              yield { tap: 'secret' };
+            })()
+          ),
+        },
+      },
     },
   });
 }
@@ -86,21 +114,26 @@ describe('an undeclared root field served anyway', () => {
   it.each([
     ['a query field', '{ leak }', 'leak'],
     ['a mutation field', 'mutation { wipe }', 'wipe'],
-  ])('is refused as %s over HTTP, even to an unrestricted admin token (FORBIDDEN, resolver never runs)', async (_label, query, field) => {
-    for (const token of [admin, undefined]) {
-      const result = await gql(api.url, query, {}, token);
-      expect(result.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-      expect(result.data?.[field] ?? null).toBeNull();
-    }
-    expect(leaked).toEqual([]);
-  });
+  ])(
+    'is refused as %s over HTTP, even to an unrestricted admin token (FORBIDDEN, resolver never runs)',
+    async (_label, query, field) => {
+      for (const token of [admin, undefined]) {
+        const result = await gql(api.url, query, {}, token);
+        expect(result.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+        expect(result.data?.[field] ?? null).toBeNull();
+      }
+      expect(leaked).toEqual([]);
+    },
+  );
 
   it('is refused as a subscription over WebSocket (FORBIDDEN, subscribe never runs)', async () => {
     const client = wsClient(api.wsUrl, admin);
     try {
       const results: unknown[] = [];
       for await (const result of client.iterate({ query: 'subscription { tap }' })) results.push(result);
-      expect(results).toEqual([{ errors: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'FORBIDDEN' }) })] }]);
+      expect(results).toEqual([
+        { errors: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'FORBIDDEN' }) })] },
+      ]);
     } finally {
       await client.dispose();
     }

@@ -38,12 +38,47 @@ export interface Seeded {
 
 type Counts = Partial<Record<'Current' | 'InProgress' | 'Failed', number>>;
 
-async function phaseInterval(db: Db, phaseId: number, status: string, from: Date, to: Date | null, summary: Counts, extra: { message?: string; worst?: string; stale?: boolean; staleSince?: Date } = {}) {
-  await insertPhaseInterval(db, { phaseId, status, message: extra.message ?? `${status}`, summary, worstResource: extra.worst ?? null, stale: extra.stale ?? false, staleSince: extra.staleSince ?? null, from, to });
+async function phaseInterval(
+  db: Db,
+  phaseId: number,
+  status: string,
+  from: Date,
+  to: Date | null,
+  summary: Counts,
+  extra: { message?: string; worst?: string; stale?: boolean; staleSince?: Date } = {},
+) {
+  await insertPhaseInterval(db, {
+    phaseId,
+    status,
+    message: extra.message ?? `${status}`,
+    summary,
+    worstResource: extra.worst ?? null,
+    stale: extra.stale ?? false,
+    staleSince: extra.staleSince ?? null,
+    from,
+    to,
+  });
 }
 
-async function resourceInterval(db: Db, phaseId: number, key: string, status: string, from: Date, to: Date | null, extra: { message?: string; revisionId?: number } = {}) {
-  await insertResourceInterval(db, { phaseId, key, status, message: extra.message ?? `${status}`, presence: 'Present', revisionId: extra.revisionId ?? null, from, to });
+async function resourceInterval(
+  db: Db,
+  phaseId: number,
+  key: string,
+  status: string,
+  from: Date,
+  to: Date | null,
+  extra: { message?: string; revisionId?: number } = {},
+) {
+  await insertResourceInterval(db, {
+    phaseId,
+    key,
+    status,
+    message: extra.message ?? `${status}`,
+    presence: 'Present',
+    revisionId: extra.revisionId ?? null,
+    from,
+    to,
+  });
 }
 
 /** Writes the seeded history into the database at `url`. */
@@ -52,10 +87,32 @@ export async function seedHistory(url: string): Promise<Seeded> {
   try {
     // Both observed by a tick just now, on an hourly schedule: observed for the whole test run.
     const observed = { tickLastSeenAt: new Date(), snapshotIntervalMs: 3_600_000 };
-    const prod = await db.cluster.create({ data: { name: 'prod', reachable: true, lastGoodReadAt: at(60), ...observed } });
-    const staging = await db.cluster.create({ data: { name: 'staging', reachable: false, lastGoodReadAt: at(30), ...observed } });
-    const phase = (clusterId: number, sourceKind: string, namespace: string, name: string, labels: Record<string, string>, firstSeenAt: Date) =>
-      db.phase.create({ data: { clusterId, sourceKind, namespace, name, inventoryId: `${name}-inv`, labels, firstSeenAt, lastSeenAt: firstSeenAt } });
+    const prod = await db.cluster.create({
+      data: { name: 'prod', reachable: true, lastGoodReadAt: at(60), ...observed },
+    });
+    const staging = await db.cluster.create({
+      data: { name: 'staging', reachable: false, lastGoodReadAt: at(30), ...observed },
+    });
+    const phase = (
+      clusterId: number,
+      sourceKind: string,
+      namespace: string,
+      name: string,
+      labels: Record<string, string>,
+      firstSeenAt: Date,
+    ) =>
+      db.phase.create({
+        data: {
+          clusterId,
+          sourceKind,
+          namespace,
+          name,
+          inventoryId: `${name}-inv`,
+          labels,
+          firstSeenAt,
+          lastSeenAt: firstSeenAt,
+        },
+      });
     const web = await phase(prod.id, 'cli-utils', 'shop', 'web', { team: 'shop' }, at(0));
     const api = await phase(prod.id, 'flux', 'shop', 'api', { team: 'shop' }, at(0));
     const stagingWeb = await phase(staging.id, 'cli-utils', 'shop', 'web', { team: 'shop' }, at(0));
@@ -66,38 +123,81 @@ export async function seedHistory(url: string): Promise<Seeded> {
     await phaseInterval(db, web.id, 'InProgress', at(0), at(10), { InProgress: 1, Current: 1 }, { worst: DEPLOY_WEB });
     await phaseInterval(db, web.id, 'Current', at(10), at(20), { Current: 2 }, { message: 'all 2 resources Current' });
     await phaseInterval(db, web.id, 'Current', at(20), at(30), { Current: 3 }, { message: 'all 3 resources Current' });
-    await phaseInterval(db, web.id, 'Failed', at(30), at(40), { Failed: 1, Current: 2 }, { message: '1 of 3 resources not Current', worst: DEPLOY_WEB });
+    await phaseInterval(
+      db,
+      web.id,
+      'Failed',
+      at(30),
+      at(40),
+      { Failed: 1, Current: 2 },
+      { message: '1 of 3 resources not Current', worst: DEPLOY_WEB },
+    );
     await phaseInterval(db, web.id, 'Current', at(40), null, { Current: 3 }, { message: 'all 3 resources Current' });
 
-    const revision1 = (await db.objectRevision.create({ data: { hash: 'rev-1', object: { spec: { replicas: 1 } } } })).id;
-    const revision2 = (await db.objectRevision.create({ data: { hash: 'rev-2', object: { spec: { replicas: 2 } } } })).id;
+    const revision1 = (await db.objectRevision.create({ data: { hash: 'rev-1', object: { spec: { replicas: 1 } } } }))
+      .id;
+    const revision2 = (await db.objectRevision.create({ data: { hash: 'rev-2', object: { spec: { replicas: 2 } } } }))
+      .id;
     await resourceInterval(db, web.id, DEPLOY_WEB, 'InProgress', at(0), at(10), { revisionId: revision1 });
     await resourceInterval(db, web.id, DEPLOY_WEB, 'Current', at(10), at(25), { revisionId: revision1 });
     await resourceInterval(db, web.id, DEPLOY_WEB, 'Current', at(25), at(30), { revisionId: revision2 });
-    await resourceInterval(db, web.id, DEPLOY_WEB, 'Failed', at(30), at(40), { revisionId: revision2, message: 'ProgressDeadlineExceeded' });
+    await resourceInterval(db, web.id, DEPLOY_WEB, 'Failed', at(30), at(40), {
+      revisionId: revision2,
+      message: 'ProgressDeadlineExceeded',
+    });
     await resourceInterval(db, web.id, DEPLOY_WEB, 'Current', at(40), null, { revisionId: revision2 });
     await resourceInterval(db, web.id, SERVICE_WEB, 'Current', at(0), null);
     await resourceInterval(db, web.id, CONFIG_WEB, 'Current', at(25), null);
 
     const m1 = await db.manifest.create({
-      data: { hash: 'manifest-1', source: { kind: 'ConfigMap' }, entryCount: 2, entries: [{ group: '', kind: 'Service', namespace: 'shop', name: 'web' }, { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' }] },
+      data: {
+        hash: 'manifest-1',
+        source: { kind: 'ConfigMap' },
+        entryCount: 2,
+        entries: [
+          { group: '', kind: 'Service', namespace: 'shop', name: 'web' },
+          { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' },
+        ],
+      },
     });
     const m2 = await db.manifest.create({
       data: {
-        hash: 'manifest-2', source: { kind: 'ConfigMap' }, entryCount: 3,
-        entries: [{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'web-config' }, { group: '', kind: 'Service', namespace: 'shop', name: 'web' }, { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' }],
+        hash: 'manifest-2',
+        source: { kind: 'ConfigMap' },
+        entryCount: 3,
+        entries: [
+          { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'web-config' },
+          { group: '', kind: 'Service', namespace: 'shop', name: 'web' },
+          { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' },
+        ],
       },
     });
     await db.phaseManifest.create({ data: { phaseId: web.id, manifestId: m1.id, from: at(0), to: at(25) } });
     await db.phaseManifest.create({ data: { phaseId: web.id, manifestId: m2.id, from: at(25), to: null } });
 
     await phaseInterval(db, api.id, 'Current', at(0), at(50), { Current: 1 });
-    await phaseInterval(db, api.id, 'Failed', at(50), null, { Failed: 1 }, { message: 'Deployment shop/api is Failed: crash loop', worst: DEPLOY_API });
+    await phaseInterval(
+      db,
+      api.id,
+      'Failed',
+      at(50),
+      null,
+      { Failed: 1 },
+      { message: 'Deployment shop/api is Failed: crash loop', worst: DEPLOY_API },
+    );
     await resourceInterval(db, api.id, DEPLOY_API, 'Current', at(0), at(50));
     await resourceInterval(db, api.id, DEPLOY_API, 'Failed', at(50), null, { message: 'crash loop' });
 
     await phaseInterval(db, stagingWeb.id, 'Current', at(0), at(35), { Current: 1 });
-    await phaseInterval(db, stagingWeb.id, 'Current', at(35), null, { Current: 1 }, { stale: true, staleSince: at(30) });
+    await phaseInterval(
+      db,
+      stagingWeb.id,
+      'Current',
+      at(35),
+      null,
+      { Current: 1 },
+      { stale: true, staleSince: at(30) },
+    );
     await phaseInterval(db, ledger.id, 'Current', at(5), null, { Current: 1 });
     // An earlier Current stretch, then a gap (no record): the current run starts after the gap.
     const minutesBefore = (m: number) => new Date(freshSince.getTime() - m * 60_000);
@@ -106,8 +206,25 @@ export async function seedHistory(url: string): Promise<Seeded> {
     await resourceInterval(db, fresh.id, '/Service/shop/fresh', 'Current', minutesBefore(20), minutesBefore(10));
     await resourceInterval(db, fresh.id, '/Service/shop/fresh', 'Current', freshSince, null);
 
-    const change = (clusterId: number, phaseId: number | null, scope: string, minutes: number, fromStatus: string | null, toStatus: string | null, resourceKey: string | null = null) =>
-      insertStatusChange(db, { clusterId, phaseId, scope, at: at(minutes), fromStatus, toStatus, resourceKey, message: `${fromStatus ?? '-'} -> ${toStatus ?? '-'}` });
+    const change = (
+      clusterId: number,
+      phaseId: number | null,
+      scope: string,
+      minutes: number,
+      fromStatus: string | null,
+      toStatus: string | null,
+      resourceKey: string | null = null,
+    ) =>
+      insertStatusChange(db, {
+        clusterId,
+        phaseId,
+        scope,
+        at: at(minutes),
+        fromStatus,
+        toStatus,
+        resourceKey,
+        message: `${fromStatus ?? '-'} -> ${toStatus ?? '-'}`,
+      });
     // In seq order (ids are assigned in insertion order).
     await change(prod.id, web.id, 'phase', 10, 'InProgress', 'Current');
     await change(prod.id, web.id, 'resource', 30, 'Current', 'Failed', DEPLOY_WEB);
@@ -116,7 +233,18 @@ export async function seedHistory(url: string): Promise<Seeded> {
     await change(prod.id, web.id, 'phase', 40, 'Failed', 'Current');
     await change(prod.id, ledger.id, 'phase', 45, null, 'Current');
     await change(prod.id, api.id, 'phase', 50, 'Current', 'Failed');
-    return { prod: prod.id, staging: staging.id, web: web.id, api: api.id, stagingWeb: stagingWeb.id, ledger: ledger.id, fresh: fresh.id, freshSince, revision1, revision2 };
+    return {
+      prod: prod.id,
+      staging: staging.id,
+      web: web.id,
+      api: api.id,
+      stagingWeb: stagingWeb.id,
+      ledger: ledger.id,
+      fresh: fresh.id,
+      freshSince,
+      revision1,
+      revision2,
+    };
   } finally {
     await db.$disconnect();
   }

@@ -28,7 +28,14 @@ beforeAll(async () => {
   seeded = await seedHistory(database.url);
   db = createDb(database.url, { poolSize: 4 });
   seqs = (await db.statusChange.findMany({ orderBy: { seq: 'asc' }, select: { seq: true } })).map((r) => r.seq);
-  paymentsReader = (await createToken(createApiTokenStore(db), { name: 'payments', scopes: ['read'], clusters: ['prod'], namespaces: ['payments'] })).secret;
+  paymentsReader = (
+    await createToken(createApiTokenStore(db), {
+      name: 'payments',
+      scopes: ['read'],
+      clusters: ['prod'],
+      namespaces: ['payments'],
+    })
+  ).secret;
   publisher = createChangePublisher(testRedisUrl(), { prefix });
   api = await startTestApi({ db, anonymousRead: true, redisUrl: testRedisUrl(), channelPrefix: prefix });
 });
@@ -41,9 +48,37 @@ afterAll(async () => {
 });
 
 /** Writes a change to the log (as the snapshot side does) and returns it as published. */
-async function appendChange(phaseId: number, name: { namespace: string; name: string; sourceKind: string }, scope: 'phase' | 'resource', toStatus: string, minutes: number, resourceKey: string | null = null): Promise<StatusChange> {
-  const seq = await insertStatusChange(db, { clusterId: seeded.prod, phaseId, scope, at: at(minutes), fromStatus: 'Current', toStatus, resourceKey, message: `to ${toStatus}` });
-  return { seq, at: at(minutes), cluster: 'prod', clusterId: seeded.prod, phaseId, phase: name, scope, resourceKey, fromStatus: 'Current', toStatus, message: `to ${toStatus}` };
+async function appendChange(
+  phaseId: number,
+  name: { namespace: string; name: string; sourceKind: string },
+  scope: 'phase' | 'resource',
+  toStatus: string,
+  minutes: number,
+  resourceKey: string | null = null,
+): Promise<StatusChange> {
+  const seq = await insertStatusChange(db, {
+    clusterId: seeded.prod,
+    phaseId,
+    scope,
+    at: at(minutes),
+    fromStatus: 'Current',
+    toStatus,
+    resourceKey,
+    message: `to ${toStatus}`,
+  });
+  return {
+    seq,
+    at: at(minutes),
+    cluster: 'prod',
+    clusterId: seeded.prod,
+    phaseId,
+    phase: name,
+    scope,
+    resourceKey,
+    fromStatus: 'Current',
+    toStatus,
+    message: `to ${toStatus}`,
+  };
 }
 
 const WEB = { sourceKind: 'cli-utils', namespace: 'shop', name: 'web' };
@@ -73,7 +108,8 @@ function subscribe(query: string, variables: Record<string, unknown>, token?: st
   };
 }
 
-const PHASE_SUB = 'subscription($after: String, $filter: StatusChangeFilter) { phaseStatusChanged(after: $after, filter: $filter) { seq scope toStatus phase { name } } }';
+const PHASE_SUB =
+  'subscription($after: String, $filter: StatusChangeFilter) { phaseStatusChanged(after: $after, filter: $filter) { seq scope toStatus phase { name } } }';
 
 describe('phaseStatusChanged', () => {
   it('replays what was missed after the cursor, then delivers live events once each', async () => {
@@ -91,12 +127,29 @@ describe('phaseStatusChanged', () => {
       const fresh = await appendChange(seeded.web, WEB, 'phase', 'InProgress', 70);
       const resourceOnly = await appendChange(seeded.web, WEB, 'resource', 'Failed', 70, 'apps/Deployment/shop/web');
       await publisher.publish([
-        { seq: lateDuplicate.seq, at: lateDuplicate.at, cluster: 'prod', clusterId: seeded.prod, phaseId: seeded.api, phase: { sourceKind: 'flux', namespace: 'shop', name: 'api' }, scope: 'phase', resourceKey: null, fromStatus: 'Current', toStatus: 'Failed', message: '' },
+        {
+          seq: lateDuplicate.seq,
+          at: lateDuplicate.at,
+          cluster: 'prod',
+          clusterId: seeded.prod,
+          phaseId: seeded.api,
+          phase: { sourceKind: 'flux', namespace: 'shop', name: 'api' },
+          scope: 'phase',
+          resourceKey: null,
+          fromStatus: 'Current',
+          toStatus: 'Failed',
+          message: '',
+        },
         resourceOnly,
         fresh,
       ]);
       const live = await sub.next();
-      expect([live.seq, live.scope, live.toStatus, live.phase?.name]).toEqual([String(fresh.seq), 'phase', 'InProgress', 'web']);
+      expect([live.seq, live.scope, live.toStatus, live.phase?.name]).toEqual([
+        String(fresh.seq),
+        'phase',
+        'InProgress',
+        'web',
+      ]);
     } finally {
       await sub.close();
     }
@@ -121,7 +174,10 @@ describe('phaseStatusChanged', () => {
     const sub = subscribe(PHASE_SUB, { after: String(seqs[0]), filter: { toStatus: ['Failed'] } });
     try {
       const replayed = [await sub.next(), await sub.next()];
-      expect(replayed.map((e) => [e.seq, e.phase?.name])).toEqual([[String(seqs[2]), 'web'], [String(seqs[6]), 'api']]);
+      expect(replayed.map((e) => [e.seq, e.phase?.name])).toEqual([
+        [String(seqs[2]), 'web'],
+        [String(seqs[6]), 'api'],
+      ]);
     } finally {
       await sub.close();
     }
@@ -130,7 +186,10 @@ describe('phaseStatusChanged', () => {
 
 describe('resourceStatusChanged', () => {
   it('carries resource changes only', async () => {
-    const sub = subscribe('subscription($after: String) { resourceStatusChanged(after: $after) { seq scope toStatus phase { name } } }', { after: String(seqs[0]) });
+    const sub = subscribe(
+      'subscription($after: String) { resourceStatusChanged(after: $after) { seq scope toStatus phase { name } } }',
+      { after: String(seqs[0]) },
+    );
     try {
       const first = await sub.next();
       expect([first.seq, first.scope, first.toStatus]).toEqual([String(seqs[1]), 'resource', 'Failed']);

@@ -33,7 +33,13 @@ const queue = uniquePrefix('gql-unobserved');
 function start(clusters: EmulatedCluster[]): Promise<RunningWorkers> {
   const options: StartWorkersOptions = {
     config: { snapshot: { interval: INTERVAL_MS }, health: undefined, baseDir: process.cwd() },
-    db, redisUrl: testRedisUrl(), log: testLogger(), clusters: clusters.map((c) => c.handle), queueName: queue, prefix: queue, channelPrefix: queue,
+    db,
+    redisUrl: testRedisUrl(),
+    log: testLogger(),
+    clusters: clusters.map((c) => c.handle),
+    queueName: queue,
+    prefix: queue,
+    channelPrefix: queue,
     // No schedule: a cluster is observed exactly when the test asks for a snapshot.
     schedule: false,
   };
@@ -41,7 +47,12 @@ function start(clusters: EmulatedCluster[]): Promise<RunningWorkers> {
 }
 
 async function refresh(cluster: string): Promise<void> {
-  const result = await gqlData<{ refreshCluster: { written: boolean; outcome: string } }>(api.url, `mutation { refreshCluster(cluster: "${cluster}") { written outcome } }`, {}, admin);
+  const result = await gqlData<{ refreshCluster: { written: boolean; outcome: string } }>(
+    api.url,
+    `mutation { refreshCluster(cluster: "${cluster}") { written outcome } }`,
+    {},
+    admin,
+  );
   expect(result.refreshCluster).toEqual({ written: true, outcome: 'ok' });
 }
 
@@ -51,16 +62,19 @@ interface Gate {
   staleReason: string | null;
   message: string;
 }
-const GATE = 'query($phase: PhaseRef!) { gate(phase: $phase, status: Current, for: "1ms") { passed reason staleReason message } }';
+const GATE =
+  'query($phase: PhaseRef!) { gate(phase: $phase, status: Current, for: "1ms") { passed reason staleReason message } }';
 const gate = async (cluster: string): Promise<Gate> =>
-  (await gqlData<{ gate: Gate }>(api.url, GATE, { phase: { cluster, namespace: 'team-0', name: 'phase-0' } }, admin)).gate;
+  (await gqlData<{ gate: Gate }>(api.url, GATE, { phase: { cluster, namespace: 'team-0', name: 'phase-0' } }, admin))
+    .gate;
 
 interface PhaseState {
   status: string;
   stale: boolean;
   staleReason: string | null;
 }
-const PHASE = 'query($cluster: String!) { phase(cluster: $cluster, namespace: "team-0", name: "phase-0") { id status stale staleReason } }';
+const PHASE =
+  'query($cluster: String!) { phase(cluster: $cluster, namespace: "team-0", name: "phase-0") { id status stale staleReason } }';
 const phase = async (cluster: string): Promise<PhaseState & { id: string }> =>
   (await gqlData<{ phase: PhaseState & { id: string } }>(api.url, PHASE, { cluster }, admin)).phase;
 
@@ -73,7 +87,14 @@ interface ClusterState {
   snapshotInterval: string | null;
 }
 const clusters = async (): Promise<ClusterState[]> =>
-  (await gqlData<{ clusters: ClusterState[] }>(api.url, '{ clusters { name state reachable retired lastObservedAt snapshotInterval } }', {}, admin)).clusters;
+  (
+    await gqlData<{ clusters: ClusterState[] }>(
+      api.url,
+      '{ clusters { name state reachable retired lastObservedAt snapshotInterval } }',
+      {},
+      admin,
+    )
+  ).clusters;
 
 beforeAll(async () => {
   database = await createTestDatabase('gql_unobserved');
@@ -83,7 +104,13 @@ beforeAll(async () => {
   applyFleet(east.emulator, { phases: 1, resourcesPerPhase: 2 });
   applyFleet(west.emulator, { phases: 1, resourcesPerPhase: 2 });
   admin = (await createToken(createApiTokenStore(db), { name: 'admin', scopes: ['admin'] })).secret;
-  api = await startTestApi({ db, anonymousRead: false, redisUrl: testRedisUrl(), channelPrefix: queue, snapshotQueue: { name: queue, prefix: queue } });
+  api = await startTestApi({
+    db,
+    anonymousRead: false,
+    redisUrl: testRedisUrl(),
+    channelPrefix: queue,
+    snapshotQueue: { name: queue, prefix: queue },
+  });
   workers = await start([east, west]);
 });
 
@@ -105,7 +132,12 @@ describe('a cluster nobody reads', () => {
     await refresh('east');
     // Read just now: fresh, and the gate passes.
     expect(await phase('east')).toMatchObject({ status: 'Current', stale: false, staleReason: null });
-    expect((await clusters()).find((c) => c.name === 'east')).toMatchObject({ state: 'OBSERVED', reachable: true, retired: false, snapshotInterval: '2s' });
+    expect((await clusters()).find((c) => c.name === 'east')).toMatchObject({
+      state: 'OBSERVED',
+      reachable: true,
+      retired: false,
+      snapshotInterval: '2s',
+    });
 
     // Every worker stops while the API runs: nothing reads the cluster any more.
     await workers?.close();
@@ -125,10 +157,21 @@ describe('a cluster nobody reads', () => {
     const { id } = await phase('east');
     const inSpan = new Date(lastObservedAt.getTime() + BOUND_MS + 1);
     const statusAt = async (at: Date) =>
-      (await gqlData<{ phase: { statusAt: { status: string; stale: boolean; staleReason: string | null } | null } }>(api.url, 'query($id: ID!, $at: DateTime!) { phase(id: $id) { statusAt(at: $at) { status stale staleReason } } }', { id, at: at.toISOString() }, admin)).phase.statusAt;
+      (
+        await gqlData<{ phase: { statusAt: { status: string; stale: boolean; staleReason: string | null } | null } }>(
+          api.url,
+          'query($id: ID!, $at: DateTime!) { phase(id: $id) { statusAt(at: $at) { status stale staleReason } } }',
+          { id, at: at.toISOString() },
+          admin,
+        )
+      ).phase.statusAt;
     // Still unobserved: the open interval is vouched for only until the bound passed.
     expect(await statusAt(inSpan)).toEqual({ status: 'Current', stale: true, staleReason: 'UNOBSERVED' });
-    expect(await statusAt(new Date(lastObservedAt.getTime() + 1))).toEqual({ status: 'Current', stale: false, staleReason: null });
+    expect(await statusAt(new Date(lastObservedAt.getTime() + 1))).toEqual({
+      status: 'Current',
+      stale: false,
+      staleReason: null,
+    });
 
     // phaselog comes back: the first tick records the span it missed.
     workers = await start([east, west]);
@@ -138,28 +181,52 @@ describe('a cluster nobody reads', () => {
 
     type Interval = { status: string; stale: boolean; staleReason: string | null; from: string; to: string | null };
     const history = await gqlData<{ phase: { history: { edges: { node: Interval }[] } } }>(
-      api.url, 'query($id: ID!, $from: DateTime!) { phase(id: $id) { history(from: $from) { edges { node { status stale staleReason from to } } } } }', { id, from: new Date(0).toISOString() }, admin,
+      api.url,
+      'query($id: ID!, $from: DateTime!) { phase(id: $id) { history(from: $from) { edges { node { status stale staleReason from to } } } } }',
+      { id, from: new Date(0).toISOString() },
+      admin,
     );
     const intervals = history.phase.history.edges.map((e) => e.node);
-    expect(intervals.map((i) => [i.status, i.staleReason])).toEqual([['Current', null], ['Current', 'UNOBSERVED'], ['Current', null]]);
-    expect(intervals[1]).toMatchObject({ stale: true, from: new Date(lastObservedAt.getTime() + BOUND_MS).toISOString() });
+    expect(intervals.map((i) => [i.status, i.staleReason])).toEqual([
+      ['Current', null],
+      ['Current', 'UNOBSERVED'],
+      ['Current', null],
+    ]);
+    expect(intervals[1]).toMatchObject({
+      stale: true,
+      from: new Date(lastObservedAt.getTime() + BOUND_MS).toISOString(),
+    });
     span = { from: Date.parse(intervals[1]?.from as string), to: Date.parse(intervals[1]?.to as string) };
     // The change log (and so the live feed) says so too.
-    const changes = await gqlData<{ statusChanges: { edges: { node: { fromStatus: string | null; toStatus: string; message: string } }[] } }>(
-      api.url, '{ statusChanges(filter: { cluster: "east", scopes: [cluster] }) { edges { node { fromStatus toStatus message } } } }', {}, admin,
+    const changes = await gqlData<{
+      statusChanges: { edges: { node: { fromStatus: string | null; toStatus: string; message: string } }[] };
+    }>(
+      api.url,
+      '{ statusChanges(filter: { cluster: "east", scopes: [cluster] }) { edges { node { fromStatus toStatus message } } } }',
+      {},
+      admin,
     );
     expect(changes.statusChanges.edges.map((e) => e.node)).toEqual([
       { fromStatus: null, toStatus: 'Reachable', message: '' },
-      { fromStatus: 'Unobserved', toStatus: 'Reachable', message: `not observed from ${intervals[1]?.from} until this snapshot` },
+      {
+        fromStatus: 'Unobserved',
+        toStatus: 'Reachable',
+        message: `not observed from ${intervals[1]?.from} until this snapshot`,
+      },
     ]);
     // A gate measures fresh reads only: the run starts again after the span.
     expect(await gate('east')).toMatchObject({ passed: true, reason: 'HELD' });
   });
 
   it('counts the unobserved span as unobserved in audit reports, not as available', async () => {
-    type Figures = { phases: { cluster: string; unobservedMs: number; observedMs: number; timeInStatus: { Current: number } }[] };
+    type Figures = {
+      phases: { cluster: string; unobservedMs: number; observedMs: number; timeInStatus: { Current: number } }[];
+    };
     const report = await gqlData<{ auditReport: { figures: Figures } }>(
-      api.url, 'query($from: DateTime!) { auditReport(from: $from, filter: { clusters: ["east"] }) { figures } }', { from: new Date(lastObservedAt.getTime() - 1).toISOString() }, admin,
+      api.url,
+      'query($from: DateTime!) { auditReport(from: $from, filter: { clusters: ["east"] }) { figures } }',
+      { from: new Date(lastObservedAt.getTime() - 1).toISOString() },
+      admin,
     );
     const figures = report.auditReport.figures.phases[0];
     // The span is unobserved time: neither Current nor observed (so not in the availability).
@@ -178,7 +245,9 @@ describe('a cluster nobody reads', () => {
     expect(answer).toMatchObject({ passed: false, reason: 'STALE', staleReason: 'RETIRED' });
     expect(answer.message).toContain('cluster east is retired');
     // The list of phases says so too.
-    const phases = await gqlData<{ phases: { edges: { node: { cluster: string; stale: boolean; staleReason: string | null } }[] } }>(api.url, '{ phases(filter: { cluster: "east" }) { edges { node { cluster stale staleReason } } } }', {}, admin);
+    const phases = await gqlData<{
+      phases: { edges: { node: { cluster: string; stale: boolean; staleReason: string | null } }[] };
+    }>(api.url, '{ phases(filter: { cluster: "east" }) { edges { node { cluster stale staleReason } } } }', {}, admin);
     expect(phases.phases.edges.map((e) => e.node)).toEqual([{ cluster: 'east', stale: true, staleReason: 'RETIRED' }]);
 
     await workers.close();

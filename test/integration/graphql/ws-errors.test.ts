@@ -27,11 +27,18 @@ beforeAll(async () => {
   await db.$executeRawUnsafe('ALTER TABLE "StatusChange" RENAME TO "StatusChange_lost"');
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line.trim() !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
-  api = await startTestApi({ db, anonymousRead: true, redisUrl: testRedisUrl(), channelPrefix: uniquePrefix('gql-ws-errors'), log: pino({ level: 'info' }, sink) });
+  api = await startTestApi({
+    db,
+    anonymousRead: true,
+    redisUrl: testRedisUrl(),
+    channelPrefix: uniquePrefix('gql-ws-errors'),
+    log: pino({ level: 'info' }, sink),
+  });
 });
 
 afterAll(async () => {
@@ -63,7 +70,12 @@ function expectMaskedAndLogged(error: WireError | undefined, path: string[] | un
 describe('errors over graphql-ws', () => {
   it('masks and logs a database error in a query resolver; fields that did not fail still answer', async () => {
     const connection = await initConnection(api.wsUrl);
-    connection.socket.send(subscribe('q', '{ about { version } phase(cluster: "prod", namespace: "shop", name: "web") { name history(from: "2026-01-01T00:00:00Z") { edges { node { status } } } } }'));
+    connection.socket.send(
+      subscribe(
+        'q',
+        '{ about { version } phase(cluster: "prod", namespace: "shop", name: "web") { name history(from: "2026-01-01T00:00:00Z") { edges { node { status } } } } }',
+      ),
+    );
     const message = await connection.next((m) => m.id === 'q' && m.type === 'next');
     const payload = message.payload as { data: { about: unknown; phase: unknown }; errors: WireError[] };
     expect(payload.data).toEqual({ about: { version: 'test' }, phase: null });
@@ -88,22 +100,44 @@ describe('errors over graphql-ws', () => {
     const connection = await initConnection(api.wsUrl);
     connection.socket.send(subscribe('bad-cursor', 'subscription { phaseStatusChanged(after: "x") { seq } }'));
     const badInput = await connection.next((m) => m.id === 'bad-cursor');
-    expect((badInput.payload as { errors: WireError[] }).errors[0]).toMatchObject({ message: expect.stringMatching(/after must be a seq/), extensions: { code: 'BAD_USER_INPUT' } });
+    expect((badInput.payload as { errors: WireError[] }).errors[0]).toMatchObject({
+      message: expect.stringMatching(/after must be a seq/),
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
 
-    connection.socket.send(JSON.stringify({ id: 'bad-variable', type: 'subscribe', payload: { query: 'query($since: DateTime!) { phase(cluster: "prod", namespace: "shop", name: "web") { history(from: $since) { edges { node { status } } } } }', variables: { since: 'yesterday' } } }));
+    connection.socket.send(
+      JSON.stringify({
+        id: 'bad-variable',
+        type: 'subscribe',
+        payload: {
+          query:
+            'query($since: DateTime!) { phase(cluster: "prod", namespace: "shop", name: "web") { history(from: $since) { edges { node { status } } } } }',
+          variables: { since: 'yesterday' },
+        },
+      }),
+    );
     const badVariable = await connection.next((m) => m.id === 'bad-variable');
-    expect((badVariable.payload as { errors: WireError[] }).errors[0]).toMatchObject({ message: expect.stringMatching(/\$since/), extensions: { code: 'BAD_USER_INPUT' } });
+    expect((badVariable.payload as { errors: WireError[] }).errors[0]).toMatchObject({
+      message: expect.stringMatching(/\$since/),
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
 
     connection.socket.send(subscribe('admin-only', '{ tokens { name } }'));
     const forbidden = await connection.next((m) => m.id === 'admin-only');
     // As over HTTP: the code, not Apollo's internal `http` status hint.
-    expect((forbidden.payload as { errors: WireError[] }).errors[0]).toMatchObject({ message: expect.stringMatching(/admin scope/), extensions: { code: 'FORBIDDEN' } });
+    expect((forbidden.payload as { errors: WireError[] }).errors[0]).toMatchObject({
+      message: expect.stringMatching(/admin scope/),
+      extensions: { code: 'FORBIDDEN' },
+    });
     expect((forbidden.payload as { errors: WireError[] }).errors[0]?.extensions).toEqual({ code: 'FORBIDDEN' });
 
     connection.socket.send(subscribe('unknown-field', '{ noSuchField }'));
     const invalid = await connection.next((m) => m.id === 'unknown-field');
     expect(invalid.type).toBe('error');
-    expect((invalid.payload as WireError[])[0]).toMatchObject({ message: expect.stringMatching(/noSuchField/), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    expect((invalid.payload as WireError[])[0]).toMatchObject({
+      message: expect.stringMatching(/noSuchField/),
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+    });
     await closeAll([connection.socket]);
   });
 
@@ -112,10 +146,16 @@ describe('errors over graphql-ws', () => {
     connection.socket.send(subscribe('syntax', '{ about { version '));
     const answer = await connection.next((m) => m.id === 'syntax');
     expect(answer.type).toBe('error');
-    expect((answer.payload as WireError[])[0]).toMatchObject({ message: expect.stringMatching(/^Syntax Error/), extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
+    expect((answer.payload as WireError[])[0]).toMatchObject({
+      message: expect.stringMatching(/^Syntax Error/),
+      extensions: { code: 'GRAPHQL_PARSE_FAILED' },
+    });
 
     connection.socket.send(subscribe('after', '{ about { version } }'));
-    expect(await connection.next((m) => m.id === 'after')).toMatchObject({ type: 'next', payload: { data: { about: { version: 'test' } } } });
+    expect(await connection.next((m) => m.id === 'after')).toMatchObject({
+      type: 'next',
+      payload: { data: { about: { version: 'test' } } },
+    });
     await closeAll([connection.socket]);
   });
 });

@@ -112,7 +112,12 @@ describe('connections per token', () => {
 });
 
 describe('operations per connection', () => {
-  const subscription = (id: string) => JSON.stringify({ id, type: 'subscribe', payload: { query: 'subscription { phaseStatusChanged(after: "0") { seq } }' } });
+  const subscription = (id: string) =>
+    JSON.stringify({
+      id,
+      type: 'subscribe',
+      payload: { query: 'subscription { phaseStatusChanged(after: "0") { seq } }' },
+    });
 
   it('refuses one more than the limit with TOO_MANY_OPERATIONS and takes one again after a complete', async () => {
     const connection = await initConnection(perToken.wsUrl);

@@ -11,7 +11,9 @@ export interface Message {
 }
 
 /** A raw graphql-transport-ws connection that records what it receives. */
-export function openSocket(url: string): Promise<{ socket: WebSocket; next: (match: (m: Message) => boolean) => Promise<Message>; closed: Promise<number> }> {
+export function openSocket(
+  url: string,
+): Promise<{ socket: WebSocket; next: (match: (m: Message) => boolean) => Promise<Message>; closed: Promise<number> }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, 'graphql-transport-ws');
     const received: Message[] = [];
@@ -31,7 +33,9 @@ export function openSocket(url: string): Promise<{ socket: WebSocket; next: (mat
         void closed.then((code) => rejectNext(new Error(`connection closed with ${code} before the expected message`)));
       });
     socket.once('open', () => resolve({ socket, next, closed }));
-    socket.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`upgrade refused with ${res.statusCode}`), { status: res.statusCode })));
+    socket.once('unexpected-response', (_req, res) =>
+      reject(Object.assign(new Error(`upgrade refused with ${res.statusCode}`), { status: res.statusCode })),
+    );
     socket.once('error', reject);
   });
 }
@@ -39,8 +43,13 @@ export function openSocket(url: string): Promise<{ socket: WebSocket; next: (mat
 /** Opens a connection and sends connection_init: 'ack' or the close code. */
 export async function initConnection(url: string, token?: string) {
   const connection = await openSocket(url);
-  connection.socket.send(JSON.stringify({ type: 'connection_init', payload: token ? { authorization: `Bearer ${token}` } : {} }));
-  const outcome = await Promise.race([connection.next((m) => m.type === 'connection_ack').then(() => 'ack' as const), connection.closed]);
+  connection.socket.send(
+    JSON.stringify({ type: 'connection_init', payload: token ? { authorization: `Bearer ${token}` } : {} }),
+  );
+  const outcome = await Promise.race([
+    connection.next((m) => m.type === 'connection_ack').then(() => 'ack' as const),
+    connection.closed,
+  ]);
   return { ...connection, outcome };
 }
 
@@ -56,4 +65,3 @@ export async function closeAll(sockets: WebSocket[]): Promise<void> {
     ),
   );
 }
-

@@ -39,9 +39,18 @@ describe('authentication and TLS through KubeConfig', () => {
   });
 
   it('gets its token from an exec credential plugin', async () => {
-    const credential = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: TOKEN } });
+    const credential = JSON.stringify({
+      apiVersion: 'client.authentication.k8s.io/v1',
+      kind: 'ExecCredential',
+      status: { token: TOKEN },
+    });
     const yaml = withUser(tlsEmulator, {
-      exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: ['-e', `process.stdout.write(${JSON.stringify(credential)})`], interactiveMode: 'Never' },
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: process.execPath,
+        args: ['-e', `process.stdout.write(${JSON.stringify(credential)})`],
+        interactiveMode: 'Never',
+      },
     });
     const handle = loadKubeconfigClusters({ yaml }).clusters[0];
     if (handle === undefined) throw new Error('no cluster');

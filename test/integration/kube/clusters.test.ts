@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { startEmulator, type Emulator } from '../../../src/emulator/index.ts';
 import { createClusterClient } from '../../../src/kube/cluster-client.ts';
-import { loadClusters, loadInClusterCluster, loadKubeconfigClusters, type ClusterHandle } from '../../../src/kube/clusters.ts';
+import {
+  loadClusters,
+  loadInClusterCluster,
+  loadKubeconfigClusters,
+  type ClusterHandle,
+} from '../../../src/kube/clusters.ts';
 import { clustersConfigSchema } from '../../../src/kube/config.ts';
 import { readObjects } from '../../../src/kube/read-objects.ts';
 import { makeObject, refOf } from './helpers.ts';
@@ -14,9 +19,19 @@ const TOKEN = 'phaselog-test-token';
 
 /** One kubeconfig whose contexts `alpha` and `beta` point at two emulators. */
 function mergeKubeconfigs(entries: Array<[string, Emulator]>): string {
-  const merged = { apiVersion: 'v1', kind: 'Config', clusters: [] as unknown[], users: [] as unknown[], contexts: [] as unknown[], 'current-context': entries[0]?.[0] };
+  const merged = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [] as unknown[],
+    users: [] as unknown[],
+    contexts: [] as unknown[],
+    'current-context': entries[0]?.[0],
+  };
   for (const [name, emulator] of entries) {
-    const doc = parse(emulator.kubeconfig()) as { clusters: Array<{ cluster: unknown }>; users: Array<{ user: unknown }> };
+    const doc = parse(emulator.kubeconfig()) as {
+      clusters: Array<{ cluster: unknown }>;
+      users: Array<{ user: unknown }>;
+    };
     merged.clusters.push({ name, cluster: doc.clusters[0]?.cluster });
     merged.users.push({ name, user: doc.users[0]?.user });
     merged.contexts.push({ name, context: { cluster: name, user: name } });
@@ -46,7 +61,14 @@ describe('loading clusters', () => {
     for (const e of [alpha, beta]) e.apply(makeObject('Deployment', 'shop', 'web'));
     dir = mkdtempSync(join(tmpdir(), 'phaselog-kube-'));
     kubeconfigPath = join(dir, 'kubeconfig.yaml');
-    writeFileSync(kubeconfigPath, mergeKubeconfigs([['alpha', alpha], ['beta', beta]]), { mode: 0o600 });
+    writeFileSync(
+      kubeconfigPath,
+      mergeKubeconfigs([
+        ['alpha', alpha],
+        ['beta', beta],
+      ]),
+      { mode: 0o600 },
+    );
   });
   afterAll(async () => {
     await Promise.all([alpha.close(), beta.close()]);
@@ -92,7 +114,8 @@ describe('loading clusters', () => {
     expect(JSON.stringify(clusters)).not.toContain(TOKEN);
     expect(JSON.parse(JSON.stringify(clusters[1]))).toEqual({ name: 'beta-token', labels: {}, server: beta.url });
     const [prod, byToken, byFile, wrong] = clusters;
-    if (prod === undefined || byToken === undefined || byFile === undefined || wrong === undefined) throw new Error('clusters missing');
+    if (prod === undefined || byToken === undefined || byFile === undefined || wrong === undefined)
+      throw new Error('clusters missing');
     expect(await readsDeployment(prod)).toBe(true);
     expect(await readsDeployment(byToken)).toBe(true);
     expect(await readsDeployment(byFile)).toBe(true);
@@ -121,11 +144,24 @@ describe('loading clusters', () => {
       tls.apply(makeObject('Deployment', 'shop', 'web'));
       const sa = mkdtempSync(join(dir, 'sa-'));
       const doc = parse(tls.kubeconfig()) as { clusters: Array<{ cluster: Record<string, string> }> };
-      writeFileSync(join(sa, 'ca.crt'), Buffer.from(doc.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64'));
+      writeFileSync(
+        join(sa, 'ca.crt'),
+        Buffer.from(doc.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64'),
+      );
       writeFileSync(join(sa, 'token'), 'token-before-rotation');
-      const v6 = loadInClusterCluster({ name: 'home', serviceHost: 'fd00::1', servicePort: '6443', serviceAccountDir: sa }).clusters[0];
+      const v6 = loadInClusterCluster({
+        name: 'home',
+        serviceHost: 'fd00::1',
+        servicePort: '6443',
+        serviceAccountDir: sa,
+      }).clusters[0];
       expect(v6?.server).toBe('https://[fd00::1]:6443');
-      const handle = loadInClusterCluster({ name: 'home', serviceHost: '127.0.0.1', servicePort: new URL(tls.url).port, serviceAccountDir: sa }).clusters[0];
+      const handle = loadInClusterCluster({
+        name: 'home',
+        serviceHost: '127.0.0.1',
+        servicePort: new URL(tls.url).port,
+        serviceAccountDir: sa,
+      }).clusters[0];
       if (handle === undefined) throw new Error('no cluster');
       expect(handle.name).toBe('home');
       expect(await readsDeployment(handle)).toBe(false);
@@ -140,8 +176,14 @@ describe('loading clusters', () => {
 describe('clustersConfigSchema', () => {
   it.each([
     ['a whole kubeconfig', [{ kubeconfig: '/etc/kube/config' }]],
-    ['some contexts of a kubeconfig', [{ kubeconfig: '/etc/kube/config', contexts: ['a', 'b'], labels: { team: 'x' } }]],
-    ['a server with a token file and CA', [{ name: 'edge', server: 'https://10.0.0.1:6443', tokenFile: '/run/token', caFile: '/run/ca.crt' }]],
+    [
+      'some contexts of a kubeconfig',
+      [{ kubeconfig: '/etc/kube/config', contexts: ['a', 'b'], labels: { team: 'x' } }],
+    ],
+    [
+      'a server with a token file and CA',
+      [{ name: 'edge', server: 'https://10.0.0.1:6443', tokenFile: '/run/token', caFile: '/run/ca.crt' }],
+    ],
     ['the in-cluster service account', [{ name: 'home', inCluster: true }]],
   ])('accepts %s', (_label, value) => {
     expect(clustersConfigSchema.safeParse(value).success).toBe(true);
@@ -154,7 +196,14 @@ describe('clustersConfigSchema', () => {
     ['a single context without a name', [{ kubeconfig: '/k', context: 'a' }], 'needs a name'],
     ['token and tokenFile together', [{ name: 'x', server: 'https://a', token: 't', tokenFile: '/t' }], 'not both'],
     ['a server that is not a URL', [{ name: 'x', server: 'not a url' }], 'URL'],
-    ['duplicate names', [{ name: 'x', inCluster: true }, { name: 'x', server: 'https://a' }], 'duplicate cluster name'],
+    [
+      'duplicate names',
+      [
+        { name: 'x', inCluster: true },
+        { name: 'x', server: 'https://a' },
+      ],
+      'duplicate cluster name',
+    ],
     ['an unknown field', [{ name: 'x', inCluster: true, password: 'p' }], 'password'],
   ])('rejects %s with a clear message', (_label, value, fragment) => {
     const parsed = clustersConfigSchema.safeParse(value);

@@ -18,11 +18,28 @@ const GROUPS: Record<string, string> = { Deployment: 'apps', StatefulSet: 'apps'
 
 /** The resources of one declared phase listing `refs`, as observeCluster sees them (revision bodies read). */
 async function observe(client: ClusterClient, refs: Phase['entries']): Promise<Record<string, unknown>> {
-  const phase: Phase = { source: 'config', id: 'compact', name: 'compact', namespace: '', labels: {}, entries: refs, details: {}, errors: [] };
-  const observation = await observeCluster(client, { now: () => NOW, declared: new Map([[client.name, [phase]]]), redaction: REDACTION });
+  const phase: Phase = {
+    source: 'config',
+    id: 'compact',
+    name: 'compact',
+    namespace: '',
+    labels: {},
+    entries: refs,
+    details: {},
+    errors: [],
+  };
+  const observation = await observeCluster(client, {
+    now: () => NOW,
+    declared: new Map([[client.name, [phase]]]),
+    redaction: REDACTION,
+  });
   if (observation.outcome !== 'ok') throw new Error('cluster unreachable');
   const out: Record<string, unknown> = {};
-  for (const r of observation.phases[0]?.resources ?? []) out[r.key] = { ...r, revision: r.revision === undefined ? undefined : { hash: r.revision.hash, body: r.revision.body } };
+  for (const r of observation.phases[0]?.resources ?? [])
+    out[r.key] = {
+      ...r,
+      revision: r.revision === undefined ? undefined : { hash: r.revision.hash, body: r.revision.body },
+    };
   return out;
 }
 
@@ -32,17 +49,56 @@ describe('reads from compact watch caches', () => {
   const refs = KINDS.flatMap((kind) => ['a', 'b'].map((name) => refOf(kind, 'shop', `${kind.toLowerCase()}-${name}`)));
   beforeAll(async () => {
     cluster = await startTestCluster('compact');
-    cluster.emulator.apply(KINDS.flatMap((kind) => ['a', 'b'].map((name) => makeObject(kind, 'shop', `${kind.toLowerCase()}-${name}`, { tier: 'web' }))));
+    cluster.emulator.apply(
+      KINDS.flatMap((kind) =>
+        ['a', 'b'].map((name) => makeObject(kind, 'shop', `${kind.toLowerCase()}-${name}`, { tier: 'web' })),
+      ),
+    );
     const annotated = makeObject('Service', 'shop', 'service-a');
-    annotated.metadata = { ...(annotated.metadata as object), annotations: { 'example.com/token': 'hunter2', team: 'shop' } };
+    annotated.metadata = {
+      ...(annotated.metadata as object),
+      annotations: { 'example.com/token': 'hunter2', team: 'shop' },
+    };
     cluster.emulator.apply([annotated]);
     // A crash-looping pod selected by statefulset-a makes the pod-aware rule read pods from the cache.
     const crashing = makeObject('Pod', 'shop', 'statefulset-a-0');
     crashing.metadata = { name: 'statefulset-a-0', namespace: 'shop', labels: { app: 'statefulset-a' } };
-    crashing.status = { phase: 'Running', containerStatuses: [{ name: 'db', ready: false, restartCount: 7, image: 'postgres:17', state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s' } } }] };
+    crashing.status = {
+      phase: 'Running',
+      containerStatuses: [
+        {
+          name: 'db',
+          ready: false,
+          restartCount: 7,
+          image: 'postgres:17',
+          state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s' } },
+        },
+      ],
+    };
     cluster.emulator.apply([crashing]);
-    cluster.emulator.patchStatus({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'deployment-a' }, { observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: 1, availableReplicas: 1, conditions: [{ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: 'progressing', lastUpdateTime: '2026-11-20T09:16:40Z' }] });
-    set = createWatchSet(cluster.client, KINDS.map((kind) => ({ group: GROUPS[kind] ?? '', kind })));
+    cluster.emulator.patchStatus(
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'deployment-a' },
+      {
+        observedGeneration: 1,
+        replicas: 2,
+        updatedReplicas: 2,
+        readyReplicas: 1,
+        availableReplicas: 1,
+        conditions: [
+          {
+            type: 'Progressing',
+            status: 'True',
+            reason: 'ReplicaSetUpdated',
+            message: 'progressing',
+            lastUpdateTime: '2026-11-20T09:16:40Z',
+          },
+        ],
+      },
+    );
+    set = createWatchSet(
+      cluster.client,
+      KINDS.map((kind) => ({ group: GROUPS[kind] ?? '', kind })),
+    );
   });
   afterAll(async () => {
     set.stop();
@@ -74,16 +130,28 @@ describe('reads from compact watch caches', () => {
     const first = await observe(polling, refs);
     expect(await observe(polling, refs)).toEqual(first);
     const key = refKey(refOf('Service', 'shop', 'service-b'));
-    cluster.emulator.apply([{ ...makeObject('Service', 'shop', 'service-b'), spec: { type: 'ClusterIP', clusterIP: '10.96.0.11', ports: [{ port: 81 }] } }]);
+    cluster.emulator.apply([
+      {
+        ...makeObject('Service', 'shop', 'service-b'),
+        spec: { type: 'ClusterIP', clusterIP: '10.96.0.11', ports: [{ port: 81 }] },
+      },
+    ]);
     const second = await observe(polling, refs);
-    expect((second[key] as { revision: { hash: string } }).revision.hash).not.toBe((first[key] as { revision: { hash: string } }).revision.hash);
+    expect((second[key] as { revision: { hash: string } }).revision.hash).not.toBe(
+      (first[key] as { revision: { hash: string } }).revision.hash,
+    );
     expect(second[key]).toMatchObject({ revision: { body: { spec: { ports: [{ port: 81 }] } } } });
     polling.close();
   });
 
   it('follows changes: the cached view and revision move with the object', async () => {
-    cluster.emulator.apply([{ ...makeObject('ConfigMap', 'shop', 'configmap-a'), data: { 'app.properties': 'name=changed' } }]);
-    cluster.emulator.patchStatus({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'deployment-b' }, { observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 });
+    cluster.emulator.apply([
+      { ...makeObject('ConfigMap', 'shop', 'configmap-a'), data: { 'app.properties': 'name=changed' } },
+    ]);
+    cluster.emulator.patchStatus(
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'deployment-b' },
+      { observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 },
+    );
     const polling = connect(cluster.emulator, {}, 'compact');
     const expected = await observe(polling, refs);
     polling.close();
@@ -92,7 +160,9 @@ describe('reads from compact watch caches', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(await observe(cluster.client, refs)).toEqual(expected);
-    expect(expected[refKey(refOf('ConfigMap', 'shop', 'configmap-a'))]).toMatchObject({ revision: { body: { data: { 'app.properties': 'name=changed' } } } });
+    expect(expected[refKey(refOf('ConfigMap', 'shop', 'configmap-a'))]).toMatchObject({
+      revision: { body: { data: { 'app.properties': 'name=changed' } } },
+    });
     expect(expected[refKey(refOf('Deployment', 'shop', 'deployment-b'))]).toMatchObject({ observedGeneration: 1 });
   });
 });

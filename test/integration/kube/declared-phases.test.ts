@@ -69,9 +69,17 @@ afterAll(async () => {
 
 describe('declared phases', () => {
   it('formats selectors the way the API server reads them', () => {
-    expect(formatLabelSelector({ matchLabels: { tier: 'web' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['a', 'b'] }, { key: 'legacy', operator: 'DoesNotExist' }, { key: 'x', operator: 'Exists' }, { key: 'y', operator: 'NotIn', values: ['z'] }] })).toBe(
-      'tier=web,env in (a,b),!legacy,x,y notin (z)',
-    );
+    expect(
+      formatLabelSelector({
+        matchLabels: { tier: 'web' },
+        matchExpressions: [
+          { key: 'env', operator: 'In', values: ['a', 'b'] },
+          { key: 'legacy', operator: 'DoesNotExist' },
+          { key: 'x', operator: 'Exists' },
+          { key: 'y', operator: 'NotIn', values: ['z'] },
+        ],
+      }),
+    ).toBe('tier=web,env in (a,b),!legacy,x,y notin (z)');
   });
 
   it('observes a list phase and a selector phase beside discovered ones', async () => {
@@ -92,7 +100,15 @@ describe('declared phases', () => {
     const selector = byName.get('web-tier');
     expect(selector?.identity.sourceKind).toBe('selector');
     expect(selector?.resources.map((r) => r.key)).toEqual(['/Service/shop/frontend', 'apps/Deployment/shop/frontend']);
-    expect(selector?.manifest.source).toMatchObject({ kind: 'SelectorPhase', spec: { kinds: [{ group: 'apps', kind: 'Deployment' }, { group: '', kind: 'Service' }] } });
+    expect(selector?.manifest.source).toMatchObject({
+      kind: 'SelectorPhase',
+      spec: {
+        kinds: [
+          { group: 'apps', kind: 'Deployment' },
+          { group: '', kind: 'Service' },
+        ],
+      },
+    });
   });
 
   it('follows the selector: an object that gains the label joins the phase and its manifest changes', async () => {
@@ -109,8 +125,16 @@ describe('declared phases', () => {
   it.each([
     ['neither resources nor selector', 'phases:\n  - cluster: test\n    name: empty\n', /set either resources/],
     ['a malformed resource id', 'phases:\n  - cluster: test\n    name: bad\n    resources: [not-an-id]\n', /not-an-id/],
-    ['a selector without kinds', 'phases:\n  - cluster: test\n    name: s\n    selector: { matchLabels: { a: b } }\n', /kinds must be a non-empty list/],
-    ['the same phase twice', 'phases:\n  - { cluster: test, name: a, resources: [] }\n  - { cluster: test, name: a, resources: [] }\n', /declared twice/],
+    [
+      'a selector without kinds',
+      'phases:\n  - cluster: test\n    name: s\n    selector: { matchLabels: { a: b } }\n',
+      /kinds must be a non-empty list/,
+    ],
+    [
+      'the same phase twice',
+      'phases:\n  - { cluster: test, name: a, resources: [] }\n  - { cluster: test, name: a, resources: [] }\n',
+      /declared twice/,
+    ],
   ])('rejects %s with the key named', (_what, yaml, message) => {
     try {
       configFrom(yaml);

@@ -1,10 +1,21 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { discoverPhases, INVENTORY_WATCHES, type DiscoveredPhase, type DiscoverPhasesResult } from '../../../src/kube/discover-phases.ts';
+import {
+  discoverPhases,
+  INVENTORY_WATCHES,
+  type DiscoveredPhase,
+  type DiscoverPhasesResult,
+} from '../../../src/kube/discover-phases.ts';
 import { createWatchSet } from '../../../src/kube/watch-set.ts';
 import { loadAirshipctlInventory, loadInventoryFixture } from '../../unit/inventory/load-fixture.ts';
 import { connect, startTestCluster, type TestCluster } from './helpers.ts';
 
-const FIXTURES = ['cli-utils-configmap.json', 'kpt-resourcegroup.json', 'flux-kustomization.json', 'flux-helmrelease.json', 'argocd-application.json'];
+const FIXTURES = [
+  'cli-utils-configmap.json',
+  'kpt-resourcegroup.json',
+  'flux-kustomization.json',
+  'flux-helmrelease.json',
+  'argocd-application.json',
+];
 
 describe('finding phases in a cluster', () => {
   let cluster: TestCluster;
@@ -14,7 +25,12 @@ describe('finding phases in a cluster', () => {
     const cm = objects[0]?.metadata as Record<string, unknown>;
     cm.managedFields = [{ manager: 'kapply', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: {} }];
     // An ordinary ConfigMap must not be mistaken for an inventory.
-    objects.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop' }, data: { a: 'b' } });
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'settings', namespace: 'shop' },
+      data: { a: 'b' },
+    });
     cluster.emulator.apply(objects);
   });
   afterEach(() => cluster.emulator.clearFaults());
@@ -24,7 +40,9 @@ describe('finding phases in a cluster', () => {
     const result = await discoverPhases(cluster.client);
     expect(result.errors).toEqual([]);
     expect(result.invalid).toEqual([]);
-    const summary = result.phases.map(({ phase }) => [phase.source, phase.namespace, phase.name, phase.entries.length]).sort();
+    const summary = result.phases
+      .map(({ phase }) => [phase.source, phase.namespace, phase.name, phase.entries.length])
+      .sort();
     expect(summary).toEqual([
       ['argocd', 'argocd', 'shop', 6],
       ['cli-utils', 'airshipit-initinfra-target', 'initinfra-target', 6],
@@ -34,7 +52,11 @@ describe('finding phases in a cluster', () => {
       ['resourcegroup', 'shop', 'inventory-shop', 4],
     ]);
     const cliUtils = result.phases.find((d) => d.phase.namespace === 'shop' && d.phase.source === 'cli-utils');
-    expect(cliUtils?.manifest).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'inventory-04873621' } });
+    expect(cliUtils?.manifest).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'inventory-04873621' },
+    });
     expect((cliUtils?.manifest.metadata as Record<string, unknown>).managedFields).toBeUndefined();
     const flux = result.phases.find((d) => d.phase.source === 'flux' && d.phase.name === 'shop');
     expect(flux?.manifest.status).toMatchObject({ lastAppliedRevision: expect.stringContaining('main@sha1') });
@@ -43,7 +65,9 @@ describe('finding phases in a cluster', () => {
   it('looks only in the configured namespaces', async () => {
     const result = await discoverPhases(cluster.client, { namespaces: ['shop'] });
     expect(result.phases.map((d) => `${d.phase.source}/${d.phase.name}`).sort()).toEqual([
-      'cli-utils/3f0b6c1e-6a3c-4f2e-9f7e-2a6d1c9b8e41', 'flux/podinfo', 'resourcegroup/inventory-shop',
+      'cli-utils/3f0b6c1e-6a3c-4f2e-9f7e-2a6d1c9b8e41',
+      'flux/podinfo',
+      'resourcegroup/inventory-shop',
     ]);
   });
 
@@ -56,20 +80,44 @@ describe('finding phases in a cluster', () => {
   });
 
   it('reports a forbidden source as data and still finds the others', async () => {
-    cluster.emulator.injectFault({ match: { verb: 'list', resource: 'kustomizations' }, effect: 'status', statusCode: 403 });
+    cluster.emulator.injectFault({
+      match: { verb: 'list', resource: 'kustomizations' },
+      effect: 'status',
+      statusCode: 403,
+    });
     const result = await discoverPhases(cluster.client);
-    expect(result.errors).toEqual([expect.objectContaining({ kind: 'Kustomization', error: expect.objectContaining({ kind: 'FORBIDDEN' }) })]);
+    expect(result.errors).toEqual([
+      expect.objectContaining({ kind: 'Kustomization', error: expect.objectContaining({ kind: 'FORBIDDEN' }) }),
+    ]);
     expect(result.phases).toHaveLength(5);
   });
 
   it('reports an inventory object that cannot be parsed, and keeps the rest', async () => {
-    cluster.emulator.apply({ apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization', metadata: { name: 'broken', namespace: 'flux-system' }, spec: {}, status: { inventory: { entries: 'oops' } } });
+    cluster.emulator.apply({
+      apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+      kind: 'Kustomization',
+      metadata: { name: 'broken', namespace: 'flux-system' },
+      spec: {},
+      status: { inventory: { entries: 'oops' } },
+    });
     try {
       const result = await discoverPhases(cluster.client);
-      expect(result.invalid).toEqual([expect.objectContaining({ source: 'flux', namespace: 'flux-system', name: 'broken', error: expect.objectContaining({ code: 'MALFORMED_INVENTORY' }) })]);
+      expect(result.invalid).toEqual([
+        expect.objectContaining({
+          source: 'flux',
+          namespace: 'flux-system',
+          name: 'broken',
+          error: expect.objectContaining({ code: 'MALFORMED_INVENTORY' }),
+        }),
+      ]);
       expect(result.phases).toHaveLength(6);
     } finally {
-      cluster.emulator.remove({ apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization', namespace: 'flux-system', name: 'broken' });
+      cluster.emulator.remove({
+        apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+        kind: 'Kustomization',
+        namespace: 'flux-system',
+        name: 'broken',
+      });
     }
   });
 });
@@ -79,7 +127,12 @@ describe('clusters without some inventory kinds', () => {
     const cluster = await startTestCluster();
     try {
       cluster.emulator.apply(loadInventoryFixture('cli-utils-configmap.json'));
-      for (const crd of ['applications.argoproj.io', 'kustomizations.kustomize.toolkit.fluxcd.io', 'helmreleases.helm.toolkit.fluxcd.io', 'resourcegroups.kpt.dev']) {
+      for (const crd of [
+        'applications.argoproj.io',
+        'kustomizations.kustomize.toolkit.fluxcd.io',
+        'helmreleases.helm.toolkit.fluxcd.io',
+        'resourcegroups.kpt.dev',
+      ]) {
         cluster.emulator.remove({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd });
       }
       const client = connect(cluster.emulator);
@@ -97,7 +150,9 @@ describe('inventories parsed once, kept while they are listed', () => {
   let cluster: TestCluster;
   beforeAll(async () => {
     cluster = await startTestCluster();
-    cluster.emulator.apply(['cli-utils-configmap.json', 'flux-kustomization.json', 'argocd-application.json'].map(loadInventoryFixture));
+    cluster.emulator.apply(
+      ['cli-utils-configmap.json', 'flux-kustomization.json', 'argocd-application.json'].map(loadInventoryFixture),
+    );
   });
   afterEach(() => cluster.emulator.clearFaults());
   afterAll(async () => cluster.close());
@@ -108,9 +163,10 @@ describe('inventories parsed once, kept while they are listed', () => {
     return found;
   };
   /** What a snapshot reads of each phase, in a stable order. */
-  const comparable = (result: DiscoverPhasesResult): unknown[] => result.phases
-    .map(({ phase, manifest, manifestVersion }) => ({ phase, manifest, manifestVersion }))
-    .sort((a, b) => `${a.phase.source}/${a.phase.id}`.localeCompare(`${b.phase.source}/${b.phase.id}`));
+  const comparable = (result: DiscoverPhasesResult): unknown[] =>
+    result.phases
+      .map(({ phase, manifest, manifestVersion }) => ({ phase, manifest, manifestVersion }))
+      .sort((a, b) => `${a.phase.source}/${a.phase.id}`.localeCompare(`${b.phase.source}/${b.phase.id}`));
 
   it('parses an unchanged inventory once, through a failed LIST, and again once it changes on the server', async () => {
     const first = await discoverPhases(cluster.client);
@@ -119,18 +175,31 @@ describe('inventories parsed once, kept while they are listed', () => {
     // The kept parse is where a snapshot remembers the manifest's hash: the same one while the version lasts.
     expect(again.kept).toBeDefined();
     expect(again.kept).toBe(cliUtils(first).kept);
-    cluster.emulator.injectFault({ match: { verb: 'list', resource: 'configmaps' }, effect: 'status', statusCode: 403 });
+    cluster.emulator.injectFault({
+      match: { verb: 'list', resource: 'configmaps' },
+      effect: 'status',
+      statusCode: 403,
+    });
     expect((await discoverPhases(cluster.client)).errors).toEqual([expect.objectContaining({ kind: 'ConfigMap' })]);
     cluster.emulator.clearFaults();
     expect(cliUtils(await discoverPhases(cluster.client)).phase).toBe(cliUtils(first).phase);
 
     const edited = loadInventoryFixture('cli-utils-configmap.json');
-    (edited.data as Record<string, string>)['shop_checkout-worker-blue_apps_Deployment'] = '{"strategy":"Apply","actuation":"Pending"}';
+    (edited.data as Record<string, string>)['shop_checkout-worker-blue_apps_Deployment'] =
+      '{"strategy":"Apply","actuation":"Pending"}';
     cluster.emulator.apply(edited);
     const changed = cliUtils(await discoverPhases(cluster.client));
     expect(changed.phase.entries).toHaveLength(cliUtils(first).phase.entries.length + 1);
-    expect(changed.phase.entries).toContainEqual({ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'checkout-worker-blue' });
-    expect(changed.phase.details['apps/Deployment/shop/checkout-worker-blue']).toEqual({ strategy: 'Apply', actuation: 'Pending' });
+    expect(changed.phase.entries).toContainEqual({
+      group: 'apps',
+      kind: 'Deployment',
+      namespace: 'shop',
+      name: 'checkout-worker-blue',
+    });
+    expect(changed.phase.details['apps/Deployment/shop/checkout-worker-blue']).toEqual({
+      strategy: 'Apply',
+      actuation: 'Pending',
+    });
     expect(changed.manifestVersion).not.toBe(cliUtils(first).manifestVersion);
     expect(changed.kept).not.toBe(cliUtils(first).kept);
     expect(changed.kept?.memo).toBeUndefined();

@@ -12,7 +12,14 @@ const widgetCrd = {
     group: 'example.com',
     scope: 'Namespaced',
     names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
   },
 };
 
@@ -27,14 +34,22 @@ describe('discovery', () => {
     const handle = loadKubeconfigClusters({ yaml: cluster.emulator.kubeconfig() }).clusters[0];
     if (handle === undefined) throw new Error('no cluster');
     const transport = createKubeTransport(handle.kubeConfig);
-    return { transport, discovery: createDiscovery(transport, { ttlMs: 60_000, missRefreshMs: 10_000, now: () => clock.now }) };
+    return {
+      transport,
+      discovery: createDiscovery(transport, { ttlMs: 60_000, missRefreshMs: 10_000, now: () => clock.now }),
+    };
   }
 
   it.each([
     ['core namespaced kind', '', 'ConfigMap', { resource: 'configmaps', version: 'v1', namespaced: true }],
     ['core cluster-scoped kind', '', 'Namespace', { resource: 'namespaces', namespaced: false }],
     ['named group', 'apps', 'Deployment', { resource: 'deployments', version: 'v1', namespaced: true }],
-    ['RBAC cluster-scoped kind', 'rbac.authorization.k8s.io', 'ClusterRole', { resource: 'clusterroles', namespaced: false }],
+    [
+      'RBAC cluster-scoped kind',
+      'rbac.authorization.k8s.io',
+      'ClusterRole',
+      { resource: 'clusterroles', namespaced: false },
+    ],
     ['inventory CRD', 'kustomize.toolkit.fluxcd.io', 'Kustomization', { resource: 'kustomizations', namespaced: true }],
   ])('resolves a %s', async (_label, group, kind, expected) => {
     const { discovery, transport } = freshDiscovery({ now: 0 });

@@ -14,7 +14,11 @@ describe('faults arrive as data', () => {
   let cluster: TestCluster;
   beforeAll(async () => {
     cluster = await startTestCluster();
-    cluster.emulator.apply([makeObject('Deployment', 'shop', 'web'), makeObject('ConfigMap', 'shop', 'web'), makeObject('Service', 'shop', 'web')]);
+    cluster.emulator.apply([
+      makeObject('Deployment', 'shop', 'web'),
+      makeObject('ConfigMap', 'shop', 'web'),
+      makeObject('Service', 'shop', 'web'),
+    ]);
   });
   afterEach(() => cluster.emulator.clearFaults());
   afterAll(async () => cluster.close());
@@ -31,9 +35,16 @@ describe('faults arrive as data', () => {
       expect(result.clusterError?.kind).toBe(kind);
       expect(result.missing).toEqual([]);
       expect(result.objects.size).toBe(0);
-      expect(result.errors.flatMap((e) => e.refs).map(refKey).sort()).toEqual(refs.map(refKey).sort());
+      expect(
+        result.errors
+          .flatMap((e) => e.refs)
+          .map(refKey)
+          .sort(),
+      ).toEqual(refs.map(refKey).sort());
       const outcomeOf = indexOutcomes(result);
-      expect(refs.map((ref) => outcomeOf(ref))).toEqual(refs.map(() => expect.objectContaining({ kind: 'unknown', reason: kind })));
+      expect(refs.map((ref) => outcomeOf(ref))).toEqual(
+        refs.map(() => expect.objectContaining({ kind: 'unknown', reason: kind })),
+      );
     } finally {
       client.close();
     }
@@ -54,10 +65,26 @@ describe('faults arrive as data', () => {
 
   it.each<[string, FaultRule, KubeErrorKind]>([
     ['forbidden', { match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 403 }, 'FORBIDDEN'],
-    ['no longer served', { match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 404 }, 'KIND_NOT_FOUND'],
-    ['failing with 500', { match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 500 }, 'SERVER_ERROR'],
-    ['unavailable (503)', { match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 503 }, 'SERVER_ERROR'],
-    ['throttled for a minute', { match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 429, retryAfterSeconds: 60 }, 'THROTTLED'],
+    [
+      'no longer served',
+      { match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 404 },
+      'KIND_NOT_FOUND',
+    ],
+    [
+      'failing with 500',
+      { match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 500 },
+      'SERVER_ERROR',
+    ],
+    [
+      'unavailable (503)',
+      { match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 503 },
+      'SERVER_ERROR',
+    ],
+    [
+      'throttled for a minute',
+      { match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 429, retryAfterSeconds: 60 },
+      'THROTTLED',
+    ],
   ])('a kind that is %s makes only its own resources Unknown', async (_label, fault, kind) => {
     cluster.emulator.injectFault(fault);
     const client = connect(cluster.emulator);
@@ -79,7 +106,12 @@ describe('faults arrive as data', () => {
   });
 
   it('a long Retry-After is returned for the scheduler to honour', async () => {
-    cluster.emulator.injectFault({ match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 429, retryAfterSeconds: 60 });
+    cluster.emulator.injectFault({
+      match: { verb: 'list', resource: 'deployments' },
+      effect: 'status',
+      statusCode: 429,
+      retryAfterSeconds: 60,
+    });
     const client = connect(cluster.emulator);
     try {
       const result = await readObjects(client, refs);
@@ -90,7 +122,13 @@ describe('faults arrive as data', () => {
   });
 
   it('a short Retry-After is waited out and the read succeeds', async () => {
-    cluster.emulator.injectFault({ match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 429, retryAfterSeconds: 1, times: 1 });
+    cluster.emulator.injectFault({
+      match: { verb: 'list', resource: 'deployments' },
+      effect: 'status',
+      statusCode: 429,
+      retryAfterSeconds: 1,
+      times: 1,
+    });
     const client = connect(cluster.emulator);
     try {
       cluster.emulator.resetRequests();
@@ -107,7 +145,14 @@ describe('faults arrive as data', () => {
     const widget = { group: 'example.com', kind: 'Widget', namespace: 'shop', name: 'w' };
     const result = await readObjects(cluster.client, [...refs, widget]);
     expect(result.missing).toEqual([]);
-    expect(result.errors).toEqual([expect.objectContaining({ group: 'example.com', kind: 'Widget', error: expect.objectContaining({ kind: 'KIND_NOT_FOUND' }), refs: [widget] })]);
+    expect(result.errors).toEqual([
+      expect.objectContaining({
+        group: 'example.com',
+        kind: 'Widget',
+        error: expect.objectContaining({ kind: 'KIND_NOT_FOUND' }),
+        refs: [widget],
+      }),
+    ]);
     expect(result.objects.size).toBe(3);
   });
 });
@@ -118,7 +163,12 @@ describe('one failing cluster leaves the others alone', () => {
     const broken = await startTestCluster('broken');
     const down = await startTestCluster('down');
     try {
-      for (const c of [healthy, broken, down]) c.emulator.apply([makeObject('Deployment', 'shop', 'web'), makeObject('ConfigMap', 'shop', 'web'), makeObject('Service', 'shop', 'web')]);
+      for (const c of [healthy, broken, down])
+        c.emulator.apply([
+          makeObject('Deployment', 'shop', 'web'),
+          makeObject('ConfigMap', 'shop', 'web'),
+          makeObject('Service', 'shop', 'web'),
+        ]);
       broken.emulator.injectFault({ effect: 'reset' });
       await down.emulator.close();
       const results = await readClusters([healthy, broken, down].map((c) => ({ cluster: c.client, refs })));

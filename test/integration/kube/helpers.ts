@@ -1,5 +1,9 @@
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src/emulator/index.ts';
-import { createClusterClient, type ClusterClient, type ClusterClientOptions } from '../../../src/kube/cluster-client.ts';
+import {
+  createClusterClient,
+  type ClusterClient,
+  type ClusterClientOptions,
+} from '../../../src/kube/cluster-client.ts';
 import { loadKubeconfigClusters } from '../../../src/kube/clusters.ts';
 import type { ObjectRef } from '../../../src/inventory/types.ts';
 
@@ -11,7 +15,11 @@ export interface TestCluster {
 }
 
 /** Starts an emulator on port 0 and a ClusterClient built from its kubeconfig. */
-export async function startTestCluster(name = 'test', options: EmulatorOptions = {}, clientOptions: ClusterClientOptions = {}): Promise<TestCluster> {
+export async function startTestCluster(
+  name = 'test',
+  options: EmulatorOptions = {},
+  clientOptions: ClusterClientOptions = {},
+): Promise<TestCluster> {
   const emulator = await startEmulator({ port: 0, ...options });
   const loaded = loadKubeconfigClusters({ yaml: emulator.kubeconfig(), name });
   const handle = loaded.clusters[0];
@@ -38,31 +46,82 @@ export async function waitFor(check: () => boolean, what: string, deadlineMs = 5
 }
 
 /** A real-shaped object of each common kind, named `name` in `namespace`. */
-export function makeObject(kind: string, namespace: string, name: string, labels: Record<string, string> = {}): Record<string, unknown> {
+export function makeObject(
+  kind: string,
+  namespace: string,
+  name: string,
+  labels: Record<string, string> = {},
+): Record<string, unknown> {
   const metadata = { name, namespace, labels: { app: name, ...labels } };
   switch (kind) {
     case 'Deployment':
       return {
-        apiVersion: 'apps/v1', kind, metadata,
-        spec: { replicas: 2, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } } },
+        apiVersion: 'apps/v1',
+        kind,
+        metadata,
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] },
+          },
+        },
       };
     case 'StatefulSet':
       return {
-        apiVersion: 'apps/v1', kind, metadata,
-        spec: { replicas: 1, serviceName: name, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'db', image: 'postgres:17' }] } } },
+        apiVersion: 'apps/v1',
+        kind,
+        metadata,
+        spec: {
+          replicas: 1,
+          serviceName: name,
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: { containers: [{ name: 'db', image: 'postgres:17' }] },
+          },
+        },
       };
     case 'Service':
-      return { apiVersion: 'v1', kind, metadata, spec: { type: 'ClusterIP', clusterIP: '10.96.0.10', ports: [{ port: 80, targetPort: 8080 }], selector: { app: name } } };
+      return {
+        apiVersion: 'v1',
+        kind,
+        metadata,
+        spec: {
+          type: 'ClusterIP',
+          clusterIP: '10.96.0.10',
+          ports: [{ port: 80, targetPort: 8080 }],
+          selector: { app: name },
+        },
+      };
     case 'ConfigMap':
       return { apiVersion: 'v1', kind, metadata, data: { 'app.properties': `name=${name}` } };
     case 'Secret':
-      return { apiVersion: 'v1', kind, metadata, type: 'Opaque', data: { password: Buffer.from('s3cret').toString('base64') } };
+      return {
+        apiVersion: 'v1',
+        kind,
+        metadata,
+        type: 'Opaque',
+        data: { password: Buffer.from('s3cret').toString('base64') },
+      };
     case 'Job':
-      return { apiVersion: 'batch/v1', kind, metadata, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'job', image: 'busybox' }] } } } };
+      return {
+        apiVersion: 'batch/v1',
+        kind,
+        metadata,
+        spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'job', image: 'busybox' }] } } },
+      };
     case 'ServiceAccount':
       return { apiVersion: 'v1', kind, metadata };
     case 'Pod':
-      return { apiVersion: 'v1', kind, metadata, spec: { containers: [{ name: 'c', image: 'busybox' }] }, status: { phase: 'Running' } };
+      return {
+        apiVersion: 'v1',
+        kind,
+        metadata,
+        spec: { containers: [{ name: 'c', image: 'busybox' }] },
+        status: { phase: 'Running' },
+      };
     default:
       throw new Error(`no template for ${kind}`);
   }

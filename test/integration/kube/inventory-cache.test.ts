@@ -7,22 +7,39 @@ import { observeCluster } from '../../../src/snapshot/observe.ts';
 import { loadAirshipctlInventory, loadInventoryFixture } from '../../unit/inventory/load-fixture.ts';
 import { connect, startTestCluster, waitFor, type TestCluster } from './helpers.ts';
 
-const FIXTURES = ['cli-utils-configmap.json', 'kpt-resourcegroup.json', 'flux-kustomization.json', 'flux-helmrelease.json', 'argocd-application.json'];
+const FIXTURES = [
+  'cli-utils-configmap.json',
+  'kpt-resourcegroup.json',
+  'flux-kustomization.json',
+  'flux-helmrelease.json',
+  'argocd-application.json',
+];
 
 /** Phases and their manifests, in a stable order, as a snapshot records them. */
 function phasesOf(result: DiscoverPhasesResult): unknown[] {
   return result.phases
     .map(({ phase, manifest }) => ({ phase, manifest }))
-    .sort((a, b) => `${a.phase.source}/${a.phase.namespace}/${a.phase.name}`.localeCompare(`${b.phase.source}/${b.phase.namespace}/${b.phase.name}`));
+    .sort((a, b) =>
+      `${a.phase.source}/${a.phase.namespace}/${a.phase.name}`.localeCompare(
+        `${b.phase.source}/${b.phase.namespace}/${b.phase.name}`,
+      ),
+    );
 }
 
 async function observedManifests(client: ClusterClient): Promise<unknown[]> {
   const observation = await observeCluster(client);
   if (observation.outcome !== 'ok') throw new Error('cluster unreachable');
-  return observation.phases
-    // What a snapshot stores of a manifest (a memoised one makes its source and entries on read).
-    .map((p) => ({ identity: p.identity, inventoryId: p.inventoryId, manifest: { hash: p.manifest.hash, source: p.manifest.source, entries: p.manifest.entries }, status: p.status.status }))
-    .sort((a, b) => JSON.stringify(a.identity).localeCompare(JSON.stringify(b.identity)));
+  return (
+    observation.phases
+      // What a snapshot stores of a manifest (a memoised one makes its source and entries on read).
+      .map((p) => ({
+        identity: p.identity,
+        inventoryId: p.inventoryId,
+        manifest: { hash: p.manifest.hash, source: p.manifest.source, entries: p.manifest.entries },
+        status: p.status.status,
+      }))
+      .sort((a, b) => JSON.stringify(a.identity).localeCompare(JSON.stringify(b.identity)))
+  );
 }
 
 describe('inventories read from watch caches', () => {
@@ -36,7 +53,11 @@ describe('inventories read from watch caches', () => {
   beforeAll(async () => {
     cluster = await startTestCluster();
     // An ordinary ConfigMap must not be mistaken for an inventory.
-    cluster.emulator.apply([...FIXTURES.map(loadInventoryFixture), loadAirshipctlInventory(), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop' }, data: { a: 'b' } }]);
+    cluster.emulator.apply([
+      ...FIXTURES.map(loadInventoryFixture),
+      loadAirshipctlInventory(),
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop' }, data: { a: 'b' } },
+    ]);
     listing = connect(cluster.emulator);
     set = createWatchSet(cluster.client, INVENTORY_WATCHES);
     const outcomes = await set.start();
@@ -73,7 +94,13 @@ describe('inventories read from watch caches', () => {
     await discoverPhases(cluster.client);
     expect(cluster.emulator.requestCount({ verb: 'list' })).toBe(0);
     // The ordinary ConfigMap is not in the label-selected cache.
-    expect(set.caches.get(`/ConfigMap?${INVENTORY_WATCHES[0]?.labelSelector ?? ''}`)?.list().map((o) => (o.metadata as { name: string }).name).sort()).toEqual(['inventory-00529187', 'inventory-04873621']);
+    expect(
+      set.caches
+        .get(`/ConfigMap?${INVENTORY_WATCHES[0]?.labelSelector ?? ''}`)
+        ?.list()
+        .map((o) => (o.metadata as { name: string }).name)
+        .sort(),
+    ).toEqual(['inventory-00529187', 'inventory-04873621']);
   });
 
   it('follows an edited inventory: a new entry, a changed label', async () => {
@@ -88,13 +115,29 @@ describe('inventories read from watch caches', () => {
   });
 
   it('drops an inventory that is deleted, and a ConfigMap that loses its inventory label', async () => {
-    cluster.emulator.remove({ apiVersion: 'kpt.dev/v1alpha1', kind: 'ResourceGroup', namespace: 'shop', name: 'inventory-shop' });
+    cluster.emulator.remove({
+      apiVersion: 'kpt.dev/v1alpha1',
+      kind: 'ResourceGroup',
+      namespace: 'shop',
+      name: 'inventory-shop',
+    });
     const unlabelled = cm();
     delete (unlabelled.metadata as { labels: Record<string, string> }).labels['cli-utils.sigs.k8s.io/inventory-id'];
     cluster.emulator.apply(unlabelled);
-    await waitFor(() => set.caches.get(`/ConfigMap?${INVENTORY_WATCHES[0]?.labelSelector ?? ''}`)?.get(cmMeta().namespace, cmMeta().name) === undefined, 'the unlabelled ConfigMap to leave the cache');
+    await waitFor(
+      () =>
+        set.caches
+          .get(`/ConfigMap?${INVENTORY_WATCHES[0]?.labelSelector ?? ''}`)
+          ?.get(cmMeta().namespace, cmMeta().name) === undefined,
+      'the unlabelled ConfigMap to leave the cache',
+    );
     const cached = await expectSameAsList();
-    expect(cached.phases.map((d) => `${d.phase.source}/${d.phase.namespace}`).sort()).toEqual(['argocd/argocd', 'cli-utils/airshipit-initinfra-target', 'flux/flux-system', 'flux/shop']);
+    expect(cached.phases.map((d) => `${d.phase.source}/${d.phase.namespace}`).sort()).toEqual([
+      'argocd/argocd',
+      'cli-utils/airshipit-initinfra-target',
+      'flux/flux-system',
+      'flux/shop',
+    ]);
   });
 
   it('lists again when a cache is not synced', async () => {

@@ -50,8 +50,16 @@ describe('a KUBECONFIG list, merged as kubectl merges it', () => {
     const one = write('one/config', {
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'shared', cluster: { server: 'https://one.example:6443', 'certificate-authority': 'ca.pem' } }],
-      users: [{ name: 'u', user: { token: 't1' } }, { name: 'files', user: { tokenFile: 'secrets/token', 'client-certificate': 'certs/c.pem', 'client-key': 'certs/k.pem' } }],
+      clusters: [
+        { name: 'shared', cluster: { server: 'https://one.example:6443', 'certificate-authority': 'ca.pem' } },
+      ],
+      users: [
+        { name: 'u', user: { token: 't1' } },
+        {
+          name: 'files',
+          user: { tokenFile: 'secrets/token', 'client-certificate': 'certs/c.pem', 'client-key': 'certs/k.pem' },
+        },
+      ],
       contexts: [{ name: 'a', context: { cluster: 'shared', user: 'u' } }],
     });
     const two = write('two/config', {
@@ -74,7 +82,10 @@ describe('a KUBECONFIG list, merged as kubectl merges it', () => {
   });
 
   it('agrees with kubectl on contexts, clusters, users and current-context', async () => {
-    const { stdout } = await run('kubectl', ['config', 'view', '--raw', '-o', 'json'], { env: { ...process.env, KUBECONFIG: list }, timeout: 30_000 });
+    const { stdout } = await run('kubectl', ['config', 'view', '--raw', '-o', 'json'], {
+      env: { ...process.env, KUBECONFIG: list },
+      timeout: 30_000,
+    });
     const kubectl = JSON.parse(stdout) as {
       'current-context': string;
       contexts: Array<{ name: string; context: { cluster: string; user: string } }>;
@@ -85,9 +96,14 @@ describe('a KUBECONFIG list, merged as kubectl merges it', () => {
     const kc = merged.kubeConfig;
     expect(kc.getCurrentContext()).toBe(kubectl['current-context']);
     expect(kc.getCurrentContext()).toBe('b');
-    const sortByName = <T extends { name: string }>(items: T[]): T[] => [...items].sort((x, y) => x.name.localeCompare(y.name));
-    expect(sortByName(kc.getContexts()).map((c) => [c.name, c.cluster, c.user])).toEqual(sortByName(kubectl.contexts).map((c) => [c.name, c.context.cluster, c.context.user]));
-    expect(sortByName(kc.getClusters()).map((c) => [c.name, c.server, c.proxyUrl])).toEqual(sortByName(kubectl.clusters).map((c) => [c.name, c.cluster.server, c.cluster['proxy-url']]));
+    const sortByName = <T extends { name: string }>(items: T[]): T[] =>
+      [...items].sort((x, y) => x.name.localeCompare(y.name));
+    expect(sortByName(kc.getContexts()).map((c) => [c.name, c.cluster, c.user])).toEqual(
+      sortByName(kubectl.contexts).map((c) => [c.name, c.context.cluster, c.context.user]),
+    );
+    expect(sortByName(kc.getClusters()).map((c) => [c.name, c.server, c.proxyUrl])).toEqual(
+      sortByName(kubectl.clusters).map((c) => [c.name, c.cluster.server, c.cluster['proxy-url']]),
+    );
     expect(kc.getUser('u')?.token).toBe(kubectl.users.find((u) => u.name === 'u')?.user.token);
     expect(kc.getUser('u')?.token).toBe('t1');
     expect(merged.missing).toEqual([path.join(dir, 'missing')]);
@@ -129,17 +145,37 @@ describe('proxy-url schemes', () => {
     });
     const { clusters, errors } = loadKubeconfigClusters({ path: file });
     expect(clusters.map((c) => c.name)).toEqual(['via-socks']);
-    expect(errors).toEqual([{ cluster: 'via-ftp', message: 'context "via-ftp": proxy-url scheme ftp: is not supported (use http, https or socks5)' }]);
+    expect(errors).toEqual([
+      {
+        cluster: 'via-ftp',
+        message: 'context "via-ftp": proxy-url scheme ftp: is not supported (use http, https or socks5)',
+      },
+    ]);
   });
 });
 
 describe('a kubeconfig that cannot be used is an error naming it', () => {
   it.each([
     ['a file that is not YAML', () => write('broken.yaml', 'clusters: [\n'), /cannot parse kubeconfig .*broken\.yaml/],
-    ['a file whose cluster has no server', () => write('no-server.yaml', { apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'x', cluster: {} }] }), /cannot parse kubeconfig .*no-server\.yaml/],
-    ['a folder', () => { mkdirSync(path.join(dir, 'folder'), { recursive: true }); return path.join(dir, 'folder'); }, /cannot read kubeconfig .*folder: EISDIR/],
+    [
+      'a file whose cluster has no server',
+      () => write('no-server.yaml', { apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'x', cluster: {} }] }),
+      /cannot parse kubeconfig .*no-server\.yaml/,
+    ],
+    [
+      'a folder',
+      () => {
+        mkdirSync(path.join(dir, 'folder'), { recursive: true });
+        return path.join(dir, 'folder');
+      },
+      /cannot read kubeconfig .*folder: EISDIR/,
+    ],
   ])('%s, even after a good file in the list', (_what, makeFile, message) => {
-    const good = write('good.yaml', { apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'g', cluster: { server: 'https://g.example' } }] });
+    const good = write('good.yaml', {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'g', cluster: { server: 'https://g.example' } }],
+    });
     const bad = makeFile();
     let error: unknown;
     try {
@@ -153,7 +189,10 @@ describe('a kubeconfig that cannot be used is an error naming it', () => {
   });
 
   it('a parse error names the file but never quotes it (it may hold a token)', () => {
-    const file = write('leaky.yaml', 'users:\n- name: u\n  user:\n    token: s3cret-token-value\n      client-key-data: [\n');
+    const file = write(
+      'leaky.yaml',
+      'users:\n- name: u\n  user:\n    token: s3cret-token-value\n      client-key-data: [\n',
+    );
     expect(() => readKubeconfigFiles([file])).toThrow(KubeconfigError);
     try {
       readKubeconfigFiles([file]);
@@ -164,7 +203,9 @@ describe('a kubeconfig that cannot be used is an error naming it', () => {
   });
 
   it('a list of which no file exists names them all', () => {
-    expect(() => readKubeconfigFiles([path.join(dir, 'nope-1'), path.join(dir, 'nope-2')])).toThrow(`none of the kubeconfig files exists: ${path.join(dir, 'nope-1')}, ${path.join(dir, 'nope-2')}`);
+    expect(() => readKubeconfigFiles([path.join(dir, 'nope-1'), path.join(dir, 'nope-2')])).toThrow(
+      `none of the kubeconfig files exists: ${path.join(dir, 'nope-1')}, ${path.join(dir, 'nope-2')}`,
+    );
   });
 });
 
@@ -215,9 +256,13 @@ describe('credentials that change on disk', () => {
 
   it('a `clusters:` entry with tokenFile follows the file too', async () => {
     const caDoc = parse(em.kubeconfig()) as { clusters: Array<{ cluster: Record<string, string> }> };
-    const caFile = write('entry/ca.crt', Buffer.from(caDoc.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString());
+    const caFile = write(
+      'entry/ca.crt',
+      Buffer.from(caDoc.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString(),
+    );
     const tokenFile = write('entry/token', 'old');
-    const handle = loadClusters(clustersConfigSchema.parse([{ name: 'edge', server: em.url, tokenFile, caFile }])).clusters[0];
+    const handle = loadClusters(clustersConfigSchema.parse([{ name: 'edge', server: em.url, tokenFile, caFile }]))
+      .clusters[0];
     if (handle === undefined) throw new Error('no cluster');
     expect(await reads(handle)).toBe('UNAUTHORIZED');
     writeFileSync(tokenFile, TOKEN);

@@ -21,17 +21,35 @@ describe('live snapshots of owner phases', () => {
 
   it('a new Job of an owner queues a snapshot naming it', async () => {
     const changes: (ChangedObjects | undefined)[] = [];
-    const live = await startLiveSnapshots([cluster.client], async (_name, _tickAt, changed) => {
-      changes.push(changed);
-    }, pino({ level: 'silent' }), { debounceMs: 50, maxWaitMs: 500, owners: [{ kind: { group: 'lcm.example.dev', kind: 'Phase' }, ownedKinds: [{ group: 'batch', kind: 'Job' }] }] });
+    const live = await startLiveSnapshots(
+      [cluster.client],
+      async (_name, _tickAt, changed) => {
+        changes.push(changed);
+      },
+      pino({ level: 'silent' }),
+      {
+        debounceMs: 50,
+        maxWaitMs: 500,
+        owners: [{ kind: { group: 'lcm.example.dev', kind: 'Phase' }, ownedKinds: [{ group: 'batch', kind: 'Job' }] }],
+      },
+    );
     try {
       // The initial list of the watches is a burst of its own; wait for it to go by.
       await waitFor(() => changes.length > 0, 'the snapshot of the initial list', 5000);
       await new Promise((resolve) => setTimeout(resolve, 150));
       changes.length = 0;
       cluster.emulator.apply(ownedJob(phase, 'keystone-db-sync', 'uid-live-job', 'running'));
-      await waitFor(() => changes.some((c) => c?.objects.some((o) => o.kind === 'Job')), 'a snapshot naming the new Job', 5000);
-      expect(changes.flatMap((c) => c?.objects ?? [])).toContainEqual({ group: 'batch', kind: 'Job', namespace: 'lcm', name: 'keystone-db-sync' });
+      await waitFor(
+        () => changes.some((c) => c?.objects.some((o) => o.kind === 'Job')),
+        'a snapshot naming the new Job',
+        5000,
+      );
+      expect(changes.flatMap((c) => c?.objects ?? [])).toContainEqual({
+        group: 'batch',
+        kind: 'Job',
+        namespace: 'lcm',
+        name: 'keystone-db-sync',
+      });
     } finally {
       live.close();
     }

@@ -24,13 +24,21 @@ describe('live snapshot debounce', () => {
   });
   afterAll(async () => cluster.close());
 
-  async function watch(options: { debounceMs: number; maxWaitMs: number }): Promise<{ live: LiveSnapshots; queued: number[]; changes: (ChangedObjects | undefined)[] }> {
+  async function watch(options: {
+    debounceMs: number;
+    maxWaitMs: number;
+  }): Promise<{ live: LiveSnapshots; queued: number[]; changes: (ChangedObjects | undefined)[] }> {
     const queued: number[] = [];
     const changes: (ChangedObjects | undefined)[] = [];
-    const live = await startLiveSnapshots([cluster.client], async (_name, tickAt, changed) => {
-      queued.push(tickAt);
-      changes.push(changed);
-    }, pino({ level: 'silent' }), options);
+    const live = await startLiveSnapshots(
+      [cluster.client],
+      async (_name, tickAt, changed) => {
+        queued.push(tickAt);
+        changes.push(changed);
+      },
+      pino({ level: 'silent' }),
+      options,
+    );
     // The initial list emits ADDED events: let their snapshot go by first.
     await waitFor(() => queued.length > 0, 'the snapshot of the initial list', 5000);
     await new Promise((resolve) => setTimeout(resolve, options.debounceMs * 2));
@@ -46,7 +54,9 @@ describe('live snapshot debounce', () => {
       await waitFor(() => queued.length > 0, 'the burst snapshot', 5000);
       await new Promise((resolve) => setTimeout(resolve, 800));
       expect(queued).toHaveLength(1);
-      expect(changes).toEqual([{ objects: [{ group: 'apps', kind: 'Deployment', namespace: 'live', name: 'web' }], inventories: [] }]);
+      expect(changes).toEqual([
+        { objects: [{ group: 'apps', kind: 'Deployment', namespace: 'live', name: 'web' }], inventories: [] },
+      ]);
     } finally {
       live.close();
     }
@@ -55,9 +65,17 @@ describe('live snapshot debounce', () => {
   it('names a changed inventory apart from other objects', async () => {
     const { live, queued, changes } = await watch({ debounceMs: 100, maxWaitMs: 1000 });
     try {
-      cluster.emulator.apply([inventoryConfigMap('live', 'inventory', 'live-phase', [['live', 'apps', 'Deployment', 'web'], ['live', 'apps', 'Deployment', 'api']])]);
+      cluster.emulator.apply([
+        inventoryConfigMap('live', 'inventory', 'live-phase', [
+          ['live', 'apps', 'Deployment', 'web'],
+          ['live', 'apps', 'Deployment', 'api'],
+        ]),
+      ]);
       await waitFor(() => queued.length > 0, 'the inventory snapshot', 5000);
-      expect(changes[0]).toEqual({ objects: [], inventories: [{ group: '', kind: 'ConfigMap', namespace: 'live', name: 'inventory' }] });
+      expect(changes[0]).toEqual({
+        objects: [],
+        inventories: [{ group: '', kind: 'ConfigMap', namespace: 'live', name: 'inventory' }],
+      });
     } finally {
       live.close();
     }
@@ -66,7 +84,9 @@ describe('live snapshot debounce', () => {
   it('snapshots the whole cluster after a burst too large to name (a relist, a mass rollout)', async () => {
     const { live, queued, changes } = await watch({ debounceMs: 200, maxWaitMs: 5000 });
     try {
-      cluster.emulator.apply(Array.from({ length: MAX_CHANGED_OBJECTS + 1 }, (_, i) => readyDeployment('live', `bulk-${i}`)));
+      cluster.emulator.apply(
+        Array.from({ length: MAX_CHANGED_OBJECTS + 1 }, (_, i) => readyDeployment('live', `bulk-${i}`)),
+      );
       await waitFor(() => queued.length > 0, 'the bulk snapshot', 5000);
       expect(changes[0]).toBeUndefined();
     } finally {

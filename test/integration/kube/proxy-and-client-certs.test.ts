@@ -41,7 +41,9 @@ interface Tunnels {
 }
 
 function listen(server: net.Server): Promise<number> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port)),
+  );
 }
 
 function closeServer(server: net.Server, sockets: Set<net.Socket>): Promise<void> {
@@ -61,12 +63,16 @@ async function startConnectProxy(): Promise<Tunnels> {
   server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
     targets.push(req.url ?? '');
     const [host, port] = (req.url ?? '').split(':');
-    const upstream = net.connect(Number(port), host?.endsWith('.cluster.test') === true ? '127.0.0.1' : (host ?? ''), () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
+    const upstream = net.connect(
+      Number(port),
+      host?.endsWith('.cluster.test') === true ? '127.0.0.1' : (host ?? ''),
+      () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      },
+    );
     sockets.add(upstream);
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
@@ -226,7 +232,11 @@ describe('HTTPS_PROXY and NO_PROXY, for clusters without proxy-url', () => {
 
   it('NO_PROXY sends the cluster around the proxy (here: to a name nobody else resolves)', async () => {
     const before = proxy.targets.length;
-    expect(await readThrough(handleByName({ httpsProxy: `http://127.0.0.1:${proxy.port}`, noProxy: 'other.example,cluster.test' }))).toBe('UNREACHABLE');
+    expect(
+      await readThrough(
+        handleByName({ httpsProxy: `http://127.0.0.1:${proxy.port}`, noProxy: 'other.example,cluster.test' }),
+      ),
+    ).toBe('UNREACHABLE');
     expect(proxy.targets.length).toBe(before);
   });
 
@@ -234,27 +244,80 @@ describe('HTTPS_PROXY and NO_PROXY, for clusters without proxy-url', () => {
     const closed = net.createServer();
     const deadPort = await listen(closed);
     await new Promise((resolve) => closed.close(resolve));
-    expect(await readThrough(handleByName({ httpsProxy: `http://127.0.0.1:${deadPort}` }, `http://127.0.0.1:${proxy.port}`))).toBe('read');
+    expect(
+      await readThrough(handleByName({ httpsProxy: `http://127.0.0.1:${deadPort}` }, `http://127.0.0.1:${proxy.port}`)),
+    ).toBe('read');
   });
 
   it('an HTTPS_PROXY kubectl could not use either is a load error, never a direct connection', () => {
     const doc = parse(em.kubeconfig()) as { clusters: Array<{ cluster: Record<string, unknown> }> };
     for (const c of doc.clusters) c.cluster.server = 'https://api.cluster.test:6443';
-    const loaded = loadKubeconfigClusters({ yaml: stringify(doc), name: 'x', proxyEnv: { httpsProxy: 'ftp://proxy.corp:21' } });
+    const loaded = loadKubeconfigClusters({
+      yaml: stringify(doc),
+      name: 'x',
+      proxyEnv: { httpsProxy: 'ftp://proxy.corp:21' },
+    });
     expect(loaded.clusters).toEqual([]);
     expect(loaded.errors[0]?.message).toContain('HTTPS_PROXY/HTTP_PROXY: proxy-url scheme ftp: is not supported');
   });
 });
 
 /** A CA, a server certificate for 127.0.0.1, and client certificates for any common name. */
-async function makePki(): Promise<{ ca: string; serverCert: string; serverKey: string; client(cn: string): Promise<{ cert: string; key: string }> }> {
+async function makePki(): Promise<{
+  ca: string;
+  serverCert: string;
+  serverKey: string;
+  client(cn: string): Promise<{ cert: string; key: string }>;
+}> {
   const file = (name: string) => path.join(dir, name);
   const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await run('openssl', ['req', '-x509', ...ecKey, '-keyout', file('ca.key'), '-out', file('ca.crt'), '-days', '1', '-subj', '/CN=test-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign']);
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ecKey,
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.crt'),
+    '-days',
+    '1',
+    '-subj',
+    '/CN=test-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign',
+  ]);
   const sign = async (name: string, cn: string, extensions: string): Promise<void> => {
-    await run('openssl', ['req', '-new', ...ecKey, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`), '-subj', `/CN=${cn}`]);
+    await run('openssl', [
+      'req',
+      '-new',
+      ...ecKey,
+      '-keyout',
+      file(`${name}.key`),
+      '-out',
+      file(`${name}.csr`),
+      '-subj',
+      `/CN=${cn}`,
+    ]);
     writeFileSync(file(`${name}.ext`), extensions);
-    await run('openssl', ['x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file(`${name}.crt`), '-days', '1', '-extfile', file(`${name}.ext`)]);
+    await run('openssl', [
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      file('ca.crt'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      file(`${name}.crt`),
+      '-days',
+      '1',
+      '-extfile',
+      file(`${name}.ext`),
+    ]);
   };
   await sign('server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
   return {
@@ -263,7 +326,10 @@ async function makePki(): Promise<{ ca: string; serverCert: string; serverKey: s
     serverKey: readFileSync(file('server.key'), 'utf8'),
     async client(cn) {
       await sign(`client-${cn}`, cn, 'extendedKeyUsage=clientAuth\n');
-      return { cert: readFileSync(file(`client-${cn}.crt`), 'utf8'), key: readFileSync(file(`client-${cn}.key`), 'utf8') };
+      return {
+        cert: readFileSync(file(`client-${cn}.crt`), 'utf8'),
+        key: readFileSync(file(`client-${cn}.key`), 'utf8'),
+      };
     },
   };
 }
@@ -273,11 +339,14 @@ describe('client certificates rotated on disk', () => {
     const pki = await makePki();
     let connections = 0;
     let open = 0;
-    const server = https.createServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-      const peer = (req.socket as TLSSocket).getPeerCertificate();
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ cn: peer.subject?.CN }));
-    });
+    const server = https.createServer(
+      { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true, rejectUnauthorized: true },
+      (req, res) => {
+        const peer = (req.socket as TLSSocket).getPeerCertificate();
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ cn: peer.subject?.CN }));
+      },
+    );
     server.on('secureConnection', (socket: TLSSocket) => {
       connections += 1;
       open += 1;
@@ -296,7 +365,15 @@ describe('client certificates rotated on disk', () => {
       stringify({
         apiVersion: 'v1',
         kind: 'Config',
-        clusters: [{ name: 'c', cluster: { server: `https://127.0.0.1:${port}`, 'certificate-authority-data': Buffer.from(pki.ca).toString('base64') } }],
+        clusters: [
+          {
+            name: 'c',
+            cluster: {
+              server: `https://127.0.0.1:${port}`,
+              'certificate-authority-data': Buffer.from(pki.ca).toString('base64'),
+            },
+          },
+        ],
         users: [{ name: 'u', user: { 'client-certificate': certFile, 'client-key': keyFile } }],
         contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
         'current-context': 'c',

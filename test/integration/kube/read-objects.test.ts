@@ -40,14 +40,24 @@ describe('batched reads over real HTTP', () => {
 
   it('reads 5 phases of 40 resources over 6 kinds in one namespace with at most 6 LISTs, then only cached discovery', async () => {
     // The phases are real cli-utils inventories in the cluster, found the way the service finds them.
-    cluster.emulator.apply(phases.map((refs, p) => ({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: `inventory-0000000${p}`, namespace: 'shop', labels: { 'cli-utils.sigs.k8s.io/inventory-id': `phase-${p}` } },
-      data: Object.fromEntries(refs.map((ref) => [formatObjMetadata(ref), ''])),
-    })));
-    const found = await discoverPhases(cluster.client, { sources: { cliUtils: true, resourceGroup: false, flux: false, argocd: false } });
-    expect(found.phases.map((d) => [d.phase.name, d.phase.entries.length])).toEqual([0, 1, 2, 3, 4].map((p) => [`phase-${p}`, 40]));
+    cluster.emulator.apply(
+      phases.map((refs, p) => ({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: `inventory-0000000${p}`,
+          namespace: 'shop',
+          labels: { 'cli-utils.sigs.k8s.io/inventory-id': `phase-${p}` },
+        },
+        data: Object.fromEntries(refs.map((ref) => [formatObjMetadata(ref), ''])),
+      })),
+    );
+    const found = await discoverPhases(cluster.client, {
+      sources: { cliUtils: true, resourceGroup: false, flux: false, argocd: false },
+    });
+    expect(found.phases.map((d) => [d.phase.name, d.phase.entries.length])).toEqual(
+      [0, 1, 2, 3, 4].map((p) => [`phase-${p}`, 40]),
+    );
     const tickRefs = found.phases.flatMap((d) => d.phase.entries);
 
     cluster.emulator.resetRequests();
@@ -67,9 +77,18 @@ describe('batched reads over real HTTP', () => {
   });
 
   it('fills in apiVersion and kind on listed items, which a LIST leaves out for built-in kinds', async () => {
-    const result = await readObjects(cluster.client, [refOf('Deployment', 'shop', 'p0-r0'), refOf('Service', 'shop', 'p0-r2')]);
-    expect(result.objects.get(refKey(refOf('Deployment', 'shop', 'p0-r0')))).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment' });
-    expect(result.objects.get(refKey(refOf('Service', 'shop', 'p0-r2')))).toMatchObject({ apiVersion: 'v1', kind: 'Service' });
+    const result = await readObjects(cluster.client, [
+      refOf('Deployment', 'shop', 'p0-r0'),
+      refOf('Service', 'shop', 'p0-r2'),
+    ]);
+    expect(result.objects.get(refKey(refOf('Deployment', 'shop', 'p0-r0')))).toMatchObject({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+    });
+    expect(result.objects.get(refKey(refOf('Service', 'shop', 'p0-r2')))).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Service',
+    });
   });
 
   it('walks every page when the page size is small', async () => {
@@ -83,7 +102,7 @@ describe('batched reads over real HTTP', () => {
 
   it('reports refs that do not exist as missing, and only those', async () => {
     const ghosts = [refOf('Deployment', 'shop', 'ghost'), refOf('ConfigMap', 'elsewhere', 'ghost')];
-    const result = await readObjects(cluster.client, [...phases[0] ?? [], ...ghosts]);
+    const result = await readObjects(cluster.client, [...(phases[0] ?? []), ...ghosts]);
     expect(result.objects.size).toBe(40);
     expect(result.missing.map(refKey).sort()).toEqual(ghosts.map(refKey).sort());
     const outcomeOf = indexOutcomes(result);
@@ -110,7 +129,11 @@ describe('batched reads over real HTTP', () => {
         return page;
       },
     };
-    const result = await readObjects({ ...cluster.client, transport: compacting }, phases[0]?.filter((r) => r.kind === 'ConfigMap') ?? [], { pageSize: 2 });
+    const result = await readObjects(
+      { ...cluster.client, transport: compacting },
+      phases[0]?.filter((r) => r.kind === 'ConfigMap') ?? [],
+      { pageSize: 2 },
+    );
     expect(result.errors).toEqual([]);
     expect(result.objects.size).toBe(7);
     expect(cluster.emulator.requests().some((r) => r.status === 410)).toBe(true);
@@ -130,9 +153,14 @@ describe('what a read keeps', () => {
       'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(deployment),
       'deployment.kubernetes.io/revision': '3',
     };
-    (deployment.metadata as Record<string, unknown>).managedFields = [{ manager: 'kubectl', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: {} }];
+    (deployment.metadata as Record<string, unknown>).managedFields = [
+      { manager: 'kubectl', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: {} },
+    ];
     cluster.emulator.apply([deployment, makeObject('Secret', 'shop', 'db')]);
-    const result = await readObjects(cluster.client, [refOf('Deployment', 'shop', 'web'), refOf('Secret', 'shop', 'db')]);
+    const result = await readObjects(cluster.client, [
+      refOf('Deployment', 'shop', 'web'),
+      refOf('Secret', 'shop', 'db'),
+    ]);
     const web = result.objects.get(refKey(refOf('Deployment', 'shop', 'web')));
     const meta = web?.metadata as Record<string, unknown>;
     expect(meta.managedFields).toBeUndefined();
@@ -148,21 +176,40 @@ describe('what a read keeps', () => {
     const namespaces = ['a', 'b', 'c', 'd'];
     cluster.emulator.apply(namespaces.map((ns) => makeObject('ConfigMap', ns, 'cfg')));
     cluster.emulator.resetRequests();
-    const wide = await readObjects(cluster.client, namespaces.map((ns) => refOf('ConfigMap', ns, 'cfg')));
+    const wide = await readObjects(
+      cluster.client,
+      namespaces.map((ns) => refOf('ConfigMap', ns, 'cfg')),
+    );
     expect(wide.objects.size).toBe(4);
     expect(cluster.emulator.requestCount({ verb: 'list', resource: 'configmaps' })).toBe(1);
     expect(cluster.emulator.requests().find((r) => r.verb === 'list')?.namespace ?? '').toBe('');
 
     cluster.emulator.resetRequests();
-    const narrow = await readObjects(cluster.client, ['a', 'b'].map((ns) => refOf('ConfigMap', ns, 'cfg')));
+    const narrow = await readObjects(
+      cluster.client,
+      ['a', 'b'].map((ns) => refOf('ConfigMap', ns, 'cfg')),
+    );
     expect(narrow.objects.size).toBe(2);
-    expect(cluster.emulator.requests().filter((r) => r.verb === 'list').map((r) => r.namespace).sort()).toEqual(['a', 'b']);
+    expect(
+      cluster.emulator
+        .requests()
+        .filter((r) => r.verb === 'list')
+        .map((r) => r.namespace)
+        .sort(),
+    ).toEqual(['a', 'b']);
   });
 
   it('falls back to per-namespace LISTs when the cluster-wide LIST is forbidden', async () => {
-    cluster.emulator.injectFault({ match: { verb: 'list', resource: 'configmaps', namespace: '' }, effect: 'status', statusCode: 403 });
+    cluster.emulator.injectFault({
+      match: { verb: 'list', resource: 'configmaps', namespace: '' },
+      effect: 'status',
+      statusCode: 403,
+    });
     try {
-      const result = await readObjects(cluster.client, ['a', 'b', 'c'].map((ns) => refOf('ConfigMap', ns, 'cfg')));
+      const result = await readObjects(
+        cluster.client,
+        ['a', 'b', 'c'].map((ns) => refOf('ConfigMap', ns, 'cfg')),
+      );
       expect(result.errors).toEqual([]);
       expect(result.objects.size).toBe(3);
     } finally {
@@ -171,7 +218,11 @@ describe('what a read keeps', () => {
   });
 
   it('reads pods next to StatefulSets only when asked', async () => {
-    cluster.emulator.apply([makeObject('StatefulSet', 'db', 'pg'), makeObject('Pod', 'db', 'pg-0'), makeObject('Pod', 'other', 'x')]);
+    cluster.emulator.apply([
+      makeObject('StatefulSet', 'db', 'pg'),
+      makeObject('Pod', 'db', 'pg-0'),
+      makeObject('Pod', 'other', 'x'),
+    ]);
     cluster.emulator.resetRequests();
     const without = await readObjects(cluster.client, [refOf('StatefulSet', 'db', 'pg')]);
     expect(without.pods).toEqual([]);

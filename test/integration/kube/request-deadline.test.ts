@@ -30,7 +30,11 @@ describe('request deadline', () => {
   let cluster: TestCluster;
   beforeAll(async () => {
     cluster = await startTestCluster();
-    cluster.emulator.apply([makeObject('Deployment', 'shop', 'web'), makeObject('ConfigMap', 'shop', 'web'), makeObject('Service', 'shop', 'web')]);
+    cluster.emulator.apply([
+      makeObject('Deployment', 'shop', 'web'),
+      makeObject('ConfigMap', 'shop', 'web'),
+      makeObject('Service', 'shop', 'web'),
+    ]);
   });
   afterEach(async () => {
     cluster.emulator.clearFaults();
@@ -121,7 +125,9 @@ describe('keep-alive sockets the server closed', () => {
       }
       served += 1;
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] }));
+      res.end(
+        JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '1' }, items: [] }),
+      );
     });
     server.keepAliveTimeout = 60_000;
     server.on('connection', (socket: Socket) => {

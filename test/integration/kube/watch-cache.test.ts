@@ -30,10 +30,16 @@ describe('watch caches over real HTTP', () => {
     expect(changes.map((c) => c.type)).toEqual(['ADDED']);
 
     const started = Date.now();
-    cluster.emulator.patchStatus({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' }, { readyReplicas: 2 });
+    cluster.emulator.patchStatus(
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' },
+      { readyReplicas: 2 },
+    );
     await waitFor(() => changes.length === 2, 'a MODIFIED event', 1000);
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(changes[1]).toMatchObject({ type: 'MODIFIED', ref: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' } });
+    expect(changes[1]).toMatchObject({
+      type: 'MODIFIED',
+      ref: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' },
+    });
     expect(cache.get('shop', 'web')?.status).toMatchObject({ readyReplicas: 2 });
 
     cluster.emulator.remove({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' });
@@ -78,7 +84,12 @@ describe('watch caches over real HTTP', () => {
     await waitFor(() => (cache?.stats.relists ?? 0) >= 1, 'a relist');
     await waitFor(() => changes.length >= 2, 'the differences as events');
     expect(changes.map((c) => `${c.type} ${c.ref.name}`).sort()).toEqual(['ADDED new', 'DELETED deleted-later']);
-    expect(cache.list().map((o) => (o.metadata as { name: string }).name).sort()).toEqual(['kept', 'new']);
+    expect(
+      cache
+        .list()
+        .map((o) => (o.metadata as { name: string }).name)
+        .sort(),
+    ).toEqual(['kept', 'new']);
   });
 
   it('reports failures as data and reconnects with backoff', async () => {
@@ -97,7 +108,10 @@ describe('watch caches over real HTTP', () => {
   });
 
   it('gives up on a watch that never answers and reconnects', async () => {
-    cache = createWatchCache(cluster.client, { group: '', kind: 'ConfigMap' }, 'hung', { connectTimeoutMs: 200, initialBackoffMs: 10 });
+    cache = createWatchCache(cluster.client, { group: '', kind: 'ConfigMap' }, 'hung', {
+      connectTimeoutMs: 200,
+      initialBackoffMs: 10,
+    });
     const failures: KubeError[] = [];
     const names: string[] = [];
     cache.on('failure', (e) => failures.push(e));
@@ -112,10 +126,21 @@ describe('watch caches over real HTTP', () => {
   });
 
   it('a cache of the set that lists again pulls the others out of their backoff, so a deletion is learned at once', async () => {
-    cluster.emulator.apply([makeObject('Deployment', 'nudge', 'web'), makeObject('Deployment', 'nudge', 'doomed'), makeObject('ConfigMap', 'nudge', 'web')]);
+    cluster.emulator.apply([
+      makeObject('Deployment', 'nudge', 'web'),
+      makeObject('Deployment', 'nudge', 'doomed'),
+      makeObject('ConfigMap', 'nudge', 'web'),
+    ]);
     const client = connect(cluster.emulator, {}, 'nudge-cluster');
     // Waits far longer than the test: only the nudge can bring the Deployment cache back in time.
-    const set = createWatchSet(client, [{ group: 'apps', kind: 'Deployment' }, { group: '', kind: 'ConfigMap' }], { namespace: 'nudge', initialBackoffMs: 60_000, maxBackoffMs: 60_000 });
+    const set = createWatchSet(
+      client,
+      [
+        { group: 'apps', kind: 'Deployment' },
+        { group: '', kind: 'ConfigMap' },
+      ],
+      { namespace: 'nudge', initialBackoffMs: 60_000, maxBackoffMs: 60_000 },
+    );
     const seen: string[] = [];
     set.onChange((change) => seen.push(`${change.type} ${change.ref.kind}/${change.ref.name}`));
     try {
@@ -129,9 +154,18 @@ describe('watch caches over real HTTP', () => {
       cluster.emulator.remove({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'nudge', name: 'doomed' });
       cluster.emulator.clearFaults();
       // The ConfigMap cache is told its resourceVersion is gone, and relists.
-      cluster.emulator.injectFault({ match: { verb: 'watch', resource: 'configmaps' }, effect: 'status', statusCode: 410, times: 1 });
+      cluster.emulator.injectFault({
+        match: { verb: 'watch', resource: 'configmaps' },
+        effect: 'status',
+        statusCode: 410,
+        times: 1,
+      });
       cluster.emulator.closeWatches();
-      await waitFor(() => seen.includes('DELETED Deployment/doomed'), 'the deletion, learned by the Deployment cache\'s relist', 3000);
+      await waitFor(
+        () => seen.includes('DELETED Deployment/doomed'),
+        "the deletion, learned by the Deployment cache's relist",
+        3000,
+      );
     } finally {
       set.stop();
       client.close();
@@ -139,7 +173,9 @@ describe('watch caches over real HTTP', () => {
   });
 
   it('an unserved kind fails with KIND_NOT_FOUND', async () => {
-    cache = createWatchCache(cluster.client, { group: 'example.com', kind: 'Widget' }, undefined, { initialBackoffMs: 60_000 });
+    cache = createWatchCache(cluster.client, { group: 'example.com', kind: 'Widget' }, undefined, {
+      initialBackoffMs: 60_000,
+    });
     expect((await cache.start())?.kind).toBe('KIND_NOT_FOUND');
   });
 
@@ -163,9 +199,16 @@ describe('watch caches over real HTTP', () => {
 
   it('a watch set covers every kind of a phase: the next tick sends no LIST and changes arrive as events', async () => {
     const refs = [refOf('Deployment', 'set', 'web'), refOf('Service', 'set', 'web'), refOf('ConfigMap', 'set', 'web')];
-    cluster.emulator.apply([makeObject('Deployment', 'set', 'web'), makeObject('Service', 'set', 'web'), makeObject('ConfigMap', 'set', 'web')]);
+    cluster.emulator.apply([
+      makeObject('Deployment', 'set', 'web'),
+      makeObject('Service', 'set', 'web'),
+      makeObject('ConfigMap', 'set', 'web'),
+    ]);
     const client = connect(cluster.emulator, {}, 'set-cluster');
-    const set = createWatchSet(client, refs.map((r) => ({ group: r.group, kind: r.kind })));
+    const set = createWatchSet(
+      client,
+      refs.map((r) => ({ group: r.group, kind: r.kind })),
+    );
     const seen: string[] = [];
     set.onChange((change, name) => seen.push(`${name} ${change.type} ${change.ref.kind}/${change.ref.name}`));
     try {
@@ -176,7 +219,10 @@ describe('watch caches over real HTTP', () => {
       expect(result.objects.size + result.records.size).toBe(3);
       expect(result.stats.listRequests).toBe(0);
       expect(cluster.emulator.requestCount({ verb: 'list' })).toBe(0);
-      cluster.emulator.patchStatus({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'set', name: 'web' }, { replicas: 2 });
+      cluster.emulator.patchStatus(
+        { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'set', name: 'web' },
+        { replicas: 2 },
+      );
       await waitFor(() => seen.includes('set-cluster MODIFIED Deployment/web'), 'the change from the set');
     } finally {
       set.stop();

@@ -27,17 +27,25 @@ describe('watches after an API outage', () => {
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
       readyDeployment('shop', 'web'),
       readyDeployment('shop', 'doomed'),
-      inventoryConfigMap('shop', 'inventory', 'shop-phase', [['shop', 'apps', 'Deployment', 'web'], ['shop', 'apps', 'Deployment', 'doomed']]),
+      inventoryConfigMap('shop', 'inventory', 'shop-phase', [
+        ['shop', 'apps', 'Deployment', 'web'],
+        ['shop', 'apps', 'Deployment', 'doomed'],
+      ]),
     ]);
   });
   afterAll(async () => cluster.close());
 
   it('relists within the configured backoff cap and queues a snapshot naming an object deleted during the outage', async () => {
     const queued: { at: number; changed: ChangedObjects | undefined }[] = [];
-    const live = await startLiveSnapshots([cluster.client], async (_name, _tickAt, changed) => void queued.push({ at: Date.now(), changed }), pino({ level: 'silent' }), {
-      debounceMs: 25,
-      watchBackoffMaxMs: 500,
-    });
+    const live = await startLiveSnapshots(
+      [cluster.client],
+      async (_name, _tickAt, changed) => void queued.push({ at: Date.now(), changed }),
+      pino({ level: 'silent' }),
+      {
+        debounceMs: 25,
+        watchBackoffMaxMs: 500,
+      },
+    );
     try {
       await waitFor(() => queued.length > 0, 'the snapshot of the first lists');
       cluster.emulator.injectFault({ effect: 'reset' });
@@ -49,7 +57,8 @@ describe('watches after an API outage', () => {
       cluster.emulator.clearFaults();
       const returnedAt = Date.now();
       // A snapshot queued after the API returned, of the deleted object (or of the whole cluster).
-      const ofDeletion = ({ at, changed }: (typeof queued)[number]): boolean => at >= returnedAt && (changed === undefined || changed.objects.some((ref) => ref.name === 'doomed'));
+      const ofDeletion = ({ at, changed }: (typeof queued)[number]): boolean =>
+        at >= returnedAt && (changed === undefined || changed.objects.some((ref) => ref.name === 'doomed'));
       await waitFor(() => queued.some(ofDeletion), 'a live snapshot of the deletion', LEARNED_WITHIN_MS);
     } finally {
       live.close();

@@ -33,10 +33,16 @@ function samples(body: string, name: string): { labels: Record<string, string>; 
     .split('\n')
     .map((line) => /^([a-z_]+)\{(.*)\} (\S+)$/.exec(line))
     .filter((m): m is RegExpExecArray => m?.[1] === name)
-    .map((m) => ({ labels: Object.fromEntries([...(m[2] ?? '').matchAll(/([a-z_]+)="([^"]*)"/g)].map(([, k, v]) => [k as string, v as string])), value: Number(m[3]) }));
+    .map((m) => ({
+      labels: Object.fromEntries(
+        [...(m[2] ?? '').matchAll(/([a-z_]+)="([^"]*)"/g)].map(([, k, v]) => [k as string, v as string]),
+      ),
+      value: Number(m[3]),
+    }));
 }
 
-const worker = (body: string, name: string) => samples(body, name).filter((s) => s.labels['cluster'] === 'demo-staging' && s.labels['phase'] === 'worker');
+const worker = (body: string, name: string) =>
+  samples(body, name).filter((s) => s.labels['cluster'] === 'demo-staging' && s.labels['phase'] === 'worker');
 const scrape = async (): Promise<string> => (await fetch(`${server.url}/metrics`)).text();
 
 beforeAll(async () => {
@@ -47,9 +53,23 @@ beforeAll(async () => {
   registerFleetMetrics(metrics, createFleetStateReader(db));
   workers = await startWorkers({
     config: { snapshot: { interval: 250, jitter: 0 }, health: undefined, baseDir: process.cwd() },
-    db, redisUrl: testRedisUrl(), log: testLogger(), clusters: demo.clusters, observe: { owners: demo.owners }, queueName: queue, prefix: queue, channelPrefix: queue, metrics,
+    db,
+    redisUrl: testRedisUrl(),
+    log: testLogger(),
+    clusters: demo.clusters,
+    observe: { owners: demo.owners },
+    queueName: queue,
+    prefix: queue,
+    channelPrefix: queue,
+    metrics,
   });
-  server = createHttpServer({ host: '127.0.0.1', port: 0, log: testLogger(), readiness: {}, metrics: createMetricsHandler({ metrics, log: testLogger() }) });
+  server = createHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    log: testLogger(),
+    readiness: {},
+    metrics: createMetricsHandler({ metrics, log: testLogger() }),
+  });
   await server.listen();
 }, 60_000);
 
@@ -63,11 +83,26 @@ afterAll(async () => {
 });
 
 describe('/metrics over the demo', () => {
-  it('shows staging\'s worker phase Failed while its pod crash-loops, then Current again', async () => {
+  it("shows staging's worker phase Failed while its pod crash-loops, then Current again", async () => {
     let body = '';
-    await waitUntil(async () => worker((body = await scrape()), 'phaselog_phase_status').some((s) => s.labels['status'] === 'Failed'), 'the worker phase Failed', 45_000);
+    await waitUntil(
+      async () => worker((body = await scrape()), 'phaselog_phase_status').some((s) => s.labels['status'] === 'Failed'),
+      'the worker phase Failed',
+      45_000,
+    );
     const failedAt = Date.now() / 1000;
-    expect(worker(body, 'phaselog_phase_status')).toEqual([{ labels: { cluster: 'demo-staging', namespace: 'flux-system', phase: 'worker', source: 'flux', status: 'Failed' }, value: 1 }]);
+    expect(worker(body, 'phaselog_phase_status')).toEqual([
+      {
+        labels: {
+          cluster: 'demo-staging',
+          namespace: 'flux-system',
+          phase: 'worker',
+          source: 'flux',
+          status: 'Failed',
+        },
+        value: 1,
+      },
+    ]);
     // Its failing pod counted, and when it turned Failed.
     expect(worker(body, 'phaselog_phase_resources').find((s) => s.labels['status'] === 'Failed')?.value).toBe(1);
     const [changed] = worker(body, 'phaselog_phase_status_changed_timestamp_seconds');
@@ -75,9 +110,21 @@ describe('/metrics over the demo', () => {
     expect(changed?.value).toBeLessThanOrEqual(failedAt);
     // Nine phases (four per cluster, and staging's LCM owner phase), one status series each, and both clusters reachable.
     expect(samples(body, 'phaselog_phase_status')).toHaveLength(9);
-    expect(samples(body, 'phaselog_cluster_reachable').map((s) => [s.labels['cluster'], s.value]).sort()).toEqual([['demo-prod', 1], ['demo-staging', 1]]);
+    expect(
+      samples(body, 'phaselog_cluster_reachable')
+        .map((s) => [s.labels['cluster'], s.value])
+        .sort(),
+    ).toEqual([
+      ['demo-prod', 1],
+      ['demo-staging', 1],
+    ]);
 
-    await waitUntil(async () => worker((body = await scrape()), 'phaselog_phase_status').some((s) => s.labels['status'] === 'Current'), 'the worker phase Current again', 60_000);
+    await waitUntil(
+      async () =>
+        worker((body = await scrape()), 'phaselog_phase_status').some((s) => s.labels['status'] === 'Current'),
+      'the worker phase Current again',
+      60_000,
+    );
     expect(worker(body, 'phaselog_phase_status')).toHaveLength(1);
     // A Current phase has no detail series.
     expect(worker(body, 'phaselog_phase_resources')).toEqual([]);

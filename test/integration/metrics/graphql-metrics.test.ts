@@ -18,15 +18,27 @@ let metrics: Metrics;
 let reader: string;
 
 const scrape = async (): Promise<string> => (await fetch(api.url.replace(/\/graphql$/, '/metrics'))).text();
-const countOf = (body: string, operation: string): number => Number(new RegExp(`^phaselog_graphql_request_duration_seconds_count\\{operation="${operation}"\\} (\\d+)$`, 'm').exec(body)?.[1] ?? 0);
-const activeOperations = (body: string): number => Number(/^phaselog_graphql_active_operations (\d+)$/m.exec(body)?.[1] ?? NaN);
+const countOf = (body: string, operation: string): number =>
+  Number(
+    new RegExp(`^phaselog_graphql_request_duration_seconds_count\\{operation="${operation}"\\} (\\d+)$`, 'm').exec(
+      body,
+    )?.[1] ?? 0,
+  );
+const activeOperations = (body: string): number =>
+  Number(/^phaselog_graphql_active_operations (\d+)$/m.exec(body)?.[1] ?? NaN);
 
 beforeAll(async () => {
   database = await createTestDatabase('graphql_metrics');
   db = createDb(database.url, { poolSize: 4 });
   reader = (await createToken(createApiTokenStore(db), { name: 'reader', scopes: ['read'] })).secret;
   metrics = createMetrics();
-  api = await startTestApi({ db, anonymousRead: false, redisUrl: testRedisUrl(), channelPrefix: uniquePrefix('gql-metrics'), metrics });
+  api = await startTestApi({
+    db,
+    anonymousRead: false,
+    redisUrl: testRedisUrl(),
+    channelPrefix: uniquePrefix('gql-metrics'),
+    metrics,
+  });
 });
 
 afterAll(async () => {
@@ -40,7 +52,9 @@ describe('GraphQL series on /metrics', () => {
     expect((await gql(api.url, 'query SomeNameAClientChose { __typename }', {}, reader)).errors).toBeUndefined();
     expect((await gql(api.url, '{ phases(first: 1) { edges { node { id } } } }', {}, reader)).errors).toBeUndefined();
     expect((await gql(api.url, '{ nope', {}, reader)).errors).toBeDefined();
-    expect((await gql(api.url, 'mutation { refreshCluster(cluster: "x") { __typename } }', {}, reader)).errors).toBeDefined();
+    expect(
+      (await gql(api.url, 'mutation { refreshCluster(cluster: "x") { __typename } }', {}, reader)).errors,
+    ).toBeDefined();
     const body = await scrape();
     expect(countOf(body, 'query')).toBe(2);
     expect(countOf(body, 'unknown')).toBe(1);
@@ -53,13 +67,24 @@ describe('GraphQL series on /metrics', () => {
     expect(activeOperations(await scrape())).toBe(0);
     const client = wsClient(api.wsUrl, reader);
     const done = new Promise<void>((resolve) => {
-      client.subscribe({ query: 'subscription { phaseStatusChanged { seq } }' }, { next: () => {}, error: () => resolve(), complete: () => resolve() });
+      client.subscribe(
+        { query: 'subscription { phaseStatusChanged { seq } }' },
+        { next: () => {}, error: () => resolve(), complete: () => resolve() },
+      );
     });
     let body = '';
-    await waitUntil(async () => activeOperations((body = await scrape())) === 1, 'one active subscription on /metrics', 15_000);
+    await waitUntil(
+      async () => activeOperations((body = await scrape())) === 1,
+      'one active subscription on /metrics',
+      15_000,
+    );
     await client.dispose();
     await done;
-    await waitUntil(async () => activeOperations((body = await scrape())) === 0, 'no active subscription on /metrics', 15_000);
+    await waitUntil(
+      async () => activeOperations((body = await scrape())) === 0,
+      'no active subscription on /metrics',
+      15_000,
+    );
     expect(activeOperations(body)).toBe(0);
   });
 });

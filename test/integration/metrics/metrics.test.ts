@@ -15,7 +15,14 @@ import { createFleetStateReader } from '../../../src/store/read-fleet-state.ts';
 import { startWorkers, type RunningWorkers } from '../../../workers/start-workers.ts';
 import { testRedisUrl, uniquePrefix } from '../../helpers/services.ts';
 import { applyFleet, readyDeployment, readyStatus, rollingStatus } from '../snapshot/fleet.ts';
-import { createTestDatabase, startEmulatedCluster, testLogger, waitUntil, type EmulatedCluster, type TestDatabase } from '../snapshot/helpers.ts';
+import {
+  createTestDatabase,
+  startEmulatedCluster,
+  testLogger,
+  waitUntil,
+  type EmulatedCluster,
+  type TestDatabase,
+} from '../snapshot/helpers.ts';
 
 const METRICS_TOKEN = 'scrape-token-0123456789abcdef';
 const queue = uniquePrefix('metrics');
@@ -39,7 +46,9 @@ function samples(body: string, name: string): Sample[] {
   for (const line of body.split('\n')) {
     const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (match?.[1] !== name) continue;
-    const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-z_]+)="([^"]*)"/g)].map(([, k, v]) => [k as string, v as string]));
+    const labels = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/([a-z_]+)="([^"]*)"/g)].map(([, k, v]) => [k as string, v as string]),
+    );
     out.push({ labels, value: Number(match[3]) });
   }
   return out;
@@ -51,7 +60,9 @@ const scrape = async (server: HttpServer = open, authorization?: string): Promis
 };
 
 const phaseStatus = (body: string, phase: string): string[] =>
-  samples(body, 'phaselog_phase_status').filter((s) => s.labels['cluster'] === 'east' && s.labels['phase'] === phase && s.value === 1).map((s) => s.labels['status'] as string);
+  samples(body, 'phaselog_phase_status')
+    .filter((s) => s.labels['cluster'] === 'east' && s.labels['phase'] === phase && s.value === 1)
+    .map((s) => s.labels['status'] as string);
 const sum = (list: Sample[]): number => list.reduce((total, s) => total + s.value, 0);
 
 /** Scrapes until `ok` holds on a body (generous deadline: snapshots run every 300 ms). */
@@ -71,11 +82,30 @@ beforeAll(async () => {
   registerFleetMetrics(metrics, createFleetStateReader(db));
   workers = await startWorkers({
     config: { snapshot: { interval: 300, jitter: 0 }, health: undefined, baseDir: process.cwd() },
-    db, redisUrl: testRedisUrl(), log: testLogger(), clusters: [cluster.handle], queueName: queue, prefix: queue, channelPrefix: queue, metrics,
+    db,
+    redisUrl: testRedisUrl(),
+    log: testLogger(),
+    clusters: [cluster.handle],
+    queueName: queue,
+    prefix: queue,
+    channelPrefix: queue,
+    metrics,
   });
   const log = testLogger();
-  open = createHttpServer({ host: '127.0.0.1', port: 0, log, readiness: {}, metrics: createMetricsHandler({ metrics, log }) });
-  guarded = createHttpServer({ host: '127.0.0.1', port: 0, log, readiness: {}, metrics: createMetricsHandler({ metrics, log, token: METRICS_TOKEN }) });
+  open = createHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    log,
+    readiness: {},
+    metrics: createMetricsHandler({ metrics, log }),
+  });
+  guarded = createHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    log,
+    readiness: {},
+    metrics: createMetricsHandler({ metrics, log, token: METRICS_TOKEN }),
+  });
   await open.listen();
   await guarded.listen();
 }, 60_000);
@@ -90,38 +120,78 @@ afterAll(async () => {
 });
 
 describe('GET /metrics', () => {
-  it('shows each phase\'s current status, and a Deployment rolling out turns its phase InProgress', async () => {
+  it("shows each phase's current status, and a Deployment rolling out turns its phase InProgress", async () => {
     // A snapshot is counted just after its transaction commits, so a scrape can see the state first.
-    let body = await scrapeUntil('both phases Current and a snapshot counted', (b) =>
-      phaseStatus(b, 'phase-0').join() === 'Current' && phaseStatus(b, 'phase-1').join() === 'Current' && sum(samples(b, 'phaselog_snapshot_duration_seconds_count')) > 0);
+    let body = await scrapeUntil(
+      'both phases Current and a snapshot counted',
+      (b) =>
+        phaseStatus(b, 'phase-0').join() === 'Current' &&
+        phaseStatus(b, 'phase-1').join() === 'Current' &&
+        sum(samples(b, 'phaselog_snapshot_duration_seconds_count')) > 0,
+    );
     expect(samples(body, 'phaselog_cluster_reachable')).toEqual([{ labels: { cluster: 'east' }, value: 1 }]);
     expect(samples(body, 'phaselog_phase_stale')).toEqual([]);
     const changesBefore = sum(samples(body, 'phaselog_status_changes_total'));
     const snapshotsBefore = sum(samples(body, 'phaselog_snapshot_duration_seconds_count'));
 
     cluster.emulator.apply([readyDeployment('team-0', 'app-1-2', { status: rollingStatus() })]);
-    body = await scrapeUntil('phase-1 InProgress and its change counted', (b) => phaseStatus(b, 'phase-1').join() === 'InProgress' && sum(samples(b, 'phaselog_status_changes_total')) > changesBefore);
+    body = await scrapeUntil(
+      'phase-1 InProgress and its change counted',
+      (b) =>
+        phaseStatus(b, 'phase-1').join() === 'InProgress' &&
+        sum(samples(b, 'phaselog_status_changes_total')) > changesBefore,
+    );
     // One series per phase, for its current status only: no Current series for phase-1 any more.
     expect(phaseStatus(body, 'phase-0')).toEqual(['Current']);
     expect(samples(body, 'phaselog_phase_status').filter((s) => s.labels['phase'] === 'phase-1')).toEqual([
-      { labels: { cluster: 'east', namespace: 'team-0', phase: 'phase-1', source: expect.any(String), status: 'InProgress' }, value: 1 },
+      {
+        labels: {
+          cluster: 'east',
+          namespace: 'team-0',
+          phase: 'phase-1',
+          source: expect.any(String),
+          status: 'InProgress',
+        },
+        value: 1,
+      },
     ]);
     const resources = samples(body, 'phaselog_phase_resources').filter((s) => s.labels['phase'] === 'phase-1');
-    expect(Object.fromEntries(resources.map((s) => [s.labels['status'], s.value]))).toEqual({ Current: 2, InProgress: 1 });
-    const [changed] = samples(body, 'phaselog_phase_status_changed_timestamp_seconds').filter((s) => s.labels['phase'] === 'phase-1');
+    expect(Object.fromEntries(resources.map((s) => [s.labels['status'], s.value]))).toEqual({
+      Current: 2,
+      InProgress: 1,
+    });
+    const [changed] = samples(body, 'phaselog_phase_status_changed_timestamp_seconds').filter(
+      (s) => s.labels['phase'] === 'phase-1',
+    );
     expect(changed?.value).toBeGreaterThan(Date.now() / 1000 - 60);
     expect(changed?.value).toBeLessThanOrEqual(Date.now() / 1000);
     // Snapshots go on being timed, by cluster and kind.
     expect(sum(samples(body, 'phaselog_snapshot_duration_seconds_count'))).toBeGreaterThan(snapshotsBefore);
-    expect(samples(body, 'phaselog_snapshot_duration_seconds_count').every((s) => s.labels['cluster'] === 'east' && ['scheduled', 'live'].includes(s.labels['kind'] ?? ''))).toBe(true);
+    expect(
+      samples(body, 'phaselog_snapshot_duration_seconds_count').every(
+        (s) => s.labels['cluster'] === 'east' && ['scheduled', 'live'].includes(s.labels['kind'] ?? ''),
+      ),
+    ).toBe(true);
     // The shared queue and this worker's own queue, where the snapshots of the clusters it owns run.
     const queues = samples(body, 'phaselog_queue_jobs');
     expect(new Set(queues.map((s) => s.labels['queue'])).size).toBe(2);
-    for (const name of new Set(queues.map((s) => s.labels['queue']))) expect(queues.filter((s) => s.labels['queue'] === name).map((s) => s.labels['state']).sort()).toEqual(['active', 'delayed', 'failed', 'waiting']);
+    for (const name of new Set(queues.map((s) => s.labels['queue'])))
+      expect(
+        queues
+          .filter((s) => s.labels['queue'] === name)
+          .map((s) => s.labels['state'])
+          .sort(),
+      ).toEqual(['active', 'delayed', 'failed', 'waiting']);
     expect(queues.some((s) => s.labels['queue']?.endsWith('.owner'))).toBe(true);
     expect(samples(body, 'phaselog_worker_owned_clusters')).toEqual([{ labels: {}, value: 1 }]);
     expect(samples(body, 'phaselog_process_resident_memory_bytes')[0]?.value).toBeGreaterThan(0);
-    expect(sum(samples(body, 'phaselog_kube_requests_total').filter((s) => s.labels['cluster'] === 'east' && s.labels['code'] === '200'))).toBeGreaterThan(0);
+    expect(
+      sum(
+        samples(body, 'phaselog_kube_requests_total').filter(
+          (s) => s.labels['cluster'] === 'east' && s.labels['code'] === '200',
+        ),
+      ),
+    ).toBeGreaterThan(0);
 
     cluster.emulator.apply([readyDeployment('team-0', 'app-1-2', { status: readyStatus() })]);
     await scrapeUntil('phase-1 Current again', (b) => phaseStatus(b, 'phase-1').join() === 'Current');
@@ -130,18 +200,35 @@ describe('GET /metrics', () => {
   it('shows the cluster unreachable and its phases stale while its API resets connections, and reachable again after', async () => {
     const remove = cluster.emulator.injectFault({ effect: 'reset' });
     try {
-      const body = await scrapeUntil('east unreachable and an unreachable snapshot counted', (b) =>
-        samples(b, 'phaselog_cluster_reachable').some((s) => s.value === 0) && samples(b, 'phaselog_snapshot_duration_seconds_count').some((s) => s.labels['outcome'] === 'unreachable' && s.value > 0));
+      const body = await scrapeUntil(
+        'east unreachable and an unreachable snapshot counted',
+        (b) =>
+          samples(b, 'phaselog_cluster_reachable').some((s) => s.value === 0) &&
+          samples(b, 'phaselog_snapshot_duration_seconds_count').some(
+            (s) => s.labels['outcome'] === 'unreachable' && s.value > 0,
+          ),
+      );
       // Requests that got no answer are counted under code "error".
-      expect(samples(body, 'phaselog_kube_requests_total').find((s) => s.labels['code'] === 'error')?.value).toBeGreaterThan(0);
+      expect(
+        samples(body, 'phaselog_kube_requests_total').find((s) => s.labels['code'] === 'error')?.value,
+      ).toBeGreaterThan(0);
       expect(samples(body, 'phaselog_cluster_reachable')).toEqual([{ labels: { cluster: 'east' }, value: 0 }]);
       // The last known status is still shown, marked stale.
       expect(phaseStatus(body, 'phase-0')).toEqual(['Current']);
-      expect(samples(body, 'phaselog_phase_stale').map((s) => s.labels['phase']).sort()).toEqual(['phase-0', 'phase-1']);
+      expect(
+        samples(body, 'phaselog_phase_stale')
+          .map((s) => s.labels['phase'])
+          .sort(),
+      ).toEqual(['phase-0', 'phase-1']);
     } finally {
       remove();
     }
-    const body = await scrapeUntil('east reachable again, its phases fresh', (b) => samples(b, 'phaselog_cluster_reachable').some((s) => s.value === 1) && samples(b, 'phaselog_phase_stale').length === 0);
+    const body = await scrapeUntil(
+      'east reachable again, its phases fresh',
+      (b) =>
+        samples(b, 'phaselog_cluster_reachable').some((s) => s.value === 1) &&
+        samples(b, 'phaselog_phase_stale').length === 0,
+    );
     expect(phaseStatus(body, 'phase-0')).toEqual(['Current']);
   }, 60_000);
 

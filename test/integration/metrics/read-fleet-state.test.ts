@@ -24,17 +24,61 @@ beforeAll(async () => {
   reader = createFleetStateReader(db);
   const east = await db.cluster.create({ data: { name: 'east', reachable: true, lastGoodReadAt: at(30) } });
   const west = await db.cluster.create({ data: { name: 'we"st\\', reachable: false, lastGoodReadAt: at(30) } });
-  const retired = await db.cluster.create({ data: { name: 'old', reachable: true, lastGoodReadAt: at(30), retiredAt: at(40) } });
+  const retired = await db.cluster.create({
+    data: { name: 'old', reachable: true, lastGoodReadAt: at(30), retiredAt: at(40) },
+  });
   eastId = east.id;
   westId = west.id;
   const phase = async (clusterId: number, namespace: string, name: string, deletedAt: Date | null = null) =>
-    (await db.phase.create({ data: { clusterId, sourceKind: 'cli-utils', namespace, name, firstSeenAt: at(0), lastSeenAt: at(0), deletedAt } })).id;
-  await insertPhaseInterval(db, { phaseId: await phase(east.id, 'shop', 'web'), status: 'Current', from: at(0), to: null, summary: { Current: 3 } });
-  await insertPhaseInterval(db, { phaseId: await phase(east.id, 'shop', 'api'), status: 'InProgress', from: at(10), to: null, summary: { Current: 2, InProgress: 1, Failed: 0 } });
-  await insertPhaseInterval(db, { phaseId: await phase(east.id, 'shop', 'db'), status: 'Failed', from: at(20), to: null, summary: { Failed: 1 }, stale: true, staleSince: at(25) });
-  await insertPhaseInterval(db, { phaseId: await phase(west.id, 'line\nbreak', 'x'), status: 'Current', from: at(0), to: null, summary: { Current: 1 } });
-  await insertPhaseInterval(db, { phaseId: await phase(east.id, 'shop', 'gone', at(30)), status: 'Failed', from: at(0), to: null, summary: { Failed: 1 } });
-  await insertPhaseInterval(db, { phaseId: await phase(retired.id, 'shop', 'retired'), status: 'Failed', from: at(0), to: null, summary: { Failed: 1 } });
+    (
+      await db.phase.create({
+        data: { clusterId, sourceKind: 'cli-utils', namespace, name, firstSeenAt: at(0), lastSeenAt: at(0), deletedAt },
+      })
+    ).id;
+  await insertPhaseInterval(db, {
+    phaseId: await phase(east.id, 'shop', 'web'),
+    status: 'Current',
+    from: at(0),
+    to: null,
+    summary: { Current: 3 },
+  });
+  await insertPhaseInterval(db, {
+    phaseId: await phase(east.id, 'shop', 'api'),
+    status: 'InProgress',
+    from: at(10),
+    to: null,
+    summary: { Current: 2, InProgress: 1, Failed: 0 },
+  });
+  await insertPhaseInterval(db, {
+    phaseId: await phase(east.id, 'shop', 'db'),
+    status: 'Failed',
+    from: at(20),
+    to: null,
+    summary: { Failed: 1 },
+    stale: true,
+    staleSince: at(25),
+  });
+  await insertPhaseInterval(db, {
+    phaseId: await phase(west.id, 'line\nbreak', 'x'),
+    status: 'Current',
+    from: at(0),
+    to: null,
+    summary: { Current: 1 },
+  });
+  await insertPhaseInterval(db, {
+    phaseId: await phase(east.id, 'shop', 'gone', at(30)),
+    status: 'Failed',
+    from: at(0),
+    to: null,
+    summary: { Failed: 1 },
+  });
+  await insertPhaseInterval(db, {
+    phaseId: await phase(retired.id, 'shop', 'retired'),
+    status: 'Failed',
+    from: at(0),
+    to: null,
+    summary: { Failed: 1 },
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -74,7 +118,7 @@ describe('the fleet state reader', () => {
     expect(lines(series.stale)).toEqual(['phaselog_phase_stale{cluster="east",namespace="shop",phase="db"} 1']);
   });
 
-  it('makes every phase of a cluster named stale stale, and no other cluster\'s fresh phases', async () => {
+  it("makes every phase of a cluster named stale stale, and no other cluster's fresh phases", async () => {
     const series = await reader.series([westId]);
     expect(lines(series.stale)).toEqual([
       'phaselog_phase_stale{cluster="east",namespace="shop",phase="db"} 1',

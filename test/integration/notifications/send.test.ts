@@ -53,7 +53,12 @@ describe('sendRequest', () => {
   });
 
   it.each([
-    [503, true], [429, true], [408, true], [400, false], [404, false], [500, true],
+    [503, true],
+    [429, true],
+    [408, true],
+    [400, false],
+    [404, false],
+    [500, true],
   ])('classifies HTTP %i as retryable: %s', async (status, retryable) => {
     const answering = await serve((_req, res) => res.writeHead(status).end());
     expect(await sendRequest(answering.url, request, 5000)).toEqual({ ok: false, retryable, error: `HTTP ${status}` });
@@ -61,6 +66,10 @@ describe('sendRequest', () => {
 
   it('gives up on an attempt that gets no answer in time, to be retried', async () => {
     const silent = await serve(() => {});
-    expect(await sendRequest(silent.url, request, 300)).toEqual({ ok: false, retryable: true, error: 'no answer within 300 ms' });
+    expect(await sendRequest(silent.url, request, 300)).toEqual({
+      ok: false,
+      retryable: true,
+      error: 'no answer within 300 ms',
+    });
   });
 });

@@ -6,7 +6,14 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { newInstance, startOwnership } from '../../../src/queue/ownership.ts';
 
-const options = JSON.parse(process.env.OWNERSHIP_TEST ?? '{}') as { redisUrl: string; prefix: string; workerId: string; clusters: string[]; heartbeatMs: number; leaseMs: number };
+const options = JSON.parse(process.env.OWNERSHIP_TEST ?? '{}') as {
+  redisUrl: string;
+  prefix: string;
+  workerId: string;
+  clusters: string[];
+  heartbeatMs: number;
+  leaseMs: number;
+};
 const redis = new Redis(options.redisUrl);
 const ownership = await startOwnership({
   redis,

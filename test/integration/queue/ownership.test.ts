@@ -2,7 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assignClusters, newInstance, readClusterOwners, startOwnership, type Ownership, type OwnershipOptions } from '../../../src/queue/ownership.ts';
+import {
+  assignClusters,
+  newInstance,
+  readClusterOwners,
+  startOwnership,
+  type Ownership,
+  type OwnershipOptions,
+} from '../../../src/queue/ownership.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../helpers/private-redis.ts';
 import { REDIS_URL, uniqueId, waitUntil } from '../snapshot/helpers.ts';
 
@@ -34,7 +41,12 @@ describe('cluster ownership', () => {
   });
   afterAll(() => redis.disconnect());
 
-  async function join(prefix: string, workerId: string, clusters: readonly string[] = CLUSTERS, extra: Partial<OwnershipOptions> = {}): Promise<Member> {
+  async function join(
+    prefix: string,
+    workerId: string,
+    clusters: readonly string[] = CLUSTERS,
+    extra: Partial<OwnershipOptions> = {},
+  ): Promise<Member> {
     const reading = new Set<string>();
     const log: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => void log.push(line) });
@@ -68,14 +80,33 @@ describe('cluster ownership', () => {
    * Waits until the clusters are owned exactly as rendezvous hashing over `among` says (each by one
    * member), and returns each cluster's owner by index.
    */
-  async function settled(among: Member[], clusters: readonly string[] = CLUSTERS, timeoutMs = 10_000): Promise<Map<string, number>> {
-    const expected = assignClusters(clusters, new Map(among.map((m, i) => [m.ownership.instance, { info: { worker: m.ownership.workerId, host: 'h', pid: i, startedAt: i }, clusters: new Set(clusters) }])));
+  async function settled(
+    among: Member[],
+    clusters: readonly string[] = CLUSTERS,
+    timeoutMs = 10_000,
+  ): Promise<Map<string, number>> {
+    const expected = assignClusters(
+      clusters,
+      new Map(
+        among.map((m, i) => [
+          m.ownership.instance,
+          { info: { worker: m.ownership.workerId, host: 'h', pid: i, startedAt: i }, clusters: new Set(clusters) },
+        ]),
+      ),
+    );
     let owners = new Map<string, number>();
-    await waitUntil(() => {
-      owners = new Map();
-      for (const [i, m] of among.entries()) for (const c of m.ownership.owned()) owners.set(c, owners.has(c) ? -1 : i);
-      return clusters.every((c) => owners.get(c) === among.findIndex((m) => m.ownership.instance === expected.get(c)));
-    }, 'every cluster to be owned by the one member rendezvous hashing picks', timeoutMs);
+    await waitUntil(
+      () => {
+        owners = new Map();
+        for (const [i, m] of among.entries())
+          for (const c of m.ownership.owned()) owners.set(c, owners.has(c) ? -1 : i);
+        return clusters.every(
+          (c) => owners.get(c) === among.findIndex((m) => m.ownership.instance === expected.get(c)),
+        );
+      },
+      'every cluster to be owned by the one member rendezvous hashing picks',
+      timeoutMs,
+    );
     return owners;
   }
 
@@ -89,13 +120,14 @@ describe('cluster ownership', () => {
     // Rendezvous hashing spreads 40 clusters over 3 workers; none is left idle or takes nearly all.
     for (const share of shares) expect(share).toBeGreaterThan(4);
     const stored = await readClusterOwners(redis, prefix, CLUSTERS);
-    for (const cluster of CLUSTERS) expect(stored.get(cluster)?.worker).toBe(['worker-a', 'worker-b', 'worker-c'][owners.get(cluster) ?? -1]);
+    for (const cluster of CLUSTERS)
+      expect(stored.get(cluster)?.worker).toBe(['worker-a', 'worker-b', 'worker-c'][owners.get(cluster) ?? -1]);
     expect(overlaps).toEqual([]);
     // The members agree on one assignment, the one the pure function gives.
     for (const m of [a, b, c]) expect([...m.reading].sort()).toEqual(m.ownership.owned());
   });
 
-  it('moves only the new worker\'s share when a worker joins, and everything back when it leaves', async () => {
+  it("moves only the new worker's share when a worker joins, and everything back when it leaves", async () => {
     const prefix = uniqueId('own');
     const a = await join(prefix, 'worker-a');
     const b = await join(prefix, 'worker-b');
@@ -114,17 +146,32 @@ describe('cluster ownership', () => {
     expect(overlaps).toEqual([]);
   });
 
-  it('takes a SIGKILLed worker\'s clusters over within a lease and a heartbeat', async () => {
+  it("takes a SIGKILLed worker's clusters over within a lease and a heartbeat", async () => {
     const prefix = uniqueId('own');
     const a = await join(prefix, 'worker-a');
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/integration/queue/ownership-child.ts'], {
-      env: { ...process.env, OWNERSHIP_TEST: JSON.stringify({ redisUrl: REDIS_URL, prefix, workerId: 'worker-k', clusters: CLUSTERS, ...TIMING }) },
+      env: {
+        ...process.env,
+        OWNERSHIP_TEST: JSON.stringify({
+          redisUrl: REDIS_URL,
+          prefix,
+          workerId: 'worker-k',
+          clusters: CLUSTERS,
+          ...TIMING,
+        }),
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     children.push(child);
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitUntil(() => /owned [1-9]/.test(output) && a.ownership.owned().length + Number(/owned (\d+)\n$/.exec(output)?.[1] ?? -1) === CLUSTERS.length, 'the child to own its share', 20_000);
+    await waitUntil(
+      () =>
+        /owned [1-9]/.test(output) &&
+        a.ownership.owned().length + Number(/owned (\d+)\n$/.exec(output)?.[1] ?? -1) === CLUSTERS.length,
+      'the child to own its share',
+      20_000,
+    );
     const childShare = CLUSTERS.filter((cluster) => !a.ownership.owns(cluster));
     expect(childShare.length).toBeGreaterThan(0);
     child.kill('SIGKILL');
@@ -147,7 +194,11 @@ describe('cluster ownership', () => {
       await own.kill();
       const killedAt = Date.now();
       // Another worker could take the clusters once the leases ran out in Redis: by then this one must have stopped.
-      await waitUntil(() => a.ownership.owned().length === 0 && a.reading.size === 0, 'the worker to stop reading', 5_000);
+      await waitUntil(
+        () => a.ownership.owned().length === 0 && a.reading.size === 0,
+        'the worker to stop reading',
+        5_000,
+      );
       expect(Date.now() - killedAt).toBeLessThanOrEqual(TIMING.leaseMs);
       expect(a.log.join('')).toContain('could not be renewed in time');
       await own.start();
@@ -175,7 +226,14 @@ describe('cluster ownership', () => {
     const prefix = uniqueId('own');
     const a = await join(prefix, 'worker-a', ['only-a', 'both']);
     const b = await join(prefix, 'worker-b', ['only-b', 'both']);
-    await waitUntil(() => a.ownership.owns('only-a') && b.ownership.owns('only-b') && a.ownership.owns('both') !== b.ownership.owns('both'), 'each cluster to be owned once', 10_000);
+    await waitUntil(
+      () =>
+        a.ownership.owns('only-a') &&
+        b.ownership.owns('only-b') &&
+        a.ownership.owns('both') !== b.ownership.owns('both'),
+      'each cluster to be owned once',
+      10_000,
+    );
     await a.ownership.round();
     await b.ownership.round();
     expect(a.ownership.owns('only-a')).toBe(true);
@@ -189,7 +247,15 @@ describe('cluster ownership', () => {
     await redis
       .multi()
       .zadd(`${prefix}:members`, far, 'ghost#1', far, 'bad-json#2', far, 'huge#3', far, 'wrong-types#4')
-      .hset(`${prefix}:info`, 'bad-json#2', '{not json', 'huge#3', 'x'.repeat(200_000), 'wrong-types#4', JSON.stringify({ worker: 42, host: [], pid: 'x', startedAt: null }))
+      .hset(
+        `${prefix}:info`,
+        'bad-json#2',
+        '{not json',
+        'huge#3',
+        'x'.repeat(200_000),
+        'wrong-types#4',
+        JSON.stringify({ worker: 42, host: [], pid: 'x', startedAt: null }),
+      )
       .set(`${prefix}:clusters:wrong-types#4`, JSON.stringify(CLUSTERS))
       .set(`${prefix}:clusters:bad-json#2`, '[[[')
       .set(`${prefix}:lease:not-a-cluster`, 'x', 'PX', 60_000)
@@ -203,9 +269,24 @@ describe('cluster ownership', () => {
   });
 
   it('assigns the same way whatever order the members are listed in', () => {
-    const info = (worker: string, startedAt: number) => ({ info: { worker, host: 'h', pid: 1, startedAt }, clusters: new Set(CLUSTERS) });
-    const one = assignClusters(CLUSTERS, new Map([['a#1', info('a', 1)], ['b#1', info('b', 2)]]));
-    const two = assignClusters(CLUSTERS, new Map([['b#1', info('b', 2)], ['a#1', info('a', 1)]]));
+    const info = (worker: string, startedAt: number) => ({
+      info: { worker, host: 'h', pid: 1, startedAt },
+      clusters: new Set(CLUSTERS),
+    });
+    const one = assignClusters(
+      CLUSTERS,
+      new Map([
+        ['a#1', info('a', 1)],
+        ['b#1', info('b', 2)],
+      ]),
+    );
+    const two = assignClusters(
+      CLUSTERS,
+      new Map([
+        ['b#1', info('b', 2)],
+        ['a#1', info('a', 1)],
+      ]),
+    );
     expect(two).toEqual(one);
     expect(new Set(one.values())).toEqual(new Set(['a#1', 'b#1']));
   });

@@ -23,12 +23,35 @@ beforeAll(async () => {
   db = createDb(database.url);
   workerDb = createDb(database.url, { prisma: false });
   // Observed just now on an hourly schedule: its open intervals are vouched for until now.
-  const cluster = await db.cluster.create({ data: { name: 'prod', labels: {}, tickLastSeenAt: new Date(), snapshotIntervalMs: 3_600_000 } });
-  const phase = await db.phase.create({ data: { clusterId: cluster.id, sourceKind: 'argocd', namespace: 'argocd', name: 'checkout', firstSeenAt: new Date('2026-11-17T00:00:00Z'), lastSeenAt: now } });
+  const cluster = await db.cluster.create({
+    data: { name: 'prod', labels: {}, tickLastSeenAt: new Date(), snapshotIntervalMs: 3_600_000 },
+  });
+  const phase = await db.phase.create({
+    data: {
+      clusterId: cluster.id,
+      sourceKind: 'argocd',
+      namespace: 'argocd',
+      name: 'checkout',
+      firstSeenAt: new Date('2026-11-17T00:00:00Z'),
+      lastSeenAt: now,
+    },
+  });
   for (const row of [
-      { phaseId: phase.id, status: 'Current', summary: {}, from: new Date('2026-11-17T00:00:00Z'), to: new Date('2026-11-17T06:00:00Z') },
-      { phaseId: phase.id, status: 'Failed', summary: {}, from: new Date('2026-11-17T06:00:00Z'), to: new Date('2026-11-17T09:00:00Z') },
-      { phaseId: phase.id, status: 'Current', summary: {}, from: new Date('2026-11-17T09:00:00Z'), to: null },
+    {
+      phaseId: phase.id,
+      status: 'Current',
+      summary: {},
+      from: new Date('2026-11-17T00:00:00Z'),
+      to: new Date('2026-11-17T06:00:00Z'),
+    },
+    {
+      phaseId: phase.id,
+      status: 'Failed',
+      summary: {},
+      from: new Date('2026-11-17T06:00:00Z'),
+      to: new Date('2026-11-17T09:00:00Z'),
+    },
+    { phaseId: phase.id, status: 'Current', summary: {}, from: new Date('2026-11-17T09:00:00Z'), to: null },
   ]) {
     await insertPhaseInterval(db, row);
   }
@@ -38,7 +61,15 @@ beforeAll(async () => {
     redisUrl: testRedisUrl(),
     log: pino({ level: 'silent' }),
     prefix: uniquePrefix('reports'),
-    schedules: [reportScheduleSchema.parse({ name: 'daily-prod', every: '24h', window: '12h', format: 'csv', clusters: ['prod'] })],
+    schedules: [
+      reportScheduleSchema.parse({
+        name: 'daily-prod',
+        every: '24h',
+        window: '12h',
+        format: 'csv',
+        clusters: ['prod'],
+      }),
+    ],
     now: () => now,
   });
 });
@@ -59,9 +90,21 @@ describe('scheduled audit reports', () => {
 
   it('stores the rendered report of the window that just ended', async () => {
     const reports = createReportStore(db);
-    await waitFor(async () => (await reports.list(10)).length > 0, { timeoutMs: 15_000, intervalMs: 100, what: 'the first scheduled report' });
+    await waitFor(async () => (await reports.list(10)).length > 0, {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      what: 'the first scheduled report',
+    });
     const [summary] = await reports.list(10);
-    expect(summary).toMatchObject({ format: 'csv', params: { schedule: 'daily-prod', from: '2026-11-17T00:00:00.000Z', to: '2026-11-17T12:00:00.000Z', clusters: ['prod'] } });
+    expect(summary).toMatchObject({
+      format: 'csv',
+      params: {
+        schedule: 'daily-prod',
+        from: '2026-11-17T00:00:00.000Z',
+        to: '2026-11-17T12:00:00.000Z',
+        clusters: ['prod'],
+      },
+    });
     const stored = await reports.get(summary?.id as number);
     const [header, row] = (stored?.content ?? '').trim().split('\n');
     expect(header).toContain('availability');

@@ -17,7 +17,9 @@ describe('the change log of snapshots written at once by two workers', () => {
   let tick = Date.UTC(2026, 0, 1);
 
   const flipAll = (cluster: EmulatedCluster, status: () => Record<string, unknown>): void => {
-    for (let p = 0; p < SHAPE.phases; p += 1) for (let r = 0; r < SHAPE.resourcesPerPhase; r += 1) cluster.emulator.patchStatus(deploymentRef(p, r, SHAPE), status());
+    for (let p = 0; p < SHAPE.phases; p += 1)
+      for (let r = 0; r < SHAPE.resourcesPerPhase; r += 1)
+        cluster.emulator.patchStatus(deploymentRef(p, r, SHAPE), status());
   };
   const recordBoth = async (): Promise<StatusChange[][]> => {
     const tickAt = new Date((tick += 30_000));
@@ -26,7 +28,8 @@ describe('the change log of snapshots written at once by two workers', () => {
     return results.map((r) => (r.written ? r.changes : []));
   };
   /** The change log after `afterSeq`, as a subscriber catching up reads it. */
-  const changesSince = async (afterSeq: bigint): Promise<StatusChange[]> => (await createHistoryReader(database.db).listStatusChanges(FULL_ACCESS, {}, 5000, afterSeq)).items;
+  const changesSince = async (afterSeq: bigint): Promise<StatusChange[]> =>
+    (await createHistoryReader(database.db).listStatusChanges(FULL_ACCESS, {}, 5000, afterSeq)).items;
 
   beforeAll(async () => {
     database = await createTestDatabase('seq');
@@ -44,7 +47,8 @@ describe('the change log of snapshots written at once by two workers', () => {
   });
 
   it('gives each snapshot one run of seqs of its own, and each seq the change stored under it', async () => {
-    const describeChange = (c: StatusChange): string => `${c.cluster} ${c.scope} ${c.phase?.name ?? ''} ${c.resourceKey ?? ''} ${c.fromStatus ?? ''}->${c.toStatus ?? ''}`;
+    const describeChange = (c: StatusChange): string =>
+      `${c.cluster} ${c.scope} ${c.phase?.name ?? ''} ${c.resourceKey ?? ''} ${c.fromStatus ?? ''}->${c.toStatus ?? ''}`;
     const [firstSeq] = (await changesSince(0n)).map((c) => c.seq).slice(-1);
     const returned = new Map<bigint, string>();
     for (let round = 0; round < 4; round += 1) {
@@ -57,7 +61,10 @@ describe('the change log of snapshots written at once by two workers', () => {
         for (const c of changes) returned.set(c.seq, describeChange(c));
       }
       // The two runs do not overlap: one snapshot appended wholly before the other.
-      expect((east.at(-1)?.seq as bigint) < (west[0]?.seq as bigint) || (west.at(-1)?.seq as bigint) < (east[0]?.seq as bigint)).toBe(true);
+      expect(
+        (east.at(-1)?.seq as bigint) < (west[0]?.seq as bigint) ||
+          (west.at(-1)?.seq as bigint) < (east[0]?.seq as bigint),
+      ).toBe(true);
     }
     // What a subscriber catching up by seq reads is, seq for seq, what the snapshots returned.
     const stored = await changesSince(firstSeq ?? 0n);

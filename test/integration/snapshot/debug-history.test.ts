@@ -12,7 +12,15 @@ import { snapshotCluster, type SnapshotDeps } from '../../../src/snapshot/snapsh
 import { createRecorder } from '../../../src/snapshot/record.ts';
 import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import { inventoryConfigMap, readyDeployment } from './fleet.ts';
-import { createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import {
+  createTestDatabase,
+  REDIS_URL,
+  startEmulatedCluster,
+  testLogger,
+  uniqueId,
+  type EmulatedCluster,
+  type TestDatabase,
+} from './helpers.ts';
 
 describe("Prisma's debug history after a snapshot", () => {
   let database: TestDatabase;
@@ -26,8 +34,15 @@ describe("Prisma's debug history after a snapshot", () => {
     cluster = await startEmulatedCluster('debug-history');
     const deployment = readyDeployment('shop', 'web');
     const spec = deployment.spec as { template: { spec: { containers: { image: string }[] } } };
-    spec.template.spec.containers[0] = { ...spec.template.spec.containers[0], image: `registry.example/${marker}:1` } as { image: string };
-    cluster.emulator.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, deployment, inventoryConfigMap('shop', 'inventory', 'shop', [['shop', 'apps', 'Deployment', 'web']])]);
+    spec.template.spec.containers[0] = {
+      ...spec.template.spec.containers[0],
+      image: `registry.example/${marker}:1`,
+    } as { image: string };
+    cluster.emulator.apply([
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
+      deployment,
+      inventoryConfigMap('shop', 'inventory', 'shop', [['shop', 'apps', 'Deployment', 'web']]),
+    ]);
     publisher = createChangePublisher(REDIS_URL, { prefix: uniqueId('debug') });
     deps = { recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger() };
   });

@@ -7,12 +7,26 @@ import type { Emulator, EmulatorObjectRef } from '../../../src/emulator/index.ts
 const INVENTORY_ID_LABEL = 'cli-utils.sigs.k8s.io/inventory-id';
 
 /** A Deployment that kstatus reads as Current (generation observed, every replica updated and available). */
-export function readyDeployment(namespace: string, name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function readyDeployment(
+  namespace: string,
+  name: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name, namespace, generation: 1, labels: { app: name }, annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"kind":"Deployment"}' } },
-    spec: { replicas: 2, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } } },
+    metadata: {
+      name,
+      namespace,
+      generation: 1,
+      labels: { app: name },
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"kind":"Deployment"}' },
+    },
+    spec: {
+      replicas: 2,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] } },
+    },
     status: readyStatus(),
     ...extra,
   };
@@ -21,7 +35,11 @@ export function readyDeployment(namespace: string, name: string, extra: Record<s
 /** The status of a Deployment whose two replicas are all updated and available. */
 export function readyStatus(): Record<string, unknown> {
   return {
-    observedGeneration: 1, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2,
+    observedGeneration: 1,
+    replicas: 2,
+    updatedReplicas: 2,
+    readyReplicas: 2,
+    availableReplicas: 2,
     conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'ok' }],
   };
 }
@@ -37,10 +55,21 @@ export function resourceName(p: number, r: number): string {
 }
 
 /** A cli-utils inventory ConfigMap listing `refs` (`[namespace, group, kind, name]`). */
-export function inventoryConfigMap(namespace: string, name: string, id: string, refs: [string, string, string, string][]): Record<string, unknown> {
+export function inventoryConfigMap(
+  namespace: string,
+  name: string,
+  id: string,
+  refs: [string, string, string, string][],
+): Record<string, unknown> {
   const data: Record<string, string> = {};
-  for (const [ns, group, kind, objName] of refs) data[`${ns}_${objName}_${group}_${kind}`] = '{"strategy":"Apply","actuation":"Succeeded","reconcile":"Succeeded"}';
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, labels: { [INVENTORY_ID_LABEL]: id } }, data };
+  for (const [ns, group, kind, objName] of refs)
+    data[`${ns}_${objName}_${group}_${kind}`] = '{"strategy":"Apply","actuation":"Succeeded","reconcile":"Succeeded"}';
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace, labels: { [INVENTORY_ID_LABEL]: id } },
+    data,
+  };
 }
 
 /** Options of {@link applyFleet}. */
@@ -70,7 +99,10 @@ export function applyFleet(em: Emulator, shape: FleetShape): void {
     }
     objects.push(inventoryConfigMap(ns, `inventory-${p}`, `phase-${p}`, refs));
   }
-  em.apply([...[...namespaces].map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })), ...objects]);
+  em.apply([
+    ...[...namespaces].map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })),
+    ...objects,
+  ]);
 }
 
 /** The emulator ref of resource `r` of phase `p`. */

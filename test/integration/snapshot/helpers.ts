@@ -86,7 +86,20 @@ export async function startEmulatedCluster(name: string): Promise<EmulatedCluste
   };
 }
 
-const TABLES = ['Cluster', 'ClusterReachability', 'Phase', 'Manifest', 'PhaseManifest', 'ObjectRevision', 'ResourceCurrentStatus', 'ResourceStatusInterval', 'PhaseCurrentStatus', 'PhaseStatusInterval', 'StatusChange', 'ObservationTick'] as const;
+const TABLES = [
+  'Cluster',
+  'ClusterReachability',
+  'Phase',
+  'Manifest',
+  'PhaseManifest',
+  'ObjectRevision',
+  'ResourceCurrentStatus',
+  'ResourceStatusInterval',
+  'PhaseCurrentStatus',
+  'PhaseStatusInterval',
+  'StatusChange',
+  'ObservationTick',
+] as const;
 
 /** Row counts of every history table. */
 export type RowCounts = Record<(typeof TABLES)[number], number>;
@@ -111,10 +124,23 @@ export interface ObservationRun {
 
 /** A cluster's observation runs, oldest first: the ended ones, then the current one (kept on the cluster's row). */
 export async function observationRuns(db: Db, cluster: string): Promise<ObservationRun[]> {
-  const row = await db.cluster.findUniqueOrThrow({ where: { name: cluster }, include: { ticks: { orderBy: { id: 'asc' } } } });
-  const runs: ObservationRun[] = row.ticks.map((t) => ({ outcome: t.outcome, firstSeenAt: t.firstSeenAt, lastSeenAt: t.lastSeenAt, count: t.count }));
+  const row = await db.cluster.findUniqueOrThrow({
+    where: { name: cluster },
+    include: { ticks: { orderBy: { id: 'asc' } } },
+  });
+  const runs: ObservationRun[] = row.ticks.map((t) => ({
+    outcome: t.outcome,
+    firstSeenAt: t.firstSeenAt,
+    lastSeenAt: t.lastSeenAt,
+    count: t.count,
+  }));
   if (row.tickOutcome !== null && row.tickFirstSeenAt !== null && row.tickLastSeenAt !== null) {
-    runs.push({ outcome: row.tickOutcome, firstSeenAt: row.tickFirstSeenAt, lastSeenAt: row.tickLastSeenAt, count: row.tickCount });
+    runs.push({
+      outcome: row.tickOutcome,
+      firstSeenAt: row.tickFirstSeenAt,
+      lastSeenAt: row.tickLastSeenAt,
+      count: row.tickCount,
+    });
   }
   return runs;
 }
@@ -125,7 +151,11 @@ export function testLogger(): Logger {
 }
 
 /** Polls `check` until it is true; throws naming `what` after `timeoutMs`. */
-export async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);

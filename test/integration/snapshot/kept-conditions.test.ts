@@ -46,12 +46,19 @@ describe('phase conditions of a kept cluster state', () => {
       [1, () => cluster.emulator.patchStatus(deploymentRef(0, 0, SHAPE), rollingStatus()), [iso(1), iso(1), iso(0)]],
       // Another InProgress message: the phase's status interval is replaced, its conditions' times stay.
       [2, () => cluster.emulator.patchStatus(deploymentRef(0, 1, SHAPE), rollingStatus()), [iso(1), iso(1), iso(0)]],
-      [3, () => [0, 1].forEach((r) => cluster.emulator.patchStatus(deploymentRef(0, r, SHAPE), readyStatus())), [iso(3), iso(3), iso(0)]],
+      [
+        3,
+        () => [0, 1].forEach((r) => cluster.emulator.patchStatus(deploymentRef(0, r, SHAPE), readyStatus())),
+        [iso(3), iso(3), iso(0)],
+      ],
     ];
     for (const [minute, change, expected] of steps) {
       change();
       const observation = await observeCluster(cluster.client, { now: () => at(minute) });
-      for (const store of [keeping, reading]) expect(await store.record(observation, { tickAt: at(minute) }), `minute ${minute}`).toMatchObject({ written: true });
+      for (const store of [keeping, reading])
+        expect(await store.record(observation, { tickAt: at(minute) }), `minute ${minute}`).toMatchObject({
+          written: true,
+        });
       expect(await conditionTimes(kept.db), `minute ${minute} (kept)`).toEqual(expected);
       expect(await conditionTimes(read.db), `minute ${minute} (read)`).toEqual(expected);
     }

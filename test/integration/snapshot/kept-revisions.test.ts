@@ -14,8 +14,22 @@ import { createRecorder } from '../../../src/snapshot/record.ts';
 import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import { withSqlTransaction } from '../../../src/store/sql-transaction.ts';
 import type { Db } from '../../../src/store/prisma.ts';
-import { applyFleet, deploymentRef, namespaceOf, readyDeployment, readyStatus, rollingStatus, type FleetShape } from './fleet.ts';
-import { countRows, createTestDatabase, startEmulatedCluster, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import {
+  applyFleet,
+  deploymentRef,
+  namespaceOf,
+  readyDeployment,
+  readyStatus,
+  rollingStatus,
+  type FleetShape,
+} from './fleet.ts';
+import {
+  countRows,
+  createTestDatabase,
+  startEmulatedCluster,
+  type EmulatedCluster,
+  type TestDatabase,
+} from './helpers.ts';
 
 const SHAPE: FleetShape = { phases: 1, resourcesPerPhase: 3, phasesPerNamespace: 1 };
 const KEYS = [0, 1, 2].map((r) => `apps/Deployment/${namespaceOf(0, SHAPE)}/app-0-${r}`);
@@ -42,13 +56,16 @@ function inForm(observation: ClusterObservation, form: Form, hashRead: Set<strin
       ...(form === 'watched' ? { digest: digestOfHex(hash) } : {}),
     };
   };
-  const resource = (r: ObservedResource): ObservedResource => (r.revision === undefined ? r : { ...r, revision: revision(r.key, r.revision) });
+  const resource = (r: ObservedResource): ObservedResource =>
+    r.revision === undefined ? r : { ...r, revision: revision(r.key, r.revision) };
   return { ...observation, phases: observation.phases.map((p) => ({ ...p, resources: p.resources.map(resource) })) };
 }
 
 /** Each resource's current revision id, by key. */
 async function currentRevisions(db: Db): Promise<Map<string, number | null>> {
-  const rows = await db.resourceCurrentStatus.findMany({ select: { revisionId: true, resource: { select: { key: true } } } });
+  const rows = await db.resourceCurrentStatus.findMany({
+    select: { revisionId: true, resource: { select: { key: true } } },
+  });
   return new Map(rows.map((r) => [r.resource.key, r.revisionId]));
 }
 
@@ -81,17 +98,32 @@ describe('revisions of a kept cluster state', () => {
     const steps: [string, Form, () => void, number[]][] = [
       ['first snapshot', 'listed', () => undefined, [0, 1, 2]],
       // Read from the store (the first snapshot created the phase): digests made from the hex column.
-      ['app-0 rolls, app-1 gets a new image', 'watched', () => {
-        cluster.emulator.patchStatus(deploymentRef(0, 0, SHAPE), rollingStatus());
-        newImage(1, 'nginx:1.28');
-      }, [1]],
+      [
+        'app-0 rolls, app-1 gets a new image',
+        'watched',
+        () => {
+          cluster.emulator.patchStatus(deploymentRef(0, 0, SHAPE), rollingStatus());
+          newImage(1, 'nginx:1.28');
+        },
+        [1],
+      ],
       // Kept: app-0's and app-1's digests came with the watched revisions, app-2's from the store.
-      ['app-0 is ready again, app-1 rolls, app-2 gets a new image', 'listed', () => {
-        cluster.emulator.patchStatus(deploymentRef(0, 0, SHAPE), readyStatus());
-        cluster.emulator.patchStatus(deploymentRef(0, 1, SHAPE), rollingStatus());
-        newImage(2, 'nginx:1.28');
-      }, [2]],
-      ['everything rolls', 'watched', () => [0, 1, 2].forEach((r) => cluster.emulator.patchStatus(deploymentRef(0, r, SHAPE), rollingStatus())), []],
+      [
+        'app-0 is ready again, app-1 rolls, app-2 gets a new image',
+        'listed',
+        () => {
+          cluster.emulator.patchStatus(deploymentRef(0, 0, SHAPE), readyStatus());
+          cluster.emulator.patchStatus(deploymentRef(0, 1, SHAPE), rollingStatus());
+          newImage(2, 'nginx:1.28');
+        },
+        [2],
+      ],
+      [
+        'everything rolls',
+        'watched',
+        () => [0, 1, 2].forEach((r) => cluster.emulator.patchStatus(deploymentRef(0, r, SHAPE), rollingStatus())),
+        [],
+      ],
       ['app-0 goes back to its first image', 'watched', () => newImage(0, 'nginx:1.27-alpine'), [0]],
     ];
     let before = { kept: new Map<string, number | null>(), read: new Map<string, number | null>() };
@@ -105,15 +137,24 @@ describe('revisions of a kept cluster state', () => {
         await reading.record(inForm(observation, form, hashRead.read), { tickAt: new Date(tick) }),
       ];
       if (!a.written || !b.written) throw new Error(`${step}: snapshot not written`);
-      expect(a.changes.map((c) => `${c.resourceKey ?? '-'} ${c.toStatus ?? 'null'}`), step).toEqual(b.changes.map((c) => `${c.resourceKey ?? '-'} ${c.toStatus ?? 'null'}`));
+      expect(
+        a.changes.map((c) => `${c.resourceKey ?? '-'} ${c.toStatus ?? 'null'}`),
+        step,
+      ).toEqual(b.changes.map((c) => `${c.resourceKey ?? '-'} ${c.toStatus ?? 'null'}`));
       const after = { kept: await currentRevisions(kept.db), read: await currentRevisions(read.db) };
       for (const [name, revisions] of Object.entries(after) as ['kept' | 'read', Map<string, number | null>][]) {
         const previous = before[name];
-        expect([...revisions.values()].every((id) => id !== null), `${step} (${name})`).toBe(true);
+        expect(
+          [...revisions.values()].every((id) => id !== null),
+          `${step} (${name})`,
+        ).toBe(true);
         const renewed = KEYS.filter((key) => previous.get(key) !== revisions.get(key));
         expect(renewed, `${step} (${name}): resources on a new revision`).toEqual(respecified.map((r) => KEYS[r]));
         // Only a revision the store does not have is handed to it (a watch cache's is never made hex otherwise).
-        if (form === 'watched') expect([...hashRead[name]].sort(), `${step} (${name}): revisions handed to the store`).toEqual(respecified.map((r) => KEYS[r]));
+        if (form === 'watched')
+          expect([...hashRead[name]].sort(), `${step} (${name}): revisions handed to the store`).toEqual(
+            respecified.map((r) => KEYS[r]),
+          );
       }
       expect(await countRows(kept.db), step).toEqual(await countRows(read.db));
       before = after;
@@ -122,23 +163,30 @@ describe('revisions of a kept cluster state', () => {
     expect((await countRows(kept.db)).ObjectRevision).toBe(6);
   });
 
-  it.each(['watched', 'listed'] as const)('are read from the store the same with the %s observation to share strings with as without one', async (form) => {
-    // A status change, and a spec the store has no revision of yet (its stored digest is not the observed one).
-    cluster.emulator.patchStatus(deploymentRef(0, 1, SHAPE), readyStatus());
-    const respecified = readyDeployment(namespaceOf(0, SHAPE), 'app-0-2');
-    (respecified['spec'] as { replicas: number }).replicas = 3;
-    cluster.emulator.apply([respecified]);
-    const observation = inForm(await observeCluster(cluster.client, { now: () => new Date(tick + 30_000) }), form, new Set());
-    const [plain, sharing] = await withSqlTransaction(
-      kept.db,
-      async (tx) => {
-        const row = await lockCluster(tx, 'revisions');
-        return [await loadClusterState(tx, row), await loadClusterState(tx, row, undefined, observation)];
-      },
-      { timeoutMs: 30_000, maxWaitMs: 5_000 },
-    );
-    expect(sharing.phases.flatMap((p) => p.resources).map((r) => r.revisionDigest)).not.toContain(null);
-    expect(sharing).toEqual(plain);
-    expect(planSnapshot(sharing, observation)).toEqual(planSnapshot(plain, observation));
-  });
+  it.each(['watched', 'listed'] as const)(
+    'are read from the store the same with the %s observation to share strings with as without one',
+    async (form) => {
+      // A status change, and a spec the store has no revision of yet (its stored digest is not the observed one).
+      cluster.emulator.patchStatus(deploymentRef(0, 1, SHAPE), readyStatus());
+      const respecified = readyDeployment(namespaceOf(0, SHAPE), 'app-0-2');
+      (respecified['spec'] as { replicas: number }).replicas = 3;
+      cluster.emulator.apply([respecified]);
+      const observation = inForm(
+        await observeCluster(cluster.client, { now: () => new Date(tick + 30_000) }),
+        form,
+        new Set(),
+      );
+      const [plain, sharing] = await withSqlTransaction(
+        kept.db,
+        async (tx) => {
+          const row = await lockCluster(tx, 'revisions');
+          return [await loadClusterState(tx, row), await loadClusterState(tx, row, undefined, observation)];
+        },
+        { timeoutMs: 30_000, maxWaitMs: 5_000 },
+      );
+      expect(sharing.phases.flatMap((p) => p.resources).map((r) => r.revisionDigest)).not.toContain(null);
+      expect(sharing).toEqual(plain);
+      expect(planSnapshot(sharing, observation)).toEqual(planSnapshot(plain, observation));
+    },
+  );
 });

@@ -4,7 +4,13 @@ import { createRecorder, type Recorder } from '../../../src/snapshot/record.ts';
 import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import type { ClusterObservation } from '../../../src/history/types.ts';
 import { applyFleet, deploymentRef, readyStatus, rollingStatus, type FleetShape } from './fleet.ts';
-import { countRows, createTestDatabase, startEmulatedCluster, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import {
+  countRows,
+  createTestDatabase,
+  startEmulatedCluster,
+  type EmulatedCluster,
+  type TestDatabase,
+} from './helpers.ts';
 
 // More resources than one statement's batch (10,000), so every bulk statement runs more than once.
 const SHAPE: FleetShape = { phases: 105, resourcesPerPhase: 100, phasesPerNamespace: 15 };
@@ -22,7 +28,9 @@ describe('a snapshot in which every resource changes', () => {
     return observation;
   };
   const flipAll = (status: () => Record<string, unknown>): void => {
-    for (let p = 0; p < SHAPE.phases; p += 1) for (let r = 0; r < SHAPE.resourcesPerPhase; r += 1) cluster.emulator.patchStatus(deploymentRef(p, r, SHAPE), status());
+    for (let p = 0; p < SHAPE.phases; p += 1)
+      for (let r = 0; r < SHAPE.resourcesPerPhase; r += 1)
+        cluster.emulator.patchStatus(deploymentRef(p, r, SHAPE), status());
   };
 
   beforeAll(async () => {
@@ -47,7 +55,9 @@ describe('a snapshot in which every resource changes', () => {
     const result = await history.record(await observe(), { tickAt: new Date(tick) });
     if (!result.written) throw new Error('not written');
     const after = await countRows(database.db);
-    const delta = Object.fromEntries(Object.keys(after).map((k) => [k, after[k as keyof typeof after] - before[k as keyof typeof before]]));
+    const delta = Object.fromEntries(
+      Object.keys(after).map((k) => [k, after[k as keyof typeof after] - before[k as keyof typeof before]]),
+    );
     // Each resource: one change row, one ended interval, its current row updated in place; each phase the same.
     expect(delta).toMatchObject({
       StatusChange: RESOURCES + SHAPE.phases,
@@ -64,12 +74,20 @@ describe('a snapshot in which every resource changes', () => {
     // The store's own count: ended + set resource rows, ended + set phase rows, their phases, the cluster row, the change rows.
     expect(result.rows).toBe(RESOURCES * 2 + SHAPE.phases * 3 + 1 + 1 + RESOURCES + SHAPE.phases);
     // One transaction: one time, consecutive seqs, in the order of the returned changes.
-    const rows = await database.db.statusChange.findMany({ where: { seq: { gt: maxSeq } }, orderBy: { seq: 'asc' }, select: { seq: true, at: true, resourceId: true, toStatus: true } });
+    const rows = await database.db.statusChange.findMany({
+      where: { seq: { gt: maxSeq } },
+      orderBy: { seq: 'asc' },
+      select: { seq: true, at: true, resourceId: true, toStatus: true },
+    });
     expect(new Set(rows.map((r) => r.at.getTime()))).toEqual(new Set([tick]));
     expect(rows.map((r) => r.seq)).toEqual(result.changes.map((c) => c.seq));
     expect(rows.at(-1)?.seq).toBe(maxSeq + BigInt(rows.length));
     expect(rows.filter((r) => r.resourceId !== null).every((r) => r.toStatus === 'InProgress')).toBe(true);
-    const current = await database.db.resourceCurrentStatus.groupBy({ by: ['status'], _count: true, where: { from: new Date(tick) } });
+    const current = await database.db.resourceCurrentStatus.groupBy({
+      by: ['status'],
+      _count: true,
+      where: { from: new Date(tick) },
+    });
     expect(current).toEqual([{ status: 'InProgress', _count: RESOURCES }]);
     expect(await database.db.resourceCurrentStatus.count({ where: { revisionId: null } })).toBe(0);
   }, 60_000);
@@ -87,7 +105,14 @@ describe('a snapshot in which every resource changes', () => {
     expect(after.ResourceStatusInterval - before.ResourceStatusInterval).toBe(RESOURCES);
     expect(after.ObjectRevision - before.ObjectRevision).toBe(0);
     // Intervals tile time: each resource's ended intervals are [t0, t1) and [t1, t2).
-    const ended = await database.db.resourceStatusInterval.groupBy({ by: ['from', 'to', 'status'], _count: true, orderBy: { from: 'asc' } });
-    expect(ended.map((e) => [e.status, e.to.getTime() - e.from.getTime(), e._count])).toEqual([['Current', 30_000, RESOURCES], ['InProgress', 30_000, RESOURCES]]);
+    const ended = await database.db.resourceStatusInterval.groupBy({
+      by: ['from', 'to', 'status'],
+      _count: true,
+      orderBy: { from: 'asc' },
+    });
+    expect(ended.map((e) => [e.status, e.to.getTime() - e.from.getTime(), e._count])).toEqual([
+      ['Current', 30_000, RESOURCES],
+      ['InProgress', 30_000, RESOURCES],
+    ]);
   }, 60_000);
 });

@@ -17,7 +17,11 @@ const SHAPE: FleetShape = { phases: 2, resourcesPerPhase: 2, phasesPerNamespace:
 /** Each resource's revision, by key. */
 function revisions(observation: ClusterObservation): Map<string, HashedDocument> {
   if (observation.outcome !== 'ok') throw new Error('emulated cluster unreachable');
-  return new Map(observation.phases.flatMap((p) => p.resources.flatMap((r) => (r.revision === undefined ? [] : [[r.key, r.revision] as const]))));
+  return new Map(
+    observation.phases.flatMap((p) =>
+      p.resources.flatMap((r) => (r.revision === undefined ? [] : [[r.key, r.revision] as const])),
+    ),
+  );
 }
 
 describe('revisions of listed objects across polling ticks', () => {
@@ -47,7 +51,9 @@ describe('revisions of listed objects across polling ticks', () => {
       expect(revision.digest, key).toBe(digestOfHex(revision.hash));
       // The body is the redacted object, and the hash is its hash.
       expect(hashDocument(body), key).toBe(again.hash);
-      expect((body['metadata'] as { annotations?: Record<string, string> }).annotations ?? {}).not.toHaveProperty('kubectl.kubernetes.io/last-applied-configuration');
+      expect((body['metadata'] as { annotations?: Record<string, string> }).annotations ?? {}).not.toHaveProperty(
+        'kubectl.kubernetes.io/last-applied-configuration',
+      );
     }
 
     // A new image is a new object version: hashed again, the others still remembered.

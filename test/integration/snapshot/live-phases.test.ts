@@ -11,8 +11,25 @@ import { createClusterStore } from '../../../src/store/cluster-store.ts';
 import { createRecorder } from '../../../src/snapshot/record.ts';
 import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import type { ObjectRef } from '../../../src/inventory/types.ts';
-import { applyFleet, deploymentRef, namespaceOf, readyStatus, resourceName, rollingStatus, type FleetShape } from './fleet.ts';
-import { countRows, createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import {
+  applyFleet,
+  deploymentRef,
+  namespaceOf,
+  readyStatus,
+  resourceName,
+  rollingStatus,
+  type FleetShape,
+} from './fleet.ts';
+import {
+  countRows,
+  createTestDatabase,
+  REDIS_URL,
+  startEmulatedCluster,
+  testLogger,
+  uniqueId,
+  type EmulatedCluster,
+  type TestDatabase,
+} from './helpers.ts';
 
 const SHAPE: FleetShape = { phases: 4, resourcesPerPhase: 3, phasesPerNamespace: 2 };
 
@@ -33,9 +50,16 @@ describe('live snapshots of the affected phases', () => {
   const nextTick = (): Date => new Date((tick += 30_000));
   const full = () => snapshotCluster(deps, cluster.client, nextTick());
   const live = (changed: { objects?: ObjectRef[]; inventories?: ObjectRef[] }, at = nextTick()) =>
-    snapshotCluster(deps, cluster.client, at, { changed: { objects: changed.objects ?? [], inventories: changed.inventories ?? [] } });
+    snapshotCluster(deps, cluster.client, at, {
+      changed: { objects: changed.objects ?? [], inventories: changed.inventories ?? [] },
+    });
   const changesSince = async (seq: bigint) =>
-    (await database.db.statusChange.findMany({ where: { seq: { gt: seq } }, orderBy: { seq: 'asc' } })).map((c) => ({ scope: c.scope, phaseId: c.phaseId, from: c.fromStatus, to: c.toStatus }));
+    (await database.db.statusChange.findMany({ where: { seq: { gt: seq } }, orderBy: { seq: 'asc' } })).map((c) => ({
+      scope: c.scope,
+      phaseId: c.phaseId,
+      from: c.fromStatus,
+      to: c.toStatus,
+    }));
   const lastSeq = async () => (await database.db.statusChange.aggregate({ _max: { seq: true } }))._max.seq ?? 0n;
   const phaseId = async (p: number) => (await database.db.phase.findFirstOrThrow({ where: { name: `phase-${p}` } })).id;
 
@@ -44,9 +68,17 @@ describe('live snapshots of the affected phases', () => {
     cluster = await startEmulatedCluster('partial');
     applyFleet(cluster.emulator, SHAPE);
     publisher = createChangePublisher(REDIS_URL, { prefix: uniqueId('partial') });
-    deps = { recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger(), observe: { now: () => new Date(tick) } };
+    deps = {
+      recorder: createRecorder(createSnapshotStore(database.db)),
+      publisher,
+      log: testLogger(),
+      observe: { now: () => new Date(tick) },
+    };
     // Scheduled ticks hourly: the live snapshots between two full ones leave no unobserved span.
-    await createClusterStore(database.db).registerClusters({ configured: [cluster.name], snapshotIntervalMs: 3_600_000 });
+    await createClusterStore(database.db).registerClusters({
+      configured: [cluster.name],
+      snapshotIntervalMs: 3_600_000,
+    });
     expect(await full()).toMatchObject({ written: true, live: false, phases: 4 });
   });
   afterAll(async () => {
@@ -70,14 +102,19 @@ describe('live snapshots of the affected phases', () => {
     ]);
     expect(await database.db.phase.count({ where: { deletedAt: { not: null } } })).toBe(0);
     // Only the phase's namespace was read: one LIST of its Deployments (inventories come from the same read path).
-    const deploymentLists = cluster.emulator.requests().filter((r) => r.verb === 'list' && r.resource === 'deployments');
+    const deploymentLists = cluster.emulator
+      .requests()
+      .filter((r) => r.verb === 'list' && r.resource === 'deployments');
     expect(deploymentLists.map((r) => r.namespace ?? '')).toEqual([namespaceOf(2, SHAPE)]);
     // A live snapshot is no tick: the watermark and the observation run stay (no ObservationTick
     // row), so the scheduled tick runs as it would have and sees the run no longer matches.
     const after = await database.db.cluster.findFirstOrThrow();
     expect(after.lastTickAt).toEqual(before.lastTickAt);
     expect(after.lastGoodReadAt?.getTime()).toBe(tick);
-    expect({ first: after.tickFirstSeenAt, count: after.tickCount }).toEqual({ first: before.tickFirstSeenAt, count: before.tickCount });
+    expect({ first: after.tickFirstSeenAt, count: after.tickCount }).toEqual({
+      first: before.tickFirstSeenAt,
+      count: before.tickCount,
+    });
     expect(await database.db.observationTick.count()).toBe(0);
   });
 
@@ -129,7 +166,9 @@ describe('live snapshots of the affected phases', () => {
 
   it('writes nothing for a change that belongs to no phase', async () => {
     const rows = await countRows(database.db);
-    const outcome = await live({ objects: [{ group: 'apps', kind: 'Deployment', namespace: 'team-0', name: 'not-in-any-inventory' }] });
+    const outcome = await live({
+      objects: [{ group: 'apps', kind: 'Deployment', namespace: 'team-0', name: 'not-in-any-inventory' }],
+    });
     expect(outcome).toMatchObject({ written: false, skipped: 'NOTHING_AFFECTED', phases: 0 });
     expect(await countRows(database.db)).toEqual(rows);
   });
@@ -138,9 +177,20 @@ describe('live snapshots of the affected phases', () => {
     // phase-1 gains a resource: its inventory ConfigMap changed.
     const ns = namespaceOf(1, SHAPE);
     cluster.emulator.apply([
-      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'extra', namespace: ns, generation: 1 }, spec: { replicas: 1 }, status: { ...readyStatus(), replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'extra', namespace: ns, generation: 1 },
+        spec: { replicas: 1 },
+        status: { ...readyStatus(), replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 },
+      },
     ]);
-    const current = cluster.emulator.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'inventory-1' }) as { data: Record<string, string> };
+    const current = cluster.emulator.get({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: ns,
+      name: 'inventory-1',
+    }) as { data: Record<string, string> };
     cluster.emulator.apply([{ ...current, data: { ...current.data, [`${ns}_extra_apps_Deployment`]: '{}' } }]);
     const grown = await live({ inventories: [inventory(1)] });
     expect(grown).toMatchObject({ written: true, live: true, phases: 1 });
@@ -148,19 +198,31 @@ describe('live snapshots of the affected phases', () => {
     expect(await database.db.phase.count({ where: { deletedAt: { not: null } } })).toBe(0);
 
     // phase-3's inventory is deleted: no known phase owns the deleted object, so the whole cluster is observed and the phase recorded as deleted.
-    cluster.emulator.remove({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespaceOf(3, SHAPE), name: 'inventory-3' });
+    cluster.emulator.remove({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: namespaceOf(3, SHAPE),
+      name: 'inventory-3',
+    });
     const seq = await lastSeq();
     const outcome = await live({ inventories: [inventory(3)] });
     expect(outcome).toMatchObject({ written: true, live: false, phases: 3 });
     expect(await changesSince(seq)).toEqual([{ scope: 'phase', phaseId: await phaseId(3), from: 'Current', to: null }]);
-    expect((await database.db.phase.findMany({ where: { deletedAt: { not: null } } })).map((p) => p.name)).toEqual(['phase-3']);
+    expect((await database.db.phase.findMany({ where: { deletedAt: { not: null } } })).map((p) => p.name)).toEqual([
+      'phase-3',
+    ]);
   });
 
   it('leaves a deletion its changes do not name to the next scheduled tick, which records it', async () => {
     // phase-2's inventory goes while a live snapshot records changes of every other phase: that
     // snapshot saw what a whole observation would see now, but did not look for deleted phases,
     // so the tick after it must not take the cluster for unchanged.
-    cluster.emulator.remove({ apiVersion: 'v1', kind: 'ConfigMap', namespace: namespaceOf(2, SHAPE), name: 'inventory-2' });
+    cluster.emulator.remove({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      namespace: namespaceOf(2, SHAPE),
+      name: 'inventory-2',
+    });
     cluster.emulator.patchStatus(deploymentRef(0, 2, SHAPE), rollingStatus());
     // (phase-3 went in the test before.)
     const outcome = await live({ objects: [deployment(0, 2), deployment(1, 0)] });
@@ -168,6 +230,8 @@ describe('live snapshots of the affected phases', () => {
     expect(await database.db.phase.count({ where: { name: 'phase-2', deletedAt: { not: null } } })).toBe(0);
     const seq = await lastSeq();
     expect(await full()).toMatchObject({ written: true, live: false, changes: 1 });
-    expect(await changesSince(seq)).toEqual([{ scope: 'phase', phaseId: await phaseId(2), from: 'InProgress', to: null }]);
+    expect(await changesSince(seq)).toEqual([
+      { scope: 'phase', phaseId: await phaseId(2), from: 'InProgress', to: null },
+    ]);
   });
 });

@@ -3,7 +3,16 @@ import type { StatusChange } from '../../../src/history/types.ts';
 import { subscribeChanges, type ChangeSubscription } from '../../../src/pubsub/change-publisher.ts';
 import { startWorkers, type RunningWorkers } from '../../../workers/start-workers.ts';
 import { applyFleet, deploymentRef, resourceName, rollingStatus, type FleetShape } from './fleet.ts';
-import { createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import {
+  createTestDatabase,
+  REDIS_URL,
+  startEmulatedCluster,
+  testLogger,
+  uniqueId,
+  waitUntil,
+  type EmulatedCluster,
+  type TestDatabase,
+} from './helpers.ts';
 
 const SHAPE: FleetShape = { phases: 3, resourcesPerPhase: 4 };
 
@@ -23,8 +32,15 @@ describe('live snapshots from watches', () => {
     subscription = await subscribeChanges(REDIS_URL, (event) => events.push(event), { prefix, cluster: 'watched' });
     workers = await startWorkers({
       config: { snapshot: { interval: 3_600_000 }, health: undefined, baseDir: process.cwd() },
-      db: database.db, redisUrl: REDIS_URL, log: testLogger(), clusters: [cluster.handle], queueName: prefix, prefix, channelPrefix: prefix,
-      schedule: false, live: { debounceMs: 100 },
+      db: database.db,
+      redisUrl: REDIS_URL,
+      log: testLogger(),
+      clusters: [cluster.handle],
+      queueName: prefix,
+      prefix,
+      channelPrefix: prefix,
+      schedule: false,
+      live: { debounceMs: 100 },
     });
     await workers.snapshotNow('watched');
     // The first snapshot's 16 changes (12 resources, 3 phases, the cluster), published after commit.
@@ -36,24 +52,40 @@ describe('live snapshots from watches', () => {
     // late too: wait until no job was queued for a while, not only until the first lists ran.
     let seen = -1;
     let quietSince = Date.now();
-    await waitUntil(async () => {
-      // Live snapshots run in the owner's own queue (this worker owns the one cluster).
-      const counts = await workers.ownQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed');
-      const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
-      if (total !== seen) {
-        seen = total;
-        quietSince = Date.now();
-      }
-      if ((counts.completed ?? 0) + (counts.failed ?? 0) !== total || Date.now() - quietSince < 1_500) return false;
-      const jobs = await workers.ownQueue.getJobs(['completed']);
-      const inventories = new Set(jobs.flatMap((job) => {
-        const changed = (job.data as { changed?: { inventories: { name: string }[] } }).changed;
-        return changed === undefined ? [] : changed.inventories.map((ref) => ref.name);
-      }));
-      // A start-up burst too large to name is a whole-cluster live job (no `changed`), as are
-      // snapshotNow's and the first snapshot the worker took when it acquired the cluster.
-      return inventories.size === SHAPE.phases || jobs.filter((job) => (job.data as { changed?: unknown }).changed === undefined).length > 2;
-    }, 'the live snapshot of the watch caches\' first lists', 30_000);
+    await waitUntil(
+      async () => {
+        // Live snapshots run in the owner's own queue (this worker owns the one cluster).
+        const counts = await workers.ownQueue.getJobCounts(
+          'waiting',
+          'active',
+          'delayed',
+          'prioritized',
+          'completed',
+          'failed',
+        );
+        const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+        if (total !== seen) {
+          seen = total;
+          quietSince = Date.now();
+        }
+        if ((counts.completed ?? 0) + (counts.failed ?? 0) !== total || Date.now() - quietSince < 1_500) return false;
+        const jobs = await workers.ownQueue.getJobs(['completed']);
+        const inventories = new Set(
+          jobs.flatMap((job) => {
+            const changed = (job.data as { changed?: { inventories: { name: string }[] } }).changed;
+            return changed === undefined ? [] : changed.inventories.map((ref) => ref.name);
+          }),
+        );
+        // A start-up burst too large to name is a whole-cluster live job (no `changed`), as are
+        // snapshotNow's and the first snapshot the worker took when it acquired the cluster.
+        return (
+          inventories.size === SHAPE.phases ||
+          jobs.filter((job) => (job.data as { changed?: unknown }).changed === undefined).length > 2
+        );
+      },
+      "the live snapshot of the watch caches' first lists",
+      30_000,
+    );
   });
   afterAll(async () => {
     await subscription?.close();
@@ -68,15 +100,27 @@ describe('live snapshots from watches', () => {
     cluster.emulator.patchStatus(deploymentRef(1, 2, SHAPE), rollingStatus());
     await waitUntil(() => events.some((e) => e.scope === 'resource'), 'the change event', 10_000);
     expect(events.filter((e) => e.scope === 'resource')).toEqual([
-      expect.objectContaining({ resourceKey: `apps/Deployment/team-0/${resourceName(1, 2)}`, fromStatus: 'Current', toStatus: 'InProgress' }),
+      expect.objectContaining({
+        resourceKey: `apps/Deployment/team-0/${resourceName(1, 2)}`,
+        fromStatus: 'Current',
+        toStatus: 'InProgress',
+      }),
     ]);
-    const row = await database.db.statusChange.findFirstOrThrow({ where: { scope: 'resource', toStatus: 'InProgress' } });
+    const row = await database.db.statusChange.findFirstOrThrow({
+      where: { scope: 'resource', toStatus: 'InProgress' },
+    });
     expect(row.seq).toBe(events.find((e) => e.scope === 'resource')?.seq);
     expect(cluster.emulator.requestCount({ verb: 'list', resource: 'deployments' })).toBe(0);
     // The job named the changed Deployment, and the snapshot observed its phase only.
     const jobs = await workers.ownQueue.getJobs(['completed']);
     const live = jobs.find((job) => (job.returnvalue as { changes?: number } | undefined)?.changes === 2);
-    expect(live?.data).toMatchObject({ cluster: 'watched', changed: { objects: [{ group: 'apps', kind: 'Deployment', namespace: 'team-0', name: resourceName(1, 2) }], inventories: [] } });
+    expect(live?.data).toMatchObject({
+      cluster: 'watched',
+      changed: {
+        objects: [{ group: 'apps', kind: 'Deployment', namespace: 'team-0', name: resourceName(1, 2) }],
+        inventories: [],
+      },
+    });
     expect(live?.returnvalue).toMatchObject({ written: true, live: true, phases: 1, changes: 2 });
   });
 });

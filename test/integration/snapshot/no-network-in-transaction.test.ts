@@ -17,7 +17,16 @@ import { readRevisionBodies, RevisionMovedError } from '../../../src/snapshot/re
 import { snapshotCluster, type SnapshotDeps } from '../../../src/snapshot/snapshot-cluster.ts';
 import { createSnapshotStore, type SnapshotStore } from '../../../src/store/snapshot-store.ts';
 import { inventoryConfigMap, readyDeployment } from './fleet.ts';
-import { createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import {
+  createTestDatabase,
+  REDIS_URL,
+  startEmulatedCluster,
+  testLogger,
+  uniqueId,
+  waitUntil,
+  type EmulatedCluster,
+  type TestDatabase,
+} from './helpers.ts';
 
 const MEMBERS: [string, string, string, string][] = [
   ['shop', 'apps', 'Deployment', 'web'],
@@ -48,7 +57,12 @@ describe('a snapshot transaction', () => {
         }
       }),
   });
-  const deps = (database: TestDatabase): SnapshotDeps => ({ recorder: createRecorder(counting(createSnapshotStore(database.db))), publisher, log: testLogger(), observe: { memos } });
+  const deps = (database: TestDatabase): SnapshotDeps => ({
+    recorder: createRecorder(counting(createSnapshotStore(database.db))),
+    publisher,
+    log: testLogger(),
+    observe: { memos },
+  });
   const newDatabase = async (label: string): Promise<TestDatabase> => {
     const database = await createTestDatabase(label);
     databases.push(database);
@@ -60,8 +74,19 @@ describe('a snapshot transaction', () => {
     cluster.emulator.apply([
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
       readyDeployment('shop', 'web'),
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop' }, data: { mode: 'fast' } },
-      { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-0', namespace: 'shop', labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: 'nginx' }] }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'settings', namespace: 'shop' },
+        data: { mode: 'fast' },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'web-0', namespace: 'shop', labels: { app: 'web' } },
+        spec: { containers: [{ name: 'main', image: 'nginx' }] },
+        status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+      },
       inventoryConfigMap('shop', 'inventory', 'shop', MEMBERS),
     ]);
     publisher = createChangePublisher(REDIS_URL, { prefix: uniqueId('no-network-in-tx') });
@@ -77,17 +102,28 @@ describe('a snapshot transaction', () => {
     duringTransactions = [];
     const database = await newDatabase('no_network_poll');
     const before = requests();
-    expect(await snapshotCluster(deps(database), cluster.client, new Date((tick += 1000)))).toMatchObject({ written: true, changes: 5 });
+    expect(await snapshotCluster(deps(database), cluster.client, new Date((tick += 1000)))).toMatchObject({
+      written: true,
+      changes: 5,
+    });
     expect(requests()).toBeGreaterThan(before);
     expect(duringTransactions).toEqual([0]);
   });
 
   it('reads from the API server the revisions a new store lacks and the watch caches dropped, outside any transaction', async () => {
-    set = createWatchSet(cluster.client, [...INVENTORY_WATCHES, { group: 'apps', kind: 'Deployment' }, { group: '', kind: 'ConfigMap' }, { group: '', kind: 'Pod' }]);
+    set = createWatchSet(cluster.client, [
+      ...INVENTORY_WATCHES,
+      { group: 'apps', kind: 'Deployment' },
+      { group: '', kind: 'ConfigMap' },
+      { group: '', kind: 'Pod' },
+    ]);
     expect([...(await set.start()).values()].every((e) => e === undefined)).toBe(true);
     const first = await newDatabase('no_network_first');
     duringTransactions = [];
-    expect(await snapshotCluster(deps(first), cluster.client, new Date((tick += 1000)))).toMatchObject({ written: true, changes: 5 });
+    expect(await snapshotCluster(deps(first), cluster.client, new Date((tick += 1000)))).toMatchObject({
+      written: true,
+      changes: 5,
+    });
     const web = () => set.caches.get('apps/Deployment')?.record('shop', 'web');
     expect(web()).toMatchObject({ hasBody: false });
 
@@ -97,20 +133,42 @@ describe('a snapshot transaction', () => {
     const gets = () => cluster.emulator.requests().filter((r) => r.resource === 'deployments').length;
     const getsBefore = gets();
     duringTransactions = [];
-    expect(await snapshotCluster(deps(restored), cluster.client, new Date((tick += 1000)))).toMatchObject({ written: true, changes: 5 });
+    expect(await snapshotCluster(deps(restored), cluster.client, new Date((tick += 1000)))).toMatchObject({
+      written: true,
+      changes: 5,
+    });
     expect(gets()).toBeGreaterThan(getsBefore);
     expect(duringTransactions).toEqual([0, 0]);
-    const stored = async (database: TestDatabase) => (await database.db.objectRevision.findMany({ select: { hash: true, object: true }, orderBy: { hash: 'asc' } })).map((r) => r.hash);
+    const stored = async (database: TestDatabase) =>
+      (
+        await database.db.objectRevision.findMany({ select: { hash: true, object: true }, orderBy: { hash: 'asc' } })
+      ).map((r) => r.hash);
     expect(await stored(restored)).toEqual(await stored(first));
   });
 
   it('makes no API request during a live snapshot of the phases a change affects', async () => {
     const database = databases[1] as TestDatabase;
-    cluster.emulator.apply([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop' }, data: { mode: 'safe' } }]);
-    await waitUntil(() => set.caches.get('/ConfigMap')?.record('shop', 'settings')?.hasBody === true, 'the changed ConfigMap in the cache');
+    cluster.emulator.apply([
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'settings', namespace: 'shop' },
+        data: { mode: 'safe' },
+      },
+    ]);
+    await waitUntil(
+      () => set.caches.get('/ConfigMap')?.record('shop', 'settings')?.hasBody === true,
+      'the changed ConfigMap in the cache',
+    );
     duringTransactions = [];
-    const changed = { objects: [{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'settings' }], inventories: [] };
-    expect(await snapshotCluster(deps(database), cluster.client, new Date((tick += 1000)), { changed })).toMatchObject({ written: true, live: true });
+    const changed = {
+      objects: [{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'settings' }],
+      inventories: [],
+    };
+    expect(await snapshotCluster(deps(database), cluster.client, new Date((tick += 1000)), { changed })).toMatchObject({
+      written: true,
+      live: true,
+    });
     expect(duringTransactions).toEqual([0]);
   });
 
@@ -120,7 +178,10 @@ describe('a snapshot transaction', () => {
     const web = observed.observation.phases[0]?.resources.find((r) => r.key === 'apps/Deployment/shop/web');
     const hash = web?.revision?.hash ?? '';
     expect(web?.revision?.body).toBeUndefined();
-    expect((await readRevisionBodies(cluster.client, observed, [hash])).get(hash)).toMatchObject({ kind: 'Deployment', metadata: { name: 'web' } });
+    expect((await readRevisionBodies(cluster.client, observed, [hash])).get(hash)).toMatchObject({
+      kind: 'Deployment',
+      metadata: { name: 'web' },
+    });
     const moved = readyDeployment('shop', 'web');
     (moved.spec as { replicas: number }).replicas = 9;
     cluster.emulator.apply([moved]);

@@ -5,19 +5,41 @@
  * dangling owner) is that phase's error, and the other phases are recorded as if nothing happened.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { customResourceDefinition, jobPod, lcmPhase, ownedJob, ownedWorkflow, ownerPhaseCrds, ownerReferenceTo } from '../../../src/demo/objects.ts';
+import {
+  customResourceDefinition,
+  jobPod,
+  lcmPhase,
+  ownedJob,
+  ownedWorkflow,
+  ownerPhaseCrds,
+  ownerReferenceTo,
+} from '../../../src/demo/objects.ts';
 import type { OwnerKindSpec } from '../../../src/inventory/owner-phase.ts';
 import { createChangePublisher, type ChangePublisher } from '../../../src/pubsub/change-publisher.ts';
 import { observeCluster } from '../../../src/snapshot/observe.ts';
 import { createRecorder } from '../../../src/snapshot/record.ts';
 import { snapshotCluster, type SnapshotDeps } from '../../../src/snapshot/snapshot-cluster.ts';
 import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
-import { createTestDatabase, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import {
+  createTestDatabase,
+  REDIS_URL,
+  startEmulatedCluster,
+  testLogger,
+  uniqueId,
+  type EmulatedCluster,
+  type TestDatabase,
+} from './helpers.ts';
 
-const OWNERS: OwnerKindSpec[] = [{
-  kind: { group: 'lcm.example.dev', kind: 'Phase' },
-  ownedKinds: [{ group: 'batch', kind: 'Job' }, { group: '', kind: 'Pod' }, { group: 'argoproj.io', kind: 'Workflow' }],
-}];
+const OWNERS: OwnerKindSpec[] = [
+  {
+    kind: { group: 'lcm.example.dev', kind: 'Phase' },
+    ownedKinds: [
+      { group: 'batch', kind: 'Job' },
+      { group: '', kind: 'Pod' },
+      { group: 'argoproj.io', kind: 'Workflow' },
+    ],
+  },
+];
 
 const T0 = Date.parse('2026-11-26T10:00:00.000Z');
 const at = (minutes: number): Date => new Date(T0 + minutes * 60_000);
@@ -35,9 +57,17 @@ describe('owner phases', () => {
     database = await createTestDatabase('owner_phases');
     cluster = await startEmulatedCluster('lcm');
     cluster.emulator.apply(ownerPhaseCrds());
-    cluster.emulator.apply([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openstack' } }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'broken' } }]);
+    cluster.emulator.apply([
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openstack' } },
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'broken' } },
+    ]);
     publisher = createChangePublisher(REDIS_URL, { prefix: uniqueId('owners') });
-    deps = { recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger(), observe: { owners: OWNERS, now: () => clock } };
+    deps = {
+      recorder: createRecorder(createSnapshotStore(database.db)),
+      publisher,
+      log: testLogger(),
+      observe: { owners: OWNERS, now: () => clock },
+    };
   });
   afterAll(async () => {
     await publisher?.close();
@@ -58,7 +88,10 @@ describe('owner phases', () => {
 
   async function memberNames(namespace: string, name: string): Promise<string[]> {
     const phase = await phaseRow(namespace, name);
-    const link = await database.db.phaseManifest.findFirstOrThrow({ where: { phaseId: phase.id, to: null }, include: { manifest: true } });
+    const link = await database.db.phaseManifest.findFirstOrThrow({
+      where: { phaseId: phase.id, to: null },
+      include: { manifest: true },
+    });
     const entries = (link.manifest as unknown as { entries: { kind: string; name: string }[] }).entries;
     return entries.map((e) => `${e.kind} ${e.name}`).sort();
   }
@@ -69,9 +102,16 @@ describe('owner phases', () => {
     clock = at(0);
     await snapshotCluster(deps, cluster.client, clock);
     expect(await currentStatus('openstack', 'install-keystone')).toMatchObject({ status: 'InProgress' });
-    expect(await memberNames('openstack', 'install-keystone')).toEqual(['Job keystone-db-sync', 'Phase install-keystone', 'Pod keystone-db-sync-7xk2p']);
+    expect(await memberNames('openstack', 'install-keystone')).toEqual([
+      'Job keystone-db-sync',
+      'Phase install-keystone',
+      'Pod keystone-db-sync-7xk2p',
+    ]);
 
-    cluster.emulator.apply([ownedJob(keystone, 'keystone-db-sync', 'uid-job-1', 'complete'), jobPod(dbSync, 'keystone-db-sync-7xk2p', 'uid-pod-1', 'complete')]);
+    cluster.emulator.apply([
+      ownedJob(keystone, 'keystone-db-sync', 'uid-job-1', 'complete'),
+      jobPod(dbSync, 'keystone-db-sync-7xk2p', 'uid-pod-1', 'complete'),
+    ]);
     clock = at(1);
     await snapshotCluster(deps, cluster.client, clock);
     expect(await currentStatus('openstack', 'install-keystone')).toMatchObject({ status: 'Current' });
@@ -85,17 +125,27 @@ describe('owner phases', () => {
     const failed = await currentStatus('openstack', 'install-keystone');
     expect(failed.status).toBe('Failed');
     expect(failed.message).toContain('keystone-bootstrap');
-    expect(await memberNames('openstack', 'install-keystone')).toEqual(['Job keystone-bootstrap', 'Phase install-keystone', 'Pod keystone-bootstrap-q9w4z']);
+    expect(await memberNames('openstack', 'install-keystone')).toEqual([
+      'Job keystone-bootstrap',
+      'Phase install-keystone',
+      'Pod keystone-bootstrap-q9w4z',
+    ]);
 
     const phase = await phaseRow('openstack', 'install-keystone');
-    const changes = await database.db.statusChange.findMany({ where: { phaseId: phase.id, scope: 'phase' }, orderBy: { seq: 'asc' } });
+    const changes = await database.db.statusChange.findMany({
+      where: { phaseId: phase.id, scope: 'phase' },
+      orderBy: { seq: 'asc' },
+    });
     expect(changes.map((c) => [c.at.toISOString(), c.fromStatus, c.toStatus])).toEqual([
       [at(0).toISOString(), null, 'InProgress'],
       [at(1).toISOString(), 'InProgress', 'Current'],
       [at(2).toISOString(), 'Current', 'Failed'],
     ]);
     // The member list is the phase's manifest: a new one when the Jobs changed, none when only statuses did.
-    const manifests = await database.db.phaseManifest.findMany({ where: { phaseId: phase.id }, orderBy: { from: 'asc' } });
+    const manifests = await database.db.phaseManifest.findMany({
+      where: { phaseId: phase.id },
+      orderBy: { from: 'asc' },
+    });
     expect(manifests.map((m) => [m.from.toISOString(), m.to?.toISOString() ?? null])).toEqual([
       [at(0).toISOString(), at(2).toISOString()],
       [at(2).toISOString(), null],
@@ -104,7 +154,10 @@ describe('owner phases', () => {
 
   it('reads an owned Argo Workflow as Argo CD does: Running is InProgress, Succeeded Current', async () => {
     const glance = lcmPhase('openstack', 'install-glance', 'uid-glance');
-    cluster.emulator.apply([glance, ownedWorkflow(glance, 'glance-deploy', 'uid-wf-1', 'Running', 'step 1/3: migrate')]);
+    cluster.emulator.apply([
+      glance,
+      ownedWorkflow(glance, 'glance-deploy', 'uid-wf-1', 'Running', 'step 1/3: migrate'),
+    ]);
     clock = at(3);
     await snapshotCluster(deps, cluster.client, clock);
     expect(await currentStatus('openstack', 'install-glance')).toMatchObject({ status: 'InProgress' });
@@ -119,9 +172,19 @@ describe('owner phases', () => {
     const retry = ownedJob(keystone, 'keystone-bootstrap-retry', 'uid-job-3', 'running');
     cluster.emulator.apply(retry);
     clock = at(4.5);
-    const outcome = await snapshotCluster(deps, cluster.client, clock, { changed: { objects: [{ group: 'batch', kind: 'Job', namespace: 'openstack', name: 'keystone-bootstrap-retry' }], inventories: [] } });
+    const outcome = await snapshotCluster(deps, cluster.client, clock, {
+      changed: {
+        objects: [{ group: 'batch', kind: 'Job', namespace: 'openstack', name: 'keystone-bootstrap-retry' }],
+        inventories: [],
+      },
+    });
     expect(outcome).toMatchObject({ written: true, live: true });
-    expect(await memberNames('openstack', 'install-keystone')).toEqual(['Job keystone-bootstrap', 'Job keystone-bootstrap-retry', 'Phase install-keystone', 'Pod keystone-bootstrap-q9w4z']);
+    expect(await memberNames('openstack', 'install-keystone')).toEqual([
+      'Job keystone-bootstrap',
+      'Job keystone-bootstrap-retry',
+      'Phase install-keystone',
+      'Pod keystone-bootstrap-q9w4z',
+    ]);
     // Still Failed: the failed Job is still there beside its retry.
     expect(await currentStatus('openstack', 'install-keystone')).toMatchObject({ status: 'Failed' });
   });
@@ -130,21 +193,37 @@ describe('owner phases', () => {
     // A Phase owned by its own Job: the Job names the Phase, the Phase names the Job.
     const looped = lcmPhase('broken', 'install-heat', 'uid-heat');
     const heatJob = ownedJob(looped, 'heat-bootstrap', 'uid-heat-job', 'complete');
-    const loopedWithOwner = { ...looped, metadata: { ...(looped.metadata as object), ownerReferences: [ownerReferenceTo(heatJob)] } };
+    const loopedWithOwner = {
+      ...looped,
+      metadata: { ...(looped.metadata as object), ownerReferences: [ownerReferenceTo(heatJob)] },
+    };
     // A Job of a Phase that also names a Job that no longer exists.
     const nova = lcmPhase('broken', 'install-nova', 'uid-nova');
     const novaJob = ownedJob(nova, 'nova-db-sync', 'uid-nova-job', 'complete');
-    const novaJobDangling = { ...novaJob, metadata: { ...(novaJob.metadata as object), ownerReferences: [ownerReferenceTo(nova), { apiVersion: 'batch/v1', kind: 'Job', name: 'nova-prepare', uid: 'uid-deleted-long-ago' }] } };
+    const novaJobDangling = {
+      ...novaJob,
+      metadata: {
+        ...(novaJob.metadata as object),
+        ownerReferences: [
+          ownerReferenceTo(nova),
+          { apiVersion: 'batch/v1', kind: 'Job', name: 'nova-prepare', uid: 'uid-deleted-long-ago' },
+        ],
+      },
+    };
     cluster.emulator.apply([loopedWithOwner, heatJob, nova, novaJobDangling]);
     clock = at(5);
     await snapshotCluster(deps, cluster.client, clock);
 
     const heat = await currentStatus('broken', 'install-heat');
     expect(heat.status).toBe('Failed');
-    expect(heat.message).toContain('ownerReferences form a cycle: lcm.example.dev/Phase install-heat owns batch/Job heat-bootstrap owns lcm.example.dev/Phase install-heat');
+    expect(heat.message).toContain(
+      'ownerReferences form a cycle: lcm.example.dev/Phase install-heat owns batch/Job heat-bootstrap owns lcm.example.dev/Phase install-heat',
+    );
     const novaStatus = await currentStatus('broken', 'install-nova');
     expect(novaStatus.status).toBe('Failed');
-    expect(novaStatus.message).toContain('batch/Job nova-db-sync names an owner that does not exist: batch/Job nova-prepare (uid uid-deleted-long-ago)');
+    expect(novaStatus.message).toContain(
+      'batch/Job nova-db-sync names an owner that does not exist: batch/Job nova-prepare (uid uid-deleted-long-ago)',
+    );
     // Both broken phases still list what they reached.
     expect(await memberNames('broken', 'install-heat')).toEqual(['Job heat-bootstrap', 'Phase install-heat']);
     // The other phases are recorded as before.
@@ -154,7 +233,12 @@ describe('owner phases', () => {
   });
 
   it('an owner deleted takes its phase with it on the next snapshot', async () => {
-    cluster.emulator.remove({ apiVersion: 'lcm.example.dev/v1alpha1', kind: 'Phase', namespace: 'openstack', name: 'install-glance' });
+    cluster.emulator.remove({
+      apiVersion: 'lcm.example.dev/v1alpha1',
+      kind: 'Phase',
+      namespace: 'openstack',
+      name: 'install-glance',
+    });
     clock = at(6);
     await snapshotCluster(deps, cluster.client, clock);
     const phase = await phaseRow('openstack', 'install-glance');
@@ -177,7 +261,11 @@ describe('owner phases when the cluster will not tell', () => {
   });
 
   it('an owned kind it may not list makes the phase Unknown, saying which kind and why', async () => {
-    const undo = cluster.emulator.injectFault({ match: { verb: 'list', resource: 'pods' }, effect: 'status', statusCode: 403 });
+    const undo = cluster.emulator.injectFault({
+      match: { verb: 'list', resource: 'pods' },
+      effect: 'status',
+      statusCode: 403,
+    });
     try {
       const observation = await observeCluster(cluster.client, { owners: OWNERS });
       if (observation.outcome !== 'ok') throw new Error('cluster unreachable');
@@ -190,14 +278,25 @@ describe('owner phases when the cluster will not tell', () => {
   });
 
   it('an owner kind the cluster does not serve gives no phases and no error', async () => {
-    const observation = await observeCluster(cluster.client, { owners: [{ kind: { group: 'openstacklcm.airshipit.org', kind: 'OsPhase' }, ownedKinds: [{ group: 'batch', kind: 'Job' }] }] });
+    const observation = await observeCluster(cluster.client, {
+      owners: [
+        {
+          kind: { group: 'openstacklcm.airshipit.org', kind: 'OsPhase' },
+          ownedKinds: [{ group: 'batch', kind: 'Job' }],
+        },
+      ],
+    });
     if (observation.outcome !== 'ok') throw new Error('cluster unreachable');
     expect(observation.phases.filter((p) => p.identity.sourceKind === 'owner')).toEqual([]);
     expect(observation.unobservedSources).toEqual([]);
   });
 
   it('an owner kind it may not list is an unobserved source, not a cluster outage', async () => {
-    const undo = cluster.emulator.injectFault({ match: { verb: 'list', resource: 'phases' }, effect: 'status', statusCode: 403 });
+    const undo = cluster.emulator.injectFault({
+      match: { verb: 'list', resource: 'phases' },
+      effect: 'status',
+      statusCode: 403,
+    });
     try {
       const observation = await observeCluster(cluster.client, { owners: OWNERS });
       expect(observation.outcome).toBe('ok');
@@ -218,7 +317,12 @@ describe('owner phases of two kinds with one name', () => {
     cluster = await startEmulatedCluster('lcm-names');
     cluster.emulator.apply([...ownerPhaseCrds(), customResourceDefinition('tasks.example.dev', 'v1', 'Task', 'tasks')]);
     const phase = lcmPhase('default', 'upgrade', 'uid-upgrade-phase');
-    const task = { apiVersion: 'tasks.example.dev/v1', kind: 'Task', metadata: { name: 'upgrade', namespace: 'default', uid: 'uid-upgrade-task' }, spec: {} };
+    const task = {
+      apiVersion: 'tasks.example.dev/v1',
+      kind: 'Task',
+      metadata: { name: 'upgrade', namespace: 'default', uid: 'uid-upgrade-task' },
+      spec: {},
+    };
     cluster.emulator.apply([phase, task, ownedJob(phase, 'upgrade-db', 'uid-upgrade-job', 'complete')]);
     publisher = createChangePublisher(REDIS_URL, { prefix: uniqueId('owner-names') });
   });
@@ -229,14 +333,24 @@ describe('owner phases of two kinds with one name', () => {
   });
 
   it("records the first kind's phase, saying which owner was left out, instead of failing the snapshot", async () => {
-    const owners: OwnerKindSpec[] = [...OWNERS, { kind: { group: 'tasks.example.dev', kind: 'Task' }, ownedKinds: [{ group: 'batch', kind: 'Job' }] }];
-    const deps: SnapshotDeps = { recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger(), observe: { owners } };
+    const owners: OwnerKindSpec[] = [
+      ...OWNERS,
+      { kind: { group: 'tasks.example.dev', kind: 'Task' }, ownedKinds: [{ group: 'batch', kind: 'Job' }] },
+    ];
+    const deps: SnapshotDeps = {
+      recorder: createRecorder(createSnapshotStore(database.db)),
+      publisher,
+      log: testLogger(),
+      observe: { owners },
+    };
     expect(await snapshotCluster(deps, cluster.client, new Date())).toMatchObject({ written: true });
     const phases = await database.db.phase.findMany({ where: { sourceKind: 'owner' } });
     expect(phases.map((p) => `${p.namespace}/${p.name}`)).toEqual(['default/upgrade']);
     const current = await database.db.phaseCurrentStatus.findUniqueOrThrow({ where: { phaseId: phases[0]?.id ?? -1 } });
     const detail = await database.db.statusDetail.findUniqueOrThrow({ where: { id: current.detailId } });
     expect(current.status).toBe('Failed');
-    expect(String((detail.body as { message?: unknown }).message)).toContain('tasks.example.dev/Task default/upgrade is an owner too');
+    expect(String((detail.body as { message?: unknown }).message)).toContain(
+      'tasks.example.dev/Task default/upgrade is an owner too',
+    );
   });
 });

@@ -14,7 +14,19 @@ afterAll(() => redis.disconnect());
 
 const tree = (status: 'Current' | 'InProgress'): ChildTree => ({
   omitted: 0,
-  children: [{ group: 'apps', kind: 'ReplicaSet', namespace: 'shop', name: 'web-1', status, message: '', children: [{ group: '', kind: 'Pod', namespace: 'shop', name: 'web-1-a', status, message: 'Pod is Ready', children: [] }] }],
+  children: [
+    {
+      group: 'apps',
+      kind: 'ReplicaSet',
+      namespace: 'shop',
+      name: 'web-1',
+      status,
+      message: '',
+      children: [
+        { group: '', kind: 'Pod', namespace: 'shop', name: 'web-1-a', status, message: 'Pod is Ready', children: [] },
+      ],
+    },
+  ],
 });
 
 describe('published resource trees', () => {
@@ -52,26 +64,47 @@ describe('published resource trees', () => {
     const reader = createTreeReader(redis, { prefix });
     const web = 'apps/Deployment/shop/web';
     const api = 'apps/Deployment/shop/api';
-    await publisher.publish('east', new Map([[web, tree('Current')], [api, tree('Current')]]));
+    await publisher.publish(
+      'east',
+      new Map([
+        [web, tree('Current')],
+        [api, tree('Current')],
+      ]),
+    );
     await publisher.publish('west', new Map([[web, tree('Current')]]));
-    const [eastWeb, westWeb] = await reader.read([{ cluster: 'east', memberKey: web }, { cluster: 'west', memberKey: web }]);
+    const [eastWeb, westWeb] = await reader.read([
+      { cluster: 'east', memberKey: web },
+      { cluster: 'west', memberKey: web },
+    ]);
     await new Promise((r) => setTimeout(r, 20));
 
     // east's api left its phase: east forgets it, west's tree is not rewritten.
     await publisher.publish('east', new Map([[web, tree('Current')]]));
     await publisher.publish('west', new Map([[web, tree('Current')]]));
-    const [eastAgain, westAgain] = await reader.read([{ cluster: 'east', memberKey: web }, { cluster: 'west', memberKey: web }]);
+    const [eastAgain, westAgain] = await reader.read([
+      { cluster: 'east', memberKey: web },
+      { cluster: 'west', memberKey: web },
+    ]);
     expect(eastAgain?.changedAt.getTime()).toBe(eastWeb?.changedAt.getTime());
     expect(westAgain?.changedAt.getTime()).toBe(westWeb?.changedAt.getTime());
     // api comes back to east: written again, not taken for the tree written before it left.
     await redis.del(`${prefix}:tree:east:${api}`);
-    await publisher.publish('east', new Map([[web, tree('Current')], [api, tree('Current')]]));
+    await publisher.publish(
+      'east',
+      new Map([
+        [web, tree('Current')],
+        [api, tree('Current')],
+      ]),
+    );
     expect((await reader.read([{ cluster: 'east', memberKey: api }]))[0]?.children[0]?.status).toBe('Current');
 
     // west moved to another worker and back: this process forgot it, so it writes its trees anew.
     publisher.forget('west');
     await publisher.publish('west', new Map([[web, tree('Current')]]));
-    const [westBack, eastStill] = await reader.read([{ cluster: 'west', memberKey: web }, { cluster: 'east', memberKey: web }]);
+    const [westBack, eastStill] = await reader.read([
+      { cluster: 'west', memberKey: web },
+      { cluster: 'east', memberKey: web },
+    ]);
     expect(westBack!.changedAt.getTime()).toBeGreaterThan(westWeb!.changedAt.getTime());
     expect(eastStill?.changedAt.getTime()).toBe(eastWeb?.changedAt.getTime());
   });
@@ -94,12 +127,17 @@ describe('published resource trees', () => {
     expect(second!.changedAt.getTime()).toBeGreaterThan(first!.changedAt.getTime());
   });
 
-  it("keep clusters apart whatever their names", async () => {
+  it('keep clusters apart whatever their names', async () => {
     const prefix = uniqueId('trees');
     const publisher = createTreePublisher(redis, { prefix });
     const reader = createTreeReader(redis, { prefix });
     // A cluster named to look like another cluster's key prefix.
     await publisher.publish('east:apps', new Map([['Deployment/shop/web', tree('Current')]]));
-    expect(await reader.read([{ cluster: 'east', memberKey: 'apps/Deployment/shop/web' }, { cluster: 'east:apps', memberKey: 'Deployment/shop/web' }])).toEqual([undefined, expect.objectContaining({ omitted: 0 })]);
+    expect(
+      await reader.read([
+        { cluster: 'east', memberKey: 'apps/Deployment/shop/web' },
+        { cluster: 'east:apps', memberKey: 'Deployment/shop/web' },
+      ]),
+    ).toEqual([undefined, expect.objectContaining({ omitted: 0 })]);
   });
 });

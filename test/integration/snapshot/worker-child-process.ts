@@ -7,7 +7,10 @@ const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker-ch
 
 /** Starts the child worker with `env` added, and resolves once it prints "ready". */
 export function startWorkerChild(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {

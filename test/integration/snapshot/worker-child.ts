@@ -16,11 +16,27 @@ const env = (name: string): string => {
 
 const db = createDb(env('SNAPSHOT_TEST_DATABASE_URL'), { poolSize: 2 });
 const queueName = env('SNAPSHOT_TEST_QUEUE');
-const { clusters } = loadKubeconfigClusters({ path: env('SNAPSHOT_TEST_KUBECONFIG'), name: env('SNAPSHOT_TEST_CLUSTER') });
+const { clusters } = loadKubeconfigClusters({
+  path: env('SNAPSHOT_TEST_KUBECONFIG'),
+  name: env('SNAPSHOT_TEST_CLUSTER'),
+});
 await startWorkers({
   config: { snapshot: { interval: 60_000 }, health: undefined, baseDir: process.cwd() },
-  db, redisUrl: REDIS_URL, log: testLogger(), clusters, queueName, prefix: queueName, channelPrefix: queueName,
+  db,
+  redisUrl: REDIS_URL,
+  log: testLogger(),
+  clusters,
+  queueName,
+  prefix: queueName,
+  channelPrefix: queueName,
   schedule: false,
-  ...(process.env.SNAPSHOT_TEST_DEFAULT_LOCKS === '1' ? {} : { lockDurationMs: 1000, stalledIntervalMs: 500, clusterLockTtlMs: 1000, ownership: { heartbeatMs: 250, leaseMs: 1500 } }),
+  ...(process.env.SNAPSHOT_TEST_DEFAULT_LOCKS === '1'
+    ? {}
+    : {
+        lockDurationMs: 1000,
+        stalledIntervalMs: 500,
+        clusterLockTtlMs: 1000,
+        ownership: { heartbeatMs: 250, leaseMs: 1500 },
+      }),
 });
 process.stdout.write('ready\n');

@@ -6,7 +6,18 @@ import { scheduleSnapshots, SNAPSHOT_JOB, snapshotJobId } from '../../../src/que
 import type { SnapshotOutcome } from '../../../src/snapshot/snapshot-cluster.ts';
 import { startWorkers, type RunningWorkers } from '../../../workers/start-workers.ts';
 import { applyFleet } from './fleet.ts';
-import { countRows, createTestDatabase, observationRuns, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import {
+  countRows,
+  createTestDatabase,
+  observationRuns,
+  REDIS_URL,
+  startEmulatedCluster,
+  testLogger,
+  uniqueId,
+  waitUntil,
+  type EmulatedCluster,
+  type TestDatabase,
+} from './helpers.ts';
 
 const CONFIG = { snapshot: { interval: 60_000, jitter: 0 }, health: undefined, baseDir: process.cwd() };
 
@@ -28,8 +39,17 @@ describe('snapshot workers', () => {
     workers = [];
     for (let i = 0; i < 2; i += 1) {
       const running = await startWorkers({
-        config: CONFIG, db: database.workerDb, redisUrl: REDIS_URL, log: testLogger(), clusters: clusters.map((c) => c.handle),
-        queueName, prefix: queueName, channelPrefix: queueName, schedule: false, concurrency: 2, lockedRetryDelayMs: 20,
+        config: CONFIG,
+        db: database.workerDb,
+        redisUrl: REDIS_URL,
+        log: testLogger(),
+        clusters: clusters.map((c) => c.handle),
+        queueName,
+        prefix: queueName,
+        channelPrefix: queueName,
+        schedule: false,
+        concurrency: 2,
+        lockedRetryDelayMs: 20,
       });
       running.worker.on('completed', (job, result: SnapshotOutcome) => completed.push({ worker: i, job, result }));
       running.worker.on('failed', (job, error) => failed.push({ job, error }));
@@ -76,18 +96,32 @@ describe('snapshot workers', () => {
     const again = await workers[1]!.snapshotNow('east', tick);
     expect(again).toBe(snapshotJobId('east', tick));
     // Same cluster and tick under another id (a refresh racing the scheduler): the store refuses it.
-    await workers[0]!.queue.add(SNAPSHOT_JOB, { cluster: 'east', tickAt: tick }, { jobId: 'other-id-for-the-same-tick' });
-    await waitUntil(() => completed.some((c) => c.job.id === 'other-id-for-the-same-tick'), 'the second job to complete');
+    await workers[0]!.queue.add(
+      SNAPSHOT_JOB,
+      { cluster: 'east', tickAt: tick },
+      { jobId: 'other-id-for-the-same-tick' },
+    );
+    await waitUntil(
+      () => completed.some((c) => c.job.id === 'other-id-for-the-same-tick'),
+      'the second job to complete',
+    );
     expect(completed.filter((c) => c.job.id === first)).toHaveLength(1);
     expect(completed.find((c) => c.job.id === 'other-id-for-the-same-tick')?.result).toMatchObject({ written: false });
     expect(await countRows(database.db)).toEqual(before);
   });
 
   it('fails a job for an unknown cluster at once, without retries', async () => {
-    await workers[0]!.queue.add(SNAPSHOT_JOB, { cluster: 'nowhere', tickAt: Date.now() }, { attempts: 5, backoff: { type: 'exponential', delay: 10 } });
+    await workers[0]!.queue.add(
+      SNAPSHOT_JOB,
+      { cluster: 'nowhere', tickAt: Date.now() },
+      { attempts: 5, backoff: { type: 'exponential', delay: 10 } },
+    );
     await workers[0]!.queue.add(SNAPSHOT_JOB, { cluster: 'east', password: 'x' }, { attempts: 5 });
     await waitUntil(() => failed.length >= 2, 'two failed jobs');
-    expect(failed.map((f) => [f.error.name, f.job?.attemptsMade])).toEqual([['UnrecoverableError', 1], ['UnrecoverableError', 1]]);
+    expect(failed.map((f) => [f.error.name, f.job?.attemptsMade])).toEqual([
+      ['UnrecoverableError', 1],
+      ['UnrecoverableError', 1],
+    ]);
   });
 
   it('keeps one job scheduler per configured cluster and fires it on the interval', async () => {
@@ -97,12 +131,19 @@ describe('snapshot workers', () => {
     const schedulers = await queue.getJobSchedulers();
     expect(schedulers.map((s) => s.key).sort()).toEqual(['snapshot.east', 'snapshot.west']);
     const before = completed.filter((c) => c.job.id?.startsWith('repeat:')).length;
-    await waitUntil(() => completed.filter((c) => c.job.id?.startsWith('repeat:')).length >= before + 4, 'four scheduled snapshots', 15_000);
+    await waitUntil(
+      () => completed.filter((c) => c.job.id?.startsWith('repeat:')).length >= before + 4,
+      'four scheduled snapshots',
+      15_000,
+    );
     const scheduled = completed.filter((c) => c.job.id?.startsWith('repeat:'));
     // Two workers share the queue; no scheduled tick ran on both.
     expect(new Set(scheduled.map((c) => c.job.id)).size).toBe(scheduled.length);
     for (const name of ['east', 'west']) {
-      const ticks = scheduled.filter((c) => c.result.cluster === name).map((c) => Date.parse(c.result.tickAt)).sort((a, b) => a - b);
+      const ticks = scheduled
+        .filter((c) => c.result.cluster === name)
+        .map((c) => Date.parse(c.result.tickAt))
+        .sort((a, b) => a - b);
       // Each scheduler slot is one tick, and slots are one interval apart.
       expect(new Set(ticks).size).toBe(ticks.length);
       expect(ticks.every((t) => (t - (ticks[0] ?? 0)) % 250 === 0)).toBe(true);
@@ -149,7 +190,8 @@ describe('snapshot workers', () => {
     const keysOf = async (queue: string): Promise<string[]> => {
       const pattern = `${queueName}:${queue}:*`.replace(/[[\]?\\]/g, (c) => `\\${c}`);
       const keys: string[] = [];
-      for await (const batch of redis.scanStream({ match: pattern, count: 1000 }) as AsyncIterable<string[]>) keys.push(...batch);
+      for await (const batch of redis.scanStream({ match: pattern, count: 1000 }) as AsyncIterable<string[]>)
+        keys.push(...batch);
       return keys;
     };
     try {
@@ -164,10 +206,18 @@ describe('snapshot workers', () => {
       expect(await keysOf(ownName)).toEqual([]);
       // The other worker's queue is untouched, and it takes over and snapshots what the first owned.
       const survivor = workers[0]!;
-      await waitUntil(() => itsClusters.every((c) => survivor.ownership.owns(c)), 'the survivor to own the stopped worker\'s clusters', 20_000);
+      await waitUntil(
+        () => itsClusters.every((c) => survivor.ownership.owns(c)),
+        "the survivor to own the stopped worker's clusters",
+        20_000,
+      );
       const before = ran.length;
       for (const cluster of itsClusters) await survivor.snapshotNow(cluster, Date.now() + 60_000);
-      await waitUntil(() => ran.slice(before).filter((x) => itsClusters.includes(x.result.cluster)).length >= itsClusters.length, 'the survivor\'s snapshots', 20_000);
+      await waitUntil(
+        () => ran.slice(before).filter((x) => itsClusters.includes(x.result.cluster)).length >= itsClusters.length,
+        "the survivor's snapshots",
+        20_000,
+      );
       expect(await keysOf(survivor.ownQueue.name)).not.toEqual([]);
     } finally {
       redis.disconnect();

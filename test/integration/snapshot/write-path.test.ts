@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChangePublisher, subscribeChanges, type ChangePublisher, type ChangeSubscription } from '../../../src/pubsub/change-publisher.ts';
+import {
+  createChangePublisher,
+  subscribeChanges,
+  type ChangePublisher,
+  type ChangeSubscription,
+} from '../../../src/pubsub/change-publisher.ts';
 import type { StatusChange } from '../../../src/history/types.ts';
 import { encodeChangeEvent } from '../../../src/pubsub/change-event.ts';
 import { snapshotCluster, type SnapshotDeps } from '../../../src/snapshot/snapshot-cluster.ts';
@@ -7,8 +12,27 @@ import { createRecorder } from '../../../src/snapshot/record.ts';
 import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import { createHistoryReader, type HistoryReader, type StatusChangeFilter } from '../../../src/store/read-history.ts';
 import { FULL_ACCESS } from '../../../src/store/read-types.ts';
-import { applyFleet, deploymentRef, inventoryConfigMap, readyStatus, resourceName, rollingStatus, type FleetShape } from './fleet.ts';
-import { countRows, createTestDatabase, observationRuns, REDIS_URL, startEmulatedCluster, testLogger, uniqueId, waitUntil, type EmulatedCluster, type TestDatabase } from './helpers.ts';
+import {
+  applyFleet,
+  deploymentRef,
+  inventoryConfigMap,
+  readyStatus,
+  resourceName,
+  rollingStatus,
+  type FleetShape,
+} from './fleet.ts';
+import {
+  countRows,
+  createTestDatabase,
+  observationRuns,
+  REDIS_URL,
+  startEmulatedCluster,
+  testLogger,
+  uniqueId,
+  waitUntil,
+  type EmulatedCluster,
+  type TestDatabase,
+} from './helpers.ts';
 
 const SHAPE: FleetShape = { phases: 3, resourcesPerPhase: 4, phasesPerNamespace: 2 };
 
@@ -24,7 +48,8 @@ describe('recording snapshots of a cluster', () => {
   const nextTick = (): Date => new Date((tick += 30_000));
   const snapshot = () => snapshotCluster(deps, cluster.client, nextTick());
   /** The change log after `afterSeq`, as a subscriber catching up reads it. */
-  const changesSince = async (afterSeq: bigint, filter: StatusChangeFilter = {}) => (await reader.listStatusChanges(FULL_ACCESS, filter, 5000, afterSeq)).items;
+  const changesSince = async (afterSeq: bigint, filter: StatusChangeFilter = {}) =>
+    (await reader.listStatusChanges(FULL_ACCESS, filter, 5000, afterSeq)).items;
 
   beforeAll(async () => {
     const prefix = uniqueId('snapshot');
@@ -34,7 +59,12 @@ describe('recording snapshots of a cluster', () => {
     publisher = createChangePublisher(REDIS_URL, { prefix });
     subscription = await subscribeChanges(REDIS_URL, (event) => events.push(event), { prefix });
     // The observation clock follows the tick, so interval bounds are checkable.
-    deps = { recorder: createRecorder(createSnapshotStore(database.db)), publisher, log: testLogger(), observe: { now: () => new Date(tick) } };
+    deps = {
+      recorder: createRecorder(createSnapshotStore(database.db)),
+      publisher,
+      log: testLogger(),
+      observe: { now: () => new Date(tick) },
+    };
     reader = createHistoryReader(database.db);
   });
   afterAll(async () => {
@@ -48,8 +78,24 @@ describe('recording snapshots of a cluster', () => {
     const outcome = await snapshot();
     expect(outcome).toMatchObject({ written: true, outcome: 'ok', changes: 12 + 3 + 1, published: true });
     const counts = await countRows(database.db);
-    expect(counts).toMatchObject({ Cluster: 1, Phase: 3, PhaseManifest: 3, Manifest: 3, ResourceCurrentStatus: 12, ResourceStatusInterval: 0, PhaseCurrentStatus: 3, PhaseStatusInterval: 0, ObservationTick: 0, ClusterReachability: 1 });
-    expect(await database.db.cluster.findFirstOrThrow()).toMatchObject({ name: 'alpha', labels: { env: 'test' }, reachable: true, lastGoodReadAt: new Date(tick) });
+    expect(counts).toMatchObject({
+      Cluster: 1,
+      Phase: 3,
+      PhaseManifest: 3,
+      Manifest: 3,
+      ResourceCurrentStatus: 12,
+      ResourceStatusInterval: 0,
+      PhaseCurrentStatus: 3,
+      PhaseStatusInterval: 0,
+      ObservationTick: 0,
+      ClusterReachability: 1,
+    });
+    expect(await database.db.cluster.findFirstOrThrow()).toMatchObject({
+      name: 'alpha',
+      labels: { env: 'test' },
+      reachable: true,
+      lastGoodReadAt: new Date(tick),
+    });
     const statuses = await database.db.resourceCurrentStatus.groupBy({ by: ['status'], _count: true });
     expect(statuses).toEqual([{ status: 'Current', _count: 12 }]);
     await waitUntil(() => events.length === 16, '16 change events');
@@ -77,9 +123,14 @@ describe('recording snapshots of a cluster', () => {
     const outcome = await snapshot();
     const key = `apps/Deployment/team-0/${resourceName(0, 1)}`;
     const resourceChanges = (await changesSince(lastSeq)).filter((c) => c.scope === 'resource');
-    expect(resourceChanges).toEqual([expect.objectContaining({ resourceKey: key, fromStatus: 'Current', toStatus: 'InProgress' })]);
+    expect(resourceChanges).toEqual([
+      expect.objectContaining({ resourceKey: key, fromStatus: 'Current', toStatus: 'InProgress' }),
+    ]);
     const { id: resourceId } = await database.db.resource.findFirstOrThrow({ where: { key } });
-    const ended = await database.db.resourceStatusInterval.findMany({ where: { resourceId }, orderBy: { from: 'asc' } });
+    const ended = await database.db.resourceStatusInterval.findMany({
+      where: { resourceId },
+      orderBy: { from: 'asc' },
+    });
     expect(ended.map((i) => [i.status, i.to.getTime()])).toEqual([['Current', tick]]);
     const current = await database.db.resourceCurrentStatus.findFirstOrThrow({ where: { resource: { key } } });
     expect([current.status, current.from.getTime()]).toEqual(['InProgress', tick]);
@@ -92,7 +143,15 @@ describe('recording snapshots of a cluster', () => {
     expect(after.StatusChange - before.StatusChange).toBe(2);
     await waitUntil(() => events.length === 2, 'two change events');
     const resourceEvents = events.filter((e) => e.scope === 'resource');
-    expect(resourceEvents).toEqual([expect.objectContaining({ seq: resourceChanges[0]?.seq, resourceKey: key, fromStatus: 'Current', toStatus: 'InProgress', cluster: 'alpha' })]);
+    expect(resourceEvents).toEqual([
+      expect.objectContaining({
+        seq: resourceChanges[0]?.seq,
+        resourceKey: key,
+        fromStatus: 'Current',
+        toStatus: 'InProgress',
+        cluster: 'alpha',
+      }),
+    ]);
     expect(events.map(encodeChangeEvent).join('\n')).not.toContain('nginx');
     // A subscriber that missed the events reads the same changes from the log by seq.
     const missed = await changesSince(lastSeq, { cluster: 'alpha' });
@@ -112,7 +171,12 @@ describe('recording snapshots of a cluster', () => {
   });
 
   it('closes the interval of a resource dropped from the inventory and records it leaving', async () => {
-    const refs: [string, string, string, string][] = [0, 1, 2].map((r) => ['team-1', 'apps', 'Deployment', resourceName(2, r)]);
+    const refs: [string, string, string, string][] = [0, 1, 2].map((r) => [
+      'team-1',
+      'apps',
+      'Deployment',
+      resourceName(2, r),
+    ]);
     cluster.emulator.apply(inventoryConfigMap('team-1', 'inventory-2', 'phase-2', refs));
     await snapshot();
     const key = `apps/Deployment/team-1/${resourceName(2, 3)}`;
@@ -125,7 +189,14 @@ describe('recording snapshots of a cluster', () => {
 
   it('stores revisions without last-applied-configuration, and a Secret without its data', async () => {
     cluster.emulator.apply([
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db-password', namespace: 'team-1' }, type: 'Opaque', data: { password: Buffer.from('hunter2').toString('base64') }, stringData: { token: 'abc' } },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'db-password', namespace: 'team-1' },
+        type: 'Opaque',
+        data: { password: Buffer.from('hunter2').toString('base64') },
+        stringData: { token: 'abc' },
+      },
       inventoryConfigMap('team-1', 'inventory-9', 'phase-9', [['team-1', '', 'Secret', 'db-password']]),
     ]);
     await snapshot();
@@ -144,14 +215,21 @@ describe('recording snapshots of a cluster', () => {
     expect(phase.deletedAt?.getTime()).toBe(tick);
     expect(await database.db.resourceCurrentStatus.count({ where: { resource: { phaseId: phase.id } } })).toBe(0);
     expect(await database.db.phaseCurrentStatus.count({ where: { phaseId: phase.id } })).toBe(0);
-    const change = await database.db.statusChange.findFirstOrThrow({ where: { phaseId: phase.id }, orderBy: { seq: 'desc' } });
+    const change = await database.db.statusChange.findFirstOrThrow({
+      where: { phaseId: phase.id },
+      orderBy: { seq: 'desc' },
+    });
     expect(change).toMatchObject({ scope: 'phase', toStatus: null });
   });
 
   it('keeps the last statuses of a kind whose LIST fails for a while, instead of flapping to Unknown', async () => {
     await snapshot();
     const before = await countRows(database.db);
-    const remove = cluster.emulator.injectFault({ match: { verb: 'list', resource: 'deployments' }, effect: 'status', statusCode: 500 });
+    const remove = cluster.emulator.injectFault({
+      match: { verb: 'list', resource: 'deployments' },
+      effect: 'status',
+      statusCode: 500,
+    });
     const failing = await snapshot();
     remove();
     expect(failing).toMatchObject({ outcome: 'ok', changes: 0 });
@@ -175,7 +253,10 @@ describe('recording snapshots of a cluster', () => {
     const during = await countRows(database.db);
     expect(during.StatusChange - before.StatusChange).toBe(1);
     expect(during.ResourceStatusInterval).toBe(before.ResourceStatusInterval);
-    const clusterChange = await database.db.statusChange.findFirstOrThrow({ where: { scope: 'cluster' }, orderBy: { seq: 'desc' } });
+    const clusterChange = await database.db.statusChange.findFirstOrThrow({
+      where: { scope: 'cluster' },
+      orderBy: { seq: 'desc' },
+    });
     expect(clusterChange).toMatchObject({ fromStatus: 'Reachable', toStatus: 'Unreachable' });
     const stale = await database.db.phaseCurrentStatus.findMany();
     expect(stale.length).toBe(3);
@@ -187,12 +268,19 @@ describe('recording snapshots of a cluster', () => {
     remove();
     const recovered = await snapshot();
     expect(recovered).toMatchObject({ outcome: 'ok', changes: 1 });
-    const recovery = await database.db.statusChange.findFirstOrThrow({ where: { scope: 'cluster' }, orderBy: { seq: 'desc' } });
+    const recovery = await database.db.statusChange.findFirstOrThrow({
+      where: { scope: 'cluster' },
+      orderBy: { seq: 'desc' },
+    });
     expect(recovery).toMatchObject({ fromStatus: 'Unreachable', toStatus: 'Reachable' });
     const after = await countRows(database.db);
     expect(after.ResourceStatusInterval).toBe(before.ResourceStatusInterval);
     expect(await database.db.phaseCurrentStatus.count({ where: { stale: true } })).toBe(0);
     const reachability = await database.db.clusterReachability.findMany({ orderBy: { id: 'asc' } });
-    expect(reachability.map((r) => [r.reachable, r.to === null])).toEqual([[true, false], [false, false], [true, true]]);
+    expect(reachability.map((r) => [r.reachable, r.to === null])).toEqual([
+      [true, false],
+      [false, false],
+      [true, true],
+    ]);
   });
 });

@@ -26,13 +26,27 @@ describe('a database handle without Prisma', () => {
   it('runs the stores a worker uses, reading back bigint, Date and json as Prisma did', async () => {
     await pingDatabase(db);
     const store = createClusterStore(db);
-    await store.registerClusters({ configured: ['prod', 'staging'], snapshotIntervalMs: 60_000, at: new Date('2026-11-27T00:00:00Z') });
-    await sqlOn(db).$executeRaw`UPDATE "Cluster" SET "labels" = ${JSON.stringify({ env: 'prod' })}::jsonb, "lastGoodReadAt" = ${new Date('2026-11-27T01:02:03.456Z')}::timestamptz(3) WHERE "name" = 'prod'`;
+    await store.registerClusters({
+      configured: ['prod', 'staging'],
+      snapshotIntervalMs: 60_000,
+      at: new Date('2026-11-27T00:00:00Z'),
+    });
+    await sqlOn(db)
+      .$executeRaw`UPDATE "Cluster" SET "labels" = ${JSON.stringify({ env: 'prod' })}::jsonb, "lastGoodReadAt" = ${new Date('2026-11-27T01:02:03.456Z')}::timestamptz(3) WHERE "name" = 'prod'`;
     const [prod] = await store.listClusters();
-    expect(prod).toMatchObject({ name: 'prod', labels: { env: 'prod' }, lastGoodReadAt: new Date('2026-11-27T01:02:03.456Z'), observation: { snapshotIntervalMs: 60_000, retiredAt: null } });
+    expect(prod).toMatchObject({
+      name: 'prod',
+      labels: { env: 'prod' },
+      lastGoodReadAt: new Date('2026-11-27T01:02:03.456Z'),
+      observation: { snapshotIntervalMs: 60_000, retiredAt: null },
+    });
     const [count] = await sqlOn(db).$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM "Cluster"`;
     expect(count?.n).toBe(2n);
-    const written = await withSqlTransaction(db, async (tx) => tx.$executeRaw`UPDATE "Cluster" SET "reachable" = true WHERE "name" = ${'staging'}`, { timeoutMs: 5_000, maxWaitMs: 2_000 });
+    const written = await withSqlTransaction(
+      db,
+      async (tx) => tx.$executeRaw`UPDATE "Cluster" SET "reachable" = true WHERE "name" = ${'staging'}`,
+      { timeoutMs: 5_000, maxWaitMs: 2_000 },
+    );
     expect(written).toBe(1);
   });
 
@@ -65,7 +79,11 @@ describe('a database handle without Prisma', () => {
     // The ended idle connections leave the pool (an 'error' it listens to, not an uncaught one).
     await expect.poll(() => poolOf(db).totalCount, { timeout: 5_000 }).toBe(0);
     expect((await store.listClusters()).map((c) => c.name)).toEqual(['prod', 'staging']);
-    const written = await withSqlTransaction(db, async (tx) => tx.$executeRaw`UPDATE "Cluster" SET "reachable" = false WHERE "name" = ${'prod'}`, { timeoutMs: 5_000, maxWaitMs: 2_000 });
+    const written = await withSqlTransaction(
+      db,
+      async (tx) => tx.$executeRaw`UPDATE "Cluster" SET "reachable" = false WHERE "name" = ${'prod'}`,
+      { timeoutMs: 5_000, maxWaitMs: 2_000 },
+    );
     expect(written).toBe(1);
   });
 

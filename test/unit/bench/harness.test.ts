@@ -6,7 +6,12 @@ import { median, percentile } from '../../../bench/lib/stats.ts';
 import type { BenchEntry } from '../../../bench/lib/types.ts';
 
 const entry = (id: string, file: string, extra: Partial<BenchEntry> = {}): BenchEntry => ({
-  id, kind: 'scenario', file, title: id, options: { small: {}, default: {} }, ...extra,
+  id,
+  kind: 'scenario',
+  file,
+  title: id,
+  options: { small: {}, default: {} },
+  ...extra,
 });
 
 describe('bench statistics', () => {
@@ -28,7 +33,15 @@ describe('bench statistics', () => {
 
 describe('npm run bench flags', () => {
   it('reads --only, --size and per-benchmark options in camelCase with numbers parsed', () => {
-    const args = parseHarnessArgs(['--only', 'status,read-path', '--size=small', '--read-path.page-size', '250', '--scale-out.workers', '1,2']);
+    const args = parseHarnessArgs([
+      '--only',
+      'status,read-path',
+      '--size=small',
+      '--read-path.page-size',
+      '250',
+      '--scale-out.workers',
+      '1,2',
+    ]);
     expect(args.only).toEqual(['status', 'read-path']);
     expect(args.size).toBe('small');
     expect(args.overrides).toEqual({ 'read-path': { pageSize: 250 }, 'scale-out': { workers: '1,2' } });
@@ -49,7 +62,11 @@ describe('harness runner', () => {
       ],
       { size: 'small', overrides: {} },
     );
-    expect(results.map((r) => [r.id, r.status])).toEqual([['missing', 'not built yet'], ['throws', 'error'], ['works', 'ok']]);
+    expect(results.map((r) => [r.id, r.status])).toEqual([
+      ['missing', 'not built yet'],
+      ['throws', 'error'],
+      ['works', 'ok'],
+    ]);
     expect(results[1]?.error).toMatch(/^RangeError: fixture failure/);
     expect(results[2]?.figures).toEqual({ 'items/s': 1000, note: 'fixed' });
   }, 60_000);

@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../../src/cli/errors.ts';
-import { colourWanted, formatAgo, formatRef, formatResourceKey, paintStatus, painter, parseCliDuration, parseTime, renderData, renderList, renderStreamItem, renderTable } from '../../../src/cli/format.ts';
+import {
+  colourWanted,
+  formatAgo,
+  formatRef,
+  formatResourceKey,
+  paintStatus,
+  painter,
+  parseCliDuration,
+  parseTime,
+  renderData,
+  renderList,
+  renderStreamItem,
+  renderTable,
+} from '../../../src/cli/format.ts';
 
 const now = new Date('2026-11-22T12:00:00Z');
 
@@ -16,7 +29,15 @@ describe('CLI formatting', () => {
   it('shows a missing time as a dash', () => expect(formatAgo(null, now)).toBe('-'));
 
   it('pads table columns like flux get', () => {
-    expect(renderTable(['NAME', 'STATUS', 'MESSAGE'], [['shop', 'Current', 'Resource is current'], ['checkout-api', 'Failed', '1 pods have failed']])).toBe(
+    expect(
+      renderTable(
+        ['NAME', 'STATUS', 'MESSAGE'],
+        [
+          ['shop', 'Current', 'Resource is current'],
+          ['checkout-api', 'Failed', '1 pods have failed'],
+        ],
+      ),
+    ).toBe(
       'NAME          STATUS   MESSAGE\nshop          Current  Resource is current\ncheckout-api  Failed   1 pods have failed\n',
     );
   });
@@ -29,17 +50,25 @@ describe('CLI formatting', () => {
   it('prints lists as kubectl does, a List with items, and streams one item per line or document', () => {
     expect(JSON.parse(renderList([{ name: 'a' }], 'json'))).toEqual({ kind: 'List', items: [{ name: 'a' }] });
     expect(renderStreamItem({ seq: '7', status: 'Failed' }, 'json')).toBe('{"seq":"7","status":"Failed"}\n');
-    expect(renderStreamItem({ seq: '7' }, 'yaml')).toBe("---\nseq: \"7\"\n");
+    expect(renderStreamItem({ seq: '7' }, 'yaml')).toBe('---\nseq: "7"\n');
   });
 
   it('leaves out the header row with --no-headers, and lines up rows printed later', () => {
     expect(renderTable(['NAME', 'STATUS'], [['shop', 'Current']], { headers: false })).toBe('shop  Current\n');
-    expect(renderTable(['NAME', 'STATUS'], [['a', 'Failed']], { headers: false, minWidths: [12, 7] })).toBe('a             Failed\n');
+    expect(renderTable(['NAME', 'STATUS'], [['a', 'Failed']], { headers: false, minWidths: [12, 7] })).toBe(
+      'a             Failed\n',
+    );
   });
 
   it('pads coloured cells by what the terminal shows, not by their escape codes', () => {
     const paint = painter(true);
-    const table = renderTable(['STATUS', 'NAME'], [[paintStatus('Failed', paint, true), 'a'], [paintStatus('Current', paint, true), 'b']]);
+    const table = renderTable(
+      ['STATUS', 'NAME'],
+      [
+        [paintStatus('Failed', paint, true), 'a'],
+        [paintStatus('Current', paint, true), 'b'],
+      ],
+    );
     // eslint-disable-next-line no-control-regex
     const plain = table.replace(/\x1b\[[0-9;]*m/g, '');
     expect(plain).toBe('STATUS     NAME\n✘ Failed   a\n✔ Current  b\n');

@@ -39,22 +39,34 @@ describe('phaselog command line', () => {
     [['history', 'api', '--watch'], /unknown option '--watch'; see 'phaselog history --help'/],
     [['report', '--from', '1d', '-o', 'json'], /unknown option '-o'; see 'phaselog report --help'/],
     [['clusters', '-n', 'shop'], /unknown option '-n'; see 'phaselog clusters --help'/],
-    [['manifest', 'api', '-o', 'name'], /argument 'name' is invalid\. Allowed choices are table, json, yaml; see 'phaselog manifest --help'/],
+    [
+      ['manifest', 'api', '-o', 'name'],
+      /argument 'name' is invalid\. Allowed choices are table, json, yaml; see 'phaselog manifest --help'/,
+    ],
     [['status', '-o', 'xml'], /argument 'xml' is invalid/],
     [['status', '-n', 'shop', '-A'], /'-n, --namespace <namespace>' cannot be used with option '-A, --all-namespaces'/],
     [['status', 'a', 'b'], /too many arguments for 'status'/],
     [['gate', 'api'], /required option '--for <duration>' not specified; see 'phaselog gate --help'/],
     [['history'], /missing required argument 'phase'/],
     [['plan', 'status'], /missing required argument 'plan'; see 'phaselog plan status --help'/],
-    [['plan', 'status', 'site', '-o', 'name'], /argument 'name' is invalid\. Allowed choices are table, wide, json, yaml, summary/],
-    [['plan', 'history', 'site', '-o', 'summary'], /argument 'summary' is invalid\. Allowed choices are table, wide, json, yaml/],
+    [
+      ['plan', 'status', 'site', '-o', 'name'],
+      /argument 'name' is invalid\. Allowed choices are table, wide, json, yaml, summary/,
+    ],
+    [
+      ['plan', 'history', 'site', '-o', 'summary'],
+      /argument 'summary' is invalid\. Allowed choices are table, wide, json, yaml/,
+    ],
     [['plan', 'list', '--from', '1h'], /unknown option '--from'; see 'phaselog plan list --help'/],
     [['gate', '--plan', 'site'], /required option '--for <duration>' not specified/],
     [['statsu'], /unknown command 'statsu' \(did you mean status\?\); see 'phaselog --help'/],
     [['token', 'create', 'x', '--scope', 'root'], /argument 'root' is invalid\. Allowed choices are read, admin/],
     [['start', '--watch'], /unknown option '--watch'; see 'phaselog start --help'/],
     [['completion', 'powershell'], /Allowed choices are bash, zsh, fish/],
-    [['manifest', 'api', '--diff', '--context', '-1'], /option '--context <lines>' argument '-1' is invalid\. Lines of context are a whole number from 0 to 1000/],
+    [
+      ['manifest', 'api', '--diff', '--context', '-1'],
+      /option '--context <lines>' argument '-1' is invalid\. Lines of context are a whole number from 0 to 1000/,
+    ],
     [['manifest', 'api', '--diff', '--context', '5000'], /Lines of context are a whole number from 0 to 1000/],
   ])('refuses %j with one line and exit code 2', async (argv, message) => {
     const ran = await run(argv);
@@ -68,28 +80,54 @@ describe('phaselog command line', () => {
   it('refuses an unknown status by name, in any case it accepts', async () => {
     const bad = await run(['status', '--status', 'Broken']);
     expect(bad.code).toBe(2);
-    expect(bad.err).toBe('phaselog: unknown status "Broken" (use Current, InProgress, Failed, Terminating, NotFound, Unknown)\n');
+    expect(bad.err).toBe(
+      'phaselog: unknown status "Broken" (use Current, InProgress, Failed, Terminating, NotFound, Unknown)\n',
+    );
     expect((await run(['status', '--status', 'failed,inprogress', '--status', 'Unknown'])).code).toBe(0);
   });
 
   it('starts the server when no command is given, with the flags of start', async () => {
-    expect((await run([])).served).toEqual([{ role: 'start', overrides: { 'server.host': undefined, 'server.port': undefined } }]);
-    expect((await run(['--port', '4001'])).served).toEqual([{ role: 'start', overrides: { 'server.host': undefined, 'server.port': '4001' } }]);
-    expect((await run(['api', '--host', '0.0.0.0'])).served).toEqual([{ role: 'api', overrides: { 'server.host': '0.0.0.0', 'server.port': undefined } }]);
+    expect((await run([])).served).toEqual([
+      { role: 'start', overrides: { 'server.host': undefined, 'server.port': undefined } },
+    ]);
+    expect((await run(['--port', '4001'])).served).toEqual([
+      { role: 'start', overrides: { 'server.host': undefined, 'server.port': '4001' } },
+    ]);
+    expect((await run(['api', '--host', '0.0.0.0'])).served).toEqual([
+      { role: 'api', overrides: { 'server.host': '0.0.0.0', 'server.port': undefined } },
+    ]);
   });
 
   it('passes --url and --token to the client, and takes them from the environment too', async () => {
-    expect((await run(['clusters', '--url', 'http://x:1/graphql', '--token', 'plg_t'])).clientCalls).toEqual([{ url: 'http://x:1/graphql', token: 'plg_t' }]);
+    expect((await run(['clusters', '--url', 'http://x:1/graphql', '--token', 'plg_t'])).clientCalls).toEqual([
+      { url: 'http://x:1/graphql', token: 'plg_t' },
+    ]);
   });
 
   it('prints help for every command with its own flags and examples', async () => {
     const top = await run(['--help']);
     expect(top.code).toBe(0);
-    for (const command of ['start', 'status', 'history', 'manifest', 'gate', 'plan', 'report', 'clusters', 'token', 'version', 'completion', 'emulator']) expect(top.out).toMatch(new RegExp(`\\n  ${command}\\b`));
+    for (const command of [
+      'start',
+      'status',
+      'history',
+      'manifest',
+      'gate',
+      'plan',
+      'report',
+      'clusters',
+      'token',
+      'version',
+      'completion',
+      'emulator',
+    ])
+      expect(top.out).toMatch(new RegExp(`\\n  ${command}\\b`));
     expect(top.out).toMatch(/Exit codes: 0 ok, 1 gate not passed/);
     const status = await run(['status', '--help']);
     expect(status.out).toMatch(/-n, --namespace <namespace>/);
-    expect(status.out.replace(/\s+/g, ' ')).toContain('-o, --output <format> output format (choices: "table", "wide", "json", "yaml", "name", "summary", "all", "detail", default: "table")');
+    expect(status.out.replace(/\s+/g, ' ')).toContain(
+      '-o, --output <format> output format (choices: "table", "wide", "json", "yaml", "name", "summary", "all", "detail", default: "table")',
+    );
     expect(status.out).toMatch(/Examples:\n {2}phaselog status /);
     const gate = await run(['gate', '--help']);
     expect(gate.out).toMatch(/--wait/);
@@ -121,10 +159,25 @@ describe('phaselog completion', () => {
     expect(complete(script, ['phaselog', 'st'])).toEqual(['start', 'status']);
     expect(complete(script, ['phaselog', 'token', 'c'])).toEqual(['create']);
     expect(complete(script, ['phaselog', 'status', '--no'])).toEqual(['--no-headers']);
-    expect(complete(script, ['phaselog', 'status', '-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'name', 'summary', 'all', 'detail']);
+    expect(complete(script, ['phaselog', 'status', '-o', ''])).toEqual([
+      'table',
+      'wide',
+      'json',
+      'yaml',
+      'name',
+      'summary',
+      'all',
+      'detail',
+    ]);
     expect(complete(script, ['phaselog', 'gate', 'api', '--st'])).toEqual(['--status']);
     expect(complete(script, ['phaselog', 'plan', ''])).toEqual(['list', 'status', 'history']);
-    expect(complete(script, ['phaselog', 'plan', 'status', 'site', '-o', ''])).toEqual(['table', 'wide', 'json', 'yaml', 'summary']);
+    expect(complete(script, ['phaselog', 'plan', 'status', 'site', '-o', ''])).toEqual([
+      'table',
+      'wide',
+      'json',
+      'yaml',
+      'summary',
+    ]);
     expect(complete(script, ['phaselog', 'gate', '--pl'])).toEqual(['--plan']);
     // report takes no -o: the script cannot offer it.
     expect(complete(script, ['phaselog', 'report', '--ou'])).toEqual(['--out']);
@@ -138,10 +191,18 @@ describe('phaselog completion', () => {
     expect(zsh).toContain('complete -F _phaselog phaselog');
     const fish = (await run(['completion', 'fish'])).out;
     expect(fish).toContain("complete -c phaselog -n 'not __fish_seen_subcommand_from");
-    expect(fish).toMatch(/-n '__fish_seen_subcommand_from status; and not __fish_seen_subcommand_from plan' -s o -l output -xa 'table wide json yaml name summary all detail'/);
-    expect(fish).toMatch(/-n '__fish_seen_subcommand_from plan; and __fish_seen_subcommand_from status' -s o -l output -xa 'table wide json yaml summary'/);
-    expect(fish).toMatch(/-n '__fish_seen_subcommand_from token; and not __fish_seen_subcommand_from create list revoke' -a 'create'/);
+    expect(fish).toMatch(
+      /-n '__fish_seen_subcommand_from status; and not __fish_seen_subcommand_from plan' -s o -l output -xa 'table wide json yaml name summary all detail'/,
+    );
+    expect(fish).toMatch(
+      /-n '__fish_seen_subcommand_from plan; and __fish_seen_subcommand_from status' -s o -l output -xa 'table wide json yaml summary'/,
+    );
+    expect(fish).toMatch(
+      /-n '__fish_seen_subcommand_from token; and not __fish_seen_subcommand_from create list revoke' -a 'create'/,
+    );
     expect(fish).toContain('-a "(phaselog status -o name 2>/dev/null)"');
-    expect(fish).toContain(`-n '__fish_seen_subcommand_from plan; and __fish_seen_subcommand_from status' -a "(phaselog plan list -o name 2>/dev/null)"`);
+    expect(fish).toContain(
+      `-n '__fish_seen_subcommand_from plan; and __fish_seen_subcommand_from status' -a "(phaselog plan list -o name 2>/dev/null)"`,
+    );
   });
 });

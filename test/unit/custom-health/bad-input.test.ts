@@ -15,7 +15,13 @@ describe('hand-built objects never crash or stall the checker', () => {
       },
       {
         luaDirectories: ['rc'],
-        healthCheckExprs: [{ apiVersion: 'cert-manager.io/v1', kind: 'Certificate', current: "status.conditions.exists(c, c.type == 'Ready')" }],
+        healthCheckExprs: [
+          {
+            apiVersion: 'cert-manager.io/v1',
+            kind: 'Certificate',
+            current: "status.conditions.exists(c, c.type == 'Ready')",
+          },
+        ],
       },
     );
     checker = created.checker;

@@ -20,7 +20,12 @@ const env = createFluxCelEnvironment();
 function evaluateCase(c: FluxCelCase) {
   const { check, errors } = compileCelCheck(
     env,
-    { apiVersion: 'example.com/v1', current: c.exprs.current ?? '', inProgress: c.exprs.inProgress, failed: c.exprs.failed },
+    {
+      apiVersion: 'example.com/v1',
+      current: c.exprs.current ?? '',
+      inProgress: c.exprs.inProgress,
+      failed: c.exprs.failed,
+    },
     'healthCheckExprs[0]',
   );
   expect(errors).toEqual([]);
@@ -32,15 +37,12 @@ describe('Flux CEL conformance (fluxcd/pkg status_evaluator_test.go)', () => {
     expect(cases.length).toBeGreaterThanOrEqual(18);
   });
 
-  it.each(cases.filter((c) => c.expectedStatus !== undefined).map((c) => [c.name, c] as const))(
-    '%s',
-    (_name, c) => {
-      const result = evaluateCase(c);
-      expect(result.status).toBe(c.expectedStatus);
-      expect(result.message).toBe(c.expectedMessage ?? '');
-      expect(result.customHealth?.engine).toBe('cel');
-    },
-  );
+  it.each(cases.filter((c) => c.expectedStatus !== undefined).map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const result = evaluateCase(c);
+    expect(result.status).toBe(c.expectedStatus);
+    expect(result.message).toBe(c.expectedMessage ?? '');
+    expect(result.customHealth?.engine).toBe('cel');
+  });
 
   it.each(cases.filter((c) => c.expectedErrorContains !== undefined).map((c) => [c.name, c] as const))(
     '%s (Unknown with the error)',

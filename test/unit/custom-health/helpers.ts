@@ -50,5 +50,8 @@ export async function createLuaChecker(
   script: string,
   lua?: Record<string, number>,
 ): Promise<{ checker: HealthChecker; errors: HealthLoadError[]; dispose: () => void }> {
-  return createCheckerFromTree({ [`rc/${folder}/health.lua`]: script }, { luaDirectories: ['rc'], ...(lua ? { lua } : {}) });
+  return createCheckerFromTree(
+    { [`rc/${folder}/health.lua`]: script },
+    { luaDirectories: ['rc'], ...(lua ? { lua } : {}) },
+  );
 }

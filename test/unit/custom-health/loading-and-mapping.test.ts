@@ -13,7 +13,11 @@ describe('load-time errors name their source and never stop the other checks', (
     );
     try {
       expect(errors).toHaveLength(1);
-      expect(errors[0]).toMatchObject({ kind: 'LUA_SYNTAX_ERROR', source: `${dir}/rc/s3.services.k8s.aws/Bucket/health.lua`, line: 4 });
+      expect(errors[0]).toMatchObject({
+        kind: 'LUA_SYNTAX_ERROR',
+        source: `${dir}/rc/s3.services.k8s.aws/Bucket/health.lua`,
+        line: 4,
+      });
       expect(errors[0]?.message).toContain("unexpected symbol near 'end'");
       expect(checker.evaluate(loadObject('configMap'))?.status).toBe('Current');
       expect(checker.evaluate(loadObject('bucket'))).toBeUndefined();
@@ -25,7 +29,11 @@ describe('load-time errors name their source and never stop the other checks', (
   it.each([
     [
       'an unparsable CEL expression, by config path',
-      { healthCheckExprs: [{ apiVersion: 'kafka.strimzi.io/v1beta2', kind: 'Kafka', current: 'status.conditions.exists(c, ' }] },
+      {
+        healthCheckExprs: [
+          { apiVersion: 'kafka.strimzi.io/v1beta2', kind: 'Kafka', current: 'status.conditions.exists(c, ' },
+        ],
+      },
       { kind: 'CEL_PARSE_ERROR', source: 'health.healthCheckExprs[0].current' },
     ],
     [
@@ -51,7 +59,10 @@ describe('load-time errors name their source and never stop the other checks', (
   });
 
   it('rejects a malformed health section with a readable zod error', () => {
-    const parsed = healthConfigSchema.safeParse({ healthCheckExprs: [{ kind: 'Kafka', current: '' }], luaDirectory: 'x' });
+    const parsed = healthConfigSchema.safeParse({
+      healthCheckExprs: [{ kind: 'Kafka', current: '' }],
+      luaDirectory: 'x',
+    });
     expect(parsed.success).toBe(false);
     const paths = parsed.error?.issues.map((i) => i.path.join('.'));
     expect(paths).toEqual(expect.arrayContaining(['healthCheckExprs.0.apiVersion', 'healthCheckExprs.0.current']));
@@ -59,28 +70,53 @@ describe('load-time errors name their source and never stop the other checks', (
   });
 
   it('fills sandbox defaults (1e6 instructions, 64 MiB, 1 s)', () => {
-    expect(healthConfigSchema.parse({}).lua).toEqual({ instructionLimit: 1_000_000, memoryLimitMiB: 64, timeoutMs: 1000 });
+    expect(healthConfigSchema.parse({}).lua).toEqual({
+      instructionLimit: 1_000_000,
+      memoryLimitMiB: 64,
+      timeoutMs: 1000,
+    });
   });
 });
 
 describe('Argo CD health maps onto kstatus statuses and conditions', () => {
   it.each([
     ['Healthy', { status: 'Current', conditions: [] }],
-    ['Progressing', { status: 'InProgress', conditions: [{ type: 'Reconciling', status: 'True', reason: 'Progressing', message: 'seen' }] }],
-    ['Degraded', { status: 'Failed', conditions: [{ type: 'Stalled', status: 'True', reason: 'Degraded', message: 'seen' }] }],
+    [
+      'Progressing',
+      {
+        status: 'InProgress',
+        conditions: [{ type: 'Reconciling', status: 'True', reason: 'Progressing', message: 'seen' }],
+      },
+    ],
+    [
+      'Degraded',
+      { status: 'Failed', conditions: [{ type: 'Stalled', status: 'True', reason: 'Degraded', message: 'seen' }] },
+    ],
     [
       'Suspended',
-      { status: 'InProgress', reason: 'Suspended', conditions: [{ type: 'Reconciling', status: 'True', reason: 'Suspended', message: 'seen' }] },
+      {
+        status: 'InProgress',
+        reason: 'Suspended',
+        conditions: [{ type: 'Reconciling', status: 'True', reason: 'Suspended', message: 'seen' }],
+      },
     ],
     ['Missing', { status: 'NotFound', conditions: [] }],
     ['Unknown', { status: 'Unknown', conditions: [] }],
   ])('%s', async (health, expected) => {
-    const { checker, dispose } = await createLuaChecker('kafka.strimzi.io/Kafka', `return { status = "${health}", message = "seen" }`);
+    const { checker, dispose } = await createLuaChecker(
+      'kafka.strimzi.io/Kafka',
+      `return { status = "${health}", message = "seen" }`,
+    );
     try {
       expect(checker.evaluate(loadObject('kafka'))).toEqual({
         message: 'seen',
         ...expected,
-        customHealth: { engine: 'lua', source: expect.stringMatching(/kafka\.strimzi\.io\/Kafka\/health\.lua$/), health, message: 'seen' },
+        customHealth: {
+          engine: 'lua',
+          source: expect.stringMatching(/kafka\.strimzi\.io\/Kafka\/health\.lua$/),
+          health,
+          message: 'seen',
+        },
       });
     } finally {
       dispose();
@@ -109,7 +145,10 @@ describe('Argo CD health maps onto kstatus statuses and conditions', () => {
         conditions: [],
         customHealth: { engine: 'cel', source: 'health.healthCheckExprs[0]', health: 'current', message: '' },
       });
-      const broken = { ...kafka, status: { ...(kafka.status as object), conditions: [{ type: 'Ready', status: 'False' }] } };
+      const broken = {
+        ...kafka,
+        status: { ...(kafka.status as object), conditions: [{ type: 'Ready', status: 'False' }] },
+      };
       expect(checker.evaluate(broken)).toMatchObject({
         status: 'Failed',
         conditions: [{ type: 'Stalled', status: 'True', reason: 'failed', message: '' }],

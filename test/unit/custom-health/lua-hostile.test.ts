@@ -25,24 +25,39 @@ const MEBIBYTE_STRING = 'local s = "x" for i = 1, 20 do s = s .. s end';
 const hostile: Record<string, { script: string; message: RegExp; health?: string }> = {
   // One C call that loops per repetition, copying nothing.
   RepOfEmptyString: { script: 'local s = string.rep("", 1e8) return { status = "Healthy" }', message: INSTRUCTIONS },
-  RepWithSeparator: { script: 'local s = string.rep("", 1e8, "") return { status = "Healthy" }', message: INSTRUCTIONS },
+  RepWithSeparator: {
+    script: 'local s = string.rep("", 1e8, "") return { status = "Healthy" }',
+    message: INSTRUCTIONS,
+  },
   // One C call that walks the whole range of two empty tables.
   MoveOfEmptyRange: { script: 'table.move({}, 1, 3e7, 1) return { status = "Healthy" }', message: INSTRUCTIONS },
-  ConcatOfHugeRange: { script: 'return { status = "Healthy", message = table.concat({}, "", 1, 1e8) }', message: INSTRUCTIONS },
-  UnpackOfHugeRange: { script: 'local t = { table.unpack({}, 1, 9e5) } return { status = "Healthy" }', message: INSTRUCTIONS },
-  FormatWithHugeWidth: { script: 'return { status = "Healthy", message = string.format("%999999999d", 1) }', message: /invalid conversion/ },
+  ConcatOfHugeRange: {
+    script: 'return { status = "Healthy", message = table.concat({}, "", 1, 1e8) }',
+    message: INSTRUCTIONS,
+  },
+  UnpackOfHugeRange: {
+    script: 'local t = { table.unpack({}, 1, 9e5) } return { status = "Healthy" }',
+    message: INSTRUCTIONS,
+  },
+  FormatWithHugeWidth: {
+    script: 'return { status = "Healthy", message = string.format("%999999999d", 1) }',
+    message: /invalid conversion/,
+  },
   // table.insert and table.remove shift as many elements as __len claims.
   InsertWithLyingLength: {
-    script: 'local t = setmetatable({}, { __len = function() return 3e7 end }) table.insert(t, 1, "x") return { status = "Healthy" }',
+    script:
+      'local t = setmetatable({}, { __len = function() return 3e7 end }) table.insert(t, 1, "x") return { status = "Healthy" }',
     message: INSTRUCTIONS,
   },
   RemoveWithLyingLength: {
-    script: 'local t = setmetatable({}, { __len = function() return 3e7 end }) table.remove(t, 1) return { status = "Healthy" }',
+    script:
+      'local t = setmetatable({}, { __len = function() return 3e7 end }) table.remove(t, 1) return { status = "Healthy" }',
     message: INSTRUCTIONS,
   },
   // Converting a long numeral scans it in C, again on every call.
   TonumberOfLongNumeral: {
-    script: 'local s = "1" for i = 1, 20 do s = s .. s end for i = 1, 200 do tonumber(s) end return { status = "Healthy" }',
+    script:
+      'local s = "1" for i = 1, 20 do s = s .. s end for i = 1, 200 do tonumber(s) end return { status = "Healthy" }',
     message: INSTRUCTIONS,
   },
   // One strftime per conversion of a format of any length.
@@ -64,7 +79,8 @@ const hostile: Record<string, { script: string; message: RegExp; health?: string
     message: /pattern too complex for a 250-byte subject in string\.gsub/,
   },
   OptionalQuantifiersInGmatch: {
-    script: 'local s = string.rep("a", 22) for m in s:gmatch(string.rep("a?", 22) .. string.rep("a", 22) .. "b") do end return { status = "Healthy" }',
+    script:
+      'local s = string.rep("a", 22) for m in s:gmatch(string.rep("a?", 22) .. string.rep("a", 22) .. "b") do end return { status = "Healthy" }',
     message: /pattern too complex for a 22-byte subject in string\.gmatch/,
   },
   BalancedScanFromEveryStart: {
@@ -146,11 +162,18 @@ return { status = setmetatable({}, looping), message = "m" }`,
   InfiniteLoop: { script: 'while true do end', message: INSTRUCTIONS },
   StringDoublingMemoryBomb: { script: 'local s = "x" while true do s = s .. s end', message: MEMORY },
   RepMemoryBomb: { script: 'local s = string.rep("x", 1e9) return { status = "Healthy" }', message: INSTRUCTIONS },
-  StringsMemoryBomb: { script: `${MEBIBYTE_STRING} local t = {} local i = 0 while true do i = i + 1 t[i] = s .. i end`, message: MEMORY },
-  TableMemoryBomb: { script: 'local t = {} local i = 0 while true do i = i + 1 t[i] = { i } end', message: INSTRUCTIONS_OR_MEMORY },
+  StringsMemoryBomb: {
+    script: `${MEBIBYTE_STRING} local t = {} local i = 0 while true do i = i + 1 t[i] = s .. i end`,
+    message: MEMORY,
+  },
+  TableMemoryBomb: {
+    script: 'local t = {} local i = 0 while true do i = i + 1 t[i] = { i } end',
+    message: INSTRUCTIONS_OR_MEMORY,
+  },
   DeepRecursion: {
     script: 'local function f(n) return 1 + f(n + 1) end return { status = "Healthy", message = tostring(f(1)) }',
-    message: /stack overflow|exceeded the instruction limit of 200000|exceeded the memory limit|exceeded the limit of 4 MiB/,
+    message:
+      /stack overflow|exceeded the instruction limit of 200000|exceeded the memory limit|exceeded the limit of 4 MiB/,
   },
   EndlessTailCalls: { script: 'local function f() return f() end return f()', message: INSTRUCTIONS },
   CoroutineYieldLoop: {
@@ -165,8 +188,14 @@ return { status = setmetatable({}, looping), message = "m" }`,
     script: 'while true do coroutine.resume(coroutine.create(function() while true do end end)) end',
     message: INSTRUCTIONS,
   },
-  StringMetatableRead: { script: 'getmetatable("").__index.upper = nil return {}', message: /attempt to index a boolean value/ },
-  StringMetatableReplaced: { script: 'setmetatable("", {}) return {}', message: /bad argument #1 to 'setmetatable' \(table expected, got string\)/ },
+  StringMetatableRead: {
+    script: 'getmetatable("").__index.upper = nil return {}',
+    message: /attempt to index a boolean value/,
+  },
+  StringMetatableReplaced: {
+    script: 'setmetatable("", {}) return {}',
+    message: /bad argument #1 to 'setmetatable' \(table expected, got string\)/,
+  },
   LibraryAssignment: { script: 'table.concat = nil return {}', message: /read-only library 'table'/ },
   CollectgarbageLoop: { script: 'while true do collectgarbage() collectgarbage("collect") end', message: INSTRUCTIONS },
   CollectgarbageStopThenBomb: {
@@ -186,7 +215,10 @@ return { status = setmetatable({}, looping), message = "m" }`,
     message: /raised a table value as error/,
   },
   Load: { script: 'return load("return 1")()', message: /attempt to call a nil value \(global 'load'\)/ },
-  Loadstring: { script: 'return loadstring("return 1")()', message: /attempt to call a nil value \(global 'loadstring'\)/ },
+  Loadstring: {
+    script: 'return loadstring("return 1")()',
+    message: /attempt to call a nil value \(global 'loadstring'\)/,
+  },
   Dofile: { script: 'return dofile("/etc/passwd")', message: /attempt to call a nil value \(global 'dofile'\)/ },
   RequireIo: { script: 'return require("io").open("/etc/passwd")', message: /module 'io' not found/ },
   RequireDebug: { script: 'return require("debug").sethook()', message: /module 'debug' not found/ },
@@ -197,7 +229,10 @@ return { status = setmetatable({}, looping), message = "m" }`,
   Debug: { script: 'return debug.getregistry()', message: /attempt to index a nil value \(global 'debug'\)/ },
   Package: { script: 'return package.loaded', message: /attempt to index a nil value \(global 'package'\)/ },
   StringDump: { script: 'return string.dump(function() end)', message: /attempt to call a nil value \(field 'dump'\)/ },
-  StringPack: { script: 'return string.pack("c100000000", "")', message: /attempt to call a nil value \(field 'pack'\)/ },
+  StringPack: {
+    script: 'return string.pack("c100000000", "")',
+    message: /attempt to call a nil value \(field 'pack'\)/,
+  },
 };
 
 const wellBehaved = `leaked = (leaked or 0) + 1
@@ -213,7 +248,8 @@ describe('Lua sandbox against hostile scripts', () => {
 
   beforeAll(async () => {
     const files: Record<string, string> = { 'rc/s3.services.k8s.aws/Bucket/health.lua': wellBehaved };
-    for (const [kind, { script }] of Object.entries(hostile)) files[`rc/s3.services.k8s.aws/${kind}/health.lua`] = script;
+    for (const [kind, { script }] of Object.entries(hostile))
+      files[`rc/s3.services.k8s.aws/${kind}/health.lua`] = script;
     const created = await createCheckerFromTree(files, { luaDirectories: ['rc'], lua: LIMITS });
     expect(created.errors).toEqual([]);
     checker = created.checker;
@@ -277,7 +313,10 @@ describe('Lua sandbox isolation between evaluations', () => {
     expect(first).toMatchObject({ status: 'Current', message: 'GOOD X concat nil' });
     const seenByVictim = checker.evaluate(objectOfKind('Victim'))?.message ?? '';
     expect(seenByVictim).toMatch(/^GOOD X concat nil \d+$/);
-    expect(checker.evaluate(objectOfKind('Tamperer'))).toMatchObject({ status: 'Current', message: 'GOOD X concat nil' });
+    expect(checker.evaluate(objectOfKind('Tamperer'))).toMatchObject({
+      status: 'Current',
+      message: 'GOOD X concat nil',
+    });
   });
 
   it("a seed one script sets does not decide another script's random numbers", () => {

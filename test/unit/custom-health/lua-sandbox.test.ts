@@ -20,16 +20,28 @@ const hostile: Record<string, { script: string; message: RegExp }> = {
     script: 'local t = {} local s = string.rep("x", 4096) for i = 1, 1e9 do t[i] = s .. i end',
     message: /memory limit of 8 MiB/,
   },
-  HugeString: { script: 'local s = string.rep("x", 1e9) return { status = "Healthy" }', message: /instruction limit of 200000/ },
+  HugeString: {
+    script: 'local s = string.rep("x", 1e9) return { status = "Healthy" }',
+    message: /instruction limit of 200000/,
+  },
   RuntimeError: {
     script: 'local hs = {}\nhs.status = obj.status.missing.field\nreturn hs',
     message: /RuntimeError\/health\.lua:2: attempt to index a nil value \(field 'missing'\)/,
   },
   ExplicitError: { script: 'error("operator unreachable")', message: /operator unreachable/ },
-  ModifiesLibrary: { script: 'string.upper = nil return { status = "Healthy" }', message: /read-only library 'string'/ },
-  Finalizer: { script: 'setmetatable({}, { __gc = function() while true do end end }) return {}', message: /__gc metamethods are not allowed/ },
+  ModifiesLibrary: {
+    script: 'string.upper = nil return { status = "Healthy" }',
+    message: /read-only library 'string'/,
+  },
+  Finalizer: {
+    script: 'setmetatable({}, { __gc = function() while true do end end }) return {}',
+    message: /__gc metamethods are not allowed/,
+  },
   LoadsCode: { script: 'return load("return 1")()', message: /attempt to call a nil value \(global 'load'\)/ },
-  ReadsFile: { script: 'return io.open("/etc/passwd"):read("*a")', message: /attempt to index a nil value \(global 'io'\)/ },
+  ReadsFile: {
+    script: 'return io.open("/etc/passwd"):read("*a")',
+    message: /attempt to index a nil value \(global 'io'\)/,
+  },
   RunsProcess: { script: 'return os.execute("id")', message: /attempt to call a nil value \(field 'execute'\)/ },
   CatastrophicPattern: {
     script: 'local s = string.rep("a", 30000) return { status = "Healthy", message = tostring(s:find(".-.-.-b")) }',
@@ -52,7 +64,8 @@ describe('Lua sandbox', () => {
 
   beforeAll(async () => {
     const files: Record<string, string> = { 'rc/s3.services.k8s.aws/Bucket/health.lua': wellBehaved };
-    for (const [kind, { script }] of Object.entries(hostile)) files[`rc/s3.services.k8s.aws/${kind}/health.lua`] = script;
+    for (const [kind, { script }] of Object.entries(hostile))
+      files[`rc/s3.services.k8s.aws/${kind}/health.lua`] = script;
     const created = await createCheckerFromTree(files, {
       luaDirectories: ['rc'],
       lua: { instructionLimit: 200_000, memoryLimitMiB: 8, timeoutMs: 5_000 },
@@ -96,7 +109,11 @@ describe('Lua wall-clock limit', () => {
     );
     try {
       const result = checker.evaluate(objectOfKind('Bucket'));
-      expect(result).toMatchObject({ status: 'Unknown', reason: 'HEALTH_CHECK_ERROR', message: 'Lua script exceeded the time limit of 50 ms' });
+      expect(result).toMatchObject({
+        status: 'Unknown',
+        reason: 'HEALTH_CHECK_ERROR',
+        message: 'Lua script exceeded the time limit of 50 ms',
+      });
     } finally {
       dispose();
     }

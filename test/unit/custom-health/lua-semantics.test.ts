@@ -152,7 +152,11 @@ describe('Argo CD Lua semantics on phaselog', () => {
   ])('a script returning %s is Unknown with a clear message', async (_what, script, message) => {
     const { checker, dispose } = await createLuaChecker('ConfigMap', script);
     try {
-      expect(checker.evaluate(loadObject('configMap'))).toMatchObject({ status: 'Unknown', reason: 'HEALTH_CHECK_ERROR', message });
+      expect(checker.evaluate(loadObject('configMap'))).toMatchObject({
+        status: 'Unknown',
+        reason: 'HEALTH_CHECK_ERROR',
+        message,
+      });
     } finally {
       dispose();
     }

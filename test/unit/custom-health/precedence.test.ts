@@ -6,10 +6,13 @@ const say = (who: string) => `return { status = "Healthy", message = "${who}" }`
 
 const argoCm = (data: Record<string, string>) =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: argocd\ndata:\n${Object.entries(data)
-    .map(([k, v]) => `  ${k}: |\n${v
-      .split('\n')
-      .map((line) => `    ${line}`)
-      .join('\n')}`)
+    .map(
+      ([k, v]) =>
+        `  ${k}: |\n${v
+          .split('\n')
+          .map((line) => `    ${line}`)
+          .join('\n')}`,
+    )
     .join('\n')}\n`;
 
 interface Row {
@@ -31,7 +34,10 @@ const rows: Row[] = [
   },
   {
     name: 'an exact folder beats a wildcard folder',
-    files: { 'rc/_.services.k8s.aws/_/health.lua': say('wildcard'), 'rc/s3.services.k8s.aws/Bucket/health.lua': say('exact') },
+    files: {
+      'rc/_.services.k8s.aws/_/health.lua': say('wildcard'),
+      'rc/s3.services.k8s.aws/Bucket/health.lua': say('exact'),
+    },
     health: { luaDirectories: ['rc'] },
     object: 'bucket',
     message: 'exact',
@@ -56,7 +62,10 @@ const rows: Row[] = [
   },
   {
     name: 'the first listed directory wins for the same kind',
-    files: { 'mine/s3.services.k8s.aws/Bucket/health.lua': say('mine'), 'argo/s3.services.k8s.aws/Bucket/health.lua': say('argo') },
+    files: {
+      'mine/s3.services.k8s.aws/Bucket/health.lua': say('mine'),
+      'argo/s3.services.k8s.aws/Bucket/health.lua': say('argo'),
+    },
     health: { luaDirectories: ['mine', 'argo'] },
     object: 'bucket',
     message: 'mine',
@@ -122,7 +131,10 @@ const rows: Row[] = [
   {
     name: 'a CEL check declared in phaselog.yaml beats a Lua script for the same kind',
     files: { 'rc/s3.services.k8s.aws/Bucket/health.lua': say('lua') },
-    health: { luaDirectories: ['rc'], healthCheckExprs: [{ apiVersion: 's3.services.k8s.aws/v1alpha1', kind: 'Bucket', current: 'true' }] },
+    health: {
+      luaDirectories: ['rc'],
+      healthCheckExprs: [{ apiVersion: 's3.services.k8s.aws/v1alpha1', kind: 'Bucket', current: 'true' }],
+    },
     object: 'bucket',
     message: '',
   },
@@ -165,7 +177,10 @@ describe('which custom check applies', () => {
     ['the object has no kind', { apiVersion: 'v1', metadata: { name: 'x' } }],
     ['apiVersion is not a string', { apiVersion: 1, kind: 'ConfigMap' }],
   ])('returns undefined when %s, so kstatus rules apply', async (_why, object) => {
-    const { checker, dispose } = await createCheckerFromTree({ 'rc/s3.services.k8s.aws/Bucket/health.lua': say('x') }, { luaDirectories: ['rc'] });
+    const { checker, dispose } = await createCheckerFromTree(
+      { 'rc/s3.services.k8s.aws/Bucket/health.lua': say('x') },
+      { luaDirectories: ['rc'] },
+    );
     try {
       expect(checker.evaluate(object as Record<string, unknown>)).toBeUndefined();
     } finally {
@@ -176,9 +191,12 @@ describe('which custom check applies', () => {
   it('accepts argocd-cm data read from a cluster through loadArgoCdConfigMap', async () => {
     const fromCluster = loadArgoCdConfigMap({
       'resource.customizations.health.s3.services.k8s.aws_Bucket': say('from cluster'),
-      'url': 'https://argocd.example.com',
+      url: 'https://argocd.example.com',
     });
-    const { checker } = await createHealthChecker(healthConfigSchema.parse({}), { baseDir: '.', argocdConfigMaps: [fromCluster] });
+    const { checker } = await createHealthChecker(healthConfigSchema.parse({}), {
+      baseDir: '.',
+      argocdConfigMaps: [fromCluster],
+    });
     try {
       expect(checker.evaluate(loadObject('bucket'))?.message).toBe('from cluster');
     } finally {
@@ -210,16 +228,34 @@ describe('argocd-cm parsing', () => {
   });
 
   it.each([
-    ['without useOpenLibs, the string library is absent as in Argo CD', 'string.format("%s %s", obj.kind, obj.metadata.name)', 'false', { status: 'Unknown', reason: 'HEALTH_CHECK_ERROR' }],
-    ['without useOpenLibs, strings have no methods either', 'obj.kind:lower()', 'false', { status: 'Unknown', message: expect.stringContaining("method 'lower'") }],
-    ['with useOpenLibs, string.format works', 'string.format("%s %s", obj.kind, obj.metadata.name)', 'true', { status: 'Current', message: 'Bucket assets' }],
+    [
+      'without useOpenLibs, the string library is absent as in Argo CD',
+      'string.format("%s %s", obj.kind, obj.metadata.name)',
+      'false',
+      { status: 'Unknown', reason: 'HEALTH_CHECK_ERROR' },
+    ],
+    [
+      'without useOpenLibs, strings have no methods either',
+      'obj.kind:lower()',
+      'false',
+      { status: 'Unknown', message: expect.stringContaining("method 'lower'") },
+    ],
+    [
+      'with useOpenLibs, string.format works',
+      'string.format("%s %s", obj.kind, obj.metadata.name)',
+      'true',
+      { status: 'Current', message: 'Bucket assets' },
+    ],
     ['with useOpenLibs, string methods work', 'obj.kind:lower()', 'true', { status: 'Current', message: 'bucket' }],
   ])('%s', async (_name, expression, openLibs, expected) => {
     const fromCluster = loadArgoCdConfigMap({
       'resource.customizations.health.s3.services.k8s.aws_Bucket': `return { status = "Healthy", message = ${expression} }`,
       'resource.customizations.useOpenLibs.s3.services.k8s.aws_Bucket': openLibs,
     });
-    const { checker } = await createHealthChecker(healthConfigSchema.parse({}), { baseDir: '.', argocdConfigMaps: [fromCluster] });
+    const { checker } = await createHealthChecker(healthConfigSchema.parse({}), {
+      baseDir: '.',
+      argocdConfigMaps: [fromCluster],
+    });
     try {
       expect(checker.evaluate(loadObject('bucket'))).toMatchObject(expected);
     } finally {

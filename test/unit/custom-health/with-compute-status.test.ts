@@ -25,7 +25,12 @@ return { status = "Healthy", message = "all brokers ready" }`,
 
   it.each([
     ['a Kafka with every broker ready is Current by the Lua script', {}, 'Current', 'all brokers ready'],
-    ['a Kafka missing a broker is InProgress with the script message', { readyReplicas: 2 }, 'InProgress', '2/3 brokers'],
+    [
+      'a Kafka missing a broker is InProgress with the script message',
+      { readyReplicas: 2 },
+      'InProgress',
+      '2/3 brokers',
+    ],
   ])('%s', (_name, statusPatch, status, message) => {
     const kafka = loadObject('kafka');
     const object = { ...kafka, status: { ...(kafka.status as object), ...statusPatch } };
@@ -35,14 +40,20 @@ return { status = "Healthy", message = "all brokers ready" }`,
 
   it('a deleting object is Terminating before any custom check runs', () => {
     const kafka = loadObject('kafka');
-    const deleting = { ...kafka, metadata: { ...(kafka.metadata as object), deletionTimestamp: '2026-11-21T00:00:00Z' } };
+    const deleting = {
+      ...kafka,
+      metadata: { ...(kafka.metadata as object), deletionTimestamp: '2026-11-21T00:00:00Z' },
+    };
     const result = computeStatus(deleting, { now: Date.parse('2026-11-22T00:00:00Z'), customHealth: checker.evaluate });
     expect(result.status).toBe('Terminating');
     expect(result.customHealth).toBeUndefined();
   });
 
   it('kinds without a custom check keep the built-in kstatus rules', () => {
-    const result = computeStatus(loadObject('configMap'), { now: Date.parse('2026-11-22T00:00:00Z'), customHealth: checker.evaluate });
+    const result = computeStatus(loadObject('configMap'), {
+      now: Date.parse('2026-11-22T00:00:00Z'),
+      customHealth: checker.evaluate,
+    });
     expect(result.status).toBe('Current');
     expect(result.customHealth).toBeUndefined();
   });

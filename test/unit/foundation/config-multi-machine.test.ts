@@ -12,7 +12,11 @@ const REPLICA = 'postgresql://phaselog:secret@db-replica:5432/phaselog';
 
 describe('database.readUrl', () => {
   it('is read from PHASELOG_DATABASE_READ_URL and from phaselog.yaml, the environment winning', () => {
-    expect(loadConfig({ DATABASE_URL: PRIMARY, PHASELOG_DATABASE_READ_URL: REPLICA }, dirWith()).database).toEqual({ url: PRIMARY, readUrl: REPLICA, poolSize: 10 });
+    expect(loadConfig({ DATABASE_URL: PRIMARY, PHASELOG_DATABASE_READ_URL: REPLICA }, dirWith()).database).toEqual({
+      url: PRIMARY,
+      readUrl: REPLICA,
+      poolSize: 10,
+    });
     const dir = dirWith(`database:\n  url: ${PRIMARY}\n  readUrl: postgres://other:5432/phaselog\n`);
     expect(loadConfig({}, dir).database.readUrl).toBe('postgres://other:5432/phaselog');
     expect(loadConfig({ PHASELOG_DATABASE_READ_URL: REPLICA }, dir).database.readUrl).toBe(REPLICA);
@@ -20,7 +24,9 @@ describe('database.readUrl', () => {
 
   it('is optional, and may equal the primary URL', () => {
     expect(loadConfig({ DATABASE_URL: PRIMARY }, dirWith()).database).toEqual({ url: PRIMARY, poolSize: 10 });
-    expect(loadConfig({ DATABASE_URL: PRIMARY, PHASELOG_DATABASE_READ_URL: PRIMARY }, dirWith()).database.readUrl).toBe(PRIMARY);
+    expect(loadConfig({ DATABASE_URL: PRIMARY, PHASELOG_DATABASE_READ_URL: PRIMARY }, dirWith()).database.readUrl).toBe(
+      PRIMARY,
+    );
   });
 
   it.each([
@@ -30,7 +36,9 @@ describe('database.readUrl', () => {
     ['an http URL', 'http://db-replica:5432/phaselog'],
   ])('refuses %s, naming the variable and the key', (_what, value) => {
     const issues = issuesOf(() => loadConfig({ DATABASE_URL: PRIMARY, PHASELOG_DATABASE_READ_URL: value }, dirWith()));
-    expect(issues).toEqual([{ key: 'PHASELOG_DATABASE_READ_URL (database.readUrl)', message: 'must be a postgres:// or postgresql:// URL' }]);
+    expect(issues).toEqual([
+      { key: 'PHASELOG_DATABASE_READ_URL (database.readUrl)', message: 'must be a postgres:// or postgresql:// URL' },
+    ]);
   });
 
   it('refuses a bad readUrl in phaselog.yaml by its key', () => {
@@ -54,13 +62,19 @@ describe('database.poolSize', () => {
   });
 
   it.each(['0', '1', '-3', '2.5', 'many', '1001'])('refuses %j, naming the variable and the key', (value) => {
-    expect(issuesOf(() => loadConfig({ PHASELOG_DATABASE_POOL_SIZE: value }, dirWith())).map((i) => i.key)).toEqual(['PHASELOG_DATABASE_POOL_SIZE (database.poolSize)']);
+    expect(issuesOf(() => loadConfig({ PHASELOG_DATABASE_POOL_SIZE: value }, dirWith())).map((i) => i.key)).toEqual([
+      'PHASELOG_DATABASE_POOL_SIZE (database.poolSize)',
+    ]);
   });
 });
 
 describe('worker.id', () => {
   it('is read from PHASELOG_WORKER_ID (a pod name) and from phaselog.yaml', () => {
-    expect(loadConfig({ PHASELOG_WORKER_ID: 'phaselog-worker-7d9c5b6f4-x2x9q' }, dirWith()).worker).toEqual({ id: 'phaselog-worker-7d9c5b6f4-x2x9q', heartbeat: 2000, lease: 10_000 });
+    expect(loadConfig({ PHASELOG_WORKER_ID: 'phaselog-worker-7d9c5b6f4-x2x9q' }, dirWith()).worker).toEqual({
+      id: 'phaselog-worker-7d9c5b6f4-x2x9q',
+      heartbeat: 2000,
+      lease: 10_000,
+    });
     expect(loadConfig({}, dirWith('worker:\n  id: worker_1.eu\n')).worker.id).toBe('worker_1.eu');
     expect(loadConfig({}, dirWith()).worker).toEqual({ heartbeat: 2000, lease: 10_000 });
   });
@@ -87,9 +101,18 @@ describe('worker.id', () => {
   });
 
   it('takes the ownership timing from phaselog.yaml, and refuses a lease a live worker could not renew in time', () => {
-    expect(loadConfig({}, dirWith('worker:\n  heartbeat: 1s\n  lease: 5s\n')).worker).toEqual({ heartbeat: 1000, lease: 5000 });
-    expect(issuesOf(() => loadConfig({}, dirWith('worker:\n  heartbeat: 5s\n  lease: 10s\n'))).map((i) => i.key)).toEqual(['worker.lease']);
-    expect(issuesOf(() => loadConfig({}, dirWith('worker:\n  lease: -5s\n'))).map((i) => i.key)).toEqual(['worker.lease']);
-    expect(issuesOf(() => loadConfig({}, dirWith('worker:\n  heartbeat: 0\n'))).map((i) => i.key)).toEqual(['worker.heartbeat']);
+    expect(loadConfig({}, dirWith('worker:\n  heartbeat: 1s\n  lease: 5s\n')).worker).toEqual({
+      heartbeat: 1000,
+      lease: 5000,
+    });
+    expect(
+      issuesOf(() => loadConfig({}, dirWith('worker:\n  heartbeat: 5s\n  lease: 10s\n'))).map((i) => i.key),
+    ).toEqual(['worker.lease']);
+    expect(issuesOf(() => loadConfig({}, dirWith('worker:\n  lease: -5s\n'))).map((i) => i.key)).toEqual([
+      'worker.lease',
+    ]);
+    expect(issuesOf(() => loadConfig({}, dirWith('worker:\n  heartbeat: 0\n'))).map((i) => i.key)).toEqual([
+      'worker.heartbeat',
+    ]);
   });
 });

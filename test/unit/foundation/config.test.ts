@@ -5,8 +5,6 @@ import { loadConfig } from '../../../src/config.ts';
 import { formatDuration, parseDuration } from '../../../src/duration.ts';
 import { dirWith, issuesOf } from '../../helpers/config.ts';
 
-
-
 describe('loadConfig', () => {
   it('needs nothing: embedded defaults bound to loopback', () => {
     const dir = dirWith();
@@ -24,7 +22,9 @@ describe('loadConfig', () => {
   });
 
   it('reads phaselog.yaml from the working directory and lets env vars win', () => {
-    const dir = dirWith('server:\n  port: 5000\n  host: 0.0.0.0\nsnapshot:\n  interval: 1m\n  keepState: false\nlog:\n  level: debug\n');
+    const dir = dirWith(
+      'server:\n  port: 5000\n  host: 0.0.0.0\nsnapshot:\n  interval: 1m\n  keepState: false\nlog:\n  level: debug\n',
+    );
     const config = loadConfig({ PHASELOG_PORT: '6000', DATABASE_URL: 'postgresql://u:p@db:5432/x' }, dir);
     expect(config.server).toEqual({ host: '0.0.0.0', port: 6000 });
     expect(config.snapshot.interval).toBe(60_000);
@@ -57,13 +57,23 @@ describe('loadConfig', () => {
     ['a DATABASE_URL that is not PostgreSQL', '', { DATABASE_URL: 'mysql://x' }, 'DATABASE_URL (database.url)'],
     ['a REDIS_URL that is not Redis', '', { REDIS_URL: 'http://x' }, 'REDIS_URL (redis.url)'],
     ['a bad duration', 'snapshot:\n  interval: soon\n', {}, 'snapshot.interval'],
-    ['a watch backoff cap that is not a duration', 'snapshot:\n  watchBackoffMax: never\n', {}, 'snapshot.watchBackoffMax'],
+    [
+      'a watch backoff cap that is not a duration',
+      'snapshot:\n  watchBackoffMax: never\n',
+      {},
+      'snapshot.watchBackoffMax',
+    ],
     ['a watch backoff cap of zero', 'snapshot:\n  watchBackoffMax: 0\n', {}, 'snapshot.watchBackoffMax'],
     ['a negative watch backoff cap', 'snapshot:\n  watchBackoffMax: -1s\n', {}, 'snapshot.watchBackoffMax'],
     ['a watch backoff cap longer than 5m', 'snapshot:\n  watchBackoffMax: 1h\n', {}, 'snapshot.watchBackoffMax'],
     ['an unknown role', '', { PHASELOG_ROLE: 'boss' }, 'PHASELOG_ROLE (role)'],
     ['an unknown PHASELOG_ variable', '', { PHASELOG_PROT: '1' }, 'PHASELOG_PROT'],
-    ['a cluster entry with two modes', 'clusters:\n  - name: a\n    server: https://x\n    inCluster: true\n', {}, 'clusters.0'],
+    [
+      'a cluster entry with two modes',
+      'clusters:\n  - name: a\n    server: https://x\n    inCluster: true\n',
+      {},
+      'clusters.0',
+    ],
     ['YAML that is not a mapping', '- a\n- b\n', {}, 'phaselog.yaml'],
   ])('names the key for %s', (_what, yaml, env, key) => {
     const dir = dirWith(yaml || undefined);
@@ -74,7 +84,9 @@ describe('loadConfig', () => {
 
   it('reports every bad key at once, not only the first', () => {
     const issues = issuesOf(() => loadConfig({ PHASELOG_PORT: 'x', REDIS_URL: 'nope' }, dirWith('bogus: 1\n')));
-    expect(issues.map((i) => i.key)).toEqual(expect.arrayContaining(['bogus', 'PHASELOG_PORT (server.port)', 'REDIS_URL (redis.url)']));
+    expect(issues.map((i) => i.key)).toEqual(
+      expect.arrayContaining(['bogus', 'PHASELOG_PORT (server.port)', 'REDIS_URL (redis.url)']),
+    );
   });
 
   it('reports an unreadable PHASELOG_CONFIG', () => {
@@ -107,12 +119,19 @@ describe('durations', () => {
 
 describe('report schedules', () => {
   it('reads reports.schedules with defaults', () => {
-    const config = loadConfig({}, dirWith('reports:\n  schedules:\n    - name: weekly-prod\n      every: 7d\n      clusters: [prod]\n'));
-    expect(config.reports.schedules).toEqual([{ name: 'weekly-prod', every: '7d', format: 'html', clusters: ['prod'], namespaces: [], phases: [] }]);
+    const config = loadConfig(
+      {},
+      dirWith('reports:\n  schedules:\n    - name: weekly-prod\n      every: 7d\n      clusters: [prod]\n'),
+    );
+    expect(config.reports.schedules).toEqual([
+      { name: 'weekly-prod', every: '7d', format: 'html', clusters: ['prod'], namespaces: [], phases: [] },
+    ]);
   });
 
   it('names a bad schedule key', () => {
-    const issues = issuesOf(() => loadConfig({}, dirWith('reports:\n  schedules:\n    - name: bad name\n      every: often\n')));
+    const issues = issuesOf(() =>
+      loadConfig({}, dirWith('reports:\n  schedules:\n    - name: bad name\n      every: often\n')),
+    );
     expect(issues.map((i) => i.key).sort()).toEqual(['reports.schedules.0.every', 'reports.schedules.0.name']);
   });
 });

@@ -56,17 +56,19 @@ describe('docker-compose.yml', () => {
   });
 
   it('health-checks every service and keeps Postgres data in a volume', () => {
-    for (const service of ['postgres', 'redis', 'api']) expect(compose.services[service]?.healthcheck?.test.length).toBeGreaterThan(0);
+    for (const service of ['postgres', 'redis', 'api'])
+      expect(compose.services[service]?.healthcheck?.test.length).toBeGreaterThan(0);
     expect(compose.services.api?.healthcheck?.test.join(' ')).toContain('/readyz');
     expect(compose.services.postgres?.volumes?.[0]).toMatch(/^pgdata:/);
     expect(compose.volumes).toHaveProperty('pgdata');
   });
 
   it('restarts every service unless it was stopped', () => {
-    for (const [name, service] of Object.entries(compose.services)) expect([name, service.restart]).toEqual([name, 'unless-stopped']);
+    for (const [name, service] of Object.entries(compose.services))
+      expect([name, service.restart]).toEqual([name, 'unless-stopped']);
   });
 
-  it("health-checks the worker on the probe listener it is configured to open", () => {
+  it('health-checks the worker on the probe listener it is configured to open', () => {
     const worker = compose.services.worker as Service;
     const port = worker.environment?.PHASELOG_PROBE_PORT;
     expect(port).toMatch(/^\d+$/);

@@ -25,7 +25,15 @@ const SECRET = 'plg_0123456789abcdef-secret';
 function logWithSecrets(format: LogFormat): string {
   const out = capture();
   const log = createLogger('info', { format, destination: out.stream }).child({ part: 'graphql' });
-  log.info({ token: SECRET, headers: { authorization: `Bearer ${SECRET}` }, cluster: { name: 'prod', token: SECRET }, tokenName: 'ci' }, 'token used');
+  log.info(
+    {
+      token: SECRET,
+      headers: { authorization: `Bearer ${SECRET}` },
+      cluster: { name: 'prod', token: SECRET },
+      tokenName: 'ci',
+    },
+    'token used',
+  );
   log.flush();
   return out.text();
 }
@@ -47,7 +55,16 @@ describe('createLogger', () => {
     const text = logWithSecrets('json');
     expect(text).not.toContain(SECRET);
     const line = JSON.parse(text.trim()) as Record<string, unknown>;
-    expect(line).toMatchObject({ msg: 'token used', level: 30, part: 'graphql', service: 'phaselog', tokenName: 'ci', token: '[redacted]', headers: { authorization: '[redacted]' }, cluster: { name: 'prod', token: '[redacted]' } });
+    expect(line).toMatchObject({
+      msg: 'token used',
+      level: 30,
+      part: 'graphql',
+      service: 'phaselog',
+      tokenName: 'ci',
+      token: '[redacted]',
+      headers: { authorization: '[redacted]' },
+      cluster: { name: 'prod', token: '[redacted]' },
+    });
   });
 
   it('writes text a person reads in the pretty format, with the same secrets censored', () => {
@@ -65,7 +82,10 @@ describe('createLogger', () => {
 
   it('prints errors with their stack in the pretty format', () => {
     const out = capture();
-    createLogger('info', { format: 'pretty', destination: out.stream }).error({ err: new Error('connection refused') }, 'cannot reach Redis');
+    createLogger('info', { format: 'pretty', destination: out.stream }).error(
+      { err: new Error('connection refused') },
+      'cannot reach Redis',
+    );
     expect(out.text()).toContain('cannot reach Redis');
     expect(out.text()).toMatch(/Error: connection refused\n\s+at /);
   });

@@ -31,10 +31,17 @@ phases:
     - kind: openstacklcm.airshipit.org/OsPhase
       ownedKinds: [batch/Job, Pod, argoproj.io/Workflow, helm.toolkit.fluxcd.io/HelmRelease]
 `);
-    expect(ownerKindsOf(config.phases)).toEqual([{
-      kind: { group: 'openstacklcm.airshipit.org', kind: 'OsPhase' },
-      ownedKinds: [{ group: 'batch', kind: 'Job' }, { group: '', kind: 'Pod' }, { group: 'argoproj.io', kind: 'Workflow' }, { group: 'helm.toolkit.fluxcd.io', kind: 'HelmRelease' }],
-    }]);
+    expect(ownerKindsOf(config.phases)).toEqual([
+      {
+        kind: { group: 'openstacklcm.airshipit.org', kind: 'OsPhase' },
+        ownedKinds: [
+          { group: 'batch', kind: 'Job' },
+          { group: '', kind: 'Pod' },
+          { group: 'argoproj.io', kind: 'Workflow' },
+          { group: 'helm.toolkit.fluxcd.io', kind: 'HelmRelease' },
+        ],
+      },
+    ]);
     expect(declaredPhasesOf(config.phases).map((p) => p.name)).toEqual(['infra']);
   });
 
@@ -45,11 +52,31 @@ phases:
   });
 
   it.each([
-    ['a kind with two slashes', 'kind: a/b/OsPhase\n    ownedKinds: [batch/Job]', 'phases.owners.0.kind: "a/b/OsPhase" is not a kind'],
-    ['a lower-case kind', 'kind: openstacklcm.airshipit.org/osphase\n    ownedKinds: [batch/Job]', 'phases.owners.0.kind: "openstacklcm.airshipit.org/osphase" is not a kind'],
-    ['an owned kind that is no kind', 'kind: lcm.example.dev/Phase\n    ownedKinds: [batch/]', 'phases.owners.0.ownedKinds.0: "batch/" is not a kind'],
-    ['no owned kinds', 'kind: lcm.example.dev/Phase\n    ownedKinds: []', 'phases.owners.0.ownedKinds: name at least one owned kind'],
-    ['an owner owning its own kind', 'kind: lcm.example.dev/Phase\n    ownedKinds: [lcm.example.dev/Phase]', 'phases.owners.0.ownedKinds: an owner kind cannot own its own kind'],
+    [
+      'a kind with two slashes',
+      'kind: a/b/OsPhase\n    ownedKinds: [batch/Job]',
+      'phases.owners.0.kind: "a/b/OsPhase" is not a kind',
+    ],
+    [
+      'a lower-case kind',
+      'kind: openstacklcm.airshipit.org/osphase\n    ownedKinds: [batch/Job]',
+      'phases.owners.0.kind: "openstacklcm.airshipit.org/osphase" is not a kind',
+    ],
+    [
+      'an owned kind that is no kind',
+      'kind: lcm.example.dev/Phase\n    ownedKinds: [batch/]',
+      'phases.owners.0.ownedKinds.0: "batch/" is not a kind',
+    ],
+    [
+      'no owned kinds',
+      'kind: lcm.example.dev/Phase\n    ownedKinds: []',
+      'phases.owners.0.ownedKinds: name at least one owned kind',
+    ],
+    [
+      'an owner owning its own kind',
+      'kind: lcm.example.dev/Phase\n    ownedKinds: [lcm.example.dev/Phase]',
+      'phases.owners.0.ownedKinds: an owner kind cannot own its own kind',
+    ],
     ['an unknown key', 'kind: lcm.example.dev/Phase\n    ownedKinds: [Pod]\n    selector: {}', 'phases.owners.0'],
   ])('refuses %s', (_name, entry, expected) => {
     const issues = issuesOf(`phases:\n  owners:\n  - ${entry}\n`);
@@ -57,7 +84,9 @@ phases:
   });
 
   it('refuses the same owner kind twice', () => {
-    const issues = issuesOf('phases:\n  owners:\n  - { kind: lcm.example.dev/Phase, ownedKinds: [Pod] }\n  - { kind: lcm.example.dev/Phase, ownedKinds: [batch/Job] }\n');
+    const issues = issuesOf(
+      'phases:\n  owners:\n  - { kind: lcm.example.dev/Phase, ownedKinds: [Pod] }\n  - { kind: lcm.example.dev/Phase, ownedKinds: [batch/Job] }\n',
+    );
     expect(issues).toContain('phases.owners.1.kind: owner kind lcm.example.dev/Phase is configured twice');
   });
 });

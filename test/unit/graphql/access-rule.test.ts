@@ -12,9 +12,24 @@ describe('mayAccess', () => {
     ['a cluster restriction hides other clusters', scope(['staging'], []), phase('prod', 'shop'), false],
     ['a namespace restriction hides other namespaces', scope([], ['pay']), phase('prod', 'shop'), false],
     ['both restrictions must hold', scope(['prod'], ['shop']), phase('prod', 'shop'), true],
-    ['a cluster-level fact ignores the namespace restriction', scope(['prod'], ['pay']), { cluster: 'prod', namespace: null, clusterLevel: true }, true],
-    ['a cluster-level fact still needs its cluster', scope(['staging'], ['pay']), { cluster: 'prod', namespace: null, clusterLevel: true }, false],
-    ['an unknown namespace passes no namespace restriction', scope([], ['shop']), { cluster: 'prod', namespace: null }, false],
+    [
+      'a cluster-level fact ignores the namespace restriction',
+      scope(['prod'], ['pay']),
+      { cluster: 'prod', namespace: null, clusterLevel: true },
+      true,
+    ],
+    [
+      'a cluster-level fact still needs its cluster',
+      scope(['staging'], ['pay']),
+      { cluster: 'prod', namespace: null, clusterLevel: true },
+      false,
+    ],
+    [
+      'an unknown namespace passes no namespace restriction',
+      scope([], ['shop']),
+      { cluster: 'prod', namespace: null },
+      false,
+    ],
     ['an unknown namespace is fine without one', scope(['prod'], []), { cluster: 'prod', namespace: null }, true],
   ])('%s', (_name, access, subject, expected) => {
     expect(mayAccess(access, subject)).toBe(expected);

@@ -25,7 +25,8 @@ const schema = makeExecutableSchema({
   resolvers: {
     Query: {
       item: (_p: unknown, { id }: { id: number }) => (id > 0 ? { id, name: `item ${id}` } : null),
-      items: (_p: unknown, { first }: { first: number }) => Array.from({ length: first }, (_, i) => ({ id: i + 1, name: `item ${i + 1}` })),
+      items: (_p: unknown, { first }: { first: number }) =>
+        Array.from({ length: first }, (_, i) => ({ id: i + 1, name: `item ${i + 1}` })),
       forbidden: () => {
         throw new GraphQLError('no', { extensions: { code: 'FORBIDDEN' } });
       },
@@ -48,7 +49,8 @@ function request(query: string, variables?: Record<string, unknown>, queryHash =
 
 const json = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
 
-const reference = (r: OperationRequest) => execute({ schema, document: r.document, variableValues: r.variables, contextValue: r.context });
+const reference = (r: OperationRequest) =>
+  execute({ schema, document: r.document, variableValues: r.variables, contextValue: r.context });
 
 describe('compiled execution', () => {
   it('compiles an operation on its second use, and a query sent once never', async () => {
@@ -64,7 +66,9 @@ describe('compiled execution', () => {
     const execution = createCompiledExecution(schema, { maxOperations: 2, compileOnUse: 1 });
     for (let round = 0; round < 2; round++) {
       for (let first = 1; first <= 5; first++) {
-        const result = await execution.execute(request(`{ items(first: ${first}) { id } }`, undefined, `first-${first}`));
+        const result = await execution.execute(
+          request(`{ items(first: ${first}) { id } }`, undefined, `first-${first}`),
+        );
         expect(result.data).toEqual({ items: Array.from({ length: first }, (_, i) => ({ id: i + 1 })) });
         expect(execution.compiledCount).toBeLessThanOrEqual(2);
       }
@@ -74,7 +78,11 @@ describe('compiled execution', () => {
 
   // The last column names the error a resolver threw, which the error keeps (masking logs it).
   it.each<[string, string, Record<string, unknown> | undefined, string?]>([
-    ['variables, @skip and @include', 'query($id: Int!, $up: Boolean!, $noName: Boolean!) { item(id: $id) { id name @skip(if: $noName) label(upper: $up) @include(if: $up) } }', { id: 3, up: true, noName: true }],
+    [
+      'variables, @skip and @include',
+      'query($id: Int!, $up: Boolean!, $noName: Boolean!) { item(id: $id) { id name @skip(if: $noName) label(upper: $up) @include(if: $up) } }',
+      { id: 3, up: true, noName: true },
+    ],
     ['a null object', 'query($id: Int!) { item(id: $id) { id } }', { id: -1 }],
     ['a default argument', '{ items { id label } }', undefined],
     ['a GraphQLError with a code from a resolver', '{ items(first: 1) { id } forbidden }', undefined, 'GraphQLError'],

@@ -9,15 +9,22 @@ describe('schema.graphql', () => {
     const schema = createSchema();
     const missing: string[] = [];
     for (const type of Object.values(schema.getTypeMap())) {
-      if (type.name.startsWith('__') || (isScalarType(type) && ['String', 'Int', 'Float', 'Boolean', 'ID'].includes(type.name))) continue;
+      if (
+        type.name.startsWith('__') ||
+        (isScalarType(type) && ['String', 'Int', 'Float', 'Boolean', 'ID'].includes(type.name))
+      )
+        continue;
       if (!type.description?.trim()) missing.push(type.name);
       if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
         for (const field of Object.values(type.getFields())) {
           if (!field.description?.trim()) missing.push(`${type.name}.${field.name}`);
-          for (const arg of 'args' in field ? field.args : []) if (!arg.description?.trim()) missing.push(`${type.name}.${field.name}(${arg.name})`);
+          for (const arg of 'args' in field ? field.args : [])
+            if (!arg.description?.trim()) missing.push(`${type.name}.${field.name}(${arg.name})`);
         }
       }
-      if (isEnumType(type)) for (const value of type.getValues()) if (!value.description?.trim()) missing.push(`${type.name}.${value.name}`);
+      if (isEnumType(type))
+        for (const value of type.getValues())
+          if (!value.description?.trim()) missing.push(`${type.name}.${value.name}`);
     }
     expect(missing).toEqual([]);
   });
@@ -29,10 +36,16 @@ describe('schema.graphql', () => {
       if (!isObjectType(type) || type.name.startsWith('__')) continue;
       for (const field of Object.values(type.getFields())) {
         const first = field.args.find((a) => a.name === 'first');
-        if (first) found.push([`${type.name}.${field.name}`, /1 to (\d+)/.exec(first.description ?? '')?.[1], maxPageSizeOf(`${type.name}.${field.name}`)]);
+        if (first)
+          found.push([
+            `${type.name}.${field.name}`,
+            /1 to (\d+)/.exec(first.description ?? '')?.[1],
+            maxPageSizeOf(`${type.name}.${field.name}`),
+          ]);
       }
     }
     expect(found.length).toBeGreaterThan(5);
-    for (const [coordinate, documented, allowed] of found) expect({ coordinate, max: Number(documented) }).toEqual({ coordinate, max: allowed });
+    for (const [coordinate, documented, allowed] of found)
+      expect({ coordinate, max: Number(documented) }).toEqual({ coordinate, max: allowed });
   });
 });

@@ -20,6 +20,9 @@ describe('the revision text budget of a request', () => {
     const second = budget.take('y'.repeat(30) + '\n' + 'z'.repeat(30) + '\n', 1000);
     expect(second.truncated).toBe(true);
     expect(second.text.startsWith('y'.repeat(30) + '\n# ... truncated')).toBe(true);
-    expect(budget.take('w\n', 1000)).toEqual({ text: "# omitted by phaselog: this request's 100 bytes of revision text are spent\n", truncated: true });
+    expect(budget.take('w\n', 1000)).toEqual({
+      text: "# omitted by phaselog: this request's 100 bytes of revision text are spent\n",
+      truncated: true,
+    });
   });
 });

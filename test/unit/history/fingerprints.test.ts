@@ -7,22 +7,59 @@ const WEB = hashStrings(['web, revision 1']);
 const WEB_NEXT = hashStrings(['web, revision 2']);
 
 const observed: ObservedResource[] = [
-  { key: 'apps/Deployment/shop/web', status: 'Current', message: 'Deployment is available. Replicas: 2', conditions: [], presence: 'Present', generation: 3, observedGeneration: 3, revision: { hash: WEB, body: {} } },
-  { key: 'apps/Deployment/shop/api', status: 'Unknown', reason: 'TIMEOUT', message: 'a "quoted" \u2028 message', conditions: [], presence: 'Unknown', unread: true },
-  { key: 'kafka.strimzi.io/Kafka/shop/k', status: 'Failed', message: '', conditions: [], presence: 'Present', customHealth: { engine: 'lua', source: 'kafka.strimzi.io/Kafka', health: 'Degraded', message: 'x' } },
+  {
+    key: 'apps/Deployment/shop/web',
+    status: 'Current',
+    message: 'Deployment is available. Replicas: 2',
+    conditions: [],
+    presence: 'Present',
+    generation: 3,
+    observedGeneration: 3,
+    revision: { hash: WEB, body: {} },
+  },
+  {
+    key: 'apps/Deployment/shop/api',
+    status: 'Unknown',
+    reason: 'TIMEOUT',
+    message: 'a "quoted" \u2028 message',
+    conditions: [],
+    presence: 'Unknown',
+    unread: true,
+  },
+  {
+    key: 'kafka.strimzi.io/Kafka/shop/k',
+    status: 'Failed',
+    message: '',
+    conditions: [],
+    presence: 'Present',
+    customHealth: { engine: 'lua', source: 'kafka.strimzi.io/Kafka', health: 'Degraded', message: 'x' },
+  },
 ];
 
 describe('resource fingerprints', () => {
   // As the store reads an interval back (an unread resource's interval is stored with its observed fields).
   const storedFrom = (r: ObservedResource): OpenResourceInterval => ({
-    resourceId: 1, from: new Date(), resourceKey: r.key,
-    recorded: { status: r.status, reason: r.reason ?? null, message: r.message, presence: r.presence, customHealth: r.customHealth?.health ?? null },
-    generation: r.generation ?? null, observedGeneration: r.observedGeneration ?? null, revisionDigest: r.revision === undefined ? null : digestOfHex(r.revision.hash),
+    resourceId: 1,
+    from: new Date(),
+    resourceKey: r.key,
+    recorded: {
+      status: r.status,
+      reason: r.reason ?? null,
+      message: r.message,
+      presence: r.presence,
+      customHealth: r.customHealth?.health ?? null,
+    },
+    generation: r.generation ?? null,
+    observedGeneration: r.observedGeneration ?? null,
+    revisionDigest: r.revision === undefined ? null : digestOfHex(r.revision.hash),
   });
 
-  it.each(observed.filter((r) => r.unread !== true).map((r) => [r.key, r] as const))('of %s match the interval stored from it: the next observation extends it', (_key, r) => {
-    expect(storedMatchesObserved(storedFrom(r), r)).toBe(true);
-  });
+  it.each(observed.filter((r) => r.unread !== true).map((r) => [r.key, r] as const))(
+    'of %s match the interval stored from it: the next observation extends it',
+    (_key, r) => {
+      expect(storedMatchesObserved(storedFrom(r), r)).toBe(true);
+    },
+  );
 
   it('of an unread resource never match: what could not be read does not extend what was stored', () => {
     const r = observed[1] as ObservedResource;

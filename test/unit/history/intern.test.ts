@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { createSharedValues, createStatusIntern, createTextIntern } from '../../../src/history/intern.ts';
 import type { OpenPhaseInterval, ResourceIntervalStatus } from '../../../src/history/types.ts';
 
-const CURRENT: ResourceIntervalStatus = { status: 'Current', reason: null, message: 'Deployment is available. Replicas: 2', presence: 'Present', customHealth: null };
+const CURRENT: ResourceIntervalStatus = {
+  status: 'Current',
+  reason: null,
+  message: 'Deployment is available. Replicas: 2',
+  presence: 'Present',
+  customHealth: null,
+};
 
 describe('resource interval statuses of a kept state', () => {
   it('are one object for equal values, whichever object brought them', () => {
@@ -45,8 +51,20 @@ describe('phase statuses kept across clusters', () => {
     message: `All ${String(1)} resources are Current`,
     summary: JSON.parse('{"Current":1}') as Record<string, number>,
     conditions: [
-      { type: 'Ready', status: 'True', reason: 'Current', message: 'All 1 resources are Current', lastTransitionTime: new Date(from).toISOString() },
-      { type: 'Stalled', status: 'False', reason: 'Current', message: '', lastTransitionTime: new Date(from).toISOString() },
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Current',
+        message: 'All 1 resources are Current',
+        lastTransitionTime: new Date(from).toISOString(),
+      },
+      {
+        type: 'Stalled',
+        status: 'False',
+        reason: 'Current',
+        message: '',
+        lastTransitionTime: new Date(from).toISOString(),
+      },
     ],
     worstResource: null,
     stale: false,
@@ -58,7 +76,12 @@ describe('phase statuses kept across clusters', () => {
     const given = status(1_000);
     const kept = shared.phaseStatus(given);
     expect(kept).toEqual(status(1_000));
-    expect(Object.isFrozen(kept) && Object.isFrozen(kept.conditions) && Object.isFrozen(kept.conditions[0]) && Object.isFrozen(kept.summary)).toBe(true);
+    expect(
+      Object.isFrozen(kept) &&
+        Object.isFrozen(kept.conditions) &&
+        Object.isFrozen(kept.conditions[0]) &&
+        Object.isFrozen(kept.summary),
+    ).toBe(true);
     expect(() => (kept.conditions as unknown[]).push({})).toThrow(TypeError);
     expect(shared.phaseStatus(kept)).toBe(kept);
     // The status given is left as it was.

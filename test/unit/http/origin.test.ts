@@ -5,7 +5,11 @@ import { createRequestGuard, normalizeOrigin } from '../../../src/http/origin.ts
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
 
 describe('createRequestGuard', () => {
-  const loopback = createRequestGuard({ loopbackBind: true, allowedHosts: ['phaselog.internal'], allowedOrigins: ['https://dash.example.com'] });
+  const loopback = createRequestGuard({
+    loopbackBind: true,
+    allowedHosts: ['phaselog.internal'],
+    allowedOrigins: ['https://dash.example.com'],
+  });
   const network = createRequestGuard({ loopbackBind: false });
   const networkWithNames = createRequestGuard({ loopbackBind: false, allowedHosts: ['phaselog.example.com'] });
 
@@ -18,7 +22,11 @@ describe('createRequestGuard', () => {
     ['a same-origin page', loopback, { host: 'localhost:4000', origin: 'http://localhost:4000' }],
     ['a same-origin page behind a TLS proxy', loopback, { host: 'localhost:4000', origin: 'https://localhost:4000' }],
     ['a listed origin', loopback, { host: 'localhost:4000', origin: 'https://dash.example.com' }],
-    ['a listed origin written with its default port', loopback, { host: 'localhost:4000', origin: 'https://dash.example.com:443' }],
+    [
+      'a listed origin written with its default port',
+      loopback,
+      { host: 'localhost:4000', origin: 'https://dash.example.com:443' },
+    ],
     ['any Host on a network bind without names (kubelet, pod address)', network, { host: '10.0.0.7:4000' }],
     ['a configured name on a network bind', networkWithNames, { host: 'phaselog.example.com' }],
   ])('lets through %s', (_label, guard, headers) => {
@@ -27,16 +35,52 @@ describe('createRequestGuard', () => {
 
   it.each([
     ['a rebound name', loopback, { host: 'evil.example:4000' }, 421, 'HOST_NOT_ALLOWED'],
-    ['a rebound name with a matching Origin', loopback, { host: 'evil.example:4000', origin: 'http://evil.example:4000' }, 421, 'HOST_NOT_ALLOWED'],
+    [
+      'a rebound name with a matching Origin',
+      loopback,
+      { host: 'evil.example:4000', origin: 'http://evil.example:4000' },
+      421,
+      'HOST_NOT_ALLOWED',
+    ],
     ['a Host that is not a host', loopback, { host: 'a b/c' }, 421, 'HOST_NOT_ALLOWED'],
     ['a Host with userinfo', loopback, { host: 'localhost@evil.example' }, 421, 'HOST_NOT_ALLOWED'],
-    ['an unlisted name on a network bind with names', networkWithNames, { host: '10.0.0.7:4000' }, 421, 'HOST_NOT_ALLOWED'],
+    [
+      'an unlisted name on a network bind with names',
+      networkWithNames,
+      { host: '10.0.0.7:4000' },
+      421,
+      'HOST_NOT_ALLOWED',
+    ],
     ['another site', loopback, { host: 'localhost:4000', origin: 'http://evil.example' }, 403, 'ORIGIN_NOT_ALLOWED'],
-    ['another site on a network bind', network, { host: '10.0.0.7:4000', origin: 'http://evil.example' }, 403, 'ORIGIN_NOT_ALLOWED'],
+    [
+      'another site on a network bind',
+      network,
+      { host: '10.0.0.7:4000', origin: 'http://evil.example' },
+      403,
+      'ORIGIN_NOT_ALLOWED',
+    ],
     ['a sandboxed page', loopback, { host: 'localhost:4000', origin: 'null' }, 403, 'ORIGIN_NOT_ALLOWED'],
-    ['another port of the same host', loopback, { host: 'localhost:4000', origin: 'http://localhost:8080' }, 403, 'ORIGIN_NOT_ALLOWED'],
-    ['another name of the same machine', loopback, { host: 'localhost:4000', origin: 'http://127.0.0.1:4000' }, 403, 'ORIGIN_NOT_ALLOWED'],
-    ['a non-http origin', loopback, { host: 'localhost:4000', origin: 'chrome-extension://abc' }, 403, 'ORIGIN_NOT_ALLOWED'],
+    [
+      'another port of the same host',
+      loopback,
+      { host: 'localhost:4000', origin: 'http://localhost:8080' },
+      403,
+      'ORIGIN_NOT_ALLOWED',
+    ],
+    [
+      'another name of the same machine',
+      loopback,
+      { host: 'localhost:4000', origin: 'http://127.0.0.1:4000' },
+      403,
+      'ORIGIN_NOT_ALLOWED',
+    ],
+    [
+      'a non-http origin',
+      loopback,
+      { host: 'localhost:4000', origin: 'chrome-extension://abc' },
+      403,
+      'ORIGIN_NOT_ALLOWED',
+    ],
   ])('refuses %s', (_label, guard, headers, status, code) => {
     expect(guard(request(headers))).toMatchObject({ status, code, message: expect.any(String) });
   });
@@ -52,7 +96,14 @@ describe('normalizeOrigin', () => {
     expect(normalizeOrigin(value)).toBe(expected);
   });
 
-  it.each(['dash.example.com', 'https://dash.example.com/app', 'https://u:p@dash.example.com', 'ftp://dash.example.com', 'null', '*'])('%s is not an origin', (value) => {
+  it.each([
+    'dash.example.com',
+    'https://dash.example.com/app',
+    'https://u:p@dash.example.com',
+    'ftp://dash.example.com',
+    'null',
+    '*',
+  ])('%s is not an origin', (value) => {
     expect(normalizeOrigin(value)).toBeUndefined();
   });
 });

@@ -7,7 +7,8 @@ function capture(): { log: pino.Logger; lines: () => Record<string, unknown>[] }
   const lines: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const text of chunk.toString().split('\n')) if (text) lines.push(JSON.parse(text) as Record<string, unknown>);
+      for (const text of chunk.toString().split('\n'))
+        if (text) lines.push(JSON.parse(text) as Record<string, unknown>);
       done();
     },
   });
@@ -19,8 +20,16 @@ const never = () => new Promise<void>(() => {});
 describe('readiness checks', () => {
   it.each([
     ['passes', async () => {}, { ok: true }],
-    ['throws a ReadinessError with its own code', async () => Promise.reject(new ReadinessError('RECORDING_STOPPED', 'no scheduler for demo-prod')), { ok: false, code: 'RECORDING_STOPPED' }],
-    ['throws any other error', async () => Promise.reject(new Error("Can't reach database server at 10.0.0.5:5432")), { ok: false, code: 'UNAVAILABLE' }],
+    [
+      'throws a ReadinessError with its own code',
+      async () => Promise.reject(new ReadinessError('RECORDING_STOPPED', 'no scheduler for demo-prod')),
+      { ok: false, code: 'RECORDING_STOPPED' },
+    ],
+    [
+      'throws any other error',
+      async () => Promise.reject(new Error("Can't reach database server at 10.0.0.5:5432")),
+      { ok: false, code: 'UNAVAILABLE' },
+    ],
     ['throws a non-error', async () => Promise.reject('down'), { ok: false, code: 'UNAVAILABLE' }],
     ['does not answer in time', never, { ok: false, code: 'TIMEOUT' }],
   ])('a check that %s reads %j', async (_what, check, expected) => {
@@ -32,7 +41,14 @@ describe('readiness checks', () => {
   it('logs the detail when a check starts failing, changes code or recovers, not on every probe', async () => {
     const { log, lines } = capture();
     let failure: Error | undefined = new Error("Can't reach database server at 10.0.0.5:5432");
-    const readiness = createReadiness({ checks: { database: async () => { if (failure) throw failure; } }, log });
+    const readiness = createReadiness({
+      checks: {
+        database: async () => {
+          if (failure) throw failure;
+        },
+      },
+      log,
+    });
     for (let i = 0; i < 5; i++) await readiness.run();
     failure = new ReadinessError('MIGRATIONS_PENDING', 'not applied: 2026_x');
     await readiness.run();

@@ -3,26 +3,55 @@ import { formatObjMetadata, parseObjMetadata } from '../../../src/inventory/obj-
 import { compareRefs, normalizeRefs, refKey } from '../../../src/inventory/ref-key.ts';
 import type { ObjectRef } from '../../../src/inventory/types.ts';
 
-const ref = (group: string, kind: string, namespace: string, name: string): ObjectRef => ({ group, kind, namespace, name });
+const ref = (group: string, kind: string, namespace: string, name: string): ObjectRef => ({
+  group,
+  kind,
+  namespace,
+  name,
+});
 
 describe('ObjMetadata strings', () => {
   it.each([
-    ['namespaced object in a named group', 'shop_frontend_apps_Deployment', ref('apps', 'Deployment', 'shop', 'frontend')],
+    [
+      'namespaced object in a named group',
+      'shop_frontend_apps_Deployment',
+      ref('apps', 'Deployment', 'shop', 'frontend'),
+    ],
     ['core-group object leaves "__" before the kind', 'shop_frontend__Service', ref('', 'Service', 'shop', 'frontend')],
     ['cluster-scoped object has a leading "_"', '_shop__Namespace', ref('', 'Namespace', '', 'shop')],
-    ['cluster-scoped CRD keeps its dotted name', '_widgets.example.com_apiextensions.k8s.io_CustomResourceDefinition', ref('apiextensions.k8s.io', 'CustomResourceDefinition', '', 'widgets.example.com')],
-    ['RBAC name with colons is written with "__"', '_system__aggregate-to-view__shop_rbac.authorization.k8s.io_ClusterRole', ref('rbac.authorization.k8s.io', 'ClusterRole', '', 'system:aggregate-to-view:shop')],
-    ['a name of 13 characters and more, cut from the id', 'shop_checkout-worker-blue_apps_Deployment', ref('apps', 'Deployment', 'shop', 'checkout-worker-blue')],
+    [
+      'cluster-scoped CRD keeps its dotted name',
+      '_widgets.example.com_apiextensions.k8s.io_CustomResourceDefinition',
+      ref('apiextensions.k8s.io', 'CustomResourceDefinition', '', 'widgets.example.com'),
+    ],
+    [
+      'RBAC name with colons is written with "__"',
+      '_system__aggregate-to-view__shop_rbac.authorization.k8s.io_ClusterRole',
+      ref('rbac.authorization.k8s.io', 'ClusterRole', '', 'system:aggregate-to-view:shop'),
+    ],
+    [
+      'a name of 13 characters and more, cut from the id',
+      'shop_checkout-worker-blue_apps_Deployment',
+      ref('apps', 'Deployment', 'shop', 'checkout-worker-blue'),
+    ],
     ['a name of exactly 13 characters', 'shop_abcdefghijklm__ConfigMap', ref('', 'ConfigMap', 'shop', 'abcdefghijklm')],
-    ['a long name outside Latin-1', 'shop_grüße-an-das-team-日本_example.com_Widget', ref('example.com', 'Widget', 'shop', 'grüße-an-das-team-日本')],
-    ['namespaced RoleBinding with a colon', 'kube-system_system__controller__bootstrap-signer_rbac.authorization.k8s.io_RoleBinding', ref('rbac.authorization.k8s.io', 'RoleBinding', 'kube-system', 'system:controller:bootstrap-signer')],
+    [
+      'a long name outside Latin-1',
+      'shop_grüße-an-das-team-日本_example.com_Widget',
+      ref('example.com', 'Widget', 'shop', 'grüße-an-das-team-日本'),
+    ],
+    [
+      'namespaced RoleBinding with a colon',
+      'kube-system_system__controller__bootstrap-signer_rbac.authorization.k8s.io_RoleBinding',
+      ref('rbac.authorization.k8s.io', 'RoleBinding', 'kube-system', 'system:controller:bootstrap-signer'),
+    ],
   ])('%s: %s', (_label, id, expected) => {
     const parsed = parseObjMetadata(id);
     expect(parsed).toEqual({ ok: true, ref: expected });
     expect(formatObjMetadata(expected)).toBe(id);
   });
 
-  it('accepts a name with a single underscore, as Flux\'s cli-utils fork does, and rejects it in strict mode', () => {
+  it("accepts a name with a single underscore, as Flux's cli-utils fork does, and rejects it in strict mode", () => {
     expect(parseObjMetadata('_my_role_rbac.authorization.k8s.io_ClusterRole')).toEqual({
       ok: true,
       ref: ref('rbac.authorization.k8s.io', 'ClusterRole', '', 'my_role'),

@@ -18,9 +18,14 @@ describe('shared inventory examples', () => {
       name: '3f0b6c1e-6a3c-4f2e-9f7e-2a6d1c9b8e41',
       namespace: 'shop',
       keys: [
-        '/ConfigMap/shop/frontend', '/Namespace//shop', '/Service/shop/frontend',
-        'apiextensions.k8s.io/CustomResourceDefinition//widgets.example.com', 'apps/Deployment/shop/frontend',
-        'apps/StatefulSet/shop/orders', 'batch/Job/shop/old-worker', 'policy/PodDisruptionBudget/shop/frontend-pdb',
+        '/ConfigMap/shop/frontend',
+        '/Namespace//shop',
+        '/Service/shop/frontend',
+        'apiextensions.k8s.io/CustomResourceDefinition//widgets.example.com',
+        'apps/Deployment/shop/frontend',
+        'apps/StatefulSet/shop/orders',
+        'batch/Job/shop/old-worker',
+        'policy/PodDisruptionBudget/shop/frontend-pdb',
         'rbac.authorization.k8s.io/ClusterRole//system:aggregate-to-view:shop',
       ],
     },
@@ -30,7 +35,12 @@ describe('shared inventory examples', () => {
       id: 'a1f0e4a6c5d7b9e8f1a2b3c4d5e6f708192a3b4c-1700000000000000000',
       name: 'inventory-shop',
       namespace: 'shop',
-      keys: ['/Namespace//shop', '/Service/shop/frontend', 'apps/Deployment/shop/frontend', 'batch/Job/shop/db-migrate'],
+      keys: [
+        '/Namespace//shop',
+        '/Service/shop/frontend',
+        'apps/Deployment/shop/frontend',
+        'batch/Job/shop/db-migrate',
+      ],
     },
     {
       file: 'flux-kustomization.json',
@@ -39,8 +49,12 @@ describe('shared inventory examples', () => {
       name: 'shop',
       namespace: 'flux-system',
       keys: [
-        '/ConfigMap/shop/frontend', '/Namespace//shop', '/Service/shop/frontend', 'apps/Deployment/shop/frontend',
-        'autoscaling/HorizontalPodAutoscaler/shop/frontend', 'bitnami.com/SealedSecret/shop/db-credentials',
+        '/ConfigMap/shop/frontend',
+        '/Namespace//shop',
+        '/Service/shop/frontend',
+        'apps/Deployment/shop/frontend',
+        'autoscaling/HorizontalPodAutoscaler/shop/frontend',
+        'bitnami.com/SealedSecret/shop/db-credentials',
         'rbac.authorization.k8s.io/Role/shop/shop-reader',
       ],
     },
@@ -50,7 +64,11 @@ describe('shared inventory examples', () => {
       id: 'HelmRelease/shop/podinfo',
       name: 'podinfo',
       namespace: 'shop',
-      keys: ['/Service/shop/podinfo', 'apps/Deployment/shop/podinfo', 'autoscaling/HorizontalPodAutoscaler/shop/podinfo'],
+      keys: [
+        '/Service/shop/podinfo',
+        'apps/Deployment/shop/podinfo',
+        'autoscaling/HorizontalPodAutoscaler/shop/podinfo',
+      ],
     },
     {
       file: 'argocd-application.json',
@@ -59,8 +77,12 @@ describe('shared inventory examples', () => {
       name: 'shop',
       namespace: 'argocd',
       keys: [
-        '/ConfigMap/shop/frontend', '/Namespace//shop', '/Service/shop/frontend', 'apps/Deployment/shop/frontend',
-        'apps/StatefulSet/shop/orders', 'batch/Job/shop/db-migrate',
+        '/ConfigMap/shop/frontend',
+        '/Namespace//shop',
+        '/Service/shop/frontend',
+        'apps/Deployment/shop/frontend',
+        'apps/StatefulSet/shop/orders',
+        'batch/Job/shop/db-migrate',
       ],
     },
   ])('$file is a $source phase "$name" with every listed resource', ({ file, source, id, name, namespace, keys }) => {
@@ -73,30 +95,68 @@ describe('shared inventory examples', () => {
 
   it('airshipctl: the inventory-id label is the phase name and the generated namespace is an entry', () => {
     const phase = expectPhase(parseInventory(loadAirshipctlInventory()));
-    expect(phase).toMatchObject({ source: 'cli-utils', id: 'initinfra-target', name: 'initinfra-target', namespace: 'airshipit-initinfra-target' });
+    expect(phase).toMatchObject({
+      source: 'cli-utils',
+      id: 'initinfra-target',
+      name: 'initinfra-target',
+      namespace: 'airshipit-initinfra-target',
+    });
     expect(phase.entries.map(refKey)).toContain('/Namespace//airshipit-initinfra-target');
     expect(phase.entries.map(refKey)).toContain('metal3.io/BareMetalHost/target-infra/node01');
     expect(phase.entries).toHaveLength(6);
-    expect(phase.inventoryRef).toEqual({ group: '', kind: 'ConfigMap', namespace: 'airshipit-initinfra-target', name: 'inventory-00529187' });
+    expect(phase.inventoryRef).toEqual({
+      group: '',
+      kind: 'ConfigMap',
+      namespace: 'airshipit-initinfra-target',
+      name: 'inventory-00529187',
+    });
   });
 
   it('cli-utils: JSON status values become entry details; empty values give none', () => {
     const phase = expectPhase(parseInventory(loadInventoryFixture('cli-utils-configmap.json')));
-    expect(phase.details['apps/StatefulSet/shop/orders']).toEqual({ strategy: 'Apply', actuation: 'Failed', reconcile: 'Skipped' });
+    expect(phase.details['apps/StatefulSet/shop/orders']).toEqual({
+      strategy: 'Apply',
+      actuation: 'Failed',
+      reconcile: 'Skipped',
+    });
     expect(phase.details['batch/Job/shop/old-worker']?.strategy).toBe('Delete');
     expect(phase.details['policy/PodDisruptionBudget/shop/frontend-pdb']).toBeUndefined();
   });
 
   it('cli-utils: entries that all carry the same detail each have it, and a phase built from it has them again', () => {
-    const data = { 'shop_web_apps_Deployment': '{"strategy":"Apply","actuation":"Succeeded"}', 'shop_db_apps_StatefulSet': '{"strategy":"Apply","actuation":"Succeeded"}', '_shop__Namespace': '{"strategy":"Apply","actuation":"Succeeded"}' };
-    const inventory = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'inv', namespace: 'shop', labels: { 'cli-utils.sigs.k8s.io/inventory-id': 'shop-inv' } }, data };
+    const data = {
+      shop_web_apps_Deployment: '{"strategy":"Apply","actuation":"Succeeded"}',
+      shop_db_apps_StatefulSet: '{"strategy":"Apply","actuation":"Succeeded"}',
+      _shop__Namespace: '{"strategy":"Apply","actuation":"Succeeded"}',
+    };
+    const inventory = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'inv', namespace: 'shop', labels: { 'cli-utils.sigs.k8s.io/inventory-id': 'shop-inv' } },
+      data,
+    };
     const phase = expectPhase(parseInventory(inventory));
     const detail = { strategy: 'Apply', actuation: 'Succeeded' };
-    expect(phase.details).toEqual({ 'apps/Deployment/shop/web': detail, 'apps/StatefulSet/shop/db': detail, '/Namespace//shop': detail });
+    expect(phase.details).toEqual({
+      'apps/Deployment/shop/web': detail,
+      'apps/StatefulSet/shop/db': detail,
+      '/Namespace//shop': detail,
+    });
     // Merged with an inventory of other details, each entry keeps its own.
-    const other = expectPhase(parseInventory({ ...inventory, metadata: { ...inventory.metadata, name: 'inv-2' }, data: { 'shop_jobs_batch_Job': '{"strategy":"Delete"}' } }));
+    const other = expectPhase(
+      parseInventory({
+        ...inventory,
+        metadata: { ...inventory.metadata, name: 'inv-2' },
+        data: { shop_jobs_batch_Job: '{"strategy":"Delete"}' },
+      }),
+    );
     const [merged] = mergePhases([phase, other]);
-    expect(merged?.details).toEqual({ 'apps/Deployment/shop/web': detail, 'apps/StatefulSet/shop/db': detail, '/Namespace//shop': detail, 'batch/Job/shop/jobs': { strategy: 'Delete' } });
+    expect(merged?.details).toEqual({
+      'apps/Deployment/shop/web': detail,
+      'apps/StatefulSet/shop/db': detail,
+      '/Namespace//shop': detail,
+      'batch/Job/shop/jobs': { strategy: 'Delete' },
+    });
   });
 
   it('a phase without errors can be given some: errors are replaced, and other phases keep none', () => {
@@ -124,15 +184,28 @@ describe('shared inventory examples', () => {
 
   it('kpt: actuation data from status.resourceStatuses becomes entry details', () => {
     const phase = expectPhase(parseInventory(loadInventoryFixture('kpt-resourcegroup.json')));
-    expect(phase.details['batch/Job/shop/db-migrate']).toEqual({ strategy: 'Apply', actuation: 'Succeeded', reconcile: 'Failed' });
+    expect(phase.details['batch/Job/shop/db-migrate']).toEqual({
+      strategy: 'Apply',
+      actuation: 'Succeeded',
+      reconcile: 'Failed',
+    });
   });
 });
 
-const configMap = (data: unknown, labels: Record<string, string> = { 'cli-utils.sigs.k8s.io/inventory-id': 'web' }) => ({
-  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'inventory-1', namespace: 'shop', labels }, data,
+const configMap = (
+  data: unknown,
+  labels: Record<string, string> = { 'cli-utils.sigs.k8s.io/inventory-id': 'web' },
+) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'inventory-1', namespace: 'shop', labels },
+  data,
 });
 const kustomization = (status: unknown) => ({
-  apiVersion: 'kustomize.toolkit.fluxcd.io/v1', kind: 'Kustomization', metadata: { name: 'apps', namespace: 'flux-system' }, status,
+  apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+  kind: 'Kustomization',
+  metadata: { name: 'apps', namespace: 'flux-system' },
+  status,
 });
 
 describe('malformed entries are phase errors and the good entries are kept', () => {
@@ -151,7 +224,14 @@ describe('malformed entries are phase errors and the good entries are kept', () 
     },
     {
       label: 'Flux entry with an empty name',
-      obj: kustomization({ inventory: { entries: [{ id: 'shop__apps_Deployment', v: 'v1' }, { id: 'shop_web__Service', v: 'v1' }] } }),
+      obj: kustomization({
+        inventory: {
+          entries: [
+            { id: 'shop__apps_Deployment', v: 'v1' },
+            { id: 'shop_web__Service', v: 'v1' },
+          ],
+        },
+      }),
       good: ['/Service/shop/web'],
       bad: { code: 'MALFORMED_ID', entry: 'shop__apps_Deployment' },
     },
@@ -163,13 +243,33 @@ describe('malformed entries are phase errors and the good entries are kept', () 
     },
     {
       label: 'ResourceGroup resource without a name',
-      obj: { apiVersion: 'kpt.dev/v1alpha1', kind: 'ResourceGroup', metadata: { name: 'rg', namespace: 'shop' }, spec: { resources: [{ group: 'apps', kind: 'Deployment', namespace: 'shop' }, { group: '', kind: 'Service', namespace: 'shop', name: 'web' }] } },
+      obj: {
+        apiVersion: 'kpt.dev/v1alpha1',
+        kind: 'ResourceGroup',
+        metadata: { name: 'rg', namespace: 'shop' },
+        spec: {
+          resources: [
+            { group: 'apps', kind: 'Deployment', namespace: 'shop' },
+            { group: '', kind: 'Service', namespace: 'shop', name: 'web' },
+          ],
+        },
+      },
       good: ['/Service/shop/web'],
       bad: { code: 'MALFORMED_ENTRY', entry: 'spec.resources[0]' },
     },
     {
       label: 'Argo resource with a numeric name',
-      obj: { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'a', namespace: 'argocd' }, status: { resources: [{ kind: 'Service', name: 7 }, { version: 'v1', kind: 'Service', namespace: 'shop', name: 'web' }] } },
+      obj: {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Application',
+        metadata: { name: 'a', namespace: 'argocd' },
+        status: {
+          resources: [
+            { kind: 'Service', name: 7 },
+            { version: 'v1', kind: 'Service', namespace: 'shop', name: 'web' },
+          ],
+        },
+      },
       good: ['/Service/shop/web'],
       bad: { code: 'MALFORMED_ENTRY', entry: 'status.resources[0]' },
     },
@@ -189,7 +289,10 @@ describe('edge cases of whole inventories', () => {
     ['Kustomization that has not applied yet (no status)', kustomization(undefined)],
     ['Kustomization with an empty inventory', kustomization({ inventory: { entries: [] } })],
     ['Kustomization whose inventory was cleared (null)', kustomization({ inventory: null })],
-    ['Argo Application without status', { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'a', namespace: 'argocd' } }],
+    [
+      'Argo Application without status',
+      { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'a', namespace: 'argocd' } },
+    ],
   ])('%s is an empty phase without errors', (_label, obj) => {
     const phase = expectPhase(parseInventory(obj));
     expect(phase.entries).toEqual([]);
@@ -197,16 +300,30 @@ describe('edge cases of whole inventories', () => {
   });
 
   it('duplicate Flux entries appear once', () => {
-    const phase = expectPhase(parseInventory(kustomization({ inventory: { entries: [
-      { id: 'shop_web_apps_Deployment', v: 'v1' }, { id: 'shop_web__Service', v: 'v1' }, { id: 'shop_web_apps_Deployment', v: 'v1' },
-    ] } })));
+    const phase = expectPhase(
+      parseInventory(
+        kustomization({
+          inventory: {
+            entries: [
+              { id: 'shop_web_apps_Deployment', v: 'v1' },
+              { id: 'shop_web__Service', v: 'v1' },
+              { id: 'shop_web_apps_Deployment', v: 'v1' },
+            ],
+          },
+        }),
+      ),
+    );
     expect(phase.entries.map(refKey)).toEqual(['/Service/shop/web', 'apps/Deployment/shop/web']);
   });
 
   it('entries are sorted the same way whatever order the tool wrote them in', () => {
     const ids = ['shop_b__Service', '_shop__Namespace', 'shop_a_apps_Deployment', 'shop_a__Service'];
-    const forward = expectPhase(parseInventory(kustomization({ inventory: { entries: ids.map((id) => ({ id, v: 'v1' })) } })));
-    const backward = expectPhase(parseInventory(kustomization({ inventory: { entries: [...ids].reverse().map((id) => ({ id, v: 'v1' })) } })));
+    const forward = expectPhase(
+      parseInventory(kustomization({ inventory: { entries: ids.map((id) => ({ id, v: 'v1' })) } })),
+    );
+    const backward = expectPhase(
+      parseInventory(kustomization({ inventory: { entries: [...ids].reverse().map((id) => ({ id, v: 'v1' })) } })),
+    );
     expect(forward.entries).toEqual(backward.entries);
   });
 
@@ -215,10 +332,27 @@ describe('edge cases of whole inventories', () => {
     ['a string', 'inventory', 'MALFORMED_INVENTORY'],
     ['a ConfigMap without the inventory-id label', configMap({}, {}), 'UNSUPPORTED_OBJECT'],
     ['a Deployment', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } }, 'UNSUPPORTED_OBJECT'],
-    ['a Kustomization whose inventory entries is a string', kustomization({ inventory: { entries: 'oops' } }), 'MALFORMED_INVENTORY'],
-    ['a ResourceGroup whose resources is an object', { apiVersion: 'kpt.dev/v1alpha1', kind: 'ResourceGroup', metadata: { name: 'rg', namespace: 'x' }, spec: { resources: {} } }, 'MALFORMED_INVENTORY'],
+    [
+      'a Kustomization whose inventory entries is a string',
+      kustomization({ inventory: { entries: 'oops' } }),
+      'MALFORMED_INVENTORY',
+    ],
+    [
+      'a ResourceGroup whose resources is an object',
+      {
+        apiVersion: 'kpt.dev/v1alpha1',
+        kind: 'ResourceGroup',
+        metadata: { name: 'rg', namespace: 'x' },
+        spec: { resources: {} },
+      },
+      'MALFORMED_INVENTORY',
+    ],
     ['an inventory ConfigMap whose data is a list', configMap([]), 'MALFORMED_INVENTORY'],
-    ['an Argo Application without a name', { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: {} }, 'MALFORMED_INVENTORY'],
+    [
+      'an Argo Application without a name',
+      { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: {} },
+      'MALFORMED_INVENTORY',
+    ],
   ])('%s gives one clear error instead of a throw', (_label, obj, code) => {
     const result = parseInventory(obj);
     expect(result.ok).toBe(false);
@@ -230,25 +364,37 @@ describe('edge cases of whole inventories', () => {
 
   it('ConfigMaps sharing one inventory-id merge into one phase (cli-utils label strategy)', () => {
     const a = expectPhase(parseInventory(configMap({ shop_web_apps_Deployment: '' })));
-    const b = expectPhase(parseInventory({ ...configMap({ shop_web__Service: '', shop_web_apps_Deployment: '' }), metadata: { name: 'inventory-2', namespace: 'shop', labels: { 'cli-utils.sigs.k8s.io/inventory-id': 'web' } } }));
+    const b = expectPhase(
+      parseInventory({
+        ...configMap({ shop_web__Service: '', shop_web_apps_Deployment: '' }),
+        metadata: { name: 'inventory-2', namespace: 'shop', labels: { 'cli-utils.sigs.k8s.io/inventory-id': 'web' } },
+      }),
+    );
     const merged = mergePhases([a, b]);
     expect(merged).toHaveLength(1);
     expect(merged[0]?.entries.map(refKey)).toEqual(['/Service/shop/web', 'apps/Deployment/shop/web']);
   });
 
   it('merged ConfigMaps keep the details of every one, the first one winning', () => {
-    const a = expectPhase(parseInventory(configMap({ shop_web_apps_Deployment: '{"strategy":"Apply","actuation":"Succeeded"}' })));
-    const b = expectPhase(parseInventory({
-      ...configMap({ shop_web__Service: '{"strategy":"Apply","actuation":"Failed"}', shop_web_apps_Deployment: '{"strategy":"Delete"}' }),
-      metadata: { name: 'inventory-2', namespace: 'shop', labels: { 'cli-utils.sigs.k8s.io/inventory-id': 'web' } },
-    }));
+    const a = expectPhase(
+      parseInventory(configMap({ shop_web_apps_Deployment: '{"strategy":"Apply","actuation":"Succeeded"}' })),
+    );
+    const b = expectPhase(
+      parseInventory({
+        ...configMap({
+          shop_web__Service: '{"strategy":"Apply","actuation":"Failed"}',
+          shop_web_apps_Deployment: '{"strategy":"Delete"}',
+        }),
+        metadata: { name: 'inventory-2', namespace: 'shop', labels: { 'cli-utils.sigs.k8s.io/inventory-id': 'web' } },
+      }),
+    );
     expect(mergePhases([a, b])[0]?.details).toEqual({
       '/Service/shop/web': { strategy: 'Apply', actuation: 'Failed' },
       'apps/Deployment/shop/web': { strategy: 'Apply', actuation: 'Succeeded' },
     });
   });
 
-  it('a parsed phase\'s details copy, serialise and can be replaced like its other fields', () => {
+  it("a parsed phase's details copy, serialise and can be replaced like its other fields", () => {
     const phase = expectPhase(parseInventory(loadInventoryFixture('cli-utils-configmap.json')));
     const orders = { strategy: 'Apply', actuation: 'Failed', reconcile: 'Skipped' };
     expect({ ...phase }.details['apps/StatefulSet/shop/orders']).toEqual(orders);

@@ -20,7 +20,13 @@ describe('cluster agents', () => {
   });
 
   it('TLS material that cannot be parsed is refused when the agent is made', () => {
-    expect(() => createClusterAgent({ isHttps: true, tls: { ca: 'not a certificate', cert: 'nor this', key: 'nor a key' }, keepAlive: true })).toThrow();
+    expect(() =>
+      createClusterAgent({
+        isHttps: true,
+        tls: { ca: 'not a certificate', cert: 'nor this', key: 'nor a key' },
+        keepAlive: true,
+      }),
+    ).toThrow();
   });
 
   it('keeps at most the idle sockets asked for', () => {

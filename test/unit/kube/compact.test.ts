@@ -13,18 +13,59 @@ import { fillTimes, fixture, loadCases, mergePatch, NOW, type ObjectName } from 
 
 type Obj = Record<string, unknown>;
 
-const sharedCases = JSON.parse(readFileSync('/work/shared/conformance/kstatus/cases.json', 'utf8')) as { name: string; object: Obj }[];
-const FIXTURE_NAMES: ObjectName[] = ['deployment', 'statefulset', 'daemonset', 'replicaset', 'pod', 'pvc', 'service', 'job', 'cronjob', 'pdb', 'crd', 'configmap', 'secret', 'kustomization', 'namespace'];
+const sharedCases = JSON.parse(readFileSync('/work/shared/conformance/kstatus/cases.json', 'utf8')) as {
+  name: string;
+  object: Obj;
+}[];
+const FIXTURE_NAMES: ObjectName[] = [
+  'deployment',
+  'statefulset',
+  'daemonset',
+  'replicaset',
+  'pod',
+  'pvc',
+  'service',
+  'job',
+  'cronjob',
+  'pdb',
+  'crd',
+  'configmap',
+  'secret',
+  'kustomization',
+  'namespace',
+];
 
 /** Objects whose fields have the wrong types: rules must report the same errors from the view. */
 const MALFORMED: Obj[] = [
-  mergePatch(fixture('pod'), { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }], containerStatuses: [{ name: 'a', state: { waiting: { reason: 'CrashLoopBackOff' } } }, { name: 'b', state: 'oops' }] } }) as Obj,
-  mergePatch(fixture('pod'), { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }], containerStatuses: [{ name: 'a', state: { waiting: 7 } }] } }) as Obj,
-  mergePatch(fixture('pod'), { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }], containerStatuses: 'none' } }) as Obj,
-  mergePatch(fixture('pod'), { status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] }, metadata: { creationTimestamp: new Date(NOW.getTime() - 5_000).toISOString().replace(/\.\d+Z$/, 'Z') } }) as Obj,
+  mergePatch(fixture('pod'), {
+    status: {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'False' }],
+      containerStatuses: [
+        { name: 'a', state: { waiting: { reason: 'CrashLoopBackOff' } } },
+        { name: 'b', state: 'oops' },
+      ],
+    },
+  }) as Obj,
+  mergePatch(fixture('pod'), {
+    status: {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'False' }],
+      containerStatuses: [{ name: 'a', state: { waiting: 7 } }],
+    },
+  }) as Obj,
+  mergePatch(fixture('pod'), {
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }], containerStatuses: 'none' },
+  }) as Obj,
+  mergePatch(fixture('pod'), {
+    status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }] },
+    metadata: { creationTimestamp: new Date(NOW.getTime() - 5_000).toISOString().replace(/\.\d+Z$/, 'Z') },
+  }) as Obj,
   mergePatch(fixture('deployment'), { spec: { replicas: 'three' } }) as Obj,
   mergePatch(fixture('deployment'), { status: { conditions: [{ type: 'Available', status: 5 }] } }) as Obj,
-  mergePatch(fixture('statefulset'), { spec: { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 'x' } } } }) as Obj,
+  mergePatch(fixture('statefulset'), {
+    spec: { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 'x' } } },
+  }) as Obj,
   mergePatch(fixture('kustomization'), { status: { conditions: 'not a list' } }) as Obj,
   { ...fixture('deployment'), spec: 'not a map' },
   { ...fixture('deployment'), status: ['not', 'a', 'map'] },
@@ -63,7 +104,9 @@ describe('compact cache records', () => {
   });
 
   it('redacts again when the snapshot drops annotations the cache kept', () => {
-    const object = mergePatch(fixture('deployment'), { metadata: { annotations: { 'example.com/token': 'abc', keep: 'yes' } } }) as Obj;
+    const object = mergePatch(fixture('deployment'), {
+      metadata: { annotations: { 'example.com/token': 'abc', keep: 'yes' } },
+    }) as Obj;
     const options = { dropAnnotations: ['example.com/token'] };
     const revision = toHashedDocument(compactObject(slimObject(object)), options);
     expect(revision).toEqual(hashRedacted(object, options));
@@ -82,21 +125,38 @@ describe('compact cache records', () => {
     ['service', false],
     ['pod', true],
     ['statefulset', true],
-  ])('%s: the view is packed with the revision unless its status is computed on every tick (clear: %s)', (name, clear) => {
-    const object = cases.find((c) => (c.object.kind as string).toLowerCase() === name)?.object as Obj;
-    const record = compactObject(slimObject(object));
-    expect(record.view !== '').toBe(clear);
-    expect(readView(record)).toEqual(JSON.parse(JSON.stringify(statusView(slimObject(object)))));
-    expect(toHashedDocument(record).body).toEqual(hashRedacted(object).body);
-  });
+  ])(
+    '%s: the view is packed with the revision unless its status is computed on every tick (clear: %s)',
+    (name, clear) => {
+      const object = cases.find((c) => (c.object.kind as string).toLowerCase() === name)?.object as Obj;
+      const record = compactObject(slimObject(object));
+      expect(record.view !== '').toBe(clear);
+      expect(readView(record)).toEqual(JSON.parse(JSON.stringify(statusView(slimObject(object)))));
+      expect(toHashedDocument(record).body).toEqual(hashRedacted(object).body);
+    },
+  );
 
   it("keeps of a Pod's conditions those its status is computed from, all of them when one is malformed", () => {
-    const conditions = [{ type: 'Initialized', status: 'True' }, { type: 'Ready', status: 'False', reason: 'ContainersNotReady' }, { type: 'ContainersReady', status: 'False' }, { type: 'PodScheduled', status: 'True' }];
+    const conditions = [
+      { type: 'Initialized', status: 'True' },
+      { type: 'Ready', status: 'False', reason: 'ContainersNotReady' },
+      { type: 'ContainersReady', status: 'False' },
+      { type: 'PodScheduled', status: 'True' },
+    ];
     const pod = mergePatch(fixture('pod'), { status: { phase: 'Running', conditions } }) as Obj;
-    expect((readView(compactObject(slimObject(pod))).status as { conditions: unknown[] }).conditions).toEqual([conditions[1], conditions[3]]);
-    const malformed = mergePatch(fixture('pod'), { status: { phase: 'Running', conditions: [...conditions, { type: 'Ready', status: 7 }] } }) as Obj;
-    expect((readView(compactObject(slimObject(malformed))).status as { conditions: unknown[] }).conditions).toHaveLength(5);
-    expect(computeStatus(readView(compactObject(slimObject(malformed))), { now: NOW })).toEqual(computeStatus(malformed, { now: NOW }));
+    expect((readView(compactObject(slimObject(pod))).status as { conditions: unknown[] }).conditions).toEqual([
+      conditions[1],
+      conditions[3],
+    ]);
+    const malformed = mergePatch(fixture('pod'), {
+      status: { phase: 'Running', conditions: [...conditions, { type: 'Ready', status: 7 }] },
+    }) as Obj;
+    expect(
+      (readView(compactObject(slimObject(malformed))).status as { conditions: unknown[] }).conditions,
+    ).toHaveLength(5);
+    expect(computeStatus(readView(compactObject(slimObject(malformed))), { now: NOW })).toEqual(
+      computeStatus(malformed, { now: NOW }),
+    );
   });
 
   it('drops the body once a snapshot stored the revision, keeping what later ticks read', () => {

@@ -54,7 +54,12 @@ describe('registerLeanClientNode', () => {
     const source = decodeURIComponent(url.slice('data:text/javascript,'.length));
     const { readFileSync } = await import('node:fs');
     const config = readFileSync(fileURLToPath(configUrl), 'utf8');
-    const imported = /import\s*\{([^}]*)\}\s*from\s*'\.\/gen\/index\.js'/.exec(config)?.[1]?.split(',').map((n) => n.trim()).filter((n) => n !== '') ?? [];
+    const imported =
+      /import\s*\{([^}]*)\}\s*from\s*'\.\/gen\/index\.js'/
+        .exec(config)?.[1]
+        ?.split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== '') ?? [];
     // If client-node starts taking another name from gen/index.js, this fails before any process does.
     expect([...source.matchAll(/export \{ (\w+) \}/g)].map((m) => m[1]).sort()).toEqual(imported.sort());
     const stand = (await import(url)) as Record<string, unknown>;

@@ -13,7 +13,10 @@ import { registerWorkerMetrics } from '../../../src/metrics/worker-metrics.ts';
 /** The names a phaselog process with every part running exports: the `# TYPE` lines of its /metrics body. */
 async function exportedNames(): Promise<Set<string>> {
   const metrics = createMetrics();
-  registerFleetMetrics(metrics, { clusters: async () => [], series: async () => ({ status: '', stale: '', changed: '', resources: '' }) });
+  registerFleetMetrics(metrics, {
+    clusters: async () => [],
+    series: async () => ({ status: '', stale: '', changed: '', resources: '' }),
+  });
   registerWorkerMetrics(metrics, { name: 'q', getJobCounts: async () => ({}) }, undefined);
   registerActiveOperations(metrics, () => 0);
   const { body } = await metrics.render();
@@ -25,8 +28,12 @@ function metricNamesIn(expr: string): string[] {
   return [...expr.matchAll(/phaselog_[a-z_]+/g)].map(([name]) => name.replace(/_(bucket|sum|count)$/, ''));
 }
 
-const rules = parseYaml(readFileSync(new URL('../../../deploy/prometheus/rules.yaml', import.meta.url), 'utf8')) as { groups: { name: string; rules: { alert?: string; expr: string; for?: string }[] }[] };
-const dashboard = JSON.parse(readFileSync(new URL('../../../deploy/grafana/phaselog.json', import.meta.url), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
+const rules = parseYaml(readFileSync(new URL('../../../deploy/prometheus/rules.yaml', import.meta.url), 'utf8')) as {
+  groups: { name: string; rules: { alert?: string; expr: string; for?: string }[] }[];
+};
+const dashboard = JSON.parse(
+  readFileSync(new URL('../../../deploy/grafana/phaselog.json', import.meta.url), 'utf8'),
+) as { panels: { title: string; targets: { expr: string }[] }[] };
 const ruleExprs = rules.groups.flatMap((g) => g.rules.map((r) => [r.alert ?? '(record)', r.expr] as const));
 const panelExprs = dashboard.panels.flatMap((p) => p.targets.map((t) => [p.title, t.expr] as const));
 
@@ -34,14 +41,28 @@ describe('deploy/ files and the exported series', async () => {
   const names = await exportedNames();
 
   it('registers the phase state, machinery and process series under phaselog_', () => {
-    for (const name of ['phaselog_phase_status', 'phaselog_cluster_reachable', 'phaselog_snapshot_duration_seconds', 'phaselog_queue_jobs', 'phaselog_graphql_request_duration_seconds', 'phaselog_process_cpu_seconds_total']) {
+    for (const name of [
+      'phaselog_phase_status',
+      'phaselog_cluster_reachable',
+      'phaselog_snapshot_duration_seconds',
+      'phaselog_queue_jobs',
+      'phaselog_graphql_request_duration_seconds',
+      'phaselog_process_cpu_seconds_total',
+    ]) {
       expect(names).toContain(name);
     }
     for (const name of names) expect(name).toMatch(/^phaselog_/);
   });
 
   it('ships the alerts the issue asks for', () => {
-    expect(ruleExprs.map(([alert]) => alert)).toEqual(expect.arrayContaining(['PhaselogPhaseFailed', 'PhaselogClusterUnreachable', 'PhaselogSnapshotsFailing', 'PhaselogQueueBackingUp']));
+    expect(ruleExprs.map(([alert]) => alert)).toEqual(
+      expect.arrayContaining([
+        'PhaselogPhaseFailed',
+        'PhaselogClusterUnreachable',
+        'PhaselogSnapshotsFailing',
+        'PhaselogQueueBackingUp',
+      ]),
+    );
     expect(rules.groups[0]?.rules.find((r) => r.alert === 'PhaselogPhaseFailed')?.for).toBe('5m');
   });
 
@@ -52,7 +73,10 @@ describe('deploy/ files and the exported series', async () => {
   });
 
   it('a misspelt metric would be caught', () => {
-    expect(metricNamesIn('rate(phaselog_snapshot_duration_seconds_bucket[5m]) + phaselog_phase_statuses')).toEqual(['phaselog_snapshot_duration_seconds', 'phaselog_phase_statuses']);
+    expect(metricNamesIn('rate(phaselog_snapshot_duration_seconds_bucket[5m]) + phaselog_phase_statuses')).toEqual([
+      'phaselog_snapshot_duration_seconds',
+      'phaselog_phase_statuses',
+    ]);
     expect(names).not.toContain('phaselog_phase_statuses');
   });
 });

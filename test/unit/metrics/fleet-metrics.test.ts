@@ -15,7 +15,14 @@ const now = new Date('2026-11-26T12:00:00Z');
 const ids = (phase: string) => `cluster="east",namespace="shop",phase="${phase}"`;
 
 function cluster(overrides: Partial<FleetClusterFacts> = {}): FleetClusterFacts {
-  return { id: 1, name: 'east', reachable: true, lastObservedAt: new Date(now.getTime() - 10_000), snapshotIntervalMs: 30_000, ...overrides };
+  return {
+    id: 1,
+    name: 'east',
+    reachable: true,
+    lastObservedAt: new Date(now.getTime() - 10_000),
+    snapshotIntervalMs: 30_000,
+    ...overrides,
+  };
 }
 
 const series: FleetSeries = {
@@ -31,7 +38,11 @@ describe('staleClusterIds', () => {
   it.each([
     ['an observed, reachable cluster', cluster(), []],
     ['an unreachable cluster', cluster({ reachable: false }), [1]],
-    ['a cluster not observed for many intervals', cluster({ lastObservedAt: new Date(now.getTime() - 3_600_000) }), [1]],
+    [
+      'a cluster not observed for many intervals',
+      cluster({ lastObservedAt: new Date(now.getTime() - 3_600_000) }),
+      [1],
+    ],
     ['a cluster never observed', cluster({ reachable: null, lastObservedAt: null }), [1]],
   ])('%s: every phase stale = %j', (_case, input, stale) => {
     expect(staleClusterIds([input], now)).toEqual(stale);
@@ -41,7 +52,13 @@ describe('staleClusterIds', () => {
 describe('renderFleetState', () => {
   it('prints each series family once with HELP and TYPE, a cluster never read without a reachability series', () => {
     const text = renderFleetState([cluster(), cluster({ id: 2, name: 'new', reachable: null })], series);
-    for (const name of ['phaselog_phase_status', 'phaselog_phase_resources', 'phaselog_phase_status_changed_timestamp_seconds', 'phaselog_phase_stale', 'phaselog_cluster_reachable']) {
+    for (const name of [
+      'phaselog_phase_status',
+      'phaselog_phase_resources',
+      'phaselog_phase_status_changed_timestamp_seconds',
+      'phaselog_phase_stale',
+      'phaselog_cluster_reachable',
+    ]) {
       expect(text.match(new RegExp(`^# TYPE ${name} gauge$`, 'gm'))).toHaveLength(1);
     }
     expect(lines(text, 'phaselog_phase_status')).toHaveLength(2);
@@ -52,8 +69,15 @@ describe('renderFleetState', () => {
   });
 
   it('escapes a cluster name with quotes, backslashes and newlines', () => {
-    const text = renderFleetState([cluster({ name: 'a"b\\c\nd' })], { status: '', stale: '', changed: '', resources: '' });
-    expect(lines(text, 'phaselog_cluster_reachable')).toEqual(['phaselog_cluster_reachable{cluster="a\\"b\\\\c\\nd"} 1']);
+    const text = renderFleetState([cluster({ name: 'a"b\\c\nd' })], {
+      status: '',
+      stale: '',
+      changed: '',
+      resources: '',
+    });
+    expect(lines(text, 'phaselog_cluster_reachable')).toEqual([
+      'phaselog_cluster_reachable{cluster="a\\"b\\\\c\\nd"} 1',
+    ]);
   });
 });
 
@@ -62,7 +86,9 @@ describe('metrics.token', () => {
 
   it('is unset by default and read from PHASELOG_METRICS_TOKEN or phaselog.yaml', () => {
     expect(loadConfig({}, dir()).metrics.token).toBeUndefined();
-    expect(loadConfig({ PHASELOG_METRICS_TOKEN: 'env-token-0123456789' }, dir()).metrics.token).toBe('env-token-0123456789');
+    expect(loadConfig({ PHASELOG_METRICS_TOKEN: 'env-token-0123456789' }, dir()).metrics.token).toBe(
+      'env-token-0123456789',
+    );
     const withFile = dir();
     writeFileSync(path.join(withFile, 'phaselog.yaml'), 'metrics:\n  token: file-token-0123456789\n');
     expect(loadConfig({}, withFile).metrics.token).toBe('file-token-0123456789');

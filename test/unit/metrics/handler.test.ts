@@ -28,13 +28,20 @@ function fleet(phases: number, error?: Error): FleetStateReader {
     },
     series: async () => ({
       ...NO_SERIES,
-      status: Array.from({ length: phases }, (_, i) => `phaselog_phase_status{cluster="east",namespace="shop",phase="p${i}",source="cli-utils",status="Current"} 1`).join('\n'),
+      status: Array.from(
+        { length: phases },
+        (_, i) =>
+          `phaselog_phase_status{cluster="east",namespace="shop",phase="p${i}",source="cli-utils",status="Current"} 1`,
+      ).join('\n'),
     }),
   };
 }
 
 /** A raw GET, so the answer's bytes are seen as sent (fetch would decompress them). */
-function rawGet(url: string, headers: Record<string, string>): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     request(url, { headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -49,14 +56,23 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ headers
 async function serve(reader: FleetStateReader): Promise<string> {
   const metrics = createMetrics();
   registerFleetMetrics(metrics, reader);
-  server = createHttpServer({ host: '127.0.0.1', port: 0, log, readiness: {}, metrics: createMetricsHandler({ metrics, log }), guard: createRequestGuard({ loopbackBind: true, allowedHosts: [], allowedOrigins: [] }) });
+  server = createHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    log,
+    readiness: {},
+    metrics: createMetricsHandler({ metrics, log }),
+    guard: createRequestGuard({ loopbackBind: true, allowedHosts: [], allowedOrigins: [] }),
+  });
   await server.listen();
   return `${server.url}/metrics`;
 }
 
 describe('/metrics over HTTP', () => {
   it('answers 503 with no error text when the fleet cannot be read', async () => {
-    const url = await serve(fleet(0, new Error('connect ECONNREFUSED db.internal:5432 user=phaselog password=hunter2')));
+    const url = await serve(
+      fleet(0, new Error('connect ECONNREFUSED db.internal:5432 user=phaselog password=hunter2')),
+    );
     const res = await fetch(url);
     expect(res.status).toBe(503);
     const body = await res.text();
@@ -68,7 +84,9 @@ describe('/metrics over HTTP', () => {
     const res = await fetch(url, { headers: { host: 'evil.example' } });
     expect(res.status).toBe(200);
     // The same Host elsewhere on the server is refused.
-    expect((await fetch(url.replace('/metrics', '/graphql'), { headers: { host: 'evil.example' } })).status).toBeGreaterThanOrEqual(400);
+    expect(
+      (await fetch(url.replace('/metrics', '/graphql'), { headers: { host: 'evil.example' } })).status,
+    ).toBeGreaterThanOrEqual(400);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(await res.text()).toContain('# TYPE phaselog_phase_status gauge');
     const head = await fetch(url, { method: 'HEAD' });
@@ -87,9 +105,11 @@ describe('/metrics over HTTP', () => {
     expect(gzipped.headers.vary).toBe('accept-encoding');
     expect(gzipped.body.length).toBeLessThan(plain.body.length / 5);
     // Same series once decompressed (process metrics' values move between two scrapes; the fleet's do not).
-    const fleetLines = (body: string) => body.split('\n').filter((l) => l.startsWith('phaselog_phase_') || l.startsWith('phaselog_cluster_'));
+    const fleetLines = (body: string) =>
+      body.split('\n').filter((l) => l.startsWith('phaselog_phase_') || l.startsWith('phaselog_cluster_'));
     expect(fleetLines(gunzipSync(gzipped.body).toString('utf8'))).toEqual(fleetLines(text));
     // A refusal of gzip (q=0) or an encoding phaselog does not speak gets plain text.
-    for (const refused of ['gzip;q=0', 'br', 'identity']) expect((await rawGet(url, { 'accept-encoding': refused })).headers['content-encoding']).toBeUndefined();
+    for (const refused of ['gzip;q=0', 'br', 'identity'])
+      expect((await rawGet(url, { 'accept-encoding': refused })).headers['content-encoding']).toBeUndefined();
   });
 });

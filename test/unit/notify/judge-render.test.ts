@@ -10,20 +10,53 @@ import { judgeChange, matchesRoute, releaseHeld, subjectOf, type NotifiableChang
 import { phaseUiUrl, renderRequest } from '../../../src/notify/render.ts';
 
 const base: NotifiableChange = {
-  seq: 42n, at: new Date('2026-11-26T10:00:00Z'), cluster: 'prod', clusterId: 1, phaseId: 7, phase: { sourceKind: 'cli-utils', namespace: 'shop', name: 'api' },
-  scope: 'phase', resourceKey: null, fromStatus: 'Current', toStatus: 'Failed', message: 'Deployment api: 1/2 ready', phaseLabels: { team: 'web' },
+  seq: 42n,
+  at: new Date('2026-11-26T10:00:00Z'),
+  cluster: 'prod',
+  clusterId: 1,
+  phaseId: 7,
+  phase: { sourceKind: 'cli-utils', namespace: 'shop', name: 'api' },
+  scope: 'phase',
+  resourceKey: null,
+  fromStatus: 'Current',
+  toStatus: 'Failed',
+  message: 'Deployment api: 1/2 ready',
+  phaseLabels: { team: 'web' },
 };
-const condition: NotifiableChange = { ...base, scope: 'condition' as NotifiableChange['scope'], conditionType: 'Ready', fromStatus: 'True', toStatus: 'False' };
-const clusterChange: NotifiableChange = { ...base, scope: 'cluster', phaseId: null, phase: null, fromStatus: 'Reachable', toStatus: 'Unreachable' };
+const condition: NotifiableChange = {
+  ...base,
+  scope: 'condition' as NotifiableChange['scope'],
+  conditionType: 'Ready',
+  fromStatus: 'True',
+  toStatus: 'False',
+};
+const clusterChange: NotifiableChange = {
+  ...base,
+  scope: 'cluster',
+  phaseId: null,
+  phase: null,
+  fromStatus: 'Reachable',
+  toStatus: 'Unreachable',
+};
 
 describe('matchesRoute', () => {
   it.each([
     ['a phase change, by default', {}, base, true],
-    ['not a resource change, by default', {}, { ...base, scope: 'resource' as const, resourceKey: 'apps/Deployment/shop/api' }, false],
+    [
+      'not a resource change, by default',
+      {},
+      { ...base, scope: 'resource' as const, resourceKey: 'apps/Deployment/shop/api' },
+      false,
+    ],
     ['a cluster change when asked for', { changes: ['cluster'] }, clusterChange, true],
     ['no cluster change under a namespace list', { changes: ['cluster'], namespaces: ['shop'] }, clusterChange, false],
     ['a condition change of a listed type', { changes: ['condition'], conditionTypes: ['Ready'] }, condition, true],
-    ['not a condition change of another type', { changes: ['condition'], conditionTypes: ['Stalled'] }, condition, false],
+    [
+      'not a condition change of another type',
+      { changes: ['condition'], conditionTypes: ['Stalled'] },
+      condition,
+      false,
+    ],
     ['a condition change by from/to', { changes: ['condition'], from: ['True'], to: ['False'] }, condition, true],
     ['the phase by its labels', { labels: { team: 'web' } }, base, true],
     ['not a phase without the label', { labels: { team: 'data' } }, base, false],
@@ -37,7 +70,14 @@ describe('matchesRoute', () => {
   });
 
   it('keeps subjects apart: a phase, its resources and its conditions flap separately', () => {
-    const subjects = new Set([base, { ...base, scope: 'resource' as const, resourceKey: 'apps/Deployment/shop/api' }, condition, { ...condition, conditionType: 'Stalled' }].map(subjectOf));
+    const subjects = new Set(
+      [
+        base,
+        { ...base, scope: 'resource' as const, resourceKey: 'apps/Deployment/shop/api' },
+        condition,
+        { ...condition, conditionType: 'Stalled' },
+      ].map(subjectOf),
+    );
     expect(subjects.size).toBe(4);
     expect(subjectOf({ ...base, seq: 43n, toStatus: 'Current' })).toBe(subjectOf(base));
   });
@@ -46,12 +86,42 @@ describe('matchesRoute', () => {
 describe('judgeChange and releaseHeld', () => {
   const flapping = { maxChanges: 3, window: 60_000 };
   it.each([
-    ['at once without minDuration', { minDuration: 0 }, { recentChanges: 9, previousFlapping: false }, { status: 'pending', kind: 'transition' }],
-    ['held with minDuration', { minDuration: 5000 }, { recentChanges: 0, previousFlapping: false }, { status: 'held', kind: 'transition' }],
-    ['within the limit', { minDuration: 0, flapping }, { recentChanges: 2, previousFlapping: false }, { status: 'pending', kind: 'transition' }],
-    ['over the limit: one summary', { minDuration: 5000, flapping }, { recentChanges: 3, previousFlapping: false }, { status: 'pending', kind: 'flapping', flapCount: 4 }],
-    ['still over the limit: held until the storm ends', { minDuration: 0, flapping }, { recentChanges: 7, previousFlapping: true }, { status: 'held', kind: 'transition', reason: 'flapping' }],
-    ['calm again after a storm', { minDuration: 0, flapping }, { recentChanges: 0, previousFlapping: true }, { status: 'pending', kind: 'transition' }],
+    [
+      'at once without minDuration',
+      { minDuration: 0 },
+      { recentChanges: 9, previousFlapping: false },
+      { status: 'pending', kind: 'transition' },
+    ],
+    [
+      'held with minDuration',
+      { minDuration: 5000 },
+      { recentChanges: 0, previousFlapping: false },
+      { status: 'held', kind: 'transition' },
+    ],
+    [
+      'within the limit',
+      { minDuration: 0, flapping },
+      { recentChanges: 2, previousFlapping: false },
+      { status: 'pending', kind: 'transition' },
+    ],
+    [
+      'over the limit: one summary',
+      { minDuration: 5000, flapping },
+      { recentChanges: 3, previousFlapping: false },
+      { status: 'pending', kind: 'flapping', flapCount: 4 },
+    ],
+    [
+      'still over the limit: held until the storm ends',
+      { minDuration: 0, flapping },
+      { recentChanges: 7, previousFlapping: true },
+      { status: 'held', kind: 'transition', reason: 'flapping' },
+    ],
+    [
+      'calm again after a storm',
+      { minDuration: 0, flapping },
+      { recentChanges: 0, previousFlapping: true },
+      { status: 'pending', kind: 'transition' },
+    ],
   ])('%s', (_what, route, past, verdict) => {
     expect(judgeChange(route, past)).toEqual(verdict);
   });
@@ -75,12 +145,20 @@ describe('renderRequest', () => {
     expect(a.headers['x-phaselog-delivery']).toBe('ops:42');
     expect(a.headers['x-phaselog-signature']).toBe(`sha256=${createHmac('sha256', 'k').update(a.body).digest('hex')}`);
     expect(b).toEqual(a);
-    expect(renderRequest({ type: 'slack' }, { route: 'ops', change: base, kind: 'transition' }, undefined).headers['x-phaselog-signature']).toBeUndefined();
+    expect(
+      renderRequest({ type: 'slack' }, { route: 'ops', change: base, kind: 'transition' }, undefined).headers[
+        'x-phaselog-signature'
+      ],
+    ).toBeUndefined();
   });
 
   it("links to the phase's page, names escaped, whatever the base URL's trailing slash", () => {
     const phase = { cluster: 'arn:aws:eks:eu/x', namespace: 'shop', name: 'api v2' };
-    expect(phaseUiUrl('https://ui.example.com/', phase, phase.cluster)).toBe('https://ui.example.com/phases/arn%3Aaws%3Aeks%3Aeu%2Fx/shop/api%20v2');
-    expect(phaseUiUrl('https://ui.example.com/phaselog', phase, phase.cluster)).toBe('https://ui.example.com/phaselog/phases/arn%3Aaws%3Aeks%3Aeu%2Fx/shop/api%20v2');
+    expect(phaseUiUrl('https://ui.example.com/', phase, phase.cluster)).toBe(
+      'https://ui.example.com/phases/arn%3Aaws%3Aeks%3Aeu%2Fx/shop/api%20v2',
+    );
+    expect(phaseUiUrl('https://ui.example.com/phaselog', phase, phase.cluster)).toBe(
+      'https://ui.example.com/phaselog/phases/arn%3Aaws%3Aeks%3Aeu%2Fx/shop/api%20v2',
+    );
   });
 });

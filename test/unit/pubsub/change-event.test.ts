@@ -39,7 +39,15 @@ describe('the change event', () => {
 
   it('decodes to the change it encodes, a seq beyond 2^53 included', () => {
     expect(decodeChangeEvent(encodeChangeEvent(change))).toEqual(change);
-    const reachability: StatusChange = { ...change, phaseId: null, phase: null, scope: 'cluster', resourceKey: null, fromStatus: null, toStatus: 'Reachable' };
+    const reachability: StatusChange = {
+      ...change,
+      phaseId: null,
+      phase: null,
+      scope: 'cluster',
+      resourceKey: null,
+      fromStatus: null,
+      toStatus: 'Reachable',
+    };
     expect(decodeChangeEvent(encodeChangeEvent(reachability))).toEqual(reachability);
   });
 

@@ -7,9 +7,15 @@ import { m, MINUTE, T0 } from '../../fixtures/reports/histories.ts';
 
 /** Consecutive pieces laid out from `start` minutes: a gap, then an interval of `length` minutes. */
 const pieces = <T>(value: fc.Arbitrary<T>) =>
-  fc.array(fc.record({ value, gap: fc.integer({ min: 0, max: 90 }), length: fc.integer({ min: 0, max: 300 }) }), { maxLength: 12 });
+  fc.array(fc.record({ value, gap: fc.integer({ min: 0, max: 90 }), length: fc.integer({ min: 0, max: 300 }) }), {
+    maxLength: 12,
+  });
 
-function layOut<T>(start: number, list: { value: T; gap: number; length: number }[], lastOpen: boolean): { value: T; from: number; to: number | null }[] {
+function layOut<T>(
+  start: number,
+  list: { value: T; gap: number; length: number }[],
+  lastOpen: boolean,
+): { value: T; from: number; to: number | null }[] {
   let at = start;
   return list.map((piece, index) => {
     const from = at + piece.gap;
@@ -36,12 +42,31 @@ describe('audit maths agrees with a minute-by-minute count on random whole-minut
         const statusPieces = layOut(h.statusStart, h.statuses, h.statusOpen);
         const reachPieces = layOut(h.reachStart, h.reach, h.reachOpen);
         const rangeTo = h.rangeFrom + h.rangeLength;
-        const statusIntervals: StatusInterval[] = statusPieces.map((p) => ({ status: p.value.status, stale: p.value.stale, from: m(p.from), to: p.to === null ? null : m(p.to) }));
-        const reachability: ReachabilityInterval[] = reachPieces.map((p) => ({ reachable: p.value, from: m(p.from), to: p.to === null ? null : m(p.to) }));
+        const statusIntervals: StatusInterval[] = statusPieces.map((p) => ({
+          status: p.value.status,
+          stale: p.value.stale,
+          from: m(p.from),
+          to: p.to === null ? null : m(p.to),
+        }));
+        const reachability: ReachabilityInterval[] = reachPieces.map((p) => ({
+          reachable: p.value,
+          from: m(p.from),
+          to: p.to === null ? null : m(p.to),
+        }));
         const input: AuditInput = {
           range: { from: m(h.rangeFrom), to: m(rangeTo) },
           clusters: [{ name: 'prod', reachability }],
-          phases: [{ id: 'p', cluster: 'prod', namespace: 'shop', name: 'web', source: 'flux', statusIntervals, manifestChanges: [] }],
+          phases: [
+            {
+              id: 'p',
+              cluster: 'prod',
+              namespace: 'shop',
+              name: 'web',
+              source: 'flux',
+              statusIntervals,
+              manifestChanges: [],
+            },
+          ],
         };
         const audit = computeAuditReport(input).phases[0];
         if (audit === undefined) throw new Error('no phase');
@@ -60,12 +85,20 @@ describe('audit maths agrees with a minute-by-minute count on random whole-minut
         }
         const nonEmpty = statusPieces.filter((p) => p.to === null || p.to > p.from).filter((p) => p.from < rangeTo);
         const inRange = (at: number) => at >= h.rangeFrom && at < rangeTo;
-        const changes = nonEmpty.filter((p, i) => i > 0 && nonEmpty[i - 1]?.value.status !== p.value.status && inRange(p.from)).length;
-        const failures = nonEmpty.filter((p, i) => p.value.status === 'Failed' && nonEmpty[i - 1]?.value.status !== 'Failed' && inRange(p.from)).length;
+        const changes = nonEmpty.filter(
+          (p, i) => i > 0 && nonEmpty[i - 1]?.value.status !== p.value.status && inRange(p.from),
+        ).length;
+        const failures = nonEmpty.filter(
+          (p, i) => p.value.status === 'Failed' && nonEmpty[i - 1]?.value.status !== 'Failed' && inRange(p.from),
+        ).length;
         const reachableObserved = Object.values(time).reduce((a, b) => a + b, 0);
 
         expect(audit.timeInStatus).toEqual(time);
-        expect([audit.unreachableMs, audit.unobservedMs, audit.observedMs]).toEqual([unreachable, unobserved, reachableObserved + unreachable]);
+        expect([audit.unreachableMs, audit.unobservedMs, audit.observedMs]).toEqual([
+          unreachable,
+          unobserved,
+          reachableObserved + unreachable,
+        ]);
         expect(audit.availability).toBe(reachableObserved > 0 ? (100 * time.Current) / reachableObserved : null);
         expect([audit.statusChanges, audit.failures]).toEqual([changes, failures]);
         for (const incident of audit.recovery.incidents) {
@@ -77,7 +110,9 @@ describe('audit maths agrees with a minute-by-minute count on random whole-minut
         expect(audit.restore.restores.length).toBeLessThanOrEqual(audit.failures);
         for (const restore of audit.restore.restores) {
           expect(audit.failureTimes.map((at) => at.getTime())).toContain(restore.failedAt.getTime());
-          const holding = audit.recovery.incidents.find((incident) => incident.from <= restore.failedAt && (incident.to === null || restore.failedAt < incident.to));
+          const holding = audit.recovery.incidents.find(
+            (incident) => incident.from <= restore.failedAt && (incident.to === null || restore.failedAt < incident.to),
+          );
           if (holding !== undefined) {
             expect(restore.restoredAt?.getTime() ?? null).toBe(holding.to?.getTime() ?? null);
             expect(restore.durationMs).toBeLessThanOrEqual(holding.durationMs);

@@ -6,10 +6,30 @@ const labels = (from: number, to: number, maxTicks = 9) => timeAxisTicks(from, t
 
 describe('timeAxisTicks: round UTC steps a person reads at a glance', () => {
   it.each<[string, number, number, string[]]>([
-    ['an hour gets a tick every 10 minutes', T0, T0 + HOUR, ['10-01 00:00', '00:10', '00:20', '00:30', '00:40', '00:50', '01:00']],
-    ['a range off the grid starts at the first round time inside it, with its date', T0 + 7 * MINUTE, T0 + 52 * MINUTE, ['10-01 00:10', '00:20', '00:30', '00:40', '00:50']],
-    ['a day gets a tick every 3 hours, the date again at midnight', T0, T0 + 24 * HOUR, ['10-01 00:00', '03:00', '06:00', '09:00', '12:00', '15:00', '18:00', '21:00', '10-02 00:00']],
-    ['a week gets a tick a day, labelled by date', T0, T0 + 7 * 24 * HOUR, ['10-01', '10-02', '10-03', '10-04', '10-05', '10-06', '10-07', '10-08']],
+    [
+      'an hour gets a tick every 10 minutes',
+      T0,
+      T0 + HOUR,
+      ['10-01 00:00', '00:10', '00:20', '00:30', '00:40', '00:50', '01:00'],
+    ],
+    [
+      'a range off the grid starts at the first round time inside it, with its date',
+      T0 + 7 * MINUTE,
+      T0 + 52 * MINUTE,
+      ['10-01 00:10', '00:20', '00:30', '00:40', '00:50'],
+    ],
+    [
+      'a day gets a tick every 3 hours, the date again at midnight',
+      T0,
+      T0 + 24 * HOUR,
+      ['10-01 00:00', '03:00', '06:00', '09:00', '12:00', '15:00', '18:00', '21:00', '10-02 00:00'],
+    ],
+    [
+      'a week gets a tick a day, labelled by date',
+      T0,
+      T0 + 7 * 24 * HOUR,
+      ['10-01', '10-02', '10-03', '10-04', '10-05', '10-06', '10-07', '10-08'],
+    ],
   ])('%s', (_name, from, to, expected) => {
     expect(labels(from, to)).toEqual(expected);
   });

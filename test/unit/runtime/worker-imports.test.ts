@@ -21,7 +21,17 @@ interface StaticGraph {
 
 /** The files and packages `entry` reaches through static `import` statements only. */
 async function staticGraph(entry: string): Promise<StaticGraph> {
-  const result = await build({ entryPoints: [entry], absWorkingDir: ROOT, bundle: true, platform: 'node', format: 'esm', packages: 'external', metafile: true, write: false, logLevel: 'silent' });
+  const result = await build({
+    entryPoints: [entry],
+    absWorkingDir: ROOT,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    metafile: true,
+    write: false,
+    logLevel: 'silent',
+  });
   const inputs: Metafile['inputs'] = result.metafile.inputs;
   const files = new Set<string>();
   const packages = new Set<string>();
@@ -40,7 +50,7 @@ async function staticGraph(entry: string): Promise<StaticGraph> {
 }
 
 describe('a worker process', () => {
-  it('loads no Prisma client, no API module and not client-node\'s generated API before its workers run', async () => {
+  it("loads no Prisma client, no API module and not client-node's generated API before its workers run", async () => {
     const { files, packages } = await staticGraph('src/app.ts');
     // The graph is real: it reaches the workers and the stores they write with.
     expect(files).toContain('workers/start-workers.ts');
@@ -48,10 +58,14 @@ describe('a worker process', () => {
     expect(packages).toContain('bullmq');
 
     // (src/ui/paths.ts, the UI's URL paths that notifications link to, is not the UI.)
-    const apiOrPrisma = (f: string) => /^src\/(generated\/prisma|graphql|demo)\//.test(f) || ['src/store/prisma.ts', 'src/serve-api.ts', 'src/ui/serve.ts', 'src/ui/bundle.ts'].includes(f);
+    const apiOrPrisma = (f: string) =>
+      /^src\/(generated\/prisma|graphql|demo)\//.test(f) ||
+      ['src/store/prisma.ts', 'src/serve-api.ts', 'src/ui/serve.ts', 'src/ui/bundle.ts'].includes(f);
     expect([...files].filter(apiOrPrisma)).toEqual([]);
     expect([...packages].filter((p) => /^@prisma\/client|^@apollo\/|^graphql|^ws$/.test(p))).toEqual([]);
-    expect([...packages].filter((p) => p.startsWith('@kubernetes/client-node'))).toEqual(['@kubernetes/client-node/dist/config.js']);
+    expect([...packages].filter((p) => p.startsWith('@kubernetes/client-node'))).toEqual([
+      '@kubernetes/client-node/dist/config.js',
+    ]);
   });
 
   it('is told apart from a process that serves the API, whose modules are loaded on demand', async () => {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ObservationMemos, type ObjectVersion } from '../../../src/snapshot/memos.ts';
 
-const at = (version: string, extra: Partial<ObjectVersion> = {}): ObjectVersion => ({ cluster: 'prod', object: 'uid-1', version, redaction: 'default', ...extra });
+const at = (version: string, extra: Partial<ObjectVersion> = {}): ObjectVersion => ({
+  cluster: 'prod',
+  object: 'uid-1',
+  version,
+  redaction: 'default',
+  ...extra,
+});
 
 describe('revision digests a worker remembers of listed objects', () => {
   it('serve only the version, cluster and redaction they were made for', () => {
@@ -35,7 +41,6 @@ describe('revision digests a worker remembers of listed objects', () => {
     expect(memos.listedDigest(at('1', { object: 'b', cluster: 'staging' }))).toBeUndefined();
     expect(memos.listedDigest(at('1', { object: 'c' }))).toBe('c1');
   });
-
 });
 
 describe('manifest hashes a worker remembers', () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateStatus, augmentConditions, computeStatus, readIntField, readStringField } from '../../../src/status/index.ts';
+import {
+  aggregateStatus,
+  augmentConditions,
+  computeStatus,
+  readIntField,
+  readStringField,
+} from '../../../src/status/index.ts';
 import type { ResourceStatus } from '../../../src/status/index.ts';
 import { fillTimes, loadAggregatorCases, loadCases, NOW } from './fixtures.ts';
 
@@ -14,18 +20,21 @@ describe('kstatus Compute conformance (cli-utils status tests)', () => {
     expect(computeCases).toHaveLength(58);
   });
 
-  it.each(computeCases.map((c) => [c.name, c] as const))('%s gives the upstream status, conditions and message', (_name, c) => {
-    const result = computeStatus(c.object, { now: NOW });
-    expect(result.status).toBe(c.expectedStatus);
-    expect(result.message).toBe(c.derivedMessage);
-    expect(result.conditions).toEqual(c.derivedConditions);
-    for (const expected of c.expectedConditions ?? []) {
-      expect(result.conditions).toContainEqual(expect.objectContaining(expected));
-    }
-    for (const absent of c.absentConditionTypes ?? []) {
-      expect(result.conditions.map((x) => x.type)).not.toContain(absent);
-    }
-  });
+  it.each(computeCases.map((c) => [c.name, c] as const))(
+    '%s gives the upstream status, conditions and message',
+    (_name, c) => {
+      const result = computeStatus(c.object, { now: NOW });
+      expect(result.status).toBe(c.expectedStatus);
+      expect(result.message).toBe(c.derivedMessage);
+      expect(result.conditions).toEqual(c.derivedConditions);
+      for (const expected of c.expectedConditions ?? []) {
+        expect(result.conditions).toContainEqual(expect.objectContaining(expected));
+      }
+      for (const absent of c.absentConditionTypes ?? []) {
+        expect(result.conditions.map((x) => x.type)).not.toContain(absent);
+      }
+    },
+  );
 });
 
 describe('kstatus Augment conformance', () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateStatus, computeStatus, notFoundStatus, summarizePhase, unknownStatus } from '../../../src/status/index.ts';
+import {
+  aggregateStatus,
+  computeStatus,
+  notFoundStatus,
+  summarizePhase,
+  unknownStatus,
+} from '../../../src/status/index.ts';
 import type { PhaseCondition, PhaseMember, ResourceStatus } from '../../../src/status/index.ts';
 import { fixture, patched } from './fixtures.ts';
 
@@ -10,12 +16,29 @@ function ref(kind: string, name: string, namespace = 'shop', group = ''): PhaseM
   return { group, kind, namespace, name };
 }
 
-const current: PhaseMember = { ref: ref('ConfigMap', 'web-config'), ...computeStatus(fixture('configmap'), { now: NOW }) };
-const progressing: PhaseMember = { ref: ref('Deployment', 'web', 'shop', 'apps'), ...computeStatus(patched('deployment', { status: { readyReplicas: 1 } }), { now: NOW }) };
-const failing: PhaseMember = { ref: ref('Job', 'migrate', 'shop', 'batch'), ...computeStatus(patched('job', { status: { failed: 1, conditions: [{ type: 'Failed', status: 'True' }] } }), { now: NOW }) };
+const current: PhaseMember = {
+  ref: ref('ConfigMap', 'web-config'),
+  ...computeStatus(fixture('configmap'), { now: NOW }),
+};
+const progressing: PhaseMember = {
+  ref: ref('Deployment', 'web', 'shop', 'apps'),
+  ...computeStatus(patched('deployment', { status: { readyReplicas: 1 } }), { now: NOW }),
+};
+const failing: PhaseMember = {
+  ref: ref('Job', 'migrate', 'shop', 'batch'),
+  ...computeStatus(patched('job', { status: { failed: 1, conditions: [{ type: 'Failed', status: 'True' }] } }), {
+    now: NOW,
+  }),
+};
 const missing: PhaseMember = { ref: ref('Service', 'web'), ...notFoundStatus() };
-const forbidden: PhaseMember = { ref: ref('Secret', 'web-tls'), ...unknownStatus('FORBIDDEN', 'secrets "web-tls" is forbidden') };
-const terminating: PhaseMember = { ref: ref('Namespace', 'old', ''), ...computeStatus(patched('namespace', { metadata: { deletionTimestamp: '2026-03-01T11:00:00Z' } }), { now: NOW }) };
+const forbidden: PhaseMember = {
+  ref: ref('Secret', 'web-tls'),
+  ...unknownStatus('FORBIDDEN', 'secrets "web-tls" is forbidden'),
+};
+const terminating: PhaseMember = {
+  ref: ref('Namespace', 'old', ''),
+  ...computeStatus(patched('namespace', { metadata: { deletionTimestamp: '2026-03-01T11:00:00Z' } }), { now: NOW }),
+};
 
 describe('aggregateStatus beyond the upstream cases', () => {
   it.each([
@@ -51,8 +74,14 @@ describe('summarizePhase', () => {
   it('is Failed while a check with affectsStatus is False, that check leading the message and Stalled true', () => {
     const summary = summarizePhase([current, progressing], { now: NOW, failedBy: ['health is False: HTTP 503'] });
     expect(summary.status).toBe('Failed');
-    expect(summary.message).toBe('health is False: HTTP 503 (resources: 1 of 2 resources not Current: Deployment shop/web is InProgress: Ready: 1/3)');
-    expect(summary.conditions.map((c) => [c.type, c.status])).toEqual([['Ready', 'False'], ['Reconciling', 'False'], ['Stalled', 'True']]);
+    expect(summary.message).toBe(
+      'health is False: HTTP 503 (resources: 1 of 2 resources not Current: Deployment shop/web is InProgress: Ready: 1/3)',
+    );
+    expect(summary.conditions.map((c) => [c.type, c.status])).toEqual([
+      ['Ready', 'False'],
+      ['Reconciling', 'False'],
+      ['Stalled', 'True'],
+    ]);
     // The resources' own picture is kept: counts and the worst member.
     expect(summary.counts.InProgress).toBe(1);
     expect(summary.mostImportant?.ref).toEqual(progressing.ref);
@@ -78,9 +107,27 @@ describe('summarizePhase', () => {
     expect(summary.status).toBe('Current');
     expect(summary.mostImportant).toBeUndefined();
     expect(summary.conditions).toEqual([
-      { type: 'Ready', status: 'True', reason: 'Current', message: 'All 2 resources are Current', lastTransitionTime: '2026-03-01T12:00:00Z' },
-      { type: 'Reconciling', status: 'False', reason: 'Current', message: 'All 2 resources are Current', lastTransitionTime: '2026-03-01T12:00:00Z' },
-      { type: 'Stalled', status: 'False', reason: 'Current', message: 'All 2 resources are Current', lastTransitionTime: '2026-03-01T12:00:00Z' },
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Current',
+        message: 'All 2 resources are Current',
+        lastTransitionTime: '2026-03-01T12:00:00Z',
+      },
+      {
+        type: 'Reconciling',
+        status: 'False',
+        reason: 'Current',
+        message: 'All 2 resources are Current',
+        lastTransitionTime: '2026-03-01T12:00:00Z',
+      },
+      {
+        type: 'Stalled',
+        status: 'False',
+        reason: 'Current',
+        message: 'All 2 resources are Current',
+        lastTransitionTime: '2026-03-01T12:00:00Z',
+      },
     ]);
   });
 
@@ -105,17 +152,30 @@ describe('summarizePhase', () => {
     expect(byType(second.conditions, 'Ready')?.lastTransitionTime).toBe('2026-03-01T12:00:00Z');
     expect(byType(second.conditions, 'Reconciling')?.lastTransitionTime).toBe('2026-03-01T12:05:00Z');
     expect(byType(second.conditions, 'Stalled')?.lastTransitionTime).toBe('2026-03-01T12:05:00Z');
-    expect(byType(second.conditions, 'Ready')?.message).toBe('1 of 2 resources not Current: Job shop/migrate is Failed: Job Failed. failed: 1/1');
+    expect(byType(second.conditions, 'Ready')?.message).toBe(
+      '1 of 2 resources not Current: Job shop/migrate is Failed: Job Failed. failed: 1/1',
+    );
   });
 
   it('treats an empty phase as Ready, like the kstatus aggregate', () => {
     const summary = summarizePhase([], { now: NOW });
-    expect([summary.status, summary.message, summary.conditions[0]?.status]).toEqual(['Current', 'Phase has no resources', 'True']);
+    expect([summary.status, summary.message, summary.conditions[0]?.status]).toEqual([
+      'Current',
+      'Phase has no resources',
+      'True',
+    ]);
   });
 
   it('can wait for a deletion with desired NotFound', () => {
-    const summary = summarizePhase([missing, { ...missing, ref: ref('ConfigMap', 'gone') }], { now: NOW, desired: 'NotFound' });
-    expect([summary.status, summary.message, summary.conditions[0]?.status]).toEqual(['NotFound', 'All 2 resources are NotFound', 'True']);
+    const summary = summarizePhase([missing, { ...missing, ref: ref('ConfigMap', 'gone') }], {
+      now: NOW,
+      desired: 'NotFound',
+    });
+    expect([summary.status, summary.message, summary.conditions[0]?.status]).toEqual([
+      'NotFound',
+      'All 2 resources are NotFound',
+      'True',
+    ]);
   });
 
   it('counts a status outside the six as Unknown instead of dropping it', () => {

@@ -6,20 +6,60 @@ import { fixture } from './fixtures.ts';
 import type { ObjectName } from './fixtures.ts';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
-const NAMES: ObjectName[] = ['deployment', 'statefulset', 'daemonset', 'replicaset', 'pod', 'pvc', 'service', 'job', 'cronjob', 'pdb', 'crd', 'configmap', 'secret', 'kustomization', 'namespace'];
+const NAMES: ObjectName[] = [
+  'deployment',
+  'statefulset',
+  'daemonset',
+  'replicaset',
+  'pod',
+  'pvc',
+  'service',
+  'job',
+  'cronjob',
+  'pdb',
+  'crd',
+  'configmap',
+  'secret',
+  'kustomization',
+  'namespace',
+];
 const BASES = NAMES.map((name) => JSON.stringify(fixture(name)));
 
 /** Paths kstatus reads, so mutations land where they matter. */
 const PATHS: readonly (readonly (string | number)[])[] = [
-  ['apiVersion'], ['kind'], ['metadata'], ['metadata', 'deletionTimestamp'], ['metadata', 'generation'],
-  ['metadata', 'creationTimestamp'], ['metadata', 'labels'], ['spec'], ['spec', 'replicas'], ['spec', 'selector'],
-  ['spec', 'selector', 'matchLabels'], ['spec', 'selector', 'matchExpressions'], ['spec', 'updateStrategy'],
-  ['spec', 'updateStrategy', 'rollingUpdate', 'partition'], ['spec', 'progressDeadlineSeconds'], ['spec', 'type'],
-  ['spec', 'completions'], ['spec', 'suspend'], ['status'], ['status', 'observedGeneration'], ['status', 'conditions'],
-  ['status', 'conditions', 0], ['status', 'conditions', 0, 'type'], ['status', 'conditions', 0, 'status'],
-  ['status', 'conditions', 1, 'reason'], ['status', 'phase'], ['status', 'replicas'], ['status', 'readyReplicas'],
-  ['status', 'containerStatuses'], ['status', 'containerStatuses', 0, 'state'],
-  ['status', 'containerStatuses', 0, 'state', 'waiting'], ['status', 'desiredNumberScheduled'], ['status', 'startTime'],
+  ['apiVersion'],
+  ['kind'],
+  ['metadata'],
+  ['metadata', 'deletionTimestamp'],
+  ['metadata', 'generation'],
+  ['metadata', 'creationTimestamp'],
+  ['metadata', 'labels'],
+  ['spec'],
+  ['spec', 'replicas'],
+  ['spec', 'selector'],
+  ['spec', 'selector', 'matchLabels'],
+  ['spec', 'selector', 'matchExpressions'],
+  ['spec', 'updateStrategy'],
+  ['spec', 'updateStrategy', 'rollingUpdate', 'partition'],
+  ['spec', 'progressDeadlineSeconds'],
+  ['spec', 'type'],
+  ['spec', 'completions'],
+  ['spec', 'suspend'],
+  ['status'],
+  ['status', 'observedGeneration'],
+  ['status', 'conditions'],
+  ['status', 'conditions', 0],
+  ['status', 'conditions', 0, 'type'],
+  ['status', 'conditions', 0, 'status'],
+  ['status', 'conditions', 1, 'reason'],
+  ['status', 'phase'],
+  ['status', 'replicas'],
+  ['status', 'readyReplicas'],
+  ['status', 'containerStatuses'],
+  ['status', 'containerStatuses', 0, 'state'],
+  ['status', 'containerStatuses', 0, 'state', 'waiting'],
+  ['status', 'desiredNumberScheduled'],
+  ['status', 'startTime'],
 ];
 
 function nest(depth: number, asArray: boolean): unknown {
@@ -30,14 +70,42 @@ function nest(depth: number, asArray: boolean): unknown {
 
 /** Values that do not belong where kstatus reads: wrong types, odd numbers, deep nesting. */
 const nasty: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(null, undefined, true, false, '', 'True', 'Unknown', 'Running', 'Pending', 'CrashLoopBackOff', 'LoadBalancer', 'OnDelete', 0, -1, 1, 2147483647),
+  fc.constantFrom(
+    null,
+    undefined,
+    true,
+    false,
+    '',
+    'True',
+    'Unknown',
+    'Running',
+    'Pending',
+    'CrashLoopBackOff',
+    'LoadBalancer',
+    'OnDelete',
+    0,
+    -1,
+    1,
+    2147483647,
+  ),
   fc.double(),
   fc.integer(),
   fc.constantFrom(1e300, -1e300, 2 ** 53 + 2, 0.5, Number.NaN, Number.POSITIVE_INFINITY, -0),
   fc.string(),
   fc.jsonValue({ maxDepth: 3 }),
   fc.integer({ min: 1, max: 1500 }).chain((depth) => fc.boolean().map((asArray) => nest(depth, asArray))),
-  fc.array(fc.record({ type: fc.constantFrom('Ready', 'Reconciling', 'Stalled', 'Available', 'Progressing', 'PodScheduled'), status: fc.constantFrom('True', 'False', 'Unknown', 'Maybe'), reason: fc.string(), message: fc.string() }, { requiredKeys: [] }), { maxLength: 4 }),
+  fc.array(
+    fc.record(
+      {
+        type: fc.constantFrom('Ready', 'Reconciling', 'Stalled', 'Available', 'Progressing', 'PodScheduled'),
+        status: fc.constantFrom('True', 'False', 'Unknown', 'Maybe'),
+        reason: fc.string(),
+        message: fc.string(),
+      },
+      { requiredKeys: [] },
+    ),
+    { maxLength: 4 },
+  ),
 );
 
 function setPath(target: Record<string, unknown>, path: readonly (string | number)[], value: unknown): void {
@@ -46,14 +114,19 @@ function setPath(target: Record<string, unknown>, path: readonly (string | numbe
     if (typeof node !== 'object' || node === null) return;
     const container = node as Record<string | number, unknown>;
     const key = path[i] as string | number;
-    if (typeof container[key] !== 'object' || container[key] === null) container[key] = typeof path[i + 1] === 'number' ? [] : {};
+    if (typeof container[key] !== 'object' || container[key] === null)
+      container[key] = typeof path[i + 1] === 'number' ? [] : {};
     node = container[key];
   }
-  if (typeof node === 'object' && node !== null) (node as Record<string | number, unknown>)[path[path.length - 1] as string | number] = value;
+  if (typeof node === 'object' && node !== null)
+    (node as Record<string | number, unknown>)[path[path.length - 1] as string | number] = value;
 }
 
 const mutatedObject = fc
-  .tuple(fc.nat({ max: BASES.length - 1 }), fc.array(fc.tuple(fc.constantFrom(...PATHS), nasty), { minLength: 1, maxLength: 4 }))
+  .tuple(
+    fc.nat({ max: BASES.length - 1 }),
+    fc.array(fc.tuple(fc.constantFrom(...PATHS), nasty), { minLength: 1, maxLength: 4 }),
+  )
   .map(([index, mutations]) => {
     const object = JSON.parse(BASES[index] ?? '{}') as Record<string, unknown>;
     for (const [path, value] of mutations) setPath(object, path, value);
@@ -72,8 +145,10 @@ function findProblem(result: StatusResult): string | undefined {
   if (wanted === '' && result.conditions.length > 0) return `${result.status} with conditions`;
   if (wanted !== undefined && wanted !== '') {
     const [only, extra] = result.conditions;
-    if (only === undefined || extra !== undefined || only.type !== wanted || only.status !== 'True') return `${result.status} without exactly one ${wanted}=True`;
-    if (typeof only.reason !== 'string' || typeof only.message !== 'string') return 'condition reason/message not strings';
+    if (only === undefined || extra !== undefined || only.type !== wanted || only.status !== 'True')
+      return `${result.status} without exactly one ${wanted}=True`;
+    if (typeof only.reason !== 'string' || typeof only.message !== 'string')
+      return 'condition reason/message not strings';
   }
   return undefined;
 }
@@ -114,7 +189,10 @@ describe('computeStatus never throws', () => {
   it('summarises any mix of results with counts that add up', () => {
     fc.assert(
       fc.property(fc.array(mutatedObject, { maxLength: 8 }), (objects) => {
-        const members = objects.map((o, i) => ({ ref: { group: '', kind: 'X', namespace: 'ns', name: `m${i}` }, ...computeStatus(o, { now: NOW }) }));
+        const members = objects.map((o, i) => ({
+          ref: { group: '', kind: 'X', namespace: 'ns', name: `m${i}` },
+          ...computeStatus(o, { now: NOW }),
+        }));
         const summary = summarizePhase(members, { now: NOW });
         expect(Object.values(summary.counts).reduce((a, b) => a + b, 0)).toBe(members.length);
         expect(summary.conditions.map((c) => c.type)).toEqual(['Ready', 'Reconciling', 'Stalled']);

@@ -35,7 +35,10 @@ describe('the web UI bundle', () => {
   it('is bundled when missing, with hashed asset names, and again only when a source is newer', async () => {
     expect(isUiBundleStale(paths)).toBe(true);
     const bundle = await bundleUi(paths);
-    expect(bundle.assets).toEqual([expect.stringMatching(/^app-[A-Z0-9]+\.js$/), expect.stringMatching(/^app-[A-Z0-9]+\.css$/)]);
+    expect(bundle.assets).toEqual([
+      expect.stringMatching(/^app-[A-Z0-9]+\.js$/),
+      expect.stringMatching(/^app-[A-Z0-9]+\.css$/),
+    ]);
     expect(bundle.scriptGzipBytes).toBeGreaterThan(0);
     expect(isUiBundleStale(paths)).toBe(false);
     expect(await ensureUiBundle(paths)).toBe(false);
@@ -49,7 +52,13 @@ describe('the web UI bundle', () => {
 
   it('answers the app for its routes and deep links, its assets cached for good, and a 404 elsewhere', async () => {
     const { assets } = await bundleUi(paths);
-    for (const route of ['/', '/clusters', '/reports?from=1h', '/phases/prod/shop/api?at=2026-11-20T14:03:12Z', '/ui/anything']) {
+    for (const route of [
+      '/',
+      '/clusters',
+      '/reports?from=1h',
+      '/phases/prod/shop/api?at=2026-11-20T14:03:12Z',
+      '/ui/anything',
+    ]) {
       const response = await fetch(http.url + route);
       expect(response.status, route).toBe(200);
       expect(response.headers.get('content-type')).toContain('text/html');
