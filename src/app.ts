@@ -3,6 +3,7 @@
  * `close()` that stops it all in reverse (HTTP and WebSocket first, then workers, then the database
  * and Redis, then any embedded servers).
  */
+import { HOLDER_SOURCES } from './inventory/holder.ts';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { groupDeclaredPhases, ownerKindsOf } from './declared-phases.ts';
@@ -183,6 +184,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
           redaction: { dropAnnotations: config.history.redactAnnotations },
           declared: groupDeclaredPhases(config.phases),
           owners,
+          ignoreHolderVerdicts: new Set(HOLDER_SOURCES.filter((source) => !config.snapshot.holderVerdicts[source])),
         },
         ...(config.worker.id !== undefined ? { workerId: config.worker.id } : {}),
         ownership: { heartbeatMs: config.worker.heartbeat, leaseMs: config.worker.lease },

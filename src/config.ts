@@ -201,8 +201,28 @@ export const configSchema = z.strictObject({
       watchBackoffMax: durationSchema
         .pipe(z.number().max(300_000, 'at most 5m: a longer wait leaves watches down long after the API is back'))
         .default(5_000),
+      /**
+       * Whether each inventory holder's own verdict (a Kustomization's Ready, an Application's
+       * health, the applier's actuation, an owner's readiness) joins its phases' statuses. Set a
+       * source to false for the members-only (kstatus) view; its conditions are recorded either way.
+       */
+      holderVerdicts: z
+        .strictObject({
+          flux: booleanString.default(true),
+          argocd: booleanString.default(true),
+          kpt: booleanString.default(true),
+          owner: booleanString.default(true),
+        })
+        .default({ flux: true, argocd: true, kpt: true, owner: true }),
     })
-    .default({ interval: 30_000, live: true, liveDebounce: 25, keepState: true, watchBackoffMax: 5_000 }),
+    .default({
+      interval: 30_000,
+      live: true,
+      liveDebounce: 25,
+      keepState: true,
+      watchBackoffMax: 5_000,
+      holderVerdicts: { flux: true, argocd: true, kpt: true, owner: true },
+    }),
   /** What is dropped from stored object revisions, besides Secret data and last-applied-configuration. */
   history: z
     .strictObject({ redactAnnotations: z.array(z.string().min(1)).default([]) })

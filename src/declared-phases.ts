@@ -71,6 +71,11 @@ export const ownerPhaseKindSchema = z
     kind: groupKindSchema,
     /** Kinds whose objects join an owner's phase when their ownerReferences lead to it. */
     ownedKinds: z.array(groupKindSchema).min(1, 'name at least one owned kind (batch/Job, Pod, ...)'),
+    /** The owner's condition that says it is ready (recorded as `owner/<type>`). @default Ready */
+    readyCondition: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9._-]{0,62}$/, 'a condition type: a letter, then letters, digits, ".", "_" or "-"')
+      .default('Ready'),
   })
   .superRefine((entry, ctx) => {
     if (entry.ownedKinds.some((k) => k.group === entry.kind.group && k.kind === entry.kind.kind)) {

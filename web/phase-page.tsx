@@ -16,6 +16,9 @@ import { formatTime, staleText, StatusBadge, TimeAgo } from './status.tsx';
 import { Timeline, type TimelineInterval } from './timeline.tsx';
 import type { PhaseAnswer, StatusCounts } from '../src/graphql/answers.ts';
 
+/** Condition sources that are the object holding the inventory, not a check (src/inventory/holder.ts). */
+const HOLDER_SOURCES: ReadonlySet<string> = new Set(['flux', 'argocd', 'kpt', 'owner']);
+
 const WINDOWS: Record<string, number> = {
   '15m': 900_000,
   '1h': 3_600_000,
@@ -150,7 +153,13 @@ function Conditions({ conditions }: { conditions: Condition[] }) {
         {conditions.map((c) => (
           <tr key={c.type}>
             <td>{c.type}</td>
-            <td>{c.source === 'derived' ? 'derived' : `${c.source} check`}</td>
+            <td>
+              {c.source === 'derived'
+                ? 'derived'
+                : HOLDER_SOURCES.has(c.source)
+                  ? `${c.source} (inventory holder)`
+                  : `${c.source} check`}
+            </td>
             <td>
               {c.status}
               {c.stale ? <span className="muted"> (stale: its check has not run lately)</span> : null}

@@ -59,6 +59,7 @@ import { createClusterStore } from '../src/store/cluster-store.ts';
 import { createSnapshotStore } from '../src/store/snapshot-store.ts';
 import { createConditionStore } from '../src/store/condition-store.ts';
 import { createCelChecks } from '../src/services/run-cel-checks.ts';
+import { recordHolderConditions } from '../src/services/record-holder-conditions.ts';
 import type { CheckConfig } from '../src/checks/config.ts';
 import type { ClusterObservation } from '../src/history/types.ts';
 import { applyRetention, type RetentionPolicy } from '../src/store/retention.ts';
@@ -211,17 +212,16 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     publisher,
     log: log.child({ unit: 'snapshot' }),
     observe,
-    ...(celChecks
-      ? {
-          afterRecord: async (observation: ClusterObservation) => {
-            const changes = await celChecks.afterSnapshot(observation, config.snapshot.interval);
-            // A cel condition with affectsStatus that changed is folded in by the next snapshot: ask for it now.
-            if (changes.some((c) => c.conditionType != null && affectingCel.has(c.conditionType.split('/')[0] ?? '')))
-              snapshotSoon(observation.cluster);
-            return changes;
-          },
-        }
-      : {}),
+    afterRecord: async (observation: ClusterObservation) => {
+      // The holders' conditions first: their verdict is already in the phases' statuses.
+      const holders = await recordHolderConditions(conditionStore, observation, config.snapshot.interval);
+      if (celChecks === undefined) return holders;
+      const changes = await celChecks.afterSnapshot(observation, config.snapshot.interval);
+      // A cel condition with affectsStatus that changed is folded in by the next snapshot: ask for it now.
+      if (changes.some((c) => c.conditionType != null && affectingCel.has(c.conditionType.split('/')[0] ?? '')))
+        snapshotSoon(observation.cluster);
+      return [...holders, ...changes];
+    },
     ...(affecting.length > 0
       ? { falseConditions: (cluster: string) => conditionStore.falseConditions(cluster, affecting) }
       : {}),

@@ -2,6 +2,7 @@
  * The `checks` section of phaselog.yaml: integrators' checks, each producing one Kubernetes-style
  * condition (type = the check's name) on every phase it selects. One of `http`, `cel` or `webhook`.
  */
+import { HOLDER_SOURCES } from '../inventory/holder.ts';
 import { z } from 'zod';
 import { parseDuration } from '../duration.ts';
 import { templateVariables, TEMPLATE_VARIABLE } from './url-template.ts';
@@ -118,7 +119,11 @@ export const checkSchema = z
     name: z
       .string()
       .regex(/^[A-Za-z][A-Za-z0-9._-]{0,62}$/, 'a letter, then letters, digits, ".", "_" or "-" (at most 63)')
-      .refine((n) => !DERIVED_TYPES.has(n), 'Ready, Reconciling and Stalled are the derived conditions'),
+      .refine((n) => !DERIVED_TYPES.has(n), 'Ready, Reconciling and Stalled are the derived conditions')
+      .refine(
+        (n) => !(HOLDER_SOURCES as readonly string[]).includes(n),
+        'flux, argocd, kpt and owner name the conditions of the objects holding inventories (flux/Ready, ...)',
+      ),
     select: checkSelectorSchema,
     /** How often http and webhook checks run (cel checks run with each snapshot, at its interval). @default 30s */
     interval: duration(30_000),

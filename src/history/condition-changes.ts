@@ -9,8 +9,12 @@ export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
 export const CONDITION_STATUSES: readonly ConditionStatus[] = ['True', 'False', 'Unknown'];
 
-/** Which kind of check produced a condition. */
-export type CheckKind = 'http' | 'cel' | 'webhook';
+/**
+ * Which kind of check produced a condition: a check of phaselog.yaml (http, cel, webhook), or the
+ * object holding the phase's inventory (flux, argocd, kpt, owner: src/inventory/holder.ts), whose
+ * conditions are recorded with each snapshot like a check's run.
+ */
+export type CheckKind = 'http' | 'cel' | 'webhook' | 'flux' | 'argocd' | 'kpt' | 'owner';
 
 /** What one check run found for one phase. */
 export interface ConditionResult {

@@ -2,6 +2,7 @@
  * The history core's vocabulary: what one observation of a cluster saw, the intervals still open in
  * the store, and the plan that turns the one into writes against the other. Pure data.
  */
+import type { HolderReading } from '../inventory/holder.ts';
 import type { PhaseCondition } from '../status/phase-summary.ts';
 import type { CustomHealthDetail, Presence, ResourceStatus, StatusCondition } from '../status/types.ts';
 
@@ -91,6 +92,8 @@ export interface ObservedPhase {
   manifest: ObservedManifest;
   status: ObservedPhaseStatus;
   resources: ObservedResource[];
+  /** What the object holding the inventory says, recorded as the phase's `<source>/<Type>` conditions. */
+  holder?: HolderReading;
 }
 
 /** Why a cluster could not be read. */

@@ -14,6 +14,7 @@
  * (`group/Kind/namespace/name`).
  */
 import { buildPhase } from './build-phase.ts';
+import { readOwnerHolder } from './holder.ts';
 import { refKey } from './ref-key.ts';
 import { isRecord, readIdentity, readString, readStringMap } from './object-fields.ts';
 import type { GroupKind, InventoryError, ObjectRef, Phase } from './types.ts';
@@ -22,6 +23,8 @@ import type { GroupKind, InventoryError, ObjectRef, Phase } from './types.ts';
 export interface OwnerKindSpec {
   kind: GroupKind;
   ownedKinds: GroupKind[];
+  /** The owner's condition that says it is ready. @default 'Ready' */
+  readyCondition?: string;
 }
 
 /** What an owner phase is made from, beside the phase itself: the owner object. */
@@ -121,6 +124,12 @@ export function buildOwnerPhases(
         labels: {},
       },
       owner: { kind: { group: node.ref.group, kind: node.ref.kind }, ownedKinds: spec.ownedKinds },
+    });
+    const holder = `${node.ref.kind} ${node.ref.namespace === '' ? '' : `${node.ref.namespace}/`}${node.ref.name}`;
+    // The owner itself is the first member; every other member is a task it started.
+    phase.holder = readOwnerHolder(object, holder, {
+      readyCondition: spec.readyCondition ?? 'Ready',
+      tasks: members.length - 1,
     });
     return { phase, owner: object };
   });

@@ -4,7 +4,16 @@ import { INVENTORY_ID_LABEL, parseCliUtilsInventory } from './cli-utils.ts';
 import { parseConfigPhase } from './config-phase.ts';
 import { isFluxInventoryKind, parseFluxInventory } from './flux.ts';
 import { parseArgoApplication } from './argocd.ts';
-import { describeValue, isRecord, readIdentity } from './object-fields.ts';
+import { describeValue, isRecord, readIdentity, type JsonRecord } from './object-fields.ts';
+import {
+  readArgoHolder,
+  readCliUtilsHolder,
+  readFluxHolder,
+  readResourceGroupHolder,
+  type AppliedEntry,
+  type HolderReading,
+} from './holder.ts';
+import { refKey } from './ref-key.ts';
 import { parseResourceGroup } from './resource-group.ts';
 import { parseSelectorPhase } from './selector.ts';
 import type { EntryDetail, Phase, PhaseParseResult, PhaseSource } from './types.ts';
@@ -53,7 +62,40 @@ export function parseInventory(obj: unknown): PhaseParseResult {
         : `${identity.apiVersion || '(no apiVersion)'} ${identity.kind || '(no kind)'} ${identity.namespace}/${identity.name}`;
     return failParse('UNSUPPORTED_OBJECT', `not an inventory phaselog understands: ${what}`);
   }
-  return PARSERS[source](obj);
+  const parsed = PARSERS[source](obj);
+  if (parsed.ok) {
+    const holder = readHolder(source, obj, parsed.phase);
+    if (holder !== undefined) parsed.phase.holder = holder;
+  }
+  return parsed;
+}
+
+/** The entries of a phase with what the applier recorded of each. */
+export function appliedEntries(phase: Phase): AppliedEntry[] {
+  const details = phase.details;
+  return phase.entries.flatMap((ref) => {
+    const detail = details[refKey(ref)];
+    return detail === undefined ? [] : [{ ref, detail }];
+  });
+}
+
+/** What the object holding a phase's inventory says (see src/inventory/holder.ts). */
+function readHolder(source: PhaseSource, obj: JsonRecord, phase: Phase): HolderReading | undefined {
+  const identity = readIdentity(obj);
+  if (identity === undefined) return undefined;
+  const holder = `${identity.kind} ${identity.namespace === '' ? '' : `${identity.namespace}/`}${identity.name}`;
+  switch (source) {
+    case 'flux':
+      return readFluxHolder(obj, holder);
+    case 'argocd':
+      return readArgoHolder(obj, holder);
+    case 'resourcegroup':
+      return readResourceGroupHolder(obj, appliedEntries(phase), holder);
+    case 'cli-utils':
+      return readCliUtilsHolder(appliedEntries(phase), holder);
+    default:
+      return undefined;
+  }
 }
 
 /**
@@ -77,6 +119,12 @@ export function mergePhases(phases: readonly Phase[]): Phase[] {
       errors: [...seen.errors, ...phase.errors],
     });
     if (seen.inventoryRef !== undefined) combined.inventoryRef = seen.inventoryRef;
+    // The applier's verdict is over every merged object's entries.
+    const holder =
+      seen.holder !== undefined || phase.holder !== undefined
+        ? readCliUtilsHolder(appliedEntries(combined), seen.holder?.holder ?? phase.holder?.holder ?? combined.name)
+        : undefined;
+    if (holder !== undefined) combined.holder = holder;
     merged.set(key, combined);
   }
   return [...merged.values()];

@@ -1,3 +1,5 @@
+import type { HolderReading } from './holder.ts';
+
 /**
  * Identity of an object listed in an inventory: cli-utils' ObjMetadata (group, kind, namespace,
  * name). `group` is '' for the core group and `namespace` is '' for cluster-scoped objects.
@@ -108,6 +110,12 @@ export interface Phase {
   selector?: PhaseSelector;
   /** Set for owner phases only: the owner's kind and the kinds whose objects can join it. */
   owner?: { kind: GroupKind; ownedKinds: GroupKind[] };
+  /**
+   * What the object holding the inventory says of the deployment (a Kustomization's Ready, an
+   * Application's health, the applier's actuation, an owner's readiness): see src/inventory/holder.ts.
+   * Absent for sources without a holder status (selector, config phases, inventories that record no actuation).
+   */
+  holder?: HolderReading;
 }
 
 /** The result of parsing an inventory object: a phase, or one clear error for the object as a whole. */

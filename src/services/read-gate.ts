@@ -11,6 +11,7 @@ import { severityOf } from '../status/severity.ts';
 import { RESOURCE_STATUSES } from '../status/types.ts';
 import { resolvePhaseRef, type PhaseRef, type ResolvedPhase } from './read-phase-ref.ts';
 import { phaseStaleness, type PhaseStaleness } from './read-staleness.ts';
+import { HOLDER_SOURCES } from '../inventory/holder.ts';
 import { isCheckRunFresh } from '../history/condition-changes.ts';
 import type { ConditionRecord, ConditionStore } from '../store/condition-store.ts';
 
@@ -125,10 +126,22 @@ export async function evaluateGate(deps: GateDeps, phase: PhaseRecord, ask: Gate
   };
 }
 
+/**
+ * The condition a gate asks for: the one of that type, else the inventory holder's of that type
+ * (`Synced` finds `argocd/Synced` or `flux/Synced`, `Ready` finds `flux/Ready`), so one gate line
+ * works for phases of any holder. The derived Ready/Reconciling/Stalled are the status itself.
+ */
+function findAsked(stored: readonly ConditionRecord[], type: string): ConditionRecord | undefined {
+  return (
+    stored.find((c) => c.type === type) ??
+    stored.find((c) => (HOLDER_SOURCES as readonly string[]).includes(c.source) && c.type === `${c.source}/${type}`)
+  );
+}
+
 /** How one required condition fares at `now`: held long enough on fresh check runs, or why not. */
 function evaluateCondition(stored: readonly ConditionRecord[], ask: GateConditionAsk, now: Date): GateConditionOutcome {
   const base = { type: ask.type, wanted: ask.status, heldSince: null, remainingMs: null };
-  const found = stored.find((c) => c.type === ask.type);
+  const found = findAsked(stored, ask.type);
   if (found === undefined)
     return {
       ...base,

@@ -14,6 +14,7 @@ import type {
   ObservedResource,
 } from '../history/types.ts';
 import type { ObjectRef, Phase } from '../inventory/types.ts';
+import type { HolderSource } from '../inventory/holder.ts';
 import { refKey } from '../inventory/ref-key.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
 import {
@@ -68,6 +69,12 @@ export interface ObserveClusterOptions {
    * (`sourceKind/namespace/name`): each makes its phase Failed (see summarizePhase's `failedBy`).
    */
   falseConditions?: ReadonlyMap<string, readonly FalseCondition[]>;
+  /**
+   * Holder sources whose verdict does not join their phases' statuses (`snapshot.holderVerdicts`
+   * set to false): those phases read as their members alone; the holder's conditions are still
+   * recorded. @default none
+   */
+  ignoreHolderVerdicts?: ReadonlySet<HolderSource>;
   /**
    * What observing remembers between ticks (statuses, revision and manifest hashes). A worker
    * passes one for all its snapshots; without it each observation starts afresh, which reads
@@ -197,6 +204,7 @@ export async function observeWithSources(
   const tick: TickContext = {
     clusterName: cluster.name,
     falseConditions: options.falseConditions,
+    ignoreHolderVerdicts: options.ignoreHolderVerdicts,
     statusOptions,
     redaction: options.redaction,
     memos,
@@ -291,6 +299,7 @@ async function withServerReads(
 interface TickContext {
   clusterName: string;
   falseConditions: ReadonlyMap<string, readonly FalseCondition[]> | undefined;
+  ignoreHolderVerdicts: ReadonlySet<HolderSource> | undefined;
   statusOptions: StatusOptions;
   redaction: RedactionOptions | undefined;
   memos: ObservationMemos;
@@ -424,6 +433,10 @@ function observePhase(
   const phase = source.phase;
   // An owner phase is about its tasks' end: its running Jobs are InProgress (resources are per phase).
   const resources = phase.owner === undefined ? observed : observed.map(awaitJobEnd);
+  const verdict =
+    phase.holder?.verdict !== undefined && tick.ignoreHolderVerdicts?.has(phase.holder.source) !== true
+      ? phase.holder.verdict
+      : undefined;
   const summarized = summarizePhase(
     phase.entries.map((ref, index) => {
       const r = resources[index] as ObservedResource;
@@ -434,6 +447,7 @@ function observePhase(
       failedBy: (tick.falseConditions?.get(`${phase.source}/${phase.namespace}/${phase.name}`) ?? []).map(
         (c) => `${c.type} is False${c.message === '' ? '' : `: ${c.message}`}`,
       ),
+      ...(verdict !== undefined ? { holder: verdict } : {}),
     },
   );
   const summary = phase.owner === undefined ? summarized : withPhaseErrors(summarized, phase.errors);
@@ -451,6 +465,7 @@ function observePhase(
     resources,
   };
   if (summary.mostImportant !== undefined) result.status.worstResource = refKey(summary.mostImportant.ref);
+  if (phase.holder !== undefined) result.holder = phase.holder;
   return result;
 }
 

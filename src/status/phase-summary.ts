@@ -48,6 +48,13 @@ export interface SummarizePhaseOptions {
    * e.g. `health is False: HTTP 503`: any makes the phase Failed, its message leading. @default []
    */
   failedBy?: readonly string[];
+  /**
+   * What the object holding the inventory says (a Flux Kustomization's Ready, an Argo CD
+   * Application's health, the applier's actuation, an owner's readiness): the phase's status is the
+   * worse of it and the members' aggregate, its message first when it is the cause. Only with
+   * `desired` Current. @default none
+   */
+  holder?: { status: ResourceStatus; message: string };
 }
 
 /** The member most worth a user's attention, with its position in the inventory. */
@@ -86,6 +93,24 @@ function formatTime(now: Date | number): string {
   const date = now instanceof Date ? now : new Date(now);
   const ms = date.getTime();
   return Number.isNaN(ms) ? '1970-01-01T00:00:00Z' : `${new Date(ms).toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * How bad a phase status is, for "the worse of" the members' aggregate and the holder's verdict:
+ * Failed, then Unknown (the aggregate's own order), then NotFound (an Argo CD Application whose
+ * resources are Missing), Terminating and InProgress, then Current.
+ */
+const BADNESS: Record<ResourceStatus, number> = {
+  Failed: 5,
+  Unknown: 4,
+  NotFound: 3,
+  Terminating: 2,
+  InProgress: 1,
+  Current: 0,
+};
+
+function isWorse(a: ResourceStatus, b: ResourceStatus): boolean {
+  return BADNESS[a] > BADNESS[b];
 }
 
 /** The first member (inventory order breaks ties) with the most important non-desired status. */
@@ -151,10 +176,14 @@ export function summarizePhase(members: readonly PhaseMember[], options: Summari
   const counts = emptyCounts();
   for (const status of statuses) counts[status]++;
   const failedBy = options.failedBy ?? [];
-  const status = failedBy.length > 0 ? 'Failed' : aggregateStatus(statuses, desired);
+  const aggregate = aggregateStatus(statuses, desired);
+  const holder = desired === 'Current' ? options.holder : undefined;
+  const holderDecides = holder !== undefined && isWorse(holder.status, aggregate);
+  const status = failedBy.length > 0 ? 'Failed' : holderDecides ? holder.status : aggregate;
   const mostImportant = findMostImportant(members, desired);
   const resourcesMessage = summarizeMessage(members.length, members.length - counts[desired], desired, mostImportant);
-  const message = failedBy.length > 0 ? `${failedBy.join('; ')} (resources: ${resourcesMessage})` : resourcesMessage;
+  const causes = [...failedBy, ...(holderDecides ? [holder.message] : [])];
+  const message = causes.length > 0 ? `${causes.join('; ')} (resources: ${resourcesMessage})` : resourcesMessage;
   const now = formatTime(options.now);
   const previous = options.previousConditions ?? [];
   const [ready, reconciling, stalled] = conditionStatuses(status, desired);

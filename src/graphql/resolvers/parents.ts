@@ -3,6 +3,7 @@
  * SDL types to these (and to the domain records of the stores and services), so a resolver's parent
  * is typed as what the resolver of the field above really returns.
  */
+import type { CheckKind } from '../../history/condition-changes.ts';
 import type { StaleReason } from '../../history/observation.ts';
 import type { PhaseIntervalRecord, PhaseStatusRecord } from '../../store/read-types.ts';
 
@@ -29,7 +30,7 @@ export type PhaseIntervalParent = PhaseIntervalRecord & { staleReason?: StaleRea
  */
 export interface PhaseConditionParent {
   type: string;
-  source: 'derived' | 'http' | 'cel' | 'webhook';
+  source: 'derived' | CheckKind;
   status: string;
   reason: string;
   message: string;

@@ -88,6 +88,34 @@ describe('summarizePhase', () => {
     expect(summarizePhase([current], { now: NOW, failedBy: [] }).status).toBe('Current');
   });
 
+  it("takes the holder's verdict when it is worse than the members', naming the holder first", () => {
+    const holder = {
+      status: 'Failed' as const,
+      message: 'Kustomization flux-system/apps: BuildFailed: kustomize build failed',
+    };
+    const summary = summarizePhase([current, current], { now: NOW, holder });
+    expect(summary.status).toBe('Failed');
+    expect(summary.message).toBe(
+      'Kustomization flux-system/apps: BuildFailed: kustomize build failed (resources: All 2 resources are Current)',
+    );
+    expect(summary.conditions.find((c) => c.type === 'Stalled')?.status).toBe('True');
+    // The kstatus view of the members stays: counts, and no worst member while all are Current.
+    expect(summary.counts.Current).toBe(2);
+    expect(summary.mostImportant).toBeUndefined();
+    // Not worse than the members: the members' aggregate and message stand.
+    const waiting = { status: 'InProgress' as const, message: 'Application argocd/shop is Progressing' };
+    const failed = summarizePhase([current, failing], { now: NOW, holder: waiting });
+    expect(failed.status).toBe('Failed');
+    expect(failed.message).not.toContain('Application');
+    // Missing (Argo CD) is NotFound: worse than InProgress members, better than Unknown ones.
+    const missingApp = { status: 'NotFound' as const, message: 'Application argocd/shop is Missing' };
+    expect(summarizePhase([current, progressing], { now: NOW, holder: missingApp }).status).toBe('NotFound');
+    const unknownMember = { ...current, status: 'Unknown' as ResourceStatus };
+    expect(summarizePhase([unknownMember], { now: NOW, holder: missingApp }).status).toBe('Unknown');
+    // A deletion phase (desired NotFound) is not judged by its holder.
+    expect(summarizePhase([missing], { now: NOW, desired: 'NotFound', holder }).status).toBe('NotFound');
+  });
+
   it('breaks ties by inventory order', () => {
     const second = { ...progressing, ref: ref('Deployment', 'api', 'shop', 'apps') };
     const summary = summarizePhase([current, progressing, second], { now: NOW });
