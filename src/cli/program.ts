@@ -334,7 +334,7 @@ Examples:
     .addOption(new Option('--status <status>', 'the status it must hold').default('Current').argParser(parseStatus))
     .option(
       '--condition <type=Status[:window]>',
-      'a condition from a check that must hold too, e.g. health=True or version=True:5m (window: --for when omitted); repeatable',
+      'a condition that must hold too, from a check or the inventory holder, e.g. health=True, version=True:5m or Synced=True (argocd/Synced, flux/Synced; window: --for when omitted); repeatable',
       (value: string, all: string[] = []) => [...all, value],
     )
     .option('--wait', 'keep checking until the gate passes or --timeout ends (progress on stderr)')

@@ -185,6 +185,7 @@ export function argoApplication(name: string, destinationNamespace: string, refs
         status: 'Synced',
       })),
       sync: { status: 'Synced', revision: 'a1b2c3d' },
+      health: { status: 'Healthy' },
     },
   };
 }

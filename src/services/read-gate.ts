@@ -156,7 +156,7 @@ function evaluateCondition(stored: readonly ConditionRecord[], ask: GateConditio
       ...base,
       status: found.status,
       outcome: 'STALE',
-      message: `condition ${ask.type} is stale: its check ran ${last}, which proves nothing about now`,
+      message: `condition ${found.type} is stale: its check ran ${last}, which proves nothing about now`,
     };
   }
   if (found.status !== ask.status)
@@ -164,7 +164,7 @@ function evaluateCondition(stored: readonly ConditionRecord[], ask: GateConditio
       ...base,
       status: found.status,
       outcome: 'DIFFERENT_STATUS',
-      message: `condition ${ask.type} is ${found.status}, not ${ask.status} (${said})`,
+      message: `condition ${found.type} is ${found.status}, not ${ask.status} (${said})`,
     };
   const remainingMs = Math.max(0, found.from.getTime() + ask.forMs - now.getTime());
   if (remainingMs === 0)
@@ -174,7 +174,7 @@ function evaluateCondition(stored: readonly ConditionRecord[], ask: GateConditio
       outcome: 'HELD',
       heldSince: found.from,
       remainingMs,
-      message: `condition ${ask.type} has been ${ask.status} since ${found.from.toISOString()}`,
+      message: `condition ${found.type} has been ${ask.status} since ${found.from.toISOString()}`,
     };
   return {
     ...base,
@@ -182,7 +182,7 @@ function evaluateCondition(stored: readonly ConditionRecord[], ask: GateConditio
     outcome: 'NOT_HELD_LONG_ENOUGH',
     heldSince: found.from,
     remainingMs,
-    message: `condition ${ask.type} has been ${ask.status} only since ${found.from.toISOString()}; ${Math.ceil(remainingMs / 1000)}s to go`,
+    message: `condition ${found.type} has been ${ask.status} only since ${found.from.toISOString()}; ${Math.ceil(remainingMs / 1000)}s to go`,
   };
 }
 
