@@ -30,12 +30,14 @@ import type { KubeObject } from '../../src/kube/slim.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
 import { wsClient } from '../integration/graphql/helpers.ts';
 import { cleanEnv, exitCodeWithin, runPhaselog, type PhaselogProcess } from '../helpers/process.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../helpers/services.ts';
 
 let em: Emulator;
 let database: TestDatabase;
 let phaselog: RunningPhaselog;
 let url: string;
+let receiver: WebhookReceiver;
 const running: PhaselogProcess[] = [];
 const dir = mkdtempSync(path.join(tmpdir(), 'phaselog-holders-'));
 const startedAt = new Date();
@@ -147,6 +149,7 @@ function inventory(actuation: string): KubeObject {
 const owner = lcmPhase('lcm', 'install', 'owner-uid-1');
 
 beforeAll(async () => {
+  receiver = await startWebhookReceiver();
   em = await startEmulator({ port: 0 });
   em.apply([
     ...ownerPhaseCrds(),
@@ -172,6 +175,13 @@ beforeAll(async () => {
       '  owners:',
       '    - kind: lcm.example.dev/Phase',
       '      ownedKinds: [batch/Job]',
+      'notifications:',
+      '  scanInterval: 200ms',
+      '  routes:',
+      '    - name: flux-ready',
+      '      match: { changes: [condition], conditionTypes: [flux/Ready] }',
+      '      minDuration: 4s',
+      `      receiver: { type: webhook, url: "${receiver.url}" }`,
       '',
     ].join('\n'),
   );
@@ -205,6 +215,7 @@ afterAll(async () => {
   for (const proc of running) proc.child.kill('SIGKILL');
   await phaselog?.close();
   await em?.close();
+  await receiver?.close();
   await database?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -416,4 +427,77 @@ describe("an owner phase's verdict", () => {
       async () => condition(await phase('lcm', 'install'), 'owner/Started')?.status === 'True',
     );
   }, 60_000);
+});
+
+describe('flapping and unreachable holders', () => {
+  const fluxReady = async () => {
+    const data = await graphql<{
+      statusChanges: { edges: { node: { conditionType: string | null; toStatus: string | null } }[] };
+    }>('{ statusChanges(filter: { scopes: [condition] }, first: 100) { edges { node { conditionType toStatus } } } }');
+    return data.statusChanges.edges
+      .map((e) => e.node)
+      .filter((n) => n.conditionType === 'flux/Ready')
+      .map((n) => n.toStatus);
+  };
+  const delivered = () =>
+    receiver.hits.filter((h) => JSON.stringify(h.body).includes('flux/Ready')).map((h) => JSON.stringify(h.body));
+
+  it('records every transition of a flapping Ready once, in order, and a minDuration route sends only the one that held', async () => {
+    const before = await fluxReady();
+    const deliveredBefore = delivered().length;
+    const okay = { status: 'True', reason: 'ReconciliationSucceeded', message: 'ok' };
+    const failed = { status: 'False', reason: 'HealthCheckFailed', message: 'timeout waiting for Deployment shop/web' };
+    // A blip: False for about a second, then True again.
+    em.apply(kustomization(failed));
+    await until('False recorded', async () => (await fluxReady()).length === before.length + 1);
+    em.apply(kustomization(okay));
+    await until('True recorded', async () => (await fluxReady()).length === before.length + 2);
+    // Then a failure that lasts.
+    em.apply(kustomization(failed));
+    await until('False recorded again', async () => (await fluxReady()).length === before.length + 3);
+    expect((await fluxReady()).slice(before.length)).toEqual(['False', 'True', 'False']);
+    await waitFor(() => delivered().length > deliveredBefore, {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      what: 'the held False sent',
+    });
+    // Past the hold of the last change: still exactly one delivery, the lasting False.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const sent = delivered().slice(deliveredBefore);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toContain('"toStatus":"False"');
+    em.apply(kustomization(okay));
+    await until('the phase Current again', async () => (await phase('flux-system', 'apps')).status === 'Current');
+  }, 60_000);
+
+  it("an unreachable cluster's holder verdict goes stale with everything there, and gates refuse", async () => {
+    const undo = em.injectFault({ effect: 'reset' });
+    em.closeWatches();
+    try {
+      // Three snapshot intervals (2s each) without a run: the holder's conditions are stale.
+      await until(
+        'flux/Synced stale',
+        async () => {
+          const data = await graphql<{ phase: { conditions: { type: string; stale: boolean }[] } }>(
+            '{ phase(cluster: "test", namespace: "argocd", name: "shop") { conditions { type stale } } }',
+          );
+          return data.phase.conditions.find((c) => c.type === 'argocd/Synced')?.stale === true;
+        },
+        30_000,
+      );
+      const gate = await cli(['gate', 'test/argocd/shop', '--for', '1s', '--condition', 'Synced=True']);
+      expect(gate.code).toBe(1);
+      expect(gate.stdout + gate.stderr).toMatch(/UNREACHABLE|unreachable|stale/);
+    } finally {
+      undo();
+    }
+    await until(
+      'the gate passes again once observed',
+      async () => {
+        const gate = await cli(['gate', 'test/argocd/shop', '--for', '1s', '--condition', 'Synced=True']);
+        return gate.code === 0;
+      },
+      60_000,
+    );
+  }, 120_000);
 });

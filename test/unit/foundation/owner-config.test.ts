@@ -40,9 +40,31 @@ phases:
           { group: 'argoproj.io', kind: 'Workflow' },
           { group: 'helm.toolkit.fluxcd.io', kind: 'HelmRelease' },
         ],
+        // The owner's condition recorded as owner/Ready and read for its verdict.
+        readyCondition: 'Ready',
       },
     ]);
     expect(declaredPhasesOf(config.phases).map((p) => p.name)).toEqual(['infra']);
+  });
+
+  it('takes a readyCondition per owner kind and refuses one that is not a condition type', () => {
+    const config = load(`
+phases:
+  owners:
+    - kind: lcm.example.dev/Phase
+      ownedKinds: [batch/Job]
+      readyCondition: Completed
+`);
+    expect(ownerKindsOf(config.phases)[0]?.readyCondition).toBe('Completed');
+    expect(
+      issuesOf(`
+phases:
+  owners:
+    - kind: lcm.example.dev/Phase
+      ownedKinds: [batch/Job]
+      readyCondition: "Ready/../x"
+`),
+    ).toEqual([expect.stringMatching(/^phases\.owners\.0\.readyCondition: a condition type/)]);
   });
 
   it('the list form of phases still works and has no owners', () => {
