@@ -45,7 +45,7 @@ const hostile: Record<string, { script: string; message: RegExp }> = {
   RunsProcess: { script: 'return os.execute("id")', message: /attempt to call a nil value \(field 'execute'\)/ },
   CatastrophicPattern: {
     script: 'local s = string.rep("a", 30000) return { status = "Healthy", message = tostring(s:find(".-.-.-b")) }',
-    message: /pattern too complex for a 30000-byte subject in string\.find/,
+    message: /exceeded the instruction limit of 200000 in string\.find \(pattern matching on a 30000-byte subject\)/,
   },
   RequiresModule: { script: 'local s = require("socket") return s', message: /module 'socket' not found/ },
   UsesDebug: { script: 'debug.sethook() return {}', message: /attempt to index a nil value \(global 'debug'\)/ },
