@@ -4,9 +4,9 @@
  *
  * The sandbox cannot interrupt Lua's own matcher: it is C, and the instruction hook never fires
  * inside a C call. Refusing a pattern by its worst case refuses ordinary ones (six `%d+` captures
- * over a 20-byte timestamp have a worst case above a million steps and take about 40). Counting the
- * steps as they are taken charges a call what it really costs and stops a catastrophic one the
- * moment the budget runs out, whatever its shape.
+ * over a 20-byte timestamp have a worst case above a million steps and take 33). Counting the steps
+ * as they are taken charges a call what it really costs and stops a catastrophic one the moment the
+ * budget runs out, whatever its shape.
  *
  * A step is one entry of `match` (or one turn of its tail-call loop), one byte tried by a
  * repetition, one byte scanned by `%b`, and one per 32 bytes compared by a back-reference; a
