@@ -83,23 +83,32 @@ const CTYPE = (() => {
   return table;
 })();
 
-const CLASS_BITS: Record<number, number> = {
-  0x61: ALPHA, // a
-  0x63: CNTRL, // c
-  0x64: DIGIT, // d
-  0x67: GRAPH, // g
-  0x6c: LOWER, // l
-  0x70: PUNCT, // p
-  0x73: SPACE, // s
-  0x75: UPPER, // u
-  0x77: ALPHA | DIGIT, // w
-  0x78: XDIGIT, // x
-};
+/** The classes `%a`, `%c`, ... name, by the letter's byte in either case; 0 for any other byte. */
+const CLASS_BITS = (() => {
+  const table = new Uint16Array(256);
+  const letters: [string, number][] = [
+    ['a', ALPHA],
+    ['c', CNTRL],
+    ['d', DIGIT],
+    ['g', GRAPH],
+    ['l', LOWER],
+    ['p', PUNCT],
+    ['s', SPACE],
+    ['u', UPPER],
+    ['w', ALPHA | DIGIT],
+    ['x', XDIGIT],
+  ];
+  for (const [letter, bits] of letters) {
+    table[letter.charCodeAt(0)] = bits;
+    table[letter.toUpperCase().charCodeAt(0)] = bits;
+  }
+  return table;
+})();
 
-/** lstrlib's `match_class`: `%a`, `%D`, ... or, for any other letter, the letter itself. */
+/** lstrlib's `match_class`: `%a`, `%D`, ... or, for any other byte, the byte itself. */
 function matchClass(c: number, cl: number): boolean {
-  const bits = CLASS_BITS[cl | 0x20];
-  if (bits === undefined || !(CTYPE[cl]! & ALPHA)) return cl === c;
+  const bits = CLASS_BITS[cl]!;
+  if (bits === 0) return cl === c;
   const found = (CTYPE[c]! & bits) !== 0;
   return CTYPE[cl]! & UPPER ? !found : found;
 }
@@ -142,8 +151,15 @@ export class LuaPatternMatcher {
     const lastMatch = options.lastMatch ?? -1;
     const anchored = options.anchorAllowed && pattern[0] === 0x5e; // ^
     const p0 = anchored ? 1 : 0;
+    const literal = this.literalFirstByte(p0);
     try {
       for (let s1 = options.init; s1 <= this.sEnd; s1++) {
+        if (literal !== -1 && (s1 === this.sEnd || subject[s1] !== literal)) {
+          // What match() would spend to fail here, without the call.
+          this.spend(1);
+          if (anchored) break;
+          continue;
+        }
         this.level = 0;
         this.depth = MAX_CALLS;
         const e = this.match(s1, p0);
@@ -162,6 +178,21 @@ export class LuaPatternMatcher {
       this.s = this.p = new Uint8Array(0);
       this.isOutOfTime = undefined;
     }
+  }
+
+  /**
+   * The byte a match must start with when the pattern begins with a plain character that is not
+   * optional (no `*`, `?`, `-` after it), else -1: positions holding another byte fail in one step.
+   */
+  private literalFirstByte(p: number): number {
+    if (p >= this.pEnd) return -1;
+    const c = this.p[p]!;
+    // ( ) % [ . and a final $ are not plain characters in match().
+    if (c === 0x28 || c === 0x29 || c === ESC || c === 0x5b || c === 0x2e) return -1;
+    if (c === 0x24 && p + 1 === this.pEnd) return -1;
+    const suffix = this.pat(p + 1);
+    if (suffix === 0x2a || suffix === 0x3f || suffix === 0x2d) return -1;
+    return c;
   }
 
   private captures(): LuaCapture[] {

@@ -44,6 +44,8 @@ interface RawLuaExports {
   _realloc(pointer: number, size: number): number;
   _free(pointer: number): void;
   _lua_tolstring(L: number, index: number, lengthOut: number): number;
+  _lua_tonumberx(L: number, index: number, isNumberOut: number): number;
+  _lua_toboolean(L: number, index: number): number;
   _lua_pushlstring(L: number, pointer: number, length: number): number;
   _lua_pushinteger(L: number, value: bigint): void;
   _lua_pushnumber(L: number, value: number): void;
@@ -258,18 +260,20 @@ export class LuaRuntime {
    * C functions do; running out of budget or time aborts the run.
    */
   private onSearch(state: number): number {
-    if (this.isOverLimit()) this.raiseAbort(state);
+    // Sticky abort (a __close handler may run after it); the matcher itself checks budget and time.
+    if (this.abortReason !== '') this.raiseAbort(state);
     const { lua, raw } = this;
     const subject = this.readString(state, 1);
     const pattern = this.readString(state, 2);
-    const mode = lua.lua_tonumberx(state, 5, null);
+    // Raw exports: this runs once per match of a gmatch/gsub loop, and the wrappers convert on every call.
+    const mode = raw._lua_tonumberx(state, 5, 0);
     const outcome = this.matcher.search(
       raw.HEAPU8.subarray(subject.pointer, subject.pointer + subject.length),
       raw.HEAPU8.subarray(pattern.pointer, pattern.pointer + pattern.length),
       {
-        init: lua.lua_tonumberx(state, 3, null),
-        lastMatch: lua.lua_tonumberx(state, 4, null),
-        anchorAllowed: lua.lua_toboolean(state, 6) !== 0,
+        init: raw._lua_tonumberx(state, 3, 0),
+        lastMatch: raw._lua_tonumberx(state, 4, 0),
+        anchorAllowed: raw._lua_toboolean(state, 6) !== 0,
         maxSteps: Math.max(0, this.budgetLeft),
         isOutOfTime: this.isPastDeadline,
       },

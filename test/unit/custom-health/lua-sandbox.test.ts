@@ -118,4 +118,26 @@ describe('Lua wall-clock limit', () => {
       dispose();
     }
   });
+
+  it('stops a catastrophic pattern mid-match at the time limit when the instruction budget is huge', async () => {
+    const script =
+      'local s = string.rep("a", 5000) return { status = "Healthy", message = tostring(s:find(".-.-.-.-b")) }';
+    const { checker, dispose } = await createCheckerFromTree(
+      { 'rc/s3.services.k8s.aws/Bucket/health.lua': script },
+      { luaDirectories: ['rc'], lua: { instructionLimit: 1e15, memoryLimitMiB: 8, timeoutMs: 50 } },
+    );
+    try {
+      const started = Date.now();
+      const result = checker.evaluate(objectOfKind('Bucket'));
+      expect(result).toMatchObject({
+        status: 'Unknown',
+        reason: 'HEALTH_CHECK_ERROR',
+        message: 'Lua script exceeded the time limit of 50 ms in string.find (pattern matching on a 5000-byte subject)',
+      });
+      // The deadline is checked every 16k steps; a generous margin for a loaded 2-core machine.
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      dispose();
+    }
+  });
 });
