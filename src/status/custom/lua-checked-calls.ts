@@ -6,10 +6,10 @@ export const FREE_COST = 64;
  * start and end then the captures; `match` the captures, or the whole match when the pattern has
  * none; `iterate` start, end, then what `match` gives (gmatch, gsub with a function); `raw` start,
  * end, then the captures with an unfinished one as `false` (gsub with a string or table, where Lua
- * only complains about a capture it is asked for).
+ * only complains about a capture it is asked for). In every mode a pattern error comes back as
+ * `false, message`.
  */
 export const SEARCH_MODE = { find: 0, match: 1, iterate: 2, raw: 3 } as const;
-// A pattern error comes back as `false, message` in every mode.
 
 /**
  * Trusted Lua run once per Lua state, before the prelude: checked versions of the library
