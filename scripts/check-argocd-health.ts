@@ -5,11 +5,15 @@
  *   node --import tsx scripts/check-argocd-health.ts <resource_customizations dir> [--verbose]
  *
  * A case passes when phaselog reports the same health status and message as the test expects
- * from Argo CD. Exit code 1 when any case fails.
+ * from Argo CD. Inputs are read as Argo CD's test reads them with go-yaml: the first document,
+ * the last of duplicate keys. An input the `yaml` package still cannot read (go-yaml accepts some
+ * continuation lines of quoted scalars that YAML 1.2 requires to be indented further) is reported
+ * as unreadable and counted apart: it says nothing about the Lua checks. Exit code 1 when any
+ * case that could be read does not match.
  */
 import { access, readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { createHealthChecker, healthConfigSchema } from '../src/status/custom/index.ts';
 
 interface HealthTestCase {
@@ -33,6 +37,14 @@ async function findTestFiles(dir: string): Promise<string[]> {
   return out.sort();
 }
 
+/** The first document, as go-yaml's Unmarshal reads it; throws with the parser's first error. */
+function readInput(text: string): Record<string, unknown> {
+  const [first] = parseAllDocuments(text, { strict: false, uniqueKeys: false });
+  if (first === undefined || !('errors' in first)) throw new Error('no YAML document');
+  if (first.errors.length > 0) throw new Error(first.errors[0]!.message);
+  return first.toJS() as Record<string, unknown>;
+}
+
 async function main(): Promise<number> {
   const [root, ...flags] = process.argv.slice(2);
   if (!root) {
@@ -47,6 +59,7 @@ async function main(): Promise<number> {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
+  let unreadable = 0;
   const kinds = new Set<string>();
   for (const file of await findTestFiles(root)) {
     const folder = dirname(file);
@@ -67,16 +80,19 @@ async function main(): Promise<number> {
         continue;
       }
       const expected = { status: test.healthStatus?.status ?? '', message: test.healthStatus?.message ?? '' };
-      let actual = { status: '(no check matched)', message: '' };
+      let object: Record<string, unknown>;
       try {
-        const object = parseYaml(await readFile(inputFile, 'utf8')) as Record<string, unknown>;
-        const result = checker.evaluate(object);
-        if (result?.customHealth) {
-          const isError = result.reason === 'HEALTH_CHECK_ERROR' && result.customHealth.health === 'Error';
-          actual = { status: isError ? 'Unknown' : result.customHealth.health, message: result.customHealth.message };
-        }
+        object = readInput(await readFile(inputFile, 'utf8'));
       } catch (error) {
-        actual = { status: '(input unreadable)', message: (error as Error).message };
+        unreadable++;
+        console.log(`UNREADABLE ${label}: ${(error as Error).message.split('\n')[0]}`);
+        continue;
+      }
+      let actual = { status: '(no check matched)', message: '' };
+      const result = checker.evaluate(object);
+      if (result?.customHealth) {
+        const isError = result.reason === 'HEALTH_CHECK_ERROR' && result.customHealth.health === 'Error';
+        actual = { status: isError ? 'Unknown' : result.customHealth.health, message: result.customHealth.message };
       }
       kinds.add(relative(root, folder));
       if (actual.status === expected.status && actual.message === expected.message) {
@@ -90,7 +106,8 @@ async function main(): Promise<number> {
   }
   checker.close();
   console.log(
-    `\n${kinds.size} kinds, ${passed + failed} cases run: ${passed} matched Argo CD, ${failed} did not; ${skipped} skipped (input missing)`,
+    `\n${kinds.size} kinds, ${passed + failed} cases run: ${passed} matched Argo CD, ${failed} did not; ` +
+      `${unreadable} inputs unreadable by the yaml package, ${skipped} skipped (input missing)`,
   );
   return failed === 0 ? 0 : 1;
 }

@@ -2,6 +2,16 @@
 export const FREE_COST = 64;
 
 /**
+ * What the host's `search` pushes after a match (nil when there is none): `find` the 1-based
+ * start and end then the captures; `match` the captures, or the whole match when the pattern has
+ * none; `iterate` start, end, then what `match` gives (gmatch, gsub with a function); `raw` start,
+ * end, then the captures with an unfinished one as `false` (gsub with a string or table, where Lua
+ * only complains about a capture it is asked for). In every mode a pattern error comes back as
+ * `false, message`.
+ */
+export const SEARCH_MODE = { find: 0, match: 1, iterate: 2, raw: 3 } as const;
+
+/**
  * Trusted Lua run once per Lua state, before the prelude: checked versions of the library
  * functions whose work inside one C call grows with an argument. The instruction hook cannot fire
  * inside C, so each of these estimates its work first and charges it to the instruction budget
@@ -13,28 +23,29 @@ export const FREE_COST = 64;
  * pushed or repeated, one per pattern-matching step, one per 32 bytes compared or copied, a
  * thousand per `os.date` conversion.
  *
- * Pattern calls (find, match, gmatch, gsub) bound the backtracking of Lua's matcher from the
- * pattern and the actual subject: a quantified item (`*`, `+`, `-`) over a class tries at most
- * r + 1 lengths, r being the longest run of subject bytes that class matches, for each way the rest
- * of the pattern can match; `?` tries two; `%b` and back-references scan at most the subject.
- * Unanchored calls multiply by the start positions where the first item can match. The bound is
- * tight for hostile cases (`("a"):rep(400):find("a-a-a-b")`) and small for ordinary ones (`%d+`
- * over a message with short digit runs), so ordinary patterns on long messages keep working while
- * a pattern whose bound exceeds the whole instruction budget is refused before it starts.
+ * Pattern calls (find, match, gmatch, gsub) do not run Lua's C matcher at all: no estimate made
+ * before a backtracking match can tell an ordinary pattern from a catastrophic one without
+ * refusing some ordinary ones, so they run the host's `search` (lua-pattern.ts, Lua 5.4's matcher
+ * ported to count its steps), which charges the steps it really took and aborts the evaluation
+ * when the budget runs out mid-match. The loops of gmatch and gsub (and gsub's replacement) are
+ * written here in Lua following lstrlib.c, so a function or table replacement runs as script code
+ * under the hook. A plain `find` still uses the C search, charged by its worst case.
  *
  * `table.insert` and `table.remove` are written in Lua: their C versions shift `#t` elements where
  * `#t` comes from a script's `__len`, which no estimate made beforehand can trust; for the same
  * reason `table.sort` refuses a table with a metatable.
  */
 export const LUA_CHECKED_CALLS = String.raw`
-local charge, instruction_limit = ...
+local charge, search = ...
 local type, select, error, tostring, tonumber, getmetatable, rawlen = type, select, error, tostring, tonumber, getmetatable, rawlen
 local string, table, math = string, table, math
-local find, match, gmatch, gsub, sub, format = string.find, string.match, string.gmatch, string.gsub, string.sub, string.format
+local find, match, gmatch, gsub = string.find, string.match, string.gmatch, string.gsub
+local sub, byte, format = string.sub, string.byte, string.format
 local native_rep, native_byte = string.rep, string.byte
-local native_move, native_unpack, native_sort = table.move, table.unpack, table.sort
+local native_move, native_unpack, native_sort, concat, pack = table.move, table.unpack, table.sort, table.concat, table.pack
 local tointeger, log, floor = math.tointeger, math.log, math.floor
 local FREE_COST = ${FREE_COST}
+local FIND, MATCH, ITERATE, RAW = ${SEARCH_MODE.find}, ${SEARCH_MODE.match}, ${SEARCH_MODE.iterate}, ${SEARCH_MODE.raw}
 
 local function spend(cost)
   if cost > FREE_COST then charge(cost) end
@@ -48,184 +59,163 @@ local function as_string(v)
   return nil
 end
 
--- Index just past the single-character class starting at i (lstrlib's classEnd), or nil and
--- Lua's own complaint when malformed.
-local function class_end(p, i)
-  local c = sub(p, i, i)
-  if c == '%' then
-    if i >= #p then return nil, "malformed pattern (ends with '%')" end
-    return i + 2
-  elseif c == '[' then
-    local j = i + 1
-    if sub(p, j, j) == '^' then j = j + 1 end
-    repeat
-      if j > #p then return nil, "malformed pattern (missing ']')" end
-      local cc = sub(p, j, j)
-      j = j + 1
-      if cc == '%' and j <= #p then j = j + 1 end
-    until sub(p, j, j) == ']'
-    return j + 1
-  end
-  return i + 1
+-- luaL_optinteger: the integer an optional argument becomes, or nil where C raises an error.
+local function opt_integer(v, default)
+  if v == nil then return default end
+  if type(v) == 'string' then v = tonumber(v) end
+  if type(v) ~= 'number' then return nil end
+  return tointeger(v)
 end
 
--- A pattern matching a maximal run of the class (nil for '.', which matches every byte).
-local function run_pattern(class)
-  if class == '.' then return nil end
-  if #class == 1 and not find(class, '^%w') then return '%' .. class .. '+' end
-  return class .. '+'
+-- lstrlib's posrelatI: a 1-based start position, negative counting from the end.
+local function start_position(pos, len)
+  if pos > 0 then return pos end
+  if pos == 0 or pos < -len then return 1 end
+  return len + pos + 1
 end
 
--- Splits a pattern into the items that decide the matcher's work. items.first is the index of
--- the first item when it must consume a byte of its class (so only such bytes can start a match).
-local function parse_pattern(p, anchor_allowed)
-  local items, i, m = {}, 1, #p
-  local anchored = anchor_allowed and sub(p, 1, 1) == '^'
-  if anchored then i = 2 end
-  while i <= m do
-    local c = sub(p, i, i)
-    local nextc = sub(p, i + 1, i + 1)
-    if c == '(' or c == ')' then
-      items[#items + 1] = { kind = 'step' }
-      i = i + 1
-    elseif c == '$' and i == m then
-      i = i + 1
-    elseif c == '%' and nextc == 'b' then
-      if i + 3 > m then return nil, "malformed pattern (missing arguments to '%b')" end
-      items[#items + 1] = { kind = 'scan' }
-      i = i + 4
-    elseif c == '%' and nextc == 'f' then
-      if sub(p, i + 2, i + 2) ~= '[' then return nil, "missing '[' after '%f' in pattern" end
-      local e, complaint = class_end(p, i + 2)
-      if not e then return nil, complaint end
-      items[#items + 1] = { kind = 'step' }
-      i = e
-    elseif c == '%' and find(nextc, '^%d') then
-      items[#items + 1] = { kind = 'scan' }
-      i = i + 2
-    else
-      local e, complaint = class_end(p, i)
-      if not e then return nil, complaint end
-      local run, q = run_pattern(sub(p, i, e - 1)), sub(p, e, e)
-      if q == '*' or q == '+' or q == '-' then
-        items[#items + 1] = { kind = 'repeat', run = run, plus = q == '+' }
-        i = e + 1
-      elseif q == '?' then
-        items[#items + 1] = { kind = 'optional' }
-        i = e + 1
-      else
-        items[#items + 1] = { kind = 'one', run = run }
-        i = e
-      end
-    end
-  end
-  for k = 1, #items do
-    local item = items[k]
-    if item.kind ~= 'step' then
-      if item.kind == 'one' or (item.kind == 'repeat' and item.plus) then items.first = k end
-      break
-    end
-  end
-  return items, anchored
+-- The arguments every pattern call shares, or nil when the C function would reject them before
+-- matching anything (the caller then calls it, so the script sees Lua's own argument error).
+local function pattern_args(s, p, init)
+  local text, pat, start = as_string(s), as_string(p), opt_integer(init, 1)
+  if not text or not pat or not start then return nil end
+  return text, pat, start_position(start, #text) - 1
 end
 
--- Longest run and total count of subject bytes the class matches: one charged pass over s,
--- without building strings.
-local function class_stats(s, run)
-  local n = #s
-  if run == nil then return n, n end
-  spend(n // 32)
-  local longest, total, pos = 0, 0, 1
-  while true do
-    local i, j = find(s, run, pos)
-    if not i then break end
-    local len = j - i + 1
-    total = total + len
-    if len > longest then longest = len end
-    pos = j + 1
-  end
-  return longest, total
-end
-
--- Upper bound of the matcher's steps for the items over s; with exact = false every class is
--- assumed to match the whole subject (no pass over s).
-local function pattern_bound(s, items, anchored, exact)
-  local n = #s
-  local w = 1.0
-  for k = #items, 1, -1 do
-    local item = items[k]
-    local kind = item.kind
-    if kind == 'step' or kind == 'one' then
-      w = w + 1
-    elseif kind == 'scan' then
-      w = w + n + 1
-    elseif kind == 'optional' then
-      w = 2 * w + 1
-    else
-      local r = n
-      if exact then r = class_stats(s, item.run) end
-      w = (r + 1) * w + r + 1
-    end
-  end
-  if anchored then return w end
-  local starts = n + 1.0
-  if exact and items.first then
-    local _, total = class_stats(s, items[items.first].run)
-    starts = total + 1.0
-  end
-  return starts * w + n + 1
-end
-
--- Parsed patterns by anchoring and text; cleared when full so script-made patterns cannot grow it.
-local parsed, parsed_count = { [true] = {}, [false] = {} }, 0
-local function parse_cached(p, anchor_allowed)
-  local hit = parsed[anchor_allowed][p]
-  if hit then return hit[1], hit[2] end
-  local items, anchored = parse_pattern(p, anchor_allowed)
-  if not items then return nil, anchored end
-  if parsed_count >= 256 then parsed, parsed_count = { [true] = {}, [false] = {} }, 0 end
-  parsed[anchor_allowed][p] = { items, anchored }
-  parsed_count = parsed_count + 1
-  return items, anchored
-end
-
-local function check_pattern(what, s, p, anchor_allowed, plain)
-  s, p = as_string(s), as_string(p)
-  if not s or not p then return end
-  if plain or not find(p, '[%^%$%*%+%?%.%(%[%%%-]') then
-    spend((#s + 1.0) * (#p + 1) // 32)
-    return
-  end
-  local items, anchored_or_complaint = parse_cached(p, anchor_allowed)
-  if not items then error(anchored_or_complaint, 3) end
-  local anchored = anchored_or_complaint
-  local bound = pattern_bound(s, items, anchored, false)
-  if bound <= FREE_COST then return end
-  bound = pattern_bound(s, items, anchored, true)
-  if bound > instruction_limit then
-    error(format('pattern too complex for a %d-byte subject in %s (up to %.3g matching steps, the instruction limit is %d)',
-      #s, what, bound, instruction_limit), 3)
-  end
-  spend(bound)
-end
 
 local checked = {}
 
-function checked.find(s, p, init, plain, ...)
-  check_pattern('string.find', s, p, true, plain)
-  return find(s, p, init, plain, ...)
+-- Called in tail position, so level 2 is the script line that called the library function: Lua
+-- reports a C function's errors there.
+local function checked_result(first, ...)
+  if first == false then error((...), 2) end
+  return first, ...
 end
-function checked.match(s, p, ...)
-  check_pattern('string.match', s, p, true, false)
-  return match(s, p, ...)
+
+function checked.find(s, p, init, plain)
+  local text, pat, start = pattern_args(s, p, init)
+  if not text then return find(s, p, init, plain) end
+  if start > #text then return nil end
+  spend(#pat // 32)
+  if plain or not find(pat, '[%^%$%*%+%?%.%(%[%%%-]') then
+    spend((#text - start + 1.0) * (#pat + 1) // 32)
+    return find(text, pat, start + 1, true)
+  end
+  return checked_result(search(text, pat, start, -1, FIND, true, 'string.find'))
 end
-function checked.gmatch(s, p, ...)
-  check_pattern('string.gmatch', s, p, false, false)
-  return gmatch(s, p, ...)
+
+function checked.match(s, p, init)
+  local text, pat, start = pattern_args(s, p, init)
+  if not text then return match(s, p, init) end
+  if start > #text then return nil end
+  return checked_result(search(text, pat, start, -1, MATCH, true, 'string.match'))
 end
-function checked.gsub(s, p, ...)
-  check_pattern('string.gsub', s, p, true, false)
-  return gsub(s, p, ...)
+
+-- Lua 5.4's gmatch_aux: '^' is no anchor, and an empty match where the last one ended is skipped.
+function checked.gmatch(s, p, init)
+  local text, pat, start = pattern_args(s, p, init)
+  if not text then return gmatch(s, p, init) end
+  local src, last_match = start, -1
+  local function advance(first, last, ...)
+    if first == nil then return nil end
+    if first == false then error(last, 2) end
+    src, last_match = last, last
+    return ...
+  end
+  return function()
+    return advance(search(text, pat, src, last_match, ITERATE, false, 'string.gmatch'))
+  end
+end
+
+-- Lua 5.4's add_s: %0-%9 and %% in a replacement string; r holds start, end, then the captures.
+local function expand(repl, text, r)
+  local parts, k, pos = {}, 0, 1
+  while true do
+    local i = find(repl, '%', pos, true)
+    if not i then break end
+    k = k + 1
+    parts[k] = sub(repl, pos, i - 1)
+    local d = byte(repl, i + 1)
+    local value
+    if d == 37 then
+      value = '%'
+    elseif d == 48 then
+      value = sub(text, r[1], r[2])
+    elseif d and d > 48 and d <= 57 then
+      local index = d - 48
+      if index <= r.n - 2 then
+        value = r[index + 2]
+        if value == false then error('unfinished capture', 3) end
+        value = tostring(value)
+      elseif index == 1 then
+        value = sub(text, r[1], r[2])
+      else
+        error(format('invalid capture index %%%d', index), 3)
+      end
+    else
+      error("invalid use of '%' in replacement string", 3)
+    end
+    k = k + 1
+    parts[k] = value
+    pos = i + 2
+  end
+  if k == 0 then return repl end
+  parts[k + 1] = sub(repl, pos)
+  return concat(parts)
+end
+
+-- Lua 5.4's str_gsub and add_value.
+function checked.gsub(s, p, repl, n)
+  local text, pat = as_string(s), as_string(p)
+  local tr = type(repl)
+  local max_n = opt_integer(n, text and #text + 1)
+  if not text or not pat or not max_n or (tr ~= 'string' and tr ~= 'number' and tr ~= 'function' and tr ~= 'table') then
+    return gsub(s, p, repl, n)
+  end
+  local repl_text = as_string(repl)
+  local mode = tr == 'function' and ITERATE or RAW
+  local anchored = byte(pat, 1) == 94
+  local parts, k, count, src, last_match, changed = {}, 0, 0, 0, -1, false
+  while count < max_n do
+    local r = pack(search(text, pat, src, last_match, mode, true, 'string.gsub'))
+    local first, last = r[1], r[2]
+    if first == nil then break end
+    if first == false then error(last, 2) end
+    count = count + 1
+    if first > src + 1 then
+      k = k + 1
+      parts[k] = sub(text, src + 1, first - 1)
+    end
+    local value
+    if repl_text then
+      value = expand(repl_text, text, r)
+    else
+      if tr == 'function' then
+        value = repl(native_unpack(r, 3, r.n))
+      else
+        local key = r[3]
+        if r.n < 3 then key = sub(text, first, last) end
+        if key == false then error('unfinished capture', 2) end
+        value = repl[key]
+      end
+      if not value then
+        value = sub(text, first, last)
+      elseif type(value) == 'string' or type(value) == 'number' then
+        value = tostring(value)
+        changed = true
+      else
+        error('invalid replacement value (a ' .. type(value) .. ')', 2)
+      end
+    end
+    if repl_text then changed = true end
+    k = k + 1
+    parts[k] = value
+    src, last_match = last, last
+    if anchored then break end
+  end
+  if not changed then return s, count end
+  parts[k + 1] = sub(text, src + 1)
+  return concat(parts), count
 end
 
 -- Lua loops once per repetition even when nothing is copied (rep("", 1e8)).

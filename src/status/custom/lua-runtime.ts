@@ -1,7 +1,9 @@
 import { LuaEngine, LuaFactory, LuaReturn, LuaType, LUA_REGISTRYINDEX } from 'wasmoon';
 import type { LuaWasm } from 'wasmoon';
 import type { LuaSandboxLimits } from './config.ts';
-import { LUA_CHECKED_CALLS } from './lua-checked-calls.ts';
+import { LUA_CHECKED_CALLS, SEARCH_MODE } from './lua-checked-calls.ts';
+import { LuaPatternMatcher } from './lua-pattern.ts';
+import type { LuaCapture } from './lua-pattern.ts';
 import { LUA_PRELUDE } from './lua-prelude.ts';
 
 /** What one script run gave: the returned `status`/`message`, or why it could not run. */
@@ -41,6 +43,9 @@ interface RawLuaExports {
   _malloc(size: number): number;
   _realloc(pointer: number, size: number): number;
   _free(pointer: number): void;
+  _lua_tolstring(L: number, index: number, lengthOut: number): number;
+  _lua_tonumberx(L: number, index: number, isNumberOut: number): number;
+  _lua_toboolean(L: number, index: number): number;
   _lua_pushlstring(L: number, pointer: number, length: number): number;
   _lua_pushinteger(L: number, value: bigint): void;
   _lua_pushnumber(L: number, value: number): void;
@@ -62,7 +67,8 @@ interface ScriptRecord {
  * Argo CD health scripts on Lua 5.4 (wasmoon), driven through Lua's C API so a run is synchronous.
  * One Lua state holds every compiled script; each run gets a fresh global table (see the prelude),
  * an instruction budget and a wall-clock deadline (an instruction hook, plus `charge` for work done
- * inside library C functions, see lua-checked-calls.ts) and a memory cap (our allocator, which
+ * inside library C functions, see lua-checked-calls.ts, and `search`, the pattern matcher that
+ * counts its own steps, see lua-pattern.ts) and a memory cap (our allocator, which
  * also caps single blocks). An abort is sticky: once the budget or deadline is passed, every later
  * hook, charge and allocation of that run fails again, and the run is reported as failed whatever
  * the script returns. The result is read with raw gets, so no metamethod of the script runs after
@@ -76,6 +82,7 @@ export class LuaRuntime {
   private abortRef = 0;
   private readonly hook: number;
   private readonly charge: number;
+  private readonly search: number;
   private readonly allocator: number;
   private readonly scripts: ScriptRecord[] = [];
   private memoryUsed = 0;
@@ -91,6 +98,10 @@ export class LuaRuntime {
   private scratchView: Uint8Array | undefined;
   private readonly ancestors = new Set<object>();
   private readonly raw: RawLuaExports;
+  private readonly matcher = new LuaPatternMatcher();
+  private readonly isPastDeadline = (): boolean => Date.now() > this.deadline;
+  /** A 4-byte cell in WebAssembly memory where `lua_tolstring` writes a string's length. */
+  private readonly lengthCell: number;
 
   private constructor(
     private readonly lua: LuaWasm,
@@ -99,6 +110,8 @@ export class LuaRuntime {
     this.raw = lua.module as unknown as RawLuaExports;
     this.hook = lua.module.addFunction((state: number) => this.onHook(state), 'vii');
     this.charge = lua.module.addFunction((state: number) => this.onCharge(state), 'ii');
+    this.search = lua.module.addFunction((state: number) => this.onSearch(state), 'ii');
+    this.lengthCell = this.raw._malloc(4);
     this.allocator = lua.module.addFunction(
       (_ud: number, pointer: number, oldSize: number, newSize: number) => this.onAlloc(pointer, oldSize, newSize),
       'iiiii',
@@ -129,7 +142,7 @@ export class LuaRuntime {
     let status = this.loadChunk(LUA_CHECKED_CALLS, '=checked-calls');
     if (status === LuaReturn.Ok) {
       lua.lua_pushcclosure(L, this.charge, 0);
-      lua.lua_pushinteger(L, BigInt(Math.min(this.limits.instructionLimit, Number.MAX_SAFE_INTEGER)));
+      lua.lua_pushcclosure(L, this.search, 0);
       status = lua.lua_pcallk(L, 2, 1, 0, 0, null);
     }
     if (status === LuaReturn.Ok) status = this.loadChunk(LUA_PRELUDE, '=prelude');
@@ -237,6 +250,89 @@ export class LuaRuntime {
     if (cost > 0) this.budgetLeft -= cost;
     if (this.isOverLimit()) this.raiseAbort(state);
     return 0;
+  }
+
+  /**
+   * `search(s, p, init, last_match, mode, anchor_allowed, what)`: the pattern calls' matcher (see
+   * lua-checked-calls.ts). Runs lua-pattern's matcher from 0-based `init` with what is left of the
+   * budget, charges the steps it took, and pushes nil or what `mode` asks for. A pattern error
+   * gives `false, message` (Lua's wording), for the caller to raise at its caller's line as Lua's
+   * C functions do; running out of budget or time aborts the run.
+   */
+  private onSearch(state: number): number {
+    // Sticky abort (a __close handler may run after it); the matcher itself checks budget and time.
+    if (this.abortReason !== '') this.raiseAbort(state);
+    const { lua, raw } = this;
+    const subject = this.readString(state, 1);
+    const pattern = this.readString(state, 2);
+    // Raw exports: this runs once per match of a gmatch/gsub loop, and the wrappers convert on every call.
+    const mode = raw._lua_tonumberx(state, 5, 0);
+    const outcome = this.matcher.search(
+      raw.HEAPU8.subarray(subject.pointer, subject.pointer + subject.length),
+      raw.HEAPU8.subarray(pattern.pointer, pattern.pointer + pattern.length),
+      {
+        init: raw._lua_tonumberx(state, 3, 0),
+        lastMatch: raw._lua_tonumberx(state, 4, 0),
+        anchorAllowed: raw._lua_toboolean(state, 6) !== 0,
+        maxSteps: Math.max(0, this.budgetLeft),
+        isOutOfTime: this.isPastDeadline,
+      },
+    );
+    this.budgetLeft -= outcome.steps;
+    if (outcome.kind === 'out-of-steps' || outcome.kind === 'out-of-time') {
+      const limit =
+        outcome.kind === 'out-of-steps'
+          ? `the instruction limit of ${this.limits.instructionLimit}`
+          : `the time limit of ${this.limits.timeoutMs} ms`;
+      const what = lua.lua_tolstring(state, 7, null);
+      this.abortReason = `exceeded ${limit} in ${what} (pattern matching on a ${subject.length}-byte subject)`;
+      this.raiseAbort(state);
+      return 0;
+    }
+    const rawMode = mode === SEARCH_MODE.raw;
+    if (
+      outcome.kind === 'error' ||
+      (outcome.kind === 'found' && !rawMode && outcome.captures.some((c) => c.kind === 'unfinished'))
+    ) {
+      raw._lua_pushboolean(state, 0);
+      lua.lua_pushstring(state, outcome.kind === 'error' ? outcome.message : 'unfinished capture');
+      return 2;
+    }
+    // Two positions and up to 32 captures; a C function is only promised 20 slots.
+    raw._lua_checkstack(state, 40);
+    if (outcome.kind === 'none') {
+      raw._lua_pushnil(state);
+      return 1;
+    }
+    const { start, end, captures } = outcome;
+    let pushed = 0;
+    if (mode !== SEARCH_MODE.match) {
+      raw._lua_pushinteger(state, BigInt(start + 1));
+      raw._lua_pushinteger(state, BigInt(end));
+      pushed = 2;
+    }
+    if (captures.length === 0 && (mode === SEARCH_MODE.match || mode === SEARCH_MODE.iterate)) {
+      raw._lua_pushlstring(state, subject.pointer + start, end - start);
+      return pushed + 1;
+    }
+    for (const capture of captures) this.pushCapture(state, subject.pointer, capture);
+    return pushed + captures.length;
+  }
+
+  private readString(state: number, index: number): { pointer: number; length: number } {
+    const pointer = this.raw._lua_tolstring(state, index, this.lengthCell);
+    const heap = this.raw.HEAPU8;
+    const cell = this.lengthCell;
+    const length = (heap[cell]! | (heap[cell + 1]! << 8) | (heap[cell + 2]! << 16) | (heap[cell + 3]! << 24)) >>> 0;
+    return { pointer, length };
+  }
+
+  /** Lua's `push_onecapture`; an unfinished capture (only pushed in raw mode) is `false`. */
+  private pushCapture(state: number, subject: number, capture: LuaCapture): void {
+    const raw = this.raw;
+    if (capture.kind === 'text') raw._lua_pushlstring(state, subject + capture.start, capture.end - capture.start);
+    else if (capture.kind === 'position') raw._lua_pushinteger(state, BigInt(capture.position));
+    else raw._lua_pushboolean(state, 0);
   }
 
   /** Sticky: once a limit was passed, every later check of the run fails too. */
@@ -400,6 +496,8 @@ export class LuaRuntime {
     this.engine.global.close();
     this.lua.module.removeFunction(this.hook);
     this.lua.module.removeFunction(this.charge);
+    this.lua.module.removeFunction(this.search);
+    this.raw._free(this.lengthCell);
     this.lua.module.removeFunction(this.allocator);
     if (this.scratch !== 0) this.raw._free(this.scratch);
     this.scratch = 0;

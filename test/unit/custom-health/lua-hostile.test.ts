@@ -21,6 +21,14 @@ const MEMORY = /exceeded the memory limit of 16 MiB|exceeded the limit of 4 MiB 
 const INSTRUCTIONS_OR_MEMORY = /exceeded the instruction limit of 200000|exceeded the memory limit of 16 MiB/;
 const MEBIBYTE_STRING = 'local s = "x" for i = 1, 20 do s = s .. s end';
 
+/** The abort of a pattern call that spent the rest of the budget, naming the call and the subject's size. */
+function patternAbort(call: string, subjectBytes: number): RegExp {
+  const name = call.replace('.', '\\.');
+  return new RegExp(
+    `^Lua script exceeded the instruction limit of 200000 in ${name} \\(pattern matching on a ${subjectBytes}-byte subject\\)$`,
+  );
+}
+
 /** `health` is what customHealth reports: 'Error' when the script failed, else the status it returned. */
 const hostile: Record<string, { script: string; message: RegExp; health?: string }> = {
   // One C call that loops per repetition, copying nothing.
@@ -65,27 +73,70 @@ const hostile: Record<string, { script: string; message: RegExp; health?: string
     script: 'local f = "%c" for i = 1, 14 do f = f .. f end local d = os.date(f) return { status = "Healthy" }',
     message: INSTRUCTIONS,
   },
-  // Backtracking over every split of the subject, with quantifiers the old guard did not count.
+  // Backtracking over every split of the subject: the matcher counts its steps and the run is
+  // stopped mid-match when the budget is spent, whatever the shape of the pattern.
   LazyQuantifiersOnLiterals: {
     script: 'local s = string.rep("a", 250) return { status = "Healthy", message = tostring(s:find("a-a-a-b")) }',
-    message: /pattern too complex for a 250-byte subject in string\.find/,
+    message: patternAbort('string.find', 250),
   },
   GreedyQuantifiersInMatch: {
     script: 'local s = string.rep("a", 250) return { status = "Healthy", message = tostring(s:match("a*a*a*b")) }',
-    message: /pattern too complex for a 250-byte subject in string\.match/,
+    message: patternAbort('string.match', 250),
+  },
+  FourGreedyItemsThenMissingByte: {
+    script: 'local s = string.rep("a", 120) return { status = "Healthy", message = tostring(s:match("a*a*a*a*b")) }',
+    message: patternAbort('string.match', 120),
+  },
+  LazyCapturesOverEverySplit: {
+    script: `local s = string.rep("a", 200)
+return { status = "Healthy", message = tostring(s:match(string.rep("(.-)", 8) .. "b")) }`,
+    message: patternAbort('string.match', 200),
   },
   PlusQuantifiersInGsub: {
     script: 'local s = string.rep("a", 250) return { status = "Healthy", message = tostring(s:gsub("a+a+a+b", "")) }',
-    message: /pattern too complex for a 250-byte subject in string\.gsub/,
+    message: patternAbort('string.gsub', 250),
   },
   OptionalQuantifiersInGmatch: {
     script:
       'local s = string.rep("a", 22) for m in s:gmatch(string.rep("a?", 22) .. string.rep("a", 22) .. "b") do end return { status = "Healthy" }',
-    message: /pattern too complex for a 22-byte subject in string\.gmatch/,
+    message: patternAbort('string.gmatch', 22),
   },
   BalancedScanFromEveryStart: {
     script: 'local s = string.rep("(", 20000) return { status = "Healthy", message = tostring(s:gsub("%b()", "")) }',
-    message: /pattern too complex for a 20000-byte subject in string\.gsub/,
+    message: patternAbort('string.gsub', 20000),
+  },
+  BackReferencesOverEverySplit: {
+    script: 'local s = string.rep("a", 300) return { status = "Healthy", message = tostring(s:find("(a*)(a*)%1%2b")) }',
+    message: patternAbort('string.find', 300),
+  },
+  LongBracketClassOnLongSubject: {
+    script: `local class = "[" .. string.rep("b", 20000) .. "]"
+local s = string.rep("a", 20000)
+return { status = "Healthy", message = tostring(s:find(class)) }`,
+    message: patternAbort('string.find', 20000),
+  },
+  // The budget a match spent is spent: catching the abort does not give it back.
+  PatternAbortSwallowedByPcall: {
+    script: `local s = string.rep("a", 250)
+local caught = 0
+for i = 1, 50 do
+  if not pcall(string.find, s, "a-a-a-b") then caught = caught + 1 end
+end
+return { status = "Healthy", message = "caught " .. caught }`,
+    message: patternAbort('string.find', 250),
+  },
+  PatternInCloseHandlerAfterAbort: {
+    script: `local s = string.rep("a", 40)
+local ok = pcall(function()
+  local guard <close> = setmetatable({}, { __close = function() s:find("a-a-a-b") end })
+  while true do end
+end)
+return { status = "Healthy", message = tostring(ok) }`,
+    message: INSTRUCTIONS,
+  },
+  ManyCheapMatchesInALoop: {
+    script: 'local n = 0 while true do if ("2026-01-02"):match("^(%d+)-(%d+)-(%d+)$") then n = n + 1 end end',
+    message: INSTRUCTIONS,
   },
   // A __close handler that raises replaces the abort's error, which pcall then swallowed.
   CloseHandlerInsidePcall: {

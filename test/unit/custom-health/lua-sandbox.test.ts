@@ -45,7 +45,7 @@ const hostile: Record<string, { script: string; message: RegExp }> = {
   RunsProcess: { script: 'return os.execute("id")', message: /attempt to call a nil value \(field 'execute'\)/ },
   CatastrophicPattern: {
     script: 'local s = string.rep("a", 30000) return { status = "Healthy", message = tostring(s:find(".-.-.-b")) }',
-    message: /pattern too complex for a 30000-byte subject in string\.find/,
+    message: /exceeded the instruction limit of 200000 in string\.find \(pattern matching on a 30000-byte subject\)/,
   },
   RequiresModule: { script: 'local s = require("socket") return s', message: /module 'socket' not found/ },
   UsesDebug: { script: 'debug.sethook() return {}', message: /attempt to index a nil value \(global 'debug'\)/ },
@@ -114,6 +114,28 @@ describe('Lua wall-clock limit', () => {
         reason: 'HEALTH_CHECK_ERROR',
         message: 'Lua script exceeded the time limit of 50 ms',
       });
+    } finally {
+      dispose();
+    }
+  });
+
+  it('stops a catastrophic pattern mid-match at the time limit when the instruction budget is huge', async () => {
+    const script =
+      'local s = string.rep("a", 5000) return { status = "Healthy", message = tostring(s:find(".-.-.-.-b")) }';
+    const { checker, dispose } = await createCheckerFromTree(
+      { 'rc/s3.services.k8s.aws/Bucket/health.lua': script },
+      { luaDirectories: ['rc'], lua: { instructionLimit: 1e15, memoryLimitMiB: 8, timeoutMs: 50 } },
+    );
+    try {
+      const started = Date.now();
+      const result = checker.evaluate(objectOfKind('Bucket'));
+      expect(result).toMatchObject({
+        status: 'Unknown',
+        reason: 'HEALTH_CHECK_ERROR',
+        message: 'Lua script exceeded the time limit of 50 ms in string.find (pattern matching on a 5000-byte subject)',
+      });
+      // The deadline is checked every 16k steps; a generous margin for a loaded 2-core machine.
+      expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
       dispose();
     }
