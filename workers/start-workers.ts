@@ -59,7 +59,7 @@ import { createClusterStore } from '../src/store/cluster-store.ts';
 import { createSnapshotStore } from '../src/store/snapshot-store.ts';
 import { createConditionStore } from '../src/store/condition-store.ts';
 import { createCelChecks } from '../src/services/run-cel-checks.ts';
-import { recordHolderConditions } from '../src/services/record-holder-conditions.ts';
+import { createHolderConditions } from '../src/services/record-holder-conditions.ts';
 import type { CheckConfig } from '../src/checks/config.ts';
 import type { ClusterObservation } from '../src/history/types.ts';
 import { applyRetention, type RetentionPolicy } from '../src/store/retention.ts';
@@ -194,6 +194,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
   });
   // The caller binds `part` (app.ts: part=worker); sub-units bind `unit`, so no JSON log line carries a key twice.
   const conditionStore = createConditionStore(db);
+  const holderConditions = createHolderConditions(conditionStore);
   const celChecks = (options.checks ?? []).some((c) => c.cel !== undefined)
     ? createCelChecks({ conditions: conditionStore, log: log.child({ unit: 'cel-checks' }) }, options.checks ?? [])
     : undefined;
@@ -214,7 +215,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     observe,
     afterRecord: async (observation: ClusterObservation) => {
       // The holders' conditions first: their verdict is already in the phases' statuses.
-      const holders = await recordHolderConditions(conditionStore, observation, config.snapshot.interval);
+      const holders = await holderConditions.afterSnapshot(observation, config.snapshot.interval);
       if (celChecks === undefined) return holders;
       const changes = await celChecks.afterSnapshot(observation, config.snapshot.interval);
       // A cel condition with affectsStatus that changed is folded in by the next snapshot: ask for it now.

@@ -45,8 +45,6 @@ export interface HolderVerdict {
 /** What a holder says about its phase. */
 export interface HolderReading {
   source: HolderSource;
-  /** The holder as a user names it: `Kustomization flux-system/apps`. */
-  holder: string;
   /** Every condition of this kind of holder, always the same types for one kind (absent ones reported as such). */
   conditions: readonly HolderCondition[];
   /** Absent: the holder says nothing worse than Current. */
@@ -74,6 +72,31 @@ const WAITING_REASONS: ReadonlySet<string> = new Set([
 ]);
 
 class MalformedStatus extends Error {}
+
+/**
+ * One frozen copy of each verdict-free reading: a worker keeps every parsed inventory from tick to
+ * tick, most holders say all is well, and they say it in few distinct ways (the applier's
+ * "30 objects applied" for every phase of 30). Past the limit, new readings are kept as they come.
+ */
+const readingsSeen = new Map<string, HolderReading>();
+const READINGS_LIMIT = 20_000;
+
+function reading(
+  source: HolderSource,
+  conditions: HolderCondition[],
+  verdict: HolderVerdict | undefined,
+): HolderReading {
+  if (verdict !== undefined) return { source, conditions, verdict };
+  const key = JSON.stringify([source, conditions]);
+  const known = readingsSeen.get(key);
+  if (known !== undefined) return known;
+  const made: HolderReading = Object.freeze({
+    source,
+    conditions: Object.freeze(conditions.map((c) => Object.freeze(c))),
+  });
+  if (readingsSeen.size < READINGS_LIMIT) readingsSeen.set(key, made);
+  return made;
+}
 
 interface ReadCondition {
   status: 'True' | 'False' | 'Unknown';
@@ -159,7 +182,6 @@ function malformed(source: HolderSource, holder: string, types: readonly string[
   const message = `${holder}: cannot read its status: ${why}`;
   return {
     source,
-    holder,
     conditions: types.map((type) => ({
       type: `${source}/${type}`,
       status: 'Unknown' as const,
@@ -268,7 +290,7 @@ export function readFluxHolder(obj: JsonRecord, holder: string): HolderReading {
         (release?.status.startsWith('pending') === true
           ? { status: 'InProgress', message: `${holder}: release ${release.name} is ${release.status}` }
           : undefined);
-    return { source: 'flux', holder, conditions, ...(verdict !== undefined ? { verdict } : {}) };
+    return reading('flux', conditions, verdict);
   } catch (error) {
     if (error instanceof MalformedStatus) return malformed('flux', holder, FLUX_TYPES, error.message);
     throw error;
@@ -396,7 +418,7 @@ export function readArgoHolder(obj: JsonRecord, holder: string): HolderReading {
       verdict = { status: 'InProgress', message: said(' is Progressing', healthMessage) };
     else if (healthStatus === undefined)
       verdict = { status: 'InProgress', message: `${holder} has not reported health yet` };
-    return { source: 'argocd', holder, conditions, ...(verdict !== undefined ? { verdict } : {}) };
+    return reading('argocd', conditions, verdict);
   } catch (error) {
     if (error instanceof MalformedStatus) return malformed('argocd', holder, ARGO_TYPES, error.message);
     throw error;
@@ -472,7 +494,7 @@ function actuationOf(entries: Iterable<AppliedEntry>): {
 export function readCliUtilsHolder(entries: Iterable<AppliedEntry>, holder: string): HolderReading | undefined {
   const actuation = actuationOf(entries);
   if (actuation.condition === undefined) return undefined;
-  return { source: 'kpt', holder, conditions: [actuation.condition], ...applierVerdict(holder, actuation) };
+  return reading('kpt', [actuation.condition], applierVerdict(holder, actuation).verdict);
 }
 
 function applierVerdict(holder: string, actuation: ReturnType<typeof actuationOf>): { verdict?: HolderVerdict } {
@@ -524,7 +546,7 @@ export function readResourceGroupHolder(
             : undefined) ??
           generationVerdict(holder, obj) ??
           applierVerdict(holder, actuation).verdict);
-    return { source: 'kpt', holder, conditions, ...(verdict !== undefined ? { verdict } : {}) };
+    return reading('kpt', conditions, verdict);
   } catch (error) {
     if (error instanceof MalformedStatus) return malformed('kpt', holder, KPT_TYPES, error.message);
     throw error;
@@ -562,7 +584,7 @@ export function readOwnerHolder(
         : options.tasks === 0
           ? { status: 'InProgress', message: `${holder} has started no task yet` }
           : readiness;
-    return { source: 'owner', holder, conditions, ...(verdict !== undefined ? { verdict } : {}) };
+    return reading('owner', conditions, verdict);
   } catch (error) {
     if (error instanceof MalformedStatus) return malformed('owner', holder, types, error.message);
     throw error;

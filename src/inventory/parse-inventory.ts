@@ -122,7 +122,12 @@ export function mergePhases(phases: readonly Phase[]): Phase[] {
     // The applier's verdict is over every merged object's entries.
     const holder =
       seen.holder !== undefined || phase.holder !== undefined
-        ? readCliUtilsHolder(appliedEntries(combined), seen.holder?.holder ?? phase.holder?.holder ?? combined.name)
+        ? readCliUtilsHolder(
+            appliedEntries(combined),
+            seen.inventoryRef === undefined
+              ? `ConfigMap ${combined.name}`
+              : `ConfigMap ${seen.inventoryRef.namespace}/${seen.inventoryRef.name}`,
+          )
         : undefined;
     if (holder !== undefined) combined.holder = holder;
     merged.set(key, combined);

@@ -51,6 +51,12 @@ export interface ConditionRecord extends StoredCondition {
 export interface ConditionStore {
   /** Writes one run's results (changes only) and the run's time; the cluster must exist. */
   recordRun(run: CheckRunWrite): Promise<CheckRunWritten>;
+  /**
+   * Moves a check's last run on a cluster from `previousAt` to `at`, and nothing else: what a run
+   * that found every result as the one at `previousAt` wrote needs no other row. False (nothing
+   * written) when the check's last run is no longer `previousAt` (another process ran it since).
+   */
+  confirmRun(check: string, cluster: string, previousAt: Date, at: Date): Promise<boolean>;
   /** Ids of a cluster's live phases by identity (`sourceKind/namespace/name`). */
   phaseIds(cluster: string): Promise<Map<string, number>>;
   /**
@@ -108,6 +114,15 @@ export function createConditionStore(db: Db): ConditionStore {
   const reads = sqlOn(db);
   return {
     recordRun: (run) => withSqlTransaction(db, (tx) => writeRun(tx, run), { timeoutMs: 60_000, maxWaitMs: 30_000 }),
+
+    async confirmRun(check, cluster, previousAt, at) {
+      const rows = await reads.$queryRaw<{ one: number }[]>`
+        UPDATE "CheckRun" r SET "lastRunAt" = ${at}::timestamptz(3) FROM "Cluster" c
+        WHERE c."name" = ${cluster} AND r."clusterId" = c."id" AND r."check" = ${check}
+          AND r."lastRunAt" = ${previousAt}::timestamptz(3)
+        RETURNING 1 AS "one"`;
+      return rows.length > 0;
+    },
 
     async phaseIds(cluster) {
       const rows = await reads.$queryRaw<{ id: number; sourceKind: string; namespace: string; name: string }[]>`

@@ -149,7 +149,8 @@ function inventory(actuation: string): KubeObject {
 const owner = lcmPhase('lcm', 'install', 'owner-uid-1');
 
 beforeAll(async () => {
-  receiver = await startWebhookReceiver();
+  receiver = await startWebhookReceiver('holder-verdicts-hmac-key');
+  writeFileSync(path.join(dir, 'hmac'), 'holder-verdicts-hmac-key');
   em = await startEmulator({ port: 0 });
   em.apply([
     ...ownerPhaseCrds(),
@@ -181,7 +182,7 @@ beforeAll(async () => {
       '    - name: flux-ready',
       '      match: { changes: [condition], conditionTypes: [flux/Ready] }',
       '      minDuration: 4s',
-      `      receiver: { type: webhook, url: "${receiver.url}" }`,
+      `      receiver: { type: webhook, url: "${receiver.url}", secretFile: hmac }`,
       '',
     ].join('\n'),
   );

@@ -131,7 +131,9 @@ describe('a worker killed in the middle of a snapshot', () => {
       PhaseCurrentStatus: 100,
       PhaseStatusInterval: 0,
       ObservationTick: 0,
-      StatusChange: 3000 + 100 + 1,
+      // Each resource and phase appears, the cluster becomes reachable, and each phase's applier
+      // condition (kpt/Applied, from the inventories' recorded actuation) is first recorded.
+      StatusChange: 3000 + 100 + 1 + 100,
     });
   });
 });

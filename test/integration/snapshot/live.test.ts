@@ -43,8 +43,9 @@ describe('live snapshots from watches', () => {
       live: { debounceMs: 100 },
     });
     await workers.snapshotNow('watched');
-    // The first snapshot's 16 changes (12 resources, 3 phases, the cluster), published after commit.
-    await waitUntil(() => events.length === 16, 'the first snapshot to be published');
+    // The first snapshot's 16 changes (12 resources, 3 phases, the cluster), published after commit,
+    // and its 3 phases' applier conditions (kpt/Applied, from the actuation their inventories record).
+    await waitUntil(() => events.length === 19, 'the first snapshot to be published');
     // The caches' first lists are changes too (every object ADDED): wait until the live snapshots
     // of that start-up burst have run, so the change below is a burst of its own. On a loaded
     // machine a cache may sync late, and its objects would otherwise join the next burst.

@@ -38,7 +38,9 @@ describe('a Flux Kustomization as holder', () => {
   it('says nothing worse than Current when Ready and the attempted revision is applied', () => {
     const reading = holderOf(loadInventoryFixture('flux-kustomization.json'));
     expect(reading?.source).toBe('flux');
-    expect(reading?.holder).toBe('Kustomization flux-system/shop');
+    // A worker keeps every parse: holders that say the same share one frozen reading.
+    expect(holderOf(loadInventoryFixture('flux-kustomization.json'))).toBe(reading);
+    expect(Object.isFrozen(reading)).toBe(true);
     expect(reading?.verdict).toBeUndefined();
     expect(reading?.conditions.map((c) => [c.type, c.status])).toEqual([
       ['flux/Ready', 'True'],
