@@ -19,6 +19,8 @@ import { createClusterClient, type ClusterClient } from '../src/kube/cluster-cli
 import { loadKubeconfigClusters } from '../src/kube/clusters.ts';
 import { runLimited } from '../src/kube/read-objects.ts';
 import { createChangePublisher } from '../src/pubsub/change-publisher.ts';
+import { createHolderConditions } from '../src/services/record-holder-conditions.ts';
+import { createConditionStore } from '../src/store/condition-store.ts';
 import { snapshotCluster, type SnapshotDeps, type SnapshotOutcome } from '../src/snapshot/snapshot-cluster.ts';
 import { createRecorder } from '../src/snapshot/record.ts';
 import { ObservationMemos } from '../src/snapshot/memos.ts';
@@ -127,11 +129,14 @@ export async function run(options: SnapshotBenchOptions = {}): Promise<Figures> 
   try {
     await migrateDatabase(scratch.connectionString);
     db = createDb(scratch.connectionString, { poolSize: concurrency + 1 });
+    // As a worker: the inventory holders' conditions (here the applier's kpt/Applied) are recorded after each snapshot.
+    const holders = createHolderConditions(createConditionStore(db));
     const deps: SnapshotDeps = {
       recorder: createRecorder(createSnapshotStore(db)),
       publisher,
       log: pino({ level: 'silent' }),
       observe: { memos: new ObservationMemos() },
+      afterRecord: (observation) => holders.afterSnapshot(observation, 30_000),
     };
     let at = Date.now();
     const resources = clusterCount * shape.phases * shape.resourcesPerPhase;
