@@ -13,7 +13,9 @@ import type {
   ObservedPhase,
   ObservedResource,
 } from '../history/types.ts';
-import type { ObjectRef, Phase } from '../inventory/types.ts';
+import type { EntryDetail, ObjectRef, Phase } from '../inventory/types.ts';
+import { entryDetailAt } from '../inventory/build-phase.ts';
+import { appliedOf } from '../history/applied.ts';
 import { refKey } from '../inventory/ref-key.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
 import {
@@ -206,10 +208,10 @@ export async function observeWithSources(
   const sources: ObservationSources = { phases: [] };
   const phases = all.map((source) => {
     const records: (CachedObject | undefined)[] = [];
-    const resources = source.phase.entries.map((ref) => {
+    const resources = source.phase.entries.map((ref, index) => {
       const outcome = outcomeOf(ref);
       records.push(outcome.kind === 'found' ? outcome.record : undefined);
-      return observeResource(ref, outcome, tick);
+      return withApplied(observeResource(ref, outcome, tick), entryDetailAt(source.phase, index));
     });
     sources.phases.push({ refs: source.phase.entries, records });
     return observePhase(source, resources, at, tick);
@@ -317,6 +319,13 @@ function observeResource(ref: ObjectRef, outcome: Outcome, tick: TickContext): O
   }
   const observed: ObservedResource = { key: keyOf(ref), ...part };
   if (outcome.kind === 'unknown' && RETRYABLE_KINDS.includes(outcome.reason as KubeErrorKind)) observed.unread = true;
+  return observed;
+}
+
+/** The resource with what the tool that applied it recorded in its inventory, when it recorded anything. */
+function withApplied(observed: ObservedResource, detail: EntryDetail | undefined): ObservedResource {
+  const applied = appliedOf(detail);
+  if (applied !== undefined) observed.applied = applied;
   return observed;
 }
 

@@ -97,7 +97,7 @@ function storedAfter(observed: ObservedPhase, extra: Partial<StoredPhase> = {}):
       resourceId: 7000 + i,
       from: EARLIER,
       resourceKey: r.key,
-      recorded: { status: r.status, reason: null, message: r.message, presence: r.presence, customHealth: null },
+      recorded: { status: r.status, reason: null, message: r.message, presence: r.presence, customHealth: null, applied: r.applied ?? null },
       generation: r.generation ?? null,
       observedGeneration: r.observedGeneration ?? null,
       revisionDigest: null,
