@@ -102,7 +102,10 @@ export function appliedText(a: AppliedStatus): string {
  * The change-log message of a change of applier status: the fields that changed, each from → to
  * (`none` where the inventory recorded nothing), e.g. `applied: actuation Pending → Succeeded`.
  */
-export function describeAppliedChange(from: AppliedStatus | null | undefined, to: AppliedStatus | null | undefined): string {
+export function describeAppliedChange(
+  from: AppliedStatus | null | undefined,
+  to: AppliedStatus | null | undefined,
+): string {
   const moves = APPLIED_FIELDS.filter((field) => from?.[field] !== to?.[field]).map(
     (field) => `${field} ${from?.[field] ?? 'none'} → ${to?.[field] ?? 'none'}`,
   );
