@@ -116,10 +116,7 @@ export function cliUtilsInventory(namespace: string, inventoryId: string, refs: 
   };
 }
 
-/**
- * A kpt ResourceGroup inventory, with the actuation data `kpt live apply` writes in
- * `status.resourceStatuses` once every object was applied and seen reconciled.
- */
+/** A kpt ResourceGroup inventory. */
 export function resourceGroup(namespace: string, name: string, refs: Ref[]): KubeObject {
   return {
     apiVersion: 'kpt.dev/v1alpha1',
@@ -132,19 +129,6 @@ export function resourceGroup(namespace: string, name: string, refs: Ref[]): Kub
     },
     spec: {
       resources: refs.map(({ group, kind, namespace: ns, name: n }) => ({ group, kind, namespace: ns, name: n })),
-    },
-    status: {
-      observedGeneration: 1,
-      resourceStatuses: refs.map(({ group, kind, namespace: ns, name: n }) => ({
-        group,
-        kind,
-        namespace: ns,
-        name: n,
-        status: 'Unknown',
-        strategy: 'Apply',
-        actuation: 'Succeeded',
-        reconcile: 'Succeeded',
-      })),
     },
   };
 }

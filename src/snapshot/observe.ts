@@ -13,9 +13,7 @@ import type {
   ObservedPhase,
   ObservedResource,
 } from '../history/types.ts';
-import type { EntryDetail, ObjectRef, Phase } from '../inventory/types.ts';
-import { entryDetailAt } from '../inventory/build-phase.ts';
-import { appliedOf } from '../history/applied.ts';
+import type { ObjectRef, Phase } from '../inventory/types.ts';
 import { refKey } from '../inventory/ref-key.ts';
 import type { ClusterClient } from '../kube/cluster-client.ts';
 import {
@@ -42,6 +40,9 @@ import { dependsOnPodsOrTime } from '../status/pod-aware.ts';
 import { notFoundStatus, presenceOf, unknownStatus } from '../status/result.ts';
 import { ObservationMemos, type MemoContext, type ObjectPart, type ObjectVersion, type StatusMemo } from './memos.ts';
 import type { FalseCondition } from '../history/condition-changes.ts';
+import type { EntryDetail } from '../inventory/types.ts';
+import { entryDetailAt } from '../inventory/build-phase.ts';
+import { appliedOf } from '../history/applied.ts';
 
 /** Options of {@link observeCluster}. */
 export interface ObserveClusterOptions {
