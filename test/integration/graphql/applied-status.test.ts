@@ -224,7 +224,15 @@ describe('the applier status of each member', () => {
   });
 
   it('records Pending → Succeeded once, keeps it on an unchanged tick, and statusAt before it says Pending', async () => {
-    const before = await countRows(database.db);
+    const resourceChanges = async () =>
+      Number(
+        (
+          await database.db.$queryRawUnsafe<{ n: bigint }[]>(
+            `SELECT count(*) AS n FROM "StatusChange" WHERE "scope" = 'resource'`,
+          )
+        )[0]?.n ?? 0,
+      );
+    const before = { rows: await countRows(database.db), changes: await resourceChanges() };
     cluster.emulator.apply([
       cliUtilsInventory({
         shop_api_apps_Deployment: SUCCEEDED,
@@ -233,14 +241,14 @@ describe('the applier status of each member', () => {
       }),
     ]);
     const succeededAt = await snapshot();
-    const after = await countRows(database.db);
-    // One member's interval closed and reopened, one change row; nothing else.
-    expect(after.ResourceStatusInterval - before.ResourceStatusInterval).toBe(1);
-    expect(after.StatusChange - before.StatusChange).toBe(1);
+    const after = { rows: await countRows(database.db), changes: await resourceChanges() };
+    // One member's interval closed and reopened, one resource change row; nothing else of the members.
+    expect(after.rows.ResourceStatusInterval - before.rows.ResourceStatusInterval).toBe(1);
+    expect(after.changes - before.changes).toBe(1);
     await snapshot();
     const unchanged = await countRows(database.db);
-    expect(unchanged.ResourceStatusInterval).toBe(after.ResourceStatusInterval);
-    expect(unchanged.StatusChange).toBe(after.StatusChange);
+    expect(unchanged.ResourceStatusInterval).toBe(after.rows.ResourceStatusInterval);
+    expect(unchanged.StatusChange).toBe(after.rows.StatusChange);
 
     const changes = (
       await gqlData<{ phase: { changes: { edges: { node: Record<string, unknown> }[] } } }>(api.url, CHANGES, {
