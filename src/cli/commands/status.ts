@@ -317,7 +317,7 @@ function phaseRow(ctx: CommandContext, p: PhaseItem, wide: boolean): string[] {
  * A member's applier status in one column: `actuation/reconcile` as cli-utils and kpt record them
  * (`Delete` first for an object the applier deletes), or Argo CD's sync status; `-` for none.
  */
-export function formatApplied(a: ApiApplied | null): string {
+function formatApplied(a: ApiApplied | null): string {
   if (a === null) return '-';
   const parts: string[] = [];
   if (a.strategy !== null && a.strategy !== 'Apply') parts.push(a.strategy);
