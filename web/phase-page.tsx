@@ -66,7 +66,7 @@ interface PhaseView extends PhaseAnswer {
 const COUNTS = 'current inProgress failed terminating notFound unknown total';
 const CONDITIONS = 'conditions { type source status stale reason message lastTransitionTime }';
 const RESOURCES =
-  'resources(first: 100) { edges { node { key kind namespace name status reason message since customHealth { engine health message } } } }';
+  'resources(first: 100) { edges { node { key kind namespace name status reason message since customHealth { engine health message } applied { strategy actuation reconcile sync } } } }';
 const PHASE = `query PhasePage($cluster: String!, $namespace: String!, $name: String!, $at: DateTime!, $past: Boolean!) {
   phase(cluster: $cluster, namespace: $namespace, name: $name) {
     id cluster namespace name source inventoryId labels firstSeenAt deletedAt status message since stale staleReason lastGoodReadAt

@@ -13,19 +13,53 @@ export interface ResourceRow {
   message: string;
   since: string;
   customHealth: { engine: string; health: string; message: string } | null;
+  /** What the tool that applied the member recorded in the inventory (cli-utils/kpt actuation, Argo CD sync). */
+  applied: Applied | null;
 }
 
-type Column = 'kind' | 'name' | 'status' | 'message' | 'since';
+/** Resource.applied: each field null when the inventory does not record it. */
+export interface Applied {
+  strategy: string | null;
+  actuation: string | null;
+  reconcile: string | null;
+  sync: string | null;
+}
+
+type Column = 'kind' | 'name' | 'status' | 'applied' | 'message' | 'since';
 const COLUMNS: [Column, string][] = [
   ['kind', 'Kind'],
   ['name', 'Namespace/name'],
   ['status', 'Status'],
+  ['applied', 'Applied'],
   ['message', 'Message'],
   ['since', 'Since'],
 ];
 
+/**
+ * The applier's status in a few words: `actuation/reconcile` as cli-utils and kpt record them
+ * (`Delete` first for an object the applier deletes), or Argo CD's sync status; '' for none.
+ */
+export function formatApplied(a: Applied | null): string {
+  if (a === null) return '';
+  const parts: string[] = [];
+  if (a.strategy !== null && a.strategy !== 'Apply') parts.push(a.strategy);
+  if (a.actuation !== null || a.reconcile !== null) parts.push(`${a.actuation ?? '-'}/${a.reconcile ?? '-'}`);
+  if (a.sync !== null) parts.push(a.sync);
+  return parts.join(' ');
+}
+
+/** The field-by-field words of an applier status, for the cell's title. */
+function describeApplied(a: Applied): string {
+  return (['strategy', 'actuation', 'reconcile', 'sync'] as const)
+    .filter((f) => a[f] !== null)
+    .map((f) => `${f}: ${a[f] ?? ''}`)
+    .join(', ');
+}
+
 function compare(a: ResourceRow, b: ResourceRow, column: Column): number {
   switch (column) {
+    case 'applied':
+      return formatApplied(a.applied).localeCompare(formatApplied(b.applied));
     case 'status':
       return severity(a.status) - severity(b.status);
     case 'since':
@@ -52,6 +86,9 @@ export function ResourcesTable({
   resources: ResourceRow[];
   absoluteSince?: boolean;
 }) {
+  // The Applied column only where a member has an applier status (selector, config, owner and Flux phases never do).
+  const showApplied = resources.some((r) => r.applied !== null);
+  const columns = showApplied ? COLUMNS : COLUMNS.filter(([c]) => c !== 'applied');
   const [sortColumn = 'status', direction] = (place.params.get('rsort') ?? '').split('-');
   const sort = { column: isColumn(sortColumn) ? sortColumn : 'status', ascending: direction !== 'desc' };
   const status = place.params.get('rstatus') ?? '';
@@ -103,7 +140,7 @@ export function ResourcesTable({
       <table className="list resources" aria-label="Resources">
         <thead>
           <tr>
-            {COLUMNS.map(([column, title]) => (
+            {columns.map(([column, title]) => (
               <th
                 key={column}
                 scope="col"
@@ -128,6 +165,11 @@ export function ResourcesTable({
                 <StatusBadge status={r.status} />
                 {r.reason && r.status === 'Unknown' ? <div className="muted">{r.reason}</div> : null}
               </td>
+              {showApplied ? (
+                <td title={r.applied ? describeApplied(r.applied) : 'no applier status recorded'}>
+                  {r.applied ? formatApplied(r.applied) : <span className="muted">-</span>}
+                </td>
+              ) : null}
               <td>
                 {r.message}
                 {r.customHealth ? (

@@ -217,6 +217,7 @@ Examples:
   phaselog status -o summary                       counts per status only, phase by phase
   phaselog status prod/shop/api --tree              its Deployments' ReplicaSets and Pods, live
   phaselog status prod/shop/api -o detail --at 2h  each resource's stored object (redacted) two hours ago
+  phaselog status prod/shop/api -o rsync           the applier's status of each member (actuation, reconcile, sync), with counts
   phaselog status --at 2h                          the fleet two hours ago
   phaselog status --condition health=False         phases whose health check fails now
   phaselog status -w -o json | jq .                NDJSON: the phases, then each change (with its seq)

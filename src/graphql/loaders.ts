@@ -7,7 +7,7 @@ import DataLoader from 'dataloader';
 import { capText, renderRevisionYaml, type CappedText } from '../history/revision-diff.ts';
 import type { HistoryReader } from '../store/read-history.ts';
 import type { PhaseReader } from '../store/read-phases.ts';
-import type { ResourceRecord } from '../store/read-types.ts';
+import type { AppliedCountRecord, ResourceRecord } from '../store/read-types.ts';
 import type { ConditionRecord, ConditionStore } from '../store/condition-store.ts';
 import type { PublishedTree, TreeReader } from '../pubsub/resource-trees.ts';
 import type { ClusterOwner } from '../queue/ownership.ts';
@@ -15,6 +15,8 @@ import type { ClusterOwner } from '../queue/ownership.ts';
 export interface Loaders {
   /** Each phase's current conditions from checks. */
   phaseConditions: DataLoader<number, ConditionRecord[]>;
+  /** How many members of each phase have each applier status value now. */
+  appliedCounts: DataLoader<number, AppliedCountRecord[]>;
   /** When each phase's current status began. */
   phaseSince: DataLoader<number, Date | null>;
   /** A phase's open interval for one resource key. */
@@ -97,6 +99,7 @@ export function createLoaders(read: {
   let clusterOwner: Loaders['clusterOwner'] | undefined;
   let phaseConditions: Loaders['phaseConditions'] | undefined;
   let phaseSince: Loaders['phaseSince'] | undefined;
+  let appliedCounts: Loaders['appliedCounts'] | undefined;
   let currentResource: Loaders['currentResource'] | undefined;
   let resourceSince: Loaders['resourceSince'] | undefined;
   let revision: Loaders['revision'] | undefined;
@@ -120,6 +123,17 @@ export function createLoaders(read: {
     get phaseConditions() {
       return (phaseConditions ??= new DataLoader(async (ids) => {
         const byPhase = await read.conditions.currentConditions(ids);
+        return ids.map((id) => byPhase.get(id) ?? []);
+      }));
+    },
+    get appliedCounts() {
+      return (appliedCounts ??= new DataLoader(async (ids) => {
+        const byPhase = new Map<number, AppliedCountRecord[]>();
+        for (const row of await read.history.countApplied(ids)) {
+          const rows = byPhase.get(row.phaseId);
+          if (rows === undefined) byPhase.set(row.phaseId, [row]);
+          else rows.push(row);
+        }
         return ids.map((id) => byPhase.get(id) ?? []);
       }));
     },

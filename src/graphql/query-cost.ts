@@ -65,6 +65,11 @@ export const LIST_SIZES: Readonly<Record<string, number>> = {
   // own a ReplicaSet or two and a few Pods; counted as a typical tree, not the bound, so a page of
   // resources with their trees stays within the cost limit.
   'ResourceChildren.items': 25,
+  // Values of one applier status field: cli-utils defines at most five (reconcile), Argo CD three.
+  'AppliedSummary.strategy': 5,
+  'AppliedSummary.actuation': 5,
+  'AppliedSummary.reconcile': 5,
+  'AppliedSummary.sync': 5,
   // An audit report is computed whole, whatever is selected (its price is Query.auditReport's):
   // its lists are parts of that one answer and read nothing more, so each counts as one item.
   'AuditReport.phases': 1,

@@ -157,6 +157,7 @@ function storedResource(
       message: r.message,
       presence: r.presence,
       customHealth: r.customHealth?.health ?? null,
+      applied: r.applied ?? null,
     }),
     generation: r.generation ?? null,
     observedGeneration: r.observedGeneration ?? null,

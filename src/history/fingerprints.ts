@@ -3,6 +3,7 @@
  * open interval (no write); a different one closes it and opens a new one.
  */
 import { Buffer } from 'node:buffer';
+import { sameApplied } from './applied.ts';
 import { canonicalJson } from './canonical-hash.ts';
 import type {
   HashedDocument,
@@ -14,7 +15,7 @@ import type {
 
 /**
  * True when stored open interval `stored` and observed `r` agree on what a resource's interval
- * records (status, reason, message, presence, generations, revision, custom health), and `r` was
+ * records (status, reason, message, presence, generations, revision, custom health, applier status), and `r` was
  * read: the observation extends the interval. Compared field by field: a worker keeps its clusters'
  * stored intervals between snapshots, and a fingerprint string kept for each would cost about as
  * much memory again as the intervals themselves.
@@ -30,7 +31,8 @@ export function storedMatchesObserved(stored: OpenResourceInterval, r: ObservedR
     (stored.generation ?? null) === (r.generation ?? null) &&
     (stored.observedGeneration ?? null) === (r.observedGeneration ?? null) &&
     stored.revisionDigest === (r.revision === undefined ? null : revisionDigest(r.revision)) &&
-    (recorded.customHealth ?? null) === (r.customHealth?.health ?? null)
+    (recorded.customHealth ?? null) === (r.customHealth?.health ?? null) &&
+    sameApplied(recorded.applied, r.applied)
   );
 }
 

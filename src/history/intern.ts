@@ -6,6 +6,7 @@
  */
 import { Buffer } from 'node:buffer';
 import type { PhaseCondition } from '../status/phase-summary.ts';
+import { sameApplied } from './applied.ts';
 import type { OpenPhaseInterval, ResourceIntervalStatus } from './types.ts';
 
 /** Returns one copy of each distinct string (null passes through). */
@@ -52,7 +53,8 @@ export function createStatusIntern(text: InternText, kept: Iterable<ResourceInte
           k.status === value.status &&
           k.reason === value.reason &&
           k.presence === value.presence &&
-          k.customHealth === value.customHealth,
+          k.customHealth === value.customHealth &&
+          sameApplied(k.applied, value.applied),
       );
   const add = (value: ResourceIntervalStatus): void => {
     const known = byMessage.get(value.message);
@@ -69,6 +71,8 @@ export function createStatusIntern(text: InternText, kept: Iterable<ResourceInte
       message: text(value.message),
       presence: text(value.presence),
       customHealth: text(value.customHealth),
+      // Shared already: observations hold one frozen status per distinct inventory detail.
+      applied: value.applied,
     });
     add(made);
     return made;

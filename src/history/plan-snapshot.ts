@@ -6,6 +6,7 @@
  * statuses, marked stale since the last good read, and no resource interval is touched.
  */
 import { createHash } from 'node:crypto';
+import { appliedText, describeAppliedChange, sameApplied } from './applied.ts';
 import { canonicalJson, hashStrings } from './canonical-hash.ts';
 import {
   fingerprintObservedPhase,
@@ -42,6 +43,12 @@ export interface PlannedChange {
   fromStatus: string | null;
   toStatus: string | null;
   message: string;
+  /**
+   * The message is the change's own, not the message of the status it opened: a change of a
+   * member's applier status (`applied: actuation Pending → Succeeded`), whose from and to are the
+   * member's kstatus status, unchanged by it.
+   */
+  ownMessage?: true;
 }
 
 /** A phase status interval to open. */
@@ -158,7 +165,7 @@ export function hashObservation(observation: ClusterObservation): string {
   for (const { key, phase } of phases) {
     text += `P${field(key)}${field(phase.manifest.hash)}${field(phase.inventoryId)}${field(canonicalJson(phase.labels))}${field(fingerprintObservedPhase(phase.status))}`;
     for (const r of inKeyOrder(phase.resources)) {
-      text += `R${field(r.key)}${field(r.status)}${optional(r.reason)}${field(r.message)}${field(r.presence)}${optional(r.generation)}${optional(r.observedGeneration)}${optional(r.revision === undefined ? undefined : revisionDigest(r.revision))}${optional(r.customHealth?.health)}${r.unread === true ? 'u' : 'r'}`;
+      text += `R${field(r.key)}${field(r.status)}${optional(r.reason)}${field(r.message)}${field(r.presence)}${optional(r.generation)}${optional(r.observedGeneration)}${optional(r.revision === undefined ? undefined : revisionDigest(r.revision))}${optional(r.customHealth?.health)}${optional(r.applied === undefined ? undefined : appliedText(r.applied))}${r.unread === true ? 'u' : 'r'}`;
     }
   }
   return createHash('sha256').update(text).digest('hex');
@@ -377,7 +384,11 @@ interface PhasePlanning {
   phaseId: number | undefined;
 }
 
-/** Plans observed `resource` against its open interval `open`: nothing when it extends it, else its end, the next one and (when visible) a change. */
+/**
+ * Plans observed `resource` against its open interval `open`: nothing when it extends it, else its
+ * end, the next one and (when visible) a change; a change of its applier status is a change of its
+ * own, after the status change if there is one, so each change-log row says one thing.
+ */
 function planStoredResource(planning: PhasePlanning, open: OpenResourceInterval, resource: ObservedResource): void {
   if (resource.unread === true || storedMatchesObserved(open, resource)) return;
   planning.write.closeResources.push({ resourceId: open.resourceId, from: open.from, resourceKey: open.resourceKey });
@@ -392,6 +403,18 @@ function planStoredResource(planning: PhasePlanning, open: OpenResourceInterval,
         message: resource.message,
       }),
     );
+  }
+  if (!sameApplied(open.recorded.applied, resource.applied)) {
+    planning.changes.push({
+      ...resourceChange(planning, {
+        key: resource.key,
+        id: open.resourceId,
+        from: resource.status,
+        to: resource.status,
+        message: describeAppliedChange(open.recorded.applied, resource.applied),
+      }),
+      ownMessage: true,
+    });
   }
 }
 

@@ -34,7 +34,11 @@ function detail(body: Record<string, unknown>): StatusDetailDoc {
   return { hash, body };
 }
 
-/** A resource status' detail: reason, message, conditions, presence, generations, custom health. */
+/**
+ * A resource status' detail: reason, message, conditions, presence, generations, custom health and
+ * the applier's status (absent when the inventory records none, so details written before it was
+ * kept are the same documents).
+ */
 export function resourceDetail(r: ObservedResource): StatusDetailDoc {
   return detail({
     reason: r.reason,
@@ -44,6 +48,7 @@ export function resourceDetail(r: ObservedResource): StatusDetailDoc {
     generation: r.generation,
     observedGeneration: r.observedGeneration,
     customHealth: r.customHealth,
+    applied: r.applied,
   });
 }
 

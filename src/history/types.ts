@@ -5,6 +5,7 @@
 import type { HolderReading } from '../inventory/holder.ts';
 import type { PhaseCondition } from '../status/phase-summary.ts';
 import type { CustomHealthDetail, Presence, ResourceStatus, StatusCondition } from '../status/types.ts';
+import type { AppliedStatus } from './applied.ts';
 
 /**
  * Who a status change is about. `condition`: a phase's condition from a check (phaselog.yaml
@@ -63,6 +64,8 @@ export interface ObservedResource {
   generation?: number;
   observedGeneration?: number;
   customHealth?: CustomHealthDetail;
+  /** What the tool that applied it recorded in the inventory (src/history/applied.ts), when it recorded anything. */
+  applied?: AppliedStatus;
   /** The object's redacted metadata and spec, when it was read. */
   revision?: HashedDocument;
   /**
@@ -132,6 +135,8 @@ export interface ResourceIntervalStatus {
   message: string;
   presence: string;
   customHealth: string | null;
+  /** The applier's status of the member (shared, frozen), null when its inventory records none. */
+  applied: AppliedStatus | null;
 }
 
 /** A resource interval still open in the store, known by its resource and start. */

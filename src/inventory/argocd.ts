@@ -51,6 +51,12 @@ export function parseArgoApplication(obj: unknown): PhaseParseResult {
     entries.push(version === undefined ? ref : { ...ref, version });
     const detail: EntryDetail = {};
     if (typeof item.status === 'string') detail.syncStatus = item.status;
+    else if (item.status !== undefined && item.status !== null)
+      errors.push({
+        code: 'MALFORMED_STATUS_VALUE',
+        message: `${where}: status.resources[${index}].status (the sync status) is ${describeValue(item.status)}, not a string`,
+        entry: `status.resources[${index}]`,
+      });
     if (item.hook === true) detail.hook = true;
     if (!details.has(refKey(ref))) details.set(refKey(ref), detail);
   });

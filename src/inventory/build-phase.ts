@@ -157,6 +157,21 @@ function detailsByPosition(
   return first !== undefined && byPosition?.every((d) => d === first) === true ? first : byPosition;
 }
 
+/**
+ * The detail the tool recorded for the phase's `index`-th entry, without building the whole
+ * {@link Phase.details} record (a snapshot asks for each entry of every phase on every tick).
+ */
+export function entryDetailAt(phase: Phase, index: number): EntryDetail | undefined {
+  // The kept details first: reading `details` of such a phase builds the whole record.
+  const kept = (phase as unknown as WithEntryDetails)[ENTRY_DETAILS];
+  if (kept !== undefined)
+    return Array.isArray(kept) ? (kept as readonly (EntryDetail | undefined)[])[index] : (kept as EntryDetail);
+  if (phase.details === NO_DETAILS) return undefined;
+  // A phase not made by buildPhase: its record, by the entry's key.
+  const entry = phase.entries[index];
+  return entry === undefined ? undefined : phase.details[refKey(entry)];
+}
+
 /** {@link Phase.details} of entries and their kept details. */
 function detailsRecord(entries: readonly ObjectRef[], kept: KeptDetails | undefined): Record<string, EntryDetail> {
   const record: Record<string, EntryDetail> = {};

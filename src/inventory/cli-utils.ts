@@ -46,16 +46,23 @@ export function parseCliUtilsInventory(obj: unknown): PhaseParseResult {
       continue;
     }
     entries.push(parsed.ref);
-    const detail = parseStatusValue(value);
-    if (detail === undefined) {
+    const picked = parseStatusValue(value);
+    if (picked === undefined) {
       errors.push({
         code: 'MALFORMED_STATUS_VALUE',
         message: `${where}: value of "${key}" is not "" or a JSON object of strategy/actuation/reconcile`,
         entry: key,
       });
-    } else if (!details.has(refKey(parsed.ref))) {
-      details.set(refKey(parsed.ref), detail);
+      continue;
     }
+    if (picked.malformed.length > 0) {
+      errors.push({
+        code: 'MALFORMED_STATUS_VALUE',
+        message: `${where}: value of "${key}" has ${picked.malformed.join(', ')} that is not a string`,
+        entry: key,
+      });
+    }
+    if (!details.has(refKey(parsed.ref))) details.set(refKey(parsed.ref), picked.detail);
   }
   return {
     ok: true,
@@ -77,8 +84,8 @@ export function parseCliUtilsInventory(obj: unknown): PhaseParseResult {
  * A data value is `""` (status recording off) or compact JSON of the actuation status
  * (cli-utils `pkg/apis/actuation/types.go`). `undefined` means the value is malformed.
  */
-function parseStatusValue(value: unknown): EntryDetail | undefined {
-  if (value === '') return {};
+function parseStatusValue(value: unknown): PickedActuation | undefined {
+  if (value === '') return { detail: {}, malformed: [] };
   if (typeof value !== 'string') return undefined;
   let parsed: unknown;
   try {
@@ -90,11 +97,27 @@ function parseStatusValue(value: unknown): EntryDetail | undefined {
   return pickActuation(parsed);
 }
 
-/** Copies the string-valued actuation fields (`strategy`, `actuation`, `reconcile`). */
-export function pickActuation(record: Record<string, unknown>): EntryDetail {
+/** The actuation fields of an entry, and the names of those present with a value that is not a string. */
+export interface PickedActuation {
+  detail: EntryDetail;
+  malformed: string[];
+}
+
+const ACTUATION_FIELDS = ['strategy', 'actuation', 'reconcile'] as const;
+
+/**
+ * Copies the actuation fields (`strategy`, `actuation`, `reconcile`, cli-utils
+ * `pkg/apis/actuation/types.go`). A string is kept as written, even one cli-utils does not define
+ * (a newer tool's value is still what it recorded); any other value is left out and named in
+ * `malformed`, for the caller to report as MALFORMED_STATUS_VALUE.
+ */
+export function pickActuation(record: Record<string, unknown>): PickedActuation {
   const detail: EntryDetail = {};
-  if (typeof record.strategy === 'string') detail.strategy = record.strategy;
-  if (typeof record.actuation === 'string') detail.actuation = record.actuation;
-  if (typeof record.reconcile === 'string') detail.reconcile = record.reconcile;
-  return detail;
+  const malformed: string[] = [];
+  for (const field of ACTUATION_FIELDS) {
+    const value = record[field];
+    if (typeof value === 'string') detail[field] = value;
+    else if (value !== undefined && value !== null) malformed.push(field);
+  }
+  return { detail, malformed };
 }

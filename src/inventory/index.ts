@@ -11,3 +11,4 @@ export { parseSelectorPhase, selectEntries, matchesSelector } from './selector.t
 export { readGroupKind, readGroupKindRef } from './group-kind.ts';
 export { parseConfigPhase } from './config-phase.ts';
 export { detectPhaseSource, parseInventory, mergePhases } from './parse-inventory.ts';
+export { entryDetailAt } from './build-phase.ts';

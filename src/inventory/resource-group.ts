@@ -61,20 +61,32 @@ export function parseResourceGroup(obj: unknown): PhaseParseResult {
       namespace: identity.namespace,
       labels: identity.labels,
       entries,
-      details: readResourceStatuses(obj.status),
+      details: readResourceStatuses(obj.status, where, errors),
       errors,
       inventory: identity,
     }),
   };
 }
 
-/** `status.resourceStatuses[]` carries the actuation data kpt recorded at apply time. */
-function readResourceStatuses(status: unknown): Map<string, EntryDetail> {
+/**
+ * `status.resourceStatuses[]` carries the actuation data kpt recorded at apply time (and the
+ * resource-group controller keeps): `{group, kind, namespace, name, strategy, actuation, reconcile}`.
+ * A field that is not a string is reported on `errors` (MALFORMED_STATUS_VALUE); the others are kept.
+ */
+function readResourceStatuses(status: unknown, where: string, errors: InventoryError[]): Map<string, EntryDetail> {
   const details = new Map<string, EntryDetail>();
   if (!isRecord(status) || !Array.isArray(status.resourceStatuses)) return details;
-  for (const item of status.resourceStatuses as unknown[]) {
+  (status.resourceStatuses as unknown[]).forEach((item, index) => {
     const ref = readGroupKindRef(item);
-    if (ref !== undefined && isRecord(item)) details.set(refKey(ref), pickActuation(item));
-  }
+    if (ref === undefined || !isRecord(item)) return;
+    const picked = pickActuation(item);
+    if (picked.malformed.length > 0)
+      errors.push({
+        code: 'MALFORMED_STATUS_VALUE',
+        message: `${where}: status.resourceStatuses[${index}] has ${picked.malformed.join(', ')} that is not a string`,
+        entry: `status.resourceStatuses[${index}]`,
+      });
+    details.set(refKey(ref), picked.detail);
+  });
   return details;
 }

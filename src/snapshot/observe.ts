@@ -41,6 +41,9 @@ import { dependsOnPodsOrTime } from '../status/pod-aware.ts';
 import { notFoundStatus, presenceOf, unknownStatus } from '../status/result.ts';
 import { ObservationMemos, type MemoContext, type ObjectPart, type ObjectVersion, type StatusMemo } from './memos.ts';
 import type { FalseCondition } from '../history/condition-changes.ts';
+import type { EntryDetail } from '../inventory/types.ts';
+import { entryDetailAt } from '../inventory/build-phase.ts';
+import { appliedOf } from '../history/applied.ts';
 
 /** Options of {@link observeCluster}. */
 export interface ObserveClusterOptions {
@@ -214,10 +217,10 @@ export async function observeWithSources(
   const sources: ObservationSources = { phases: [] };
   const phases = all.map((source) => {
     const records: (CachedObject | undefined)[] = [];
-    const resources = source.phase.entries.map((ref) => {
+    const resources = source.phase.entries.map((ref, index) => {
       const outcome = outcomeOf(ref);
       records.push(outcome.kind === 'found' ? outcome.record : undefined);
-      return observeResource(ref, outcome, tick);
+      return withApplied(observeResource(ref, outcome, tick), entryDetailAt(source.phase, index));
     });
     sources.phases.push({ refs: source.phase.entries, records });
     return observePhase(source, resources, at, tick);
@@ -326,6 +329,13 @@ function observeResource(ref: ObjectRef, outcome: Outcome, tick: TickContext): O
   }
   const observed: ObservedResource = { key: keyOf(ref), ...part };
   if (outcome.kind === 'unknown' && RETRYABLE_KINDS.includes(outcome.reason as KubeErrorKind)) observed.unread = true;
+  return observed;
+}
+
+/** The resource with what the tool that applied it recorded in its inventory, when it recorded anything. */
+function withApplied(observed: ObservedResource, detail: EntryDetail | undefined): ObservedResource {
+  const applied = appliedOf(detail);
+  if (applied !== undefined) observed.applied = applied;
   return observed;
 }
 

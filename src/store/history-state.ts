@@ -15,6 +15,7 @@ import type {
 import { withConditionTimes } from '../history/status-detail.ts';
 import { canonicalJson } from '../history/canonical-hash.ts';
 import { digestOfHex } from '../history/fingerprints.ts';
+import { appliedText, readApplied, sameApplied, type AppliedStatus } from '../history/applied.ts';
 import { createDateIntern, createStatusIntern, createTextIntern, keptCondition } from '../history/intern.ts';
 import type { RawTx } from './sql-transaction.ts';
 import { sql, empty } from './sql.ts';
@@ -106,7 +107,7 @@ export async function loadClusterState(
       SELECT r."id" AS "resourceId", r."phaseId", r."key", i."from", i."status",
              d."body" ->> 'reason' AS "reason", coalesce(d."body" ->> 'message', '') AS "message", coalesce(d."body" ->> 'presence', '') AS "presence",
              (d."body" ->> 'generation')::bigint AS "generation", (d."body" ->> 'observedGeneration')::bigint AS "observedGeneration",
-             d."body" -> 'customHealth' ->> 'health' AS "customHealth", rv."hash" AS "revisionHash", i."revisionId"
+             d."body" -> 'customHealth' ->> 'health' AS "customHealth", d."body" -> 'applied' AS "applied", rv."hash" AS "revisionHash", i."revisionId"
       FROM "Phase" p
       JOIN "Resource" r ON r."phaseId" = p."id"
       JOIN "ResourceCurrentStatus" i ON i."resourceId" = r."id"
@@ -165,6 +166,7 @@ export async function loadClusterState(
     });
   }
   const status = createStatusIntern(text);
+  const applied = createAppliedIntern();
   const observed = observedResources(byPhase.values(), observedPhases);
   for (const r of resources) {
     const seen = observed.get(r.phaseId)?.get(r.key);
@@ -179,6 +181,7 @@ export async function loadClusterState(
         message: r.message,
         presence: r.presence,
         customHealth: r.customHealth,
+        applied: applied(r.applied, seen?.applied),
       }),
       generation: r.generation === null ? null : Number(r.generation),
       observedGeneration: r.observedGeneration === null ? null : Number(r.observedGeneration),
@@ -198,6 +201,24 @@ export async function loadClusterState(
         : { id: reachability.id, reachable: reachability.reachable, errorKind: reachability.errorKind },
     lastTick: currentRun(cluster),
     phases: [...byPhase.values()],
+  };
+}
+
+/**
+ * Reads stored applier statuses, one copy of each value: the observation's own (shared by its
+ * parsed inventories) when equal, else one per distinct value among the rows.
+ */
+function createAppliedIntern(): (stored: unknown, observed: AppliedStatus | undefined) => AppliedStatus | null {
+  const seen = new Map<string, AppliedStatus>();
+  return (stored, observed) => {
+    const value = readApplied(stored);
+    if (value === null) return null;
+    if (sameApplied(value, observed)) return observed as AppliedStatus;
+    const key = appliedText(value);
+    const known = seen.get(key);
+    if (known !== undefined) return known;
+    seen.set(key, value);
+    return value;
   };
 }
 
@@ -275,6 +296,7 @@ interface OpenResourceRow {
   generation: bigint | number | null;
   observedGeneration: bigint | number | null;
   customHealth: string | null;
+  applied: unknown;
   revisionHash: string | null;
   revisionId: number | null;
 }

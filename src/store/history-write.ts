@@ -699,7 +699,7 @@ function openedDetail(
   { change, phaseId, resourceId }: PreparedChanges['rows'][number],
   known: KnownIds,
 ): number | undefined {
-  if (change.toStatus === null) return undefined;
+  if (change.toStatus === null || change.ownMessage === true) return undefined;
   if (change.scope === 'resource') return resourceId === null ? undefined : known.resourceDetails.get(resourceId);
   return change.scope === 'phase' && phaseId !== null ? known.phaseDetails.get(phaseId) : undefined;
 }

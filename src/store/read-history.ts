@@ -6,6 +6,7 @@
 import type { Db } from './db.ts';
 import { createCoalescer, createReadSql, type ReadSql } from './read-sql.ts';
 import { withConditionTimes } from '../history/status-detail.ts';
+import { readApplied } from '../history/applied.ts';
 import { readJson } from './read-json.ts';
 import type { StatusChange } from '../history/types.ts';
 import { accessConditions, type AccessColumns } from './access-rule.ts';
@@ -17,6 +18,7 @@ import type {
   PhaseIntervalRecord,
   PhaseStatusRecord,
   ResourceRecord,
+  AppliedCountRecord,
 } from './read-types.ts';
 import type { Sql } from './sql.ts';
 import { sql, empty, join } from './sql.ts';
@@ -87,6 +89,11 @@ export interface HistoryReader {
   resourceRunStarts(
     refs: readonly { phaseId: number; key: string; at: Date }[],
   ): Promise<{ phaseId: number; key: string; at: Date; from: Date }[]>;
+  /**
+   * How many members of each phase had each applier status value (per field: strategy, actuation,
+   * reconcile, sync) at `at`, or now; one statement for all `phaseIds`. Members with none are not counted.
+   */
+  countApplied(phaseIds: readonly number[], at?: Date): Promise<AppliedCountRecord[]>;
   /** The phase status interval containing `at`. */
   phaseStatusAt(phaseId: number, at: Date): Promise<PhaseStatusRecord | null>;
   /** Phase status intervals overlapping the range, oldest first. */
@@ -137,6 +144,7 @@ export interface ResourceRow {
   generation: bigint | null;
   observedGeneration: bigint | null;
   customHealth: unknown;
+  applied: unknown;
   revisionId: number | null;
   from: Date;
   to: Date | null;
@@ -154,6 +162,7 @@ export function toResource(row: ResourceRow): ResourceRecord {
     generation: row.generation === null ? null : Number(row.generation),
     observedGeneration: row.observedGeneration === null ? null : Number(row.observedGeneration),
     customHealth: readJson(row.customHealth, null),
+    applied: readApplied(row.applied),
     revisionId: row.revisionId,
     from: row.from,
     to: row.to,
@@ -217,7 +226,7 @@ function toInterval(row: IntervalRow): PhaseStatusRecord & { id: string } {
 export const RESOURCE_COLUMNS = sql`r."phaseId", r."key" AS "resourceKey", i."status", d."body" ->> 'reason' AS "reason", coalesce(d."body" ->> 'message', '') AS "message",
   coalesce(d."body" -> 'conditions', '[]'::jsonb) AS "conditions", coalesce(d."body" ->> 'presence', '') AS "presence",
   (d."body" ->> 'generation')::bigint AS "generation", (d."body" ->> 'observedGeneration')::bigint AS "observedGeneration",
-  d."body" -> 'customHealth' AS "customHealth", i."revisionId", i."from", i."to"`;
+  d."body" -> 'customHealth' AS "customHealth", d."body" -> 'applied' AS "applied", i."revisionId", i."from", i."to"`;
 
 /**
  * The status of resource `r` in effect at `at` (its current status when `at` is undefined), as `i`
@@ -474,6 +483,23 @@ export function createHistoryReader(db: Db): HistoryReader {
         )
         SELECT "phaseId", "resourceKey", "at", min("from") AS "from" FROM walk GROUP BY "phaseId", "resourceKey", "at"`);
       return rows.map((row) => ({ phaseId: Number(row.phaseId), key: row.resourceKey, at: row.at, from: row.from }));
+    },
+
+    async countApplied(phaseIds, at) {
+      if (phaseIds.length === 0) return [];
+      const rows = await reads.query<{ phaseId: number; field: string; value: string; count: bigint | number }>(sql`
+        SELECT r."phaseId", f."key" AS "field", f."value", count(*) AS "count"
+        FROM "Resource" r ${intervalAt(at)}
+        CROSS JOIN LATERAL jsonb_each_text(CASE WHEN jsonb_typeof(d."body" -> 'applied') = 'object' THEN d."body" -> 'applied' ELSE '{}'::jsonb END) f
+        WHERE r."phaseId" = ANY(${[...phaseIds]}::int[])
+        GROUP BY r."phaseId", f."key", f."value"
+        ORDER BY r."phaseId", f."key", f."value"`);
+      return rows.map((row) => ({
+        phaseId: Number(row.phaseId),
+        field: row.field,
+        value: row.value,
+        count: Number(row.count),
+      }));
     },
 
     async phaseStatusAt(phaseId, at) {

@@ -133,6 +133,7 @@ interface PhaseWithWorstRow extends PhaseRow {
   worstGeneration: bigint | string | null;
   worstObservedGeneration: bigint | string | null;
   worstCustomHealth: unknown;
+  worstApplied: unknown;
   worstRevisionId: number | null;
   worstFrom: Date | null;
   worstSince: Date | null;
@@ -169,7 +170,7 @@ function withWorstResources(page: Sql, orderBy: Sql): Sql {
     SELECT page.*, worst."resourceKey" AS "worstKey", worst."status" AS "worstStatus", worst."reason" AS "worstReason",
            worst."message" AS "worstMessage", worst."conditions" AS "worstConditions", worst."presence" AS "worstPresence",
            worst."generation" AS "worstGeneration", worst."observedGeneration" AS "worstObservedGeneration",
-           worst."customHealth" AS "worstCustomHealth", worst."revisionId" AS "worstRevisionId", worst."from" AS "worstFrom",
+           worst."customHealth" AS "worstCustomHealth", worst."applied" AS "worstApplied", worst."revisionId" AS "worstRevisionId", worst."from" AS "worstFrom",
            since."since" AS "worstSince"
     FROM page
     LEFT JOIN worst ON worst."phaseId" = page."id"
@@ -197,6 +198,7 @@ function toPhaseWithWorst(row: PhaseWithWorstRow): PhaseRecord {
           generation: row.worstGeneration === null ? null : BigInt(row.worstGeneration),
           observedGeneration: row.worstObservedGeneration === null ? null : BigInt(row.worstObservedGeneration),
           customHealth: row.worstCustomHealth,
+          applied: row.worstApplied,
           revisionId: row.worstRevisionId,
           from: row.worstFrom,
           to: null,

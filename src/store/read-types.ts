@@ -2,6 +2,7 @@
  * Domain types of the read side: what the history store answers about phases, resources, intervals,
  * manifests (status changes are src/history/types.ts' StatusChange). Plain data; no Prisma types.
  */
+import type { AppliedStatus } from '../history/applied.ts';
 import type { ClusterObservationFacts } from '../history/observation.ts';
 
 /** Which clusters and namespaces a caller may see. An empty list means "all". */
@@ -119,6 +120,8 @@ export interface ResourceRecord {
   generation: number | null;
   observedGeneration: number | null;
   customHealth: Record<string, unknown> | null;
+  /** What the tool that applied the member recorded in its inventory then (src/history/applied.ts); null when nothing. */
+  applied: AppliedStatus | null;
   revisionId: number | null;
   from: Date;
   to: Date | null;
@@ -126,6 +129,14 @@ export interface ResourceRecord {
   since?: Date;
   /** Set by the API where it reads a phase's resources: whose cluster they are in and the moment read (for `revision`). */
   view?: ResourceView;
+}
+
+/** How many members of a phase had one value of one applier status field (strategy, actuation, reconcile, sync). */
+export interface AppliedCountRecord {
+  phaseId: number;
+  field: string;
+  value: string;
+  count: number;
 }
 
 /** Where and when a resource was read: what its stored revision is answered for. */

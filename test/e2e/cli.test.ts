@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPhaselog } from '../../src/app.ts';
@@ -13,7 +14,7 @@ import type { RunningPhaselog } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startEmulator } from '../../src/emulator/index.ts';
 import type { Emulator } from '../../src/emulator/index.ts';
-import { readyDeployment } from '../../src/demo/objects.ts';
+import { cliUtilsInventory, namespaceObject, readyDeployment } from '../../src/demo/objects.ts';
 import { waitFor } from '../../src/runtime/wait.ts';
 import { shopRelease } from '../helpers/demo-cluster.ts';
 import { cleanEnv, exitCodeWithin, runPhaselog } from '../helpers/process.ts';
@@ -188,8 +189,9 @@ describe('phaselog CLI', () => {
   it('shows one phase with its resources', async () => {
     const { code, stdout } = await cli(['status', 'test/shop/release']);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/RESOURCE\s+STATUS\s+SINCE\s+MESSAGE/);
-    expect(stdout).toMatch(/apps\/Deployment\/shop\/web\s+Current/);
+    // The release's inventory records actuation and reconcile: the APPLIED column shows them.
+    expect(stdout).toMatch(/RESOURCE\s+STATUS\s+SINCE\s+APPLIED\s+MESSAGE/);
+    expect(stdout).toMatch(/apps\/Deployment\/shop\/web\s+Current\s+\S.*\s+Succeeded\/Succeeded\s/);
     expect(stdout).toMatch(/\nService\/shop\/web\s+Current/);
   });
 
@@ -383,4 +385,60 @@ describe('phaselog CLI', () => {
       'token "ci-test-reader" revoked\n',
     );
   }, 120_000);
+
+  // Last: it adds a phase, which the report and list tests above do not expect.
+  it("-o rsync shows each member's applier status with counts, and -o json carries it", async () => {
+    // The Deployment applied but not yet seen reconciled (reconcile Pending), as kpt live apply records mid-apply.
+    em.apply([
+      namespaceObject('billing'),
+      {
+        ...cliUtilsInventory('billing', 'rollout', []),
+        data: {
+          shop_web_apps_Deployment: '{"strategy":"Apply","actuation":"Succeeded","reconcile":"Pending"}',
+          shop_web__Service: '{"strategy":"Apply","actuation":"Succeeded","reconcile":"Succeeded"}',
+        },
+      },
+    ]);
+    await waitFor(
+      async () =>
+        (await cli(['status', 'test/billing/rollout', '-o', 'json'])).stdout.includes('"reconcile": "Pending"'),
+      { timeoutMs: 20_000, intervalMs: 200, what: 'the rollout phase with its applier status' },
+    );
+    const terminal = await cli(['status', 'test/billing/rollout', '-o', 'rsync'], { FORCE_COLOR: '1' });
+    expect(terminal.code).toBe(0);
+    expect(terminal.stdout).toContain('\x1b[32m✔ Current\x1b[39m');
+    const plain = stripVTControlCharacters(terminal.stdout);
+    expect(plain).toMatch(/RESOURCE\s+STATUS\s+STRATEGY\s+ACTUATION\s+RECONCILE\s+SYNC\n/);
+    expect(plain).toMatch(/apps\/Deployment\/shop\/web\s+✔ Current\s+Apply\s+Succeeded\s+Pending\s+-\n/);
+    expect(plain).toMatch(/Service\/shop\/web\s+✔ Current\s+Apply\s+Succeeded\s+Succeeded\s+-\n/);
+    expect(plain).toMatch(/FIELD\s+VALUE\s+MEMBERS\n/);
+    expect(plain).toMatch(/\nstrategy\s+Apply\s+2\n/);
+    expect(plain).toMatch(/\nactuation\s+Succeeded\s+2\n/);
+    expect(plain).toMatch(/\nreconcile\s+Pending\s+1\n/);
+    expect(plain).toMatch(/\nreconcile\s+Succeeded\s+1\n/);
+
+    const json = await cli(['status', 'test/billing/rollout', '-o', 'json']);
+    const item = JSON.parse(json.stdout) as {
+      appliedSummary: { reconcile: { value: string; count: number }[] };
+      resources: { ref: string; applied: Record<string, string | null> | null }[];
+    };
+    expect(item.resources.map((r) => [r.ref, r.applied])).toEqual([
+      ['Service/shop/web', { strategy: 'Apply', actuation: 'Succeeded', reconcile: 'Succeeded', sync: null }],
+      ['apps/Deployment/shop/web', { strategy: 'Apply', actuation: 'Succeeded', reconcile: 'Pending', sync: null }],
+    ]);
+    expect(item.appliedSummary.reconcile).toEqual([
+      { value: 'Pending', count: 1 },
+      { value: 'Succeeded', count: 1 },
+    ]);
+
+    // -o detail shows what was recorded of each status beside the stored object.
+    const detail = await cli(['status', 'test/billing/rollout', '-o', 'detail']);
+    expect(detail.stdout).toMatch(
+      /# apps\/Deployment\/shop\/web {2}Current {2}revision [0-9a-f]{12}\n# status \(recorded now\): Current\n/,
+    );
+    expect(detail.stdout).toMatch(/# {3}applied: strategy Apply, actuation Succeeded, reconcile Pending\n/);
+    const refused = await cli(['status', '-o', 'rsync']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/-o rsync shows one phase/);
+  }, 60_000);
 });

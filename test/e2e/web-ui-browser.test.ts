@@ -142,6 +142,11 @@ describe('the web UI', () => {
     expect(await page.locator('table[aria-label="Resources"] tr[data-status="Failed"]').innerText()).toContain(
       'Deployment',
     );
+    // The Application records each member's sync status: the Applied column shows it.
+    expect(await page.locator('table[aria-label="Resources"] thead').innerText()).toContain('Applied');
+    expect(await page.locator('table[aria-label="Resources"] tr[data-status="Failed"]').innerText()).toContain(
+      'Synced',
+    );
     expect(await now.innerText()).toMatch(/manifest [0-9a-f]{12}/);
     await page.screenshot({ path: path.join(TEST_OUTPUT, 'ui-phase-at.png'), fullPage: true });
     await expectAccessible(page);

@@ -31,8 +31,11 @@ import { readTrees, renderTree, renderTreeData } from './status-tree.ts';
 const SUMMARY = 'summary { current inProgress failed terminating notFound unknown total }';
 const PHASE_FIELDS = `id cluster namespace name source labels status message since stale staleReason lastGoodReadAt ${SUMMARY}
   worstResource { group kind namespace name status message }`;
-const AT_FIELDS = `statusAt(at: $at) { status message from stale staleReason ${SUMMARY} }`;
-const RESOURCE_FIELDS = 'group kind namespace name status reason message since';
+const APPLIED_SUMMARY =
+  'appliedSummary { strategy { value count } actuation { value count } reconcile { value count } sync { value count } }';
+const AT_FIELDS = `statusAt(at: $at) { status message from stale staleReason ${SUMMARY} ${APPLIED_SUMMARY} }`;
+const RESOURCE_FIELDS =
+  'group kind namespace name status reason message since applied { strategy actuation reconcile sync }';
 
 const LIST = `query Phases($filter: PhaseFilter, $after: String) {
   phases(filter: $filter, first: 100, after: $after) { edges { node { ${PHASE_FIELDS} } } pageInfo { hasNextPage endCursor } }
@@ -40,15 +43,15 @@ const LIST = `query Phases($filter: PhaseFilter, $after: String) {
 const LIST_AT = `query PhasesAt($filter: PhaseFilter, $after: String, $at: DateTime!) {
   phases(filter: $filter, first: 100, after: $after) { edges { node { ${PHASE_FIELDS} ${AT_FIELDS} } } pageInfo { hasNextPage endCursor } }
 }`;
-const ONE = `query Phase($id: ID!) { phase(id: $id) { ${PHASE_FIELDS} } }`;
+const ONE = `query Phase($id: ID!) { phase(id: $id) { ${PHASE_FIELDS} ${APPLIED_SUMMARY} } }`;
 const RESOURCES = `query Resources($id: ID!, $after: String) {
   phase(id: $id) { resources(first: 100, after: $after) { edges { node { ${RESOURCE_FIELDS} } } pageInfo { hasNextPage endCursor } } }
 }`;
-const ONE_AT = `query PhaseAt($id: ID!, $at: DateTime!) { phase(id: $id) { ${PHASE_FIELDS} ${AT_FIELDS} } }`;
+const ONE_AT = `query PhaseAt($id: ID!, $at: DateTime!) { phase(id: $id) { ${PHASE_FIELDS} ${APPLIED_SUMMARY} ${AT_FIELDS} } }`;
 const RESOURCES_AT = `query ResourcesAt($id: ID!, $at: DateTime!, $after: String) {
   phase(id: $id) { statusAt(at: $at) { resources(first: 100, after: $after) { edges { node { ${RESOURCE_FIELDS} } } pageInfo { hasNextPage endCursor } } } }
 }`;
-const REVISION_FIELDS = `${RESOURCE_FIELDS} revision { hash at content truncated }`;
+const REVISION_FIELDS = `${RESOURCE_FIELDS} conditions revision { hash at content truncated }`;
 const RESOURCES_DETAIL = `query ResourcesDetail($id: ID!, $after: String) {
   phase(id: $id) { resources(first: 100, after: $after) { edges { node { ${REVISION_FIELDS} } } pageInfo { hasNextPage endCursor } } }
 }`;
@@ -114,11 +117,25 @@ interface ResourceRef {
   name: string;
 }
 
+/** What the tool that applied a member recorded about it (Resource.applied). */
+interface ApiApplied {
+  strategy: string | null;
+  actuation: string | null;
+  reconcile: string | null;
+  sync: string | null;
+}
+
+/** Members per value of each applier status field (Phase.appliedSummary). */
+type ApiAppliedSummary = Record<keyof ApiApplied, { value: string; count: number }[]>;
+
 interface ApiResource extends ResourceRef {
   status: string;
   reason: string | null;
   message: string;
   since: string | null;
+  applied: ApiApplied | null;
+  /** Asked for by `-o detail` only: kstatus' result conditions, as recorded. */
+  conditions?: { type: string; status: string; reason?: string; message?: string }[];
   /** Asked for by `-o detail` only. */
   revision?: { hash: string | null; at: string; content: string | null; truncated: boolean } | null;
 }
@@ -126,6 +143,8 @@ interface ApiResource extends ResourceRef {
 interface ApiPhase extends PhaseAnswer {
   summary: StatusCounts;
   worstResource: (ResourceRef & { status: string; message: string }) | null;
+  /** Asked for when one phase is shown. */
+  appliedSummary?: ApiAppliedSummary | null;
   statusAt?: {
     status: string;
     message: string;
@@ -133,6 +152,7 @@ interface ApiPhase extends PhaseAnswer {
     stale: boolean;
     staleReason: string | null;
     summary: StatusCounts;
+    appliedSummary?: ApiAppliedSummary | null;
   } | null;
 }
 
@@ -203,9 +223,10 @@ export function staleNote(p: { stale: boolean; staleReason?: string | null }): s
 
 /**
  * EMCO's status modes beside kubectl's formats: `summary` (counts only), `all` (every resource: the
- * table, which is the default) and `detail` (each resource's stored object revision).
+ * table, which is the default), `detail` (each resource's stored object revision and recorded
+ * status) and `rsync` (each member's applier status, with counts).
  */
-export const STATUS_MODES = ['summary', 'all', 'detail'] as const;
+export const STATUS_MODES = ['summary', 'all', 'detail', 'rsync'] as const;
 export type StatusOutput = OutputFormat | (typeof STATUS_MODES)[number];
 /** What is printed once `all` is read as the table it is. */
 type Shown = Omit<StatusOptions, 'output'> & { output: Exclude<StatusOutput, 'all'> };
@@ -249,6 +270,10 @@ function toItem(p: ApiPhase, at: Date | undefined): PhaseItem {
     lastGoodReadAt: p.lastGoodReadAt,
     summary: at ? (then?.summary ?? p.summary) : p.summary,
     worstResource: at || !worst ? null : formatRef(worst),
+    // Asked for one phase only: a list of phases leaves it out.
+    ...(p.appliedSummary !== undefined
+      ? { appliedSummary: at ? (then?.appliedSummary ?? null) : p.appliedSummary }
+      : {}),
     ...(at ? { at: at.toISOString() } : {}),
   };
 }
@@ -288,17 +313,85 @@ function phaseRow(ctx: CommandContext, p: PhaseItem, wide: boolean): string[] {
   ];
 }
 
-function resourceRow(ctx: CommandContext, r: ResourceItem, wide: boolean): string[] {
+/**
+ * A member's applier status in one column: `actuation/reconcile` as cli-utils and kpt record them
+ * (`Delete` first for an object the applier deletes), or Argo CD's sync status; `-` for none.
+ */
+function formatApplied(a: ApiApplied | null): string {
+  if (a === null) return '-';
+  const parts: string[] = [];
+  if (a.strategy !== null && a.strategy !== 'Apply') parts.push(a.strategy);
+  if (a.actuation !== null || a.reconcile !== null) parts.push(`${a.actuation ?? '-'}/${a.reconcile ?? '-'}`);
+  if (a.sync !== null) parts.push(a.sync);
+  return parts.length === 0 ? '-' : parts.join(' ');
+}
+
+function resourceRow(ctx: CommandContext, r: ResourceItem, wide: boolean, applied: boolean): string[] {
   const reason = r.reason && r.status === 'Unknown' ? ` (${r.reason})` : '';
   const row = [r.ref, paintStatus(r.status, ctx.paint, ctx.decorated, reason), formatAgo(r.since, ctx.now())];
+  if (applied) row.push(formatApplied(r.applied));
   return wide ? [...row, r.reason ?? '-', r.message] : [...row, r.message];
+}
+
+/** The resource table's headers; APPLIED only when a member has an applier status. */
+function resourceHeaders(wide: boolean, applied: boolean): string[] {
+  return [
+    'RESOURCE',
+    'STATUS',
+    'SINCE',
+    ...(applied ? ['APPLIED'] : []),
+    ...(wide ? ['REASON', 'MESSAGE'] : ['MESSAGE']),
+  ];
+}
+
+const RSYNC_HEADERS = ['RESOURCE', 'STATUS', 'STRATEGY', 'ACTUATION', 'RECONCILE', 'SYNC'];
+
+/**
+ * `-o rsync` (EMCO's rsync-status): the phase, each member's applier status field by field beside
+ * its kstatus status, then how many members have each value.
+ */
+function renderRsync(
+  ctx: CommandContext,
+  item: PhaseItem,
+  resources: ResourceItem[],
+  headers: boolean,
+): { out: string; note?: string } {
+  const rows = resources.map((r) => [
+    r.ref,
+    paintStatus(r.status, ctx.paint, ctx.decorated),
+    r.applied?.strategy ?? '-',
+    r.applied?.actuation ?? '-',
+    r.applied?.reconcile ?? '-',
+    r.applied?.sync ?? '-',
+  ]);
+  const summary = item.appliedSummary ?? null;
+  const counts =
+    summary === null
+      ? []
+      : (['strategy', 'actuation', 'reconcile', 'sync'] as const).flatMap((field) =>
+          summary[field].map((c) => [field, c.value, String(c.count)]),
+        );
+  let out = renderTable(PHASE_HEADERS, [phaseRow(ctx, item, false)], { headers });
+  out += '\n' + renderTable(RSYNC_HEADERS, rows, { headers });
+  if (counts.length > 0) out += '\n' + renderTable(['FIELD', 'VALUE', 'MEMBERS'], counts, { headers });
+  return counts.length > 0
+    ? { out }
+    : {
+        out,
+        note: `${phaseName(item)}: no member has an applier status (its ${item.source} inventory records none)\n`,
+      };
 }
 
 export async function runStatus(ctx: CommandContext, given: StatusOptions): Promise<number> {
   const options: Shown = { ...given, output: given.output === 'all' ? 'table' : given.output };
   const at = options.at ? parseTime(options.at, ctx.now()) : undefined;
-  if ((options.output === 'summary' || options.output === 'detail') && options.watch)
+  if ((options.output === 'summary' || options.output === 'detail' || options.output === 'rsync') && options.watch)
     throw new CliError(`-o ${options.output} prints once; it cannot be combined with --watch`, EXIT.usage);
+  if (options.output === 'rsync' && !options.phase)
+    throw new CliError(
+      "-o rsync shows one phase's members with their applier status: name a phase (phaselog status <phase> -o rsync)",
+      EXIT.usage,
+    );
   if (options.output === 'detail' && !options.phase)
     throw new CliError(
       "-o detail shows one phase's stored object revisions: name a phase (phaselog status <phase> -o detail)",
@@ -330,7 +423,12 @@ export async function runStatus(ctx: CommandContext, given: StatusOptions): Prom
         EXIT.usage,
       );
     if (options.watch) throw new CliError('--tree prints once; it cannot be combined with --watch', EXIT.usage);
-    if (options.output === 'summary' || options.output === 'detail' || options.output === 'name')
+    if (
+      options.output === 'summary' ||
+      options.output === 'detail' ||
+      options.output === 'rsync' ||
+      options.output === 'name'
+    )
       throw new CliError(`--tree does not combine with -o ${options.output}`, EXIT.usage);
   }
   return options.phase ? showPhase(ctx, options, at) : listPhases(ctx, options, at);
@@ -381,21 +479,45 @@ function summaryRow(ctx: CommandContext, p: PhaseItem): string[] {
   ];
 }
 
+/**
+ * What phaselog recorded of a resource's status (then, or now), as comment lines above its stored
+ * object: status and reason, message, kstatus' result conditions, the applier's status. Stored
+ * revisions hold metadata and spec only, so this is the status block `-o detail` can show.
+ */
+function recordedStatus(r: ApiResource, now: boolean): string {
+  const lines = [
+    `# status (${now ? 'recorded now' : 'recorded then'}): ${r.status}${r.reason ? ` (${r.reason})` : ''}`,
+  ];
+  if (r.message !== '') lines.push(`#   message: ${r.message.replace(/\n/g, ' ')}`);
+  for (const c of r.conditions ?? [])
+    lines.push(
+      `#   condition ${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}${c.message ? `: ${c.message.replace(/\n/g, ' ')}` : ''}`,
+    );
+  if (r.applied !== null) {
+    const fields = (['strategy', 'actuation', 'reconcile', 'sync'] as const)
+      .filter((f) => r.applied?.[f] != null)
+      .map((f) => `${f} ${r.applied?.[f] ?? ''}`);
+    lines.push(`#   applied: ${fields.join(', ')}`);
+  }
+  return lines.join('\n');
+}
+
 /** `-o detail`: every resource's stored object revision as YAML documents, each under a comment naming it. */
 function renderDetail(ctx: CommandContext, item: PhaseItem, resources: ApiResource[]): string {
   const when = item.at ?? ctx.now().toISOString();
   const head = `# ${phaseName(item)}: ${item.status ?? 'no status'} at ${when} (${item.summary.current}/${item.summary.total} Current)\n`;
   const documents = resources.map((r) => {
     const title = `# ${formatRef(r)}  ${r.status}`;
+    const recorded = `${recordedStatus(r, item.at === undefined)}\n`;
     const revision = r.revision;
-    if (!revision) return `${title}  (no revision stored: the object was not found or not observed then)\n`;
+    if (!revision) return `${title}  (no revision stored: the object was not found or not observed then)\n${recorded}`;
     if (revision.content === null) {
       return revision.hash === null && revision.at
-        ? `${title}  (revision withheld: its namespace is outside this token's scope, or retention removed it)\n`
-        : `${title}\n`;
+        ? `${title}  (revision withheld: its namespace is outside this token's scope, or retention removed it)\n${recorded}`
+        : `${title}\n${recorded}`;
     }
     const cut = revision.truncated ? ' (cut: see the marker line at its end)' : '';
-    return `${title}  revision ${revision.hash?.slice(0, 12) ?? '?'}${cut}\n${revision.content.endsWith('\n') ? revision.content : `${revision.content}\n`}`;
+    return `${title}  revision ${revision.hash?.slice(0, 12) ?? '?'}${cut}\n${recorded}${revision.content.endsWith('\n') ? revision.content : `${revision.content}\n`}`;
   });
   return head + (documents.length ? `---\n${documents.join('---\n')}` : '# no resources\n');
 }
@@ -405,7 +527,7 @@ async function showPhase(ctx: CommandContext, options: Shown, at: Date | undefin
     cluster: options.clusters[0],
     namespace: options.namespace,
   });
-  if (options.output === 'summary' || options.output === 'detail') {
+  if (options.output === 'summary' || options.output === 'detail' || options.output === 'rsync') {
     const data = await ctx.api.query<{ phase: ApiPhase | null }>(at ? ONE_AT : ONE, {
       id: found.id,
       ...(at ? { at: at.toISOString() } : {}),
@@ -416,7 +538,12 @@ async function showPhase(ctx: CommandContext, options: Shown, at: Date | undefin
     const item = toItem(data.phase, at);
     if (options.output === 'summary')
       ctx.out(renderTable(SUMMARY_HEADERS, [summaryRow(ctx, item)], { headers: options.headers }));
-    else ctx.out(renderDetail(ctx, item, await readResources(ctx, found.id, at, true)));
+    else if (options.output === 'rsync') {
+      const resources = (await readResources(ctx, found.id, at)).map(toResourceItem);
+      const shown = renderRsync(ctx, item, resources, options.headers);
+      ctx.out(shown.out);
+      if (shown.note !== undefined) ctx.err(shown.note);
+    } else ctx.out(renderDetail(ctx, item, await readResources(ctx, found.id, at, true)));
     return EXIT.ok;
   }
   if (options.tree) {
@@ -458,6 +585,7 @@ async function showPhase(ctx: CommandContext, options: Shown, at: Date | undefin
       ctx.out(renderData({ ...item, resources, ...(at ? {} : { conditions }) }, options.output));
     else {
       const wide = options.output === 'wide';
+      const applied = resources.some((r) => r.applied !== null);
       widths = columnWidths(PHASE_HEADERS, [phaseRow(ctx, item, false)]);
       ctx.out(
         renderTable(wide ? WIDE_HEADERS : PHASE_HEADERS, [phaseRow(ctx, item, wide)], { headers: options.headers }),
@@ -465,8 +593,8 @@ async function showPhase(ctx: CommandContext, options: Shown, at: Date | undefin
       ctx.out('\n');
       ctx.out(
         renderTable(
-          wide ? ['RESOURCE', 'STATUS', 'SINCE', 'REASON', 'MESSAGE'] : ['RESOURCE', 'STATUS', 'SINCE', 'MESSAGE'],
-          resources.map((r) => resourceRow(ctx, r, wide)),
+          resourceHeaders(wide, applied),
+          resources.map((r) => resourceRow(ctx, r, wide, applied)),
           { headers: options.headers },
         ),
       );

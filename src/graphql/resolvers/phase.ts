@@ -29,7 +29,15 @@ import {
 } from '../cursor.ts';
 import { badUserInput } from '../errors.ts';
 import { fieldsNamedBelow, selectsAnyBelow } from '../selection.ts';
-import { toConditions, toCounts, toCustomHealth, toManifest, toStatus, toStatusChange } from './shapes.ts';
+import {
+  toAppliedSummary,
+  toConditions,
+  toCounts,
+  toCustomHealth,
+  toManifest,
+  toStatus,
+  toStatusChange,
+} from './shapes.ts';
 import { observedAt, storedStaleReason, type ObservationState } from '../../history/observation.ts';
 import { phaseStaleness } from '../../services/read-staleness.ts';
 import { FULL_ACCESS, type Page } from '../../store/read-types.ts';
@@ -237,6 +245,7 @@ export const phaseResolvers: Pick<
     status: (p) => (p.current === null ? null : toStatus(p.current.status)),
     message: (p) => p.current?.message ?? '',
     summary: (p) => toCounts(p.current?.summary ?? {}),
+    appliedSummary: async (p, _args, ctx) => toAppliedSummary(await ctx.loaders.appliedCounts.load(p.id)),
     conditions: async (p, _args, ctx) =>
       toConditions(p.current?.conditions ?? [], await ctx.loaders.phaseConditions.load(p.id)),
     stale: (p) => phaseStaleness(p, new Date()).reason !== null,
@@ -339,6 +348,7 @@ export const phaseResolvers: Pick<
     status: (s) => toStatus(s.interval.status),
     message: (s) => s.interval.message,
     summary: (s) => toCounts(s.interval.summary),
+    appliedSummary: async (s, _args, ctx) => toAppliedSummary(await ctx.read.history.countApplied([s.phaseId], s.at)),
     conditions: async (s, _args, ctx) =>
       toConditions(s.interval.conditions, await ctx.read.conditions.conditionsAt(s.phaseId, s.at)),
     stale: (s) => s.interval.stale,

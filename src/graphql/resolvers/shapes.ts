@@ -52,6 +52,19 @@ export function toCounts(summary: Record<string, number>): ResolversParentTypes[
   return { ...counts, total: Object.values(counts).reduce((a, b) => a + b, 0) };
 }
 
+/** A phase's applier status counts as the SDL shows them: one list per field; null when there are none. */
+export function toAppliedSummary(
+  rows: readonly { field: string; value: string; count: number }[],
+): ResolversParentTypes['AppliedSummary'] | null {
+  if (rows.length === 0) return null;
+  const of = (field: string) =>
+    rows
+      .filter((r) => r.field === field)
+      .map((r) => ({ value: r.value, count: r.count }))
+      .sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+  return { strategy: of('strategy'), actuation: of('actuation'), reconcile: of('reconcile'), sync: of('sync') };
+}
+
 /** A StatusChange as the SDL shows it (no cluster id; the phase's source kind as `source`). */
 export function toStatusChange(change: StatusChange): ResolversParentTypes['StatusChange'] {
   const { phase } = change;

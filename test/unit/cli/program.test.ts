@@ -126,7 +126,7 @@ describe('phaselog command line', () => {
     const status = await run(['status', '--help']);
     expect(status.out).toMatch(/-n, --namespace <namespace>/);
     expect(status.out.replace(/\s+/g, ' ')).toContain(
-      '-o, --output <format> output format (choices: "table", "wide", "json", "yaml", "name", "summary", "all", "detail", default: "table")',
+      '-o, --output <format> output format (choices: "table", "wide", "json", "yaml", "name", "summary", "all", "detail", "rsync", default: "table")',
     );
     expect(status.out).toMatch(/Examples:\n {2}phaselog status /);
     const gate = await run(['gate', '--help']);
@@ -168,6 +168,7 @@ describe('phaselog completion', () => {
       'summary',
       'all',
       'detail',
+      'rsync',
     ]);
     expect(complete(script, ['phaselog', 'gate', 'api', '--st'])).toEqual(['--status']);
     expect(complete(script, ['phaselog', 'plan', ''])).toEqual(['list', 'status', 'history']);
@@ -192,7 +193,7 @@ describe('phaselog completion', () => {
     const fish = (await run(['completion', 'fish'])).out;
     expect(fish).toContain("complete -c phaselog -n 'not __fish_seen_subcommand_from");
     expect(fish).toMatch(
-      /-n '__fish_seen_subcommand_from status; and not __fish_seen_subcommand_from plan' -s o -l output -xa 'table wide json yaml name summary all detail'/,
+      /-n '__fish_seen_subcommand_from status; and not __fish_seen_subcommand_from plan' -s o -l output -xa 'table wide json yaml name summary all detail rsync'/,
     );
     expect(fish).toMatch(
       /-n '__fish_seen_subcommand_from plan; and __fish_seen_subcommand_from status' -s o -l output -xa 'table wide json yaml summary'/,

@@ -48,7 +48,14 @@ function observe(at: Date, resources: ObservedResource[]): ClusterObservation {
 /** The state a store holds after recording `resources` as Current. */
 function stored(resources: ObservedResource[]): StoredClusterState {
   const at = new Date('2026-03-01T09:00:00Z');
-  const recorded = { status: 'Current', reason: null, message: READY, presence: 'Present', customHealth: null };
+  const recorded = {
+    status: 'Current',
+    reason: null,
+    message: READY,
+    presence: 'Present',
+    customHealth: null,
+    applied: null,
+  };
   return {
     clusterId: 1,
     lastGoodReadAt: at,

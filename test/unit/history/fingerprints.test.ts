@@ -48,6 +48,7 @@ describe('resource fingerprints', () => {
       message: r.message,
       presence: r.presence,
       customHealth: r.customHealth?.health ?? null,
+      applied: r.applied ?? null,
     },
     generation: r.generation ?? null,
     observedGeneration: r.observedGeneration ?? null,
@@ -72,6 +73,7 @@ describe('resource fingerprints', () => {
     ['message', { message: 'Deployment is available. Replicas: 3' }],
     ['presence', { presence: 'Absent' }],
     ['custom health', { customHealth: 'Healthy' }],
+    ['applier status', { applied: { actuation: 'Pending' } }],
   ] as const)('of a stored interval with another %s do not match', (_field, change) => {
     const r = observed[0] as ObservedResource;
     const stored = storedFrom(r);

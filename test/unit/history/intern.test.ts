@@ -8,6 +8,7 @@ const CURRENT: ResourceIntervalStatus = {
   message: 'Deployment is available. Replicas: 2',
   presence: 'Present',
   customHealth: null,
+  applied: null,
 };
 
 describe('resource interval statuses of a kept state', () => {

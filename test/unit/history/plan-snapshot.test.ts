@@ -97,7 +97,14 @@ function storedAfter(observed: ObservedPhase, extra: Partial<StoredPhase> = {}):
       resourceId: 7000 + i,
       from: EARLIER,
       resourceKey: r.key,
-      recorded: { status: r.status, reason: null, message: r.message, presence: r.presence, customHealth: null },
+      recorded: {
+        status: r.status,
+        reason: null,
+        message: r.message,
+        presence: r.presence,
+        customHealth: null,
+        applied: r.applied ?? null,
+      },
       generation: r.generation ?? null,
       observedGeneration: r.observedGeneration ?? null,
       revisionDigest: null,
@@ -225,6 +232,60 @@ describe('planning a snapshot', () => {
         toStatus: null,
       }),
     );
+  });
+
+  it("records a member's applier status change as its own change, after its status change when both moved", () => {
+    const pending = { strategy: 'Apply', actuation: 'Pending', reconcile: 'Pending' };
+    const succeeded = { strategy: 'Apply', actuation: 'Succeeded', reconcile: 'Succeeded' };
+    const stored = storedAfter(
+      phase([
+        { ...resource('web', 'InProgress', 'Replicas: 1/2'), applied: pending },
+        { ...resource('api'), applied: pending },
+      ]),
+    );
+    const plan = planSnapshot(
+      stored,
+      ok([
+        phase([
+          { ...resource('web'), applied: succeeded },
+          { ...resource('api'), applied: { ...pending, actuation: 'Succeeded' } },
+        ]),
+      ]),
+    );
+    expect(plan.changes.filter((c) => c.scope === 'resource')).toEqual([
+      expect.objectContaining({
+        resourceKey: 'apps/Deployment/shop/web',
+        fromStatus: 'InProgress',
+        toStatus: 'Current',
+      }),
+      expect.objectContaining({
+        resourceKey: 'apps/Deployment/shop/web',
+        fromStatus: 'Current',
+        toStatus: 'Current',
+        message: 'applied: actuation Pending → Succeeded, reconcile Pending → Succeeded',
+        ownMessage: true,
+      }),
+      expect.objectContaining({
+        resourceKey: 'apps/Deployment/shop/api',
+        fromStatus: 'Current',
+        toStatus: 'Current',
+        message: 'applied: actuation Pending → Succeeded',
+        ownMessage: true,
+      }),
+    ]);
+    expect(plan.phases[0]?.openResources).toHaveLength(2);
+    // Observed again as stored: nothing to write.
+    const again = planSnapshot(
+      stored,
+      ok([
+        phase([
+          { ...resource('web', 'InProgress', 'Replicas: 1/2'), applied: pending },
+          { ...resource('api'), applied: pending },
+        ]),
+      ]),
+    );
+    expect(again.phases).toEqual([]);
+    expect(again.changes).toEqual([]);
   });
 
   it('deletes a phase whose inventory is gone, but not one whose source could not be listed', () => {
@@ -430,7 +491,10 @@ describe('the hash of an observation (equal: the snapshot changes nothing, one r
     ).not.toBe(listed);
   });
 
-  it('changes when a resource could not be read, or gets a revision or custom health', () => {
+  it('changes when a resource could not be read, or gets a revision, custom health or an applier status', () => {
+    expect(hashObservation(ok([phase([{ ...resource('web'), applied: { actuation: 'Pending' } }])]))).not.toBe(
+      hashObservation(ok([phase([{ ...resource('web'), applied: { actuation: 'Succeeded' } }])])),
+    );
     const base = hashObservation(ok([phase([resource('web')])]));
     expect(hashObservation(ok([phase([{ ...resource('web'), unread: true }])]))).not.toBe(base);
     expect(

@@ -273,12 +273,73 @@ describe('malformed entries are phase errors and the good entries are kept', () 
       good: ['/Service/shop/web'],
       bad: { code: 'MALFORMED_ENTRY', entry: 'status.resources[0]' },
     },
+    {
+      label: 'ConfigMap value whose actuation is a number keeps the entry and its string fields',
+      obj: configMap({ shop_web_apps_Deployment: '{"strategy":"Apply","actuation":3}' }),
+      good: ['apps/Deployment/shop/web'],
+      bad: { code: 'MALFORMED_STATUS_VALUE', entry: 'shop_web_apps_Deployment' },
+    },
+    {
+      label: 'ResourceGroup resource status whose reconcile is an object',
+      obj: {
+        apiVersion: 'kpt.dev/v1alpha1',
+        kind: 'ResourceGroup',
+        metadata: { name: 'rg', namespace: 'shop' },
+        spec: { resources: [{ group: '', kind: 'Service', namespace: 'shop', name: 'web' }] },
+        status: {
+          resourceStatuses: [
+            { group: '', kind: 'Service', namespace: 'shop', name: 'web', actuation: 'Succeeded', reconcile: {} },
+          ],
+        },
+      },
+      good: ['/Service/shop/web'],
+      bad: { code: 'MALFORMED_STATUS_VALUE', entry: 'status.resourceStatuses[0]' },
+    },
+    {
+      label: 'Argo resource whose sync status is a boolean',
+      obj: {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Application',
+        metadata: { name: 'a', namespace: 'argocd' },
+        status: { resources: [{ version: 'v1', kind: 'Service', namespace: 'shop', name: 'web', status: true }] },
+      },
+      good: ['/Service/shop/web'],
+      bad: { code: 'MALFORMED_STATUS_VALUE', entry: 'status.resources[0]' },
+    },
   ])('$label', ({ obj, good, bad }) => {
     const phase = expectPhase(parseInventory(obj));
     expect(phase.entries.map(refKey)).toEqual(good);
     expect(phase.errors).toHaveLength(1);
     expect(phase.errors[0]).toMatchObject(bad);
     expect(phase.errors[0]?.message).toMatch(/\S/);
+  });
+});
+
+describe('applier status values are kept as the tool wrote them', () => {
+  it.each([
+    {
+      label: 'cli-utils value with a number keeps its string fields',
+      obj: configMap({ shop_web_apps_Deployment: '{"strategy":"Apply","actuation":3,"reconcile":"Pending"}' }),
+      detail: { strategy: 'Apply', reconcile: 'Pending' },
+    },
+    {
+      label: 'cli-utils value with a reconcile cli-utils does not define',
+      obj: configMap({ shop_web_apps_Deployment: '{"actuation":"Succeeded","reconcile":"Superseded"}' }),
+      detail: { actuation: 'Succeeded', reconcile: 'Superseded' },
+    },
+    {
+      label: 'Argo sync status phaselog does not know',
+      obj: {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Application',
+        metadata: { name: 'a', namespace: 'argocd' },
+        status: { resources: [{ version: 'v1', kind: 'Service', namespace: 'shop', name: 'web', status: 'Drifting' }] },
+      },
+      detail: { syncStatus: 'Drifting' },
+    },
+  ])('$label', ({ obj, detail }) => {
+    const phase = expectPhase(parseInventory(obj));
+    expect(Object.values(phase.details)).toEqual([detail]);
   });
 });
 
