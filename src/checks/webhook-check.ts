@@ -12,7 +12,7 @@ import type { ConditionStatus } from '../history/condition-changes.ts';
 import { PROJECT_ROOT } from '../runtime/paths.ts';
 import type { PhaseRecord, ResourceRecord } from '../store/read-types.ts';
 import type { WebhookCheckConfig } from './config.ts';
-import { displayUrl, readCappedBody, type CheckVerdict } from './http-check.ts';
+import { displayUrl, readCappedBody, requestFailure, requestProblem, type CheckVerdict } from './http-check.ts';
 
 /** The published schema (request and response definitions). */
 // From the project root, not this file: compiled, this module runs from dist/.
@@ -95,6 +95,8 @@ async function askWebhook(
   options: WebhookRequestOptions,
 ): Promise<CheckVerdict | WebhookVerdict[]> {
   const shown = `POST ${displayUrl(options.url)}`;
+  const problem = requestProblem(options.url, {});
+  if (problem !== undefined) return { status: 'Unknown', reason: 'InvalidRequest', message: `${shown}: ${problem}` };
   const body = webhookRequestBody(options, new Date());
   let text: string;
   let status: number;
@@ -109,10 +111,8 @@ async function askWebhook(
     status = response.status;
     text = await readCappedBody(response, check.maxBodyBytes);
   } catch (error) {
-    const name = (error as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError')
-      return { status: 'Unknown', reason: 'Timeout', message: `${shown} did not answer within ${options.timeoutMs}ms` };
-    return { status: 'Unknown', reason: 'ConnectionFailed', message: `${shown} failed` };
+    const { reason, words } = requestFailure(error, options.timeoutMs);
+    return { status: 'Unknown', reason, message: `${shown} ${words}` };
   }
   if (status < 200 || status > 299)
     return { status: 'Unknown', reason: 'UnexpectedStatus', message: `${shown} answered ${status}` };
