@@ -89,6 +89,17 @@ export function summaryLine(d: DeliveryToSend): string {
   return `${what}: ${c.fromStatus ?? 'none'} → ${c.toStatus ?? 'none'}${c.message !== '' ? ` (${c.message})` : ''}`;
 }
 
+/**
+ * Text as Slack's mrkdwn shows it literally: `&`, `<` and `>` as HTML entities, the three characters
+ * Slack asks senders to escape (api.slack.com, "Escaping text"). Unescaped, a status message
+ * could ping a channel (`<!channel>`), mention someone (`<@U123>`) or show a link under words of
+ * its choosing (`<https://evil.example|re-authenticate>`). Every text that enters a Slack message
+ * passes here; only phaselog's own link markup is added after.
+ */
+export function escapeSlackText(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
 /** The request for `receiver`; signed when the receiver has a secret. */
 export function renderRequest(
   receiver: Pick<ReceiverConfig, 'type'> & { source?: string },
@@ -100,8 +111,8 @@ export function renderRequest(
   let body: string;
   let contentType = 'application/json';
   if (receiver.type === 'slack') {
-    const line = summaryLine(d);
-    const link = typeof facts.url === 'string' ? ` <${facts.url}|open in phaselog>` : '';
+    const line = escapeSlackText(summaryLine(d));
+    const link = typeof facts.url === 'string' ? ` <${escapeSlackText(facts.url)}|open in phaselog>` : '';
     body = JSON.stringify({
       text: line,
       blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `${line}${link}` } }],

@@ -339,6 +339,43 @@ describe('notifications', () => {
     expect(redirecting.hits).toHaveLength(1);
   });
 
+  it("shows a status message's Slack markup as text: no channel ping, no disguised link, only phaselog's own link", async () => {
+    const slack = await startWebhookReceiver();
+    receivers.push(slack);
+    const id = await phase('escaped');
+    await (
+      await start(
+        notificationsConfigSchema.parse({
+          scanInterval: 200,
+          uiBaseUrl: 'https://ui.example.com',
+          routes: [{ name: 'slack-escape', receiver: { type: 'slack', url: slack.url } }],
+        }),
+      )
+    ).scanNow();
+    // A Pod's message (or a webhook check's answer) is whatever its author wrote.
+    await insertStatusChange(db, {
+      clusterId,
+      phaseId: id,
+      scope: 'phase',
+      at: new Date(),
+      fromStatus: 'Current',
+      toStatus: 'Failed',
+      message: '<!channel> <@U0ADMIN> session expired: <https://evil.example/login|re-authenticate> & retry',
+    });
+    await waitFor(() => slack.hits.length === 1, { timeoutMs: 20_000, what: 'the Slack message' });
+    const body = slack.hits[0]?.body as { text: string; blocks: { text: { type: string; text: string } }[] };
+    const mrkdwn = body.blocks[0]?.text.text ?? '';
+    // Slack reads `<...>` as a control sequence (mention, link) and `&...;` as an entity: the only
+    // sequence left is phaselog's link; the rest shows literally.
+    const controls = (text: string) => [...text.matchAll(/<([^<>]*)>/g)].map((m) => m[1]);
+    expect(controls(body.text)).toEqual([]);
+    expect(controls(mrkdwn)).toEqual(['https://ui.example.com/phases/prod/shop/escaped|open in phaselog']);
+    expect(body.text).toBe(
+      'prod/shop/escaped: Current → Failed (&lt;!channel&gt; &lt;@U0ADMIN&gt; session expired: &lt;https://evil.example/login|re-authenticate&gt; &amp; retry)',
+    );
+    expect(mrkdwn.startsWith(body.text)).toBe(true);
+  });
+
   it('speaks Slack incoming webhooks and CloudEvents structured mode', async () => {
     const slack = await startWebhookReceiver();
     const events = await receiver();
