@@ -1,14 +1,14 @@
 /**
  * A `webhook` check: phaselog POSTs the phase (identity, status, summary, members with statuses) to
  * the integrator's service, signed with HMAC-SHA256, and the service answers the condition. The
- * contract is docs/schemas/condition-webhook.schema.json; an answer that breaks it is
+ * contract is docs/schemas/condition-webhook.schema.json (the signature: ../auth/request-signature.ts); an answer that breaks it is
  * Unknown(InvalidResponse).
  */
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import type { ConditionStatus } from '../history/condition-changes.ts';
+import { SIGNATURE_HEADER, signRequest } from '../auth/request-signature.ts';
 import { PROJECT_ROOT } from '../runtime/paths.ts';
 import type { PhaseRecord, ResourceRecord } from '../store/read-types.ts';
 import type { WebhookCheckConfig } from './config.ts';
@@ -24,14 +24,6 @@ ajv.addSchema(SCHEMA);
 const validateResponse = ajv.compile({
   $ref: 'https://phaselog.dev/schemas/condition-webhook.schema.json#/definitions/ConditionResponse',
 });
-
-/** The request header carrying the signature. */
-export const SIGNATURE_HEADER = 'X-Phaselog-Signature';
-
-/** `sha256=<hex>` of `body` under `secret`: what a receiver recomputes over the raw body. */
-export function signBody(body: string, secret: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-}
 
 /** What one webhook request needs. */
 export interface WebhookRequestOptions {
@@ -97,13 +89,14 @@ async function askWebhook(
   const shown = `POST ${displayUrl(options.url)}`;
   const problem = requestProblem(options.url, {});
   if (problem !== undefined) return { status: 'Unknown', reason: 'InvalidRequest', message: `${shown}: ${problem}` };
-  const body = webhookRequestBody(options, new Date());
+  const sentAt = new Date();
+  const body = webhookRequestBody(options, sentAt);
   let text: string;
   let status: number;
   try {
     const response = await fetch(options.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signBody(body, options.secret) },
+      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signRequest(options.secret, body, sentAt) },
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(options.timeoutMs),

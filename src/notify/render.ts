@@ -4,7 +4,7 @@
  * can drop a repeat (see README: a crash between the receiver's answer and phaselog recording it
  * sends the same delivery again).
  */
-import { createHmac } from 'node:crypto';
+import { SIGNATURE_HEADER, signRequest } from '../auth/request-signature.ts';
 import { formatDuration } from '../duration.ts';
 import { phasePath } from '../ui/paths.ts';
 import type { ReceiverConfig } from './config.ts';
@@ -45,11 +45,6 @@ export function deliveryKey(route: string, seq: bigint): string {
 /** The phase's page in the web UI (the path its router serves). */
 export function phaseUiUrl(uiBaseUrl: string, phase: { namespace: string; name: string }, cluster: string): string {
   return `${uiBaseUrl.replace(/\/+$/, '')}${phasePath({ cluster, namespace: phase.namespace, name: phase.name })}`;
-}
-
-/** `sha256=<hex>` HMAC of the raw body. */
-export function signBody(secret: string, body: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
 /** The receiver-neutral facts of a delivery (the webhook body, the CloudEvent's data). */
@@ -100,11 +95,15 @@ export function escapeSlackText(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
-/** The request for `receiver`; signed when the receiver has a secret. */
+/**
+ * The request for `receiver`; signed at `signedAt` when the receiver has a secret (each attempt
+ * is signed anew, so a retry carries a fresh timestamp and the same delivery key).
+ */
 export function renderRequest(
   receiver: Pick<ReceiverConfig, 'type'> & { source?: string },
   d: DeliveryToSend,
   secret: string | undefined,
+  signedAt: Date,
 ): RenderedRequest {
   const facts = deliveryFacts(d);
   const key = deliveryKey(d.route, d.change.seq);
@@ -142,6 +141,6 @@ export function renderRequest(
     'x-phaselog-delivery': key,
     'user-agent': 'phaselog-notifications',
   };
-  if (secret !== undefined) headers['x-phaselog-signature'] = signBody(secret, body);
+  if (secret !== undefined) headers[SIGNATURE_HEADER.toLowerCase()] = signRequest(secret, body, signedAt);
   return { body, headers };
 }

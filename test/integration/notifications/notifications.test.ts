@@ -25,6 +25,7 @@ import { waitFor } from '../../../src/runtime/wait.ts';
 import { startNotificationWorker, type RunningNotificationWorker } from '../../../workers/notification-worker.ts';
 import { insertStatusChange } from '../../helpers/history-rows.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../../helpers/services.ts';
+import { readmeVerifier } from '../../helpers/readme-signature.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
 
 const SECRET = 'a-test-hmac-secret-of-some-length';
@@ -337,6 +338,26 @@ describe('notifications', () => {
     expect((await deliveries('moved'))[0]?.lastError).toMatch(/redirect/);
     expect(elsewhere.hits).toHaveLength(0);
     expect(redirecting.hits).toHaveLength(1);
+  });
+
+  it("signs each delivery with its time: the README's check accepts it on arrival and refuses it replayed after the tolerance", async () => {
+    const r = await receiver();
+    const id = await phase('replayed');
+    await (
+      await start(config({ name: 'replay-hook', receiver: { type: 'webhook', url: r.url, secretFile: 'hmac' } }))
+    ).scanNow();
+    const seq = await change(id, 'Current', 'Failed');
+    await waitFor(() => r.hits.length === 1, { timeoutMs: 20_000, what: 'the delivery' });
+    const hit = r.hits[0] as (typeof r.hits)[number];
+    expect([hit.key, hit.signed]).toEqual([`replay-hook:${seq}`, true]);
+    const t = Number(/^t=(\d+),v1=[0-9a-f]{64}$/.exec(hit.signature ?? '')?.[1]);
+    expect(Math.abs(t - Date.now() / 1000)).toBeLessThan(60);
+    // Someone who captured the request sends it again: within the tolerance it still verifies (the
+    // delivery key tells it apart), later it does not, with the timestamp rewritten neither.
+    const verify = await readmeVerifier();
+    expect(verify(SECRET, hit.raw, hit.signature, t + 299)).toBe(true);
+    expect(verify(SECRET, hit.raw, hit.signature, t + 301)).toBe(false);
+    expect(verify(SECRET, hit.raw, hit.signature?.replace(`t=${t}`, `t=${t + 301}`), t + 301)).toBe(false);
   });
 
   it("shows a status message's Slack markup as text: no channel ping, no disguised link, only phaselog's own link", async () => {
