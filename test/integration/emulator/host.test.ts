@@ -4,12 +4,14 @@
  * demo cluster. The clients that are meant to reach it still do: @kubernetes/client-node and
  * kubectl send the kubeconfig server's host:port, and loopback names and addresses pass.
  */
+import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator } from '../../../src/emulator/index.ts';
-import { configMap, kubectlWith, requireKubectl, startHarness, type Harness } from './helpers.ts';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { configMap, kubectlWith, requireKubectl, startHarness, waitFor, type Harness } from './helpers.ts';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -102,6 +104,49 @@ describe("the emulator's Host rule", () => {
     } finally {
       await named.close();
       await tokened.close();
+    }
+  });
+
+  it('the standalone emulator answers a name given with --allowed-host, and 421 to others', async () => {
+    const kubeconfig = path.join(dir, 'standalone.kubeconfig');
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'src/emulator/main.ts',
+        '--port',
+        '0',
+        '--kubeconfig',
+        kubeconfig,
+        '--allowed-host',
+        'emulator.internal',
+      ],
+      { cwd: process.cwd() },
+    );
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitFor('the emulator to listen', () => (out.includes('listening on') ? true : undefined), 20_000);
+      const server = (parse(readFileSync(kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] })
+        .clusters[0]?.cluster.server as string;
+      const statusWith = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          const { hostname, port } = new URL(server);
+          const req = request({ host: hostname, port, path: '/api/v1/namespaces', headers: { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await statusWith('emulator.internal:6443')).toBe(200);
+      expect(await statusWith('attacker.example:6443')).toBe(421);
+    } finally {
+      child.kill('SIGINT');
+      await exited;
     }
   });
 });
