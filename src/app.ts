@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { groupDeclaredPhases, ownerKindsOf } from './declared-phases.ts';
 import { createHttpServer, ReadinessError, type ReadinessCheck } from './http/server.ts';
-import { isLoopbackHost } from './http/origin.ts';
+import { createMetricsGuard, isLoopbackHost } from './http/origin.ts';
 import { StartupError } from './runtime/errors.ts';
 import { pingRedis, resolveRedis } from './runtime/redis.ts';
 import { pendingMigrations, pingDatabase } from './store/database-readiness.ts';
@@ -259,6 +259,7 @@ export async function startPhaselog(config: Config, log: Logger): Promise<Runnin
         log: log.child({ part: 'probes' }),
         readiness,
         metrics: metricsHandler,
+        metricsGuard: createMetricsGuard(config.server.host, config.api.allowedHosts ?? []),
       });
       try {
         await probes.listen();

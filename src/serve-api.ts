@@ -10,7 +10,7 @@ import { createSchema } from './graphql/schema.ts';
 import { createApiWiring } from './graphql/api-wiring.ts';
 import { createGraphqlServer } from './graphql/server.ts';
 import { createHttpServer, type ReadinessCheck } from './http/server.ts';
-import { createRequestGuard, isLoopbackHost } from './http/origin.ts';
+import { createMetricsGuard, createRequestGuard, isLoopbackHost } from './http/origin.ts';
 import type { createMetricsHandler } from './metrics/handler.ts';
 import { registerActiveOperations, type createMetrics } from './metrics/registry.ts';
 import { StartupError } from './runtime/errors.ts';
@@ -54,6 +54,7 @@ export async function serveApi(options: ServeApiOptions): Promise<string> {
     guard,
     readiness,
     metrics: metricsHandler,
+    metricsGuard: createMetricsGuard(config.server.host, config.api.allowedHosts ?? []),
   });
   const clusters = { primary: createClusterStore(db), read: createClusterStore(readDb) };
   const api = await createApiWiring({

@@ -40,9 +40,10 @@ export class TokenInputError extends Error {
 }
 
 /**
- * A token manager restricted to some clusters or namespaces asked to create, or revoke, a token
- * broader than itself. A restricted admin manages only tokens at most as narrow as itself: else it
- * could mint an unrestricted admin token, or revoke tokens of the rest of the fleet.
+ * A token manager restricted to some clusters or namespaces asked to create a token broader than
+ * itself. A restricted admin manages only tokens at most as narrow as itself: else it could mint
+ * an unrestricted admin token (revoking a broader one is answered as "no such token", see
+ * {@link revokeToken}).
  */
 export class TokenAccessError extends Error {
   override readonly name = 'TokenAccessError';
@@ -103,8 +104,9 @@ export async function createToken(
 }
 
 /**
- * Revokes a token by name and returns it as it was; null when there was no such unrevoked token.
- * Throws {@link TokenAccessError} when the token is broader than `manager`.
+ * Revokes a token by name and returns it as it was; null when there is no such unrevoked token
+ * that `manager` may manage. A token broader than `manager` is answered as one that does not
+ * exist: a restricted admin must not learn the names of tokens it cannot list.
  * @param manager @default FULL_ACCESS
  */
 export async function revokeToken(
@@ -114,12 +116,8 @@ export async function revokeToken(
   now: Date = new Date(),
 ): Promise<TokenInfo | null> {
   const token = await store.findActiveByName(name);
-  if (token === null) return null;
   // A token's restriction never changes, so the check holds for the row the update below revokes.
-  if (!isAccessWithin(token, manager))
-    throw new TokenAccessError(
-      `token "${name}" sees more than ${describeAccess(manager)}: only a token at least as broad may revoke it`,
-    );
+  if (token === null || !isAccessWithin(token, manager)) return null;
   return (await store.revoke(name, now)) ? token : null;
 }
 

@@ -89,7 +89,7 @@ export const celCheckSchema = z.strictObject({
 
 export const webhookCheckSchema = z.strictObject({
   url: templatedUrl,
-  /** HMAC-SHA256 key of `X-Phaselog-Signature`. */
+  /** HMAC-SHA256 key of `X-Phaselog-Signature` (src/auth/request-signature.ts). */
   secretFrom: secretSourceSchema,
   /** Largest response read, in bytes. @default 65536 */
   maxBodyBytes: z

@@ -1,7 +1,9 @@
 /**
- * One `http` check request and what it says as a condition. The condition's message names the
- * URL without its query (which may carry a key) and never the latency: a message that changed on
- * every run would make every run write.
+ * One `http` check request and what it says as a condition. A condition's message is stored, served
+ * to every reader and sent to receivers, so it is built from known parts only: the method, the
+ * URL's scheme, host and path (never its userinfo or query), the status code, an error code or a
+ * reason word; never another library's error text, which may quote a header value or the whole URL.
+ * Never the latency either: a message that changed on every run would make every run write.
  */
 import { JSONPath } from 'jsonpath-plus';
 import type { ConditionStatus } from '../history/condition-changes.ts';
@@ -55,6 +57,47 @@ export async function readCappedBody(response: Response, maxBytes: number): Prom
   return all.subarray(0, Math.min(all.byteLength, maxBytes)).toString('utf8');
 }
 
+/**
+ * Why a request cannot be sent as configured, in phaselog's words, or undefined when it can: URL
+ * credentials (fetch refuses them, quoting the URL) and header values that are not valid HTTP
+ * header values (fetch refuses them, quoting the value). Names the header, never its value.
+ */
+export function requestProblem(url: string, headers: Record<string, string>): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'the URL is not valid';
+  }
+  if (parsed.username !== '' || parsed.password !== '')
+    return 'the URL carries credentials (user:password@), which are never sent';
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      return `the value of header ${name} is not a valid HTTP header value`;
+    }
+  }
+  return undefined;
+}
+
+/** A failed fetch as a verdict's reason and the words after `<method> <url>`. */
+export function requestFailure(error: unknown, timeoutMs: number): { reason: string; words: string } {
+  const name = (error as { name?: unknown }).name;
+  if (name === 'TimeoutError' || name === 'AbortError')
+    return { reason: 'Timeout', words: `did not answer within ${timeoutMs}ms` };
+  return { reason: 'ConnectionFailed', words: `failed: ${errorCodeOf(error)}` };
+}
+
+/**
+ * The network error's code (ECONNREFUSED, ENOTFOUND, UND_ERR_SOCKET, ...) when it has the shape of
+ * one, else `network error`: a code is a constant of Node or undici, a message may quote anything.
+ */
+function errorCodeOf(error: unknown): string {
+  const code = (error as { cause?: { code?: unknown } }).cause?.code ?? (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,47}$/.test(code) ? code : 'network error';
+}
+
 /** Runs the check's request once; never throws (failures are Unknown verdicts). */
 export async function runHttpCheck(
   check: HttpCheckConfig,
@@ -62,6 +105,8 @@ export async function runHttpCheck(
   now: () => number = performance.now.bind(performance),
 ): Promise<CheckVerdict> {
   const shown = `${check.method} ${displayUrl(options.url)}`;
+  const problem = requestProblem(options.url, options.headers);
+  if (problem !== undefined) return { status: 'Unknown', reason: 'InvalidRequest', message: `${shown}: ${problem}` };
   const started = now();
   let response: Response;
   let body = '';
@@ -76,10 +121,8 @@ export async function runHttpCheck(
       body = await readCappedBody(response, check.maxBodyBytes);
     else await response.body?.cancel().catch(() => undefined);
   } catch (error) {
-    const name = (error as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError')
-      return { status: 'Unknown', reason: 'Timeout', message: `${shown} did not answer within ${options.timeoutMs}ms` };
-    return { status: 'Unknown', reason: 'ConnectionFailed', message: `${shown} failed: ${causeOf(error)}` };
+    const { reason, words } = requestFailure(error, options.timeoutMs);
+    return { status: 'Unknown', reason, message: `${shown} ${words}` };
   }
   const latency = now() - started;
   if (!check.expectStatus.includes(response.status)) {
@@ -136,12 +179,4 @@ export async function runHttpCheck(
 function shortJson(value: unknown): string {
   const text = JSON.stringify(value) ?? 'undefined';
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-}
-
-/** The network error's code (ECONNREFUSED, ENOTFOUND, ...) rather than fetch's "fetch failed". */
-function causeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.message === 'string') return cause.message;
-  return (error as Error).message;
 }

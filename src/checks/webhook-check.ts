@@ -1,18 +1,18 @@
 /**
  * A `webhook` check: phaselog POSTs the phase (identity, status, summary, members with statuses) to
  * the integrator's service, signed with HMAC-SHA256, and the service answers the condition. The
- * contract is docs/schemas/condition-webhook.schema.json; an answer that breaks it is
+ * contract is docs/schemas/condition-webhook.schema.json (the signature: ../auth/request-signature.ts); an answer that breaks it is
  * Unknown(InvalidResponse).
  */
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv } from 'ajv';
 import type { ConditionStatus } from '../history/condition-changes.ts';
+import { SIGNATURE_HEADER, signRequest } from '../auth/request-signature.ts';
 import { PROJECT_ROOT } from '../runtime/paths.ts';
 import type { PhaseRecord, ResourceRecord } from '../store/read-types.ts';
 import type { WebhookCheckConfig } from './config.ts';
-import { displayUrl, readCappedBody, type CheckVerdict } from './http-check.ts';
+import { displayUrl, readCappedBody, requestFailure, requestProblem, type CheckVerdict } from './http-check.ts';
 
 /** The published schema (request and response definitions). */
 // From the project root, not this file: compiled, this module runs from dist/.
@@ -24,14 +24,6 @@ ajv.addSchema(SCHEMA);
 const validateResponse = ajv.compile({
   $ref: 'https://phaselog.dev/schemas/condition-webhook.schema.json#/definitions/ConditionResponse',
 });
-
-/** The request header carrying the signature. */
-export const SIGNATURE_HEADER = 'X-Phaselog-Signature';
-
-/** `sha256=<hex>` of `body` under `secret`: what a receiver recomputes over the raw body. */
-export function signBody(body: string, secret: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-}
 
 /** What one webhook request needs. */
 export interface WebhookRequestOptions {
@@ -95,13 +87,16 @@ async function askWebhook(
   options: WebhookRequestOptions,
 ): Promise<CheckVerdict | WebhookVerdict[]> {
   const shown = `POST ${displayUrl(options.url)}`;
-  const body = webhookRequestBody(options, new Date());
+  const problem = requestProblem(options.url, {});
+  if (problem !== undefined) return { status: 'Unknown', reason: 'InvalidRequest', message: `${shown}: ${problem}` };
+  const sentAt = new Date();
+  const body = webhookRequestBody(options, sentAt);
   let text: string;
   let status: number;
   try {
     const response = await fetch(options.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signBody(body, options.secret) },
+      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signRequest(options.secret, body, sentAt) },
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(options.timeoutMs),
@@ -109,10 +104,8 @@ async function askWebhook(
     status = response.status;
     text = await readCappedBody(response, check.maxBodyBytes);
   } catch (error) {
-    const name = (error as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError')
-      return { status: 'Unknown', reason: 'Timeout', message: `${shown} did not answer within ${options.timeoutMs}ms` };
-    return { status: 'Unknown', reason: 'ConnectionFailed', message: `${shown} failed` };
+    const { reason, words } = requestFailure(error, options.timeoutMs);
+    return { status: 'Unknown', reason, message: `${shown} ${words}` };
   }
   if (status < 200 || status > 299)
     return { status: 'Unknown', reason: 'UnexpectedStatus', message: `${shown} answered ${status}` };

@@ -3,6 +3,7 @@
  * set-up so the same handler serves HTTP and HTTPS.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestGuard } from '../http/origin.ts';
 import { makeFailure, makeFaultFailure, type ApiFailure } from './api-status.ts';
 import type { ClusterState } from './cluster-state.ts';
 import {
@@ -47,6 +48,11 @@ export interface PipelineContext {
   rbac: { tokens: Map<string, ServiceAccountIdentity> } | undefined;
   /** host:port as clients reach it. */
   serverAddress(): string;
+  /**
+   * The `Host` rule (DNS rebinding, src/http/origin.ts): a page whose name is re-pointed at this
+   * address must not read the cluster. Undefined when the request may go on.
+   */
+  hostGuard?: RequestGuard;
   /** Responses held open by `hang` faults or pending latency, ended on close. */
   held: Set<ServerResponse>;
   timers: Set<NodeJS.Timeout>;
@@ -93,6 +99,12 @@ export function acceptsJson(accept: string | undefined): boolean {
 /** Creates the request listener. */
 export function createPipeline(ctx: PipelineContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    const refusal = ctx.hostGuard?.(req);
+    if (refusal !== undefined) {
+      // Before the request log and faults: a refused page's request is not the cluster's traffic.
+      sendFailure(res, makeFailure(421, refusal.message));
+      return;
+    }
     try {
       handleRequest(ctx, req, res);
     } catch (e) {

@@ -13,7 +13,8 @@
 import { createServer as createHttpServer, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
+import { createHostGuard } from '../http/origin.ts';
 import { listInventoryCrds, readCrdType } from './catalog.ts';
 import { ClusterState } from './cluster-state.ts';
 import { FaultSet } from './faults.ts';
@@ -103,6 +104,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     token: options.token,
     rbac,
     serverAddress: () => address,
+    // Loopback names, IP addresses (clients name the address they connect to; kubectl and
+    // @kubernetes/client-node send the kubeconfig server's host:port), the name it binds, if any,
+    // and allowedHosts. Checked while no token is required, as phaselog's API does on loopback.
+    hostGuard: createHostGuard({
+      loopbackBind: options.token === undefined,
+      // The bound name joins the list only when the list counts: it must not turn the check on.
+      allowedHosts:
+        options.token === undefined || (options.allowedHosts?.length ?? 0) > 0
+          ? [...(isIP(host) === 0 ? [host] : []), ...(options.allowedHosts ?? [])]
+          : [],
+      allowAddresses: true,
+    }),
     held,
     timers,
   });

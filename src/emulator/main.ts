@@ -72,6 +72,7 @@ interface StartOptions {
   kubeconfig: string;
   load: string[];
   token?: string;
+  allowedHost: string[];
   tls: boolean;
   cluster?: string[];
   context?: string;
@@ -126,6 +127,7 @@ async function runStart(opts: StartOptions): Promise<number> {
         clusterName: name,
         completeRollouts: opts.rollouts,
         ...(opts.token !== undefined ? { token: opts.token } : {}),
+        allowedHosts: opts.allowedHost,
       });
     }
     for (const file of opts.load) {
@@ -351,6 +353,12 @@ function buildProgram(setCode: (code: number) => void): Command {
     .option('--kubeconfig <path>', 'where to write the kubeconfig', './emulator.kubeconfig')
     .option('--load <file>', 'YAML/JSON manifests to load into every cluster at start (repeatable)', collect, [])
     .option('--token <token>', 'require this bearer token on the Kubernetes API')
+    .option(
+      '--allowed-host <name>',
+      'a host name clients may reach it by, besides loopback names and IP addresses (repeatable; without --token other names get 421)',
+      collect,
+      [],
+    )
     .option('--tls', 'serve HTTPS with a self-signed certificate (needs openssl)', false)
     .option(
       '--no-rollouts',

@@ -32,6 +32,13 @@ export interface EmulatorOptions {
   /** When set, every request must carry `Authorization: Bearer <token>`, else 401. */
   token?: string;
   /**
+   * Host names (besides loopback names, IP addresses and `host`) that `Host` may carry. Without a
+   * `token` every request's `Host` is checked (DNS rebinding: a page re-pointed at this address
+   * must not read the cluster, 421 otherwise); with a token only once names are given here, as a
+   * page cannot send the token. @default []
+   */
+  allowedHosts?: string[];
+  /**
    * Service accounts and RBAC: tokens minted with `kubectl create token <sa>` (TokenRequest)
    * authenticate as that service account, and their requests are authorized by the Roles,
    * ClusterRoles and bindings stored in the emulator (403 otherwise). The `token` above, or no

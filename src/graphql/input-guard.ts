@@ -29,21 +29,27 @@ function mayHoldText(type: GraphQLInputType, seen = new Set<string>()): boolean 
   return Object.values(named.getFields()).some((field) => mayHoldText(field.type, seen));
 }
 
-/** The path (`filter.labels.team`) of the first string in `value`, keys included, that holds a NUL; null when none does. */
+/**
+ * The path (`filter.labels.team`) of the first string in `value`, keys included, that holds a NUL;
+ * null when none does. Iterative, depth-first in order: a deeply nested value cannot overflow the
+ * stack here (JSON scalars also bound their depth, scalars.ts).
+ */
 export function findNul(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findNul(value[i], `${path}[${i}]`);
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  if (typeof value === 'object' && value !== null && !(value instanceof Date)) {
-    for (const [key, inner] of Object.entries(value)) {
-      if (key.includes('\u0000')) return `${path} (a key)`;
-      const found = findNul(inner, `${path}.${key}`);
-      if (found !== null) return found;
+  const stack: [unknown, string][] = [[value, path]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [current, at] = item;
+    if (typeof current === 'string') {
+      if (current.includes('\u0000')) return at;
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], `${at}[${i}]`]);
+    } else if (typeof current === 'object' && current !== null && !(current instanceof Date)) {
+      const entries = Object.entries(current);
+      // Its keys before its values: a NUL key is named as a key.
+      for (const [key] of entries) if (key.includes('\u0000')) return `${at} (a key)`;
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, inner] = entries[i] as [string, unknown];
+        stack.push([inner, `${at}.${key}`]);
+      }
     }
   }
   return null;

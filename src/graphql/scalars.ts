@@ -102,13 +102,37 @@ function literalToJson(ast: ValueNode): unknown {
   }
 }
 
+/**
+ * Deepest nesting of arrays and objects a JSON input may have. A variable is parsed by JSON.parse
+ * (which does not recurse) and could nest 100,000 levels in the 1 MiB body; everything that walks
+ * it afterwards (the NUL check, label matching, JSON.stringify) recurses and would overflow the
+ * stack. No JSON argument of this API needs more than a few levels.
+ */
+export const MAX_JSON_INPUT_DEPTH = 64;
+
+/** `value` when it nests at most {@link MAX_JSON_INPUT_DEPTH} levels; BAD_USER_INPUT otherwise. Iterative. */
+export function boundJsonDepth(value: unknown): unknown {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const [current, depth] = item;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= MAX_JSON_INPUT_DEPTH)
+      throw new GraphQLError(`a JSON value may not be nested deeper than ${MAX_JSON_INPUT_DEPTH} levels`, {
+        extensions: { code: 'BAD_USER_INPUT' },
+      });
+    for (const inner of Array.isArray(current) ? current : Object.values(current)) stack.push([inner, depth + 1]);
+  }
+  return value;
+}
+
 /** Any JSON value. */
 export const JsonScalar = new GraphQLScalarType<Scalars['JSON']['input'], unknown>({
   name: 'JSON',
   description: 'A JSON value (labels, conditions, raw Kubernetes objects).',
   serialize: (value) => value,
-  parseValue: (value) => value,
-  parseLiteral: literalToJson,
+  parseValue: boundJsonDepth,
+  // A literal's depth is bounded by api.maxTokens already; the same rule keeps both paths alike.
+  parseLiteral: (ast) => boundJsonDepth(literalToJson(ast)),
 });
 
 function parseDurationValue(value: unknown): number {

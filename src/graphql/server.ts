@@ -235,11 +235,27 @@ function requestContext(
   };
 }
 
+/**
+ * `message` without graphql-js' suggestion sentence: it is always the last one, " Did you mean
+ * "a", "b" or "c"?" (graphql-js 16, `didYouMean`), so the message ends where it begins.
+ */
+export function withoutSuggestions(message: string): string {
+  const at = message.lastIndexOf(' Did you mean ');
+  return at === -1 || !message.endsWith('?') ? message : message.slice(0, at);
+}
+
 export async function createGraphqlServer(options: GraphqlServerOptions): Promise<GraphqlServer> {
   const { log } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
 
+  const introspection = options.introspection ?? true;
+  // With introspection off the schema is not for strangers to map: graphql-js' "Did you mean ...?"
+  // (unknown fields, arguments, input fields, enum values, types) would name it one guess at a time.
   const formatError = (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const shaped = shapeError(formatted, error);
+    return introspection ? shaped : { ...shaped, message: withoutSuggestions(shaped.message) };
+  };
+  const shapeError = (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const code = formatted.extensions?.code;
     if (code === 'GRAPHQL_VALIDATION_FAILED') {
       const own = limitCode(error);
@@ -268,7 +284,6 @@ export async function createGraphqlServer(options: GraphqlServerOptions): Promis
     };
   };
 
-  const introspection = options.introspection ?? true;
   const limits: QueryLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const validationRules: ValidationRule[] = [
     ...createLimitRules(limits),

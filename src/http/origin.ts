@@ -60,28 +60,71 @@ export function normalizeOrigin(value: string): string | undefined {
   return url.origin;
 }
 
+/** Options of {@link createHostGuard}. */
+export interface HostGuardOptions {
+  /** Whether the server binds a loopback address: turns the check on. */
+  loopbackBind: boolean;
+  /** More names `Host` may carry; with any, `Host` is checked on every bind. @default [] */
+  allowedHosts?: readonly string[];
+  /**
+   * Let any IP address through as well (`Host: 10.1.2.3:4000`). DNS rebinding needs a name: a page
+   * can only send an address as `Host` when the browser connected to that address, i.e. to this
+   * server, whose pages are its own. A Prometheus that discovers pods scrapes their addresses.
+   * @default false (the API answers loopback addresses and configured names only)
+   */
+  allowAddresses?: boolean;
+}
+
 /**
- * The guard of one server. Only the host name of `Host` is compared, not its port: rebinding
+ * The `Host` rule alone (DNS rebinding), for what answers programs rather than pages: `/metrics`
+ * and the emulator's Kubernetes API. Only the host name is compared, not its port: rebinding
  * changes the name, and a local reverse proxy may forward its own port.
  */
-export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
+export function createHostGuard(options: HostGuardOptions): RequestGuard {
   const extraHosts = (options.allowedHosts ?? []).map((h) => hostnameOf(h) ?? h.toLowerCase());
   const checkHost = options.loopbackBind || extraHosts.length > 0;
   const allowedHosts = new Set([...LOOPBACK_NAMES, ...extraHosts]);
+  const allowed = [...allowedHosts, ...(options.allowAddresses ? ['any IP address'] : [])].join(', ');
+  return (req) => {
+    const host = req.headers.host;
+    if (!checkHost || host === undefined) return undefined;
+    const name = hostnameOf(host);
+    if (name !== undefined && (allowedHosts.has(name) || (options.allowAddresses === true && isAddress(name))))
+      return undefined;
+    return {
+      status: 421,
+      code: 'HOST_NOT_ALLOWED',
+      message: `this server does not answer to the host name in "Host: ${host.slice(0, 100)}" (allowed: ${allowed}; add names with api.allowedHosts)`,
+    };
+  };
+}
+
+/**
+ * The `Host` rule of `/metrics` on a server bound to `bindHost`: the API's (loopback names and
+ * `api.allowedHosts`, checked on loopback binds and on any bind once names are configured), plus
+ * IP addresses (pods scraped by address).
+ */
+export function createMetricsGuard(bindHost: string, allowedHosts: readonly string[] = []): RequestGuard {
+  return createHostGuard({ loopbackBind: isLoopbackHost(bindHost), allowedHosts, allowAddresses: true });
+}
+
+/** Whether a `Host` name (brackets kept for IPv6) is an IP address rather than a DNS name. */
+function isAddress(name: string): boolean {
+  return isIP(name.replace(/^\[(.*)\]$/, '$1')) !== 0;
+}
+
+/**
+ * The guard of one server: the `Host` rule ({@link createHostGuard}, loopback addresses and
+ * configured names), then the `Origin` rule.
+ */
+export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
+  const hostGuard = createHostGuard({ loopbackBind: options.loopbackBind, allowedHosts: options.allowedHosts ?? [] });
   const allowedOrigins = new Set((options.allowedOrigins ?? []).map((o) => normalizeOrigin(o) ?? o));
 
   return (req) => {
+    const hostRefusal = hostGuard(req);
+    if (hostRefusal !== undefined) return hostRefusal;
     const host = req.headers.host;
-    if (checkHost && host !== undefined) {
-      const name = hostnameOf(host);
-      if (name === undefined || !allowedHosts.has(name)) {
-        return {
-          status: 421,
-          code: 'HOST_NOT_ALLOWED',
-          message: `this server does not answer to the host name in "Host: ${host.slice(0, 100)}" (allowed: ${[...allowedHosts].join(', ')}; add names with api.allowedHosts)`,
-        };
-      }
-    }
     const origin = req.headers.origin;
     if (origin === undefined) return undefined;
     const normalized = normalizeOrigin(origin);

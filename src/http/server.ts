@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { refusalBody, type RequestGuard } from './origin.ts';
+import { refusalBody, type GuardRefusal, type RequestGuard } from './origin.ts';
 import { createReadiness, type ReadinessCheck } from './readiness.ts';
 
 export { ReadinessError, type ReadinessCheck, type ReadinessCode } from './readiness.ts';
@@ -24,8 +24,14 @@ export interface HttpServerOptions {
    * kubelet sends the pod's address as `Host`, and they answer nothing a page could use. @default none
    */
   guard?: RequestGuard;
-  /** Answers `/metrics` (Prometheus), exempt from `guard` as the probes are. @default none (404) */
+  /** Answers `/metrics` (Prometheus), after `metricsGuard`. @default none (404) */
   metrics?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /**
+   * Checks `Host` of `/metrics` requests (origin.ts' `createHostGuard`): its series name every
+   * cluster, namespace and phase, so a rebound page must not read them; a scraper sends the host
+   * it was configured with, or a pod's address. @default none
+   */
+  metricsGuard?: RequestGuard;
 }
 
 export interface HttpServer {
@@ -58,6 +64,13 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     ...(options.readinessTimeoutMs !== undefined ? { timeoutMs: options.readinessTimeoutMs } : {}),
   });
 
+  const refuse = (res: ServerResponse, refusal: GuardRefusal, path: string): void => {
+    const req = res.req;
+    log.info({ code: refusal.code, host: req.headers.host, origin: req.headers.origin, path }, 'request refused');
+    res.writeHead(refusal.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(refusalBody(refusal));
+  };
+
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path === '/healthz') {
@@ -72,6 +85,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       return;
     }
     if (path === '/metrics' && options.metrics !== undefined) {
+      const refusal = options.metricsGuard?.(req);
+      if (refusal !== undefined) return refuse(res, refusal, path);
       options.metrics(req, res).catch((error: unknown) => {
         log.error({ err: error, path }, 'request failed');
         if (!res.headersSent) res.writeHead(500).end();
@@ -80,12 +95,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       return;
     }
     const refusal = options.guard?.(req);
-    if (refusal !== undefined) {
-      log.info({ code: refusal.code, host: req.headers.host, origin: req.headers.origin, path }, 'request refused');
-      res.writeHead(refusal.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(refusalBody(refusal));
-      return;
-    }
+    if (refusal !== undefined) return refuse(res, refusal, path);
     const handler = mounts.get(path);
     if (handler) {
       if (closing) res.setHeader('connection', 'close');

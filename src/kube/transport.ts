@@ -124,7 +124,7 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
       await kubeConfig.applyToHTTPSOptions(options);
     } catch (error) {
       // A token, certificate or CA file that cannot be read, or an exec plugin that failed: say which, and retry later.
-      throw new KubeRequestError(`cannot load the credentials for ${server}: ${(error as Error).message}`);
+      throw new KubeRequestError(`cannot load the credentials for ${shownServer(server)}: ${credentialProblem(error)}`);
     }
     const isHttps = url.protocol === 'https:';
     const tls: TlsMaterial = {
@@ -145,7 +145,9 @@ export function createKubeTransport(kubeConfig: KubeConfig, options: TransportOp
     try {
       agent = agentFor(isHttps, tls);
     } catch (error) {
-      throw new KubeRequestError(`cannot use the TLS credentials for ${server}: ${(error as Error).message}`);
+      throw new KubeRequestError(
+        `cannot use the TLS credentials for ${shownServer(server)}: ${(error as Error).message}`,
+      );
     }
     count += 1;
     return { url, client: isHttps ? https : http, init: { method: 'GET', agent, headers }, isHttps, tls };
@@ -439,4 +441,26 @@ function statusError(status: number, text: string, retryAfterHeader: string | un
   if (reason !== undefined) details.reason = reason;
   if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs;
   return new KubeRequestError(message, details);
+}
+
+/** The server URL as messages show it: scheme, host and path, never userinfo or a query. */
+function shownServer(server: string): string {
+  if (!URL.canParse(server)) return '(an invalid server URL)';
+  const url = new URL(server);
+  return `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+}
+
+/**
+ * Why credentials could not be loaded, in words built here: the message is stored with the
+ * cluster's reachability and served to every reader. client-node's errors are not copied: an exec
+ * plugin that exits non-zero becomes an Error of its stderr, and one that prints a bare token
+ * instead of an ExecCredential a SyntaxError quoting it. A file error keeps its code and path
+ * (a configured path, not a secret).
+ */
+function credentialProblem(error: unknown): string {
+  const { code, path } = error as { code?: unknown; path?: unknown };
+  if (typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,47}$/.test(code))
+    return typeof path === 'string' ? `${code} ${path}` : code;
+  if (error instanceof SyntaxError) return 'the exec credential plugin printed something that is not an ExecCredential';
+  return 'the credential source failed (an exec credential plugin that exited with an error, or an auth provider)';
 }

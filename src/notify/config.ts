@@ -55,7 +55,7 @@ export const receiverSchema = z
   .discriminatedUnion(
     'type',
     [
-      /** JSON body, signed `X-Phaselog-Signature: sha256=<hex HMAC of the raw body>` with the secret in `secretFile`. */
+      /** JSON body, signed `X-Phaselog-Signature: t=<unix seconds>,v1=<hex HMAC of "<t>.<raw body>">` with the secret in `secretFile`. */
       z.strictObject({ type: z.literal('webhook'), ...receiverBase, secretFile: fileName }),
       /** A Slack incoming webhook (`{ text, blocks }`); its URL is the credential, so prefer `urlFile`. */
       z.strictObject({ type: z.literal('slack'), ...receiverBase }),

@@ -47,6 +47,7 @@ export async function attemptDelivery(
       ...(deps.uiBaseUrl !== undefined ? { uiBaseUrl: deps.uiBaseUrl } : {}),
     },
     route.receiver.secret,
+    new Date(),
   );
   const outcome = await sendRequest(route.receiver.url, request, route.config.receiver.timeout);
   if (outcome.ok) {

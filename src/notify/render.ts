@@ -4,7 +4,7 @@
  * can drop a repeat (see README: a crash between the receiver's answer and phaselog recording it
  * sends the same delivery again).
  */
-import { createHmac } from 'node:crypto';
+import { SIGNATURE_HEADER, signRequest } from '../auth/request-signature.ts';
 import { formatDuration } from '../duration.ts';
 import { phasePath } from '../ui/paths.ts';
 import type { ReceiverConfig } from './config.ts';
@@ -47,11 +47,6 @@ export function phaseUiUrl(uiBaseUrl: string, phase: { namespace: string; name: 
   return `${uiBaseUrl.replace(/\/+$/, '')}${phasePath({ cluster, namespace: phase.namespace, name: phase.name })}`;
 }
 
-/** `sha256=<hex>` HMAC of the raw body. */
-export function signBody(secret: string, body: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-}
-
 /** The receiver-neutral facts of a delivery (the webhook body, the CloudEvent's data). */
 export function deliveryFacts(d: DeliveryToSend): Record<string, unknown> {
   const c = d.change;
@@ -89,19 +84,34 @@ export function summaryLine(d: DeliveryToSend): string {
   return `${what}: ${c.fromStatus ?? 'none'} → ${c.toStatus ?? 'none'}${c.message !== '' ? ` (${c.message})` : ''}`;
 }
 
-/** The request for `receiver`; signed when the receiver has a secret. */
+/**
+ * Text as Slack's mrkdwn shows it literally: `&`, `<` and `>` as HTML entities, the three characters
+ * Slack asks senders to escape (api.slack.com, "Escaping text"). Unescaped, a status message
+ * could ping a channel (`<!channel>`), mention someone (`<@U123>`) or show a link under words of
+ * its choosing (`<https://evil.example|re-authenticate>`). Every text that enters a Slack message
+ * passes here; only phaselog's own link markup is added after.
+ */
+export function escapeSlackText(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+/**
+ * The request for `receiver`; signed at `signedAt` when the receiver has a secret (each attempt
+ * is signed anew, so a retry carries a fresh timestamp and the same delivery key).
+ */
 export function renderRequest(
   receiver: Pick<ReceiverConfig, 'type'> & { source?: string },
   d: DeliveryToSend,
   secret: string | undefined,
+  signedAt: Date,
 ): RenderedRequest {
   const facts = deliveryFacts(d);
   const key = deliveryKey(d.route, d.change.seq);
   let body: string;
   let contentType = 'application/json';
   if (receiver.type === 'slack') {
-    const line = summaryLine(d);
-    const link = typeof facts.url === 'string' ? ` <${facts.url}|open in phaselog>` : '';
+    const line = escapeSlackText(summaryLine(d));
+    const link = typeof facts.url === 'string' ? ` <${escapeSlackText(facts.url)}|open in phaselog>` : '';
     body = JSON.stringify({
       text: line,
       blocks: [{ type: 'section', text: { type: 'mrkdwn', text: `${line}${link}` } }],
@@ -131,6 +141,6 @@ export function renderRequest(
     'x-phaselog-delivery': key,
     'user-agent': 'phaselog-notifications',
   };
-  if (secret !== undefined) headers['x-phaselog-signature'] = signBody(secret, body);
+  if (secret !== undefined) headers[SIGNATURE_HEADER.toLowerCase()] = signRequest(secret, body, signedAt);
   return { body, headers };
 }

@@ -2,7 +2,7 @@
  * One CSV row per phase (RFC 4180: CRLF line ends, fields quoted when they hold `,` `"` CR or LF).
  * Text cells are neutralised against formula injection (OWASP "CSV Injection"): names and messages
  * come from clusters and configuration, and a spreadsheet runs a cell that starts with `=`, `+`,
- * `-`, `@`, a tab or a carriage return as a formula.
+ * `-`, `@`, a tab or a carriage return as a formula, also after blanks and in full-width forms.
  */
 import { RESOURCE_STATUSES_IN_REPORT } from './statuses.ts';
 import type { AuditReport, PhaseAudit } from './types.ts';
@@ -16,11 +16,21 @@ export function quoteCsvField(value: string): string {
 const FORMULA_START = /^[=+\-@\t\r]/;
 
 /**
- * A text cell a spreadsheet shows as text: one starting with a formula character gets a leading
- * single quote, which spreadsheets read as "this is text" (and do not display).
+ * Leading characters a spreadsheet may skip before it reads a formula: whitespace as JavaScript
+ * knows it (Unicode spaces such as U+3000 and U+00A0, line breaks, U+FEFF) and the zero-width ones.
+ */
+const LEADING_BLANKS = /^[\s\u200B-\u200D\u2060]+/u;
+
+/**
+ * A text cell a spreadsheet shows as text: one whose first character, after leading blanks and
+ * read as its NFKC compatibility form (full-width `＝` and `＋`, small `﹦`, superscript `⁼` are
+ * `=` and `+` to a spreadsheet that normalises), is a formula character gets a leading single
+ * quote, which spreadsheets read as "this is text" (and do not display).
  */
 export function neutraliseCsvText(text: string): string {
-  return FORMULA_START.test(text) ? `'${text}` : text;
+  if (FORMULA_START.test(text)) return `'${text}`;
+  const [first = ''] = text.replace(LEADING_BLANKS, '');
+  return FORMULA_START.test(first.normalize('NFKC')) ? `'${text}` : text;
 }
 
 /**

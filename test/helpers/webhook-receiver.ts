@@ -1,10 +1,11 @@
 /**
  * A local notification receiver (node:http on port 0): records every request with its idempotency
- * key and whether its HMAC signature checks out against the secret, and answers what the test says.
+ * key and whether its signature checks out against the secret (with the README's own verification
+ * code, at the time it arrives), and answers what the test says.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readmeVerifier } from './readme-signature.ts';
 
 /** One request the receiver got. */
 export interface ReceivedHit {
@@ -13,6 +14,9 @@ export interface ReceivedHit {
   /** The signature header verified against the secret; undefined when the receiver has none. */
   signed?: boolean;
   body: Record<string, unknown>;
+  /** The body's bytes as received, and the signature header: what a replay would send again. */
+  raw: string;
+  signature?: string;
   /** The status it answered. */
   answered: number;
 }
@@ -38,6 +42,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 /** Starts a receiver; with `secret`, each hit's signature is checked as a receiver should. */
 export async function startWebhookReceiver(secret?: string): Promise<WebhookReceiver> {
+  const verify = await readmeVerifier();
   const receiver: WebhookReceiver = {
     url: '',
     hits: [],
@@ -52,17 +57,15 @@ export async function startWebhookReceiver(secret?: string): Promise<WebhookRece
   const server = createServer((req, res) => {
     void readBody(req).then((raw) => {
       const key = String(req.headers['x-phaselog-delivery'] ?? '');
-      let signed: boolean | undefined;
-      if (secret !== undefined) {
-        const given = Buffer.from(String(req.headers['x-phaselog-signature'] ?? ''));
-        const wanted = Buffer.from(`sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`);
-        signed = given.length === wanted.length && timingSafeEqual(given, wanted);
-      }
+      const signature = req.headers['x-phaselog-signature'] as string | undefined;
+      const signed = secret === undefined ? undefined : verify(secret, raw, signature);
       const hit = {
         key,
         contentType: String(req.headers['content-type'] ?? ''),
         ...(signed !== undefined ? { signed } : {}),
         body: JSON.parse(raw) as Record<string, unknown>,
+        raw,
+        ...(signature !== undefined ? { signature } : {}),
       };
       const attempt = receiver.hits.filter((h) => h.key === key).length + 1;
       const answered = receiver.respond(hit, attempt);

@@ -126,7 +126,13 @@ export async function runToken(ctx: CommandContext, options: TokenOptions): Prom
               prefix: ctx.config.redis.prefix,
             }),
           );
-      if (!revoked) throw new CliError(`no active token named "${name}"`, EXIT.notFound);
+      if (!revoked)
+        throw new CliError(
+          ctx.hasToken
+            ? `no active token named "${name}" that your token may manage`
+            : `no active token named "${name}"`,
+          EXIT.notFound,
+        );
       ctx.out(`token "${name}" revoked\n`);
       return EXIT.ok;
     }

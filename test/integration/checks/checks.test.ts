@@ -5,7 +5,6 @@
  * answer is Unknown(InvalidResponse)); gates with conditions pass and fail for every reason; the
  * BullMQ worker runs a check on its own schedule.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -26,6 +25,7 @@ import { createSnapshotStore } from '../../../src/store/snapshot-store.ts';
 import { applyRetention } from '../../../src/store/retention.ts';
 import { createAuditReport } from '../../../src/services/audit-report.ts';
 import { startCheckWorker } from '../../../workers/check-worker.ts';
+import { readmeVerifier, type VerifySignature } from '../../helpers/readme-signature.ts';
 import { applyFleet, type FleetShape } from '../snapshot/fleet.ts';
 import {
   createTestDatabase,
@@ -71,7 +71,7 @@ describe('checks', () => {
   let cluster: EmulatedCluster;
   let healthy = true;
   let health: TestServer;
-  const webhookAnswers: { verified: boolean; body: Record<string, unknown> }[] = [];
+  const webhookAnswers: { verified: boolean; body: Record<string, unknown>; raw: Buffer; signature: string }[] = [];
   let webhookReply: unknown = { conditions: [{ status: 'True', reason: 'Promoted', message: 'PR merged' }] };
   let webhook: TestServer;
   let deps: RunCheckDeps;
@@ -80,7 +80,10 @@ describe('checks', () => {
 
   const check = (raw: Record<string, unknown>): CheckConfig => checkSchema.parse(raw);
 
+  let verify: VerifySignature;
+
   beforeAll(async () => {
+    verify = await readmeVerifier();
     db = await createTestDatabase('checks');
     secretsDir = mkdtempSync(path.join(tmpdir(), 'phaselog-check-secrets-'));
     writeFileSync(path.join(secretsDir, 'team-token'), `${FILE_TOKEN}\n`);
@@ -112,10 +115,14 @@ describe('checks', () => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const raw = Buffer.concat(chunks);
-        const expected = Buffer.from(`sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`);
-        const given = Buffer.from(String(req.headers['x-phaselog-signature'] ?? ''));
-        const verified = given.length === expected.length && timingSafeEqual(given, expected);
-        webhookAnswers.push({ verified, body: JSON.parse(raw.toString('utf8')) as Record<string, unknown> });
+        const signature = String(req.headers['x-phaselog-signature'] ?? '');
+        const verified = verify(SECRET, raw, signature);
+        webhookAnswers.push({
+          verified,
+          body: JSON.parse(raw.toString('utf8')) as Record<string, unknown>,
+          raw,
+          signature,
+        });
         if (!verified) return void res.writeHead(401).end();
         res
           .writeHead(200, { 'content-type': 'application/json' })
@@ -295,6 +302,13 @@ describe('checks', () => {
     const outcome = await runCheckOnCluster(deps, hook, 'checks', at(5));
     expect(webhookAnswers.length).toBeGreaterThanOrEqual(2);
     expect(webhookAnswers.every((a) => a.verified)).toBe(true);
+    // The signature carries its time: the same request replayed six minutes later does not verify,
+    // nor does it with the timestamp moved to then (the signature covers it).
+    const captured = webhookAnswers[0] as { raw: Buffer; signature: string };
+    const t = Number(/^t=(\d+),/.exec(captured.signature)?.[1]);
+    expect(Math.abs(t - Date.now() / 1000)).toBeLessThan(60);
+    expect(verify(SECRET, captured.raw, captured.signature, t + 360)).toBe(false);
+    expect(verify(SECRET, captured.raw, captured.signature.replace(`t=${t}`, `t=${t + 360}`), t + 360)).toBe(false);
     expect(webhookAnswers[0]?.body).toMatchObject({
       kind: 'ConditionRequest',
       type: 'promoted',

@@ -12,6 +12,7 @@ import { createDb, type Db } from '../../../src/store/prisma.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../../helpers/services.ts';
 import { gql, gqlData, startTestApi, wsClient, type GqlResult, type TestApi } from './helpers.ts';
 import { iso, seedHistory, type Seeded } from './seed.ts';
+import { closeAll, openSocket } from './ws-raw.ts';
 
 let database: TestDatabase;
 let db: Db;
@@ -117,6 +118,63 @@ describe('NUL characters (PostgreSQL text cannot hold them)', () => {
       expect(results.flatMap((r) => r.errors ?? []).map((e) => e.extensions?.code)).toEqual(['BAD_USER_INPUT']);
     } finally {
       await client.dispose();
+    }
+  });
+});
+
+describe('deeply nested JSON variables', () => {
+  const LABELS = 'query($l: JSON) { phases(filter: { labels: $l }) { edges { node { name } } } }';
+  // Written as text: JSON.stringify itself recurses, and a client need not use it.
+  const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}"x"${'}'.repeat(depth)}`;
+  const deepArray = (depth: number) => `${'['.repeat(depth)}"x"${']'.repeat(depth)}`;
+  const body = (labels: string) => `{"query":${JSON.stringify(LABELS)},"variables":{"l":${labels}}}`;
+  async function post(labels: string): Promise<GqlResult> {
+    const res = await fetch(api.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: body(labels),
+    });
+    return { status: res.status, ...((await res.json()) as Omit<GqlResult, 'status'>) };
+  }
+
+  it.each([
+    ['100,000 objects deep', `{"team":${deepObject(100_000)}}`],
+    ['100,000 arrays deep', `{"team":${deepArray(100_000)}}`],
+    ['one level past the limit of 64', deepObject(65)],
+    ['past the limit, arrays and objects mixed', `{"t":[{"u":[${deepArray(62)}]}]}`],
+  ])('%s: 400 BAD_USER_INPUT naming the depth limit', async (_label, labels) => {
+    const result = await post(labels);
+    expectRefused(result);
+    expect(result.errors?.[0]?.message).toMatch(/nested deeper than 64 levels/);
+  });
+
+  it('at the limit the value is read, and judged by the labels rule instead', async () => {
+    const result = await post(deepObject(64));
+    expectRefused(result);
+    expect(result.errors?.[0]?.message).toMatch(/filter.labels must be an object of string values/);
+  });
+
+  it('over WebSocket: BAD_USER_INPUT, and the connection serves the next operation', async () => {
+    const { socket, next } = await openSocket(api.wsUrl);
+    try {
+      socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+      await next((m) => m.type === 'connection_ack');
+      const variables = `{"l":{"team":${deepObject(100_000)}}}`;
+      socket.send(
+        `{"id":"1","type":"subscribe","payload":{"query":${JSON.stringify(LABELS)},"variables":${variables}}}`,
+      );
+      const refused = await next((m) => m.id === '1');
+      // Variables are coerced when the operation executes: graphql-ws answers with its errors.
+      expect(refused.type).toBe('next');
+      expect(refused.payload).toMatchObject({ errors: [{ extensions: { code: 'BAD_USER_INPUT' } }] });
+      expect(JSON.stringify(refused.payload)).toMatch(/nested deeper than 64 levels/);
+      socket.send(
+        JSON.stringify({ id: '2', type: 'subscribe', payload: { query: '{ phases(first: 1) { edges { cursor } } }' } }),
+      );
+      const answered = await next((m) => m.id === '2');
+      expect(answered).toMatchObject({ type: 'next', payload: { data: { phases: { edges: [expect.anything()] } } } });
+    } finally {
+      await closeAll([socket]);
     }
   });
 });

@@ -13,7 +13,7 @@ import { createGraphqlServer } from '../../../src/graphql/server.ts';
 import { createMetricsHandler } from '../../../src/metrics/handler.ts';
 import { registerActiveOperations, type Metrics } from '../../../src/metrics/registry.ts';
 import { createHttpServer } from '../../../src/http/server.ts';
-import { createRequestGuard } from '../../../src/http/origin.ts';
+import { createMetricsGuard, createRequestGuard } from '../../../src/http/origin.ts';
 import type { WebSocketLimits } from '../../../src/graphql/ws-limits.ts';
 import { createClusterStore } from '../../../src/store/cluster-store.ts';
 import type { Db } from '../../../src/store/prisma.ts';
@@ -99,7 +99,12 @@ export async function startTestApi(options: TestApiOptions): Promise<TestApi> {
     log,
     readiness: {},
     guard,
-    ...(options.metrics ? { metrics: createMetricsHandler({ metrics: options.metrics, log }) } : {}),
+    ...(options.metrics
+      ? {
+          metrics: createMetricsHandler({ metrics: options.metrics, log }),
+          metricsGuard: createMetricsGuard(host, options.allowedHosts ?? []),
+        }
+      : {}),
   });
   const clusters = { primary: createClusterStore(options.db), read: createClusterStore(options.readDb ?? options.db) };
   const graphql = await createGraphqlServer({

@@ -67,6 +67,61 @@ describe('query limits', () => {
     expect(await gqlData(api.url, '{ about { version } }')).toEqual({ about: { version: 'test' } });
   });
 
+  describe('field suggestions follow introspection', () => {
+    const MISSPELT: [string, string, Record<string, unknown>, string][] = [
+      ['a root field', '{ toke { name } }', {}, 'tokens'],
+      ['a field below the root', '{ phases { edges { node { statu } } } }', {}, 'status'],
+      ['an input field', '{ phases(filter: { serch: "x" }) { edges { cursor } } }', {}, 'search'],
+      ['an argument', '{ phases(firs: 1) { edges { cursor } } }', {}, 'first'],
+      [
+        'an enum value in a variable',
+        'query($o: PhaseOrder) { phases(orderBy: $o) { edges { cursor } } }',
+        { o: 'NAM' },
+        'NAME',
+      ],
+      ['a type in a variable', 'query($f: PhaseFiltr) { phases(filter: $f) { edges { cursor } } }', {}, 'PhaseFilter'],
+    ];
+
+    it.each(MISSPELT)(
+      'with introspection off, %s gets no suggestion over HTTP',
+      async (_label, query, variables, name) => {
+        const result = await gql(api.url, query, variables);
+        expect(result.status).toBe(400);
+        const messages = (result.errors ?? []).map((e) => e.message).join('\n');
+        expect(messages).toMatch(/\S/);
+        expect(messages).not.toMatch(/Did you mean/);
+        expect(messages).not.toContain(`"${name}"`);
+      },
+    );
+
+    it.each(MISSPELT)(
+      'with introspection off, %s gets no suggestion over WebSocket',
+      async (_label, query, variables, name) => {
+        const client = wsClient(api.wsUrl);
+        try {
+          const messages: string[] = [];
+          try {
+            for await (const result of client.iterate({ query, variables }))
+              messages.push(...(result.errors ?? []).map((e) => e.message));
+          } catch (errors) {
+            // graphql-ws rejects with the error messages of a refused subscribe.
+            messages.push(...(errors as { message: string }[]).map((e) => e.message));
+          }
+          expect(messages.join('\n')).toMatch(/\S/);
+          expect(messages.join('\n')).not.toMatch(/Did you mean/);
+          expect(messages.join('\n')).not.toContain(`"${name}"`);
+        } finally {
+          await client.dispose();
+        }
+      },
+    );
+
+    it('with introspection on (the default), suggestions stay: GraphiQL and developers use them', async () => {
+      const result = await gql(defaults.url, '{ toke { name } }');
+      expect(result.errors?.[0]?.message).toBe('Cannot query field "toke" on type "Query". Did you mean "tokens"?');
+    });
+  });
+
   it('refuses a body over the size cap with 413', async () => {
     const res = await fetch(api.url, {
       method: 'POST',

