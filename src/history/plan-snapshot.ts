@@ -404,7 +404,10 @@ function planStoredResource(planning: PhasePlanning, open: OpenResourceInterval,
       }),
     );
   }
-  if (!sameApplied(open.recorded.applied, resource.applied)) {
+  // An interval that recorded no applier status (its inventory recorded none, or it was written
+  // before phaselog kept one) takes one without a change row: after an upgrade, the first tick
+  // would otherwise log "none → Succeeded" for every member of every inventory.
+  if (open.recorded.applied != null && !sameApplied(open.recorded.applied, resource.applied)) {
     planning.changes.push({
       ...resourceChange(planning, {
         key: resource.key,

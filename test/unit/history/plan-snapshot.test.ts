@@ -288,6 +288,24 @@ describe('planning a snapshot', () => {
     expect(again.changes).toEqual([]);
   });
 
+  it('takes a first applier status into the history without a change row (an upgrade logs nothing per member)', () => {
+    const stored = storedAfter(phase([resource('web'), resource('api')]));
+    const succeeded = { strategy: 'Apply', actuation: 'Succeeded', reconcile: 'Succeeded' };
+    const plan = planSnapshot(
+      stored,
+      ok([
+        phase([
+          { ...resource('web'), applied: succeeded },
+          { ...resource('api'), applied: succeeded },
+        ]),
+      ]),
+    );
+    // Each member's interval takes the applier status (statusAt reads it from then on) ...
+    expect(plan.phases[0]?.openResources).toHaveLength(2);
+    // ... and the change log says nothing: no member changed, phaselog only learnt more about it.
+    expect(plan.changes.filter((c) => c.scope === 'resource')).toEqual([]);
+  });
+
   it('deletes a phase whose inventory is gone, but not one whose source could not be listed', () => {
     const observed = phase([resource('web')]);
     const deleted = planSnapshot(storedAfter(observed), ok([]));
