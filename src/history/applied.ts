@@ -88,13 +88,20 @@ export function sameApplied(a: AppliedStatus | null | undefined, b: AppliedStatu
   return a.strategy === b.strategy && a.actuation === b.actuation && a.reconcile === b.reconcile && a.sync === b.sync;
 }
 
+/** {@link appliedText} of each status seen (statuses are shared and frozen). */
+const texts = new WeakMap<AppliedStatus, string>();
+
 /** The status as one line of text, each field length-prefixed (for hashing what an observation says). */
 export function appliedText(a: AppliedStatus): string {
+  // Every observed member's status is hashed on every tick, and members share a few statuses.
+  const known = texts.get(a);
+  if (known !== undefined) return known;
   let text = '';
   for (const field of APPLIED_FIELDS) {
     const value = a[field];
     text += value === undefined ? '-' : `${value.length}:${value}`;
   }
+  texts.set(a, text);
   return text;
 }
 
