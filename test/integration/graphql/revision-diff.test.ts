@@ -495,7 +495,7 @@ describe('Resource.revision (EMCO detail mode)', () => {
     const now = out.join('');
     expect(now.split('\n')[0]).toMatch(new RegExp(`^# diffs/shop/${shopName}: Current at \\S+ \\(5/5 Current\\)$`));
     expect(now).toMatch(
-      /^# apps\/Deployment\/shop\/web {2}Current {2}revision [0-9a-f]{12}\napiVersion: apps\/v1\nkind: Deployment\n/m,
+      /^# apps\/Deployment\/shop\/web {2}Current {2}revision [0-9a-f]{12}\n# status \(recorded now\): Current\n(#.*\n)*apiVersion: apps\/v1\nkind: Deployment\n/m,
     );
     expect(now).toContain('image: registry.example/web:2');
     expect(now.split('\n').filter((l) => l === '---')).toHaveLength(5);
