@@ -1,13 +1,22 @@
 /**
  * `Resource.liveStatus` end to end: a real worker owns an emulated cluster, a real API asks it over
- * Redis for each member's `status` block. The answer follows the object, says why when it cannot
- * be given (deleted, withheld, cluster reset or hanging, nobody owning the cluster, a request over
- * the bound), and never makes the query wait past the timeout.
+ * Redis for each member's `status` block, and `phaselog status <phase> -o detail` prints it. The
+ * answer follows the object, says why when it cannot be given (deleted, withheld, cluster reset or
+ * hanging, nobody owning the cluster, a request over the bound), and never makes the query wait
+ * past the timeout.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../../src/auth/tokens.ts';
+import { createApiClient } from '../../../src/cli/api-client.ts';
+import { runStatus } from '../../../src/cli/commands/status.ts';
+import type { CommandContext } from '../../../src/cli/context.ts';
+import { painter } from '../../../src/cli/format.ts';
+import { loadConfig } from '../../../src/config.ts';
 import type { Emulator } from '../../../src/emulator/index.ts';
 import { deploymentRollout, type ScenarioStep } from '../../../src/emulator/scenario.ts';
 import {
@@ -213,6 +222,57 @@ describe('Resource.liveStatus', () => {
       remove();
     }
     expect((await live('web'))?.status).toMatchObject({ replicas: 2 });
+  });
+
+  it('is printed by `phaselog status <phase> -o detail` under each resource, or why it is not', async () => {
+    const phases = await gqlData<{ phases: { edges: { node: { name: string } }[] } }>(
+      api.url,
+      '{ phases(filter: { cluster: "live" }) { edges { node { name } } } }',
+      {},
+      reader,
+    );
+    const out: string[] = [];
+    const ctx = (token: string): CommandContext => ({
+      api: createApiClient({ url: api.url, token }),
+      hasToken: true,
+      config: loadConfig({}, mkdtempSync(path.join(tmpdir(), 'phaselog-live-'))),
+      out: (text) => void out.push(text),
+      err: () => {},
+      errIsTerminal: false,
+      decorated: false,
+      paint: painter(false),
+      now: () => new Date(),
+    });
+    const options = {
+      phase: `live/shop/${phases.phases.edges[0]!.node.name}`,
+      output: 'detail' as const,
+      headers: true,
+      watch: false,
+      clusters: [],
+      statuses: [],
+    };
+    expect(await runStatus(ctx(reader), options)).toBe(0);
+    const documents = out.join('').split('---\n');
+    const web = documents.find((d) => d.startsWith('# apps/Deployment/shop/web '));
+    // The block as YAML, commented so that the document stays the stored revision.
+    expect(web).toMatch(/^# live status \(read [^)]+\):\n# {3}[\s\S]*^# {3}replicas: 2$/m);
+    expect(web).toMatch(/^# {3}readyReplicas: \d$/m);
+    expect(web).toMatch(/^# {3}conditions:$/m);
+    const gone = documents.find((d) => d.startsWith('# apps/Deployment/shop/gone '));
+    expect(gone).toContain('# live status: not available (NOT_FOUND: the object is gone from the cluster)');
+
+    out.length = 0;
+    expect(await runStatus(ctx(shopReader), options)).toBe(0);
+    const keeper = out
+      .join('')
+      .split('---\n')
+      .find((d) => d.startsWith('# apps/Deployment/vault/keeper '));
+    expect(keeper).toContain("# live status: not available (WITHHELD: its namespace is outside this token's scope)");
+
+    // At a past moment, only what was recorded: no live status lines.
+    out.length = 0;
+    expect(await runStatus(ctx(reader), { ...options, at: '1s' })).toBe(0);
+    expect(out.join('')).not.toContain('# live status');
   });
 });
 
