@@ -65,6 +65,8 @@ import type { ClusterObservation } from '../src/history/types.ts';
 import { applyRetention, type RetentionPolicy } from '../src/store/retention.ts';
 import { createLiveClusters, type LiveSnapshotOptions, type LiveTreeOptions } from '../src/snapshot/live.ts';
 import { createTreePublisher, TREE_PREFIX } from '../src/pubsub/resource-trees.ts';
+import { startLiveStatusResponder } from '../src/pubsub/live-status.ts';
+import { readLiveStatuses } from '../src/kube/read-live-status.ts';
 import { createRecordingCheck } from './recording-check.ts';
 import { startSchedulerReconciler, type KeptScheduler } from './scheduler-reconciler.ts';
 import type { Db } from '../src/store/db.ts';
@@ -357,6 +359,20 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
     },
   });
 
+  // Live status blocks on demand (Resource.liveStatus): the API asks this worker for its own clusters only.
+  const liveStatus = await startLiveStatusResponder({
+    redisUrl: options.redisUrl,
+    publisher: lockRedis,
+    prefix: options.channelPrefix ?? TREE_PREFIX,
+    instance,
+    log: log.child({ unit: 'live-status' }),
+    answer: async (cluster, objects, timeoutMs) => {
+      const client = clients.get(cluster);
+      if (client === undefined || !ownership.owns(cluster)) return 'NOT_OWNED';
+      return readLiveStatuses(client, objects, { timeoutMs });
+    },
+  });
+
   const parseJob = (job: Job) => {
     const payload = snapshotJobSchema.safeParse(job.data);
     if (!payload.success)
@@ -587,6 +603,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Runnin
         1000,
       );
       await publisher.close();
+      await settlesWithin(liveStatus.close(), 1000);
       health?.checker.close();
       for (const client of clients.values()) client.close();
       await Promise.all([

@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import { Redis } from 'ioredis';
 import { subscribeChanges } from '../pubsub/change-publisher.ts';
 import { createTreeReader, TREE_PREFIX } from '../pubsub/resource-trees.ts';
+import { createLiveStatusRequester } from '../pubsub/live-status.ts';
 import { ownershipPrefix, readClusterOwners } from '../queue/ownership.ts';
 import { SNAPSHOT_QUEUE } from '../queue/snapshot-jobs.ts';
 import { createTokenRevocationPublisher, subscribeTokenRevocations } from '../pubsub/token-revocations.ts';
@@ -216,8 +217,20 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
     treeRedis === undefined
       ? undefined
       : (clusters: readonly string[]) => readClusterOwners(treeRedis, ownersPrefix, clusters);
+  // Live status blocks come from each cluster's owning worker, asked on demand (src/pubsub/live-status.ts).
+  const liveStatus =
+    options.redisUrl === undefined || treeRedis === undefined || owners === undefined
+      ? undefined
+      : createLiveStatusRequester({
+          redisUrl: options.redisUrl,
+          publisher: treeRedis,
+          prefix: options.channelPrefix ?? TREE_PREFIX,
+          owners,
+          log: options.log.child({ unit: 'live-status' }),
+        });
   const shared = {
     tokens,
+    ...(liveStatus ? { liveStatus } : {}),
     ...(changes ? { changes } : {}),
     ...(refresher ? { refresher } : {}),
     ...(trees ? { trees } : {}),
@@ -241,6 +254,7 @@ export async function createApiWiring(options: ApiWiringOptions): Promise<ApiWir
       await revocations?.close();
       await changes?.close();
       await refresher?.close();
+      await liveStatus?.close();
       treeRedis?.disconnect();
     },
   };

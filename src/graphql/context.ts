@@ -12,6 +12,7 @@ import type { ClusterOwner } from '../queue/ownership.ts';
 import type { PlanReader } from '../services/read-plans.ts';
 import type { Role } from '../config.ts';
 import type { TreeReader } from '../pubsub/resource-trees.ts';
+import type { LiveStatusRequester } from '../pubsub/live-status.ts';
 import type { Loaders } from './loaders.ts';
 import type { createAuditReport, RenderedReport } from '../services/audit-report.ts';
 import type { ReportStore } from '../store/report-store.ts';
@@ -41,6 +42,8 @@ export interface ReadApi {
   trees?: TreeReader;
   /** Which worker owns each cluster now (from the ownership leases); absent where no Redis is wired. */
   owners?: (clusters: readonly string[]) => Promise<ReadonlyMap<string, ClusterOwner>>;
+  /** Live status blocks, asked of each cluster's owning worker; absent where no Redis is wired. */
+  liveStatus?: LiveStatusRequester;
   /** "Refresh now" through the snapshot queue; absent where no Redis is wired. */
   refresher?: Refresher;
 }

@@ -11,6 +11,9 @@ import type { AppliedCountRecord, ResourceRecord } from '../store/read-types.ts'
 import type { ConditionRecord, ConditionStore } from '../store/condition-store.ts';
 import type { PublishedTree, TreeReader } from '../pubsub/resource-trees.ts';
 import type { ClusterOwner } from '../queue/ownership.ts';
+import type { LiveStatusAnswer, LiveStatusRequester } from '../pubsub/live-status.ts';
+import { MAX_LIVE_STATUS_OBJECTS } from '../pubsub/live-status.ts';
+import type { ObjectRef } from '../kube/read-live-status.ts';
 
 export interface Loaders {
   /** Each phase's current conditions from checks. */
@@ -29,8 +32,18 @@ export interface Loaders {
   textBudget: TextBudget;
   /** Published resource trees by cluster and member key (one Redis read per request batch); undefined where none. */
   tree: DataLoader<{ cluster: string; memberKey: string }, PublishedTree | undefined, string>;
+  /**
+   * Objects' live status blocks, asked of each cluster's owner: one round trip per cluster and
+   * batch of up to MAX_LIVE_STATUS_OBJECTS (a page of a phase's resources is one).
+   */
+  liveStatus: DataLoader<LiveStatusRef, LiveStatusAnswer, string>;
   /** Clusters' owners (one Redis read per request batch); null where none or no Redis is wired. */
   clusterOwner: DataLoader<string, ClusterOwner | null>;
+}
+
+/** An object of a cluster whose live status is asked for. */
+export interface LiveStatusRef extends ObjectRef {
+  cluster: string;
 }
 
 /** A stored revision and its YAML rendering. */
@@ -94,8 +107,10 @@ export function createLoaders(read: {
   conditions: Pick<ConditionStore, 'currentConditions'>;
   trees?: TreeReader;
   owners?: (clusters: readonly string[]) => Promise<ReadonlyMap<string, ClusterOwner>>;
+  liveStatus?: LiveStatusRequester;
 }): Loaders {
   let tree: Loaders['tree'] | undefined;
+  let liveStatus: Loaders['liveStatus'] | undefined;
   let clusterOwner: Loaders['clusterOwner'] | undefined;
   let phaseConditions: Loaders['phaseConditions'] | undefined;
   let phaseSince: Loaders['phaseSince'] | undefined;
@@ -111,6 +126,38 @@ export function createLoaders(read: {
         {
           cacheKeyFn: (ref) => `${ref.cluster}\u0000${ref.memberKey}`,
         },
+      ));
+    },
+    get liveStatus() {
+      return (liveStatus ??= new DataLoader(
+        async (refs) => {
+          const requester = read.liveStatus;
+          if (requester === undefined) return refs.map((): LiveStatusAnswer => ({ ok: false, reason: 'UNAVAILABLE' }));
+          const byCluster = new Map<string, number[]>();
+          refs.forEach((ref, i) => {
+            const indexes = byCluster.get(ref.cluster);
+            if (indexes === undefined) byCluster.set(ref.cluster, [i]);
+            else indexes.push(i);
+          });
+          const answers = new Array<LiveStatusAnswer>(refs.length);
+          const asks: Promise<void>[] = [];
+          for (const [cluster, indexes] of byCluster)
+            for (let start = 0; start < indexes.length; start += MAX_LIVE_STATUS_OBJECTS) {
+              const part = indexes.slice(start, start + MAX_LIVE_STATUS_OBJECTS);
+              const objects = part.map((i) => {
+                const { group, kind, namespace, name } = refs[i] as LiveStatusRef;
+                return { group, kind, namespace, name };
+              });
+              asks.push(
+                requester
+                  .read(cluster, objects)
+                  .then((got) => part.forEach((i, j) => (answers[i] = got[j] as LiveStatusAnswer))),
+              );
+            }
+          await Promise.all(asks);
+          return answers;
+        },
+        { cacheKeyFn: (ref) => [ref.cluster, ref.group, ref.kind, ref.namespace, ref.name].join('\u0000') },
       ));
     },
     get clusterOwner() {

@@ -47,6 +47,9 @@ export const FIELD_COSTS: Readonly<Record<string, number>> = {
   'ObjectRevision.content': 2,
   // One Redis read per request batch, parsed and flattened per resource.
   'Resource.children': 2,
+  // One round trip to the owning worker per page, which GETs each object from its cluster: a GET
+  // per resource is dearer than a read of Redis or the database.
+  'Resource.liveStatus': 5,
 };
 
 /**

@@ -443,4 +443,19 @@ describe('phaselog CLI', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/-o rsync shows one phase/);
   }, 60_000);
+
+  // After the test above, which makes the billing/rollout phase; last, as it deletes shop/web.
+  it("-o detail shows each member's live status block, read now by the cluster's worker, or why not", async () => {
+    const detail = await cli(['status', 'test/billing/rollout', '-o', 'detail']);
+    expect(detail.code).toBe(0);
+    expect(detail.stdout).toMatch(
+      /# apps\/Deployment\/shop\/web .*\n(#.*\n)*# live status \(read [^)]+\):\n(# {3}.*\n)*# {3}readyReplicas: \d+\n/,
+    );
+    em.remove({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' });
+    const gone = await cli(['status', 'test/billing/rollout', '-o', 'detail']);
+    expect(gone.stdout).toContain('# live status: not available (NOT_FOUND: the object is gone from the cluster)');
+    // At a past moment only what was recorded is shown.
+    const past = await cli(['status', 'test/billing/rollout', '-o', 'detail', '--at', '1s']);
+    expect(past.stdout).not.toContain('# live status');
+  }, 60_000);
 });

@@ -4,6 +4,7 @@
  * list and subscribes after it, so no change falls between the two; a reconnect resumes after the
  * last change received, and `--after SEQ` resumes a stream a consumer stopped reading.
  */
+import { stringify } from 'yaml';
 import type { CommandContext } from '../context.ts';
 import { CliError, EXIT } from '../errors.ts';
 import {
@@ -52,8 +53,9 @@ const RESOURCES_AT = `query ResourcesAt($id: ID!, $at: DateTime!, $after: String
   phase(id: $id) { statusAt(at: $at) { resources(first: 100, after: $after) { edges { node { ${RESOURCE_FIELDS} } } pageInfo { hasNextPage endCursor } } } }
 }`;
 const REVISION_FIELDS = `${RESOURCE_FIELDS} conditions revision { hash at content truncated }`;
+// Now only: the live status block is not recorded, so `--at` has none.
 const RESOURCES_DETAIL = `query ResourcesDetail($id: ID!, $after: String) {
-  phase(id: $id) { resources(first: 100, after: $after) { edges { node { ${REVISION_FIELDS} } } pageInfo { hasNextPage endCursor } } }
+  phase(id: $id) { resources(first: 100, after: $after) { edges { node { ${REVISION_FIELDS} liveStatus { status readAt unknownReason } } } pageInfo { hasNextPage endCursor } } }
 }`;
 const RESOURCES_DETAIL_AT = `query ResourcesDetailAt($id: ID!, $at: DateTime!, $after: String) {
   phase(id: $id) { statusAt(at: $at) { resources(first: 100, after: $after) { edges { node { ${REVISION_FIELDS} } } pageInfo { hasNextPage endCursor } } } }
@@ -138,6 +140,8 @@ interface ApiResource extends ResourceRef {
   conditions?: { type: string; status: string; reason?: string; message?: string }[];
   /** Asked for by `-o detail` only. */
   revision?: { hash: string | null; at: string; content: string | null; truncated: boolean } | null;
+  /** Asked for by `-o detail` now only: the object's `status` block as the cluster has it. */
+  liveStatus?: { status: unknown; readAt: string | null; unknownReason: string | null } | null;
 }
 
 interface ApiPhase extends PhaseAnswer {
@@ -224,7 +228,7 @@ export function staleNote(p: { stale: boolean; staleReason?: string | null }): s
 /**
  * EMCO's status modes beside kubectl's formats: `summary` (counts only), `all` (every resource: the
  * table, which is the default), `detail` (each resource's stored object revision and recorded
- * status) and `rsync` (each member's applier status, with counts).
+ * status, and now its live status block) and `rsync` (each member's applier status, with counts).
  */
 export const STATUS_MODES = ['summary', 'all', 'detail', 'rsync'] as const;
 export type StatusOutput = OutputFormat | (typeof STATUS_MODES)[number];
@@ -502,13 +506,51 @@ function recordedStatus(r: ApiResource, now: boolean): string {
   return lines.join('\n');
 }
 
+/** Why a live status block is missing, in words (Resource.liveStatus.unknownReason). */
+const LIVE_STATUS_REASONS: Readonly<Record<string, string>> = {
+  WITHHELD: "its namespace is outside this token's scope",
+  NOT_FOUND: 'the object is gone from the cluster',
+  NOT_OWNED: 'no worker reads this cluster now',
+  TIMEOUT: "the cluster's worker did not answer in time",
+  UNREACHABLE: 'the cluster cannot be reached',
+  UNAUTHORIZED: "the cluster refused its worker's credentials",
+  FORBIDDEN: 'its worker may not read this object',
+  KIND_NOT_FOUND: 'the cluster does not serve this kind',
+  THROTTLED: 'the cluster is throttling its worker',
+  SERVER_ERROR: 'the cluster answered with an error',
+  TOO_LARGE: 'the status block is over 64 KiB',
+  BUSY: "the cluster's worker is answering too many requests",
+  UNAVAILABLE: 'the API cannot reach the workers (Redis)',
+};
+
+/**
+ * The object's live status block (Resource.liveStatus), as commented YAML lines, so that each
+ * document stays the stored revision; or a line saying why there is none.
+ */
+function liveStatusLines(r: ApiResource): string {
+  const live = r.liveStatus;
+  if (live === undefined || live === null) return '';
+  if (live.status === null || live.status === undefined) {
+    const reason = live.unknownReason ?? 'UNKNOWN';
+    return `# live status: not available (${reason}${LIVE_STATUS_REASONS[reason] ? `: ${LIVE_STATUS_REASONS[reason]}` : ''})\n`;
+  }
+  const body =
+    typeof live.status === 'object' && Object.keys(live.status).length === 0
+      ? ['#   {}']
+      : stringify(live.status, { lineWidth: 0 })
+          .trimEnd()
+          .split('\n')
+          .map((line) => `#   ${line}`);
+  return `# live status (read ${live.readAt ?? 'now'}):\n${body.join('\n')}\n`;
+}
+
 /** `-o detail`: every resource's stored object revision as YAML documents, each under a comment naming it. */
 function renderDetail(ctx: CommandContext, item: PhaseItem, resources: ApiResource[]): string {
   const when = item.at ?? ctx.now().toISOString();
   const head = `# ${phaseName(item)}: ${item.status ?? 'no status'} at ${when} (${item.summary.current}/${item.summary.total} Current)\n`;
   const documents = resources.map((r) => {
     const title = `# ${formatRef(r)}  ${r.status}`;
-    const recorded = `${recordedStatus(r, item.at === undefined)}\n`;
+    const recorded = `${recordedStatus(r, item.at === undefined)}\n${liveStatusLines(r)}`;
     const revision = r.revision;
     if (!revision) return `${title}  (no revision stored: the object was not found or not observed then)\n${recorded}`;
     if (revision.content === null) {

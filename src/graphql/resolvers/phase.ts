@@ -43,6 +43,7 @@ import { phaseStaleness } from '../../services/read-staleness.ts';
 import { FULL_ACCESS, type Page } from '../../store/read-types.ts';
 import type { PhaseIntervalParent } from './parents.ts';
 import { resourceChildren } from './children.ts';
+import { resourceLiveStatus } from './live-status.ts';
 
 function toResourceFilter(input: ResourceFilterInput | null | undefined): ResourceFilter {
   const filter: ResourceFilter = {};
@@ -389,6 +390,7 @@ export const phaseResolvers: Pick<
       };
     },
     children: (r, _args, ctx) => resourceChildren(r, ctx),
+    liveStatus: (r, _args, ctx) => resourceLiveStatus(r, ctx),
   },
   ManifestVersion: {
     manifest: (v) => toManifest(v.record),

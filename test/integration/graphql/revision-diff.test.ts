@@ -495,9 +495,11 @@ describe('Resource.revision (EMCO detail mode)', () => {
     const now = out.join('');
     expect(now.split('\n')[0]).toMatch(new RegExp(`^# diffs/shop/${shopName}: Current at \\S+ \\(5/5 Current\\)$`));
     expect(now).toMatch(
-      /^# apps\/Deployment\/shop\/web {2}Current {2}revision [0-9a-f]{12}\napiVersion: apps\/v1\nkind: Deployment\n/m,
+      /^# apps\/Deployment\/shop\/web {2}Current {2}revision [0-9a-f]{12}\n# status \(recorded now\): Current\n(#.*\n)*apiVersion: apps\/v1\nkind: Deployment\n/m,
     );
     expect(now).toContain('image: registry.example/web:2');
+    // This API has no Redis, so no worker to ask for live status blocks: each resource says so.
+    expect(now.match(/^# live status: not available \(UNAVAILABLE: .*\)$/gm)).toHaveLength(5);
     expect(now.split('\n').filter((l) => l === '---')).toHaveLength(5);
     for (const secretText of [PASSWORD_1, PASSWORD_2, b64(PASSWORD_1), b64(PASSWORD_2)])
       expect(now).not.toContain(secretText);
@@ -508,6 +510,7 @@ describe('Resource.revision (EMCO detail mode)', () => {
     const then = out.join('');
     expect(then).toContain('image: registry.example/web:1');
     expect(then).toMatch(/^# Service\/shop\/old {2}Current {2}revision /m);
+    expect(then).not.toContain('# live status');
 
     // A token of the phase's namespace sees the other namespace's member withheld.
     out.length = 0;
