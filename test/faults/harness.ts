@@ -235,7 +235,12 @@ export async function createFaultBed(options: FaultBedOptions) {
       async () => {
         const log = await readLog().catch(() => []);
         last = log.reduce((max, c) => (BigInt(c.seq) > max ? BigInt(c.seq) : max), 0n);
-        return log.some((c) => c.scope === 'phase' && c.phase?.name === PHASE && c.toStatus === 'Current');
+        // The phase's applier condition (kpt/Applied, its inventory records actuation) is written
+        // just after the snapshot commits: part of the first snapshot, before the baseline.
+        return (
+          log.some((c) => c.scope === 'phase' && c.phase?.name === PHASE && c.toStatus === 'Current') &&
+          log.some((c) => c.scope === 'condition' && c.phase?.name === PHASE)
+        );
       },
       { timeoutMs: 60_000, intervalMs: 250, what: 'the first snapshot to record the phase as Current' },
     );

@@ -76,8 +76,14 @@ const PHASES =
 describe('refresh mutations', () => {
   it('refreshCluster runs a snapshot now and returns the cluster as recorded', async () => {
     // The worker snapshots the cluster as soon as it owns it; the refresh below is a snapshot of its own.
+    // Its phases' applier conditions (kpt/Applied) are written just after it commits: wait for those too.
+    const CONDITIONS =
+      '{ statusChanges(filter: { cluster: "east", scopes: [condition] }, first: 100) { edges { cursor } } }';
     await waitUntil(
-      async () => (await gqlData<Phases>(api.url, PHASES, {}, reader)).phases.edges.length === 2,
+      async () =>
+        (await gqlData<Phases>(api.url, PHASES, {}, reader)).phases.edges.length === 2 &&
+        (await gqlData<{ statusChanges: { edges: unknown[] } }>(api.url, CONDITIONS, {}, reader)).statusChanges.edges
+          .length === 2,
       'the first snapshot of the acquired cluster',
     );
     const CHANGES = '{ statusChanges(filter: { cluster: "east" }, first: 100) { edges { cursor } } }';
