@@ -69,7 +69,7 @@ export interface LoggedChange {
   seq: string;
   at: string;
   cluster: string;
-  scope: 'cluster' | 'phase' | 'resource';
+  scope: 'cluster' | 'phase' | 'resource' | 'condition';
   phase: { name: string } | null;
   resourceKey: string | null;
   fromStatus: string | null;
