@@ -494,15 +494,13 @@ function actuationOf(entries: Iterable<AppliedEntry>): {
 export function readCliUtilsHolder(entries: Iterable<AppliedEntry>, holder: string): HolderReading | undefined {
   const actuation = actuationOf(entries);
   if (actuation.condition === undefined) return undefined;
-  return reading('kpt', [actuation.condition], applierVerdict(holder, actuation).verdict);
+  return reading('kpt', [actuation.condition], applierVerdict(holder, actuation));
 }
 
-function applierVerdict(holder: string, actuation: ReturnType<typeof actuationOf>): { verdict?: HolderVerdict } {
-  if (actuation.failed !== undefined)
-    return { verdict: { status: 'Failed', message: `${holder}: ${actuation.failed}` } };
-  if (actuation.pending !== undefined)
-    return { verdict: { status: 'InProgress', message: `${holder}: ${actuation.pending}` } };
-  return {};
+function applierVerdict(holder: string, actuation: ReturnType<typeof actuationOf>): HolderVerdict | undefined {
+  if (actuation.failed !== undefined) return { status: 'Failed', message: `${holder}: ${actuation.failed}` };
+  if (actuation.pending !== undefined) return { status: 'InProgress', message: `${holder}: ${actuation.pending}` };
+  return undefined;
 }
 
 const KPT_TYPES = ['Reconciling', 'Stalled', 'Applied'];
@@ -532,20 +530,17 @@ export function readResourceGroupHolder(
     ];
     const stalled = found.get('Stalled');
     const reconciling = found.get('Reconciling');
-    const verdict: HolderVerdict | undefined =
-      stalled?.status === 'True'
-        ? { status: 'Failed', message: `${holder}: Stalled: ${detail(stalled.reason, stalled.message)}` }
-        : ((applierVerdict(holder, actuation).verdict?.status === 'Failed'
-            ? applierVerdict(holder, actuation).verdict
-            : undefined) ??
-          (reconciling?.status === 'True'
-            ? {
-                status: 'InProgress',
-                message: `${holder} is reconciling: ${detail(reconciling.reason, reconciling.message)}`,
-              }
-            : undefined) ??
-          generationVerdict(holder, obj) ??
-          applierVerdict(holder, actuation).verdict);
+    const applied = applierVerdict(holder, actuation);
+    let verdict: HolderVerdict | undefined;
+    if (stalled?.status === 'True')
+      verdict = { status: 'Failed', message: `${holder}: Stalled: ${detail(stalled.reason, stalled.message)}` };
+    else if (applied?.status === 'Failed') verdict = applied;
+    else if (reconciling?.status === 'True')
+      verdict = {
+        status: 'InProgress',
+        message: `${holder} is reconciling: ${detail(reconciling.reason, reconciling.message)}`,
+      };
+    else verdict = generationVerdict(holder, obj) ?? applied;
     return reading('kpt', conditions, verdict);
   } catch (error) {
     if (error instanceof MalformedStatus) return malformed('kpt', holder, KPT_TYPES, error.message);
